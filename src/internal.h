@@ -1,0 +1,185 @@
+/*
+ * internal.h - what the modules of libstint share and nothing else sees.
+ *
+ * Data flow: the hot path (span.c) writes fixed-layout binary records into a
+ * per-thread single-producer byte ring; the drain (writer.c), run by the
+ * background writer thread or by stint_flush(), decodes them into
+ * stint_i_event views with timestamps in ns and hands each to every
+ * registered sink (markers.c and the session sinks). Sinks are only ever
+ * called with the drain lock held, so a sink needs no locking of its own
+ * against other sink calls.
+ *
+ * Every symbol here has hidden visibility (the default of this build) and
+ * the stint_i_ prefix.
+ */
+#ifndef STINT_INTERNAL_H
+#define STINT_INTERNAL_H
+
+#include "stint/stint.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/types.h>
+
+#if defined(__GNUC__)
+#define STINT_I_LIKELY(x) __builtin_expect(!!(x), 1)
+#define STINT_I_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define STINT_I_LIKELY(x) (x)
+#define STINT_I_UNLIKELY(x) (x)
+#endif
+
+/* ---- allocation (status.c) ----------------------------------------------- */
+void *stint_i_alloc(size_t size);
+void *stint_i_calloc(size_t size);
+void stint_i_free(void *ptr, size_t size);
+
+/* ---- clock (clock.c) --------------------------------------------------------
+ * Raw clock values are either CLOCK_MONOTONIC ns or TSC ticks; a frame
+ * remembers which one it started with so a span that straddles a switch of
+ * source still reads one clock for both ends. */
+enum { STINT_I_CLOCK_MONO = 0, STINT_I_CLOCK_TSC = 1, STINT_I_CLOCK_TEST = 2 };
+extern _Atomic int stint_i_clock_mode;
+int64_t stint_i_clock_read(int mode);
+int64_t stint_i_mono_ns(void);
+/* Converts a raw value read with `mode` to CLOCK_MONOTONIC ns. Only called
+ * with the drain lock held (it may record a calibration point). */
+int64_t stint_i_clock_to_ns(int mode, int64_t raw);
+/* Takes a fresh TSC calibration point (drain lock held). */
+void stint_i_clock_calibrate_point(void);
+/* Runs the TSC proof across every allowed CPU and switches the clock to TSC
+ * when it passes and STINT_CLOCK allows it. Called from the writer thread. */
+void stint_i_clock_try_tsc(void);
+/* Test hook: every timestamp comes from fn (ns) from now on. */
+void stint_i_clock_set_test(int64_t (*fn)(void));
+/* Describes the clock in use, for sinks' metadata ("CLOCK_MONOTONIC", ...). */
+const char *stint_i_clock_name(void);
+/* Clock anchors: a (CLOCK_MONOTONIC, CLOCK_REALTIME) pair taken at init. */
+void stint_i_clock_anchor(int64_t *mono_ns, int64_t *real_ns);
+
+/* ---- records in thread buffers (span.c writes, writer.c reads) ------------- */
+enum { STINT_I_REC_SPAN = 1, STINT_I_REC_DEVICE = 2, STINT_I_REC_PAD = 3 };
+enum {
+    STINT_I_F_COPYNAME = 1, /* a NUL-terminated copied name follows the header */
+    STINT_I_F_TRUNC = 2,    /* the name or a string value was truncated */
+    STINT_I_F_AUTOCLOSED = 4
+};
+enum { STINT_I_ATTR_I64 = 1, STINT_I_ATTR_U64, STINT_I_ATTR_F64, STINT_I_ATTR_BOOL, STINT_I_ATTR_STR };
+
+typedef struct stint_i_rec {
+    uint32_t size; /* bytes, header + tail, multiple of 8 */
+    uint8_t kind;
+    uint8_t nattr;
+    uint8_t flags;
+    uint8_t clock; /* STINT_I_CLOCK_* the start/end values were read with */
+    int32_t depth;
+    uint32_t pad_;
+    const stint_loc *loc; /* call site, or NULL */
+    const char *name;     /* static name when loc is NULL and no copy follows */
+    int64_t start;        /* raw clock (device spans: ns on the device clock) */
+    int64_t end;
+    uint64_t inv;
+    uint64_t hid;
+    /* tail: [copied name, padded to 8] [nattr x stint_i_attr] [string bytes] */
+} stint_i_rec;
+
+typedef struct stint_i_attr {
+    const char *key;
+    uint8_t type;
+    uint8_t pad_[3];
+    uint32_t str_len; /* STR: bytes in the string area */
+    union {
+        int64_t i;
+        uint64_t u;
+        double f;
+        uint64_t str_off; /* STR: offset from the start of the string area */
+    } v;
+} stint_i_attr;
+
+/* ---- decoded events handed to sinks ----------------------------------------- */
+typedef struct stint_i_attr_view {
+    const char *key;
+    int type; /* STINT_I_ATTR_* */
+    union {
+        int64_t i;
+        uint64_t u;
+        double f;
+        int b;
+        struct {
+            const char *ptr;
+            size_t len;
+        } s;
+    } v;
+} stint_i_attr_view;
+
+typedef struct stint_i_event {
+    int kind; /* STINT_I_REC_SPAN or STINT_I_REC_DEVICE */
+    const char *name;
+    size_t name_len;
+    const char *static_attrs; /* "k=v ..." from the call site, or NULL */
+    const stint_i_attr_view *attrs;
+    unsigned nattr;
+    int64_t ts_ns; /* host: CLOCK_MONOTONIC ns; device: device-clock offset ns */
+    int64_t dur_ns;
+    uint64_t inv;
+    uint64_t hid;
+    int depth;
+    int truncated;
+    int32_t pid;
+    int32_t tid;
+    const char *thread_name; /* never NULL, may be "" */
+    const stint_loc *loc;    /* may be NULL */
+} stint_i_event;
+
+typedef struct stint_i_drop {
+    int32_t pid;
+    int32_t tid;
+    uint64_t count;      /* spans lost since the previous report for this thread */
+    int64_t first_ts_ns; /* time range of the lost spans (CLOCK_MONOTONIC ns) */
+    int64_t last_ts_ns;
+} stint_i_drop;
+
+/* A sink. All callbacks are optional and run with the drain lock held. */
+typedef struct stint_i_sink stint_i_sink;
+struct stint_i_sink {
+    void (*event)(stint_i_sink *s, const stint_i_event *ev);
+    void (*dropped)(stint_i_sink *s, const stint_i_drop *d);
+    void (*flush)(stint_i_sink *s); /* end of a drain: push buffered bytes out */
+    void (*close)(stint_i_sink *s); /* removed or shutdown; the sink may free itself */
+    void (*atfork_child)(stint_i_sink *s); /* drop bytes inherited from the parent */
+    stint_status (*error)(stint_i_sink *s); /* sticky error, or STINT_OK */
+    stint_i_sink *next;
+};
+
+/* Adds a sink (ownership stays with the caller until close is called). */
+void stint_i_sink_add(stint_i_sink *s);
+/* Drains pending records into it, flushes and closes it, and unlinks it. */
+void stint_i_sink_remove(stint_i_sink *s);
+
+/* Renders the span's attributes as marker text "k=v k=v" (device spans start
+ * with clk=dev) into buf; returns the length it needs (like snprintf, but
+ * never more than cap-1 bytes are written and buf is NUL-terminated when cap>0). */
+size_t stint_i_render_attrs(char *buf, size_t cap, const stint_i_event *ev);
+
+/* Process id cached by the library (re-read after fork). */
+int32_t stint_i_pid(void);
+
+/* Makes sure the library is initialised (env read, atexit and atfork set). */
+void stint_i_init(void);
+
+/* ---- the writer (writer.c) --------------------------------------------------- */
+/* Drains every thread buffer into the sinks; caller must not hold the lock. */
+stint_status stint_i_drain(void);
+void stint_i_writer_start(void);
+
+/* ---- the marker sink (markers.c) ---------------------------------------------- */
+/* Sets up the default destination from STINT_MARKERS when no explicit one was
+ * chosen yet (called when the writer starts). */
+void stint_i_markers_default(void);
+/* Formats one marker line into buf (cap >= 512 recommended); returns its length
+ * including '\n' (like snprintf when it does not fit). */
+size_t stint_i_marker_format(char *buf, size_t cap, const stint_i_event *ev, unsigned flags);
+
+#endif /* STINT_INTERNAL_H */

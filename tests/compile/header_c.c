@@ -1,0 +1,18 @@
+/* Compile test: the public header as C11 with -Wpedantic -Werror, with
+ * STINT_ENABLED at 0 and at 1 (the build compiles this file both ways). */
+#include <stint/stint.h>
+
+int stint_compile_probe(int x);
+int stint_compile_probe(int x)
+{
+    STINT_SCOPE("probe.scope");
+    {
+        STINT_SCOPE_A("probe.attrs", "k=v n=1");
+        STINT_BEGIN(s, "probe.begin");
+        x += 1;
+        STINT_END(s);
+    }
+    stint_cycle_rec rec = {1, 2};
+    (void)rec;
+    return x;
+}

@@ -1,0 +1,18 @@
+// Compile test: the public header as C++ with -Wpedantic -Werror, with
+// STINT_ENABLED at 0 and at 1.
+#include <stint/stint.h>
+
+int stint_compile_probe_cxx(int x);
+int stint_compile_probe_cxx(int x)
+{
+    STINT_SCOPE("probe.scope");
+    {
+        STINT_SCOPE_A("probe.attrs", "k=v");
+        STINT_BEGIN(s, "probe.begin");
+        x += 1;
+        STINT_END(s);
+    }
+    stint_stats st;
+    (void)st;
+    return x;
+}

@@ -1,0 +1,71 @@
+/*
+ * main.c - the stint command-line analyzer: dispatches to one command.
+ *
+ * Commands are pure functions of their arguments and input files; they share
+ * the readers, the trace model and the filters (see commands.h).
+ */
+#include "commands.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef int (*cmd_fn)(int argc, char **argv);
+
+struct command {
+    const char *name;
+    cmd_fn fn;
+    const char *summary;
+};
+
+static const struct command commands[] = {
+    {"summary", stint_cmd_summary, "per-lane, per-category and per-name time (union and sum)"},
+    {"slices", stint_cmd_slices, "the slice table (ts, dur, track, depth, parent, args)"},
+    {"timing", stint_cmd_timing, "per-callable timing tables from [STRACE] marker logs"},
+    {"tree", stint_cmd_tree, "the aggregated call tree with self time"},
+    {"steps", stint_cmd_steps, "per-step breakdown by child union, overlap and remainder"},
+    {"counters", stint_cmd_counters, "counter and telemetry series summaries and integrals"},
+    {"memory", stint_cmd_memory, "live bytes over time, peak and breakdown (JSONL sessions)"},
+    {"diff", stint_cmd_diff, "compare two traces per name with confidence intervals"},
+    {"convert", stint_cmd_convert, "write Chrome JSON, JSONL, markers or folded stacks"},
+    {"report", stint_cmd_report, "a self-contained HTML report"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: stint <command> [options] FILE...\n"
+                 "       stint --version | --help\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (commands[i].fn)
+            fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\nexit codes: 0 ok, 1 bad data (partial report), 2 usage, 3 I/O error\n"
+                 "run `stint <command> --help` for a command's options\n");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return STINT_EXIT_USAGE;
+    }
+    const char *name = argv[1];
+    if (!strcmp(name, "--version") || !strcmp(name, "version")) {
+        printf("stint %s\n", STINT_VERSION_STRING);
+        return STINT_EXIT_OK;
+    }
+    if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+        usage(stdout);
+        return STINT_EXIT_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++) {
+        if (strcmp(commands[i].name, name) != 0)
+            continue;
+        if (!commands[i].fn) {
+            fprintf(stderr, "stint: command '%s' is not available in this build\n", name);
+            return STINT_EXIT_USAGE;
+        }
+        return commands[i].fn(argc - 1, argv + 1);
+    }
+    fprintf(stderr, "stint: unknown command '%s'\n", name);
+    usage(stderr);
+    return STINT_EXIT_USAGE;
+}
