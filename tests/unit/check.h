@@ -1,0 +1,98 @@
+/*
+ * check.h - the unit tests' assertions. Each failed CHECK prints file:line and
+ * the expression, and the test exits 1 at the end (CHECK_DONE) or at once
+ * (REQUIRE). A test that finds its input absent prints why and exits 77
+ * (CTest's "skipped", see tests/tests.cmake).
+ */
+#ifndef STINT_TEST_CHECK_H
+#define STINT_TEST_CHECK_H
+
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int check_failures_;
+static int check_count_;
+
+#define CHECK(cond)                                                                                \
+    do {                                                                                           \
+        check_count_++;                                                                            \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, __LINE__, #cond);               \
+            check_failures_++;                                                                     \
+        }                                                                                          \
+    } while (0)
+
+#define REQUIRE(cond)                                                                              \
+    do {                                                                                           \
+        check_count_++;                                                                            \
+        if (!(cond)) {                                                                             \
+            fprintf(stderr, "%s:%d: REQUIRE failed: %s\n", __FILE__, __LINE__, #cond);             \
+            exit(1);                                                                               \
+        }                                                                                          \
+    } while (0)
+
+#define CHECK_EQ_I64(a, b)                                                                         \
+    do {                                                                                           \
+        long long a_ = (long long)(a), b_ = (long long)(b);                                        \
+        check_count_++;                                                                            \
+        if (a_ != b_) {                                                                            \
+            fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%lld vs %lld)\n", __FILE__, __LINE__,  \
+                    #a, #b, a_, b_);                                                               \
+            check_failures_++;                                                                     \
+        }                                                                                          \
+    } while (0)
+
+#define CHECK_EQ_U64(a, b)                                                                         \
+    do {                                                                                           \
+        unsigned long long a_ = (unsigned long long)(a), b_ = (unsigned long long)(b);             \
+        check_count_++;                                                                            \
+        if (a_ != b_) {                                                                            \
+            fprintf(stderr, "%s:%d: CHECK failed: %s == %s (%llu vs %llu / 0x%llx vs 0x%llx)\n",   \
+                    __FILE__, __LINE__, #a, #b, a_, b_, a_, b_);                                   \
+            check_failures_++;                                                                     \
+        }                                                                                          \
+    } while (0)
+
+#define CHECK_STR(a, b)                                                                            \
+    do {                                                                                           \
+        const char *a_ = (a), *b_ = (b);                                                           \
+        check_count_++;                                                                            \
+        if (!a_ || !b_ || strcmp(a_, b_) != 0) {                                                   \
+            fprintf(stderr, "%s:%d: CHECK failed: %s == %s\n  got:  \"%s\"\n  want: \"%s\"\n",     \
+                    __FILE__, __LINE__, #a, #b, a_ ? a_ : "(null)", b_ ? b_ : "(null)");           \
+            check_failures_++;                                                                     \
+        }                                                                                          \
+    } while (0)
+
+/* Ends main(): prints the tally and returns the exit code. */
+#define CHECK_DONE()                                                                               \
+    do {                                                                                           \
+        fprintf(stderr, "%d checks, %d failed\n", check_count_, check_failures_);                  \
+        return check_failures_ ? 1 : 0;                                                            \
+    } while (0)
+
+/* The shared corpus folder (../shared/corpus), or NULL with a printed reason. */
+static inline const char *check_corpus_dir(void)
+{
+    static char path[4096];
+    const char *shared = getenv("STINT_SHARED_DIR");
+    if (!shared || !*shared)
+        shared = "../shared";
+    snprintf(path, sizeof path, "%s/corpus", shared);
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return NULL;
+    fclose(f);
+    return path;
+}
+
+#define SKIP_WITHOUT_CORPUS(dirvar)                                                                \
+    const char *dirvar = check_corpus_dir();                                                       \
+    if (!dirvar) {                                                                                 \
+        printf("SKIP: the shared corpus (STINT_SHARED_DIR/corpus) is absent\n");                   \
+        return 77;                                                                                 \
+    }
+
+#endif
