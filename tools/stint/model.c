@@ -1,0 +1,883 @@
+/*
+ * model.c - the trace model: string interning, processes/lanes/tracks, slices,
+ * counters, repairs, and the finish step that orders slices and nests them.
+ *
+ * Invariants: string id 0 is ""; interned strings never move (they live in
+ * append-only arena blocks), so stint_model_str() pointers stay valid for the
+ * model's lifetime. Lookup tables are open-addressing hashes keyed by up to
+ * three 64-bit words. Slices are appended in input order with a sequence
+ * number; stint_model_finish() groups them by track (stable counting sort),
+ * sorts each track only when its input order was not already sorted, and
+ * computes depth and parent with one stack pass per track.
+ */
+#include "model.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+/* ---- big arrays ------------------------------------------------------------- */
+
+#define BIG_MMAP_BYTES ((size_t)4 << 20) /* from here on, mmap + MADV_HUGEPAGE */
+
+void stint_bigarray_init(struct stint_bigarray *a, size_t elem_size)
+{
+    memset(a, 0, sizeof *a);
+    a->elem = elem_size;
+}
+
+static void *big_alloc(size_t bytes, int *mapped)
+{
+    if (bytes >= BIG_MMAP_BYTES) {
+        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED)
+            return NULL;
+#ifdef MADV_HUGEPAGE
+        madvise(p, bytes, MADV_HUGEPAGE);
+#endif
+        *mapped = 1;
+        return p;
+    }
+    *mapped = 0;
+    return calloc(1, bytes);
+}
+
+static void big_release(void *p, size_t bytes, int mapped)
+{
+    if (!p)
+        return;
+    if (mapped)
+        munmap(p, bytes);
+    else
+        free(p);
+}
+
+int stint_bigarray_reserve(struct stint_bigarray *a, size_t n)
+{
+    if (a->len + n <= a->cap)
+        return 0;
+    size_t cap = a->cap ? a->cap : 16;
+    while (cap < a->len + n)
+        cap *= 2;
+    int mapped = 0;
+    void *p = big_alloc(cap * a->elem, &mapped);
+    if (!p)
+        return -1;
+    if (a->len)
+        memcpy(p, a->data, a->len * a->elem);
+    big_release(a->data, a->cap * a->elem, a->mapped);
+    a->data = p;
+    a->cap = cap;
+    a->mapped = mapped;
+    return 0;
+}
+
+void *stint_bigarray_push(struct stint_bigarray *a)
+{
+    if (a->len == a->cap && stint_bigarray_reserve(a, 1) != 0)
+        return NULL;
+    char *p = (char *)a->data + a->len * a->elem;
+    memset(p, 0, a->elem);
+    a->len++;
+    return p;
+}
+
+void stint_bigarray_free(struct stint_bigarray *a)
+{
+    big_release(a->data, a->cap * a->elem, a->mapped);
+    a->data = NULL;
+    a->len = a->cap = 0;
+}
+
+static void *xpush(struct stint_bigarray *a)
+{
+    void *p = stint_bigarray_push(a);
+    if (!p) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    return p;
+}
+
+/* ---- hashing ------------------------------------------------------------------ */
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static uint64_t hash_bytes(const char *s, size_t n)
+{
+    uint64_t h = 0x9e3779b97f4a7c15ULL ^ n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = mix64(h ^ w);
+        s += 8;
+        n -= 8;
+    }
+    uint64_t w = 0;
+    memcpy(&w, s, n);
+    return mix64(h ^ w ^ 0x1234567ULL);
+}
+
+/* A map from a 3-word key to a uint32 value. */
+struct kmap_slot {
+    uint64_t k[3];
+    uint32_t v;
+    uint32_t used;
+};
+struct kmap {
+    struct kmap_slot *slots;
+    size_t cap, len;
+};
+
+static uint64_t kmap_hash(const uint64_t k[3]) { return mix64(k[0] ^ mix64(k[1] ^ mix64(k[2] + 7))); }
+
+static void kmap_grow(struct kmap *t)
+{
+    size_t ncap = t->cap ? t->cap * 2 : 64;
+    struct kmap_slot *ns = calloc(ncap, sizeof *ns);
+    if (!ns) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    for (size_t i = 0; i < t->cap; i++) {
+        if (!t->slots[i].used)
+            continue;
+        size_t j = kmap_hash(t->slots[i].k) & (ncap - 1);
+        while (ns[j].used)
+            j = (j + 1) & (ncap - 1);
+        ns[j] = t->slots[i];
+    }
+    free(t->slots);
+    t->slots = ns;
+    t->cap = ncap;
+}
+
+/* Returns the slot for key; *found says whether it was there. */
+static struct kmap_slot *kmap_get(struct kmap *t, uint64_t a, uint64_t b, uint64_t c, int *found)
+{
+    if ((t->len + 1) * 4 >= t->cap * 3)
+        kmap_grow(t);
+    uint64_t k[3] = {a, b, c};
+    size_t j = kmap_hash(k) & (t->cap - 1);
+    while (t->slots[j].used) {
+        if (t->slots[j].k[0] == a && t->slots[j].k[1] == b && t->slots[j].k[2] == c) {
+            *found = 1;
+            return &t->slots[j];
+        }
+        j = (j + 1) & (t->cap - 1);
+    }
+    *found = 0;
+    t->slots[j].used = 1;
+    memcpy(t->slots[j].k, k, sizeof k);
+    t->len++;
+    return &t->slots[j];
+}
+
+/* ---- string interning ----------------------------------------------------------- */
+
+#define ARENA_BLOCK ((size_t)1 << 20)
+
+struct str_entry {
+    const char *s;
+    uint32_t len;
+    uint32_t hash32;
+};
+
+struct stint_intern {
+    struct str_entry *ents; /* by id */
+    size_t n, cap;
+    uint32_t *table; /* id+1, 0 = empty */
+    size_t tcap;
+    char **blocks;
+    size_t nblocks, bcap;
+    char *cur;
+    size_t cur_left;
+};
+
+static void *xrealloc(void *p, size_t n)
+{
+    void *q = realloc(p, n);
+    if (!q) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    return q;
+}
+
+static char *arena_copy(struct stint_intern *t, const char *s, size_t len)
+{
+    if (len + 1 > t->cur_left) {
+        size_t sz = len + 1 > ARENA_BLOCK / 4 ? len + 1 : ARENA_BLOCK;
+        char *blk = malloc(sz);
+        if (!blk) {
+            fprintf(stderr, "stint: out of memory\n");
+            exit(3);
+        }
+        if (t->nblocks == t->bcap) {
+            t->bcap = t->bcap ? t->bcap * 2 : 16;
+            t->blocks = xrealloc(t->blocks, t->bcap * sizeof *t->blocks);
+        }
+        t->blocks[t->nblocks++] = blk;
+        if (sz == ARENA_BLOCK) {
+            t->cur = blk;
+            t->cur_left = sz;
+        } else {
+            memcpy(blk, s, len);
+            blk[len] = 0;
+            return blk;
+        }
+    }
+    char *p = t->cur;
+    memcpy(p, s, len);
+    p[len] = 0;
+    t->cur += len + 1;
+    t->cur_left -= len + 1;
+    return p;
+}
+
+static void intern_rehash(struct stint_intern *t)
+{
+    size_t ncap = t->tcap ? t->tcap * 2 : 1024;
+    uint32_t *nt = calloc(ncap, sizeof *nt);
+    if (!nt) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    for (size_t id = 0; id < t->n; id++) {
+        size_t j = t->ents[id].hash32 & (ncap - 1);
+        while (nt[j])
+            j = (j + 1) & (ncap - 1);
+        nt[j] = (uint32_t)id + 1;
+    }
+    free(t->table);
+    t->table = nt;
+    t->tcap = ncap;
+}
+
+uint32_t stint_model_intern(struct stint_model *m, const char *s, size_t len)
+{
+    struct stint_intern *t = m->strings;
+    if (len == 0)
+        return 0;
+    if ((t->n + 1) * 2 >= t->tcap)
+        intern_rehash(t);
+    uint32_t h = (uint32_t)hash_bytes(s, len);
+    size_t j = h & (t->tcap - 1);
+    while (t->table[j]) {
+        struct str_entry *e = &t->ents[t->table[j] - 1];
+        if (e->hash32 == h && e->len == len && memcmp(e->s, s, len) == 0)
+            return t->table[j] - 1;
+        j = (j + 1) & (t->tcap - 1);
+    }
+    if (t->n == t->cap) {
+        t->cap = t->cap ? t->cap * 2 : 1024;
+        t->ents = xrealloc(t->ents, t->cap * sizeof *t->ents);
+    }
+    uint32_t id = (uint32_t)t->n++;
+    t->ents[id].s = arena_copy(t, s, len);
+    t->ents[id].len = (uint32_t)len;
+    t->ents[id].hash32 = h;
+    t->table[j] = id + 1;
+    return id;
+}
+
+const char *stint_model_str(const struct stint_model *m, uint32_t id, size_t *len_out)
+{
+    const struct stint_intern *t = m->strings;
+    if (id >= t->n) {
+        if (len_out)
+            *len_out = 0;
+        return "";
+    }
+    if (len_out)
+        *len_out = t->ents[id].len;
+    return t->ents[id].s;
+}
+
+/* ---- open spans ----------------------------------------------------------------- */
+
+struct ustack {
+    uint32_t *v;
+    size_t n, cap;
+};
+
+struct stint_open {
+    struct ustack *by_track; /* open B (or b) slice indices per track */
+    size_t ntracks;
+    struct kmap procs, lanes, tracks, counters, instants, synth;
+    int64_t next_synthetic;
+    uint32_t global_track;
+    /* per-track sortedness, last (ts, dur) seen at append */
+    struct bigmeta {
+        int64_t last_ts;
+        uint8_t unsorted;
+    } *meta;
+    size_t metacap;
+};
+
+static struct ustack *track_stack(struct stint_model *m, uint32_t track)
+{
+    struct stint_open *o = m->open;
+    if (track >= o->ntracks) {
+        size_t n = o->ntracks ? o->ntracks : 8;
+        while (n <= track)
+            n *= 2;
+        o->by_track = xrealloc(o->by_track, n * sizeof *o->by_track);
+        memset(o->by_track + o->ntracks, 0, (n - o->ntracks) * sizeof *o->by_track);
+        o->ntracks = n;
+    }
+    return &o->by_track[track];
+}
+
+static void ustack_push(struct ustack *s, uint32_t v)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? s->cap * 2 : 8;
+        s->v = xrealloc(s->v, s->cap * sizeof *s->v);
+    }
+    s->v[s->n++] = v;
+}
+
+/* ---- lifecycle ------------------------------------------------------------------- */
+
+int stint_model_init(struct stint_model *m, unsigned flags)
+{
+    memset(m, 0, sizeof *m);
+    m->flags = flags;
+    m->strings = calloc(1, sizeof *m->strings);
+    m->open = calloc(1, sizeof *m->open);
+    if (!m->strings || !m->open) {
+        free(m->strings);
+        free(m->open);
+        return -1;
+    }
+    stint_bigarray_init(&m->processes, sizeof(struct stint_process));
+    stint_bigarray_init(&m->lanes, sizeof(struct stint_lane));
+    stint_bigarray_init(&m->tracks, sizeof(struct stint_track));
+    stint_bigarray_init(&m->slices, sizeof(struct stint_slice));
+    stint_bigarray_init(&m->args, sizeof(struct stint_arg));
+    stint_bigarray_init(&m->counters, sizeof(struct stint_counter_series));
+    stint_bigarray_init(&m->samples, sizeof(struct stint_counter_sample));
+    stint_bigarray_init(&m->instants, sizeof(struct stint_instant_stat));
+    stint_bigarray_init(&m->metadata, sizeof(struct stint_arg));
+    /* id 0 is the empty string */
+    struct stint_intern *t = m->strings;
+    intern_rehash(t);
+    t->cap = 1024;
+    t->ents = xrealloc(NULL, t->cap * sizeof *t->ents);
+    t->ents[0].s = "";
+    t->ents[0].len = 0;
+    t->ents[0].hash32 = 0;
+    t->n = 1;
+    m->open->global_track = STINT_NO_ID;
+    m->open->next_synthetic = -1;
+    return 0;
+}
+
+static void open_free(struct stint_open *o)
+{
+    for (size_t i = 0; i < o->ntracks; i++)
+        free(o->by_track[i].v);
+    free(o->by_track);
+    free(o->procs.slots);
+    free(o->lanes.slots);
+    free(o->tracks.slots);
+    free(o->counters.slots);
+    free(o->instants.slots);
+    free(o->synth.slots);
+    free(o->meta);
+    free(o);
+}
+
+void stint_model_free(struct stint_model *m)
+{
+    if (m->strings) {
+        struct stint_intern *t = m->strings;
+        for (size_t i = 0; i < t->nblocks; i++)
+            free(t->blocks[i]);
+        free(t->blocks);
+        free(t->ents);
+        free(t->table);
+        free(t);
+    }
+    if (m->open)
+        open_free(m->open);
+    stint_bigarray_free(&m->processes);
+    stint_bigarray_free(&m->lanes);
+    stint_bigarray_free(&m->tracks);
+    stint_bigarray_free(&m->slices);
+    stint_bigarray_free(&m->args);
+    stint_bigarray_free(&m->counters);
+    stint_bigarray_free(&m->samples);
+    stint_bigarray_free(&m->instants);
+    stint_bigarray_free(&m->metadata);
+    for (int i = 0; i < STINT_REPAIR_COUNT; i++)
+        free(m->repair_first[i]);
+    free(m->dropped_first);
+    free(m->error);
+    memset(m, 0, sizeof *m);
+}
+
+/* ---- names ------------------------------------------------------------------------- */
+
+const char *stint_track_kind_name(enum stint_track_kind k)
+{
+    switch (k) {
+    case STINT_TRACK_THREAD: return "thread";
+    case STINT_TRACK_ASYNC: return "async";
+    case STINT_TRACK_PROCESS: return "process";
+    case STINT_TRACK_GLOBAL: return "global";
+    }
+    return "?";
+}
+
+const char *stint_repair_name(enum stint_repair r)
+{
+    static const char *const names[STINT_REPAIR_COUNT] = {
+        "unfinished_span", "unmatched_end", "overlapping_complete", "negative_dur",
+        "trailing_comma", "missing_close", "unknown_phase", "string_number",
+        "unmatched_async_end", "torn_record", "unknown_version",
+    };
+    return (unsigned)r < STINT_REPAIR_COUNT ? names[r] : "?";
+}
+
+/* ---- processes, lanes, tracks -------------------------------------------------------- */
+
+uint32_t stint_model_process(struct stint_model *m, int64_t pid)
+{
+    int found;
+    struct kmap_slot *s = kmap_get(&m->open->procs, (uint64_t)pid, 0, 0, &found);
+    if (found)
+        return s->v;
+    struct stint_process *p = xpush(&m->processes);
+    p->pid = pid;
+    s->v = (uint32_t)(m->processes.len - 1);
+    return s->v;
+}
+
+static uint32_t new_track(struct stint_model *m, const struct stint_track *t)
+{
+    struct stint_track *n = xpush(&m->tracks);
+    *n = *t;
+    return (uint32_t)(m->tracks.len - 1);
+}
+
+uint32_t stint_model_lane(struct stint_model *m, int64_t pid, int64_t tid, enum stint_clock clk)
+{
+    int found;
+    struct kmap_slot *s = kmap_get(&m->open->lanes, (uint64_t)pid, (uint64_t)tid, (uint64_t)clk, &found);
+    if (found)
+        return s->v;
+    uint32_t idx = (uint32_t)m->lanes.len;
+    s->v = idx; /* set before any call that may rehash the map */
+    uint32_t proc = stint_model_process(m, pid);
+    struct stint_track t = {.kind = STINT_TRACK_THREAD, .lane = idx, .pid = pid};
+    uint32_t track = new_track(m, &t);
+    struct stint_lane *l = xpush(&m->lanes);
+    l->pid = pid;
+    l->tid = tid;
+    l->process = proc;
+    l->clock = (uint8_t)clk;
+    l->track = track;
+    return idx;
+}
+
+uint32_t stint_model_track_process(struct stint_model *m, int64_t pid)
+{
+    int found;
+    struct kmap_slot *s = kmap_get(&m->open->tracks, 1, (uint64_t)pid, 0, &found);
+    if (found)
+        return s->v;
+    struct stint_track t = {.kind = STINT_TRACK_PROCESS, .lane = STINT_NO_ID, .pid = pid};
+    s->v = (uint32_t)m->tracks.len;
+    stint_model_process(m, pid);
+    new_track(m, &t);
+    return s->v;
+}
+
+uint32_t stint_model_track_global(struct stint_model *m)
+{
+    if (m->open->global_track == STINT_NO_ID) {
+        struct stint_track t = {.kind = STINT_TRACK_GLOBAL, .lane = STINT_NO_ID};
+        m->open->global_track = new_track(m, &t);
+    }
+    return m->open->global_track;
+}
+
+uint32_t stint_model_track_async(struct stint_model *m, enum stint_async_scope scope, int64_t pid,
+                                 uint32_t cat, uint32_t id, uint32_t name)
+{
+    int found;
+    uint64_t k0 = 2 + (uint64_t)scope;
+    uint64_t k1 = scope == STINT_ASYNC_GLOBAL ? 0 : (uint64_t)pid;
+    struct kmap_slot *s = kmap_get(&m->open->tracks, k0, k1, ((uint64_t)cat << 32) | id, &found);
+    if (found)
+        return s->v;
+    struct stint_track t = {.kind = STINT_TRACK_ASYNC, .scope = (uint8_t)scope, .lane = STINT_NO_ID,
+                            .pid = pid, .name = name, .cat = cat, .id = id};
+    s->v = (uint32_t)m->tracks.len;
+    if (scope == STINT_ASYNC_PROCESS)
+        stint_model_process(m, pid);
+    new_track(m, &t);
+    return s->v;
+}
+
+int64_t stint_model_synthetic_pid(struct stint_model *m, uint32_t name)
+{
+    int found;
+    struct kmap_slot *s = kmap_get(&m->open->synth, 0, name, 0, &found);
+    if (!found) {
+        /* Synthetic ids count down from -1 so they never meet a real pid. */
+        int64_t pid = m->open->next_synthetic--;
+        s->v = (uint32_t)(-pid);
+        uint32_t p = stint_model_process(m, pid);
+        ((struct stint_process *)m->processes.data)[p].name = name;
+    }
+    return -(int64_t)s->v;
+}
+
+int64_t stint_model_synthetic_tid(struct stint_model *m, int64_t pid, uint32_t name)
+{
+    int found;
+    struct kmap_slot *s = kmap_get(&m->open->synth, 1 + (uint64_t)pid, name, 1, &found);
+    if (!found) {
+        int64_t tid = m->open->next_synthetic--;
+        s->v = (uint32_t)(-tid);
+        uint32_t l = stint_model_lane(m, pid, tid, STINT_CLOCK_HOST);
+        ((struct stint_lane *)m->lanes.data)[l].name = name;
+    }
+    return -(int64_t)s->v;
+}
+
+/* ---- slices ------------------------------------------------------------------------ */
+
+static void note_order(struct stint_model *m, uint32_t track, int64_t ts)
+{
+    struct stint_open *o = m->open;
+    if (track >= o->metacap) {
+        size_t n = o->metacap ? o->metacap : 16;
+        while (n <= track)
+            n *= 2;
+        o->meta = xrealloc(o->meta, n * sizeof *o->meta);
+        for (size_t i = o->metacap; i < n; i++) {
+            o->meta[i].last_ts = INT64_MIN;
+            o->meta[i].unsorted = 0;
+        }
+        o->metacap = n;
+    }
+    /* Equal ts may still need the dur-descending order, so equal counts as unsorted. */
+    if (ts <= o->meta[track].last_ts)
+        o->meta[track].unsorted = 1;
+    o->meta[track].last_ts = ts;
+}
+
+uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *s)
+{
+    struct stint_slice *n = xpush(&m->slices);
+    *n = *s;
+    n->args = STINT_NO_ID;
+    n->nargs = 0;
+    n->parent = STINT_NO_ID;
+    n->depth = 0;
+    n->seq = m->seq++;
+    if (n->dur_ns < -1) {
+        stint_model_repair(m, STINT_REPAIR_NEGATIVE_DUR, "slice '%s' at ts %lld ns has dur %lld ns",
+                           stint_model_str(m, n->name, NULL), (long long)n->ts_ns, (long long)n->dur_ns);
+        n->dur_ns = 0;
+    }
+    note_order(m, n->track, n->ts_ns);
+    return (uint32_t)(m->slices.len - 1);
+}
+
+void stint_model_add_arg(struct stint_model *m, uint32_t slice, const struct stint_arg *a)
+{
+    if (!(m->flags & STINT_MODEL_KEEP_ARGS) || slice == STINT_NO_ID)
+        return;
+    struct stint_slice *s = &STINT_BA_AT(&m->slices, struct stint_slice, slice);
+    struct stint_arg *n = xpush(&m->args);
+    *n = *a;
+    if (s->args == STINT_NO_ID)
+        s->args = (uint32_t)(m->args.len - 1);
+    s->nargs++;
+}
+
+uint32_t stint_model_begin(struct stint_model *m, uint32_t lane, const struct stint_slice *s)
+{
+    struct stint_slice c = *s;
+    c.track = STINT_BA_AT(&m->lanes, struct stint_lane, lane).track;
+    c.dur_ns = -1;
+    c.flags |= STINT_SLICE_BEGIN_END;
+    uint32_t idx = stint_model_add_slice(m, &c);
+    ustack_push(track_stack(m, c.track), idx);
+    return idx;
+}
+
+static uint32_t close_on(struct stint_model *m, uint32_t track, int64_t ts_ns, uint32_t name)
+{
+    struct ustack *st = track_stack(m, track);
+    struct stint_slice *sl = m->slices.data;
+    for (size_t k = st->n; k-- > 0;) {
+        uint32_t idx = st->v[k];
+        if (name != 0 && sl[idx].name != name)
+            continue;
+        /* Slices opened above the match stay open: they were not closed by this E. */
+        memmove(&st->v[k], &st->v[k + 1], (st->n - k - 1) * sizeof *st->v);
+        st->n--;
+        int64_t d = ts_ns - sl[idx].ts_ns;
+        if (d < 0) {
+            stint_model_repair(m, STINT_REPAIR_NEGATIVE_DUR, "end of '%s' at ts %lld ns is before its begin",
+                               stint_model_str(m, sl[idx].name, NULL), (long long)ts_ns);
+            d = 0;
+        }
+        sl[idx].dur_ns = d;
+        return idx;
+    }
+    return STINT_NO_ID;
+}
+
+uint32_t stint_model_end(struct stint_model *m, uint32_t lane, int64_t ts_ns, uint32_t name, int64_t tts_ns)
+{
+    const struct stint_lane *l = &STINT_BA_AT(&m->lanes, struct stint_lane, lane);
+    uint32_t idx = close_on(m, l->track, ts_ns, name);
+    if (idx == STINT_NO_ID) {
+        stint_model_repair(m, STINT_REPAIR_E_UNMATCHED, "E '%s' at ts %lld ns on pid %lld tid %lld closes no open B",
+                           stint_model_str(m, name, NULL), (long long)ts_ns, (long long)l->pid, (long long)l->tid);
+        return idx;
+    }
+    struct stint_slice *s = &STINT_BA_AT(&m->slices, struct stint_slice, idx);
+    if (tts_ns != STINT_TS_NONE && s->tts_ns != STINT_TS_NONE)
+        s->tdur_ns = tts_ns - s->tts_ns;
+    return idx;
+}
+
+uint32_t stint_model_async_begin(struct stint_model *m, uint32_t track, const struct stint_slice *s)
+{
+    struct stint_slice c = *s;
+    c.track = track;
+    c.dur_ns = -1;
+    c.flags |= STINT_SLICE_ASYNC;
+    uint32_t idx = stint_model_add_slice(m, &c);
+    ustack_push(track_stack(m, track), idx);
+    return idx;
+}
+
+uint32_t stint_model_async_end(struct stint_model *m, uint32_t track, int64_t ts_ns, uint32_t name)
+{
+    uint32_t idx = close_on(m, track, ts_ns, name);
+    if (idx == STINT_NO_ID)
+        stint_model_repair(m, STINT_REPAIR_ASYNC_UNMATCHED, "async end '%s' at ts %lld ns matches no begin",
+                           stint_model_str(m, name, NULL), (long long)ts_ns);
+    return idx;
+}
+
+/* ---- counters and instants ------------------------------------------------------------ */
+
+void stint_model_counter(struct stint_model *m, int64_t pid, uint32_t series_name, int64_t ts_ns, double value)
+{
+    int found;
+    struct kmap_slot *s = kmap_get(&m->open->counters, (uint64_t)pid, series_name, 0, &found);
+    if (!found) {
+        struct stint_counter_series *c = xpush(&m->counters);
+        c->pid = pid;
+        c->name = series_name;
+        c->min = value;
+        c->max = value;
+        c->first_sample = STINT_NO_ID;
+        s->v = (uint32_t)(m->counters.len - 1);
+    }
+    struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, s->v);
+    c->samples++;
+    if (value < c->min)
+        c->min = value;
+    if (value > c->max)
+        c->max = value;
+    c->sum += value;
+    if (m->flags & STINT_MODEL_KEEP_SAMPLES) {
+        struct stint_counter_sample *smp = xpush(&m->samples);
+        smp->ts_ns = ts_ns;
+        smp->value = value;
+        smp->series = s->v;
+    }
+}
+
+void stint_model_instant_stat(struct stint_model *m, enum stint_track_kind kind, uint32_t cat, uint32_t name)
+{
+    int found;
+    struct kmap_slot *s = kmap_get(&m->open->instants, (uint64_t)kind, cat, name, &found);
+    if (!found) {
+        struct stint_instant_stat *st = xpush(&m->instants);
+        st->name = name;
+        st->cat = cat;
+        st->kind = (uint8_t)kind;
+        s->v = (uint32_t)(m->instants.len - 1);
+    }
+    STINT_BA_AT(&m->instants, struct stint_instant_stat, s->v).count++;
+}
+
+/* ---- repairs and errors ------------------------------------------------------------------ */
+
+static char *vformat(const char *fmt, va_list ap)
+{
+    char buf[512];
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    return strdup(buf);
+}
+
+void stint_model_repair(struct stint_model *m, enum stint_repair kind, const char *fmt, ...)
+{
+    if ((unsigned)kind >= STINT_REPAIR_COUNT)
+        return;
+    if (m->repairs[kind]++ == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        m->repair_first[kind] = vformat(fmt, ap);
+        va_end(ap);
+    }
+}
+
+void stint_model_drop(struct stint_model *m, const char *fmt, ...)
+{
+    if (m->dropped++ == 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        m->dropped_first = vformat(fmt, ap);
+        va_end(ap);
+    }
+}
+
+void stint_model_fail(struct stint_model *m, const char *fmt, ...)
+{
+    m->partial = 1;
+    if (!m->error) {
+        va_list ap;
+        va_start(ap, fmt);
+        m->error = vformat(fmt, ap);
+        va_end(ap);
+    }
+}
+
+/* ---- finish --------------------------------------------------------------------------------- */
+
+static int slice_cmp(const void *pa, const void *pb)
+{
+    const struct stint_slice *a = pa, *b = pb;
+    if (a->ts_ns != b->ts_ns)
+        return a->ts_ns < b->ts_ns ? -1 : 1;
+    /* longer first; -1 (unfinished) counts as infinite */
+    uint64_t da = a->dur_ns < 0 ? UINT64_MAX : (uint64_t)a->dur_ns;
+    uint64_t db = b->dur_ns < 0 ? UINT64_MAX : (uint64_t)b->dur_ns;
+    if (da != db)
+        return da > db ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+void stint_model_finish(struct stint_model *m)
+{
+    if (m->finished)
+        return;
+    m->finished = 1;
+    struct stint_open *o = m->open;
+    /* Count spans still open; they keep dur -1. */
+    for (size_t t = 0; t < o->ntracks; t++) {
+        struct ustack *st = &o->by_track[t];
+        for (size_t k = 0; k < st->n; k++) {
+            const struct stint_slice *s = &STINT_BA_AT(&m->slices, struct stint_slice, st->v[k]);
+            int async = (s->flags & STINT_SLICE_ASYNC) != 0;
+            stint_model_repair(m, STINT_REPAIR_UNFINISHED, "%s '%s' at ts %lld ns never ended (dur -1)",
+                               async ? "async begin" : "B", stint_model_str(m, s->name, NULL),
+                               (long long)s->ts_ns);
+        }
+        st->n = 0;
+    }
+    size_t n = m->slices.len, ntracks = m->tracks.len;
+    if (n == 0)
+        return;
+    /* Group by track: a stable counting sort into a fresh array. */
+    size_t *start = calloc(ntracks + 1, sizeof *start);
+    if (!start) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    struct stint_slice *src = m->slices.data;
+    int grouped = 1;
+    for (size_t i = 0; i < n; i++) {
+        start[src[i].track + 1]++;
+        if (i && src[i].track < src[i - 1].track)
+            grouped = 0;
+    }
+    for (size_t t = 0; t < ntracks; t++)
+        start[t + 1] += start[t];
+    if (!grouped) {
+        struct stint_bigarray tmp;
+        stint_bigarray_init(&tmp, sizeof(struct stint_slice));
+        if (stint_bigarray_reserve(&tmp, n) != 0) {
+            fprintf(stderr, "stint: out of memory\n");
+            exit(3);
+        }
+        struct stint_slice *dst = tmp.data;
+        size_t *pos = malloc((ntracks + 1) * sizeof *pos);
+        if (!pos) {
+            fprintf(stderr, "stint: out of memory\n");
+            exit(3);
+        }
+        memcpy(pos, start, (ntracks + 1) * sizeof *pos);
+        for (size_t i = 0; i < n; i++)
+            dst[pos[src[i].track]++] = src[i];
+        free(pos);
+        tmp.len = n;
+        stint_bigarray_free(&m->slices);
+        m->slices = tmp;
+    }
+    struct stint_slice *sl = m->slices.data;
+    struct ustack st = {0};
+    for (size_t t = 0; t < ntracks; t++) {
+        size_t a = start[t], b = start[t + 1];
+        if (a == b)
+            continue;
+        if (t < o->metacap && o->meta[t].unsorted)
+            qsort(sl + a, b - a, sizeof *sl, slice_cmp);
+        st.n = 0;
+        for (size_t i = a; i < b; i++) {
+            struct stint_slice *s = &sl[i];
+            while (st.n) {
+                const struct stint_slice *top = &sl[st.v[st.n - 1]];
+                if (top->dur_ns < 0)
+                    break;
+                int64_t end = top->ts_ns + top->dur_ns;
+                if (end < s->ts_ns || (end == s->ts_ns && top->dur_ns > 0))
+                    st.n--;
+                else
+                    break;
+            }
+            if (st.n) {
+                struct stint_slice *top = &sl[st.v[st.n - 1]];
+                s->parent = st.v[st.n - 1];
+                s->depth = top->depth + 1;
+                if (top->dur_ns >= 0 && (s->dur_ns < 0 || s->ts_ns + s->dur_ns > top->ts_ns + top->dur_ns)) {
+                    s->flags |= STINT_SLICE_OVERLAP;
+                    stint_model_repair(m, STINT_REPAIR_OVERLAP,
+                                       "'%s' [%lld, %lld) ns starts inside '%s' [%lld, %lld) ns but ends after it",
+                                       stint_model_str(m, s->name, NULL), (long long)s->ts_ns,
+                                       (long long)(s->ts_ns + s->dur_ns), stint_model_str(m, top->name, NULL),
+                                       (long long)top->ts_ns, (long long)(top->ts_ns + top->dur_ns));
+                }
+            } else {
+                s->parent = STINT_NO_ID;
+                s->depth = 0;
+            }
+            ustack_push(&st, (uint32_t)i);
+        }
+    }
+    free(st.v);
+    free(start);
+}

@@ -1,0 +1,304 @@
+/*
+ * model.h - the one trace model every stint reader fills and every analysis reads.
+ *
+ * Readers (Chrome JSON, JSONL sessions, [STRACE] marker logs) turn their input
+ * into this model; analyses (slices, summary, tree, steps, counters, memory,
+ * diff, convert, report) are functions over it. Data flows one way: a reader
+ * calls the stint_model_add_* / begin / end functions while it streams, then
+ * stint_model_finish() once; after that the model is read-only.
+ *
+ * Vocabulary
+ *   string id   uint32 index into the interning table; 0 is always "" (absent).
+ *   process     one per pid seen (pid as int64; a string pid becomes a fresh
+ *               synthetic pid and the string its name, as Perfetto does).
+ *   lane        one thread: (pid, tid), plus a clock domain. Device-clock lanes
+ *               (markers with clk=dev) are separate lanes keyed (pid, inv) and
+ *               are never unioned or nested with host lanes.
+ *   track       where slices live: a lane's thread track, an async track
+ *               (keyed by scope + cat + id), a process track (process-scoped
+ *               instants), or the global track.
+ *   slice       one span or instant: ts_ns, dur_ns (-1 = never finished),
+ *               track, cat, name, args; after finish also depth and parent.
+ *   counter     a series (pid, name "<event name> <arg key>") of (ts, value)
+ *               samples.
+ *   repair      something the input got wrong that we kept anyway: counted by
+ *               kind (enum stint_repair), the first occurrence's message kept.
+ *   dropped     events we could not keep at all (e.g. invalid ts), counted.
+ *   partial     the input ended in an error; everything before it is here.
+ *
+ * Time: every timestamp and duration is int64 nanoseconds. Readers parse
+ * decimal text exactly (tsparse.h); nothing goes through a double.
+ *
+ * Ordering contract after stint_model_finish():
+ *   - slices[] is sorted by (ts asc, dur desc with -1 as +infinity, then
+ *     input order); depth/parent are computed per track with Perfetto's
+ *     nesting rule: a new slice nests under the innermost open slice that
+ *     has not ended before it (an ended slice with dur > 0 whose end equals
+ *     the new ts is closed; a zero-duration slice at the same ts stays open,
+ *     so two instants at one ts stack). A slice that starts inside its
+ *     parent but ends after it is still nested (Perfetto spills it to another
+ *     track) and counted as STINT_REPAIR_OVERLAP.
+ *   - B/E pairs are matched at read time, per lane, in file order: an E closes
+ *     the innermost open B with the same name (an E without a name closes
+ *     the innermost). An E matching nothing is counted (STINT_REPAIR_E_UNMATCHED).
+ *     B never closed keeps dur_ns = -1 (STINT_REPAIR_UNFINISHED).
+ *
+ * Memory: the model keeps one struct stint_slice (48 bytes) per slice, plus
+ * args only when STINT_MODEL_KEEP_ARGS is set, plus counter samples only when
+ * STINT_MODEL_KEEP_SAMPLES is set (otherwise per-series aggregates only).
+ * Everything else grows with lanes, tracks, distinct strings and open B spans.
+ * Large arrays are allocated with mmap + MADV_HUGEPAGE (stint_bigarray).
+ * (The issue's 16 bytes-per-span bound for `summary` is not met yet: see
+ * docs/formats/summary-json.md, "Memory".)
+ */
+#ifndef STINT_CLI_MODEL_H
+#define STINT_CLI_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define STINT_NO_ID UINT32_MAX   /* "none" for parent, args, lane ... */
+#define STINT_TS_NONE INT64_MIN  /* absent optional timestamp (tts, tdur) */
+
+/* A growable array backed by mmap + MADV_HUGEPAGE once it is large. */
+struct stint_bigarray {
+    void *data;
+    size_t len;      /* elements in use */
+    size_t cap;      /* elements allocated */
+    size_t elem;     /* element size in bytes */
+    int mapped;      /* data came from mmap (else malloc) */
+};
+void stint_bigarray_init(struct stint_bigarray *a, size_t elem_size);
+/* Appends one zeroed element and returns it, or NULL when out of memory. */
+void *stint_bigarray_push(struct stint_bigarray *a);
+/* Makes room for n more elements; 0 ok, -1 out of memory. */
+int stint_bigarray_reserve(struct stint_bigarray *a, size_t n);
+void stint_bigarray_free(struct stint_bigarray *a);
+#define STINT_BA_AT(a, type, i) (((type *)(a)->data)[i])
+
+enum stint_track_kind {
+    STINT_TRACK_THREAD = 0,
+    STINT_TRACK_ASYNC = 1,   /* b/e/n (and S/F) spans, keyed by scope+cat+id */
+    STINT_TRACK_PROCESS = 2, /* process-scoped instants */
+    STINT_TRACK_GLOBAL = 3,  /* global-scoped instants and global async */
+};
+const char *stint_track_kind_name(enum stint_track_kind k);
+
+enum stint_async_scope { STINT_ASYNC_PROCESS = 0, STINT_ASYNC_GLOBAL = 1 };
+
+enum stint_clock { STINT_CLOCK_HOST = 0, STINT_CLOCK_DEVICE = 1 };
+
+/* Slice flags: which event made the slice. */
+enum {
+    STINT_SLICE_COMPLETE = 1u << 0, /* X */
+    STINT_SLICE_BEGIN_END = 1u << 1, /* B/E, or a JSONL/marker span */
+    STINT_SLICE_INSTANT = 1u << 2,  /* i/I/R/n: dur 0, not a span */
+    STINT_SLICE_ASYNC = 1u << 3,    /* b/e, S/F */
+    STINT_SLICE_OVERLAP = 1u << 4,  /* nested although it ends after its parent */
+};
+
+enum stint_repair {
+    STINT_REPAIR_UNFINISHED = 0,   /* B (or b, or JSONL begin) without an end: dur -1 */
+    STINT_REPAIR_E_UNMATCHED,      /* E closing nothing (name differs or stack empty) */
+    STINT_REPAIR_OVERLAP,          /* X partially overlapping its parent (Perfetto spills) */
+    STINT_REPAIR_NEGATIVE_DUR,     /* dur < 0 given: kept as 0 */
+    STINT_REPAIR_TRAILING_COMMA,   /* Chrome: trailing comma in an array/object */
+    STINT_REPAIR_MISSING_CLOSE,    /* Chrome: array/object not closed at end of input */
+    STINT_REPAIR_UNKNOWN_PHASE,    /* ph we do not model: counted, not kept */
+    STINT_REPAIR_STRING_NUMBER,    /* numeric field given as a string */
+    STINT_REPAIR_ASYNC_UNMATCHED,  /* e/F without a matching b/S */
+    STINT_REPAIR_TORN_RECORD,      /* marker log: record cut before its last field */
+    STINT_REPAIR_UNKNOWN_VERSION,  /* marker log: v != 1 */
+    STINT_REPAIR_COUNT
+};
+const char *stint_repair_name(enum stint_repair r);
+
+struct stint_process {
+    int64_t pid;
+    uint32_t name;       /* string id, 0 = unnamed */
+    int32_t sort_index;
+    uint8_t has_sort_index;
+};
+
+struct stint_lane {
+    int64_t pid;
+    int64_t tid;         /* for device lanes: the inv (invocation / stream) */
+    uint32_t process;    /* index into processes */
+    uint32_t name;       /* thread name, string id */
+    int32_t sort_index;
+    uint8_t has_sort_index;
+    uint8_t clock;       /* enum stint_clock */
+    uint32_t track;      /* its thread track */
+};
+
+struct stint_track {
+    uint8_t kind;        /* enum stint_track_kind */
+    uint8_t scope;       /* async: enum stint_async_scope */
+    uint32_t lane;       /* thread tracks: lane index, else STINT_NO_ID */
+    int64_t pid;         /* process/async-process tracks: the pid */
+    uint32_t name;       /* async tracks: the first event's name */
+    uint32_t cat;        /* async key part */
+    uint32_t id;         /* async key part: the id text as a string id */
+};
+
+struct stint_slice {
+    int64_t ts_ns;
+    int64_t dur_ns;      /* -1: never finished */
+    int64_t tts_ns;      /* thread time or STINT_TS_NONE */
+    int64_t tdur_ns;     /* thread duration or STINT_TS_NONE */
+    uint32_t track;
+    uint32_t name;
+    uint32_t cat;
+    uint32_t args;       /* first index into args, STINT_NO_ID = none */
+    uint32_t nargs;
+    uint32_t depth;      /* after finish */
+    uint32_t parent;     /* index in slices after finish, STINT_NO_ID at the root */
+    uint32_t flags;      /* STINT_SLICE_* */
+    uint64_t seq;        /* input order; ties in the sort */
+};
+
+enum stint_arg_kind { STINT_ARG_INT, STINT_ARG_UINT, STINT_ARG_REAL, STINT_ARG_STRING, STINT_ARG_BOOL, STINT_ARG_JSON };
+
+/* One flattened arg: key "args.a.b" (Perfetto's flat key). REAL keeps the
+ * number's text (sval) so it prints exactly as written. */
+struct stint_arg {
+    uint32_t key;        /* string id of the flat key */
+    uint32_t kind;       /* enum stint_arg_kind */
+    int64_t ival;        /* INT/UINT/BOOL */
+    uint32_t sval;       /* STRING/REAL/JSON: string id */
+};
+
+struct stint_counter_series {
+    int64_t pid;
+    uint32_t name;       /* "<event name> <arg key>" (Perfetto's track name) */
+    uint64_t samples;
+    double min, max, sum;
+    uint32_t first_sample; /* with KEEP_SAMPLES: samples chain head, else STINT_NO_ID */
+};
+
+struct stint_counter_sample {
+    int64_t ts_ns;
+    double value;
+    uint32_t series;
+};
+
+struct stint_instant_stat {
+    uint32_t name;
+    uint32_t cat;
+    uint8_t kind;        /* track kind the instant lives on */
+    uint64_t count;
+};
+
+enum {
+    STINT_MODEL_KEEP_ARGS = 1u << 0,    /* keep slice args (slices, convert, report) */
+    STINT_MODEL_KEEP_SAMPLES = 1u << 1, /* keep every counter sample (counters) */
+};
+
+struct stint_intern; /* string table, model.c */
+struct stint_open;   /* open B stacks, model.c */
+
+struct stint_model {
+    unsigned flags;
+    struct stint_intern *strings;
+    struct stint_bigarray processes; /* struct stint_process */
+    struct stint_bigarray lanes;     /* struct stint_lane */
+    struct stint_bigarray tracks;    /* struct stint_track */
+    struct stint_bigarray slices;    /* struct stint_slice */
+    struct stint_bigarray args;      /* struct stint_arg */
+    struct stint_bigarray counters;  /* struct stint_counter_series */
+    struct stint_bigarray samples;   /* struct stint_counter_sample (KEEP_SAMPLES) */
+    struct stint_bigarray instants;  /* struct stint_instant_stat, per (kind, cat, name) */
+    struct stint_bigarray metadata;  /* struct stint_arg: top-level "metadata" keys */
+    struct stint_open *open;
+    uint64_t repairs[STINT_REPAIR_COUNT];
+    char *repair_first[STINT_REPAIR_COUNT]; /* first message per kind (owned) */
+    uint64_t dropped;
+    char *dropped_first;   /* first drop message (owned) */
+    uint64_t events;       /* input events/records seen */
+    uint64_t seq;          /* next input sequence number */
+    int partial;           /* input ended in an error */
+    char *error;           /* that error's message (owned) */
+    int finished;
+    const char *format;    /* "chrome-json", "jsonl", "markers" (static) */
+};
+
+/* Initialises an empty model; flags are STINT_MODEL_*. 0 ok, -1 out of memory. */
+int stint_model_init(struct stint_model *m, unsigned flags);
+void stint_model_free(struct stint_model *m);
+
+/* Interns len bytes; returns the string id (0 for the empty string). Ids are
+ * stable for the model's lifetime. Out of memory aborts the process with a
+ * message (the CLI cannot continue without its string table). */
+uint32_t stint_model_intern(struct stint_model *m, const char *s, size_t len);
+/* The interned string for id, NUL-terminated; *len_out gets its length if non-NULL. */
+const char *stint_model_str(const struct stint_model *m, uint32_t id, size_t *len_out);
+
+/* Process / lane / track lookup-or-create. All return an index. */
+uint32_t stint_model_process(struct stint_model *m, int64_t pid);
+uint32_t stint_model_lane(struct stint_model *m, int64_t pid, int64_t tid, enum stint_clock clk);
+uint32_t stint_model_track_process(struct stint_model *m, int64_t pid);
+uint32_t stint_model_track_global(struct stint_model *m);
+uint32_t stint_model_track_async(struct stint_model *m, enum stint_async_scope scope, int64_t pid,
+                                 uint32_t cat, uint32_t id, uint32_t name);
+/* A fresh pid for a string pid (Perfetto interns string pids). Same string -> same pid. */
+int64_t stint_model_synthetic_pid(struct stint_model *m, uint32_t name);
+int64_t stint_model_synthetic_tid(struct stint_model *m, int64_t pid, uint32_t name);
+
+/* Appends a finished slice (X, an instant, a JSONL span...). Returns its index. */
+uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *s);
+/* Args for the slice just added: appended args are attached to slice index idx
+ * (they must be appended right after that slice, before any other slice). */
+void stint_model_add_arg(struct stint_model *m, uint32_t slice, const struct stint_arg *a);
+
+/* B: opens a slice on the lane's thread track; E: closes the innermost open
+ * slice with that name (name 0 = innermost). end returns the closed slice's
+ * index or STINT_NO_ID (counted as STINT_REPAIR_E_UNMATCHED). */
+uint32_t stint_model_begin(struct stint_model *m, uint32_t lane, const struct stint_slice *s);
+uint32_t stint_model_end(struct stint_model *m, uint32_t lane, int64_t ts_ns, uint32_t name,
+                         int64_t tts_ns);
+/* Async b/e on a track: e closes the innermost open slice with that name on
+ * the track. */
+uint32_t stint_model_async_begin(struct stint_model *m, uint32_t track, const struct stint_slice *s);
+uint32_t stint_model_async_end(struct stint_model *m, uint32_t track, int64_t ts_ns, uint32_t name);
+
+void stint_model_counter(struct stint_model *m, int64_t pid, uint32_t series_name, int64_t ts_ns,
+                         double value);
+void stint_model_instant_stat(struct stint_model *m, enum stint_track_kind kind, uint32_t cat,
+                              uint32_t name);
+
+/* Counts one repair of a kind; the first message of each kind is kept
+ * (printf-style). */
+void stint_model_repair(struct stint_model *m, enum stint_repair kind, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void stint_model_drop(struct stint_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Marks the model partial with an error message (the first one is kept). */
+void stint_model_fail(struct stint_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Closes the reading phase: counts unfinished spans, sorts slices, computes
+ * depth and parent. Safe to call once; analyses call it through the readers. */
+void stint_model_finish(struct stint_model *m);
+
+/* Accessors (valid after finish unless noted). */
+static inline size_t stint_model_nslices(const struct stint_model *m) { return m->slices.len; }
+static inline const struct stint_slice *stint_model_slice(const struct stint_model *m, size_t i)
+{
+    return &((const struct stint_slice *)m->slices.data)[i];
+}
+static inline const struct stint_track *stint_model_track_at(const struct stint_model *m, uint32_t i)
+{
+    return &((const struct stint_track *)m->tracks.data)[i];
+}
+static inline const struct stint_lane *stint_model_lane_at(const struct stint_model *m, uint32_t i)
+{
+    return &((const struct stint_lane *)m->lanes.data)[i];
+}
+static inline const struct stint_process *stint_model_process_at(const struct stint_model *m, uint32_t i)
+{
+    return &((const struct stint_process *)m->processes.data)[i];
+}
+static inline const struct stint_arg *stint_model_arg_at(const struct stint_model *m, uint32_t i)
+{
+    return &((const struct stint_arg *)m->args.data)[i];
+}
+
+#endif
