@@ -215,6 +215,7 @@ struct stint_model {
     uint64_t dropped;
     char *dropped_first;   /* first drop message (owned) */
     uint64_t events;       /* input events/records seen */
+    uint64_t flow_events;  /* Chrome s/t/f flow events: counted, not yet bound to slices */
     uint64_t seq;          /* next input sequence number */
     int partial;           /* input ended in an error */
     char *error;           /* that error's message (owned) */

@@ -1,0 +1,80 @@
+/*
+ * cmdopts.c - shared option parsing and loading for the analysis commands.
+ */
+#include "cmdopts.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(usage, stdout);
+            fputs(STINT_FILTER_USAGE, stdout);
+            return 0;
+        }
+        if (!strcmp(a, "--json")) {
+            o->json = 1;
+            continue;
+        }
+        if (!strcmp(a, "--csv")) {
+            o->csv = 1;
+            continue;
+        }
+        if (!strcmp(a, "--strict")) {
+            o->strict = 1;
+            continue;
+        }
+        if (!strcmp(a, "--format") || !strncmp(a, "--format=", 9)) {
+            if (a[8] == '=')
+                o->format = a + 9;
+            else if (i + 1 < argc)
+                o->format = argv[++i];
+            else {
+                fprintf(stderr, "stint %s: --format needs a value (chrome, jsonl or markers)\n", argv[0]);
+                return 2;
+            }
+            continue;
+        }
+        int r = stint_filter_arg(&o->filter, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        if (a[0] == '-' && a[1] != 0) {
+            fprintf(stderr, "stint %s: unknown option '%s'\n", argv[0], a);
+            fputs(usage, stderr);
+            return 2;
+        }
+        if (o->path) {
+            fprintf(stderr, "stint %s: more than one input file ('%s' and '%s')\n", argv[0], o->path, a);
+            return 2;
+        }
+        o->path = a;
+    }
+    if (!o->path) {
+        fprintf(stderr, "stint %s: no input file (use - for stdin)\n", argv[0]);
+        fputs(usage, stderr);
+        return 2;
+    }
+    if (o->json && o->csv) {
+        fprintf(stderr, "stint %s: --json and --csv exclude each other\n", argv[0]);
+        return 2;
+    }
+    return -1;
+}
+
+int stint_cmd_load(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags)
+{
+    if (stint_model_init(m, model_flags) != 0) {
+        fprintf(stderr, "stint: out of memory\n");
+        return 3;
+    }
+    struct stint_read_opts ro = {.format = o->format, .strict = o->strict};
+    int rc = stint_read_trace(o->path, m, &ro);
+    stint_report_problems(stderr, o->path, m);
+    return rc;
+}

@@ -1,0 +1,29 @@
+/*
+ * cmdopts.h - the options every analysis command shares:
+ *   FILE ("-" = stdin), --json, --csv, --strict, --format chrome|jsonl|markers,
+ *   the filters (filters.h), --help.
+ * Commands with extra options handle them first and pass the rest here.
+ */
+#ifndef STINT_CLI_CMDOPTS_H
+#define STINT_CLI_CMDOPTS_H
+
+#include "filters.h"
+#include "readers.h"
+
+struct stint_cmd_opts {
+    const char *path;
+    int json, csv, strict;
+    const char *format;
+    struct stint_filter filter;
+};
+
+/* Parses argv (argv[0] = command name). usage is printed for --help (stdout,
+ * returns 0) and on errors (stderr, returns 2). Returns -1 when the command
+ * should run. */
+int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_opts *o);
+
+/* Reads o->path into m (initialised with flags) with o's reader options;
+ * prints problems to stderr. Returns the reader's exit code (0, 1, 3). */
+int stint_cmd_load(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags);
+
+#endif

@@ -1,0 +1,45 @@
+/*
+ * filters.h - the filters every command shares, with one meaning everywhere:
+ *
+ *   --pid N          slices of process N (thread, process and async tracks)
+ *   --tid N          slices on thread N's track
+ *   --cat C          cat equal to C, or C is one of its comma-separated parts
+ *   --name GLOB      name matches the shell glob (fnmatch, case-sensitive)
+ *   --time-range A:B slices overlapping [A, B); A and B are trace timestamps
+ *                    in ns, or with a unit (ns, us, ms, s: "12.5ms"); either
+ *                    side may be empty (open). Slices are not clipped.
+ *   --min-dur D      dur_ns >= D (same units); unfinished slices fail it
+ *
+ * Counters and instants obey --pid and --time-range (sample time).
+ */
+#ifndef STINT_CLI_FILTERS_H
+#define STINT_CLI_FILTERS_H
+
+#include "model.h"
+
+#include <stdint.h>
+
+struct stint_filter {
+    int has_pid, has_tid, has_range, has_min_dur;
+    int64_t pid, tid, t0, t1, min_dur;
+    const char *cat;
+    const char *name_glob;
+};
+
+#define STINT_FILTER_USAGE                                                                         \
+    "filters: --pid N --tid N --cat C --name GLOB --time-range A:B --min-dur D\n"                  \
+    "         (times in ns or with a unit: 12.5ms, 3us, 2s; A or B may be empty)\n"
+
+/* Tries argv[*i] as a filter option ("--opt V" or "--opt=V"). Returns 1 when
+ * it was one (*i advanced past its value), 0 when not a filter option, -1 on
+ * a bad value (message on stderr naming the option: exit 2). */
+int stint_filter_arg(struct stint_filter *f, int argc, char **argv, int *i);
+
+/* Whether slice s passes; m must be finished. */
+int stint_filter_slice(const struct stint_filter *f, const struct stint_model *m, const struct stint_slice *s);
+/* Whether a point sample of process pid at ts passes (counters, instants). */
+int stint_filter_point(const struct stint_filter *f, int64_t pid, int64_t ts_ns);
+/* Whether any filter is set. */
+int stint_filter_active(const struct stint_filter *f);
+
+#endif

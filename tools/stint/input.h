@@ -1,0 +1,57 @@
+/*
+ * input.h - streaming input: a file or stdin ("-"), plain or gzip (detected
+ * by the magic bytes 1f 8b, not by the name), read through one reused buffer.
+ *
+ * The reader owns a window buf[0..len) of decompressed bytes; it consumes a
+ * prefix with stint_input_consume() and calls stint_input_fill() to move the
+ * unconsumed tail to the front and read more. The window always has
+ * STINT_JSON_PAD zero bytes after len (for the JSON tokenizer). The buffer
+ * grows only when one unconsumed piece (one event) fills it, up to
+ * STINT_INPUT_MAX_WINDOW; beyond that fill() fails with a clear message, so
+ * memory stays bounded whatever the input.
+ */
+#ifndef STINT_CLI_INPUT_H
+#define STINT_CLI_INPUT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define STINT_INPUT_CHUNK ((size_t)4 << 20)
+#define STINT_INPUT_MAX_WINDOW ((size_t)256 << 20)
+
+struct stint_input {
+    const char *path;     /* as given ("-" for stdin) */
+    int fd;
+    int gz;               /* gzip stream */
+    int eof;              /* no more data will come: buf holds the rest */
+    char *buf;
+    size_t len;           /* valid bytes in buf */
+    size_t cap;           /* allocated, excluding padding */
+    uint64_t base;        /* decompressed offset of buf[0] */
+    uint64_t file_size;   /* for plain regular files, else 0 */
+    uint64_t raw_read;    /* compressed bytes read */
+    char err[512];        /* message on failure */
+    void *z;              /* decompressor state */
+    unsigned char *zin;   /* compressed input buffer */
+    size_t zin_len, zin_pos;
+    int zin_eof;
+    int z_done;           /* the current gzip member ended */
+    uint64_t stop_at;     /* plain files: stop at this offset (0 = none), for split parsing */
+};
+
+/* Opens path ("-" = stdin) and reads the first chunk. Returns 0, or 3 (I/O
+ * error: err filled, naming the file). */
+int stint_input_open(struct stint_input *in, const char *path);
+/* Opens a byte range [from, to) of a plain regular file (for parallel parsing). */
+int stint_input_open_range(struct stint_input *in, const char *path, uint64_t from, uint64_t to);
+/* Drops the first n bytes of the window. */
+void stint_input_consume(struct stint_input *in, size_t n);
+/* Reads more data after the unconsumed bytes. Returns 1 when data was added,
+ * 0 at end of input (eof set), -1 on an I/O or decompression error (err
+ * filled; the exit code is 3 for I/O, 1 for corrupt compressed data, see
+ * stint_input_errcode). */
+int stint_input_fill(struct stint_input *in);
+int stint_input_errcode(const struct stint_input *in);
+void stint_input_close(struct stint_input *in);
+
+#endif

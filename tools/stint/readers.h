@@ -1,0 +1,42 @@
+/*
+ * readers.h - reading a trace file into the model, whatever its format.
+ *
+ * Formats (detected from the content, never the file name; gzip is
+ * transparent, see input.h):
+ *   chrome-json  Chrome Trace Event JSON, array or object form (read_chrome.c)
+ *   jsonl        stint/session/1 and candle-graph/trace/6 sessions (read_jsonl.c)
+ *   markers      logs with [STRACE] v=1 records anywhere in a line (read_markers.c)
+ */
+#ifndef STINT_CLI_READERS_H
+#define STINT_CLI_READERS_H
+
+#include "input.h"
+#include "model.h"
+
+#include <stdio.h>
+
+struct stint_read_opts {
+    const char *format; /* NULL = detect; else "chrome", "jsonl", "markers" */
+    int strict;         /* repairs are errors (exit 1) */
+    int quiet;          /* no progress / warnings on stderr */
+};
+
+/* Reads path ("-" = stdin) into m (initialised by the caller) and finishes
+ * the model. Returns the exit code: 0 ok; 1 bad data (m holds what was read,
+ * m->partial set, m->error says what and where); 3 I/O (m->error set).
+ * With strict, any repair makes the result 1. Progress goes to stderr for
+ * inputs over 64 MB when stderr is a terminal. */
+int stint_read_trace(const char *path, struct stint_model *m, const struct stint_read_opts *o);
+
+/* The format readers; each consumes an opened input (first chunk loaded). */
+int stint_read_chrome(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o);
+int stint_read_jsonl(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o);
+int stint_read_markers(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o);
+
+/* Prints the model's error, repairs and drops to f as "stint: ..." lines. */
+void stint_report_problems(FILE *f, const char *path, const struct stint_model *m);
+
+/* Internal helper for readers: progress on stderr (no-op unless enabled). */
+void stint_i_progress(const struct stint_input *in, int done);
+
+#endif
