@@ -131,8 +131,15 @@ int stint_json_string(struct stint_json *j, const char **s, size_t *len, int *es
             }
             return ERR(j, p, "invalid escape in string (expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\u)");
         }
-        if (c < 0x20)
-            return ERR(j, p, "control character in string (must be escaped)");
+        if (c < 0x20) {
+            if (!(j->flags & STINT_JSON_CONTROL_CHARS))
+                return ERR(j, p, "control character in string (must be escaped)");
+            if (p >= end)
+                goto more;
+            j->control_chars++;
+            p++;
+            continue;
+        }
         if (c < 0x80) {
             p++;
             continue;

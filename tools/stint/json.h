@@ -12,7 +12,9 @@
  * UTF-8, no raw control characters in strings, no lone surrogates in \u
  * escapes). The one leniency, STINT_JSON_TRAILING_COMMA, accepts a comma
  * before '}' or ']' and counts each one in trailing_commas (the Chrome reader
- * turns that into a repair). Nesting is limited to STINT_JSON_MAX_DEPTH and
+ * turns that into a repair); STINT_JSON_CONTROL_CHARS accepts raw control
+ * bytes (a raw newline, as Perfetto's parser does) inside strings and counts
+ * them in control_chars. Nesting is limited to STINT_JSON_MAX_DEPTH and
  * reported as an error beyond it, never a crash.
  */
 #ifndef STINT_CLI_JSON_H
@@ -25,7 +27,7 @@
 #define STINT_JSON_MAX_DEPTH 100000
 
 enum { STINT_JSON_OK = 0, STINT_JSON_ERR = -1, STINT_JSON_MORE = -2 };
-enum { STINT_JSON_TRAILING_COMMA = 1u << 0 };
+enum { STINT_JSON_TRAILING_COMMA = 1u << 0, STINT_JSON_CONTROL_CHARS = 1u << 1 };
 
 struct stint_json {
     const char *p;          /* next byte */
@@ -33,6 +35,7 @@ struct stint_json {
     unsigned flags;         /* STINT_JSON_* leniencies */
     int at_eof;             /* the window ends at the end of the input */
     uint64_t trailing_commas;
+    uint64_t control_chars; /* raw control bytes accepted in strings (STINT_JSON_CONTROL_CHARS) */
     const char *err;        /* static message on STINT_JSON_ERR */
     const char *err_at;     /* where in the window */
 };

@@ -446,7 +446,7 @@ const char *stint_repair_name(enum stint_repair r)
     static const char *const names[STINT_REPAIR_COUNT] = {
         "unfinished_span", "unmatched_end", "overlapping_complete", "negative_dur",
         "trailing_comma", "missing_close", "unknown_phase", "string_number",
-        "unmatched_async_end", "torn_record", "unknown_version",
+        "unmatched_async_end", "torn_record", "unknown_version", "control_char_in_string",
     };
     return (unsigned)r < STINT_REPAIR_COUNT ? names[r] : "?";
 }

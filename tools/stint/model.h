@@ -109,6 +109,7 @@ enum stint_repair {
     STINT_REPAIR_ASYNC_UNMATCHED,  /* e/F without a matching b/S */
     STINT_REPAIR_TORN_RECORD,      /* marker log: record cut before its last field */
     STINT_REPAIR_UNKNOWN_VERSION,  /* marker log: v != 1 */
+    STINT_REPAIR_CONTROL_CHAR,     /* Chrome: raw control byte inside a string */
     STINT_REPAIR_COUNT
 };
 const char *stint_repair_name(enum stint_repair r);

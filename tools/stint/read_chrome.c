@@ -425,7 +425,7 @@ static void walk_value(struct creader *r, struct stint_json *j, size_t klen, int
 
 static void walk_args(struct creader *r, const char *a, const char *b, const char *prefix, arg_sink sink, void *ctx)
 {
-    struct stint_json j = {.p = a, .end = b, .flags = STINT_JSON_TRAILING_COMMA, .at_eof = 1};
+    struct stint_json j = {.p = a, .end = b, .flags = STINT_JSON_TRAILING_COMMA | STINT_JSON_CONTROL_CHARS, .at_eof = 1};
     size_t pl = strlen(prefix);
     key_set(r, 0, prefix, pl);
     walk_value(r, &j, pl, 0, sink, ctx);
@@ -447,7 +447,7 @@ static void sink_metadata(struct creader *r, void *ctx, const struct stint_arg *
 /* Finds a top-level arg by key in a raw args object: its value span. */
 static int find_arg(const char *a, const char *b, const char *key, struct span *out)
 {
-    struct stint_json j = {.p = a + 1, .end = b, .flags = STINT_JSON_TRAILING_COMMA, .at_eof = 1};
+    struct stint_json j = {.p = a + 1, .end = b, .flags = STINT_JSON_TRAILING_COMMA | STINT_JSON_CONTROL_CHARS, .at_eof = 1};
     for (;;) {
         int c = stint_json_ws(&j);
         if (c == ',') {
@@ -528,7 +528,8 @@ static void handle_metadata(struct creader *r, const struct event *e, int64_t pi
                find_arg(e->args_a, e->args_b, "sort_index", &v)) {
         int64_t x;
         if (stint_parse_i64(v.s, v.n, &x) == 0) {
-            struct stint_process *p = &STINT_BA_AT(&m->processes, struct stint_process, stint_model_process(m, pid));
+            uint32_t pi = stint_model_process(m, pid);
+            struct stint_process *p = &STINT_BA_AT(&m->processes, struct stint_process, pi);
             p->sort_index = (int32_t)x;
             p->has_sort_index = 1;
         }
@@ -536,8 +537,8 @@ static void handle_metadata(struct creader *r, const struct event *e, int64_t pi
                find_arg(e->args_a, e->args_b, "sort_index", &v)) {
         int64_t x;
         if (stint_parse_i64(v.s, v.n, &x) == 0) {
-            struct stint_lane *l =
-                &STINT_BA_AT(&m->lanes, struct stint_lane, stint_model_lane(m, pid, tid, STINT_CLOCK_HOST));
+            uint32_t li = stint_model_lane(m, pid, tid, STINT_CLOCK_HOST);
+            struct stint_lane *l = &STINT_BA_AT(&m->lanes, struct stint_lane, li);
             l->sort_index = (int32_t)x;
             l->has_sort_index = 1;
         }
@@ -549,7 +550,7 @@ static void handle_counter(struct creader *r, const struct event *e, int64_t pid
     struct stint_model *m = r->m;
     if (!e->args_a)
         return;
-    struct stint_json j = {.p = e->args_a + 1, .end = e->args_b, .flags = STINT_JSON_TRAILING_COMMA, .at_eof = 1};
+    struct stint_json j = {.p = e->args_a + 1, .end = e->args_b, .flags = STINT_JSON_TRAILING_COMMA | STINT_JSON_CONTROL_CHARS, .at_eof = 1};
     size_t nn;
     const char *nm = stint_model_str(m, intern_span(r, &e->name), &nn);
     for (;;) {
@@ -910,7 +911,7 @@ int stint_read_chrome(struct stint_input *in, struct stint_model *m, const struc
     struct creader r = {.m = m, .in = in, .o = o};
     m->format = "chrome-json";
     int state = S_START, in_obj = 0, rc = 0;
-    struct stint_json j = {.flags = STINT_JSON_TRAILING_COMMA};
+    struct stint_json j = {.flags = STINT_JSON_TRAILING_COMMA | STINT_JSON_CONTROL_CHARS};
     /* skip a UTF-8 BOM */
     if (in->len >= 3 && (unsigned char)in->buf[0] == 0xEF && (unsigned char)in->buf[1] == 0xBB &&
         (unsigned char)in->buf[2] == 0xBF)
@@ -944,6 +945,10 @@ int stint_read_chrome(struct stint_input *in, struct stint_model *m, const struc
     if (j.trailing_commas) {
         stint_model_repair(m, STINT_REPAIR_TRAILING_COMMA, "trailing comma inside an event or its args");
         m->repairs[STINT_REPAIR_TRAILING_COMMA] += j.trailing_commas - 1;
+    }
+    if (j.control_chars) {
+        stint_model_repair(m, STINT_REPAIR_CONTROL_CHAR, "raw control byte inside a string (kept as is)");
+        m->repairs[STINT_REPAIR_CONTROL_CHAR] += j.control_chars - 1;
     }
     stint_i_progress(in, 1);
     free(r.scratch);
