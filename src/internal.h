@@ -134,6 +134,7 @@ typedef struct stint_i_event {
     int32_t pid;
     int32_t tid;
     const char *thread_name; /* never NULL, may be "" */
+    uint64_t thread_handle;  /* pthread_self() of the recording thread */
     const stint_loc *loc;    /* may be NULL */
 } stint_i_event;
 

@@ -182,16 +182,27 @@ static char *put_prefix(char *p, const stint_i_event *ev)
     struct tm tm;
     localtime_r(&sec, &tm);
     char tmp[96];
-    int n = snprintf(tmp, sizeof tmp, "[%04d-%02d-%02d %02d:%02d:%02d.%06ld][T0x%x][TIMING] ", tm.tm_year + 1900,
+    int n = snprintf(tmp, sizeof tmp, "[%04d-%02d-%02d %02d:%02d:%02d.%06ld][T0x%llx][TIMING] ", tm.tm_year + 1900,
                      tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
-                     (long)((real % 1000000000) / 1000), (unsigned)ev->tid);
+                     (long)((real % 1000000000) / 1000), (unsigned long long)ev->thread_handle);
     if (n > 0) {
         memcpy(p, tmp, (size_t)n);
         p += n;
     }
     const char *func = ev->loc && ev->loc->func ? ev->loc->func : "stint";
     p = put_token(p, func, strlen(func), 128);
-    return put_str(p, ": ");
+    p = put_str(p, ": ");
+    if (ev->loc && ev->loc->file) {
+        /* the reference logger names the source file and line too */
+        const char *base = strrchr(ev->loc->file, '/');
+        base = base ? base + 1 : ev->loc->file;
+        *p++ = '[';
+        p = put_token(p, base, strlen(base), 128);
+        *p++ = ':';
+        p = put_i64(p, ev->loc->line);
+        p = put_str(p, "] ");
+    }
+    return p;
 }
 
 size_t stint_i_marker_format(char *buf, size_t cap, const stint_i_event *ev, unsigned flags)

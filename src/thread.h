@@ -63,6 +63,7 @@ struct stint_i_thread {
 
     /* identity and list membership (registry lock) */
     int32_t tid;
+    uint64_t handle; /* pthread_self(), for the reference logger's [T0x...] prefix */
     char name[32];
     _Atomic int dead; /* the thread exited; free once drained */
     stint_i_thread *next;

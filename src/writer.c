@@ -144,6 +144,7 @@ stint_i_thread *stint_i_thread_register(void)
     }
     reset_thread(t);
     t->tid = os_tid();
+    t->handle = (uint64_t)pthread_self();
     if (pthread_getname_np(pthread_self(), t->name, sizeof t->name) != 0)
         t->name[0] = '\0';
     t->next = stint_i_threads;
@@ -274,6 +275,7 @@ static void decode_and_emit(stint_i_thread *t, const stint_i_rec *r)
     ev.pid = g_pid;
     ev.tid = t->tid;
     ev.thread_name = t->name;
+    ev.thread_handle = t->handle;
     for (stint_i_sink *s = g_sinks; s; s = s->next)
         if (s->event)
             s->event(s, &ev);
@@ -528,6 +530,7 @@ static void atfork_child(void)
         keep->dropped_reported = 0;
         keep->written = 0;
         keep->tid = tid;
+        keep->handle = (uint64_t)pthread_self();
         keep->next = NULL;
         stint_i_threads = keep;
         g_retired.threads = 1;

@@ -155,6 +155,7 @@ int main(void)
     ev.ts_ns = 5;
     ev.dur_ns = 6;
     ev.thread_name = "";
+    ev.thread_handle = 255;
     char buf[1024];
     size_t n = stint_i_marker_format(buf, sizeof buf, &ev, STINT_MARKERS_PREFIX);
     buf[n] = '\0';
