@@ -26,7 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-extern _Atomic int stint_i_enabled;
 extern _Atomic uint64_t stint_i_dropped_noalloc;
 void stint_i_tls_forget(void);
 
@@ -82,7 +81,7 @@ static void init_once(void)
 {
     const char *on = getenv("STINT");
     if (on && !strcmp(on, "0"))
-        atomic_store(&stint_i_enabled, 0);
+        __atomic_store_n(&stint_g_enabled, 0, __ATOMIC_RELAXED);
     long kb = env_long("STINT_BUFFER_KB", 1024, 4, 1L << 22);
     uint64_t bytes = 4096;
     while (bytes < (uint64_t)kb * 1024)
@@ -109,7 +108,7 @@ __attribute__((constructor)) static void stint_i_load(void)
 {
     const char *on = getenv("STINT");
     if (on && !strcmp(on, "0"))
-        atomic_store(&stint_i_enabled, 0);
+        __atomic_store_n(&stint_g_enabled, 0, __ATOMIC_RELAXED);
 }
 
 /* ---- registry ------------------------------------------------------------------ */
@@ -158,7 +157,7 @@ stint_i_thread *stint_i_thread_register(void)
 
 void stint_i_thread_recycle(stint_i_thread *t)
 {
-    g_retired.recorded += atomic_load(&t->recorded);
+    g_retired.recorded += t->written;
     g_retired.dropped += atomic_load(&t->dropped);
     g_retired.written += t->written;
     g_retired.autoclosed += atomic_load(&t->autoclosed);
@@ -466,7 +465,7 @@ static stint_status shutdown_bounded(long wait_ms)
     }
     pthread_mutex_unlock(&g_drain_lock);
     /* what is recorded from now on would never be written: stop recording */
-    atomic_store(&stint_i_enabled, 0);
+    __atomic_store_n(&stint_g_enabled, 0, __ATOMIC_RELAXED);
     return st;
 }
 
@@ -525,7 +524,6 @@ static void atfork_child(void)
         atomic_store(&keep->head, 0);
         atomic_store(&keep->tail, 0);
         keep->cached_tail = 0;
-        atomic_store(&keep->recorded, 0);
         atomic_store(&keep->dropped, 0);
         keep->dropped_reported = 0;
         keep->written = 0;
@@ -544,6 +542,20 @@ static void atfork_child(void)
         stint_i_writer_start();
 }
 
+/* Records published but not yet drained (drain lock held). */
+static uint64_t pending_records(stint_i_thread *t)
+{
+    uint64_t head = atomic_load_explicit(&t->head, memory_order_acquire);
+    uint64_t tail = atomic_load_explicit(&t->tail, memory_order_relaxed);
+    uint64_t n = 0;
+    while (tail < head) {
+        const stint_i_rec *r = (const stint_i_rec *)(const void *)(t->buf + (tail & t->mask));
+        n += r->kind != STINT_I_REC_PAD;
+        tail += r->size;
+    }
+    return n;
+}
+
 /* ---- counters ----------------------------------------------------------------------------------- */
 
 void stint_get_stats(stint_stats *out)
@@ -560,7 +572,7 @@ void stint_get_stats(stint_stats *out)
     out->names_truncated = g_retired.truncated;
     out->threads = g_retired.threads;
     for (stint_i_thread *t = stint_i_threads; t; t = t->next) {
-        out->spans_recorded += atomic_load(&t->recorded);
+        out->spans_recorded += t->written + pending_records(t);
         out->spans_dropped += atomic_load(&t->dropped);
         out->spans_written += t->written;
         out->spans_autoclosed += atomic_load(&t->autoclosed);
