@@ -87,15 +87,13 @@ static void init_once(void)
     while (bytes < (uint64_t)kb * 1024)
         bytes <<= 1;
     g_buffer_bytes = bytes;
-    g_period_ms = env_long("STINT_FLUSH_MS", 10, 1, 10000);
+    g_period_ms = env_long("STINT_FLUSH_MS", 10, 1, 3600000);
     g_exit_ms = env_long("STINT_EXIT_FLUSH_MS", 2000, 0, 600000);
     g_pid = (int32_t)getpid();
     stint_i_clock_anchor(NULL, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&g_writer_cond, &ca);
-    pthread_condattr_destroy(&ca);
+    /* CLOCK_REALTIME deadlines: a clock step only shortens or stretches one
+     * period, and sanitizers' interceptors honour this clock reliably */
+    pthread_cond_init(&g_writer_cond, NULL);
     pthread_key_create(&g_thread_key, thread_exit);
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
     atexit(at_exit);
@@ -293,14 +291,19 @@ static void drain_thread(stint_i_thread *t)
         tail += r->size;
     }
     atomic_store_explicit(&t->tail, tail, memory_order_release);
+    /* Take the range first, then the count: a span dropped in between is in
+     * the count and its time is drop_last; drop_first may then be left set
+     * for the next report, which only widens that report's range. */
+    int64_t first_raw = atomic_exchange_explicit(&t->drop_first, 0, memory_order_acq_rel);
     uint64_t dropped = atomic_load_explicit(&t->dropped, memory_order_acquire);
     if (dropped != t->dropped_reported) {
         int clock = atomic_load_explicit(&t->drop_clock, memory_order_relaxed);
-        stint_i_drop d = {g_pid, t->tid, dropped - t->dropped_reported,
-                          stint_i_clock_to_ns(clock, atomic_load_explicit(&t->drop_first, memory_order_relaxed)),
-                          stint_i_clock_to_ns(clock, atomic_load_explicit(&t->drop_last, memory_order_relaxed))};
+        int64_t last_raw = atomic_load_explicit(&t->drop_last, memory_order_relaxed);
+        if (first_raw == 0 || first_raw > last_raw)
+            first_raw = last_raw;
+        stint_i_drop d = {g_pid, t->tid, dropped - t->dropped_reported, stint_i_clock_to_ns(clock, first_raw),
+                          stint_i_clock_to_ns(clock, last_raw)};
         t->dropped_reported = dropped;
-        atomic_store_explicit(&t->drop_first, 0, memory_order_relaxed);
         if (!g_drop_first_ns || d.first_ts_ns < g_drop_first_ns)
             g_drop_first_ns = d.first_ts_ns;
         if (d.last_ts_ns > g_drop_last_ns)
@@ -380,8 +383,9 @@ static void *writer_main(void *arg)
     pthread_mutex_lock(&g_writer_lock);
     while (!g_writer_stop) {
         struct timespec dl;
-        clock_gettime(CLOCK_MONOTONIC, &dl);
-        dl.tv_nsec += g_period_ms * 1000000L;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_sec += g_period_ms / 1000;
+        dl.tv_nsec += (g_period_ms % 1000) * 1000000L;
         dl.tv_sec += dl.tv_nsec / 1000000000L;
         dl.tv_nsec %= 1000000000L;
         pthread_cond_timedwait(&g_writer_cond, &g_writer_lock, &dl);
