@@ -31,6 +31,10 @@
 #define STINT_I_UNLIKELY(x) (x)
 #endif
 
+/* 128-bit integers for exact cycle and tick conversions (GCC/Clang). */
+__extension__ typedef __int128 stint_i_i128;
+__extension__ typedef unsigned __int128 stint_i_u128;
+
 /* ---- allocation (status.c) ----------------------------------------------- */
 void *stint_i_alloc(size_t size);
 void *stint_i_calloc(size_t size);
@@ -130,6 +134,7 @@ typedef struct stint_i_event {
     int32_t pid;
     int32_t tid;
     const char *thread_name; /* never NULL, may be "" */
+    uint64_t thread_handle;  /* pthread_self() of the recording thread */
     const stint_loc *loc;    /* may be NULL */
 } stint_i_event;
 
@@ -170,6 +175,13 @@ int32_t stint_i_pid(void);
 void stint_i_init(void);
 
 /* ---- the writer (writer.c) --------------------------------------------------- */
+/* The drain lock, for code that changes sink configuration. */
+void stint_i_drain_lock(void);
+void stint_i_drain_unlock(void);
+/* Drains with the drain lock already held. */
+void stint_i_drain_locked(void);
+/* Links a sink with the drain lock already held. */
+void stint_i_sink_link_locked(stint_i_sink *s);
 /* Drains every thread buffer into the sinks; caller must not hold the lock. */
 stint_status stint_i_drain(void);
 void stint_i_writer_start(void);

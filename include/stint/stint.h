@@ -213,7 +213,8 @@ typedef void (*stint_line_fn)(const char *line, size_t len, void *user);
 
 typedef enum stint_marker_flags {
     STINT_MARKERS_PREFIX = 1 /* prefix lines like the reference logger:
-                                "[YYYY-mm-dd HH:MM:SS.uuuuuu][T0x<tid hex>][TIMING] <func>: " */
+                                "[YYYY-mm-dd HH:MM:SS.uuuuuu][T0x<pthread_self hex>][TIMING] <func>: [<file>:<line>] "
+                                (local time of the span end; [file:line] only for call sites) */
 } stint_marker_flags;
 
 /* Where marker lines go. Replaces the previous destination (flushing it).
