@@ -57,4 +57,19 @@ size_t stint_i_fmt_u64(char *out, uint64_t v);
  * the errno of the failure. Async-signal-safe. */
 int stint_i_write_all(int fd, const char *p, size_t n);
 
+/* ---- Chrome trace events shared by chrome_sink.c and ring.c ---------------- */
+struct stint_i_event;
+
+/* Appends one X event object for a closed span: name, cat "stint", pid,
+ * tid (tid_override when >= 0), ts = ev->ts_ns - origin_ns and dur as
+ * microseconds with three decimals, and args (inv, hid, depth, typed and
+ * static attributes) when with_args is set. Written by chrome_sink.c. */
+void stint_i_chrome_x(stint_i_jbuf *b, const struct stint_i_event *ev, int64_t origin_ns, int64_t tid_override,
+                      int with_args);
+
+/* Appends an M event {"ph":"M","name":what,"pid":..,"tid":..,"args":{argkey:value}}
+ * with a string value (str != NULL) or an integer one. */
+void stint_i_chrome_meta(stint_i_jbuf *b, const char *what, int64_t pid, int64_t tid, const char *argkey,
+                         const char *str, int64_t num);
+
 #endif
