@@ -88,4 +88,24 @@ void stint_calltree_sort(struct stint_calltree *t, const struct stint_model *m, 
  * NULL when out of memory. */
 char *stint_calltree_path(const struct stint_calltree *t, const struct stint_model *m, uint32_t node, char sep);
 
+/* ---- steps ----------------------------------------------------------------
+ * Steps are finished spans on thread tracks whose name matches a glob (or,
+ * with glob NULL, spans with a true "measured" arg, JSONL's measured region).
+ * fig holds nsteps rows of width = ncols + 3 figures in ns:
+ *   [0] wall, [1..ncols] union of each direct child name clipped to the step,
+ *   [ncols+1] overlap (covered by two or more children),
+ *   [ncols+2] unattributed = wall - union of all children (>= 0).
+ * steps[k] is the model slice of step k (time order); cols[c] a name id. */
+struct stint_steps {
+    size_t nsteps, ncols, width;
+    uint32_t *steps;
+    uint32_t *cols;
+    int64_t *fig;
+    uint64_t unfinished;   /* matching spans that never ended (left out) */
+};
+/* 0, or -1 when out of memory. Free with stint_steps_free. */
+int stint_steps_compute(struct stint_steps *r, const struct stint_model *m, const char *step_glob,
+                        const struct stint_filter *filter);
+void stint_steps_free(struct stint_steps *r);
+
 #endif
