@@ -80,7 +80,7 @@ int stint_steps_compute(struct stint_steps *r, const struct stint_model *mm, con
         if (stint_model_track_at(mm, s->track)->kind != STINT_TRACK_THREAD || (s->flags & STINT_SLICE_INSTANT))
             continue;
         int match = step_glob ? fnmatch(step_glob, stint_model_str(mm, s->name, NULL), 0) == 0 : is_measured(mm, s);
-        if (!match || !stint_filter_slice(filter, mm, s))
+        if (!match || (filter && !stint_filter_slice(filter, mm, s)))
             continue;
         if (s->dur_ns < 0) {
             unfinished_steps++;
