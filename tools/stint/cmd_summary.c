@@ -165,12 +165,6 @@ static int64_t quantile(const int64_t *d, size_t n, uint64_t num, uint64_t den)
     return d[r ? r - 1 : 0];
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Whether slice a is on s's parent chain. */
 static int is_ancestor(const struct stint_model *m, uint32_t a, const struct stint_slice *s)
 {
@@ -392,7 +386,7 @@ static void compute(struct summary *S, const struct stint_model *m, const struct
         if (nr->stamp != STINT_NO_ID)
             nr->total_ns += stint_union_acc_total(&nr->acc);
         int64_t *d = dv + nr->d_off;
-        qsort(d, nr->d_len, sizeof *d, cmp_i64);
+        stint_sort_i64(d, nr->d_len);
         if (nr->d_len) {
             nr->p50 = quantile(d, nr->d_len, 50, 100);
             nr->p90 = quantile(d, nr->d_len, 90, 100);

@@ -15,103 +15,110 @@ static inline int iv_less(const struct stint_interval *a, const struct stint_int
     return a->start < b->start || (a->start == b->start && a->end < b->end);
 }
 
-static void insertion(struct stint_interval *v, size_t n)
-{
-    for (size_t i = 1; i < n; i++) {
-        struct stint_interval x = v[i];
-        size_t j = i;
-        while (j > 0 && iv_less(&x, &v[j - 1])) {
-            v[j] = v[j - 1];
-            j--;
-        }
-        v[j] = x;
-    }
-}
+static inline int i64_less(const int64_t *a, const int64_t *b) { return *a < *b; }
 
-static void heapify(struct stint_interval *v, size_t n, size_t i)
-{
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < n && iv_less(&v[m], &v[l]))
-            m = l;
-        if (r < n && iv_less(&v[m], &v[r]))
-            m = r;
-        if (m == i)
-            return;
-        struct stint_interval t = v[i];
-        v[i] = v[m];
-        v[m] = t;
-        i = m;
+/* An in-place introsort (median-of-3 quicksort, heapsort when the depth
+ * budget runs out, insertion sort on short runs), instantiated per type so
+ * the comparison inlines. */
+#define STINT_DEFINE_SORT(NAME, T, LESS)                                                           \
+    static void NAME##_insertion(T *v, size_t n)                                                   \
+    {                                                                                              \
+        for (size_t i = 1; i < n; i++) {                                                           \
+            T x = v[i];                                                                            \
+            size_t j = i;                                                                          \
+            while (j > 0 && LESS(&x, &v[j - 1])) {                                                 \
+                v[j] = v[j - 1];                                                                   \
+                j--;                                                                               \
+            }                                                                                      \
+            v[j] = x;                                                                              \
+        }                                                                                          \
+    }                                                                                              \
+    static void NAME##_heapify(T *v, size_t n, size_t i)                                           \
+    {                                                                                              \
+        for (;;) {                                                                                 \
+            size_t l = 2 * i + 1, r = l + 1, m = i;                                                \
+            if (l < n && LESS(&v[m], &v[l]))                                                       \
+                m = l;                                                                             \
+            if (r < n && LESS(&v[m], &v[r]))                                                       \
+                m = r;                                                                             \
+            if (m == i)                                                                            \
+                return;                                                                            \
+            T t = v[i];                                                                            \
+            v[i] = v[m];                                                                           \
+            v[m] = t;                                                                              \
+            i = m;                                                                                 \
+        }                                                                                          \
+    }                                                                                              \
+    static void NAME##_heapsort(T *v, size_t n)                                                    \
+    {                                                                                              \
+        for (size_t i = n / 2; i-- > 0;)                                                           \
+            NAME##_heapify(v, n, i);                                                               \
+        for (size_t i = n; i-- > 1;) {                                                             \
+            T t = v[0];                                                                            \
+            v[0] = v[i];                                                                           \
+            v[i] = t;                                                                              \
+            NAME##_heapify(v, i, 0);                                                               \
+        }                                                                                          \
+    }                                                                                              \
+    static void NAME##_quick(T *v, size_t n, int budget)                                           \
+    {                                                                                              \
+        while (n > 24) {                                                                           \
+            if (budget-- == 0) {                                                                   \
+                NAME##_heapsort(v, n);                                                             \
+                return;                                                                            \
+            }                                                                                      \
+            size_t mid = n / 2;                                                                    \
+            T *a = &v[0], *b = &v[mid], *c = &v[n - 1];                                            \
+            T p;                                                                                   \
+            if (LESS(a, b))                                                                        \
+                p = LESS(b, c) ? *b : (LESS(a, c) ? *c : *a);                                      \
+            else                                                                                   \
+                p = LESS(a, c) ? *a : (LESS(b, c) ? *c : *b);                                      \
+            size_t i = 0, j = n - 1;                                                               \
+            for (;;) {                                                                             \
+                while (LESS(&v[i], &p))                                                            \
+                    i++;                                                                           \
+                while (LESS(&p, &v[j]))                                                            \
+                    j--;                                                                           \
+                if (i >= j)                                                                        \
+                    break;                                                                         \
+                T t = v[i];                                                                        \
+                v[i] = v[j];                                                                       \
+                v[j] = t;                                                                          \
+                i++;                                                                               \
+                j--;                                                                               \
+            }                                                                                      \
+            size_t left = j + 1;                                                                   \
+            if (left < n - left) {                                                                 \
+                NAME##_quick(v, left, budget);                                                     \
+                v += left;                                                                         \
+                n -= left;                                                                         \
+            } else {                                                                               \
+                NAME##_quick(v + left, n - left, budget);                                          \
+                n = left;                                                                          \
+            }                                                                                      \
+        }                                                                                          \
+        NAME##_insertion(v, n);                                                                    \
+    }                                                                                              \
+    static void NAME(T *v, size_t n)                                                               \
+    {                                                                                              \
+        size_t i = 1;                                                                              \
+        while (i < n && !LESS(&v[i], &v[i - 1]))                                                   \
+            i++;                                                                                   \
+        if (i >= n)                                                                                \
+            return;                                                                                \
+        int budget = 2;                                                                            \
+        for (size_t k = n; k; k >>= 1)                                                             \
+            budget += 2;                                                                           \
+        NAME##_quick(v, n, budget);                                                                \
     }
-}
 
-static void heapsort_iv(struct stint_interval *v, size_t n)
-{
-    for (size_t i = n / 2; i-- > 0;)
-        heapify(v, n, i);
-    for (size_t i = n; i-- > 1;) {
-        struct stint_interval t = v[0];
-        v[0] = v[i];
-        v[i] = t;
-        heapify(v, i, 0);
-    }
-}
+STINT_DEFINE_SORT(sort_iv, struct stint_interval, iv_less)
+STINT_DEFINE_SORT(sort_i64, int64_t, i64_less)
 
-static void quick(struct stint_interval *v, size_t n, int budget)
-{
-    while (n > 24) {
-        if (budget-- == 0) {
-            heapsort_iv(v, n);
-            return;
-        }
-        /* median of three as pivot */
-        size_t mid = n / 2;
-        struct stint_interval *a = &v[0], *b = &v[mid], *c = &v[n - 1];
-        struct stint_interval p;
-        if (iv_less(a, b))
-            p = iv_less(b, c) ? *b : (iv_less(a, c) ? *c : *a);
-        else
-            p = iv_less(a, c) ? *a : (iv_less(b, c) ? *c : *b);
-        size_t i = 0, j = n - 1;
-        for (;;) {
-            while (iv_less(&v[i], &p))
-                i++;
-            while (iv_less(&p, &v[j]))
-                j--;
-            if (i >= j)
-                break;
-            struct stint_interval t = v[i];
-            v[i] = v[j];
-            v[j] = t;
-            i++;
-            j--;
-        }
-        /* recurse into the smaller side */
-        size_t left = j + 1;
-        if (left < n - left) {
-            quick(v, left, budget);
-            v += left;
-            n -= left;
-        } else {
-            quick(v + left, n - left, budget);
-            n = left;
-        }
-    }
-    insertion(v, n);
-}
+void stint_intervals_sort(struct stint_interval *iv, size_t n) { sort_iv(iv, n); }
 
-void stint_intervals_sort(struct stint_interval *iv, size_t n)
-{
-    size_t i = 1;
-    while (i < n && !iv_less(&iv[i], &iv[i - 1]))
-        i++;
-    if (i >= n)
-        return;
-    int budget = 2;
-    for (size_t k = n; k; k >>= 1)
-        budget += 2;
-    quick(iv, n, budget);
-}
+void stint_sort_i64(int64_t *v, size_t n) { sort_i64(v, n); }
 
 size_t stint_intervals_merge(struct stint_interval *iv, size_t n, int64_t epsilon)
 {

@@ -21,6 +21,9 @@ struct stint_interval {
 /* Sorts iv[0..n) by (start, end) in place (not stable; no allocation). */
 void stint_intervals_sort(struct stint_interval *iv, size_t n);
 
+/* Sorts v[0..n) ascending in place (no allocation). */
+void stint_sort_i64(int64_t *v, size_t n);
+
 /* Merges iv[0..n) in place: afterwards iv[0..k) are disjoint and sorted, and
  * k is returned. Two intervals merge when the next start is <= the current
  * end + epsilon (epsilon 0: touching merges). Zero-length intervals not

@@ -61,6 +61,18 @@ int stint_bigarray_reserve(struct stint_bigarray *a, size_t n)
     size_t cap = a->cap ? a->cap : 16;
     while (cap < a->len + n)
         cap *= 2;
+    if (a->mapped) {
+        /* grow in place or move the page tables: no copy, no second touch of old pages */
+        void *q = mremap(a->data, a->cap * a->elem, cap * a->elem, MREMAP_MAYMOVE);
+        if (q == MAP_FAILED)
+            return -1;
+#ifdef MADV_HUGEPAGE
+        madvise(q, cap * a->elem, MADV_HUGEPAGE);
+#endif
+        a->data = q;
+        a->cap = cap;
+        return 0;
+    }
     int mapped = 0;
     void *p = big_alloc(cap * a->elem, &mapped);
     if (!p)
@@ -317,12 +329,6 @@ struct stint_open {
     struct kmap procs, lanes, tracks, counters, instants, synth;
     int64_t next_synthetic;
     uint32_t global_track;
-    /* per-track sortedness, last (ts, dur) seen at append */
-    struct bigmeta {
-        int64_t last_ts;
-        uint8_t unsorted;
-    } *meta;
-    size_t metacap;
 };
 
 static struct ustack *track_stack(struct stint_model *m, uint32_t track)
@@ -395,7 +401,6 @@ static void open_free(struct stint_open *o)
     free(o->counters.slots);
     free(o->instants.slots);
     free(o->synth.slots);
-    free(o->meta);
     free(o);
 }
 
@@ -561,26 +566,6 @@ int64_t stint_model_synthetic_tid(struct stint_model *m, int64_t pid, uint32_t n
 
 /* ---- slices ------------------------------------------------------------------------ */
 
-static void note_order(struct stint_model *m, uint32_t track, int64_t ts)
-{
-    struct stint_open *o = m->open;
-    if (track >= o->metacap) {
-        size_t n = o->metacap ? o->metacap : 16;
-        while (n <= track)
-            n *= 2;
-        o->meta = xrealloc(o->meta, n * sizeof *o->meta);
-        for (size_t i = o->metacap; i < n; i++) {
-            o->meta[i].last_ts = INT64_MIN;
-            o->meta[i].unsorted = 0;
-        }
-        o->metacap = n;
-    }
-    /* Equal ts may still need the dur-descending order, so equal counts as unsorted. */
-    if (ts <= o->meta[track].last_ts)
-        o->meta[track].unsorted = 1;
-    o->meta[track].last_ts = ts;
-}
-
 uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *s)
 {
     struct stint_slice *n = xpush(&m->slices);
@@ -595,7 +580,6 @@ uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *
                            stint_model_str(m, n->name, NULL), (long long)n->ts_ns, (long long)n->dur_ns);
         n->dur_ns = 0;
     }
-    note_order(m, n->track, n->ts_ns);
     return (uint32_t)(m->slices.len - 1);
 }
 
@@ -844,8 +828,12 @@ void stint_model_finish(struct stint_model *m)
         size_t a = start[t], b = start[t + 1];
         if (a == b)
             continue;
-        if (t < o->metacap && o->meta[t].unsorted)
-            qsort(sl + a, b - a, sizeof *sl, slice_cmp);
+        /* most tracks arrive in order: one linear check, sort only when needed */
+        for (size_t i = a + 1; i < b; i++)
+            if (slice_cmp(&sl[i - 1], &sl[i]) > 0) {
+                qsort(sl + a, b - a, sizeof *sl, slice_cmp);
+                break;
+            }
         st.n = 0;
         for (size_t i = a; i < b; i++) {
             struct stint_slice *s = &sl[i];

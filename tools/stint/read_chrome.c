@@ -24,10 +24,10 @@
 
 struct span {
     const char *s;
-    size_t n;
-    int str;  /* given as a JSON string */
-    int esc;  /* string with escapes */
-    int set;
+    uint32_t n;
+    uint8_t str; /* given as a JSON string */
+    uint8_t esc; /* string with escapes */
+    uint8_t set;
 };
 
 struct event {
@@ -86,15 +86,20 @@ static int read_value(struct stint_json *j, struct span *sp)
 {
     int c = stint_json_ws(j);
     memset(sp, 0, sizeof *sp);
+    size_t n = 0;
     if (c == '"') {
-        int rc = stint_json_string(j, &sp->s, &sp->n, &sp->esc);
+        int esc = 0;
+        int rc = stint_json_string(j, &sp->s, &n, &esc);
+        sp->esc = (uint8_t)esc;
         sp->str = 1;
-        sp->set = rc == STINT_JSON_OK;
+        sp->set = rc == STINT_JSON_OK && n <= UINT32_MAX;
+        sp->n = (uint32_t)n;
         return rc;
     }
     if (c == '-' || (c >= '0' && c <= '9')) {
-        int rc = stint_json_number(j, &sp->s, &sp->n);
+        int rc = stint_json_number(j, &sp->s, &n);
         sp->set = rc == STINT_JSON_OK;
+        sp->n = (uint32_t)n;
         return rc;
     }
     return stint_json_skip(j);
