@@ -572,7 +572,8 @@ uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *
     *n = *s;
     n->args = STINT_NO_ID;
     n->nargs = 0;
-    n->parent = STINT_NO_ID;
+    if (!(n->flags & STINT_SLICE_EXPLICIT_PARENT))
+        n->parent = STINT_NO_ID;
     n->depth = 0;
     n->seq = m->seq++;
     if (n->dur_ns < -1) {
@@ -765,6 +766,33 @@ static int slice_cmp(const void *pa, const void *pb)
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* Explicit parents name input indexes (== seq); map them to sorted indexes and
+ * derive depth along the parent chain. */
+static void resolve_explicit_parents(struct stint_model *m)
+{
+    size_t n = m->slices.len;
+    struct stint_slice *sl = m->slices.data;
+    uint32_t *pos = malloc(n * sizeof *pos);
+    if (!pos) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    for (size_t i = 0; i < n; i++)
+        pos[sl[i].seq] = (uint32_t)i;
+    for (size_t i = 0; i < n; i++)
+        if ((sl[i].flags & STINT_SLICE_EXPLICIT_PARENT) && sl[i].parent != STINT_NO_ID)
+            sl[i].parent = sl[i].parent < n ? pos[sl[i].parent] : STINT_NO_ID;
+    free(pos);
+    for (size_t i = 0; i < n; i++) {
+        if (!(sl[i].flags & STINT_SLICE_EXPLICIT_PARENT))
+            continue;
+        uint32_t d = 0;
+        for (uint32_t p = sl[i].parent; p != STINT_NO_ID && d <= n; p = sl[p].parent)
+            d++;
+        sl[i].depth = d;
+    }
+}
+
 void stint_model_finish(struct stint_model *m)
 {
     if (m->finished)
@@ -824,6 +852,7 @@ void stint_model_finish(struct stint_model *m)
     }
     struct stint_slice *sl = m->slices.data;
     struct ustack st = {0};
+    int any_explicit = 0;
     for (size_t t = 0; t < ntracks; t++) {
         size_t a = start[t], b = start[t + 1];
         if (a == b)
@@ -847,7 +876,9 @@ void stint_model_finish(struct stint_model *m)
                 else
                     break;
             }
-            if (st.n) {
+            if (s->flags & STINT_SLICE_EXPLICIT_PARENT) {
+                any_explicit = 1;
+            } else if (st.n) {
                 struct stint_slice *top = &sl[st.v[st.n - 1]];
                 s->parent = st.v[st.n - 1];
                 s->depth = top->depth + 1;
@@ -868,4 +899,6 @@ void stint_model_finish(struct stint_model *m)
     }
     free(st.v);
     free(start);
+    if (any_explicit)
+        resolve_explicit_parents(m);
 }

@@ -95,6 +95,11 @@ enum {
     STINT_SLICE_INSTANT = 1u << 2,  /* i/I/R/n: dur 0, not a span */
     STINT_SLICE_ASYNC = 1u << 3,    /* b/e, S/F */
     STINT_SLICE_OVERLAP = 1u << 4,  /* nested although it ends after its parent */
+    /* The reader set parent to the input index (as returned by add/begin) of
+     * the parent slice, which may be on another track (JSONL parent ids).
+     * finish() maps it to the sorted index and derives depth from the parent
+     * chain instead of from nesting on the track. */
+    STINT_SLICE_EXPLICIT_PARENT = 1u << 5,
 };
 
 enum stint_repair {
