@@ -507,7 +507,7 @@ static int64_t resolve_tid(struct creader *r, const struct event *e, int64_t pid
         return pid;
     int64_t v;
     if (span_i64(r, &e->tid, &v) == 0)
-        return v;
+        return v == 0 ? pid : v; /* Perfetto: tid 0 means the process's main thread */
     return stint_model_synthetic_tid(r->m, pid, intern_span(r, &e->tid));
 }
 
@@ -638,6 +638,10 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
     switch (ph) {
     case 'X': {
         int64_t d = 0;
+        if (!e->dur.set)
+            stint_model_repair(m, STINT_REPAIR_X_WITHOUT_DUR,
+                               "byte %llu: X event '%s' has no dur (Perfetto drops it; kept with dur 0)",
+                               (unsigned long long)offset_of(r, at), stint_model_str(m, s.name, NULL));
         if (e->dur.set && parse_time(r, &e->dur, &d) != 0) {
             stint_model_drop(m, "byte %llu: X event '%s' has an invalid dur (expected microseconds)",
                              (unsigned long long)offset_of(r, at), stint_model_str(m, s.name, NULL));
