@@ -64,6 +64,9 @@ def main():
     if not os.path.isdir(corpus):
         print("SKIP: %s is absent" % corpus)
         return 77
+    if not stint:
+        print("STINT_BIN is not set")
+        return 1
     want = defaultdict(lambda: defaultdict(lambda: [0, 0]))  # (test, file, profile) -> name -> [self, total]
     with open(os.path.join(corpus, "expected-frames.csv"), newline="") as f:
         for row in csv.DictReader(f):
