@@ -932,6 +932,20 @@ void stint_model_finish(struct stint_model *m)
                         break;
                 }
                 if (k == (size_t)-1) {
+                    /* A zero-length pair written B then E at one ts: Perfetto takes the E first
+                     * and leaves both unmatched; stint pairs them (dur 0), see
+                     * docs/speedscope-differences.md. */
+                    size_t q = i;
+                    for (; q < b && sl[q].ts_ns == ev->ts_ns; q++)
+                        if ((sl[q].flags & STINT_SLICE_FROM_B) && is_open(&sl[q]) && sl[q].seq < ev->seq &&
+                            (ev->name == 0 || sl[q].name == ev->name))
+                            break;
+                    if (q < b && sl[q].ts_ns == ev->ts_ns) {
+                        sl[q].dur_ns = 0;
+                        if (ev->tts_ns != STINT_TS_NONE && sl[q].tts_ns != STINT_TS_NONE)
+                            sl[q].tdur_ns = ev->tts_ns - sl[q].tts_ns;
+                        continue;
+                    }
                     const struct stint_track *tr = &STINT_BA_AT(&m->tracks, struct stint_track, t);
                     const struct stint_lane *ln = &STINT_BA_AT(&m->lanes, struct stint_lane, tr->lane);
                     stint_model_repair(m, STINT_REPAIR_E_UNMATCHED,
