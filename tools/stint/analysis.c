@@ -3,11 +3,10 @@
  * analysis.h). Everything is exact int64 ns except the interpolated
  * quantiles and means, which are doubles only at the very end.
  *
- * The call tree relies on the model's ordering contract: within a track the
- * slices are sorted by ts and a slice's parent has a smaller index, so one
- * pass in index order sees every parent before its children, and the direct
- * children of one parent arrive in ts order (which lets the union of
- * children be computed with one cursor per parent).
+ * The call tree follows each slice's parent, which may be on another track
+ * (JSONL sessions give explicit parent ids): paths are resolved up the parent
+ * chain, and a parent's self time subtracts the union of all its direct
+ * children, clipped to the parent, wherever they ran.
  */
 #include "analysis.h"
 
@@ -257,6 +256,19 @@ void stint_calltree_free(struct stint_calltree *t)
     memset(t, 0, sizeof *t);
 }
 
+struct kid {
+    uint32_t parent;
+    struct stint_iv iv;
+};
+
+static int kid_cmp(const void *pa, const void *pb)
+{
+    const struct kid *a = pa, *b = pb;
+    if (a->parent != b->parent)
+        return a->parent < b->parent ? -1 : 1;
+    return (a->iv.start_ns > b->iv.start_ns) - (a->iv.start_ns < b->iv.start_ns);
+}
+
 int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f)
 {
     memset(t, 0, sizeof *t);
@@ -265,9 +277,10 @@ int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, 
     t->nodes = calloc(t->cap, sizeof *t->nodes);
     t->slice_node = malloc((n ? n : 1) * sizeof *t->slice_node);
     t->slice_self = calloc(n ? n : 1, sizeof *t->slice_self);
-    int64_t *cursor = malloc((n ? n : 1) * sizeof *cursor); /* per parent: union covered so far */
+    uint32_t *chain = malloc((n ? n : 1) * sizeof *chain);
+    struct kid *kids = malloc((n ? n : 1) * sizeof *kids);
     int64_t *child_cov = calloc(n ? n : 1, sizeof *child_cov);
-    if (!t->nodes || !t->slice_node || !t->slice_self || !cursor || !child_cov || tab_grow(t) != 0)
+    if (!t->nodes || !t->slice_node || !t->slice_self || !chain || !kids || !child_cov || tab_grow(t) != 0)
         goto oom;
     /* the two invisible roots */
     for (int r = 0; r < 2; r++) {
@@ -283,43 +296,78 @@ int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, 
         else
             t->lanes_host++;
     }
-    /* pass 1: node per slice, children's covered time per parent */
+    /* pass 1: node per slice. A parent may sit on another track and after
+     * its child in index order (JSONL explicit parents), so each chain is
+     * resolved upward to the first slice with a node, then assigned down. */
+    const uint32_t unset = STINT_NO_ID - 1;
+    for (size_t i = 0; i < n; i++)
+        t->slice_node[i] = stint_model_track_at(m, stint_model_slice(m, i)->track)->kind == STINT_TRACK_THREAD
+                               ? unset
+                               : STINT_NO_ID;
     for (size_t i = 0; i < n; i++) {
-        const struct stint_slice *s = stint_model_slice(m, i);
-        t->slice_node[i] = STINT_NO_ID;
-        cursor[i] = s->ts_ns;
-        const struct stint_track *tr = stint_model_track_at(m, s->track);
-        if (tr->kind != STINT_TRACK_THREAD) {
+        if (t->slice_node[i] == STINT_NO_ID) {
             t->async++;
             continue;
         }
-        uint32_t pnode;
-        if (s->parent == STINT_NO_ID) {
-            pnode = stint_model_lane_at(m, tr->lane)->clock == STINT_CLOCK_DEVICE ? 1 : 0;
-        } else if (s->parent < i) {
-            pnode = t->slice_node[s->parent];
-        } else {
-            pnode = STINT_NO_ID; /* contract broken: treat as unattached */
+        if (t->slice_node[i] != unset)
+            continue;
+        size_t depth = 0;
+        uint32_t c = (uint32_t)i;
+        while (c != STINT_NO_ID && t->slice_node[c] == unset && depth < n) {
+            chain[depth++] = c;
+            c = stint_model_slice(m, c)->parent;
         }
-        if (pnode == STINT_NO_ID)
-            pnode = 0;
-        uint32_t node = node_get(t, pnode, s->name);
-        if (node == STINT_NO_ID)
-            goto oom;
-        t->slice_node[i] = node;
-        /* this slice's time covers its parent's children union */
-        if (s->parent != STINT_NO_ID && s->parent < i) {
-            const struct stint_slice *p = stint_model_slice(m, s->parent);
-            int64_t pend = p->dur_ns < 0 ? INT64_MAX : p->ts_ns + p->dur_ns;
-            int64_t cend = s->dur_ns < 0 ? pend : s->ts_ns + s->dur_ns;
-            if (cend > pend)
-                cend = pend;
-            int64_t from = s->ts_ns > cursor[s->parent] ? s->ts_ns : cursor[s->parent];
-            if (cend > from) {
-                child_cov[s->parent] += cend - from;
-                cursor[s->parent] = cend;
-            }
+        uint32_t base;
+        if (c != STINT_NO_ID && t->slice_node[c] != unset && t->slice_node[c] != STINT_NO_ID)
+            base = t->slice_node[c];
+        else {
+            const struct stint_slice *top = stint_model_slice(m, chain[depth - 1]);
+            const struct stint_track *tr = stint_model_track_at(m, top->track);
+            base = stint_model_lane_at(m, tr->lane)->clock == STINT_CLOCK_DEVICE ? 1 : 0;
         }
+        while (depth) {
+            uint32_t k = chain[--depth];
+            base = node_get(t, base, stint_model_slice(m, k)->name);
+            if (base == STINT_NO_ID)
+                goto oom;
+            t->slice_node[k] = base;
+        }
+    }
+    /* children's covered time per parent: union of the children clipped to
+     * the parent (children may come from several tracks and overlap) */
+    size_t nc = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        if (s->parent == STINT_NO_ID || s->parent >= n)
+            continue;
+        const struct stint_slice *p = stint_model_slice(m, s->parent);
+        int64_t pend = p->dur_ns < 0 ? INT64_MAX : p->ts_ns + p->dur_ns;
+        int64_t cend = s->dur_ns < 0 ? pend : s->ts_ns + s->dur_ns;
+        int64_t cstart = s->ts_ns < p->ts_ns ? p->ts_ns : s->ts_ns;
+        if (cend > pend)
+            cend = pend;
+        if (cend <= cstart)
+            continue;
+        kids[nc].parent = s->parent;
+        kids[nc].iv.start_ns = cstart;
+        kids[nc].iv.end_ns = cend;
+        nc++;
+    }
+    qsort(kids, nc, sizeof *kids, kid_cmp);
+    for (size_t a = 0; a < nc;) {
+        size_t b = a;
+        int64_t l = kids[a].iv.start_ns, r = kids[a].iv.end_ns, cov = 0;
+        while (b < nc && kids[b].parent == kids[a].parent) {
+            if (kids[b].iv.start_ns > r) {
+                cov += r - l;
+                l = kids[b].iv.start_ns;
+                r = kids[b].iv.end_ns;
+            } else if (kids[b].iv.end_ns > r)
+                r = kids[b].iv.end_ns;
+            b++;
+        }
+        child_cov[kids[a].parent] = cov + (r - l);
+        a = b;
     }
     /* pass 2: aggregate the spans that pass the filter */
     for (size_t i = 0; i < n; i++) {
@@ -370,11 +418,13 @@ int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, 
     }
     for (size_t k = 0; k < t->n; k++)
         stint_an_sort_i64(t->nodes[k].durs, t->nodes[k].ndurs);
-    free(cursor);
+    free(chain);
+    free(kids);
     free(child_cov);
     return 0;
 oom:
-    free(cursor);
+    free(chain);
+    free(kids);
     free(child_cov);
     stint_calltree_free(t);
     return -1;
