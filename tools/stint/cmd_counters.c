@@ -242,6 +242,47 @@ static int tele_row(void *ctx, const char *line, size_t len, uint64_t lineno)
     return 0;
 }
 
+/* JSONL sessions: device_memory checkpoints become series
+ * "device_memory <device> used_bytes|free_bytes|reserved_bytes" (the model
+ * keeps only counter records). */
+struct devmem {
+    struct set *set;
+    const struct stint_filter *filter;
+    int oom;
+};
+
+static int devmem_line(void *ctx, const char *line, size_t len, uint64_t lineno)
+{
+    struct devmem *d = ctx;
+    struct stint_jl_val kind, ts, dev, v;
+    (void)lineno;
+    if (stint_jl_get(line, len, "kind", &kind) != 0 || kind.type != STINT_JL_STRING || kind.len != 13 ||
+        memcmp(kind.p, "device_memory", 13) != 0)
+        return 0;
+    int64_t t;
+    if (stint_jl_get(line, len, "timestamp_ns", &ts) != 0 || ts.type != STINT_JL_NUMBER ||
+        stint_parse_i64(ts.p, ts.len, &t) != 0 || !stint_filter_point(d->filter, 0, t))
+        return 0;
+    if (stint_jl_get(line, len, "device", &dev) != 0)
+        return 0;
+    static const char *const keys[] = {"used_bytes", "free_bytes", "reserved_bytes"};
+    for (int k = 0; k < 3; k++) {
+        double x;
+        if (stint_jl_get(line, len, keys[k], &v) != 0 || v.type != STINT_JL_NUMBER || stint_jl_double(&v, &x) != 0)
+            continue;
+        char name[300];
+        int n = snprintf(name, sizeof name, "device_memory %.*s %s",
+                         dev.type == STINT_JL_STRING ? (int)(dev.len < 200 ? dev.len : 200) : 0,
+                         dev.type == STINT_JL_STRING ? dev.p : "", keys[k]);
+        struct series *s = series_get(d->set, name, (size_t)n, 0, 0);
+        if (!s || series_add(s, t, x) != 0) {
+            d->oom = 1;
+            return 3;
+        }
+    }
+    return 0;
+}
+
 static int parse_fields(const char *spec, struct field **out, size_t *nout)
 {
     size_t n = 1;
@@ -423,6 +464,16 @@ int stint_cmd_counters(int argc, char **argv)
             }
         }
         free(map);
+        if (m.format && !strcmp(m.format, "jsonl") && strcmp(o.path, "-") != 0) {
+            struct devmem d = {&set, &o.filter, 0};
+            char err[600];
+            int r = stint_jl_each(o.path, devmem_line, &d, err, sizeof err);
+            if (r == 3) {
+                fprintf(stderr, "stint: error: %s\n", d.oom ? "out of memory" : err);
+                rc = 3;
+                goto out;
+            }
+        }
     }
     size_t maxn = 1;
     for (size_t i = 0; i < set.n; i++)
