@@ -185,11 +185,37 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
     size_t nl = 0;
     for (size_t k = 0; k < m->tracks.len; k++)
         lane_of_track[k] = STINT_NO_ID;
-    for (size_t k = 0; k < npick; k++) {
+    /* display rows: greedy packing per track in ts order (a slice takes the
+     * first row free at its start), so nested spans stack under their
+     * parents and overlapping siblings get rows of their own */
+    uint32_t *row_of = malloc((npick ? npick : 1) * sizeof *row_of);
+    int64_t row_end[25];
+    uint32_t cur_track = STINT_NO_ID;
+    for (size_t k = 0; row_of && k < npick; k++) {
         const struct stint_slice *s = stint_model_slice(m, pick[k]);
-        if (s->depth + 1 > track_depth[s->track])
-            track_depth[s->track] = s->depth + 1;
+        if (s->track != cur_track) {
+            cur_track = s->track;
+            for (int r = 0; r < 25; r++)
+                row_end[r] = INT64_MIN;
+        }
+        int64_t end = s->dur_ns < 0 ? INT64_MAX : s->ts_ns + s->dur_ns;
+        uint32_t r = 0;
+        while (r < 24 && row_end[r] > s->ts_ns)
+            r++;
+        if (row_end[r] < end)
+            row_end[r] = end;
+        row_of[k] = r;
+        if (r + 1 > track_depth[s->track])
+            track_depth[s->track] = r + 1;
         lane_of_track[s->track] = 0;
+    }
+    if (!row_of) {
+        free(pick);
+        free(dev_origin);
+        free(lane_of_track);
+        free(track_depth);
+        stint_calltree_free(&t);
+        return -1;
     }
     for (size_t k = 0; k < m->tracks.len; k++)
         if (lane_of_track[k] != STINT_NO_ID)
@@ -451,7 +477,7 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
         if (tr->kind == STINT_TRACK_THREAD && stint_model_lane_at(m, tr->lane)->clock == STINT_CLOCK_DEVICE)
             org = dev_origin[tr->lane];
         fprintf(f, "%s%u,%u,%" PRId64 ",%" PRId64 ",%u", k ? (k % 8 ? "," : ",\n") : "", lane_of_track[s->track],
-                s->depth, s->ts_ns - org, s->dur_ns, s->name);
+                row_of[k], s->ts_ns - org, s->dur_ns, s->name);
     }
     /* flame: host tree nodes, parent before child: [parent, name, total, self, depth, calls] */
     fputs("],\n\"flame\":[", f);
@@ -497,6 +523,7 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
     for (size_t k = 0; stint_report_js[k]; k++)
         fputs(stint_report_js[k], f);
     fputs("</script>\n</body></html>\n", f);
+    free(row_of);
     free(pick);
     free(dev_origin);
     free(lane_of_track);
