@@ -68,6 +68,7 @@ int main(void)
     m.timestamp_ns = 200;
     CHECK(stint_session_memory(s, &m) == STINT_OK);
     CHECK(stint_session_finish(s) == STINT_OK);
+    stint_session_free(s);
     char *o = run_memory(path);
     CHECK(has(o, "\"peak_bytes\":40000,"));
     CHECK(has(o, "\"allocs\":1,"));
@@ -91,6 +92,7 @@ int main(void)
     m.action = STINT_MEM_ALLOC;
     CHECK(stint_session_memory(s, &m) == STINT_OK);
     CHECK(stint_session_finish(s) == STINT_OK);
+    stint_session_free(s);
     o = run_memory(path);
     CHECK(has(o, "\"frees_without_alloc\":1,"));
     CHECK(has(o, "\"peak_bytes\":40000,"));

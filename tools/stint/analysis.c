@@ -131,8 +131,18 @@ static int f64_cmp(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-void stint_an_sort_i64(int64_t *v, size_t n) { qsort(v, n, sizeof *v, i64_cmp); }
-void stint_an_sort_f64(double *v, size_t n) { qsort(v, n, sizeof *v, f64_cmp); }
+/* (qsort must not see a NULL array, even for n == 0) */
+void stint_an_sort_i64(int64_t *v, size_t n)
+{
+    if (n > 1)
+        qsort(v, n, sizeof *v, i64_cmp);
+}
+
+void stint_an_sort_f64(double *v, size_t n)
+{
+    if (n > 1)
+        qsort(v, n, sizeof *v, f64_cmp);
+}
 
 double stint_an_quantile(const int64_t *v, size_t n, double q)
 {

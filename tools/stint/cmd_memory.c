@@ -257,7 +257,8 @@ int stint_cmd_memory(int argc, char **argv)
         fprintf(stderr, "stint: %s: no line is a JSON object: not a JSONL session\n", o.path);
         rc = 1;
     }
-    qsort(c.r, c.n, sizeof *c.r, rec_cmp);
+    if (c.n > 1)
+        qsort(c.r, c.n, sizeof *c.r, rec_cmp);
     /* live bytes per tensor (index = tensor id), per category and device */
     size_t nt = c.tensors.n + 1, nn = c.names.n + 1;
     uint64_t *live_t = calloc(nt, sizeof *live_t);
