@@ -242,15 +242,13 @@ static uint32_t node_get(struct stint_calltree *t, uint32_t parent, uint32_t nam
     nd->depth = t->nodes[parent].depth + 1;
     nd->clock = t->nodes[parent].clock;
     /* append as the last child (first-seen order) */
+    nd->last_child = STINT_NO_ID;
     struct stint_tnode *p = &t->nodes[parent];
     if (p->first_child == STINT_NO_ID)
         p->first_child = id;
-    else {
-        uint32_t c = p->first_child;
-        while (t->nodes[c].next_sibling != STINT_NO_ID)
-            c = t->nodes[c].next_sibling;
-        t->nodes[c].next_sibling = id;
-    }
+    else
+        t->nodes[p->last_child].next_sibling = id;
+    p->last_child = id;
     t->tab[h] = id;
     return id;
 }
@@ -297,7 +295,7 @@ int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, 
         struct stint_tnode *nd = &t->nodes[t->n++];
         memset(nd, 0, sizeof *nd);
         nd->parent = STINT_NO_ID;
-        nd->first_child = nd->next_sibling = STINT_NO_ID;
+        nd->first_child = nd->next_sibling = nd->last_child = STINT_NO_ID;
         nd->clock = (uint8_t)r;
     }
     for (size_t i = 0; i < m->lanes.len; i++) {
@@ -478,6 +476,7 @@ void stint_calltree_sort(struct stint_calltree *t, const struct stint_model *m, 
         for (size_t j = 0; j + 1 < k; j++)
             t->nodes[buf[j]].next_sibling = buf[j + 1];
         t->nodes[buf[k - 1]].next_sibling = STINT_NO_ID;
+        t->nodes[p].last_child = buf[k - 1];
     }
     free(buf);
 }

@@ -55,7 +55,7 @@ const char *stint_an_us_f(char *buf, double ns);
  *   durs   every span's duration, sorted (for p50/p90/max)
  */
 struct stint_tnode {
-    uint32_t parent, name, first_child, next_sibling, depth;
+    uint32_t parent, name, first_child, next_sibling, last_child, depth;
     uint8_t clock;
     uint64_t calls;
     int64_t total_ns, self_ns, max_ns;

@@ -52,7 +52,8 @@ int stint_cmd_steps(int argc, char **argv)
         return 2;
     }
     struct stint_model m;
-    rc = stint_cmd_load(&o, &m, STINT_MODEL_KEEP_ARGS);
+    /* args are only needed to find the measured span when no --step is given */
+    rc = stint_cmd_load(&o, &m, step_glob ? 0 : STINT_MODEL_KEEP_ARGS);
     if (rc == 3 || rc == 2) {
         stint_model_free(&m);
         return rc;

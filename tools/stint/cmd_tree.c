@@ -274,6 +274,8 @@ int stint_cmd_tree(int argc, char **argv)
     }
     stint_calltree_sort(&t, &m, to.sort);
     FILE *f = stdout;
+    static char obuf[1 << 20];
+    setvbuf(f, obuf, _IOFBF, sizeof obuf);
     const char *scope_total = to.flat ? "sum of durations of outermost calls per name (a call nested in a same-name "
                                         "call is not added again); threads and processes add up"
                                       : "sum of call durations at the path; threads and processes add up; a "
