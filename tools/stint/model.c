@@ -333,26 +333,10 @@ struct ustack {
 };
 
 struct stint_open {
-    struct ustack *by_track; /* open B (or b) slice indices per track */
-    size_t ntracks;
     struct kmap procs, lanes, tracks, counters, instants, synth;
     int64_t next_synthetic;
     uint32_t global_track;
 };
-
-static struct ustack *track_stack(struct stint_model *m, uint32_t track)
-{
-    struct stint_open *o = m->open;
-    if (track >= o->ntracks) {
-        size_t n = o->ntracks ? o->ntracks : 8;
-        while (n <= track)
-            n *= 2;
-        o->by_track = xrealloc(o->by_track, n * sizeof *o->by_track);
-        memset(o->by_track + o->ntracks, 0, (n - o->ntracks) * sizeof *o->by_track);
-        o->ntracks = n;
-    }
-    return &o->by_track[track];
-}
 
 static void ustack_push(struct ustack *s, uint32_t v)
 {
@@ -402,9 +386,6 @@ int stint_model_init(struct stint_model *m, unsigned flags)
 
 static void open_free(struct stint_open *o)
 {
-    for (size_t i = 0; i < o->ntracks; i++)
-        free(o->by_track[i].v);
-    free(o->by_track);
     free(o->procs.slots);
     free(o->lanes.slots);
     free(o->tracks.slots);
@@ -616,29 +597,6 @@ uint32_t stint_model_begin(struct stint_model *m, uint32_t lane, const struct st
     return stint_model_add_slice(m, &c);
 }
 
-static uint32_t close_on(struct stint_model *m, uint32_t track, int64_t ts_ns, uint32_t name)
-{
-    struct ustack *st = track_stack(m, track);
-    struct stint_slice *sl = m->slices.data;
-    for (size_t k = st->n; k-- > 0;) {
-        uint32_t idx = st->v[k];
-        if (name != 0 && sl[idx].name != name)
-            continue;
-        /* Slices opened above the match stay open: they were not closed by this E. */
-        memmove(&st->v[k], &st->v[k + 1], (st->n - k - 1) * sizeof *st->v);
-        st->n--;
-        int64_t d = ts_ns - sl[idx].ts_ns;
-        if (d < 0) {
-            stint_model_repair(m, STINT_REPAIR_NEGATIVE_DUR, "end of '%s' at ts %lld ns is before its begin",
-                               stint_model_str(m, sl[idx].name, NULL), (long long)ts_ns);
-            d = 0;
-        }
-        sl[idx].dur_ns = d;
-        return idx;
-    }
-    return STINT_NO_ID;
-}
-
 uint32_t stint_model_end(struct stint_model *m, uint32_t lane, int64_t ts_ns, uint32_t name, int64_t tts_ns)
 {
     struct end_ev *e = xpush(&m->ends);
@@ -655,19 +613,19 @@ uint32_t stint_model_async_begin(struct stint_model *m, uint32_t track, const st
     struct stint_slice c = *s;
     c.track = track;
     c.dur_ns = -1;
-    c.flags |= STINT_SLICE_ASYNC;
-    uint32_t idx = stint_model_add_slice(m, &c);
-    ustack_push(track_stack(m, track), idx);
-    return idx;
+    c.flags |= STINT_SLICE_ASYNC | STINT_SLICE_FROM_B;
+    return stint_model_add_slice(m, &c);
 }
 
 uint32_t stint_model_async_end(struct stint_model *m, uint32_t track, int64_t ts_ns, uint32_t name)
 {
-    uint32_t idx = close_on(m, track, ts_ns, name);
-    if (idx == STINT_NO_ID)
-        stint_model_repair(m, STINT_REPAIR_ASYNC_UNMATCHED, "async end '%s' at ts %lld ns matches no begin",
-                           stint_model_str(m, name, NULL), (long long)ts_ns);
-    return idx;
+    struct end_ev *e = xpush(&m->ends);
+    e->ts_ns = ts_ns;
+    e->tts_ns = STINT_TS_NONE;
+    e->seq = m->seq++;
+    e->track = track;
+    e->name = name;
+    return STINT_NO_ID;
 }
 
 /* ---- counters and instants ------------------------------------------------------------ */
@@ -827,19 +785,6 @@ void stint_model_finish(struct stint_model *m)
     if (m->finished)
         return;
     m->finished = 1;
-    struct stint_open *o = m->open;
-    /* Count spans still open; they keep dur -1. */
-    for (size_t t = 0; t < o->ntracks; t++) {
-        struct ustack *st = &o->by_track[t];
-        for (size_t k = 0; k < st->n; k++) {
-            const struct stint_slice *s = &STINT_BA_AT(&m->slices, struct stint_slice, st->v[k]);
-            int async = (s->flags & STINT_SLICE_ASYNC) != 0;
-            stint_model_repair(m, STINT_REPAIR_UNFINISHED, "%s '%s' at ts %lld ns never ended (dur -1)",
-                               async ? "async begin" : "B", stint_model_str(m, s->name, NULL),
-                               (long long)s->ts_ns);
-        }
-        st->n = 0;
-    }
     size_t n = m->slices.len, ntracks = m->tracks.len;
     struct end_ev *ends = m->ends.data;
     size_t nends = m->ends.len, ei = 0;
@@ -947,11 +892,15 @@ void stint_model_finish(struct stint_model *m)
                         continue;
                     }
                     const struct stint_track *tr = &STINT_BA_AT(&m->tracks, struct stint_track, t);
-                    const struct stint_lane *ln = &STINT_BA_AT(&m->lanes, struct stint_lane, tr->lane);
-                    stint_model_repair(m, STINT_REPAIR_E_UNMATCHED,
-                                       "E '%s' at ts %lld ns on pid %lld tid %lld closes no open B",
-                                       stint_model_str(m, ev->name, NULL), (long long)ev->ts_ns, (long long)ln->pid,
-                                       (long long)ln->tid);
+                    if (tr->kind == STINT_TRACK_THREAD) {
+                        const struct stint_lane *ln = &STINT_BA_AT(&m->lanes, struct stint_lane, tr->lane);
+                        stint_model_repair(m, STINT_REPAIR_E_UNMATCHED,
+                                           "E '%s' at ts %lld ns on pid %lld tid %lld closes no open B",
+                                           stint_model_str(m, ev->name, NULL), (long long)ev->ts_ns,
+                                           (long long)ln->pid, (long long)ln->tid);
+                    } else
+                        stint_model_repair(m, STINT_REPAIR_ASYNC_UNMATCHED, "async end '%s' at ts %lld ns matches no begin",
+                                           stint_model_str(m, ev->name, NULL), (long long)ev->ts_ns);
                     continue;
                 }
                 struct stint_slice *c = &sl[st.v[k]];
@@ -1000,7 +949,8 @@ void stint_model_finish(struct stint_model *m)
         }
         for (size_t q = a; q < b; q++)
             if ((sl[q].flags & STINT_SLICE_FROM_B) && sl[q].dur_ns < 0)
-                stint_model_repair(m, STINT_REPAIR_UNFINISHED, "B '%s' at ts %lld ns never ended (dur -1)",
+                stint_model_repair(m, STINT_REPAIR_UNFINISHED, "%s '%s' at ts %lld ns never ended (dur -1)",
+                                   (sl[q].flags & STINT_SLICE_ASYNC) ? "async begin" : "B",
                                    stint_model_str(m, sl[q].name, NULL), (long long)sl[q].ts_ns);
     }
     free(st.v);

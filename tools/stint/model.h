@@ -45,8 +45,10 @@
  *     innermost open B with the same name (an E without a name closes the
  *     innermost open B); slices opened above it stay open. An E matching
  *     nothing is counted (STINT_REPAIR_E_UNMATCHED). A B never closed keeps
- *     dur_ns = -1 (STINT_REPAIR_UNFINISHED). Async b/e match at read time on
- *     their track, the same way, in file order.
+ *     dur_ns = -1 (STINT_REPAIR_UNFINISHED). Async b/e match the same way on
+ *     their own track (unmatched e: STINT_REPAIR_ASYNC_UNMATCHED). One
+ *     exception to Perfetto's order: a zero-length pair written B then E at
+ *     one ts is paired (dur 0) rather than left unmatched.
  *
  * Memory: the model keeps one struct stint_slice (48 bytes) per slice, plus
  * args only when STINT_MODEL_KEEP_ARGS is set, plus counter samples only when
