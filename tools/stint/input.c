@@ -24,9 +24,7 @@
 #include <zlib.h>
 #endif
 
-static int corrupt_code; /* set by a decompression error: exit 1, not 3 */
-
-int stint_input_errcode(const struct stint_input *in) { return in->err[0] && corrupt_code ? 1 : 3; }
+int stint_input_errcode(const struct stint_input *in) { return in->err[0] && in->corrupt ? 1 : 3; }
 
 static ssize_t read_full(int fd, void *dst, size_t n)
 {
@@ -56,7 +54,7 @@ static int grow(struct stint_input *in, size_t need)
         snprintf(in->err, sizeof in->err,
                  "%s: byte %llu: one JSON event or line is longer than %zu MiB (expected events to be smaller)",
                  in->path, (unsigned long long)in->base, STINT_INPUT_MAX_WINDOW >> 20);
-        corrupt_code = 1;
+        in->corrupt = 1;
         return -1;
     }
     char *nb = realloc(in->buf, cap + STINT_JSON_PAD);
@@ -100,7 +98,7 @@ static ssize_t inflate_some(struct stint_input *in)
                 snprintf(in->err, sizeof in->err,
                          "%s: compressed byte %llu: gzip stream is truncated (expected more deflate data)",
                          in->path, (unsigned long long)in->raw_read);
-                corrupt_code = 1;
+                in->corrupt = 1;
                 return -1;
             }
             break;
@@ -123,7 +121,7 @@ static ssize_t inflate_some(struct stint_input *in)
         if (rc < 0) {
             snprintf(in->err, sizeof in->err, "%s: compressed byte %llu: corrupt gzip data (isa-l error %d)",
                      in->path, (unsigned long long)(in->raw_read - (in->zin_len - in->zin_pos)), rc);
-            corrupt_code = 1;
+            in->corrupt = 1;
             return -1;
         }
         if (st->block_state == ISAL_BLOCK_FINISH)
@@ -146,7 +144,7 @@ static ssize_t inflate_some(struct stint_input *in)
         else if (rc != Z_OK && rc != Z_BUF_ERROR) {
             snprintf(in->err, sizeof in->err, "%s: compressed byte %llu: corrupt gzip data (%s)", in->path,
                      (unsigned long long)in->raw_read, zs->msg ? zs->msg : "zlib error");
-            corrupt_code = 1;
+            in->corrupt = 1;
             return -1;
         }
 #else
@@ -202,7 +200,6 @@ static int open_common(struct stint_input *in, const char *path, uint64_t from, 
 {
     memset(in, 0, sizeof *in);
     in->path = path;
-    corrupt_code = 0;
     if (strcmp(path, "-") == 0) {
         in->fd = 0;
     } else {
@@ -262,6 +259,10 @@ static int open_common(struct stint_input *in, const char *path, uint64_t from, 
             in->len = in->zin_len;
             if (in->zin_eof || in->zin_len < STINT_INPUT_CHUNK)
                 in->eof = in->zin_len < STINT_INPUT_CHUNK;
+            if (in->stop_at && in->len >= in->stop_at) { /* the first part of a split file */
+                in->len = (size_t)in->stop_at;
+                in->eof = 1;
+            }
             free(in->zin);
             in->zin = NULL;
             memset(in->buf + in->len, 0, STINT_JSON_PAD);

@@ -959,3 +959,206 @@ void stint_model_finish(struct stint_model *m)
     if (any_explicit)
         resolve_explicit_parents(m);
 }
+
+/* ---- merging (parallel reading) ------------------------------------------------------------- */
+
+/* The string a synthetic (negative) pid or tid was made from, or 0. */
+static uint32_t synthetic_name(const struct stint_model *m, uint64_t k0, uint64_t k2, int64_t id)
+{
+    const struct kmap *t = &m->open->synth;
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->slots[i].used && t->slots[i].k[0] == k0 && t->slots[i].k[2] == k2 && (int64_t)t->slots[i].v == -id)
+            return (uint32_t)t->slots[i].k[1];
+    return 0;
+}
+
+int stint_model_merge(struct stint_model *dst, struct stint_model *src)
+{
+    const struct stint_intern *ss = src->strings;
+    uint32_t *smap = malloc((ss->n ? ss->n : 1) * sizeof *smap);
+    uint32_t *pmap = malloc((src->processes.len + 1) * sizeof *pmap);
+    int64_t *pidmap = malloc((src->processes.len + 1) * sizeof *pidmap);
+    uint32_t *lmap = malloc((src->lanes.len + 1) * sizeof *lmap);
+    uint32_t *tmap = malloc((src->tracks.len + 1) * sizeof *tmap);
+    if (!smap || !pmap || !pidmap || !lmap || !tmap) {
+        free(smap), free(pmap), free(pidmap), free(lmap), free(tmap);
+        return -1;
+    }
+    for (size_t i = 0; i < ss->n; i++)
+        smap[i] = stint_model_intern(dst, ss->ents[i].s, ss->ents[i].len);
+    struct stint_process *sp = src->processes.data;
+    for (size_t i = 0; i < src->processes.len; i++) {
+        int64_t pid = sp[i].pid;
+        if (pid < 0) {
+            uint32_t nm = synthetic_name(src, 0, 0, pid);
+            pid = stint_model_synthetic_pid(dst, smap[nm]);
+        }
+        pidmap[i] = pid;
+        pmap[i] = stint_model_process(dst, pid);
+        struct stint_process *dp = &STINT_BA_AT(&dst->processes, struct stint_process, pmap[i]);
+        if (sp[i].name)
+            dp->name = smap[sp[i].name];
+        if (sp[i].has_sort_index) {
+            dp->sort_index = sp[i].sort_index;
+            dp->has_sort_index = 1;
+        }
+    }
+    struct stint_lane *sl = src->lanes.data;
+    for (size_t i = 0; i < src->lanes.len; i++) {
+        int64_t pid = pidmap[sl[i].process], tid = sl[i].tid;
+        if (tid < 0) {
+            uint32_t nm = synthetic_name(src, 1 + (uint64_t)sl[i].pid, 1, tid);
+            tid = stint_model_synthetic_tid(dst, pid, smap[nm]);
+        }
+        lmap[i] = stint_model_lane(dst, pid, tid, (enum stint_clock)sl[i].clock);
+        struct stint_lane *dl = &STINT_BA_AT(&dst->lanes, struct stint_lane, lmap[i]);
+        if (sl[i].name)
+            dl->name = smap[sl[i].name];
+        if (sl[i].has_sort_index) {
+            dl->sort_index = sl[i].sort_index;
+            dl->has_sort_index = 1;
+        }
+    }
+    struct stint_track *st = src->tracks.data;
+    for (size_t i = 0; i < src->tracks.len; i++) {
+        const struct stint_track *t = &st[i];
+        int64_t pid = t->pid;
+        if (pid < 0) {
+            uint32_t nm = synthetic_name(src, 0, 0, pid);
+            pid = stint_model_synthetic_pid(dst, smap[nm]);
+        }
+        switch (t->kind) {
+        case STINT_TRACK_THREAD:
+            tmap[i] = STINT_BA_AT(&dst->lanes, struct stint_lane, lmap[t->lane]).track;
+            break;
+        case STINT_TRACK_PROCESS:
+            tmap[i] = stint_model_track_process(dst, pid);
+            break;
+        case STINT_TRACK_GLOBAL:
+            tmap[i] = stint_model_track_global(dst);
+            break;
+        default:
+            tmap[i] = stint_model_track_async(dst, (enum stint_async_scope)t->scope, pid, smap[t->cat], smap[t->id],
+                                              smap[t->name]);
+            break;
+        }
+    }
+    uint64_t seq0 = dst->seq;
+    size_t slice0 = dst->slices.len, arg0 = dst->args.len;
+    if (stint_bigarray_reserve(&dst->slices, src->slices.len) != 0 ||
+        stint_bigarray_reserve(&dst->args, src->args.len) != 0) {
+        free(smap), free(pmap), free(pidmap), free(lmap), free(tmap);
+        return -1;
+    }
+    const struct stint_arg *sa = src->args.data;
+    for (size_t i = 0; i < src->args.len; i++) {
+        struct stint_arg *a = xpush(&dst->args);
+        *a = sa[i];
+        a->key = smap[a->key];
+        if (a->kind == STINT_ARG_STRING || a->kind == STINT_ARG_REAL || a->kind == STINT_ARG_JSON)
+            a->sval = smap[a->sval];
+    }
+    const struct stint_slice *ssl = src->slices.data;
+    for (size_t i = 0; i < src->slices.len; i++) {
+        struct stint_slice *s = xpush(&dst->slices);
+        *s = ssl[i];
+        s->track = tmap[s->track];
+        s->name = smap[s->name];
+        s->cat = smap[s->cat];
+        s->seq += seq0;
+        if (s->args != STINT_NO_ID)
+            s->args += (uint32_t)arg0;
+        if ((s->flags & STINT_SLICE_EXPLICIT_PARENT) && s->parent != STINT_NO_ID)
+            s->parent += (uint32_t)slice0;
+    }
+    const struct end_ev *se = src->ends.data;
+    for (size_t i = 0; i < src->ends.len; i++) {
+        struct end_ev *e = xpush(&dst->ends);
+        *e = se[i];
+        e->track = tmap[e->track];
+        e->name = smap[e->name];
+        e->seq += seq0;
+    }
+    dst->seq += src->seq;
+    /* counters: combine series aggregates, append samples */
+    const struct stint_counter_series *sc = src->counters.data;
+    uint32_t *cmap = malloc((src->counters.len + 1) * sizeof *cmap);
+    if (!cmap) {
+        free(smap), free(pmap), free(pidmap), free(lmap), free(tmap);
+        return -1;
+    }
+    for (size_t i = 0; i < src->counters.len; i++) {
+        int found;
+        int64_t pid = sc[i].pid < 0 ? stint_model_synthetic_pid(dst, smap[synthetic_name(src, 0, 0, sc[i].pid)]) : sc[i].pid;
+        struct kmap_slot *slot = kmap_get(&dst->open->counters, (uint64_t)pid, smap[sc[i].name], 0, &found);
+        if (!found) {
+            struct stint_counter_series *c = xpush(&dst->counters);
+            *c = sc[i];
+            c->pid = pid;
+            c->name = smap[sc[i].name];
+            slot->v = (uint32_t)(dst->counters.len - 1);
+        } else {
+            struct stint_counter_series *c = &STINT_BA_AT(&dst->counters, struct stint_counter_series, slot->v);
+            c->samples += sc[i].samples;
+            c->sum += sc[i].sum;
+            if (sc[i].min < c->min)
+                c->min = sc[i].min;
+            if (sc[i].max > c->max)
+                c->max = sc[i].max;
+        }
+        cmap[i] = slot->v;
+    }
+    const struct stint_counter_sample *ssm = src->samples.data;
+    for (size_t i = 0; i < src->samples.len; i++) {
+        struct stint_counter_sample *x = xpush(&dst->samples);
+        *x = ssm[i];
+        x->series = cmap[x->series];
+    }
+    free(cmap);
+    const struct stint_instant_stat *si = src->instants.data;
+    for (size_t i = 0; i < src->instants.len; i++) {
+        int found;
+        struct kmap_slot *slot =
+            kmap_get(&dst->open->instants, (uint64_t)si[i].kind, smap[si[i].cat], smap[si[i].name], &found);
+        if (!found) {
+            struct stint_instant_stat *x = xpush(&dst->instants);
+            *x = si[i];
+            x->cat = smap[si[i].cat];
+            x->name = smap[si[i].name];
+            x->count = 0;
+            slot->v = (uint32_t)(dst->instants.len - 1);
+        }
+        STINT_BA_AT(&dst->instants, struct stint_instant_stat, slot->v).count += si[i].count;
+    }
+    const struct stint_arg *md = src->metadata.data;
+    for (size_t i = 0; i < src->metadata.len; i++) {
+        struct stint_arg *a = xpush(&dst->metadata);
+        *a = md[i];
+        a->key = smap[a->key];
+        if (a->kind == STINT_ARG_STRING || a->kind == STINT_ARG_REAL || a->kind == STINT_ARG_JSON)
+            a->sval = smap[a->sval];
+    }
+    for (int k = 0; k < STINT_REPAIR_COUNT; k++) {
+        dst->repairs[k] += src->repairs[k];
+        if (!dst->repair_first[k]) {
+            dst->repair_first[k] = src->repair_first[k];
+            src->repair_first[k] = NULL;
+        }
+    }
+    dst->dropped += src->dropped;
+    if (!dst->dropped_first) {
+        dst->dropped_first = src->dropped_first;
+        src->dropped_first = NULL;
+    }
+    dst->events += src->events;
+    dst->flow_events += src->flow_events;
+    if (src->partial) {
+        dst->partial = 1;
+        if (!dst->error) {
+            dst->error = src->error;
+            src->error = NULL;
+        }
+    }
+    free(smap), free(pmap), free(pidmap), free(lmap), free(tmap);
+    return 0;
+}

@@ -292,6 +292,12 @@ void stint_model_drop(struct stint_model *m, const char *fmt, ...) __attribute__
 /* Marks the model partial with an error message (the first one is kept). */
 void stint_model_fail(struct stint_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Moves everything src read into dst (both not finished): strings, processes,
+ * lanes and tracks are mapped, src's slices and end events come after dst's in
+ * input order. Used to join the halves of a file read on two threads; src
+ * must be freed afterwards. 0 ok, -1 out of memory. */
+int stint_model_merge(struct stint_model *dst, struct stint_model *src);
+
 /* Closes the reading phase: counts unfinished spans, sorts slices, computes
  * depth and parent. Safe to call once; analyses call it through the readers. */
 void stint_model_finish(struct stint_model *m);
