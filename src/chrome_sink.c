@@ -240,7 +240,7 @@ static void see_process(stint_chrome_writer *w, int32_t pid)
         return; /* names are hints; the events still go out */
     w->pids[w->npids] = pid;
     char name[64];
-    snprintf(name, sizeof name, "%s (pid %d)", program_invocation_short_name, (int)pid);
+    snprintf(name, sizeof name, "%s", program_invocation_short_name);
     next_element(w);
     stint_i_chrome_meta(&w->out, "process_name", pid, 0, "name", name, 0);
     next_element(w);
