@@ -79,7 +79,7 @@ static int reserve(stint_i_jbuf *b, size_t n)
     return 1;
 }
 
-void stint_i_jb_raw(stint_i_jbuf *b, const char *s, size_t n)
+void stint_i_jb_raw_slow(stint_i_jbuf *b, const char *s, size_t n)
 {
     if (n && reserve(b, n)) {
         memcpy(b->p + b->len, s, n);
@@ -89,7 +89,6 @@ void stint_i_jb_raw(stint_i_jbuf *b, const char *s, size_t n)
 
 void stint_i_jb_lit(stint_i_jbuf *b, const char *s) { stint_i_jb_raw(b, s, strlen(s)); }
 
-void stint_i_jb_char(stint_i_jbuf *b, char c) { stint_i_jb_raw(b, &c, 1); }
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), or 0. Rejects
  * overlong forms, surrogates and code points above U+10FFFF. */
@@ -220,7 +219,7 @@ void stint_i_jb_i64(stint_i_jbuf *b, int64_t v)
 void stint_i_jb_f64(stint_i_jbuf *b, double v)
 {
     if (!isfinite(v)) {
-        stint_i_jb_lit(b, "null");
+        STINT_I_JB_LIT(b, "null");
         return;
     }
     char tmp[40];

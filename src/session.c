@@ -76,7 +76,25 @@ static int64_t real_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int32_t current_tid(void) { return (int32_t)syscall(SYS_gettid); }
+/* The kernel tid, cached per thread (a syscall costs ~1 us here); a fork
+ * bumps the generation so the child's thread reads its new tid. */
+static _Atomic unsigned g_fork_gen = 1;
+static void bump_fork_gen(void) { atomic_fetch_add(&g_fork_gen, 1); }
+static pthread_once_t g_tid_once = PTHREAD_ONCE_INIT;
+static void tid_once(void) { pthread_atfork(NULL, NULL, bump_fork_gen); }
+static _Thread_local int32_t t_tid;
+static _Thread_local unsigned t_tid_gen;
+
+static int32_t current_tid(void)
+{
+    unsigned gen = atomic_load_explicit(&g_fork_gen, memory_order_relaxed);
+    if (STINT_I_UNLIKELY(t_tid_gen != gen)) {
+        pthread_once(&g_tid_once, tid_once);
+        t_tid = (int32_t)syscall(SYS_gettid);
+        t_tid_gen = atomic_load(&g_fork_gen);
+    }
+    return t_tid;
+}
 
 static void set_msg(char *msg, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void set_msg(char *msg, size_t cap, const char *fmt, ...)
@@ -183,7 +201,7 @@ static stint_status flush_locked(stint_session *s)
 static void line_begin(stint_session *s, const char *kind)
 {
     stint_i_jb_reset(&s->line);
-    stint_i_jb_lit(&s->line, "{\"kind\":\"");
+    STINT_I_JB_LIT(&s->line, "{\"kind\":\"");
     stint_i_jb_lit(&s->line, kind);
     stint_i_jb_char(&s->line, '"');
 }
@@ -191,7 +209,7 @@ static void line_begin(stint_session *s, const char *kind)
 /* Ends the record in `line` and queues it whole. */
 static stint_status line_commit(stint_session *s)
 {
-    stint_i_jb_lit(&s->line, "}\n");
+    STINT_I_JB_LIT(&s->line, "}\n");
     s->stats.invalid_utf8 += s->line.bad_utf8;
     s->line.bad_utf8 = 0;
     if (!stint_i_jb_ok(&s->line)) {
@@ -217,9 +235,9 @@ static stint_status line_commit(stint_session *s)
 
 static void key(stint_session *s, const char *k)
 {
-    stint_i_jb_lit(&s->line, ",\"");
+    STINT_I_JB_LIT(&s->line, ",\"");
     stint_i_jb_lit(&s->line, k);
-    stint_i_jb_lit(&s->line, "\":");
+    STINT_I_JB_LIT(&s->line, "\":");
 }
 
 static void kv_str(stint_session *s, const char *k, const char *v)
@@ -249,7 +267,7 @@ static void kv_bool(stint_session *s, const char *k, int v)
 static void kv_span(stint_session *s, const char *k, uint64_t id)
 {
     key(s, k);
-    stint_i_jb_lit(&s->line, "\"s");
+    STINT_I_JB_LIT(&s->line, "\"s");
     stint_i_jb_u64(&s->line, id);
     stint_i_jb_char(&s->line, '"');
 }
@@ -776,7 +794,7 @@ stint_status stint_session_gradient(stint_session *s, const char *root, const ch
         return st;
     line_begin(s, "gradient");
     key(s, "event_id");
-    stint_i_jb_lit(&s->line, "\"gradient-");
+    STINT_I_JB_LIT(&s->line, "\"gradient-");
     stint_i_jb_u64(&s->line, s->next_grad + 1);
     stint_i_jb_char(&s->line, '"');
     kv_str(s, "root", root);
