@@ -70,9 +70,9 @@ static inline int64_t read_tsc(void)
 #endif
 }
 
-int64_t stint_i_clock_read(int mode)
+int64_t stint_i_clock_read_slow(int mode)
 {
-    if (STINT_I_LIKELY(mode == STINT_I_CLOCK_TSC))
+    if (mode == STINT_I_CLOCK_TSC)
         return read_tsc();
     if (mode == STINT_I_CLOCK_TEST && g_test_clock)
         return g_test_clock();
@@ -132,6 +132,16 @@ static int64_t sample_pair(cal_point *out)
     return best;
 }
 
+/* The segment used last: [lo_tsc, hi_tsc) maps by ns = lo_ns + ((t - lo_tsc) *
+ * mult_q32 >> 32). Conversions come in runs from the same stretch of time,
+ * so one cached segment turns nearly every conversion into a multiply. */
+static struct {
+    int64_t lo_tsc, hi_tsc, lo_ns;
+    int64_t mult_q32; /* ns per tick in 32.32 fixed point (a few GHz: < 2^32) */
+    unsigned gen;
+} g_seg;
+static unsigned g_cal_gen = 1;
+
 static void cal_push(cal_point p)
 {
     if (g_cal_n) {
@@ -139,6 +149,7 @@ static void cal_push(cal_point p)
         if (p.tsc <= last->tsc || p.ns <= last->ns)
             return; /* keep the table monotonic in both coordinates */
     }
+    g_cal_gen++;
     if (g_cal_n < STINT_I_CAL_POINTS) {
         g_cal[(g_cal_first + g_cal_n) % STINT_I_CAL_POINTS] = p;
         g_cal_n++;
@@ -159,41 +170,58 @@ void stint_i_clock_calibrate_point(void)
 
 static inline cal_point cal_at(unsigned i) { return g_cal[(g_cal_first + i) % STINT_I_CAL_POINTS]; }
 
-/* ns = a.ns + (t - a.tsc) * (b.ns - a.ns) / (b.tsc - a.tsc), in 128-bit. */
+/* ns = a.ns + (t - a.tsc) * (b.ns - a.ns) / (b.tsc - a.tsc), in 128-bit
+ * (used by the proof; conversions use the cached segment below). */
 static int64_t interp(cal_point a, cal_point b, int64_t t)
 {
     stint_i_i128 num = (stint_i_i128)(t - a.tsc) * (b.ns - a.ns);
     return a.ns + (int64_t)(num / (b.tsc - a.tsc));
 }
 
+/* Caches the line through a and b as serving [a.tsc, hi). */
+static void seg_set(cal_point a, cal_point b, int64_t hi)
+{
+    g_seg.lo_tsc = a.tsc;
+    g_seg.lo_ns = a.ns;
+    g_seg.mult_q32 = (int64_t)(((stint_i_i128)(b.ns - a.ns) << 32) / (b.tsc - a.tsc));
+    g_seg.hi_tsc = hi;
+    g_seg.gen = g_cal_gen;
+}
+
 int64_t stint_i_clock_to_ns(int mode, int64_t raw)
 {
-    if (mode != STINT_I_CLOCK_TSC)
+    if (mode != STINT_I_CLOCK_TSC || g_cal_n < 2)
         return raw;
-    if (g_cal_n == 0)
-        return raw; /* unreachable: TSC mode starts with two points */
-    if (g_cal_n == 1)
-        return cal_at(0).ns + (raw - cal_at(0).tsc); /* degenerate; never used */
-    cal_point first = cal_at(0), last = cal_at(g_cal_n - 1);
-    if (raw <= first.tsc)
-        return interp(first, last, raw); /* before the table: long-run rate */
-    if (raw >= last.tsc) {
-        /* After the newest point: the rate of the last stretch that is at
-         * least 1 ms long keeps the error of a fresh point small. */
-        unsigned i = g_cal_n - 2;
-        while (i > 0 && last.ns - cal_at(i).ns < 1000000)
-            i--;
-        return interp(cal_at(i), last, raw);
+    if (!(g_seg.gen == g_cal_gen && raw >= g_seg.lo_tsc && raw < g_seg.hi_tsc)) {
+        cal_point first = cal_at(0), last = cal_at(g_cal_n - 1);
+        if (raw < first.tsc) {
+            /* before the table: the long-run rate, back from the first point
+             * (not cached: the cached segment only serves raw >= lo_tsc) */
+            seg_set(first, last, first.tsc);
+            g_seg.gen = 0;
+            return first.ns + (int64_t)(((stint_i_i128)(raw - first.tsc) * g_seg.mult_q32) >> 32);
+        } else if (raw >= last.tsc) {
+            /* after the newest point: the rate of the last stretch of at
+             * least 1 ms keeps the error of a fresh point small */
+            unsigned i = g_cal_n - 2;
+            while (i > 0 && last.ns - cal_at(i).ns < 1000000)
+                i--;
+            seg_set(cal_at(i), last, INT64_MAX);
+            g_seg.lo_tsc = last.tsc; /* same slope, anchored at the newest point */
+            g_seg.lo_ns = last.ns;
+        } else {
+            unsigned lo = 0, hi = g_cal_n - 1; /* cal[lo].tsc <= raw < cal[hi].tsc */
+            while (hi - lo > 1) {
+                unsigned mid = (lo + hi) / 2;
+                if (cal_at(mid).tsc <= raw)
+                    lo = mid;
+                else
+                    hi = mid;
+            }
+            seg_set(cal_at(lo), cal_at(hi), cal_at(hi).tsc);
+        }
     }
-    unsigned lo = 0, hi = g_cal_n - 1; /* cal[lo].tsc <= raw < cal[hi].tsc */
-    while (hi - lo > 1) {
-        unsigned mid = (lo + hi) / 2;
-        if (cal_at(mid).tsc <= raw)
-            lo = mid;
-        else
-            hi = mid;
-    }
-    return interp(cal_at(lo), cal_at(hi), raw);
+    return g_seg.lo_ns + (int64_t)(((stint_i_i128)(raw - g_seg.lo_tsc) * g_seg.mult_q32) >> 32);
 }
 
 static int cpu_has_invariant_tsc(void)

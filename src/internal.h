@@ -46,7 +46,16 @@ void stint_i_free(void *ptr, size_t size);
  * source still reads one clock for both ends. */
 enum { STINT_I_CLOCK_MONO = 0, STINT_I_CLOCK_TSC = 1, STINT_I_CLOCK_TEST = 2 };
 extern _Atomic int stint_i_clock_mode;
-int64_t stint_i_clock_read(int mode);
+int64_t stint_i_clock_read_slow(int mode);
+/* Reads the clock a frame started with; the TSC case is inline. */
+static inline int64_t stint_i_clock_read(int mode)
+{
+#if defined(__x86_64__)
+    if (STINT_I_LIKELY(mode == STINT_I_CLOCK_TSC))
+        return (int64_t)__builtin_ia32_rdtsc();
+#endif
+    return stint_i_clock_read_slow(mode);
+}
 int64_t stint_i_mono_ns(void);
 /* Converts a raw value read with `mode` to CLOCK_MONOTONIC ns. Only called
  * with the drain lock held (it may record a calibration point). */

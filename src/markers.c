@@ -57,17 +57,30 @@ static char *put_str(char *p, const char *s)
     return p + n;
 }
 
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                     "8081828384858687888990919293949596979899";
+
+/* Decimal digits of v at p, two at a time from the right; returns the end. */
 static char *put_u64(char *p, uint64_t v)
 {
     char tmp[24];
-    int n = 0;
-    do {
-        tmp[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        *p++ = tmp[--n];
-    return p;
+    char *e = tmp + sizeof tmp, *q = e;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        q -= 2;
+        memcpy(q, digit_pairs + 2 * r, 2);
+    }
+    if (v >= 10) {
+        q -= 2;
+        memcpy(q, digit_pairs + 2 * v, 2);
+    } else {
+        *--q = (char)('0' + v);
+    }
+    size_t n = (size_t)(e - q);
+    memcpy(p, q, n);
+    return p + n;
 }
 
 static char *put_i64(char *p, int64_t v)
@@ -205,36 +218,44 @@ static char *put_prefix(char *p, const stint_i_event *ev)
     return p;
 }
 
-size_t stint_i_marker_format(char *buf, size_t cap, const stint_i_event *ev, unsigned flags)
+#define MARKER_FORMAT_MAX (MARKER_LINE_MAX + 512)
+
+/* Formats the line at p, which must have MARKER_FORMAT_MAX bytes of room;
+ * returns the end (just past the '\n'). */
+static char *format_line(char *p, const stint_i_event *ev, unsigned flags)
 {
-    char line[MARKER_LINE_MAX + 512];
-    char *p = line;
+    char *start = p;
     if (flags & STINT_MARKERS_PREFIX)
         p = put_prefix(p, ev);
-    p = put_str(p, "[STRACE] v=1 pid=");
-    p = put_i64(p, ev->pid);
-    p = put_str(p, " tid=");
-    p = put_i64(p, ev->tid);
-    p = put_str(p, " inv=");
-    p = put_u64(p, ev->inv);
-    p = put_str(p, " hid=");
-    p = put_hex(p, ev->hid);
-    p = put_str(p, " depth=");
-    p = put_i64(p, ev->depth);
-    p = put_str(p, " name=");
-    p = put_token(p, ev->name, ev->name_len, 1024);
-    p = put_str(p, " ts=");
-    p = put_i64(p, ev->ts_ns);
-    p = put_str(p, " dur=");
-    p = put_i64(p, ev->dur_ns);
+    memcpy(p, "[STRACE] v=1 pid=", 17);
+    p = put_i64(p + 17, ev->pid);
+    memcpy(p, " tid=", 5);
+    p = put_i64(p + 5, ev->tid);
+    memcpy(p, " inv=", 5);
+    p = put_u64(p + 5, ev->inv);
+    memcpy(p, " hid=", 5);
+    p = put_hex(p + 5, ev->hid);
+    memcpy(p, " depth=", 7);
+    p = put_i64(p + 7, ev->depth);
+    memcpy(p, " name=", 6);
+    p = put_token(p + 6, ev->name, ev->name_len, 1024);
+    memcpy(p, " ts=", 4);
+    p = put_i64(p + 4, ev->ts_ns);
+    memcpy(p, " dur=", 5);
+    p = put_i64(p + 5, ev->dur_ns);
     *p++ = ' ';
-    p = render_attrs(p, line + sizeof line - 2, ev);
+    if (ev->kind == STINT_I_REC_DEVICE || ev->static_attrs || ev->nattr || ev->truncated)
+        p = render_attrs(p, start + MARKER_FORMAT_MAX - 2, ev);
     *p++ = '\n';
-    size_t n = (size_t)(p - line);
-    if (cap) {
-        size_t c = n < cap ? n : cap;
-        memcpy(buf, line, c);
-    }
+    return p;
+}
+
+size_t stint_i_marker_format(char *buf, size_t cap, const stint_i_event *ev, unsigned flags)
+{
+    char line[MARKER_FORMAT_MAX];
+    size_t n = (size_t)(format_line(line, ev, flags) - line);
+    if (cap)
+        memcpy(buf, line, n < cap ? n : cap);
     return n;
 }
 
@@ -298,11 +319,15 @@ static void markers_append(marker_sink *m, const char *line, size_t n)
 static void markers_event(stint_i_sink *s, const stint_i_event *ev)
 {
     marker_sink *m = (marker_sink *)s;
-    if (m->dest == DEST_OFF || m->dest == DEST_UNSET)
-        return;
-    char line[MARKER_LINE_MAX + 512];
-    size_t n = stint_i_marker_format(line, sizeof line, ev, m->flags);
-    markers_append(m, line, n < sizeof line ? n : sizeof line);
+    if (m->dest == DEST_FD) {
+        /* format straight into the batch */
+        if (m->len + MARKER_FORMAT_MAX > sizeof m->buf)
+            markers_flush(&m->base);
+        m->len = (size_t)(format_line(m->buf + m->len, ev, m->flags) - m->buf);
+    } else if (m->dest == DEST_CALLBACK) {
+        char line[MARKER_FORMAT_MAX];
+        m->fn(line, (size_t)(format_line(line, ev, m->flags) - line), m->user);
+    }
 }
 
 static void markers_dropped(stint_i_sink *s, const stint_i_drop *d)

@@ -16,7 +16,7 @@
 
 #include <stdlib.h>
 
-_Atomic int stint_i_enabled = 1;
+int stint_g_enabled = 1;
 static _Atomic uint64_t g_next_inv = 1;
 
 static _Thread_local stint_i_thread *tls_thread __attribute__((tls_model("initial-exec")));
@@ -44,10 +44,10 @@ static inline stint_i_thread *self_thread(void)
 void stint_i_tls_forget(void);
 void stint_i_tls_forget(void) { tls_thread = NULL; }
 
-void stint_set_enabled(int on) { atomic_store_explicit(&stint_i_enabled, on ? 1 : 0, memory_order_relaxed); }
-int stint_is_enabled(void) { return atomic_load_explicit(&stint_i_enabled, memory_order_relaxed); }
+void stint_set_enabled(int on) { __atomic_store_n(&stint_g_enabled, on ? 1 : 0, __ATOMIC_RELAXED); }
+int stint_is_enabled(void) { return __atomic_load_n(&stint_g_enabled, __ATOMIC_RELAXED); }
 
-static inline stint_span push_frame(stint_i_thread *t, const stint_loc *loc)
+static inline __attribute__((always_inline)) stint_span push_frame(stint_i_thread *t, const stint_loc *loc)
 {
     uint32_t d = t->depth;
     if (STINT_I_UNLIKELY(d >= STINT_MAX_DEPTH)) {
@@ -58,7 +58,6 @@ static inline stint_span push_frame(stint_i_thread *t, const stint_loc *loc)
     stint_i_frame *f = &t->frames[d];
     int mode = atomic_load_explicit(&stint_i_clock_mode, memory_order_relaxed);
     f->loc = loc;
-    f->name = NULL;
     f->clock = (uint8_t)mode;
     f->flags = 0;
     f->copied = 0;
@@ -71,7 +70,7 @@ static inline stint_span push_frame(stint_i_thread *t, const stint_loc *loc)
 
 stint_span stint_span_begin(const stint_loc *loc)
 {
-    if (STINT_I_UNLIKELY(!atomic_load_explicit(&stint_i_enabled, memory_order_relaxed)))
+    if (STINT_I_UNLIKELY(!__atomic_load_n(&stint_g_enabled, __ATOMIC_RELAXED)))
         return (stint_span){0};
     stint_i_thread *t = self_thread();
     if (STINT_I_UNLIKELY(!t))
@@ -81,7 +80,7 @@ stint_span stint_span_begin(const stint_loc *loc)
 
 stint_span stint_span_begin_copy(const char *name, size_t len)
 {
-    if (STINT_I_UNLIKELY(!atomic_load_explicit(&stint_i_enabled, memory_order_relaxed)))
+    if (STINT_I_UNLIKELY(!__atomic_load_n(&stint_g_enabled, __ATOMIC_RELAXED)))
         return (stint_span){0};
     stint_i_thread *t = self_thread();
     if (!t)
@@ -112,18 +111,17 @@ static inline void bump(_Atomic uint64_t *c)
 
 static void count_drop(stint_i_thread *t, int clock, int64_t ts)
 {
-    /* the drain resets drop_first to 0 after each report */
-    if (atomic_load_explicit(&t->drop_first, memory_order_relaxed) == 0) {
+    /* the drain takes drop_first (setting it to 0) at each report */
+    atomic_store_explicit(&t->drop_clock, clock, memory_order_relaxed);
+    if (atomic_load_explicit(&t->drop_first, memory_order_relaxed) == 0)
         atomic_store_explicit(&t->drop_first, ts, memory_order_relaxed);
-        atomic_store_explicit(&t->drop_clock, clock, memory_order_relaxed);
-    }
     atomic_store_explicit(&t->drop_last, ts, memory_order_relaxed);
     atomic_store_explicit(&t->dropped, atomic_load_explicit(&t->dropped, memory_order_relaxed) + 1,
                           memory_order_release);
 }
 
 /* Reserves size bytes (multiple of 8) in the ring; NULL when full. */
-static inline uint8_t *reserve(stint_i_thread *t, uint32_t size, uint64_t *new_head)
+static inline __attribute__((always_inline)) uint8_t *reserve(stint_i_thread *t, uint32_t size, uint64_t *new_head)
 {
     uint64_t head = atomic_load_explicit(&t->head, memory_order_relaxed);
     uint64_t off = head & t->mask;
@@ -149,12 +147,16 @@ static inline uint8_t *reserve(stint_i_thread *t, uint32_t size, uint64_t *new_h
 static inline uint32_t round8(size_t n) { return (uint32_t)((n + 7) & ~(size_t)7); }
 
 /* Writes the record for frame f (ending at `end`) and pops its attributes. */
-static void write_record(stint_i_thread *t, stint_i_frame *f, int32_t depth, int64_t end, uint8_t extra_flags)
+static inline __attribute__((always_inline)) void write_record(stint_i_thread *t, stint_i_frame *f, int32_t depth, int64_t end, uint8_t extra_flags)
 {
     uint32_t nattr = t->nattr - f->attr_begin;
     uint32_t nstr = t->nstr - f->str_begin;
-    size_t name_bytes = f->copied ? round8(strlen(f->copy) + 1) : 0;
-    uint32_t size = round8(sizeof(stint_i_rec) + name_bytes + nattr * sizeof(stint_i_attr) + nstr);
+    size_t name_bytes = 0;
+    uint32_t size = sizeof(stint_i_rec);
+    if (STINT_I_UNLIKELY(nattr | nstr | f->copied)) {
+        name_bytes = f->copied ? round8(strlen(f->copy) + 1) : 0;
+        size = round8(sizeof(stint_i_rec) + name_bytes + nattr * sizeof(stint_i_attr) + nstr);
+    }
     uint64_t new_head;
     uint8_t *dst = (size <= t->cap) ? reserve(t, size, &new_head) : NULL;
     if (STINT_I_UNLIKELY(!dst)) {
@@ -168,24 +170,25 @@ static void write_record(stint_i_thread *t, stint_i_frame *f, int32_t depth, int
         r->clock = f->clock;
         r->depth = depth;
         r->loc = f->loc;
-        r->name = f->name;
+        r->name = NULL;
         r->start = f->start;
         r->end = end;
         r->inv = t->inv;
         r->hid = t->hid;
-        uint8_t *tail = dst + sizeof(stint_i_rec);
-        if (name_bytes) {
-            memcpy(tail, f->copy, strlen(f->copy) + 1);
-            tail += name_bytes;
+        if (STINT_I_UNLIKELY(size != sizeof(stint_i_rec))) {
+            uint8_t *tail = dst + sizeof(stint_i_rec);
+            if (name_bytes) {
+                memcpy(tail, f->copy, strlen(f->copy) + 1);
+                tail += name_bytes;
+            }
+            if (nattr) {
+                memcpy(tail, &t->attrs[f->attr_begin], nattr * sizeof(stint_i_attr));
+                tail += nattr * sizeof(stint_i_attr);
+            }
+            if (nstr)
+                memcpy(tail, &t->strs[f->str_begin], nstr);
         }
-        if (nattr) {
-            memcpy(tail, &t->attrs[f->attr_begin], nattr * sizeof(stint_i_attr));
-            tail += nattr * sizeof(stint_i_attr);
-        }
-        if (nstr)
-            memcpy(tail, &t->strs[f->str_begin], nstr);
         atomic_store_explicit(&t->head, new_head, memory_order_release);
-        bump(&t->recorded);
     }
     t->nattr = f->attr_begin;
     t->nstr = f->str_begin;
@@ -336,7 +339,7 @@ void stint_set_hid(uint64_t hid)
 
 void stint_device_span(const char *name, int64_t ts_ns, int64_t dur_ns, int depth)
 {
-    if (!atomic_load_explicit(&stint_i_enabled, memory_order_relaxed))
+    if (!__atomic_load_n(&stint_g_enabled, __ATOMIC_RELAXED))
         return;
     stint_i_thread *t = self_thread();
     if (!t)
@@ -358,5 +361,4 @@ void stint_device_span(const char *name, int64_t ts_ns, int64_t dur_ns, int dept
     r->inv = t->inv;
     r->hid = t->hid;
     atomic_store_explicit(&t->head, new_head, memory_order_release);
-    bump(&t->recorded);
 }

@@ -15,8 +15,7 @@
 #include "internal.h"
 
 typedef struct stint_i_frame {
-    const stint_loc *loc;
-    const char *name; /* static name (device-less spans begun by name) */
+    const stint_loc *loc; /* NULL when the name was copied into copy[] */
     int64_t start;    /* raw clock value */
     uint16_t attr_begin;
     uint16_t str_begin;
@@ -43,7 +42,6 @@ struct stint_i_thread {
     uint32_t nstr;   /* bytes in use on strs[] */
     uint64_t inv;
     uint64_t hid;
-    _Atomic uint64_t recorded;
     _Atomic uint64_t dropped;
     _Atomic int64_t drop_first; /* raw clock of the first/last dropped span */
     _Atomic int64_t drop_last;

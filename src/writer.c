@@ -26,7 +26,6 @@
 #include <time.h>
 #include <unistd.h>
 
-extern _Atomic int stint_i_enabled;
 extern _Atomic uint64_t stint_i_dropped_noalloc;
 void stint_i_tls_forget(void);
 
@@ -82,21 +81,19 @@ static void init_once(void)
 {
     const char *on = getenv("STINT");
     if (on && !strcmp(on, "0"))
-        atomic_store(&stint_i_enabled, 0);
+        __atomic_store_n(&stint_g_enabled, 0, __ATOMIC_RELAXED);
     long kb = env_long("STINT_BUFFER_KB", 1024, 4, 1L << 22);
     uint64_t bytes = 4096;
     while (bytes < (uint64_t)kb * 1024)
         bytes <<= 1;
     g_buffer_bytes = bytes;
-    g_period_ms = env_long("STINT_FLUSH_MS", 10, 1, 10000);
+    g_period_ms = env_long("STINT_FLUSH_MS", 10, 1, 3600000);
     g_exit_ms = env_long("STINT_EXIT_FLUSH_MS", 2000, 0, 600000);
     g_pid = (int32_t)getpid();
     stint_i_clock_anchor(NULL, NULL);
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&g_writer_cond, &ca);
-    pthread_condattr_destroy(&ca);
+    /* CLOCK_REALTIME deadlines: a clock step only shortens or stretches one
+     * period, and sanitizers' interceptors honour this clock reliably */
+    pthread_cond_init(&g_writer_cond, NULL);
     pthread_key_create(&g_thread_key, thread_exit);
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
     atexit(at_exit);
@@ -109,7 +106,7 @@ __attribute__((constructor)) static void stint_i_load(void)
 {
     const char *on = getenv("STINT");
     if (on && !strcmp(on, "0"))
-        atomic_store(&stint_i_enabled, 0);
+        __atomic_store_n(&stint_g_enabled, 0, __ATOMIC_RELAXED);
 }
 
 /* ---- registry ------------------------------------------------------------------ */
@@ -158,7 +155,7 @@ stint_i_thread *stint_i_thread_register(void)
 
 void stint_i_thread_recycle(stint_i_thread *t)
 {
-    g_retired.recorded += atomic_load(&t->recorded);
+    g_retired.recorded += t->written;
     g_retired.dropped += atomic_load(&t->dropped);
     g_retired.written += t->written;
     g_retired.autoclosed += atomic_load(&t->autoclosed);
@@ -294,14 +291,19 @@ static void drain_thread(stint_i_thread *t)
         tail += r->size;
     }
     atomic_store_explicit(&t->tail, tail, memory_order_release);
+    /* Take the range first, then the count: a span dropped in between is in
+     * the count and its time is drop_last; drop_first may then be left set
+     * for the next report, which only widens that report's range. */
+    int64_t first_raw = atomic_exchange_explicit(&t->drop_first, 0, memory_order_acq_rel);
     uint64_t dropped = atomic_load_explicit(&t->dropped, memory_order_acquire);
     if (dropped != t->dropped_reported) {
         int clock = atomic_load_explicit(&t->drop_clock, memory_order_relaxed);
-        stint_i_drop d = {g_pid, t->tid, dropped - t->dropped_reported,
-                          stint_i_clock_to_ns(clock, atomic_load_explicit(&t->drop_first, memory_order_relaxed)),
-                          stint_i_clock_to_ns(clock, atomic_load_explicit(&t->drop_last, memory_order_relaxed))};
+        int64_t last_raw = atomic_load_explicit(&t->drop_last, memory_order_relaxed);
+        if (first_raw == 0 || first_raw > last_raw)
+            first_raw = last_raw;
+        stint_i_drop d = {g_pid, t->tid, dropped - t->dropped_reported, stint_i_clock_to_ns(clock, first_raw),
+                          stint_i_clock_to_ns(clock, last_raw)};
         t->dropped_reported = dropped;
-        atomic_store_explicit(&t->drop_first, 0, memory_order_relaxed);
         if (!g_drop_first_ns || d.first_ts_ns < g_drop_first_ns)
             g_drop_first_ns = d.first_ts_ns;
         if (d.last_ts_ns > g_drop_last_ns)
@@ -381,8 +383,9 @@ static void *writer_main(void *arg)
     pthread_mutex_lock(&g_writer_lock);
     while (!g_writer_stop) {
         struct timespec dl;
-        clock_gettime(CLOCK_MONOTONIC, &dl);
-        dl.tv_nsec += g_period_ms * 1000000L;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_sec += g_period_ms / 1000;
+        dl.tv_nsec += (g_period_ms % 1000) * 1000000L;
         dl.tv_sec += dl.tv_nsec / 1000000000L;
         dl.tv_nsec %= 1000000000L;
         pthread_cond_timedwait(&g_writer_cond, &g_writer_lock, &dl);
@@ -466,7 +469,7 @@ static stint_status shutdown_bounded(long wait_ms)
     }
     pthread_mutex_unlock(&g_drain_lock);
     /* what is recorded from now on would never be written: stop recording */
-    atomic_store(&stint_i_enabled, 0);
+    __atomic_store_n(&stint_g_enabled, 0, __ATOMIC_RELAXED);
     return st;
 }
 
@@ -476,10 +479,29 @@ stint_status stint_shutdown(void)
     return shutdown_bounded(g_exit_ms > 0 ? g_exit_ms : 1);
 }
 
+/* At exit: write what is left (bounded), then say so loudly if anything
+ * was lost, since a silent gap is the worst outcome for a tracer. */
 static void at_exit(void)
 {
-    if (g_exit_ms > 0)
-        (void)shutdown_bounded(g_exit_ms);
+    if (g_exit_ms <= 0)
+        return;
+    stint_status st = shutdown_bounded(g_exit_ms);
+    stint_stats s;
+    stint_get_stats(&s);
+    char msg[512];
+    int n = 0;
+    if (s.spans_dropped)
+        n = snprintf(msg, sizeof msg,
+                     "stint: %llu of %llu spans dropped (thread buffers full, between ts=%lld and ts=%lld; "
+                     "raise STINT_BUFFER_KB)\n",
+                     (unsigned long long)s.spans_dropped, (unsigned long long)(s.spans_dropped + s.spans_recorded),
+                     (long long)s.drop_first_ts_ns, (long long)s.drop_last_ts_ns);
+    else if (st != STINT_OK || s.sink_error != STINT_OK)
+        n = snprintf(msg, sizeof msg, "stint: markers not fully written at exit: %s\n",
+                     stint_strerror(st != STINT_OK ? st : s.sink_error));
+    if (n > 0 && write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1) < 0) {
+        /* nothing more can be done at exit */
+    }
 }
 
 /* ---- fork ----------------------------------------------------------------------------------- */
@@ -525,7 +547,6 @@ static void atfork_child(void)
         atomic_store(&keep->head, 0);
         atomic_store(&keep->tail, 0);
         keep->cached_tail = 0;
-        atomic_store(&keep->recorded, 0);
         atomic_store(&keep->dropped, 0);
         keep->dropped_reported = 0;
         keep->written = 0;
@@ -544,6 +565,20 @@ static void atfork_child(void)
         stint_i_writer_start();
 }
 
+/* Records published but not yet drained (drain lock held). */
+static uint64_t pending_records(stint_i_thread *t)
+{
+    uint64_t head = atomic_load_explicit(&t->head, memory_order_acquire);
+    uint64_t tail = atomic_load_explicit(&t->tail, memory_order_relaxed);
+    uint64_t n = 0;
+    while (tail < head) {
+        const stint_i_rec *r = (const stint_i_rec *)(const void *)(t->buf + (tail & t->mask));
+        n += r->kind != STINT_I_REC_PAD;
+        tail += r->size;
+    }
+    return n;
+}
+
 /* ---- counters ----------------------------------------------------------------------------------- */
 
 void stint_get_stats(stint_stats *out)
@@ -560,7 +595,7 @@ void stint_get_stats(stint_stats *out)
     out->names_truncated = g_retired.truncated;
     out->threads = g_retired.threads;
     for (stint_i_thread *t = stint_i_threads; t; t = t->next) {
-        out->spans_recorded += atomic_load(&t->recorded);
+        out->spans_recorded += t->written + pending_records(t);
         out->spans_dropped += atomic_load(&t->dropped);
         out->spans_written += t->written;
         out->spans_autoclosed += atomic_load(&t->autoclosed);

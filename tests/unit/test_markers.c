@@ -2,6 +2,8 @@
  * hid, depth numbering, inv numbering across threads, clk=dev, attributes,
  * copied and truncated names, the STINT_ENABLED runtime switch. */
 #include "check.h"
+
+#include <stdlib.h>
 #include "internal.h"
 
 #include <pthread.h>
@@ -57,6 +59,8 @@ static void *other_thread(void *arg)
 
 int main(void)
 {
+    /* the capture callback keeps plain globals: only this thread drains */
+    setenv("STINT_FLUSH_MS", "600000", 1);
     stint_i_clock_set_test(fake_clock);
     REQUIRE(stint_markers_to_callback(capture, NULL, 0) == STINT_OK);
     pid_ = getpid();

@@ -94,7 +94,7 @@ static void shared_log(void)
     unlink(path);
 }
 
-static void fork_child(void)
+__attribute__((unused)) static void fork_child(void)
 {
     char path[] = "/tmp/stint_fork_XXXXXX";
     int fd = mkstemp(path);
@@ -138,6 +138,12 @@ int main(void)
 {
     setenv("STINT_FLUSH_MS", "5000", 1); /* the writer does not drain by itself during the test */
     shared_log();
+#if defined(__SANITIZE_THREAD__)
+    /* ThreadSanitizer cannot follow a child that starts threads after a
+     * multi-threaded fork; the plain and ASan runs cover this case. */
+    printf("note: fork test skipped under ThreadSanitizer\n");
+#else
     fork_child();
+#endif
     CHECK_DONE();
 }
