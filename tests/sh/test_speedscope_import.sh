@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Loads our Chrome/Perfetto JSON with a real importer: the npm package
+# speedscope (its Trace Event importer, under node). Inputs: a multi-thread
+# trace written by the Chrome sink now (test_chrome_sink --write), and the
+# demo's build/demo/trace.json and ring.json when `make demo` has run (those
+# are also checked for strict nesting per track).
+# Skipped (exit 77, with a message) when node/npm are absent or npm cannot
+# install the package (offline). speedscope is installed at test time under
+# the build folder, never into the repository.
+set -uo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+build=${STINT_BUILD_DIR:-$here/../../build}
+version=1.25.0
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  echo "SKIP: node/npm not found; the speedscope import check needs them"
+  exit 77
+fi
+prefix=$build/speedscope-node
+release=$prefix/node_modules/speedscope/dist/release
+if [ ! -d "$release" ] || ! grep -q "\"version\": \"$version\"" "$prefix/node_modules/speedscope/package.json" 2>/dev/null; then
+  mkdir -p "$prefix"
+  if ! (cd "$prefix" && timeout 300 npm install --no-audit --no-fund --silent --prefix "$prefix" "speedscope@$version" >npm.log 2>&1); then
+    echo "SKIP: npm could not install speedscope@$version (offline?); see $prefix/npm.log"
+    exit 77
+  fi
+fi
+tmp=$(mktemp -d /tmp/stint_speedscope.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+checker=$build/tests/test_chrome_sink
+"$checker" --write "$tmp/threads.json" || { echo "FAIL: could not write the test trace"; exit 1; }
+inputs=("$tmp/threads.json")
+for f in "$build/demo/trace.json" "$build/demo/ring.json"; do
+  if [ -f "$f" ]; then
+    inputs+=("$f")
+  else
+    echo "note: $f absent (run make demo first); not checked"
+  fi
+done
+rc=0
+for f in "${inputs[@]}"; do
+  "$checker" --check "$f" || rc=1
+done
+node "$here/speedscope_import.js" "$release" "${inputs[@]}" || rc=1
+exit $rc
