@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 void stint_i_jb_init(stint_i_jbuf *b, size_t cap)
@@ -222,8 +223,14 @@ void stint_i_jb_f64(stint_i_jbuf *b, double v)
         STINT_I_JB_LIT(b, "null");
         return;
     }
+    /* the shortest of %.15g..%.17g that reads back exactly (0.42, not 0.41999999999999998) */
     char tmp[40];
-    int n = snprintf(tmp, sizeof tmp, "%.17g", v);
+    int n = 0;
+    for (int prec = 15; prec <= 17; prec++) {
+        n = snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+        if (strtod(tmp, NULL) == v)
+            break;
+    }
     if (n > 0)
         stint_i_jb_raw(b, tmp, (size_t)n);
 }
