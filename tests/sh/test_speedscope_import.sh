@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Loads our Chrome/Perfetto JSON with a real importer: the npm package
 # speedscope (its Trace Event importer, under node). Inputs: a multi-thread
-# trace written by the Chrome sink now (test_chrome_sink --write), and the
+# trace written by the Chrome sink now (test_chrome_sink_threads --write), and the
 # demo's trace.json and ring.json (the demo is run into a temp folder when it
 # is built; otherwise build/demo is used). Every input is also checked to
-# parse and to be strictly nested per track (test_chrome_sink --check).
+# parse and to be strictly nested per track (test_chrome_sink_threads --check).
 # Skipped (exit 77, with a message) when node/npm are absent or npm cannot
 # install the package (offline). speedscope is installed at test time under
 # the build folder, never into the repository.
@@ -27,7 +27,7 @@ if [ ! -d "$release" ] || ! grep -q "\"version\": \"$version\"" "$prefix/node_mo
 fi
 tmp=$(mktemp -d /tmp/stint_speedscope.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-checker=$build/tests/test_chrome_sink
+checker=$build/tests/test_chrome_sink_threads
 "$checker" --write "$tmp/threads.json" || { echo "FAIL: could not write the test trace"; exit 1; }
 inputs=("$tmp/threads.json")
 # the demo's own outputs: run it into the temp folder when it is built (so
