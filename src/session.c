@@ -903,7 +903,17 @@ static void on_drop(stint_i_sink *k, const stint_i_drop *d)
         (void)leave(s, write_dropped(s, d->tid, d->count, d->first_ts_ns, d->last_ts_ns));
 }
 
-static void on_sink_close(stint_i_sink *k) { atomic_store(&of_sink(k)->drops_linked, 0); }
+/* Removed, or the library shuts down (at exit): push the buffered whole
+ * lines out, so a program that exits without finishing keeps its records. */
+static void on_sink_close(stint_i_sink *k)
+{
+    stint_session *s = of_sink(k);
+    atomic_store(&s->drops_linked, 0);
+    pthread_mutex_lock(&s->lock);
+    if (s->fd >= 0 && !s->ended)
+        (void)flush_locked(s);
+    pthread_mutex_unlock(&s->lock);
+}
 
 /* Unlinks the drop-report sink (delivering pending reports first). */
 static void detach(stint_session *s)

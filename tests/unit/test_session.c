@@ -512,6 +512,34 @@ static void test_dropped_from_library(void)
     free(L.buf);
 }
 
+/* A program that exits without finishing still leaves its buffered lines
+ * (the library's exit handler flushes the session). */
+static void test_exit_without_finish(void)
+{
+    const char *path = tmp_path("exit.jsonl");
+    fflush(NULL);
+    pid_t pid = fork();
+    REQUIRE(pid >= 0);
+    if (pid == 0) {
+        stint_session_options o = STINT_SESSION_OPTIONS_INIT;
+        o.entrypoint = "exits";
+        stint_session *s = NULL;
+        uint64_t id;
+        if (stint_session_open(path, &o, &s, NULL, 0) ||
+            stint_session_span_begin(s, "left-open", STINT_SPAN_FUNCTION, STINT_STEP_NONE, &id))
+            _exit(3);
+        exit(0); /* no finish, no flush */
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+    lines L;
+    read_lines(path, &L);
+    CHECK_EQ_I64(L.n, 3); /* meta, root, left-open */
+    CHECK_EQ_I64(L.bad, 0);
+    free(L.buf);
+}
+
 /* A forked child must not write into its parent's session. */
 static void test_fork_child_does_not_write(void)
 {
@@ -565,6 +593,7 @@ int main(void)
     test_meta_options_and_escaping();
     test_dtype_sizes();
     test_sigkill_prefix();
+    test_exit_without_finish();
     test_dropped_from_library();
 #if defined(__SANITIZE_THREAD__)
     /* the child inherits the library's writer, which ThreadSanitizer cannot
