@@ -68,22 +68,22 @@ static void device_stamps(stint_cycle_rec recs[NDEV_THREADS][NPHASES], int first
         recs[t][ph].end_cycle = c + (len) + (uint64_t)t;                                            \
         c += (len);                                                                                 \
     } while (0)
-        PHASE(PH_PREAMBLE, 2000);
+        PHASE(PH_PREAMBLE, 500);
         if (first_run)
-            PHASE(PH_SO_LOAD, 5400); /* the kernel binary loads on the first run only */
+            PHASE(PH_SO_LOAD, 1350); /* the kernel binary loads on the first run only */
         uint64_t gb_start = c;
-        PHASE(PH_CONFIG_VALIDATE, 300);
-        PHASE(PH_ARENA_WIRE, 900);
-        PHASE(PH_SM_RESET, 1200);
+        PHASE(PH_CONFIG_VALIDATE, 75);
+        PHASE(PH_ARENA_WIRE, 225);
+        PHASE(PH_SM_RESET, 300);
         /* orch and sched run concurrently inside graph_build */
         recs[t][PH_ORCH].start_cycle = c;
-        recs[t][PH_ORCH].end_cycle = c + 24000 + (uint64_t)t * 50;
-        recs[t][PH_SCHED].start_cycle = c + 120;
-        recs[t][PH_SCHED].end_cycle = c + 42000 + (uint64_t)t * 40;
-        c += 42200;
+        recs[t][PH_ORCH].end_cycle = c + 6000 + (uint64_t)t * 50;
+        recs[t][PH_SCHED].start_cycle = c + 30;
+        recs[t][PH_SCHED].end_cycle = c + 10500 + (uint64_t)t * 40;
+        c += 10600;
         recs[t][PH_GRAPH_BUILD].start_cycle = gb_start;
         recs[t][PH_GRAPH_BUILD].end_cycle = c;
-        PHASE(PH_POST_ORCH, 1800);
+        PHASE(PH_POST_ORCH, 450);
 #undef PHASE
     }
     /* one device thread never stamped sm_reset: its record stays unset */
@@ -155,7 +155,7 @@ int main(int argc, char **argv)
     for (int i = 0; i < ndecode; i++) {
         stint_invocation_begin();
         stint_set_hid(decode);
-        simpler_run(i == 0, 120000, (unsigned)i + 2);
+        simpler_run(i == 0, 200000, (unsigned)i + 2);
     }
 
     /* training: four learner steps, each waiting for input then computing */
