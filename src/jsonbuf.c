@@ -190,15 +190,28 @@ void stint_i_jb_cstr(stint_i_jbuf *b, const char *s)
 
 size_t stint_i_fmt_u64(char *out, uint64_t v)
 {
+    /* two digits per division: integer formatting is the encoders' main cost */
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
     char tmp[24];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + (v % 10));
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
-    return n;
+    size_t n = sizeof tmp;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        tmp[--n] = pairs[2 * r + 1];
+        tmp[--n] = pairs[2 * r];
+    }
+    if (v >= 10) {
+        tmp[--n] = pairs[2 * v + 1];
+        tmp[--n] = pairs[2 * v];
+    } else {
+        tmp[--n] = (char)('0' + v);
+    }
+    size_t len = sizeof tmp - n;
+    for (size_t i = 0; i < len; i++)
+        out[i] = tmp[n + i];
+    return len;
 }
 
 void stint_i_jb_u64(stint_i_jbuf *b, uint64_t v)
