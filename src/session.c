@@ -947,13 +947,14 @@ stint_status stint_session_finish(stint_session *s)
     for (size_t i = 0; i < s->nstacks; i++)
         open_spans += s->stacks[i].n;
     if (open_spans) {
-        if (!forked(s)) { /* still open: keep reporting drops */
+        set_msg(s->msg, sizeof s->msg, "%s: cannot finish session with %zu span%s still open", s->path, open_spans,
+                open_spans == 1 ? "" : "s");
+        st = leave(s, STINT_E_SPANS_OPEN);
+        if (!forked(s)) { /* still open: keep reporting drops (drain lock after ours is released) */
             atomic_store(&s->drops_linked, 1);
             stint_i_sink_add(&s->drops);
         }
-        set_msg(s->msg, sizeof s->msg, "%s: cannot finish session with %zu span%s still open", s->path, open_spans,
-                open_spans == 1 ? "" : "s");
-        return leave(s, STINT_E_SPANS_OPEN);
+        return st;
     }
     line_begin(s, "span_end");
     kv_span(s, "id", 1);
