@@ -12,7 +12,9 @@
  * - A track's M events (thread_name, thread_sort_index) precede its first
  *   event; host spans of one thread arrive innermost first with both ends on
  *   one clock, so each (pid, tid) track is strictly nested. Device-clock
- *   spans get lanes of their own, one per phase name.
+ *   spans get lanes of their own, one per phase name; since every
+ *   invocation's device clock starts at 0, invocations are laid end to end
+ *   (1 us apart) and a span never starts before its lane's previous end.
  * - close may run twice (at shutdown and from stint_chrome_close): the
  *   second time it does nothing. A forked child never writes (its copy of
  *   the buffer belongs to the parent's file).
@@ -34,6 +36,7 @@
 #define CHROME_WRITE_AT (192u * 1024u)
 #define CHROME_DEVICE_TID 1000000
 #define CHROME_DEVICE_LANES 64
+#define CHROME_DEVICE_GAP_NS 1000 /* between device invocations laid end to end */
 
 static const char k_measurement[] =
     "host-observed span latency: CLOCK_MONOTONIC read at span begin and end on the recording thread, "
@@ -66,6 +69,12 @@ struct stint_chrome_writer {
     size_t npids, pids_cap;
     char *lanes[CHROME_DEVICE_LANES]; /* device phase names, copied */
     size_t nlanes;
+    int64_t lane_end[CHROME_DEVICE_LANES]; /* last end written on each lane */
+    /* device invocations laid end to end: each invocation's device clock
+     * starts at 0, so its spans are shifted by dev_base */
+    int dev_have;
+    uint64_t dev_inv;
+    int64_t dev_base, dev_max_end;
     chrome_drop *drops;
     size_t ndrops, drops_cap;
     uint64_t dropped_total;
@@ -307,8 +316,21 @@ static void on_event(stint_i_sink *s, const stint_i_event *ev)
         return;
     if (ev->kind == STINT_I_REC_DEVICE) {
         int64_t lane = device_lane(w, ev);
+        size_t k = (size_t)(lane - CHROME_DEVICE_TID);
+        if (!w->dev_have || ev->inv != w->dev_inv) {
+            if (w->dev_have)
+                w->dev_base = w->dev_max_end + CHROME_DEVICE_GAP_NS;
+            w->dev_have = 1;
+            w->dev_inv = ev->inv;
+        }
+        if (ev->ts_ns + w->dev_base < w->lane_end[k]) /* never overlap a lane's previous span */
+            w->dev_base = w->lane_end[k] - ev->ts_ns + CHROME_DEVICE_GAP_NS;
+        int64_t ts = ev->ts_ns + w->dev_base;
+        w->lane_end[k] = ts + ev->dur_ns;
+        if (w->lane_end[k] > w->dev_max_end)
+            w->dev_max_end = w->lane_end[k];
         next_element(w);
-        stint_i_chrome_x(&w->out, ev, 0, lane, 1);
+        stint_i_chrome_x(&w->out, ev, -w->dev_base, lane, 1);
     } else {
         if (ev->ts_ns < w->origin_ns) {
             w->before_origin++;

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Loads our Chrome/Perfetto JSON with a real importer: the npm package
 # speedscope (its Trace Event importer, under node). Inputs: a multi-thread
-# trace written by the Chrome sink now (test_chrome_sink --write), and the
-# demo's build/demo/trace.json and ring.json when `make demo` has run (those
-# are also checked for strict nesting per track).
+# trace written by the Chrome sink now (test_chrome_sink_threads --write), and the
+# demo's trace.json and ring.json (the demo is run into a temp folder when it
+# is built; otherwise build/demo is used). Every input is also checked to
+# parse and to be strictly nested per track (test_chrome_sink_threads --check).
 # Skipped (exit 77, with a message) when node/npm are absent or npm cannot
 # install the package (offline). speedscope is installed at test time under
 # the build folder, never into the repository.
@@ -26,14 +27,25 @@ if [ ! -d "$release" ] || ! grep -q "\"version\": \"$version\"" "$prefix/node_mo
 fi
 tmp=$(mktemp -d /tmp/stint_speedscope.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-checker=$build/tests/test_chrome_sink
+checker=$build/tests/test_chrome_sink_threads
 "$checker" --write "$tmp/threads.json" || { echo "FAIL: could not write the test trace"; exit 1; }
 inputs=("$tmp/threads.json")
-for f in "$build/demo/trace.json" "$build/demo/ring.json"; do
+# the demo's own outputs: run it into the temp folder when it is built (so
+# this check does not depend on `make demo` having run), else use build/demo
+demo_dir=$build/demo
+if [ -x "$build/examples/demo" ]; then
+  mkdir -p "$tmp/demo"
+  if STINT_MARKERS=off "$build/examples/demo" "$tmp/demo" 2 >"$tmp/demo.log" 2>&1; then
+    demo_dir=$tmp/demo
+  else
+    echo "FAIL: the demo failed:"; cat "$tmp/demo.log"; exit 1
+  fi
+fi
+for f in "$demo_dir/trace.json" "$demo_dir/ring.json"; do
   if [ -f "$f" ]; then
     inputs+=("$f")
   else
-    echo "note: $f absent (run make demo first); not checked"
+    echo "note: $f absent (the demo does not write it yet); not checked"
   fi
 done
 rc=0
