@@ -18,7 +18,7 @@ static int add(void *ctx, const markers_record *r)
 
 static markers_stats load(tm_model *m, const char *log, int keep_attrs)
 {
-    tm_init(m, keep_attrs);
+    tm_init(m, keep_attrs ? TM_KEEP_ATTRS : TM_KEEP_SPANS);
     markers_options o = MARKERS_OPTIONS_INIT;
     o.on_record = add;
     o.ctx = m;
@@ -132,12 +132,14 @@ static void test_model_orders(void)
     const tm_inv *iv = &m.invs[b0[0]];
     CHECK_EQ_U64(iv->inv, 5);
     CHECK_EQ_U64(iv->nspans, 3);
-    CHECK(iv->root != TM_NONE && m.spans[iv->root].dur_ns == 2000);
+    CHECK(iv->has_root && iv->root_dur_ns == 2000);
+    CHECK_STR(tm_str(&m, iv->root_name), "run");
+    CHECK(iv->first != TM_NONE && m.spans[iv->first].dur_ns == 10);
     uint32_t x = tm_str_find(&m, "run.x", 5);
     REQUIRE(x != TM_NONE);
-    uint32_t s = tm_fon_find(&m, b0[0], x);
-    CHECK(s != TM_NONE && m.spans[s].dur_ns == 10);
-    CHECK(tm_fon_find(&m, b0[1], x) == TM_NONE);
+    const tm_fon *fo = tm_fon_find(&m, b0[0], x);
+    CHECK(fo && fo->dur_ns == 10 && fo->ts_ns == 5 && fo->depth == 1);
+    CHECK(tm_fon_find(&m, b0[1], x) == NULL);
     tm_free(&m);
 }
 

@@ -78,10 +78,11 @@ static uint64_t hash_pair(uint64_t a, uint64_t b)
     return h ^ (h >> 29);
 }
 
-void tm_init(tm_model *m, int keep_attrs)
+void tm_init(tm_model *m, int flags)
 {
     memset(m, 0, sizeof *m);
-    m->keep_attrs = keep_attrs;
+    m->keep_attrs = (flags & TM_KEEP_ATTRS) != 0;
+    m->keep_spans = (flags & (TM_KEEP_SPANS | TM_KEEP_ATTRS)) != 0;
     m->last_inv = TM_NONE;
     m->last_hid = TM_NONE;
 }
@@ -96,11 +97,12 @@ void tm_free(tm_model *m)
     free(m->attr_off);
     free(m->attr_len);
     free(m->attr_text);
+    for (uint32_t i = 0; i < m->ninvs; i++)
+        free(m->invs[i].fon);
     free(m->invs);
     free(m->inv_hash_keys);
     free(m->inv_hash_vals);
     free(m->order);
-    free(m->fon);
     free(m->buckets);
     free(m->bucket_invs);
     memset(m, 0, sizeof *m);
@@ -244,7 +246,7 @@ static uint32_t find_inv(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid)
     n->pid = pid;
     n->inv = inv;
     n->hid = hid;
-    n->first = n->last = n->root = TM_NONE;
+    n->first = n->last = TM_NONE;
     m->inv_hash_vals[i] = x + 1;
     m->inv_hash_keys[2 * i] = pid;
     m->inv_hash_keys[2 * i + 1] = inv;
@@ -285,10 +287,50 @@ int tm_add(tm_model *m, const markers_record *r)
 {
     uint32_t name = intern_name(m, r->name.ptr, r->name.len);
     uint32_t hid = intern_cached(m, &m->last_hid, r->hid_text.ptr, r->hid_text.len, 1);
-    if (name == TM_NONE || hid == TM_NONE || m->nspans == TM_NONE - 1)
+    if (name == TM_NONE || hid == TM_NONE || m->nrecords == TM_NONE - 1)
         goto oom;
     uint32_t x = find_inv(m, r->pid, r->inv, hid);
-    if (x == TM_NONE || grow((void **)&m->spans, &m->spans_cap, m->nspans + 1, sizeof *m->spans))
+    if (x == TM_NONE)
+        goto oom;
+    tm_inv *iv = &m->invs[x];
+    uint32_t depth = r->depth > UINT32_MAX ? UINT32_MAX : (uint32_t)r->depth;
+    if (depth == 0 && !iv->has_root) {
+        iv->has_root = 1;
+        iv->root_name = name;
+        iv->root_dur_ns = r->dur_ns;
+    }
+    /* First span of this name? The list is sorted by name id. */
+    {
+        uint32_t lo = 0, hi = iv->fon_len;
+        while (lo < hi) {
+            uint32_t mid = (lo + hi) / 2;
+            if (iv->fon[mid].name < name)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == iv->fon_len || iv->fon[lo].name != name) {
+            if (iv->fon_len == iv->fon_cap) {
+                uint32_t ncap = iv->fon_cap ? iv->fon_cap * 2 : 8;
+                tm_fon *nf = ncap > iv->fon_cap ? realloc(iv->fon, (size_t)ncap * sizeof *nf) : NULL;
+                if (!nf)
+                    goto oom;
+                iv->fon = nf;
+                iv->fon_cap = ncap;
+            }
+            memmove(iv->fon + lo + 1, iv->fon + lo, (size_t)(iv->fon_len - lo) * sizeof *iv->fon);
+            iv->fon[lo].ts_ns = r->ts_ns;
+            iv->fon[lo].dur_ns = r->dur_ns;
+            iv->fon[lo].name = name;
+            iv->fon[lo].depth = depth;
+            iv->fon_len++;
+        }
+    }
+    iv->nspans++;
+    m->nrecords++;
+    if (!m->keep_spans)
+        return 0;
+    if (grow((void **)&m->spans, &m->spans_cap, m->nspans + 1, sizeof *m->spans))
         goto oom;
     uint32_t s = m->nspans;
     tm_span *sp = &m->spans[s];
@@ -299,7 +341,7 @@ int tm_add(tm_model *m, const markers_record *r)
     sp->hid = hid;
     sp->inv = x;
     sp->next = TM_NONE;
-    sp->depth = r->depth > UINT32_MAX ? UINT32_MAX : (uint32_t)r->depth;
+    sp->depth = depth;
     sp->dev = (uint32_t)markers_is_device(r);
     if (m->keep_attrs) {
         if (m->attr_cap_ids != m->spans_cap) {
@@ -321,15 +363,11 @@ int tm_add(tm_model *m, const markers_record *r)
         m->attr_text_len += r->attrs.len;
     }
     m->nspans++;
-    tm_inv *iv = &m->invs[x];
     if (iv->last == TM_NONE)
         iv->first = s;
     else
         m->spans[iv->last].next = s;
     iv->last = s;
-    iv->nspans++;
-    if (sp->depth == 0 && iv->root == TM_NONE)
-        iv->root = s;
     return 0;
 oom:
     m->oom = 1;
@@ -383,14 +421,11 @@ int tm_analyze(tm_model *m)
 {
     uint32_t n = m->ninvs;
     m->order = malloc(((size_t)n + 1) * sizeof *m->order);
-    m->fon = malloc(((size_t)m->nspans + 1) * sizeof *m->fon);
     m->bucket_invs = malloc(((size_t)n + 1) * sizeof *m->bucket_invs);
     m->buckets = malloc(((size_t)n + 1) * sizeof *m->buckets);
-    uint32_t *stamp = calloc((size_t)m->nstr + 1, sizeof *stamp);
     uint32_t *bucket_of = malloc(((size_t)m->nstr + 1) * sizeof *bucket_of);
     uint32_t *tmp = malloc(((size_t)n + 1) * sizeof *tmp);
-    if (!m->order || !m->fon || !m->bucket_invs || !m->buckets || !stamp || !bucket_of || !tmp) {
-        free(stamp);
+    if (!m->order || !m->bucket_invs || !m->buckets || !bucket_of || !tmp) {
         free(bucket_of);
         free(tmp);
         m->oom = 1;
@@ -400,32 +435,6 @@ int tm_analyze(tm_model *m)
         m->order[i] = i;
     sort_model = m;
     qsort(m->order, n, sizeof *m->order, cmp_pid_inv);
-
-    /* First span of each name, per invocation (stamp = invocation index + 1). */
-    m->nfon = 0;
-    for (uint32_t x = 0; x < n; x++) {
-        tm_inv *iv = &m->invs[x];
-        iv->fon_off = m->nfon;
-        for (uint32_t s = iv->first; s != TM_NONE; s = m->spans[s].next) {
-            uint32_t nm = m->spans[s].name;
-            if (stamp[nm] == x + 1)
-                continue;
-            stamp[nm] = x + 1;
-            tm_fon *f = &m->fon[m->nfon++];
-            f->name = nm;
-            f->span = s;
-            f->dur_ns = m->spans[s].dur_ns;
-            f->depth = m->spans[s].depth;
-            /* insertion by name id: an invocation has few names */
-            while (f > m->fon + iv->fon_off && f[-1].name > f->name) {
-                tm_fon t = f[-1];
-                f[-1] = f[0];
-                f[0] = t;
-                f--;
-            }
-        }
-        iv->fon_len = m->nfon - iv->fon_off;
-    }
 
     /* Buckets in first-seen order over (pid, inv). */
     for (uint32_t i = 0; i < m->nstr; i++)
@@ -446,7 +455,6 @@ int tm_analyze(tm_model *m)
     {
         tm_bucket *sorted = malloc(((size_t)nb + 1) * sizeof *sorted);
         if (!sorted) {
-            free(stamp);
             free(bucket_of);
             free(tmp);
             m->oom = 1;
@@ -459,7 +467,6 @@ int tm_analyze(tm_model *m)
             free(idx);
             free(idx2);
             free(sorted);
-            free(stamp);
             free(bucket_of);
             free(tmp);
             m->oom = 1;
@@ -505,24 +512,23 @@ int tm_analyze(tm_model *m)
     }
     for (uint32_t b = 0; b < nb; b++)
         sort_by_inv(m, m->bucket_invs + m->buckets[b].off, tmp, m->buckets[b].n);
-    free(stamp);
     free(bucket_of);
     free(tmp);
     return 0;
 }
 
-uint32_t tm_fon_find(const tm_model *m, uint32_t inv, uint32_t name)
+const tm_fon *tm_fon_find(const tm_model *m, uint32_t inv, uint32_t name)
 {
     const tm_inv *iv = &m->invs[inv];
-    uint32_t lo = iv->fon_off, hi = iv->fon_off + iv->fon_len;
+    uint32_t lo = 0, hi = iv->fon_len;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (m->fon[mid].name < name)
+        if (iv->fon[mid].name < name)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < iv->fon_off + iv->fon_len && m->fon[lo].name == name ? m->fon[lo].span : TM_NONE;
+    return lo < iv->fon_len && iv->fon[lo].name == name ? &iv->fon[lo] : NULL;
 }
 
 const char *tm_bucket_label(const tm_model *m, uint32_t b, char *buf)
