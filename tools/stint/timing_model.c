@@ -83,8 +83,6 @@ void tm_init(tm_model *m, int flags)
     memset(m, 0, sizeof *m);
     m->keep_attrs = (flags & TM_KEEP_ATTRS) != 0;
     m->keep_spans = (flags & (TM_KEEP_SPANS | TM_KEEP_ATTRS)) != 0;
-    m->last_inv = TM_NONE;
-    m->last_hid = TM_NONE;
 }
 
 void tm_free(tm_model *m)
@@ -222,11 +220,26 @@ static int inv_rehash(tm_model *m)
     return 0;
 }
 
-/* The invocation (pid, inv), created with `hid` when new. */
+static uint32_t find_inv_slow(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid);
+
+/* The invocation (pid, inv), created with `hid` when new. A small direct-mapped
+ * cache in front of the hash table holds the invocations in flight (one per
+ * logging thread, interleaved line by line). */
 static uint32_t find_inv(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid)
 {
-    if (m->last_inv != TM_NONE && m->invs[m->last_inv].pid == pid && m->invs[m->last_inv].inv == inv)
-        return m->last_inv;
+    uint32_t slot = (uint32_t)((pid * 0x9E3779B1u + inv) & 63u);
+    uint32_t c = m->inv_cache[slot];
+    if (c && m->invs[c - 1].pid == pid && m->invs[c - 1].inv == inv)
+        return c - 1;
+    uint32_t x = find_inv_slow(m, pid, inv, hid);
+    if (x != TM_NONE)
+        m->inv_cache[slot] = x + 1;
+    return x;
+}
+
+/* find_inv through the hash table. */
+static uint32_t find_inv_slow(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid)
+{
     if ((uint64_t)(m->ninvs + 1) * 2 > m->inv_hash_cap && inv_rehash(m))
         return TM_NONE;
     uint32_t mask = m->inv_hash_cap - 1;
@@ -236,7 +249,7 @@ static uint32_t find_inv(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid)
         if (!v)
             break;
         if (m->inv_hash_keys[2 * i] == pid && m->inv_hash_keys[2 * i + 1] == inv)
-            return m->last_inv = v - 1;
+            return v - 1;
     }
     if (grow((void **)&m->invs, &m->invs_cap, m->ninvs + 1, sizeof *m->invs))
         return TM_NONE;
@@ -250,17 +263,43 @@ static uint32_t find_inv(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid)
     m->inv_hash_vals[i] = x + 1;
     m->inv_hash_keys[2 * i] = pid;
     m->inv_hash_keys[2 * i + 1] = inv;
-    return m->last_inv = x;
+    return x;
 }
 
-/* The id of s[0,n) when it equals the string `id` (a one-entry cache), else
- * the interned id. */
-static uint32_t intern_cached(tm_model *m, uint32_t *cache, const char *s, size_t n, int lower)
+/* s[0,n) == t[0,n), 8 bytes at a time (short strings: no library call). */
+static int same_bytes(const char *s, const char *t, size_t n)
 {
-    uint32_t id = *cache;
-    if (id != TM_NONE && m->str_slen[id] == n && !memcmp(tm_str(m, id), s, n))
-        return id;
-    return *cache = intern(m, s, n, lower);
+    while (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, t, 8);
+        if (a != b)
+            return 0;
+        s += 8;
+        t += 8;
+        n -= 8;
+    }
+    while (n--)
+        if (*s++ != *t++)
+            return 0;
+    return 1;
+}
+
+/* Hids through a small direct-mapped cache keyed by their first bytes (a few
+ * hundred recur; lines of different invocations interleave). A hid written
+ * with capitals misses the cache and is lowercased by intern(). */
+static uint32_t intern_hid(tm_model *m, const char *s, size_t n)
+{
+    uint64_t a = 0;
+    memcpy(&a, s, n < 8 ? n : 8);
+    uint32_t slot = (uint32_t)(((a ^ n) * 0x9E3779B97F4A7C15ull) >> 58);
+    uint32_t id = m->hid_cache[slot];
+    if (id && m->str_slen[id - 1] == n && same_bytes(tm_str(m, id - 1), s, n))
+        return id - 1;
+    id = intern(m, s, n, 1);
+    if (id != TM_NONE)
+        m->hid_cache[slot] = id + 1;
+    return id;
 }
 
 /* Names through a small direct-mapped cache keyed by length and the first and
@@ -275,7 +314,7 @@ static uint32_t intern_name(tm_model *m, const char *s, size_t n)
     uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full) ^ n;
     uint32_t slot = (uint32_t)(h >> 56);
     uint32_t id = m->name_cache[slot];
-    if (id && m->str_slen[id - 1] == n && !memcmp(tm_str(m, id - 1), s, n))
+    if (id && m->str_slen[id - 1] == n && same_bytes(tm_str(m, id - 1), s, n))
         return id - 1;
     id = intern(m, s, n, 0);
     if (id != TM_NONE)
@@ -286,7 +325,7 @@ static uint32_t intern_name(tm_model *m, const char *s, size_t n)
 int tm_add(tm_model *m, const markers_record *r)
 {
     uint32_t name = intern_name(m, r->name.ptr, r->name.len);
-    uint32_t hid = intern_cached(m, &m->last_hid, r->hid_text.ptr, r->hid_text.len, 1);
+    uint32_t hid = intern_hid(m, r->hid_text.ptr, r->hid_text.len);
     if (name == TM_NONE || hid == TM_NONE || m->nrecords == TM_NONE - 1)
         goto oom;
     uint32_t x = find_inv(m, r->pid, r->inv, hid);

@@ -88,8 +88,8 @@ typedef struct tm_model {
     uint64_t *inv_hash_keys; /* pairs (pid, inv) */
     uint32_t *inv_hash_vals; /* index + 1, 0 empty */
     uint32_t inv_hash_cap;
-    uint32_t last_inv;       /* cache: most recent invocation */
-    uint32_t last_hid;       /* cache: most recent hid string */
+    uint32_t inv_cache[64];   /* cache: invocation index + 1 by (pid, inv) */
+    uint32_t hid_cache[64];   /* cache: hid id + 1 by its first bytes */
     uint32_t name_cache[256]; /* cache: name id + 1 by a short key */
 
     /* after tm_analyze */
