@@ -234,6 +234,44 @@ static void test_numbers(void)
 }
 
 /* Every split point and piece size gives the same records. */
+/* Hids and numbers of every length, through the wide and the byte paths. */
+static void test_number_widths(void)
+{
+    static const char *hids[] = {"ABCDEF0123456789", "fedcba9876543210", "0000000000000001", "a", "0",
+                                 "123456789abcdef", "00000000000000000001f"};
+    static const uint64_t want[] = {0xabcdef0123456789ull, 0xfedcba9876543210ull, 1, 0xa, 0, 0x123456789abcdefull,
+                                    0x1f};
+    for (int tail = 0; tail < 2; tail++)
+        for (size_t i = 0; i < sizeof hids / sizeof hids[0]; i++) {
+            char line[256];
+            snprintf(line, sizeof line, "[STRACE] v=1 pid=1 tid=1 inv=1 hid=%s depth=0 name=a ts=1 dur=2%s", hids[i],
+                     tail ? " k=v                    \n" : "");
+            struct got g;
+            parse(line, 0, &g, 0);
+            CHECK_EQ_I64(g.n, 1);
+            CHECK_EQ_U64(g.r[0].hid, want[i]);
+            CHECK_STR(g.hid[0], hids[i]);
+            CHECK_EQ_I64(g.r[0].hid_wide, 0);
+        }
+    uint64_t v = 0;
+    for (int digits = 1; digits <= 19; digits++) {
+        v = v * 10 + (uint64_t)(digits % 10);
+        char num[32], line[256];
+        snprintf(num, sizeof num, "%llu", (unsigned long long)v);
+        for (int tail = 0; tail < 2; tail++) {
+            snprintf(line, sizeof line, "[STRACE] v=1 pid=%s tid=1 inv=%s hid=a depth=0 name=a ts=%s dur=%s%s", num,
+                     num, digits < 19 ? num : "5", digits < 19 ? num : "7", tail ? " pad=xxxxxxxxxxxxxxxxxxxx\n" : "");
+            struct got g;
+            parse(line, 0, &g, 0);
+            CHECK_EQ_I64(g.n, 1);
+            CHECK_EQ_U64(g.r[0].pid, v);
+            CHECK_EQ_U64(g.r[0].inv, v);
+            if (digits < 19)
+                CHECK_EQ_I64(g.r[0].ts_ns, (int64_t)v);
+        }
+    }
+}
+
 static void test_chunking(void)
 {
     const char *s = "junk [STRACE] v=1 pid=1 tid=1 inv=1 hid=a depth=0 name=a ts=1 dur=2 k=1\r\n"
@@ -390,6 +428,7 @@ int main(void)
     test_blob_and_line_ends();
     test_torn();
     test_numbers();
+    test_number_widths();
     test_chunking();
     test_long_line_fd();
     test_stop_and_options();
