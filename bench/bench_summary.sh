@@ -35,14 +35,18 @@ for sz in $sizes; do
   bytes=$(stat -c %s "$f")
   mb=$(awk -v b="$bytes" 'BEGIN {print b/1e6}')
   rm -f "$work"/s.t "$work"/p.t "$work"/g.t "$work"/i.t
+  rm -f "$work"/s1.t
   for _ in $(seq "$reps"); do run_timed "$work/s" "$STINT" summary --json "$f"; done
+  for _ in $(seq "$reps"); do STINT_THREADS=1 run_timed "$work/s1" "$STINT" summary --json "$f"; done
   spans=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['spans'])" "$work/s.stdout")
   preps=$reps; [ "$sz" = 1G ] && preps=1
   for _ in $(seq "$preps"); do run_timed "$work/p" python3 "$here/summary_baseline.py" "$f"; done
   pspans=$(awk '{print $1}' "$work/p.stdout")
   st=$(awk '{print $1}' "$work/s.t" | median); srss=$(awk '{print $2}' "$work/s.t" | sort -n | tail -1)
   pt=$(awk '{print $1}' "$work/p.t" | median); prss=$(awk '{print $2}' "$work/p.t" | sort -n | tail -1)
-  printf "%-6s %-22s %9.2f %10.0f %10s %12.0f\n" "$sz" "stint summary" "$st" "$(awk -v m="$mb" -v t="$st" 'BEGIN{print m/t}')" "1.0" "$(awk -v r="$srss" 'BEGIN{print r/1024}')"
+  printf "%-6s %-22s %9.2f %10.0f %10s %12.0f\n" "$sz" "stint (2 threads)" "$st" "$(awk -v m="$mb" -v t="$st" 'BEGIN{print m/t}')" "1.0" "$(awk -v r="$srss" 'BEGIN{print r/1024}')"
+  s1t=$(awk '{print $1}' "$work/s1.t" | median); s1rss=$(awk '{print $2}' "$work/s1.t" | sort -n | tail -1)
+  printf "%-6s %-22s %9.2f %10.0f %10s %12.0f\n" "$sz" "stint, 1 thread" "$s1t" "$(awk -v m="$mb" -v t="$s1t" 'BEGIN{print m/t}')" "$(awk -v a="$s1t" -v b="$st" 'BEGIN{printf "%.2fx", a/b}')" "$(awk -v r="$s1rss" 'BEGIN{print r/1024}')"
   printf "%-6s %-22s %9.2f %10.0f %10s %12.0f\n" "$sz" "python3 json.load" "$pt" "$(awk -v m="$mb" -v t="$pt" 'BEGIN{print m/t}')" "$(awk -v a="$pt" -v b="$st" 'BEGIN{printf "%.1fx", a/b}')" "$(awk -v r="$prss" 'BEGIN{print r/1024}')"
   echo "       spans: stint $spans, python $pspans; RSS bound 64 MB + 16 B/span = $(awk -v s="$spans" 'BEGIN{printf "%.0f", 64 + s*16/1048576}') MB"
   # gzip input against the bare inflate of the same layer
@@ -60,4 +64,4 @@ for sz in $sizes; do
   [ "$it" != 0 ] && printf "%-6s %-22s %9.2f %10.0f\n" "$sz" "bare inflate" "$it" "$(awk -v m="$mb" -v t="$it" 'BEGIN{print m/t}')"
   rm -f "$f.gz"
 done
-echo "(MB = 10^6 bytes of uncompressed JSON; one core; medians of $reps runs; python baseline runs ${preps:-$reps}x for 1G)"
+echo "(MB = 10^6 bytes of uncompressed JSON; ratio = time / time of 'stint (2 threads)'; medians of $reps runs; python baseline runs ${preps:-$reps}x for 1G)"

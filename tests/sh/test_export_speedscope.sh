@@ -2,7 +2,7 @@
 # The Chrome and folded outputs of `stint convert` load in speedscope's own
 # importer (npm package speedscope, pinned, installed at test time into the
 # build folder; run under node with a do-nothing DOM, see
-# speedscope_import.js). Skips when node/npm are absent or the package cannot
+# speedscope_profiles.js). Skips when node/npm are absent or the package cannot
 # be installed.
 set -u
 STINT=${STINT_BIN:?}
@@ -31,7 +31,7 @@ cat > "$TMP/in.json" <<'J'
 J
 "$STINT" convert "$TMP/in.json" -o "$TMP/trace_chrome.json" --to chrome 2>/dev/null || { echo "FAIL: convert chrome"; exit 1; }
 "$STINT" convert "$TMP/in.json" -o "$TMP/stacks_folded.txt" --to folded 2>/dev/null || { echo "FAIL: convert folded"; exit 1; }
-node "$HERE/speedscope_import.js" "$NPMDIR" "$TMP/trace_chrome.json" "$TMP/stacks_folded.txt" > "$TMP/res" 2>"$TMP/err"
+node "$HERE/speedscope_profiles.js" "$NPMDIR" "$TMP/trace_chrome.json" "$TMP/stacks_folded.txt" > "$TMP/res" 2>"$TMP/err"
 rc=$?
 cat "$TMP/res"
 [ $rc -eq 0 ] || { echo "FAIL: speedscope importer exit $rc"; cat "$TMP/err"; exit 1; }
