@@ -227,7 +227,8 @@ static uint32_t find_inv_slow(tm_model *m, uint64_t pid, uint64_t inv, uint32_t 
  * logging thread, interleaved line by line). */
 static uint32_t find_inv(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid)
 {
-    uint32_t slot = (uint32_t)((pid * 0x9E3779B1u + inv) & 63u);
+    uint64_t h = (pid * 0x9E3779B97F4A7C15ull) ^ (inv * 0xC2B2AE3D27D4EB4Full);
+    uint32_t slot = (uint32_t)(h >> 56);
     uint32_t c = m->inv_cache[slot];
     if (c && m->invs[c - 1].pid == pid && m->invs[c - 1].inv == inv)
         return c - 1;
@@ -338,17 +339,17 @@ int tm_add(tm_model *m, const markers_record *r)
         iv->root_name = name;
         iv->root_dur_ns = r->dur_ns;
     }
-    /* First span of this name? The list is sorted by name id. */
+    /* First span of this name? Names with small ids (the common ones) are
+     * answered by a bit mask; the list is sorted by name id in tm_analyze. */
     {
-        uint32_t lo = 0, hi = iv->fon_len;
-        while (lo < hi) {
-            uint32_t mid = (lo + hi) / 2;
-            if (iv->fon[mid].name < name)
-                lo = mid + 1;
-            else
-                hi = mid;
+        int seen = 0;
+        if (name < 64) {
+            seen = (iv->seen_small >> name) & 1;
+        } else {
+            for (uint32_t i = 0; i < iv->fon_len && !seen; i++)
+                seen = iv->fon[i].name == name;
         }
-        if (lo == iv->fon_len || iv->fon[lo].name != name) {
+        if (!seen) {
             if (iv->fon_len == iv->fon_cap) {
                 uint32_t ncap = iv->fon_cap ? iv->fon_cap * 2 : 8;
                 tm_fon *nf = ncap > iv->fon_cap ? realloc(iv->fon, (size_t)ncap * sizeof *nf) : NULL;
@@ -357,12 +358,13 @@ int tm_add(tm_model *m, const markers_record *r)
                 iv->fon = nf;
                 iv->fon_cap = ncap;
             }
-            memmove(iv->fon + lo + 1, iv->fon + lo, (size_t)(iv->fon_len - lo) * sizeof *iv->fon);
-            iv->fon[lo].ts_ns = r->ts_ns;
-            iv->fon[lo].dur_ns = r->dur_ns;
-            iv->fon[lo].name = name;
-            iv->fon[lo].depth = depth;
-            iv->fon_len++;
+            tm_fon *f = &iv->fon[iv->fon_len++];
+            f->ts_ns = r->ts_ns;
+            f->dur_ns = r->dur_ns;
+            f->name = name;
+            f->depth = depth;
+            if (name < 64)
+                iv->seen_small |= (uint64_t)1 << name;
         }
     }
     iv->nspans++;
@@ -474,6 +476,20 @@ int tm_analyze(tm_model *m)
         m->order[i] = i;
     sort_model = m;
     qsort(m->order, n, sizeof *m->order, cmp_pid_inv);
+
+    /* First-of-name lists sorted by name id (insertion: they are short). */
+    for (uint32_t x = 0; x < n; x++) {
+        tm_fon *f = m->invs[x].fon;
+        for (uint32_t i = 1; i < m->invs[x].fon_len; i++) {
+            tm_fon t = f[i];
+            uint32_t j = i;
+            while (j && f[j - 1].name > t.name) {
+                f[j] = f[j - 1];
+                j--;
+            }
+            f[j] = t;
+        }
+    }
 
     /* Buckets in first-seen order over (pid, inv). */
     for (uint32_t i = 0; i < m->nstr; i++)
