@@ -286,47 +286,32 @@ static int same_bytes(const char *s, const char *t, size_t n)
     return 1;
 }
 
-/* Hids through a small direct-mapped cache keyed by their first bytes (a few
- * hundred recur; lines of different invocations interleave). A hid written
- * with capitals misses the cache and is lowercased by intern(). */
-static uint32_t intern_hid(tm_model *m, const char *s, size_t n)
-{
-    uint64_t a = 0;
-    memcpy(&a, s, n < 8 ? n : 8);
-    uint32_t slot = (uint32_t)(((a ^ n) * 0x9E3779B97F4A7C15ull) >> 58);
-    uint32_t id = m->hid_cache[slot];
-    if (id && m->str_slen[id - 1] == n && same_bytes(tm_str(m, id - 1), s, n))
-        return id - 1;
-    id = intern(m, s, n, 1);
-    if (id != TM_NONE)
-        m->hid_cache[slot] = id + 1;
-    return id;
-}
-
-/* Names through a small direct-mapped cache keyed by length and the first and
- * last 8 bytes: most records repeat one of a few dozen names, and this skips
- * hashing the whole name. */
-static uint32_t intern_name(tm_model *m, const char *s, size_t n)
+/* Interns through a direct-mapped cache of 2^bits slots keyed by the length
+ * and the first and last 8 bytes: records repeat a few dozen names and a few
+ * hundred hids, interleaved, and a hit skips hashing the whole string. A hid
+ * written with capitals misses (the cache holds the lowercased text) and is
+ * lowercased by intern(). */
+static uint32_t intern_cached(tm_model *m, uint32_t *cache, unsigned bits, const char *s, size_t n, int lower)
 {
     uint64_t a = 0, b = 0;
     memcpy(&a, s, n < 8 ? n : 8);
     if (n > 8)
         memcpy(&b, s + n - 8, 8);
     uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full) ^ n;
-    uint32_t slot = (uint32_t)(h >> 56);
-    uint32_t id = m->name_cache[slot];
+    uint32_t slot = (uint32_t)(h >> (64 - bits));
+    uint32_t id = cache[slot];
     if (id && m->str_slen[id - 1] == n && same_bytes(tm_str(m, id - 1), s, n))
         return id - 1;
-    id = intern(m, s, n, 0);
+    id = intern(m, s, n, lower);
     if (id != TM_NONE)
-        m->name_cache[slot] = id + 1;
+        cache[slot] = id + 1;
     return id;
 }
 
 int tm_add(tm_model *m, const markers_record *r)
 {
-    uint32_t name = intern_name(m, r->name.ptr, r->name.len);
-    uint32_t hid = intern_hid(m, r->hid_text.ptr, r->hid_text.len);
+    uint32_t name = intern_cached(m, m->name_cache, 8, r->name.ptr, r->name.len, 0);
+    uint32_t hid = intern_cached(m, m->hid_cache, 6, r->hid_text.ptr, r->hid_text.len, 1);
     if (name == TM_NONE || hid == TM_NONE || m->nrecords == TM_NONE - 1)
         goto oom;
     uint32_t x = find_inv(m, r->pid, r->inv, hid);
