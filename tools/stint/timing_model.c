@@ -311,7 +311,7 @@ static uint32_t intern_cached(tm_model *m, uint32_t *cache, unsigned bits, const
 int tm_add(tm_model *m, const markers_record *r)
 {
     uint32_t name = intern_cached(m, m->name_cache, 8, r->name.ptr, r->name.len, 0);
-    uint32_t hid = intern_cached(m, m->hid_cache, 6, r->hid_text.ptr, r->hid_text.len, 1);
+    uint32_t hid = intern_cached(m, m->hid_cache, 8, r->hid_text.ptr, r->hid_text.len, 1);
     if (name == TM_NONE || hid == TM_NONE || m->nrecords == TM_NONE - 1)
         goto oom;
     uint32_t x = find_inv(m, r->pid, r->inv, hid);
