@@ -507,18 +507,16 @@ static int cmp_double(const void *a, const void *b)
 /* One round's five values in us, as the reference computes them. */
 static void round_metrics(const tm_model *m, uint32_t inv, double out[5], int64_t ns[5])
 {
-    const tm_inv *iv = &m->invs[inv];
     const tm_fon *dev = named_span(m, inv, "runner_run.device_wall");
     const tm_fon *orch = named_span(m, inv, "runner_run.device_wall.orch");
     const tm_fon *sched = named_span(m, inv, "runner_run.device_wall.sched");
-    const tm_fon *cols[5] = {NULL, dev, NULL, orch, sched};
+    /* Host is the first span named like the root (the reference looks it up
+     * by name), which is the root itself in every well-formed log. */
+    const tm_fon *host = named_span(m, inv, "");
+    const tm_fon *cols[5] = {host, dev, NULL, orch, sched};
     for (int i = 0; i < 5; i++) {
         ns[i] = cols[i] ? cols[i]->dur_ns : 0;
         out[i] = cols[i] ? (double)ns[i] / 1000.0 : 0.0;
-    }
-    if (iv->has_root) {
-        ns[0] = iv->root_dur_ns;
-        out[0] = (double)ns[0] / 1000.0;
     }
     if (orch || sched) {
         int64_t lo = INT64_MAX, hi = INT64_MIN;
