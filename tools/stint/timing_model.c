@@ -222,7 +222,8 @@ static int inv_rehash(tm_model *m)
 
 static uint32_t find_inv_slow(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid);
 
-/* The invocation (pid, inv), created with `hid` when new. A small direct-mapped
+/* The invocation (pid, inv), created with `hid` when new (TM_NONE: set by the
+ * caller). A small direct-mapped
  * cache in front of the hash table holds the invocations in flight (one per
  * logging thread, interleaved line by line). */
 static uint32_t find_inv(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid)
@@ -311,13 +312,22 @@ static uint32_t intern_cached(tm_model *m, uint32_t *cache, unsigned bits, const
 int tm_add(tm_model *m, const markers_record *r)
 {
     uint32_t name = intern_cached(m, m->name_cache, 8, r->name.ptr, r->name.len, 0);
-    uint32_t hid = intern_cached(m, m->hid_cache, 8, r->hid_text.ptr, r->hid_text.len, 1);
-    if (name == TM_NONE || hid == TM_NONE || m->nrecords == TM_NONE - 1)
+    if (name == TM_NONE || m->nrecords == TM_NONE - 1)
         goto oom;
-    uint32_t x = find_inv(m, r->pid, r->inv, hid);
+    uint32_t x = find_inv(m, r->pid, r->inv, TM_NONE);
     if (x == TM_NONE)
         goto oom;
     tm_inv *iv = &m->invs[x];
+    /* The hid matters for an invocation's first span (it names the bucket) and
+     * for every kept span (the Chrome trace prints each span's own). */
+    uint32_t hid = TM_NONE;
+    if (iv->hid == TM_NONE || m->keep_spans) {
+        hid = intern_cached(m, m->hid_cache, 8, r->hid_text.ptr, r->hid_text.len, 1);
+        if (hid == TM_NONE)
+            goto oom;
+        if (iv->hid == TM_NONE)
+            iv->hid = hid;
+    }
     uint32_t depth = r->depth > UINT32_MAX ? UINT32_MAX : (uint32_t)r->depth;
     if (depth == 0 && !iv->has_root) {
         iv->has_root = 1;
