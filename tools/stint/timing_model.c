@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Grows the array *p of *cap elements of `elem` bytes to hold `need`
+ * (doubling, from 1024). Returns 0, or -1 on OOM or past 2^32-2 (unchanged). */
 static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 {
     if (need <= *cap)
@@ -33,6 +35,8 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
     return 0;
 }
 
+/* Grows the byte buffer *p to hold `need` bytes (doubling, from 64 KiB).
+ * Returns 0, or -1 on OOM (unchanged). */
 static int grow_bytes(char **p, size_t *cap, size_t need)
 {
     if (need <= *cap)
@@ -70,6 +74,7 @@ static uint64_t hash_bytes(const char *s, size_t n)
     return h ^ (h >> 32);
 }
 
+/* Mixes an invocation key (pid, inv) into 64 well-spread bits. */
 static uint64_t hash_pair(uint64_t a, uint64_t b)
 {
     uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull);
@@ -131,6 +136,7 @@ uint32_t tm_str_find(const tm_model *m, const char *s, size_t n)
     }
 }
 
+/* Doubles the string hash table (load <= 1/2). Returns 0 or -1 on OOM. */
 static int str_rehash(tm_model *m)
 {
     uint32_t ncap = m->str_hash_cap ? m->str_hash_cap * 2 : 1024;
@@ -194,6 +200,7 @@ static uint32_t intern(tm_model *m, const char *s, size_t n, int lower)
     return id;
 }
 
+/* Doubles the invocation hash table (load <= 1/2). Returns 0 or -1 on OOM. */
 static int inv_rehash(tm_model *m)
 {
     uint32_t ncap = m->inv_hash_cap ? m->inv_hash_cap * 2 : 4096;
