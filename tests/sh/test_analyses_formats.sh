@@ -46,5 +46,19 @@ import json,sys; d=json.load(sys.stdin); s=d["steps"]
 assert [x["wall_ns"] for x in s] == [100000, 120000], s
 assert [x["unattributed_ns"] for x in s] == [15000, 15000], s
 assert s[0]["children_union_ns"] == {"load": 40000, "compute": 45000}, s[0]' || fail=1
+# a JSONL session whose step has children on two other threads (explicit
+# parent ids): the measured span is the step, the children overlap (counted
+# once), and a JSONL -> JSONL conversion keeps all of it
+HERE=$(cd "$(dirname "$0")" && pwd)
+x=$HERE/cross_thread_session.jsonl
+"$STINT" convert "$x" -o "$TMP/x2.jsonl" --to jsonl 2>/dev/null || { echo "FAIL: convert jsonl -> jsonl"; fail=1; }
+for f in "$x" "$TMP/x2.jsonl"; do
+  "$STINT" steps "$f" --json | python3 -c '
+import json,sys; s=json.load(sys.stdin)["steps"]
+assert len(s) == 1 and s[0]["wall_ns"] == 100, s
+assert s[0]["children_union_ns"] == {"worker_a": 50, "worker_b": 60}, s
+assert s[0]["overlap_ns"] == 45 and s[0]["unattributed_ns"] == 35, s' || { echo "FAIL: steps on $f"; fail=1; }
+done
+cmp -s <("$STINT" tree "$x" 2>&1) <("$STINT" tree "$TMP/x2.jsonl" 2>&1) || { echo "FAIL: tree differs after jsonl -> jsonl"; fail=1; }
 [ $fail -eq 0 ] && echo "ok: tree, steps, counters, diff, report on Chrome, gzip, JSONL and markers inputs"
 exit $fail
