@@ -149,7 +149,13 @@ int stint_cmd_steps(int argc, char **argv)
         }
         fputs("}}\n", f);
     } else {
-        fprintf(f, "# %zu steps named '%s'%s; times in us\n# %s\n", nsteps, step_glob ? step_glob : "(measured)",
+        size_t on_dev = 0;
+        for (size_t k = 0; k < nsteps; k++) {
+            const struct stint_track *tr = stint_model_track_at(&m, stint_model_slice(&m, steps[k])->track);
+            on_dev += stint_model_lane_at(&m, tr->lane)->clock == STINT_CLOCK_DEVICE;
+        }
+        fprintf(f, "# %zu steps named '%s' (%zu on host-clock lanes, %zu on device-clock lanes)%s; times in us\n# %s\n",
+                nsteps, step_glob ? step_glob : "(measured)", nsteps - on_dev, on_dev,
                 m.partial ? " - PARTIAL input" : "", scope);
         if (unfinished_steps)
             fprintf(f, "# %" PRIu64 " unfinished steps left out\n", unfinished_steps);
