@@ -67,9 +67,16 @@ int stint_steps_compute(struct stint_steps *r, const struct stint_model *mm, con
     uint32_t *step_of = malloc((n ? n : 1) * sizeof *step_of); /* slice -> step number */
     uint32_t *steps = malloc((n ? n : 1) * sizeof *steps);       /* step number -> slice */
     uint32_t *cols = malloc((n ? n : 1) * sizeof *cols);         /* column -> name id */
+    uint32_t maxname = 0;
+    for (size_t i = 0; i < n; i++)
+        if (stint_model_slice(mm, i)->name > maxname)
+            maxname = stint_model_slice(mm, i)->name;
+    uint32_t *col_of = malloc(((size_t)maxname + 1) * sizeof *col_of); /* name id -> column */
+    if (col_of)
+        memset(col_of, 0xff, ((size_t)maxname + 1) * sizeof *col_of);
     struct child_iv *civ = malloc((n ? n : 1) * sizeof *civ);
     struct stint_iv *tmp = malloc((n ? n : 1) * sizeof *tmp);
-    if (!step_of || !steps || !cols || !civ || !tmp) {
+    if (!step_of || !steps || !cols || !col_of || !civ || !tmp) {
         goto oom;
     }
     size_t nsteps = 0, ncols = 0, nciv = 0;
@@ -103,14 +110,16 @@ int stint_steps_compute(struct stint_steps *r, const struct stint_model *mm, con
         int64_t end = s->dur_ns < 0 ? pend : s->ts_ns + s->dur_ns;
         if (end > pend)
             end = pend;
-        uint32_t col = 0;
-        while (col < ncols && cols[col] != s->name)
-            col++;
-        if (col == ncols)
+        uint32_t col = col_of[s->name];
+        if (col == STINT_NO_ID) {
+            col = (uint32_t)ncols;
+            col_of[s->name] = col;
             cols[ncols++] = s->name;
+        }
         civ[nciv].step = step_of[s->parent];
         civ[nciv].col = col;
-        civ[nciv].iv.start_ns = s->ts_ns;
+        /* clipped at both ends (an explicit-parent child may start early) */
+        civ[nciv].iv.start_ns = s->ts_ns < p->ts_ns ? p->ts_ns : s->ts_ns;
         civ[nciv].iv.end_ns = end;
         nciv++;
     }
@@ -147,6 +156,7 @@ int stint_steps_compute(struct stint_steps *r, const struct stint_model *mm, con
         c0 = c1;
     }
     free(step_of);
+    free(col_of);
     free(civ);
     free(tmp);
     r->nsteps = nsteps;
@@ -159,6 +169,7 @@ int stint_steps_compute(struct stint_steps *r, const struct stint_model *mm, con
     return 0;
 oom:
     free(step_of);
+    free(col_of);
     free(steps);
     free(cols);
     free(civ);
