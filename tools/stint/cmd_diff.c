@@ -217,7 +217,8 @@ int stint_cmd_diff(int argc, char **argv)
     size_t nka, nkb;
     struct key_dur *ka = collect(&ma, &o.filter, &nka), *kb = collect(&mb, &o.filter, &nkb);
     /* groups: merge the two sorted lists by (cat text, name text) */
-    size_t cap = 16, ng = 0;
+    size_t cap = 16, ng = 0, hcap = 0;
+    uint32_t *htab = NULL;
     struct group *g = malloc(cap * sizeof *g);
     int64_t *da = malloc((nka + 1) * sizeof *da), *db = malloc((nkb + 1) * sizeof *db);
     if (!ka || !kb || !g || !da || !db) {
@@ -239,10 +240,31 @@ int stint_cmd_diff(int argc, char **argv)
             while (j < nk && k[j].cat == k[i].cat && k[j].name == k[i].name)
                 j++;
             const char *cat = stint_model_str(m, k[i].cat, NULL), *name = stint_model_str(m, k[i].name, NULL);
-            size_t gi = 0;
-            while (gi < ng && (strcmp(g[gi].cat, cat) || strcmp(g[gi].name, name)))
-                gi++;
+            /* group lookup by (cat, name) text: open addressing over group indexes */
+            if ((ng + 1) * 2 > hcap) {
+                size_t nc = hcap ? hcap * 2 : 1024;
+                uint32_t *nh = malloc(nc * sizeof *nh);
+                if (!nh) {
+                    rc = 3;
+                    goto out;
+                }
+                memset(nh, 0xff, nc * sizeof *nh);
+                for (size_t q = 0; q < ng; q++) {
+                    size_t h = (size_t)(hash_str(g[q].cat) ^ hash_str(g[q].name) * 31) & (nc - 1);
+                    while (nh[h] != UINT32_MAX)
+                        h = (h + 1) & (nc - 1);
+                    nh[h] = (uint32_t)q;
+                }
+                free(htab);
+                htab = nh;
+                hcap = nc;
+            }
+            size_t h = (size_t)(hash_str(cat) ^ hash_str(name) * 31) & (hcap - 1);
+            while (htab[h] != UINT32_MAX && (strcmp(g[htab[h]].cat, cat) || strcmp(g[htab[h]].name, name)))
+                h = (h + 1) & (hcap - 1);
+            size_t gi = htab[h] == UINT32_MAX ? ng : htab[h];
             if (gi == ng) {
+                htab[h] = (uint32_t)ng;
                 if (ng == cap) {
                     cap *= 2;
                     struct group *nv = realloc(g, cap * sizeof *g);
@@ -284,21 +306,31 @@ int stint_cmd_diff(int argc, char **argv)
     }
     FILE *f = stdout;
     int regressions = 0, improvements = 0;
+    /* bound the bootstrap's total work (resamples x spans of the judged
+     * groups) to about 2e8 draws: big traces get fewer resamples, never
+     * fewer than 200; the count used is reported */
+    double total_work = 0;
+    for (size_t i = 0; i < ng; i++)
+        if ((long)g[i].na >= min_samples && (long)g[i].nb >= min_samples && g[i].na && g[i].nb)
+            total_work += (double)(g[i].na + g[i].nb);
+    size_t eff_resamples = (size_t)resamples;
+    if (total_work * (double)eff_resamples > 2e8)
+        eff_resamples = (size_t)fmax(fmin(200, (double)resamples), 2e8 / total_work);
     if (o.json) {
         fprintf(f, "{\"schema\":\"stint.diff/1\",\"a\":");
         stint_out_json_str(f, paths[0], strlen(paths[0]));
         fputs(",\"b\":", f);
         stint_out_json_str(f, paths[1], strlen(paths[1]));
         fprintf(f,
-                ",\"threshold\":%g,\"seed\":%" PRIu64 ",\"min_samples\":%ld,\"scope\":\"durations of finished spans "
+                ",\"threshold\":%g,\"seed\":%" PRIu64 ",\"resamples\":%zu,\"min_samples\":%ld,\"scope\":\"durations of finished spans "
                 "per (cat, name), any track, wall clock of each input; ratio = median B / median A; ci95 = "
                 "percentile bootstrap of that ratio\",\n\"rows\":[",
-                threshold, seed, min_samples);
+                threshold, seed, eff_resamples, min_samples);
     } else {
         fprintf(f, "# A = %s, B = %s; per (cat, name): median span duration (us), ratio = B/A,\n"
-                   "# 95%% bootstrap CI of the ratio (seed %" PRIu64 "); flagged when the CI excludes 1 and |ratio-1| "
+                   "# 95%% bootstrap CI of the ratio (seed %" PRIu64 ", %zu resamples); flagged when the CI excludes 1 and |ratio-1| "
                    "> %g%%\n",
-                paths[0], paths[1], seed, threshold * 100);
+                paths[0], paths[1], seed, eff_resamples, threshold * 100);
         fprintf(f, "%7s %7s %12s %12s %8s %17s  %-9s %s\n", "n_a", "n_b", "median_a", "median_b", "ratio", "ci95",
                 "verdict", "cat/name");
     }
@@ -315,11 +347,7 @@ int stint_cmd_diff(int argc, char **argv)
             verdict = "zero_a";
         else {
             ratio = medb / meda;
-            /* bound the work for very large groups: fewer resamples, never fewer than 200 */
-            size_t r = (size_t)resamples;
-            double work = (double)(gr->na + gr->nb);
-            if (work * (double)r > 4e8)
-                r = (size_t)fmax(200, 4e8 / work);
+            size_t r = eff_resamples;
             uint64_t st = seed ^ hash_str(gr->cat) ^ (hash_str(gr->name) * 3);
             size_t used = 0;
             for (size_t k = 0; k < r; k++) {
@@ -397,6 +425,7 @@ int stint_cmd_diff(int argc, char **argv)
     if (rc == 0 && fail_on_regression && regressions)
         rc = 4;
 out:
+    free(htab);
     free(g);
     free(ka);
     free(kb);
