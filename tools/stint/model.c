@@ -18,6 +18,15 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* A pending E event, matched in finish(). */
+struct end_ev {
+    int64_t ts_ns;
+    int64_t tts_ns;
+    uint64_t seq;
+    uint32_t track;
+    uint32_t name;
+};
+
 /* ---- big arrays ------------------------------------------------------------- */
 
 #define BIG_MMAP_BYTES ((size_t)4 << 20) /* from here on, mmap + MADV_HUGEPAGE */
@@ -61,6 +70,18 @@ int stint_bigarray_reserve(struct stint_bigarray *a, size_t n)
     size_t cap = a->cap ? a->cap : 16;
     while (cap < a->len + n)
         cap *= 2;
+    if (a->mapped) {
+        /* grow in place or move the page tables: no copy, no second touch of old pages */
+        void *q = mremap(a->data, a->cap * a->elem, cap * a->elem, MREMAP_MAYMOVE);
+        if (q == MAP_FAILED)
+            return -1;
+#ifdef MADV_HUGEPAGE
+        madvise(q, cap * a->elem, MADV_HUGEPAGE);
+#endif
+        a->data = q;
+        a->cap = cap;
+        return 0;
+    }
     int mapped = 0;
     void *p = big_alloc(cap * a->elem, &mapped);
     if (!p)
@@ -312,32 +333,10 @@ struct ustack {
 };
 
 struct stint_open {
-    struct ustack *by_track; /* open B (or b) slice indices per track */
-    size_t ntracks;
     struct kmap procs, lanes, tracks, counters, instants, synth;
     int64_t next_synthetic;
     uint32_t global_track;
-    /* per-track sortedness, last (ts, dur) seen at append */
-    struct bigmeta {
-        int64_t last_ts;
-        uint8_t unsorted;
-    } *meta;
-    size_t metacap;
 };
-
-static struct ustack *track_stack(struct stint_model *m, uint32_t track)
-{
-    struct stint_open *o = m->open;
-    if (track >= o->ntracks) {
-        size_t n = o->ntracks ? o->ntracks : 8;
-        while (n <= track)
-            n *= 2;
-        o->by_track = xrealloc(o->by_track, n * sizeof *o->by_track);
-        memset(o->by_track + o->ntracks, 0, (n - o->ntracks) * sizeof *o->by_track);
-        o->ntracks = n;
-    }
-    return &o->by_track[track];
-}
 
 static void ustack_push(struct ustack *s, uint32_t v)
 {
@@ -370,6 +369,7 @@ int stint_model_init(struct stint_model *m, unsigned flags)
     stint_bigarray_init(&m->samples, sizeof(struct stint_counter_sample));
     stint_bigarray_init(&m->instants, sizeof(struct stint_instant_stat));
     stint_bigarray_init(&m->metadata, sizeof(struct stint_arg));
+    stint_bigarray_init(&m->ends, sizeof(struct end_ev));
     /* id 0 is the empty string */
     struct stint_intern *t = m->strings;
     intern_rehash(t);
@@ -386,16 +386,12 @@ int stint_model_init(struct stint_model *m, unsigned flags)
 
 static void open_free(struct stint_open *o)
 {
-    for (size_t i = 0; i < o->ntracks; i++)
-        free(o->by_track[i].v);
-    free(o->by_track);
     free(o->procs.slots);
     free(o->lanes.slots);
     free(o->tracks.slots);
     free(o->counters.slots);
     free(o->instants.slots);
     free(o->synth.slots);
-    free(o->meta);
     free(o);
 }
 
@@ -421,6 +417,7 @@ void stint_model_free(struct stint_model *m)
     stint_bigarray_free(&m->samples);
     stint_bigarray_free(&m->instants);
     stint_bigarray_free(&m->metadata);
+    stint_bigarray_free(&m->ends);
     for (int i = 0; i < STINT_REPAIR_COUNT; i++)
         free(m->repair_first[i]);
     free(m->dropped_first);
@@ -446,7 +443,7 @@ const char *stint_repair_name(enum stint_repair r)
     static const char *const names[STINT_REPAIR_COUNT] = {
         "unfinished_span", "unmatched_end", "overlapping_complete", "negative_dur",
         "trailing_comma", "missing_close", "unknown_phase", "string_number",
-        "unmatched_async_end", "torn_record", "unknown_version", "control_char_in_string",
+        "unmatched_async_end", "torn_record", "unknown_version", "control_char_in_string", "x_without_dur",
     };
     return (unsigned)r < STINT_REPAIR_COUNT ? names[r] : "?";
 }
@@ -561,33 +558,14 @@ int64_t stint_model_synthetic_tid(struct stint_model *m, int64_t pid, uint32_t n
 
 /* ---- slices ------------------------------------------------------------------------ */
 
-static void note_order(struct stint_model *m, uint32_t track, int64_t ts)
-{
-    struct stint_open *o = m->open;
-    if (track >= o->metacap) {
-        size_t n = o->metacap ? o->metacap : 16;
-        while (n <= track)
-            n *= 2;
-        o->meta = xrealloc(o->meta, n * sizeof *o->meta);
-        for (size_t i = o->metacap; i < n; i++) {
-            o->meta[i].last_ts = INT64_MIN;
-            o->meta[i].unsorted = 0;
-        }
-        o->metacap = n;
-    }
-    /* Equal ts may still need the dur-descending order, so equal counts as unsorted. */
-    if (ts <= o->meta[track].last_ts)
-        o->meta[track].unsorted = 1;
-    o->meta[track].last_ts = ts;
-}
-
 uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *s)
 {
     struct stint_slice *n = xpush(&m->slices);
     *n = *s;
     n->args = STINT_NO_ID;
     n->nargs = 0;
-    n->parent = STINT_NO_ID;
+    if (!(n->flags & STINT_SLICE_EXPLICIT_PARENT))
+        n->parent = STINT_NO_ID;
     n->depth = 0;
     n->seq = m->seq++;
     if (n->dur_ns < -1) {
@@ -595,7 +573,6 @@ uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *
                            stint_model_str(m, n->name, NULL), (long long)n->ts_ns, (long long)n->dur_ns);
         n->dur_ns = 0;
     }
-    note_order(m, n->track, n->ts_ns);
     return (uint32_t)(m->slices.len - 1);
 }
 
@@ -616,48 +593,19 @@ uint32_t stint_model_begin(struct stint_model *m, uint32_t lane, const struct st
     struct stint_slice c = *s;
     c.track = STINT_BA_AT(&m->lanes, struct stint_lane, lane).track;
     c.dur_ns = -1;
-    c.flags |= STINT_SLICE_BEGIN_END;
-    uint32_t idx = stint_model_add_slice(m, &c);
-    ustack_push(track_stack(m, c.track), idx);
-    return idx;
-}
-
-static uint32_t close_on(struct stint_model *m, uint32_t track, int64_t ts_ns, uint32_t name)
-{
-    struct ustack *st = track_stack(m, track);
-    struct stint_slice *sl = m->slices.data;
-    for (size_t k = st->n; k-- > 0;) {
-        uint32_t idx = st->v[k];
-        if (name != 0 && sl[idx].name != name)
-            continue;
-        /* Slices opened above the match stay open: they were not closed by this E. */
-        memmove(&st->v[k], &st->v[k + 1], (st->n - k - 1) * sizeof *st->v);
-        st->n--;
-        int64_t d = ts_ns - sl[idx].ts_ns;
-        if (d < 0) {
-            stint_model_repair(m, STINT_REPAIR_NEGATIVE_DUR, "end of '%s' at ts %lld ns is before its begin",
-                               stint_model_str(m, sl[idx].name, NULL), (long long)ts_ns);
-            d = 0;
-        }
-        sl[idx].dur_ns = d;
-        return idx;
-    }
-    return STINT_NO_ID;
+    c.flags |= STINT_SLICE_BEGIN_END | STINT_SLICE_FROM_B;
+    return stint_model_add_slice(m, &c);
 }
 
 uint32_t stint_model_end(struct stint_model *m, uint32_t lane, int64_t ts_ns, uint32_t name, int64_t tts_ns)
 {
-    const struct stint_lane *l = &STINT_BA_AT(&m->lanes, struct stint_lane, lane);
-    uint32_t idx = close_on(m, l->track, ts_ns, name);
-    if (idx == STINT_NO_ID) {
-        stint_model_repair(m, STINT_REPAIR_E_UNMATCHED, "E '%s' at ts %lld ns on pid %lld tid %lld closes no open B",
-                           stint_model_str(m, name, NULL), (long long)ts_ns, (long long)l->pid, (long long)l->tid);
-        return idx;
-    }
-    struct stint_slice *s = &STINT_BA_AT(&m->slices, struct stint_slice, idx);
-    if (tts_ns != STINT_TS_NONE && s->tts_ns != STINT_TS_NONE)
-        s->tdur_ns = tts_ns - s->tts_ns;
-    return idx;
+    struct end_ev *e = xpush(&m->ends);
+    e->ts_ns = ts_ns;
+    e->tts_ns = tts_ns;
+    e->seq = m->seq++;
+    e->track = STINT_BA_AT(&m->lanes, struct stint_lane, lane).track;
+    e->name = name;
+    return STINT_NO_ID;
 }
 
 uint32_t stint_model_async_begin(struct stint_model *m, uint32_t track, const struct stint_slice *s)
@@ -665,19 +613,19 @@ uint32_t stint_model_async_begin(struct stint_model *m, uint32_t track, const st
     struct stint_slice c = *s;
     c.track = track;
     c.dur_ns = -1;
-    c.flags |= STINT_SLICE_ASYNC;
-    uint32_t idx = stint_model_add_slice(m, &c);
-    ustack_push(track_stack(m, track), idx);
-    return idx;
+    c.flags |= STINT_SLICE_ASYNC | STINT_SLICE_FROM_B;
+    return stint_model_add_slice(m, &c);
 }
 
 uint32_t stint_model_async_end(struct stint_model *m, uint32_t track, int64_t ts_ns, uint32_t name)
 {
-    uint32_t idx = close_on(m, track, ts_ns, name);
-    if (idx == STINT_NO_ID)
-        stint_model_repair(m, STINT_REPAIR_ASYNC_UNMATCHED, "async end '%s' at ts %lld ns matches no begin",
-                           stint_model_str(m, name, NULL), (long long)ts_ns);
-    return idx;
+    struct end_ev *e = xpush(&m->ends);
+    e->ts_ns = ts_ns;
+    e->tts_ns = STINT_TS_NONE;
+    e->seq = m->seq++;
+    e->track = track;
+    e->name = name;
+    return STINT_NO_ID;
 }
 
 /* ---- counters and instants ------------------------------------------------------------ */
@@ -768,17 +716,68 @@ void stint_model_fail(struct stint_model *m, const char *fmt, ...)
 
 /* ---- finish --------------------------------------------------------------------------------- */
 
+/* Perfetto's order within a track (model.h): ts; then slices with a known
+ * duration, longest first; then B events and instants in input order. */
+static int slice_class(const struct stint_slice *s)
+{
+    return (s->flags & (STINT_SLICE_FROM_B | STINT_SLICE_INSTANT)) ? 1 : 0;
+}
+
 static int slice_cmp(const void *pa, const void *pb)
 {
     const struct stint_slice *a = pa, *b = pb;
     if (a->ts_ns != b->ts_ns)
         return a->ts_ns < b->ts_ns ? -1 : 1;
-    /* longer first; -1 (unfinished) counts as infinite */
-    uint64_t da = a->dur_ns < 0 ? UINT64_MAX : (uint64_t)a->dur_ns;
-    uint64_t db = b->dur_ns < 0 ? UINT64_MAX : (uint64_t)b->dur_ns;
-    if (da != db)
-        return da > db ? -1 : 1;
+    int ca = slice_class(a), cb = slice_class(b);
+    if (ca != cb)
+        return ca - cb;
+    if (ca == 0) {
+        uint64_t da = a->dur_ns < 0 ? UINT64_MAX : (uint64_t)a->dur_ns;
+        uint64_t db = b->dur_ns < 0 ? UINT64_MAX : (uint64_t)b->dur_ns;
+        if (da != db)
+            return da > db ? -1 : 1;
+    }
     return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int end_cmp(const void *pa, const void *pb)
+{
+    const struct end_ev *a = pa, *b = pb;
+    if (a->track != b->track)
+        return a->track < b->track ? -1 : 1;
+    if (a->ts_ns != b->ts_ns)
+        return a->ts_ns < b->ts_ns ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Whether the slice is still open at the nesting pass: a B not yet ended. */
+static int is_open(const struct stint_slice *s) { return s->dur_ns < 0; }
+
+/* Explicit parents name input indexes (== seq); map them to sorted indexes and
+ * derive depth along the parent chain. */
+static void resolve_explicit_parents(struct stint_model *m)
+{
+    size_t n = m->slices.len;
+    struct stint_slice *sl = m->slices.data;
+    uint32_t *pos = malloc(n * sizeof *pos);
+    if (!pos) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    for (size_t i = 0; i < n; i++)
+        pos[sl[i].seq] = (uint32_t)i;
+    for (size_t i = 0; i < n; i++)
+        if ((sl[i].flags & STINT_SLICE_EXPLICIT_PARENT) && sl[i].parent != STINT_NO_ID)
+            sl[i].parent = sl[i].parent < n ? pos[sl[i].parent] : STINT_NO_ID;
+    free(pos);
+    for (size_t i = 0; i < n; i++) {
+        if (!(sl[i].flags & STINT_SLICE_EXPLICIT_PARENT))
+            continue;
+        uint32_t d = 0;
+        for (uint32_t p = sl[i].parent; p != STINT_NO_ID && d <= n; p = sl[p].parent)
+            d++;
+        sl[i].depth = d;
+    }
 }
 
 void stint_model_finish(struct stint_model *m)
@@ -786,22 +785,21 @@ void stint_model_finish(struct stint_model *m)
     if (m->finished)
         return;
     m->finished = 1;
-    struct stint_open *o = m->open;
-    /* Count spans still open; they keep dur -1. */
-    for (size_t t = 0; t < o->ntracks; t++) {
-        struct ustack *st = &o->by_track[t];
-        for (size_t k = 0; k < st->n; k++) {
-            const struct stint_slice *s = &STINT_BA_AT(&m->slices, struct stint_slice, st->v[k]);
-            int async = (s->flags & STINT_SLICE_ASYNC) != 0;
-            stint_model_repair(m, STINT_REPAIR_UNFINISHED, "%s '%s' at ts %lld ns never ended (dur -1)",
-                               async ? "async begin" : "B", stint_model_str(m, s->name, NULL),
-                               (long long)s->ts_ns);
-        }
-        st->n = 0;
-    }
     size_t n = m->slices.len, ntracks = m->tracks.len;
-    if (n == 0)
+    struct end_ev *ends = m->ends.data;
+    size_t nends = m->ends.len, ei = 0;
+    for (size_t k = 1; k < nends; k++)
+        if (end_cmp(&ends[k - 1], &ends[k]) > 0) {
+            qsort(ends, nends, sizeof *ends, end_cmp);
+            break;
+        }
+    if (n == 0) {
+        for (size_t k = 0; k < nends; k++)
+            stint_model_repair(m, STINT_REPAIR_E_UNMATCHED, "E '%s' at ts %lld ns closes no open B",
+                               stint_model_str(m, ends[k].name, NULL), (long long)ends[k].ts_ns);
+        stint_bigarray_free(&m->ends);
         return;
+    }
     /* Group by track: a stable counting sort into a fresh array. */
     size_t *start = calloc(ntracks + 1, sizeof *start);
     if (!start) {
@@ -840,30 +838,88 @@ void stint_model_finish(struct stint_model *m)
     }
     struct stint_slice *sl = m->slices.data;
     struct ustack st = {0};
+    int any_explicit = 0;
     for (size_t t = 0; t < ntracks; t++) {
         size_t a = start[t], b = start[t + 1];
         if (a == b)
             continue;
-        if (t < o->metacap && o->meta[t].unsorted)
-            qsort(sl + a, b - a, sizeof *sl, slice_cmp);
+        /* most tracks arrive in order: one linear check, sort only when needed */
+        for (size_t i = a + 1; i < b; i++)
+            if (slice_cmp(&sl[i - 1], &sl[i]) > 0) {
+                qsort(sl + a, b - a, sizeof *sl, slice_cmp);
+                break;
+            }
         st.n = 0;
-        for (size_t i = a; i < b; i++) {
-            struct stint_slice *s = &sl[i];
+        size_t i = a;
+        for (;;) {
+            int have_end = ei < nends && ends[ei].track == t;
+            if (i >= b && !have_end)
+                break;
+            int64_t now = (have_end && (i >= b || ends[ei].ts_ns <= sl[i].ts_ns)) ? ends[ei].ts_ns : sl[i].ts_ns;
+            /* slices with a known end that has passed are closed */
             while (st.n) {
                 const struct stint_slice *top = &sl[st.v[st.n - 1]];
-                if (top->dur_ns < 0)
+                if (is_open(top))
                     break;
                 int64_t end = top->ts_ns + top->dur_ns;
-                if (end < s->ts_ns || (end == s->ts_ns && top->dur_ns > 0))
+                if (end < now || (end == now && top->dur_ns > 0))
                     st.n--;
                 else
                     break;
             }
-            if (st.n) {
+            if (have_end && ends[ei].ts_ns == now) {
+                /* E events first at equal ts */
+                const struct end_ev *ev = &ends[ei++];
+                size_t k = st.n;
+                while (k-- > 0) {
+                    const struct stint_slice *c = &sl[st.v[k]];
+                    if ((c->flags & STINT_SLICE_FROM_B) && is_open(c) && (ev->name == 0 || c->name == ev->name))
+                        break;
+                }
+                if (k == (size_t)-1) {
+                    /* A zero-length pair written B then E at one ts: Perfetto takes the E first
+                     * and leaves both unmatched; stint pairs them (dur 0), see
+                     * docs/speedscope-differences.md. */
+                    size_t q = i;
+                    for (; q < b && sl[q].ts_ns == ev->ts_ns; q++)
+                        if ((sl[q].flags & STINT_SLICE_FROM_B) && is_open(&sl[q]) && sl[q].seq < ev->seq &&
+                            (ev->name == 0 || sl[q].name == ev->name))
+                            break;
+                    if (q < b && sl[q].ts_ns == ev->ts_ns) {
+                        sl[q].dur_ns = 0;
+                        if (ev->tts_ns != STINT_TS_NONE && sl[q].tts_ns != STINT_TS_NONE)
+                            sl[q].tdur_ns = ev->tts_ns - sl[q].tts_ns;
+                        continue;
+                    }
+                    const struct stint_track *tr = &STINT_BA_AT(&m->tracks, struct stint_track, t);
+                    if (tr->kind == STINT_TRACK_THREAD) {
+                        const struct stint_lane *ln = &STINT_BA_AT(&m->lanes, struct stint_lane, tr->lane);
+                        stint_model_repair(m, STINT_REPAIR_E_UNMATCHED,
+                                           "E '%s' at ts %lld ns on pid %lld tid %lld closes no open B",
+                                           stint_model_str(m, ev->name, NULL), (long long)ev->ts_ns,
+                                           (long long)ln->pid, (long long)ln->tid);
+                    } else
+                        stint_model_repair(m, STINT_REPAIR_ASYNC_UNMATCHED, "async end '%s' at ts %lld ns matches no begin",
+                                           stint_model_str(m, ev->name, NULL), (long long)ev->ts_ns);
+                    continue;
+                }
+                struct stint_slice *c = &sl[st.v[k]];
+                c->dur_ns = ev->ts_ns - c->ts_ns;
+                if (ev->tts_ns != STINT_TS_NONE && c->tts_ns != STINT_TS_NONE)
+                    c->tdur_ns = ev->tts_ns - c->tts_ns;
+                /* slices opened above the match stay open: this E did not close them */
+                memmove(&st.v[k], &st.v[k + 1], (st.n - k - 1) * sizeof *st.v);
+                st.n--;
+                continue;
+            }
+            struct stint_slice *s = &sl[i];
+            if (s->flags & STINT_SLICE_EXPLICIT_PARENT) {
+                any_explicit = 1;
+            } else if (st.n) {
                 struct stint_slice *top = &sl[st.v[st.n - 1]];
                 s->parent = st.v[st.n - 1];
                 s->depth = top->depth + 1;
-                if (top->dur_ns >= 0 && (s->dur_ns < 0 || s->ts_ns + s->dur_ns > top->ts_ns + top->dur_ns)) {
+                if (!is_open(top) && !is_open(s) && s->ts_ns + s->dur_ns > top->ts_ns + top->dur_ns) {
                     s->flags |= STINT_SLICE_OVERLAP;
                     stint_model_repair(m, STINT_REPAIR_OVERLAP,
                                        "'%s' [%lld, %lld) ns starts inside '%s' [%lld, %lld) ns but ends after it",
@@ -876,8 +932,233 @@ void stint_model_finish(struct stint_model *m)
                 s->depth = 0;
             }
             ustack_push(&st, (uint32_t)i);
+            i++;
         }
+        /* a B/E child that outlived a parent (known only once its E was matched) */
+        for (size_t q = a; q < b; q++) {
+            struct stint_slice *c = &sl[q];
+            if (c->parent == STINT_NO_ID || (c->flags & (STINT_SLICE_OVERLAP | STINT_SLICE_EXPLICIT_PARENT)) || is_open(c))
+                continue;
+            const struct stint_slice *p = &sl[c->parent];
+            if (!is_open(p) && c->ts_ns + c->dur_ns > p->ts_ns + p->dur_ns) {
+                c->flags |= STINT_SLICE_OVERLAP;
+                stint_model_repair(m, STINT_REPAIR_OVERLAP, "'%s' [%lld, %lld) ns starts inside '%s' but ends after it",
+                                   stint_model_str(m, c->name, NULL), (long long)c->ts_ns,
+                                   (long long)(c->ts_ns + c->dur_ns), stint_model_str(m, p->name, NULL));
+            }
+        }
+        for (size_t q = a; q < b; q++)
+            if ((sl[q].flags & STINT_SLICE_FROM_B) && sl[q].dur_ns < 0)
+                stint_model_repair(m, STINT_REPAIR_UNFINISHED, "%s '%s' at ts %lld ns never ended (dur -1)",
+                                   (sl[q].flags & STINT_SLICE_ASYNC) ? "async begin" : "B",
+                                   stint_model_str(m, sl[q].name, NULL), (long long)sl[q].ts_ns);
     }
     free(st.v);
     free(start);
+    stint_bigarray_free(&m->ends);
+    if (any_explicit)
+        resolve_explicit_parents(m);
+}
+
+/* ---- merging (parallel reading) ------------------------------------------------------------- */
+
+/* The string a synthetic (negative) pid or tid was made from, or 0. */
+static uint32_t synthetic_name(const struct stint_model *m, uint64_t k0, uint64_t k2, int64_t id)
+{
+    const struct kmap *t = &m->open->synth;
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->slots[i].used && t->slots[i].k[0] == k0 && t->slots[i].k[2] == k2 && (int64_t)t->slots[i].v == -id)
+            return (uint32_t)t->slots[i].k[1];
+    return 0;
+}
+
+int stint_model_merge(struct stint_model *dst, struct stint_model *src)
+{
+    const struct stint_intern *ss = src->strings;
+    uint32_t *smap = malloc((ss->n ? ss->n : 1) * sizeof *smap);
+    uint32_t *pmap = malloc((src->processes.len + 1) * sizeof *pmap);
+    int64_t *pidmap = malloc((src->processes.len + 1) * sizeof *pidmap);
+    uint32_t *lmap = malloc((src->lanes.len + 1) * sizeof *lmap);
+    uint32_t *tmap = malloc((src->tracks.len + 1) * sizeof *tmap);
+    if (!smap || !pmap || !pidmap || !lmap || !tmap) {
+        free(smap), free(pmap), free(pidmap), free(lmap), free(tmap);
+        return -1;
+    }
+    for (size_t i = 0; i < ss->n; i++)
+        smap[i] = stint_model_intern(dst, ss->ents[i].s, ss->ents[i].len);
+    struct stint_process *sp = src->processes.data;
+    for (size_t i = 0; i < src->processes.len; i++) {
+        int64_t pid = sp[i].pid;
+        if (pid < 0) {
+            uint32_t nm = synthetic_name(src, 0, 0, pid);
+            pid = stint_model_synthetic_pid(dst, smap[nm]);
+        }
+        pidmap[i] = pid;
+        pmap[i] = stint_model_process(dst, pid);
+        struct stint_process *dp = &STINT_BA_AT(&dst->processes, struct stint_process, pmap[i]);
+        if (sp[i].name)
+            dp->name = smap[sp[i].name];
+        if (sp[i].has_sort_index) {
+            dp->sort_index = sp[i].sort_index;
+            dp->has_sort_index = 1;
+        }
+    }
+    struct stint_lane *sl = src->lanes.data;
+    for (size_t i = 0; i < src->lanes.len; i++) {
+        int64_t pid = pidmap[sl[i].process], tid = sl[i].tid;
+        if (tid < 0) {
+            uint32_t nm = synthetic_name(src, 1 + (uint64_t)sl[i].pid, 1, tid);
+            tid = stint_model_synthetic_tid(dst, pid, smap[nm]);
+        }
+        lmap[i] = stint_model_lane(dst, pid, tid, (enum stint_clock)sl[i].clock);
+        struct stint_lane *dl = &STINT_BA_AT(&dst->lanes, struct stint_lane, lmap[i]);
+        if (sl[i].name)
+            dl->name = smap[sl[i].name];
+        if (sl[i].has_sort_index) {
+            dl->sort_index = sl[i].sort_index;
+            dl->has_sort_index = 1;
+        }
+    }
+    struct stint_track *st = src->tracks.data;
+    for (size_t i = 0; i < src->tracks.len; i++) {
+        const struct stint_track *t = &st[i];
+        int64_t pid = t->pid;
+        if (pid < 0) {
+            uint32_t nm = synthetic_name(src, 0, 0, pid);
+            pid = stint_model_synthetic_pid(dst, smap[nm]);
+        }
+        switch (t->kind) {
+        case STINT_TRACK_THREAD:
+            tmap[i] = STINT_BA_AT(&dst->lanes, struct stint_lane, lmap[t->lane]).track;
+            break;
+        case STINT_TRACK_PROCESS:
+            tmap[i] = stint_model_track_process(dst, pid);
+            break;
+        case STINT_TRACK_GLOBAL:
+            tmap[i] = stint_model_track_global(dst);
+            break;
+        default:
+            tmap[i] = stint_model_track_async(dst, (enum stint_async_scope)t->scope, pid, smap[t->cat], smap[t->id],
+                                              smap[t->name]);
+            break;
+        }
+    }
+    uint64_t seq0 = dst->seq;
+    size_t slice0 = dst->slices.len, arg0 = dst->args.len;
+    if (stint_bigarray_reserve(&dst->slices, src->slices.len) != 0 ||
+        stint_bigarray_reserve(&dst->args, src->args.len) != 0) {
+        free(smap), free(pmap), free(pidmap), free(lmap), free(tmap);
+        return -1;
+    }
+    const struct stint_arg *sa = src->args.data;
+    for (size_t i = 0; i < src->args.len; i++) {
+        struct stint_arg *a = xpush(&dst->args);
+        *a = sa[i];
+        a->key = smap[a->key];
+        if (a->kind == STINT_ARG_STRING || a->kind == STINT_ARG_REAL || a->kind == STINT_ARG_JSON)
+            a->sval = smap[a->sval];
+    }
+    const struct stint_slice *ssl = src->slices.data;
+    for (size_t i = 0; i < src->slices.len; i++) {
+        struct stint_slice *s = xpush(&dst->slices);
+        *s = ssl[i];
+        s->track = tmap[s->track];
+        s->name = smap[s->name];
+        s->cat = smap[s->cat];
+        s->seq += seq0;
+        if (s->args != STINT_NO_ID)
+            s->args += (uint32_t)arg0;
+        if ((s->flags & STINT_SLICE_EXPLICIT_PARENT) && s->parent != STINT_NO_ID)
+            s->parent += (uint32_t)slice0;
+    }
+    const struct end_ev *se = src->ends.data;
+    for (size_t i = 0; i < src->ends.len; i++) {
+        struct end_ev *e = xpush(&dst->ends);
+        *e = se[i];
+        e->track = tmap[e->track];
+        e->name = smap[e->name];
+        e->seq += seq0;
+    }
+    dst->seq += src->seq;
+    /* counters: combine series aggregates, append samples */
+    const struct stint_counter_series *sc = src->counters.data;
+    uint32_t *cmap = malloc((src->counters.len + 1) * sizeof *cmap);
+    if (!cmap) {
+        free(smap), free(pmap), free(pidmap), free(lmap), free(tmap);
+        return -1;
+    }
+    for (size_t i = 0; i < src->counters.len; i++) {
+        int found;
+        int64_t pid = sc[i].pid < 0 ? stint_model_synthetic_pid(dst, smap[synthetic_name(src, 0, 0, sc[i].pid)]) : sc[i].pid;
+        struct kmap_slot *slot = kmap_get(&dst->open->counters, (uint64_t)pid, smap[sc[i].name], 0, &found);
+        if (!found) {
+            struct stint_counter_series *c = xpush(&dst->counters);
+            *c = sc[i];
+            c->pid = pid;
+            c->name = smap[sc[i].name];
+            slot->v = (uint32_t)(dst->counters.len - 1);
+        } else {
+            struct stint_counter_series *c = &STINT_BA_AT(&dst->counters, struct stint_counter_series, slot->v);
+            c->samples += sc[i].samples;
+            c->sum += sc[i].sum;
+            if (sc[i].min < c->min)
+                c->min = sc[i].min;
+            if (sc[i].max > c->max)
+                c->max = sc[i].max;
+        }
+        cmap[i] = slot->v;
+    }
+    const struct stint_counter_sample *ssm = src->samples.data;
+    for (size_t i = 0; i < src->samples.len; i++) {
+        struct stint_counter_sample *x = xpush(&dst->samples);
+        *x = ssm[i];
+        x->series = cmap[x->series];
+    }
+    free(cmap);
+    const struct stint_instant_stat *si = src->instants.data;
+    for (size_t i = 0; i < src->instants.len; i++) {
+        int found;
+        struct kmap_slot *slot =
+            kmap_get(&dst->open->instants, (uint64_t)si[i].kind, smap[si[i].cat], smap[si[i].name], &found);
+        if (!found) {
+            struct stint_instant_stat *x = xpush(&dst->instants);
+            *x = si[i];
+            x->cat = smap[si[i].cat];
+            x->name = smap[si[i].name];
+            x->count = 0;
+            slot->v = (uint32_t)(dst->instants.len - 1);
+        }
+        STINT_BA_AT(&dst->instants, struct stint_instant_stat, slot->v).count += si[i].count;
+    }
+    const struct stint_arg *md = src->metadata.data;
+    for (size_t i = 0; i < src->metadata.len; i++) {
+        struct stint_arg *a = xpush(&dst->metadata);
+        *a = md[i];
+        a->key = smap[a->key];
+        if (a->kind == STINT_ARG_STRING || a->kind == STINT_ARG_REAL || a->kind == STINT_ARG_JSON)
+            a->sval = smap[a->sval];
+    }
+    for (int k = 0; k < STINT_REPAIR_COUNT; k++) {
+        dst->repairs[k] += src->repairs[k];
+        if (!dst->repair_first[k]) {
+            dst->repair_first[k] = src->repair_first[k];
+            src->repair_first[k] = NULL;
+        }
+    }
+    dst->dropped += src->dropped;
+    if (!dst->dropped_first) {
+        dst->dropped_first = src->dropped_first;
+        src->dropped_first = NULL;
+    }
+    dst->events += src->events;
+    dst->flow_events += src->flow_events;
+    if (src->partial) {
+        dst->partial = 1;
+        if (!dst->error) {
+            dst->error = src->error;
+            src->error = NULL;
+        }
+    }
+    free(smap), free(pmap), free(pidmap), free(lmap), free(tmap);
+    return 0;
 }

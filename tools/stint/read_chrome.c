@@ -24,10 +24,10 @@
 
 struct span {
     const char *s;
-    size_t n;
-    int str;  /* given as a JSON string */
-    int esc;  /* string with escapes */
-    int set;
+    uint32_t n;
+    uint8_t str; /* given as a JSON string */
+    uint8_t esc; /* string with escapes */
+    uint8_t set;
 };
 
 struct event {
@@ -86,15 +86,20 @@ static int read_value(struct stint_json *j, struct span *sp)
 {
     int c = stint_json_ws(j);
     memset(sp, 0, sizeof *sp);
+    size_t n = 0;
     if (c == '"') {
-        int rc = stint_json_string(j, &sp->s, &sp->n, &sp->esc);
+        int esc = 0;
+        int rc = stint_json_string(j, &sp->s, &n, &esc);
+        sp->esc = (uint8_t)esc;
         sp->str = 1;
-        sp->set = rc == STINT_JSON_OK;
+        sp->set = rc == STINT_JSON_OK && n <= UINT32_MAX;
+        sp->n = (uint32_t)n;
         return rc;
     }
     if (c == '-' || (c >= '0' && c <= '9')) {
-        int rc = stint_json_number(j, &sp->s, &sp->n);
+        int rc = stint_json_number(j, &sp->s, &n);
         sp->set = rc == STINT_JSON_OK;
+        sp->n = (uint32_t)n;
         return rc;
     }
     return stint_json_skip(j);
@@ -502,7 +507,7 @@ static int64_t resolve_tid(struct creader *r, const struct event *e, int64_t pid
         return pid;
     int64_t v;
     if (span_i64(r, &e->tid, &v) == 0)
-        return v;
+        return v == 0 ? pid : v; /* Perfetto: tid 0 means the process's main thread */
     return stint_model_synthetic_tid(r->m, pid, intern_span(r, &e->tid));
 }
 
@@ -633,6 +638,10 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
     switch (ph) {
     case 'X': {
         int64_t d = 0;
+        if (!e->dur.set)
+            stint_model_repair(m, STINT_REPAIR_X_WITHOUT_DUR,
+                               "byte %llu: X event '%s' has no dur (Perfetto drops it; kept with dur 0)",
+                               (unsigned long long)offset_of(r, at), stint_model_str(m, s.name, NULL));
         if (e->dur.set && parse_time(r, &e->dur, &d) != 0) {
             stint_model_drop(m, "byte %llu: X event '%s' has an invalid dur (expected microseconds)",
                              (unsigned long long)offset_of(r, at), stint_model_str(m, s.name, NULL));
@@ -908,9 +917,17 @@ static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj
 
 int stint_read_chrome(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o)
 {
+    return stint_i_read_chrome_part(in, m, o, 0, 0, NULL);
+}
+
+int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o, int part,
+                             int part_in_obj, int *boundary_ok)
+{
     struct creader r = {.m = m, .in = in, .o = o};
     m->format = "chrome-json";
-    int state = S_START, in_obj = 0, rc = 0;
+    int state = part == 2 ? S_EV_FIRST : S_START, in_obj = part == 2 ? part_in_obj : 0, rc = 0;
+    if (boundary_ok)
+        *boundary_ok = 0;
     struct stint_json j = {.flags = STINT_JSON_TRAILING_COMMA | STINT_JSON_CONTROL_CHARS};
     /* skip a UTF-8 BOM */
     if (in->len >= 3 && (unsigned char)in->buf[0] == 0xEF && (unsigned char)in->buf[1] == 0xBB &&
@@ -922,8 +939,21 @@ int stint_read_chrome(struct stint_input *in, struct stint_model *m, const struc
         j.end = in->buf + in->len;
         j.at_eof = in->eof;
         int s = STINT_JSON_OK;
-        while (state != S_DONE && (s = step(&r, &j, &state, &in_obj)) == STINT_JSON_OK)
-            ;
+        if (part == 1 && j.at_eof) {
+            /* the first half ends right after an event's ',': stop there */
+            while (state != S_DONE) {
+                if (state == S_EV_COMMA && stint_json_ws(&j) == 0 && j.p >= j.end) {
+                    if (boundary_ok)
+                        *boundary_ok = 1;
+                    state = S_DONE;
+                    break;
+                }
+                if ((s = step(&r, &j, &state, &in_obj)) != STINT_JSON_OK)
+                    break;
+            }
+        } else
+            while (state != S_DONE && (s = step(&r, &j, &state, &in_obj)) == STINT_JSON_OK)
+                ;
         pos = (size_t)(j.p - in->buf);
         if (state == S_DONE)
             break;
@@ -935,7 +965,8 @@ int stint_read_chrome(struct stint_input *in, struct stint_model *m, const struc
         /* MORE: keep the unparsed tail, read on */
         stint_input_consume(in, pos);
         pos = 0;
-        stint_i_progress(in, 0);
+        if (part != 2)
+            stint_i_progress(in, 0);
         if (stint_input_fill(in) < 0) {
             stint_model_fail(m, "%s", in->err);
             rc = stint_input_errcode(in);
