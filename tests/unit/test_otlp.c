@@ -40,12 +40,33 @@ static void jws(void)
 
 static struct jv *jparse(void);
 
+/* Every node is also kept here, so jfree_all() releases a whole document
+ * (and what a failed parse left behind). */
+static struct jv **jarena;
+static size_t jarena_n, jarena_cap;
+
 static struct jv *jnew(int type)
 {
     struct jv *v = calloc(1, sizeof *v);
     REQUIRE(v);
     v->type = type;
+    if (jarena_n == jarena_cap) {
+        jarena_cap = jarena_cap ? 2 * jarena_cap : 256;
+        jarena = realloc(jarena, jarena_cap * sizeof *jarena);
+        REQUIRE(jarena);
+    }
+    jarena[jarena_n++] = v;
     return v;
+}
+
+static void jfree_all(void)
+{
+    for (size_t i = 0; i < jarena_n; i++) {
+        free(jarena[i]->kids);
+        free(jarena[i]->keys);
+        free(jarena[i]);
+    }
+    jarena_n = 0;
 }
 
 static void jpush(struct jv *v, struct jv *k, struct jv *x)
@@ -517,6 +538,7 @@ static void test_schema_and_meaning(void)
     stint_model_free(&m2);
     stint_model_free(&m);
     free(text);
+    jfree_all();
 }
 
 static void test_relative_and_unfinished(void)
@@ -559,6 +581,7 @@ static void test_relative_and_unfinished(void)
     CHECK(jis(jget(dev->span, "startTimeUnixNano"), "40"));
     stint_model_free(&m);
     free(text);
+    jfree_all();
 }
 
 /* Through the reader: a stint Chrome file carries origin_realtime_ns. */
@@ -598,6 +621,7 @@ static void test_from_chrome_file(void)
     CHECK(attr_is(outer->resource, "host.name", "stringValue", "h2"));
     stint_model_free(&m);
     free(text);
+    jfree_all();
 }
 
 static void test_write_error(void)
@@ -636,7 +660,9 @@ static void test_checker_rejects(void)
         fprintf(stderr, "(expected rejection %zu follows)\n", i);
         check_document(parse_doc(bad[i]));
         CHECK(schema_errors > 0);
+        jfree_all();
     }
+    free(jarena);
 }
 
 int main(void)
