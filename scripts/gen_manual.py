@@ -22,7 +22,17 @@ import sys
 import textwrap
 
 WIDTH = 79
-FILTERS = ["--pid N", "--tid N", "--cat C", "--name GLOB", "--time-range A:B", "--min-dur D"]
+# `@filters` in a command stands for the filters every analysis command shares
+# (tools/stint/filters.c), so their text is written once.
+FILTERS = [
+    ("--pid N", "Only process N."),
+    ("--tid N", "Only thread N."),
+    ("--cat C", "Only the category C."),
+    ("--name GLOB", "Only names matching the shell glob GLOB."),
+    ("--time-range A:B", "Only what overlaps [A, B]. Times are ns, or take a unit (12.5ms, 3us, 2s); "
+                         "either end may be empty."),
+    ("--min-dur D", "Only spans lasting at least D."),
+]
 
 
 # ---- parsing ---------------------------------------------------------------------
@@ -60,6 +70,13 @@ def parse(text, path):
                 block = None
             elif kind == "synopsis":
                 owner["synopsis"].append(arg)
+                block = None
+            elif kind == "filters":
+                for spelling, text in FILTERS:
+                    b = Block("option", spelling)
+                    b.lines = [text]
+                    owner["blocks"].append(b)
+                owner["filters"] = True
                 block = None
             elif kind in ("description", "option", "exit", "example", "section", "item"):
                 if kind == "section":
@@ -312,8 +329,6 @@ def gen_completion(stint_page):
                     values[w] = arg.split()[0].split("|")
                 elif re.match(r"^(FILE|OUT|OUT\.html|LOG)$", arg):
                     files.add(w)
-        if any("[filters]" in s for s in cmd["synopsis"]):
-            words += [f.split()[0] for f in FILTERS]
         seen = []
         for w in words:
             if w not in seen:
@@ -343,7 +358,7 @@ def gen_completion(stint_page):
     valued = sorted({w for c in stint_page["commands"] for b in c["blocks"] if b.kind == "option"
                      and option_arg(b.arg) and "|" not in option_arg(b.arg)
                      and not re.match(r"^(FILE|OUT|OUT\.html|LOG)$", option_arg(b.arg))
-                     for w in option_words(b.arg) if "=" not in w} | {f.split()[0] for f in FILTERS})
+                     for w in option_words(b.arg) if "=" not in w})
     out.append("    %s) return 0 ;;" % "|".join(valued))
     out += ["    esac",
             "    if [[ $cur == -* ]]; then",

@@ -18,11 +18,11 @@ _stint()
     summary) opts='--json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
     tree) opts='--depth --sort --flat --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
     steps) opts='--step --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
-    counters) opts='--gap --time-key --time-unit --fields --pid --time-range --json --help' ;;
-    memory) opts='--timeline --time-range --json --help' ;;
+    counters) opts='--gap --time-key --time-unit --fields --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
+    memory) opts='--timeline --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
     diff) opts='--threshold --fail-on-regression --seed --resamples --min-samples --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
-    convert) opts='-o --output --to --no-rebase --strict --format --help' ;;
-    report) opts='-o --output --step --title --max-slices --strict --format --help' ;;
+    convert) opts='-o --output --to --no-rebase --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
+    report) opts='-o --output --step --title --max-slices --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
     *) return 0 ;;
     esac
     case "$prev" in
