@@ -2,7 +2,9 @@
 
 Search order (the first that loads wins):
   1. the file named by the environment variable STINT_LIB;
-  2. next to the package: libstint.so* in this folder, then in its parent;
+  2. next to the package: libstint.so* in this folder, then in its parent,
+     then in <libdir> when the package is installed as
+     <libdir>/stint/python/stint (`make install`);
   3. the build folder: $STINT_BUILD_DIR, else <repository>/build;
   4. the system: ctypes.util.find_library("stint"), then "libstint.so.0".
 
@@ -27,7 +29,8 @@ def _candidates():
     if env:
         yield env
         return  # an explicit choice is never second-guessed
-    for folder in (_HERE, os.path.dirname(_HERE)):
+    installed_libdir = os.path.dirname(os.path.dirname(os.path.dirname(_HERE)))
+    for folder in (_HERE, os.path.dirname(_HERE), installed_libdir):
         for path in sorted(glob.glob(os.path.join(folder, "libstint.so*"))):
             yield path
     build = os.environ.get("STINT_BUILD_DIR") or os.path.join(os.path.dirname(os.path.dirname(_HERE)), "build")

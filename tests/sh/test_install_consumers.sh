@@ -26,6 +26,10 @@ for f in include/stint/stint.h include/stint/session.h bin/stint "$libdir/libsti
          "$libdir/cmake/stint/stintConfigVersion.cmake" "$libdir/cmake/stint/stintTargets.cmake"; do
   [ -e "$prefix/$f" ] || fail "not installed: $f"
 done
+for f in share/man/man1/stint.1 share/man/man3/libstint.3 share/bash-completion/completions/stint \
+         "$libdir/stint/python/stint/__init__.py"; do
+  [ -e "$prefix/$f" ] || fail "not installed: $f"
+done
 ver=$("$prefix/bin/stint" --version | awk '{print $2}')
 major=${ver%%.*}
 [ -f "$prefix/$libdir/libstint.so.$ver" ] || fail "no libstint.so.$ver"
@@ -67,4 +71,10 @@ check_run "$tmp/consumers/make/consumer_shared" make_shared
 check_run "$tmp/consumers/make/consumer_static" make_static
 ldd "$tmp/consumers/make/consumer_shared" | grep -q "libstint.so.$major => $prefix" || fail "make consumer does not load the installed libstint.so"
 if nm "$tmp/consumers/make/consumer_static" | grep -q ' U stint_span_begin'; then fail "static consumer is not static"; fi
+# 3. The installed Python binding finds the installed library by itself.
+if command -v python3 >/dev/null; then
+  got=$(cd "$tmp" && env -u STINT_LIB -u STINT_BUILD_DIR PYTHONPATH="$prefix/$libdir/stint/python" \
+        python3 -c 'import stint; print(stint.library_path, stint.version())') || fail "installed python binding"
+  case "$got" in "$prefix/$libdir/libstint.so"*" $ver") ;; *) fail "installed python binding loaded '$got'" ;; esac
+fi
 echo "ok: installed into a temp prefix; cmake and pkg-config consumers (shared and static) ran"
