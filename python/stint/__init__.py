@@ -140,12 +140,13 @@ def set_enabled(on):
 
 def attr(key, value):
     """Sets a typed attribute on the calling thread's innermost open span:
-    bool, int (signed 64-bit, or unsigned above that), float, else str.
+    bool, int (signed 64-bit, or unsigned above that; wider ints as their
+    decimal text), float, else str.
     Strings longer than 63 bytes are cut and flagged by the library."""
     k = _key(key)
     if isinstance(value, bool):
         _c.stint_attr_bool(k, 1 if value else 0)
-    elif isinstance(value, int):
+    elif isinstance(value, int) and -(1 << 63) <= value < (1 << 64):
         if value > 0x7FFFFFFFFFFFFFFF:
             _c.stint_attr_u64(k, value)
         else:
@@ -154,6 +155,11 @@ def attr(key, value):
         _c.stint_attr_f64(k, value)
     else:
         _c.stint_attr_str(k, _b(value))
+
+
+# The open `with` spans of each thread, innermost last: spans close in LIFO
+# order per thread, so one stack serves every Span object.
+_tls = threading.local()
 
 
 def span(name=None, **attrs):
@@ -171,13 +177,12 @@ def span(name=None, **attrs):
 class Span:
     """What span() returns: a reusable context manager and decorator."""
 
-    __slots__ = ("name", "attrs", "_loc", "_tokens")
+    __slots__ = ("name", "attrs", "_loc")
 
     def __init__(self, name=None, **attrs):
         self.name = name
         self.attrs = attrs
         self._loc = _loc(name) if name is not None else None
-        self._tokens = threading.local()
 
     def _begin(self):
         if not _lib.g_enabled.value:
@@ -195,14 +200,14 @@ class Span:
     def __enter__(self):
         if self.name is None:
             raise TypeError("stint.span() needs a name when used with `with`")
-        stack = getattr(self._tokens, "stack", None)
+        stack = getattr(_tls, "stack", None)
         if stack is None:
-            stack = self._tokens.stack = []
+            stack = _tls.stack = []
         stack.append(self._begin())
         return self
 
     def __exit__(self, exc_type, exc, tb):
-        tok = self._tokens.stack.pop()
+        tok = _tls.stack.pop()
         if tok:
             if exc_type is not None:
                 attr("exception", exc_type.__name__)

@@ -229,8 +229,11 @@ class Session:
         return False
 
     def __del__(self):
-        if getattr(self, "_h", None):
-            self.close()
+        try:
+            if getattr(self, "_h", None):
+                self.close()
+        except Exception:  # interpreter teardown: the library may be gone
+            pass
 
 
 def dtype_size(dtype):
@@ -294,7 +297,10 @@ class RingCapture:
         return False
 
     def __del__(self):
-        self.close()
+        try:
+            self.close()
+        except Exception:  # interpreter teardown: the library may be gone
+            pass
 
 
 def ring_finish():

@@ -46,6 +46,7 @@ class MarkerOutput(unittest.TestCase):
             with stint.span("outer", rows=128, ratio=0.5, ok=True, who="py"):
                 stint.attr("huge", 2**64 - 1)
                 stint.attr("neg", -3)
+                stint.attr("wide", 2**70)
                 assert named(21) == 42
                 plain()
         ''')
@@ -60,7 +61,7 @@ class MarkerOutput(unittest.TestCase):
             self.assertEqual(r["pid"], str(r["tid"]) if r["pid"] == r["tid"] else r["pid"])
         o = by["outer"]
         self.assertEqual((o["rows"], o["ratio"], o["ok"], o["who"]), ("128", "0.5", "true", "py"))
-        self.assertEqual((o["huge"], o["neg"]), ("18446744073709551615", "-3"))
+        self.assertEqual((o["huge"], o["neg"], o["wide"]), ("18446744073709551615", "-3", str(2**70)))
         self.assertEqual(by["named.call"]["mode"], "fast")
         # the inner spans lie inside the outer one
         t0, d0 = int(o["ts"]), int(o["dur"])
