@@ -981,7 +981,8 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
         stint_model_repair(m, STINT_REPAIR_CONTROL_CHAR, "raw control byte inside a string (kept as is)");
         m->repairs[STINT_REPAIR_CONTROL_CHAR] += j.control_chars - 1;
     }
-    stint_i_progress(in, 1);
+    if (part != 2)
+        stint_i_progress(in, 1);
     free(r.scratch);
     free(r.key);
     return rc;

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Grows the array *p of *cap elements of `elem` bytes to hold `need`
+ * (doubling, from 1024). Returns 0, or -1 on OOM or past 2^32-2 (unchanged). */
 static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 {
     if (need <= *cap)
@@ -33,6 +35,8 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
     return 0;
 }
 
+/* Grows the byte buffer *p to hold `need` bytes (doubling, from 64 KiB).
+ * Returns 0, or -1 on OOM (unchanged). */
 static int grow_bytes(char **p, size_t *cap, size_t need)
 {
     if (need <= *cap)
@@ -70,6 +74,7 @@ static uint64_t hash_bytes(const char *s, size_t n)
     return h ^ (h >> 32);
 }
 
+/* Mixes an invocation key (pid, inv) into 64 well-spread bits. */
 static uint64_t hash_pair(uint64_t a, uint64_t b)
 {
     uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull);
@@ -131,6 +136,7 @@ uint32_t tm_str_find(const tm_model *m, const char *s, size_t n)
     }
 }
 
+/* Doubles the string hash table (load <= 1/2). Returns 0 or -1 on OOM. */
 static int str_rehash(tm_model *m)
 {
     uint32_t ncap = m->str_hash_cap ? m->str_hash_cap * 2 : 1024;
@@ -194,6 +200,7 @@ static uint32_t intern(tm_model *m, const char *s, size_t n, int lower)
     return id;
 }
 
+/* Doubles the invocation hash table (load <= 1/2). Returns 0 or -1 on OOM. */
 static int inv_rehash(tm_model *m)
 {
     uint32_t ncap = m->inv_hash_cap ? m->inv_hash_cap * 2 : 4096;
@@ -222,7 +229,8 @@ static int inv_rehash(tm_model *m)
 
 static uint32_t find_inv_slow(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid);
 
-/* The invocation (pid, inv), created with `hid` when new. A small direct-mapped
+/* The invocation (pid, inv), created with `hid` when new (TM_NONE: set by the
+ * caller). A small direct-mapped
  * cache in front of the hash table holds the invocations in flight (one per
  * logging thread, interleaved line by line). */
 static uint32_t find_inv(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid)
@@ -311,13 +319,22 @@ static uint32_t intern_cached(tm_model *m, uint32_t *cache, unsigned bits, const
 int tm_add(tm_model *m, const markers_record *r)
 {
     uint32_t name = intern_cached(m, m->name_cache, 8, r->name.ptr, r->name.len, 0);
-    uint32_t hid = intern_cached(m, m->hid_cache, 6, r->hid_text.ptr, r->hid_text.len, 1);
-    if (name == TM_NONE || hid == TM_NONE || m->nrecords == TM_NONE - 1)
+    if (name == TM_NONE || m->nrecords == TM_NONE - 1)
         goto oom;
-    uint32_t x = find_inv(m, r->pid, r->inv, hid);
+    uint32_t x = find_inv(m, r->pid, r->inv, TM_NONE);
     if (x == TM_NONE)
         goto oom;
     tm_inv *iv = &m->invs[x];
+    /* The hid matters for an invocation's first span (it names the bucket) and
+     * for every kept span (the Chrome trace prints each span's own). */
+    uint32_t hid = TM_NONE;
+    if (iv->hid == TM_NONE || m->keep_spans) {
+        hid = intern_cached(m, m->hid_cache, 8, r->hid_text.ptr, r->hid_text.len, 1);
+        if (hid == TM_NONE)
+            goto oom;
+        if (iv->hid == TM_NONE)
+            iv->hid = hid;
+    }
     uint32_t depth = r->depth > UINT32_MAX ? UINT32_MAX : (uint32_t)r->depth;
     if (depth == 0 && !iv->has_root) {
         iv->has_root = 1;

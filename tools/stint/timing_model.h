@@ -90,7 +90,7 @@ typedef struct tm_model {
     uint32_t *inv_hash_vals; /* index + 1, 0 empty */
     uint32_t inv_hash_cap;
     uint32_t inv_cache[256];  /* cache: invocation index + 1 by (pid, inv) */
-    uint32_t hid_cache[64];   /* cache: hid id + 1 by its first bytes */
+    uint32_t hid_cache[256];  /* cache: hid id + 1 by its first and last bytes */
     uint32_t name_cache[256]; /* cache: name id + 1 by a short key */
 
     /* after tm_analyze */

@@ -346,12 +346,15 @@ static struct stage *bucket_stages(const tm_model *m, const uint32_t *invs, uint
     return st;
 }
 
+/* The reference's printed mean: Python's sum / n, truncated to whole ns, in us. */
 static double trunc_mean_us(i128 sum, uint32_t n)
 {
     double mean = div_exact(sum, n);
     return (double)(int64_t)mean / 1000.0;
 }
 
+/* The table view of bucket b as one JSON object: root stats, per-invocation
+ * host and device walls (what pypto reads), and per-stage stats. */
 static void table_json_bucket(const tout_ctx *c, uint32_t b)
 {
     const tm_model *m = c->m;
@@ -507,18 +510,16 @@ static int cmp_double(const void *a, const void *b)
 /* One round's five values in us, as the reference computes them. */
 static void round_metrics(const tm_model *m, uint32_t inv, double out[5], int64_t ns[5])
 {
-    const tm_inv *iv = &m->invs[inv];
     const tm_fon *dev = named_span(m, inv, "runner_run.device_wall");
     const tm_fon *orch = named_span(m, inv, "runner_run.device_wall.orch");
     const tm_fon *sched = named_span(m, inv, "runner_run.device_wall.sched");
-    const tm_fon *cols[5] = {NULL, dev, NULL, orch, sched};
+    /* Host is the first span named like the root (the reference looks it up
+     * by name), which is the root itself in every well-formed log. */
+    const tm_fon *host = named_span(m, inv, "");
+    const tm_fon *cols[5] = {host, dev, NULL, orch, sched};
     for (int i = 0; i < 5; i++) {
         ns[i] = cols[i] ? cols[i]->dur_ns : 0;
         out[i] = cols[i] ? (double)ns[i] / 1000.0 : 0.0;
-    }
-    if (iv->has_root) {
-        ns[0] = iv->root_dur_ns;
-        out[0] = (double)ns[0] / 1000.0;
     }
     if (orch || sched) {
         int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -534,6 +535,7 @@ static void round_metrics(const tm_model *m, uint32_t inv, double out[5], int64_
     }
 }
 
+/* Left-to-right double sum: the reference's sum() over a sorted list. */
 static double sum_in_order(const double *v, uint32_t n)
 {
     double s = 0.0;
@@ -684,6 +686,8 @@ struct tree {
     int json_first;
 };
 
+/* The reference's median of ints (v is sorted in place): the middle value,
+ * or the mean of the two middle ones as a double; 0 for none. */
 static double median_i64(int64_t *v, uint32_t n)
 {
     if (!n)
@@ -809,6 +813,8 @@ static int leaf_is(const tm_model *m, uint32_t span, const char *want)
     return n == strlen(want) && !memcmp(leaf, want, n);
 }
 
+/* Writes the node at reference position pos and, recursively, its children
+ * by ts, folding an orch/sched pair into one Effective line (text or JSON). */
 static void emit_node(struct tree *t, uint32_t pos, int indent)
 {
     const tm_model *m = t->c->m;
@@ -974,6 +980,8 @@ static void tree_links(struct tree *t, int by_depth)
     free(stack);
 }
 
+/* The tree view of bucket b: medians over its kept invocations, drawn in the
+ * shape of the last one. Writes nothing in text mode when warmup left none. */
 static void tree_bucket(const tout_ctx *c, uint32_t b)
 {
     const tm_model *m = c->m;
