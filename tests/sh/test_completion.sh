@@ -7,7 +7,7 @@ src=${STINT_SOURCE_DIR:?}
 stint=${STINT_BIN:?}
 # shellcheck source=/dev/null
 source "$src/scripts/stint-completion.bash" || { echo "FAIL: cannot source the completion script"; exit 1; }
-complete -p stint | grep -q -- '-F _stint' || { echo "FAIL: completion not registered"; exit 1; }
+[[ $(complete -p stint) == *'-F _stint'* ]] || { echo "FAIL: completion not registered"; exit 1; }
 fails=0
 
 # complete WORD... : sets COMPREPLY for the last word

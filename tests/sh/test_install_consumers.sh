@@ -38,10 +38,13 @@ major=${ver%%.*}
 soname=$(objdump -p "$prefix/$libdir/libstint.so.$ver" | awk '$1=="SONAME"{print $2}')
 [ "$soname" = "libstint.so.$major" ] || fail "SONAME is '$soname', want libstint.so.$major"
 # The shared library exports the public API and nothing internal.
-if nm -D --defined-only "$prefix/$libdir/libstint.so" | awk '{print $3}' | grep -q '^stint_i_'; then
+# (Outputs go through files: `producer | grep -q` under pipefail fails when
+# grep exits early and the producer gets SIGPIPE.)
+nm -D --defined-only "$prefix/$libdir/libstint.so" > "$tmp/dynsyms"
+if awk '{print $3}' "$tmp/dynsyms" | grep '^stint_i_' >/dev/null; then
   fail "libstint.so exports internal stint_i_ symbols"
 fi
-nm -D --defined-only "$prefix/$libdir/libstint.so" | grep -q ' T stint_span_begin$' || fail "stint_span_begin not exported"
+grep ' T stint_span_begin$' "$tmp/dynsyms" >/dev/null || fail "stint_span_begin not exported"
 
 check_run() { # binary label
   local log=$tmp/$2.log
@@ -62,15 +65,18 @@ cmake -S "$tmp/consumers/cmake" -B "$tmp/cbuild" -DCMAKE_PREFIX_PATH="$prefix" \
 cmake --build "$tmp/cbuild" >"$tmp/cbuild.log" 2>&1 || { cat "$tmp/cbuild.log"; fail "consumer cmake build"; }
 check_run "$tmp/cbuild/consumer_shared" cmake_shared
 check_run "$tmp/cbuild/consumer_static" cmake_static
-ldd "$tmp/cbuild/consumer_shared" | grep -q "libstint.so.$major => $prefix" || fail "cmake consumer does not load the installed libstint.so"
+ldd "$tmp/cbuild/consumer_shared" > "$tmp/ldd_c"
+grep "libstint.so.$major => $prefix" "$tmp/ldd_c" >/dev/null || fail "cmake consumer does not load the installed libstint.so"
 
 # 2. Makefile consumer through pkg-config.
 PKG_CONFIG_PATH=$prefix/$libdir/pkgconfig make -C "$tmp/consumers/make" CC="$cc" >"$tmp/mbuild.log" 2>&1 \
   || { cat "$tmp/mbuild.log"; fail "consumer make build"; }
 check_run "$tmp/consumers/make/consumer_shared" make_shared
 check_run "$tmp/consumers/make/consumer_static" make_static
-ldd "$tmp/consumers/make/consumer_shared" | grep -q "libstint.so.$major => $prefix" || fail "make consumer does not load the installed libstint.so"
-if nm "$tmp/consumers/make/consumer_static" | grep -q ' U stint_span_begin'; then fail "static consumer is not static"; fi
+ldd "$tmp/consumers/make/consumer_shared" > "$tmp/ldd_m"
+grep "libstint.so.$major => $prefix" "$tmp/ldd_m" >/dev/null || fail "make consumer does not load the installed libstint.so"
+nm "$tmp/consumers/make/consumer_static" > "$tmp/static_syms"
+if grep ' U stint_span_begin' "$tmp/static_syms" >/dev/null; then fail "static consumer is not static"; fi
 # 3. The installed Python binding finds the installed library by itself.
 if command -v python3 >/dev/null; then
   got=$(cd "$tmp" && env -u STINT_LIB -u STINT_BUILD_DIR PYTHONPATH="$prefix/$libdir/stint/python" \
