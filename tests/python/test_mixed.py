@@ -46,6 +46,20 @@ int mixed_kernel(stint_session *s, int n)
 }
 """
 
+def slices_json(test, path):
+    """`stint slices --json path` rows (indexed by row), or None with a note
+    when this build's reader for the format is not there yet."""
+    p = subprocess.run([STINT_BIN, "slices", "--json", path], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       text=True)
+    if "not yet built" in p.stderr:
+        print("\nNOTE: %s: stint's reader is not built yet; not read back through the CLI" % path, file=sys.stderr)
+        return None
+    test.assertEqual(p.returncode, 0, p.stderr)
+    rows = json.loads(p.stdout)["slices"]
+    test.assertEqual([r["row"] for r in rows], list(range(len(rows))))
+    return rows
+
+
 class Mixed(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory()
@@ -116,6 +130,17 @@ class Mixed(unittest.TestCase):
         self.assertEqual([c["name"] for c in root["children"]], ["c.kernel"])
         self.assertEqual([c["name"] for c in root["children"][0]["children"]], ["c.kernel.inner"])
 
+        # stint slices: the C spans' parent rows are the Python spans.
+        rows = slices_json(self, self.log)
+        if rows is None:
+            return
+        self.assertEqual(len(rows), 9)
+        for r in rows:
+            if r["name"] == "c.kernel":
+                self.assertEqual(rows[r["parent"]]["name"], "py.step")
+            if r["name"] == "c.kernel.inner":
+                self.assertEqual(rows[r["parent"]]["name"], "c.kernel")
+
     def test_one_jsonl_session(self):
         with open(self.jsonl) as f:
             lines = [json.loads(line) for line in f]
@@ -137,16 +162,16 @@ class Mixed(unittest.TestCase):
         self.assertEqual(lines[-1]["kind"], "span_end")
         self.assertEqual(lines[-1]["id"], "s1")
 
-        # The CLI reads the session as one trace (once its JSONL reader exists).
-        p = subprocess.run([STINT_BIN, "slices", "--json", self.jsonl], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, text=True)
-        if "not yet built" in p.stderr:
-            print("\nNOTE: stint's JSONL reader is not built yet; the session was checked line by line only",
-                  file=sys.stderr)
+        # The CLI reads the session as one trace: one tree under the root.
+        rows = slices_json(self, self.jsonl)
+        if rows is None:
             return
-        self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertIn("c.kernel", p.stdout)
-        self.assertIn("py.forward", p.stdout)
+        self.assertEqual(len(rows), 1 + 3 + 3)
+        self.assertEqual([r["name"] for r in rows if r["parent"] is None], ["py.main"])
+        for r in rows:
+            if r["name"] == "c.kernel":
+                self.assertEqual(rows[r["parent"]]["name"], "py.forward")
+                self.assertEqual(r["depth"], 2)
 
         # ... and exports it as OTLP/JSON: one trace, C spans parented by Python spans, unix times.
         p = subprocess.run([STINT_BIN, "convert", self.jsonl, "-o", "-", "--to", "otlp-json"],
