@@ -30,7 +30,7 @@ from ._lib import lib as _c
 __all__ = [
     "StintError", "version", "library_path", "span", "Span", "attr", "enabled", "set_enabled", "flush", "shutdown",
     "stats", "now_ns", "invocation_begin", "set_invocation", "current_invocation", "set_hid", "hid_of_elf",
-    "fnv1a64", "markers_to_path", "markers_to_fd", "markers_off", "device_span", "MARKERS_PREFIX",
+    "fnv1a64", "hid_of_address", "markers_to_path", "markers_to_fd", "markers_off", "device_span", "MARKERS_PREFIX",
     "Session", "ring_start", "ring_finish", "RingCapture", "crash_dump_enable", "crash_dump_disable",
     "ChromeWriter", "dtype_size", "storage_bytes",
 ]
@@ -289,6 +289,13 @@ def hid_of_elf(data):
     """The callable hash of an in-memory object (GNU Build-ID or FNV-1a-64)."""
     data = bytes(data)
     return _c.stint_hid_of_elf(data, len(data))
+
+
+def hid_of_address(fn):
+    """The Build-ID hash of the loaded object holding fn: a ctypes function
+    of a C library (or a code address as an int); 0 when it has none."""
+    addr = fn if isinstance(fn, int) else ctypes.cast(fn, ctypes.c_void_p).value
+    return _c.stint_hid_of_address(addr)
 
 
 def fnv1a64(data):

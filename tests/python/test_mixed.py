@@ -69,7 +69,8 @@ class Mixed(unittest.TestCase):
             f.write(C_SOURCE)
         self.clib = os.path.join(d, "libmixed.so")
         cmd = [CC, "-std=c11", "-shared", "-fPIC", "-Wall", "-Wextra", "-Werror", "-o", self.clib, src,
-               "-I" + os.path.join(SOURCE, "include"), "-L" + BUILD, "-lstint", "-Wl,-rpath," + BUILD]
+               "-I" + os.path.join(SOURCE, "include"), "-L" + BUILD, "-lstint", "-Wl,-rpath," + BUILD,
+               "-Wl,--build-id"]
         p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
         self.assertEqual(p.returncode, 0, "building the C library failed: %s\n%s" % (" ".join(cmd), p.stdout))
         self.log = os.path.join(d, "markers.log")
@@ -140,6 +141,18 @@ class Mixed(unittest.TestCase):
                 self.assertEqual(rows[r["parent"]]["name"], "py.step")
             if r["name"] == "c.kernel.inner":
                 self.assertEqual(rows[r["parent"]]["name"], "c.kernel")
+
+    def test_hid_of_a_c_function(self):
+        # Python names the C callable by its library's Build-ID, as C would.
+        p = run_py("""
+            import ctypes, stint
+            c = ctypes.CDLL(%r)
+            with open(%r, "rb") as f:
+                print(stint.hid_of_address(c.mixed_kernel), stint.hid_of_elf(f.read()))
+        """ % (self.clib, self.clib))
+        by_address, by_file = (int(x) for x in p.stdout.split())
+        self.assertNotEqual(by_address, 0)
+        self.assertEqual(by_address, by_file)
 
     def test_one_jsonl_session(self):
         with open(self.jsonl) as f:
