@@ -624,6 +624,37 @@ static void test_from_chrome_file(void)
     jfree_all();
 }
 
+/* Timestamps near the int64 ends saturate instead of overflowing (UBSan
+ * runs this too), and the document stays valid. */
+static void test_extreme_times(void)
+{
+    for (int anchored = 0; anchored < 2; anchored++) {
+        struct stint_model m;
+        REQUIRE(stint_model_init(&m, STINT_MODEL_KEEP_ARGS) == 0);
+        if (anchored)
+            add_meta(&m, "meta.clock_realtime_ns", STINT_ARG_INT, INT64_MAX - 1000, NULL);
+        uint32_t t = stint_model_lane_at(&m, stint_model_lane(&m, 1, 1, STINT_CLOCK_HOST))->track;
+        add_x(&m, t, "low", INT64_MIN + 1, 10);
+        add_x(&m, t, "high", INT64_MAX - 5, INT64_MAX);
+        stint_model_finish(&m);
+        char *text = render(&m);
+        struct jv *doc = parse_doc(text);
+        schema_errors = 0;
+        CHECK_EQ_I64(check_document(doc), 2);
+        CHECK_EQ_I64(schema_errors, 0);
+        struct flat f[2];
+        size_t n = flatten(doc, f, 2);
+        const struct flat *high = by_name(f, n, "high");
+        REQUIRE(high);
+        CHECK(jis(jget(high->span, "endTimeUnixNano"), "9223372036854775807"));
+        if (anchored) /* the "meta." prefix of the JSONL reader is understood */
+            CHECK(attr_is(high->resource, "stint.time_base", "stringValue", "unix"));
+        stint_model_free(&m);
+        free(text);
+        jfree_all();
+    }
+}
+
 static void test_write_error(void)
 {
     struct stint_model m;
@@ -670,6 +701,7 @@ int main(void)
     test_schema_and_meaning();
     test_relative_and_unfinished();
     test_from_chrome_file();
+    test_extreme_times();
     test_write_error();
     test_checker_rejects();
     CHECK_DONE();

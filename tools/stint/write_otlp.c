@@ -271,6 +271,15 @@ struct otlp {
     uint32_t *root;    /* root ancestor per slice */
 };
 
+/* a + b, saturated: hostile inputs may hold timestamps near the int64 ends. */
+static int64_t sat_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (!__builtin_add_overflow(a, b, &r))
+        return r;
+    return b > 0 ? INT64_MAX : INT64_MIN;
+}
+
 static void put_time(FILE *f, const char *key, int64_t t)
 {
     /* fixed64: never negative after the rebase; clamp what an odd anchor
@@ -299,8 +308,8 @@ static void put_span(struct otlp *o, size_t i)
     stint_out_json_str(f, name, nl);
     fputs(",\"kind\":1", f);
     int64_t base = device ? 0 : o->base_ns;
-    int64_t start = s->ts_ns + base;
-    int64_t end = s->dur_ns > 0 ? start + s->dur_ns : start;
+    int64_t start = sat_add(s->ts_ns, base);
+    int64_t end = s->dur_ns > 0 ? sat_add(start, s->dur_ns) : start;
     put_time(f, "startTimeUnixNano", start);
     put_time(f, "endTimeUnixNano", end);
     fputs(",\"attributes\":[", f);
@@ -417,7 +426,7 @@ int stint_write_otlp(const struct stint_model *m, FILE *out, char *err, size_t e
             if (!slice_is_device(m, s) && s->ts_ns < min)
                 min = s->ts_ns;
         }
-        o.base_ns = -min;
+        o.base_ns = min == INT64_MIN ? INT64_MAX : -min;
     }
 
     /* Root ancestors. Parents sort before their children, so one forward

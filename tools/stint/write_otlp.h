@@ -29,6 +29,8 @@
  *               their own clock (attribute stint.clock = "device").
  *   unfinished  a span that never ended gets end = start and the attribute
  *               stint.unfinished = true.
+ *   not here    counters (OTLP metrics are another signal) and Chrome flow
+ *               events; instants are zero-length spans (stint.instant).
  */
 #ifndef STINT_CLI_WRITE_OTLP_H
 #define STINT_CLI_WRITE_OTLP_H
