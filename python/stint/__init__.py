@@ -230,12 +230,14 @@ class Span:
             else:
                 raw = _b(name)
                 tok = _c.stint_span_begin_copy(raw, len(raw))
-            for k, v in attrs.items():
-                attr(k, v)
+            if tok.token:  # attributes of an unrecorded span must not land on its parent
+                for k, v in attrs.items():
+                    attr(k, v)
             try:
                 return fn(*args, **kwargs)
             except BaseException as e:
-                attr("exception", type(e).__name__)
+                if tok.token:
+                    attr("exception", type(e).__name__)
                 raise
             finally:
                 if tok.token:

@@ -114,6 +114,30 @@ class MarkerOutput(unittest.TestCase):
         self.assertEqual(sorted({r["inv"] for r in recs}), ["100", "101", "102", "103"])
         self.assertEqual(len({r["tid"] for r in recs}), 4)
 
+    def test_too_deep_spans_leave_their_parents_alone(self):
+        with open(self.log, "w"):
+            pass
+        run_py("""
+            import stint
+            stint.markers_to_path(%r)
+            def down(i):
+                with stint.span("deep", level=i):
+                    if i < 140:
+                        down(i + 1)
+            @stint.span("deep.fn", level=1)
+            def fn(i):
+                if i < 140:
+                    fn(i + 1)
+            down(0)
+            fn(0)
+            assert stint.stats()["spans_too_deep"] == 2 * (141 - 128), stint.stats()
+        """ % self.log)
+        with open(self.log) as f:
+            lines = [l for l in f if "[STRACE]" in l]
+        self.assertEqual(len(lines), 2 * 128)
+        for line in lines:
+            self.assertEqual(line.count(" level="), 1, line)
+
     def test_long_dynamic_names_are_copied_and_flagged(self):
         recs = self.markers('''
             stint._LOC_CACHE_MAX = 0  # force the copying path
