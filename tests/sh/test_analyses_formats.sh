@@ -46,6 +46,14 @@ import json,sys; d=json.load(sys.stdin); s=d["steps"]
 assert [x["wall_ns"] for x in s] == [100000, 120000], s
 assert [x["unattributed_ns"] for x in s] == [15000, 15000], s
 assert s[0]["children_union_ns"] == {"load": 40000, "compute": 45000}, s[0]' || fail=1
+# otlp-json: written by the OTLP writer when the build has it, else a clear refusal
+"$STINT" convert "$TMP/t.json" -o "$TMP/t.otlp.json" --to otlp-json 2> "$TMP/err"; rc=$?
+if [ $rc -eq 0 ]; then
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["resourceSpans"], d' "$TMP/t.otlp.json" \
+    || { echo "FAIL: otlp-json output"; fail=1; }
+elif [ $rc -ne 2 ] || ! grep -q "otlp-json not available in this build" "$TMP/err"; then
+  echo "FAIL: convert --to otlp-json exit $rc"; cat "$TMP/err"; fail=1
+fi
 # a JSONL session whose step has children on two other threads (explicit
 # parent ids): the measured span is the step, the children overlap (counted
 # once), and a JSONL -> JSONL conversion keeps all of it
