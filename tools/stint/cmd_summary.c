@@ -552,8 +552,8 @@ static void print_json(FILE *f, const struct summary *S, const struct stint_mode
         fprintf(f, "%s\"%s\":%" PRIu64, first ? "" : ",", stint_repair_name((enum stint_repair)k), m->repairs[k]);
         first = 0;
     }
-    fprintf(f, "},\n\"flow_events\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"partial\":%s", m->flow_events, m->dropped,
-            m->partial ? "true" : "false");
+    fprintf(f, "},\n\"flow_events\":%" PRIu64 ",\"flows\":%zu,\"dropped\":%" PRIu64 ",\"partial\":%s", m->flow_events,
+            m->flows.len, m->dropped, m->partial ? "true" : "false");
     if (m->error) {
         fputs(",\"error\":", f);
         stint_out_json_str(f, m->error, strlen(m->error));
@@ -650,15 +650,15 @@ static void print_human(FILE *f, const struct summary *S, const struct stint_mod
     int any = 0;
     for (int k = 0; k < STINT_REPAIR_COUNT; k++)
         any |= m->repairs[k] != 0;
-    if (any || m->dropped || m->flow_events) {
+    if (m->flow_events)
+        fprintf(f, "\nflows  %" PRIu64 " flow events, %zu arrows bound to slices\n", m->flow_events, m->flows.len);
+    if (any || m->dropped) {
         fprintf(f, "\nrepairs and drops  (kept and flagged; --strict makes them errors)\n");
         for (int k = 0; k < STINT_REPAIR_COUNT; k++)
             if (m->repairs[k])
                 fprintf(f, "  %-24s %10" PRIu64 "\n", stint_repair_name((enum stint_repair)k), m->repairs[k]);
         if (m->dropped)
             fprintf(f, "  %-24s %10" PRIu64 "\n", "dropped", m->dropped);
-        if (m->flow_events)
-            fprintf(f, "  %-24s %10" PRIu64 "  (counted, not bound to slices)\n", "flow_events", m->flow_events);
     }
 }
 
