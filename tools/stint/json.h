@@ -22,6 +22,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #define STINT_JSON_PAD 16
 #define STINT_JSON_MAX_DEPTH 100000
@@ -50,6 +51,65 @@ static inline int stint_json_ws(struct stint_json *j)
         p++;
     j->p = p;
     return p < j->end ? (unsigned char)*p : 0;
+}
+
+/* Fast paths for the common short token; each returns 1 when it handled the
+ * token (and moved j->p), 0 when the caller must use the general function,
+ * which then reports any error or MORE exactly as before. */
+
+/* A string at *p == '"' whose body is under 16 plain ASCII bytes (no
+ * escapes, no control bytes). Reads at most 17 bytes past p: the window's
+ * padding covers that. */
+static inline int stint_json_string_short(struct stint_json *j, const char **s, size_t *len)
+{
+    const char *p = j->p + 1;
+    for (int w = 0; w < 2; w++, p += 8) {
+        uint64_t x;
+        memcpy(&x, p, 8);
+        const uint64_t ones = 0x0101010101010101ULL, highs = 0x8080808080808080ULL;
+        uint64_t q = x ^ (ones * '"'), b = x ^ (ones * '\\');
+        uint64_t sp = (((q - ones) & ~q) | ((b - ones) & ~b) | ((x - ones * 0x20) & ~x) | x) & highs;
+        if (sp) {
+            const char *at = p + (__builtin_ctzll(sp) >> 3);
+            if (*at != '"' || at >= j->end)
+                return 0;
+            *s = j->p + 1;
+            *len = (size_t)(at - j->p - 1);
+            j->p = at + 1;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* A number made of an optional '-', digits and an optional fraction,
+ * followed inside the window by ',', '}', ']' or a blank. */
+static inline int stint_json_number_short(struct stint_json *j, const char **s, size_t *len)
+{
+    const char *p = j->p;
+    if (*p == '-')
+        p++;
+    if (*p == '0')
+        p++;
+    else if ((unsigned)(*p - '1') < 9) {
+        p++;
+        while ((unsigned)(*p - '0') < 10)
+            p++;
+    } else
+        return 0;
+    if (*p == '.') {
+        p++;
+        if ((unsigned)(*p - '0') >= 10)
+            return 0;
+        while ((unsigned)(*p - '0') < 10)
+            p++;
+    }
+    if (p >= j->end || !(*p == ',' || *p == '}' || *p == ']' || *p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+        return 0;
+    *s = j->p;
+    *len = (size_t)(p - j->p);
+    j->p = p;
+    return 1;
 }
 
 /* Parses a string at *p == '"'. On OK, *s and *len is the raw body between the

@@ -90,6 +90,12 @@ static int read_value(struct stint_json *j, struct span *sp)
     memset(sp, 0, sizeof *sp);
     size_t n = 0;
     if (c == '"') {
+        if (stint_json_string_short(j, &sp->s, &n)) {
+            sp->str = 1;
+            sp->set = 1;
+            sp->n = (uint32_t)n;
+            return STINT_JSON_OK;
+        }
         int esc = 0;
         int rc = stint_json_string(j, &sp->s, &n, &esc);
         sp->esc = (uint8_t)esc;
@@ -99,6 +105,11 @@ static int read_value(struct stint_json *j, struct span *sp)
         return rc;
     }
     if (c == '-' || (c >= '0' && c <= '9')) {
+        if (stint_json_number_short(j, &sp->s, &n)) {
+            sp->set = 1;
+            sp->n = (uint32_t)n;
+            return STINT_JSON_OK;
+        }
         int rc = stint_json_number(j, &sp->s, &n);
         sp->set = rc == STINT_JSON_OK;
         sp->n = (uint32_t)n;
@@ -212,9 +223,9 @@ static int parse_event(struct stint_json *j, struct event *e)
         const char *k;
         size_t kn;
         int kesc;
-        if ((rc = stint_json_string(j, &k, &kn, &kesc)) != STINT_JSON_OK)
+        if (!stint_json_string_short(j, &k, &kn) && (rc = stint_json_string(j, &k, &kn, &kesc)) != STINT_JSON_OK)
             goto out;
-        c = stint_json_ws(j);
+        c = *j->p == ':' ? ':' : stint_json_ws(j);
         if (c != ':') {
             if (c == 0 && j->p >= j->end)
                 goto more_or_eof;
