@@ -47,6 +47,13 @@ struct creader {
     size_t scratch_cap;
     char *key;      /* flat-key builder */
     size_t key_cap;
+    /* names and categories repeat: a direct-mapped cache of recent interned
+     * strings spares hashing them again (entries point at the model's
+     * strings, which never move) */
+    struct icache_ent {
+        const char *s;
+        uint32_t len, id;
+    } icache[256];
 };
 
 static char *scratch(struct creader *r, size_t n)
@@ -75,7 +82,22 @@ static uint32_t intern_span(struct creader *r, const struct span *sp)
         size_t n = stint_json_unescape(sp->s, sp->n, b);
         return stint_model_intern(r->m, b, n);
     }
-    return stint_model_intern(r->m, sp->s, sp->n);
+    /* sp->s lies in the padded window, so 8-byte loads at either end are in bounds */
+    uint64_t a, b = 0;
+    memcpy(&a, sp->s, 8);
+    if (sp->n < 8)
+        a &= (1ULL << (8 * sp->n)) - 1;
+    else
+        memcpy(&b, sp->s + sp->n - 8, 8);
+    uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ULL) ^ sp->n) * 0xff51afd7ed558ccdULL;
+    struct icache_ent *c = &r->icache[h >> 56];
+    if (c->s && c->len == sp->n && memcmp(c->s, sp->s, sp->n) == 0)
+        return c->id;
+    uint32_t id = stint_model_intern(r->m, sp->s, sp->n);
+    c->s = stint_model_str(r->m, id, NULL);
+    c->len = sp->n;
+    c->id = id;
+    return id;
 }
 
 static uint64_t offset_of(const struct creader *r, const char *p)

@@ -28,6 +28,20 @@ static int parse_us_fast(const char *s, size_t len, int64_t *out)
         return 1;
     uint64_t v = 0;
     size_t i = 0;
+    /* eight digits at a time (SWAR), then one at a time */
+    while (i + 8 <= len) {
+        uint64_t w;
+        memcpy(&w, s + i, 8);
+        if ((w & 0xF0F0F0F0F0F0F0F0ULL) != 0x3030303030303030ULL ||
+            ((w + 0x0606060606060606ULL) & 0xF0F0F0F0F0F0F0F0ULL) != 0x3030303030303030ULL)
+            break;
+        w -= 0x3030303030303030ULL;
+        w = (w * 10) + (w >> 8); /* pairs of digits */
+        w = (((w & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+             (((w >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >> 32;
+        v = v * 100000000ULL + w; /* at most 16 digits here: len <= 19 and a fraction or digits follow */
+        i += 8;
+    }
     while (i < len && (unsigned)(s[i] - '0') < 10)
         v = v * 10 + (uint64_t)(s[i++] - '0');
     if (i == 0)
