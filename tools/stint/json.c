@@ -457,6 +457,13 @@ static inline int is_ws(int c)
     return c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
+/* The bytes that may follow a number or literal (is_delim less 0 and ':',
+ * which the general skip turns into errors). */
+static inline int is_plain_delim(int c)
+{
+    return c == ',' || c == '}' || c == ']' || is_ws(c);
+}
+
 /* Skips a number at p (already known to start with '-' or a digit) with the
  * grammar of stint_json_number; NULL to give up (including at the window end). */
 static inline const char *scan_number(const char *p, const char *end)
@@ -488,7 +495,7 @@ static inline const char *scan_number(const char *p, const char *end)
             p++;
     }
     /* the padding's 0 stops every loop above; the end of the window is "more" */
-    if (p >= end)
+    if (p >= end || !is_plain_delim(*p))
         return FAST_GIVE_UP;
     return p;
 }
@@ -533,11 +540,11 @@ value:
         p = scan_number(p, end);
         if (!p)
             return FAST_GIVE_UP;
-    } else if (c == 't' && end - p > 4 && !memcmp(p, "true", 4))
+    } else if (c == 't' && end - p > 4 && !memcmp(p, "true", 4) && is_plain_delim(p[4]))
         p += 4;
-    else if (c == 'f' && end - p > 5 && !memcmp(p, "false", 5))
+    else if (c == 'f' && end - p > 5 && !memcmp(p, "false", 5) && is_plain_delim(p[5]))
         p += 5;
-    else if (c == 'n' && end - p > 4 && !memcmp(p, "null", 4))
+    else if (c == 'n' && end - p > 4 && !memcmp(p, "null", 4) && is_plain_delim(p[4]))
         p += 4;
     else
         return FAST_GIVE_UP;
