@@ -23,6 +23,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 
 #define STINT_JSON_PAD 16
 #define STINT_JSON_MAX_DEPTH 100000
@@ -62,6 +65,23 @@ static inline int stint_json_ws(struct stint_json *j)
  * padding covers that. */
 static inline int stint_json_string_short(struct stint_json *j, const char **s, size_t *len)
 {
+#ifdef __SSE2__
+    /* x86-64 always has SSE2: one 16-byte compare; signed bytes below 0x20
+     * include every byte >= 0x80 */
+    __m128i v = _mm_loadu_si128((const __m128i *)(const void *)(j->p + 1));
+    __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                             _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+    unsigned mask = (unsigned)_mm_movemask_epi8(m);
+    if (!mask)
+        return 0;
+    const char *at = j->p + 1 + __builtin_ctz(mask);
+    if (*at != '"' || at >= j->end)
+        return 0;
+    *s = j->p + 1;
+    *len = (size_t)(at - j->p - 1);
+    j->p = at + 1;
+    return 1;
+#else
     const char *p = j->p + 1;
     for (int w = 0; w < 2; w++, p += 8) {
         uint64_t x;
@@ -80,6 +100,7 @@ static inline int stint_json_string_short(struct stint_json *j, const char **s, 
         }
     }
     return 0;
+#endif
 }
 
 /* A number made of an optional '-', digits and an optional fraction,

@@ -106,7 +106,7 @@ static uint64_t offset_of(const struct creader *r, const char *p)
 }
 
 /* Reads one value into sp (strings and numbers keep their text; others skipped). */
-static int read_value(struct stint_json *j, struct span *sp)
+static inline __attribute__((always_inline)) int read_value(struct stint_json *j, struct span *sp)
 {
     int c = stint_json_ws(j);
     memset(sp, 0, sizeof *sp);
