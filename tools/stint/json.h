@@ -48,12 +48,16 @@ struct stint_json {
 static inline int stint_json_ws(struct stint_json *j)
 {
     const char *p = j->p;
-    /* bytes <= ' ' other than the four JSON blanks are never skipped */
-    while (p < j->end && (unsigned char)*p <= ' ' &&
-           (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
-        p++;
+    int c = (unsigned char)*p;
+    /* the common case first: no blank at all. Readers also run sub-windows
+     * whose end is not followed by a 0, hence the bound checks. Bytes <= ' '
+     * other than the four JSON blanks are never skipped. */
+    if (c > ' ' && p < j->end)
+        return c;
+    while (p < j->end && (c == ' ' || c == '\n' || c == '\r' || c == '\t'))
+        c = (unsigned char)*++p;
     j->p = p;
-    return p < j->end ? (unsigned char)*p : 0;
+    return p < j->end ? c : 0;
 }
 
 /* Fast paths for the common short token; each returns 1 when it handled the
