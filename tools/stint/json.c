@@ -466,7 +466,7 @@ static inline int is_plain_delim(int c)
 
 /* Skips a number at p (already known to start with '-' or a digit) with the
  * grammar of stint_json_number; NULL to give up (including at the window end). */
-static inline const char *scan_number(const char *p, const char *end)
+static inline __attribute__((always_inline)) const char *scan_number(const char *p, const char *end)
 {
     if (*p == '-')
         p++;

@@ -54,7 +54,26 @@ struct creader {
         const char *s;
         uint32_t len, id;
     } icache[256];
+    /* the same for lanes: (pid, tid) -> host-clock lane; lanes are never
+     * renumbered while a reader runs */
+    struct lcache_ent {
+        int64_t pid, tid;
+        uint32_t lane, used;
+    } lcache[64];
 };
+
+static uint32_t host_lane(struct creader *r, int64_t pid, int64_t tid)
+{
+    uint64_t h = ((uint64_t)pid * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)tid * 0xff51afd7ed558ccdULL);
+    struct lcache_ent *c = &r->lcache[(h ^ (h >> 29)) & 63];
+    if (c->used && c->pid == pid && c->tid == tid)
+        return c->lane;
+    c->lane = stint_model_lane(r->m, pid, tid, STINT_CLOCK_HOST);
+    c->pid = pid;
+    c->tid = tid;
+    c->used = 1;
+    return c->lane;
+}
 
 static char *scratch(struct creader *r, size_t n)
 {
@@ -574,7 +593,7 @@ static void handle_metadata(struct creader *r, const struct event *e, int64_t pi
         uint32_t p = stint_model_process(m, pid);
         STINT_BA_AT(&m->processes, struct stint_process, p).name = intern_span(r, &v);
     } else if (key_is(e->name.s, e->name.n, "thread_name") && find_arg(e->args_a, e->args_b, "name", &v)) {
-        uint32_t l = stint_model_lane(m, pid, tid, STINT_CLOCK_HOST);
+        uint32_t l = host_lane(r, pid, tid);
         STINT_BA_AT(&m->lanes, struct stint_lane, l).name = intern_span(r, &v);
     } else if (key_is(e->name.s, e->name.n, "process_sort_index") &&
                find_arg(e->args_a, e->args_b, "sort_index", &v)) {
@@ -589,7 +608,7 @@ static void handle_metadata(struct creader *r, const struct event *e, int64_t pi
                find_arg(e->args_a, e->args_b, "sort_index", &v)) {
         int64_t x;
         if (stint_parse_i64(v.s, v.n, &x) == 0) {
-            uint32_t li = stint_model_lane(m, pid, tid, STINT_CLOCK_HOST);
+            uint32_t li = host_lane(r, pid, tid);
             struct stint_lane *l = &STINT_BA_AT(&m->lanes, struct stint_lane, li);
             l->sort_index = (int32_t)x;
             l->has_sort_index = 1;
@@ -699,7 +718,7 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
             if (parse_time(r, &e->tdur, &v) == 0)
                 s.tdur_ns = v;
         }
-        uint32_t lane = stint_model_lane(m, pid, tid, STINT_CLOCK_HOST);
+        uint32_t lane = host_lane(r, pid, tid);
         s.track = STINT_BA_AT(&m->lanes, struct stint_lane, lane).track;
         s.dur_ns = d;
         s.flags = STINT_SLICE_COMPLETE;
@@ -707,11 +726,11 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
         break;
     }
     case 'B':
-        idx = stint_model_begin(m, stint_model_lane(m, pid, tid, STINT_CLOCK_HOST), &s);
+        idx = stint_model_begin(m, host_lane(r, pid, tid), &s);
         break;
     case 'E': {
         int64_t tts = s.tts_ns;
-        stint_model_end(m, stint_model_lane(m, pid, tid, STINT_CLOCK_HOST), ts, s.name, tts);
+        stint_model_end(m, host_lane(r, pid, tid), ts, s.name, tts);
         return; /* E args are not merged into the B slice (noted in the docs) */
     }
     case 'i':
@@ -726,7 +745,7 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
             s.track = stint_model_track_process(m, pid);
             kind = STINT_TRACK_PROCESS;
         } else {
-            uint32_t lane = stint_model_lane(m, pid, tid, STINT_CLOCK_HOST);
+            uint32_t lane = host_lane(r, pid, tid);
             s.track = STINT_BA_AT(&m->lanes, struct stint_lane, lane).track;
         }
         s.dur_ns = 0;
@@ -780,7 +799,7 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
         b[cn + 1 + nn] = '\x1f';
         memcpy(b + cn + nn + 2, is, in_);
         uint32_t key = stint_model_intern(m, b, cn + nn + in_ + 2);
-        uint32_t lane = stint_model_lane(m, pid, tid, STINT_CLOCK_HOST);
+        uint32_t lane = host_lane(r, pid, tid);
         int enclosing = ph != 'f' || (e->bp.set && e->bp.n && e->bp.s[0] == 'e');
         stint_model_flow(m, (enum stint_flow_phase)ph, stint_model_lane_at(m, lane)->track, ts, key, enclosing,
                          STINT_NO_ID, 0, 0);
