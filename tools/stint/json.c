@@ -454,7 +454,7 @@ typedef const char *(*scan_fn)(const char *p, const char *end);
 
 static inline int is_ws(int c)
 {
-    return c == ' ' || c == '\n' || c == '\r' || c == '\t';
+    return stint_json_is_blank(c);
 }
 
 /* The bytes that may follow a number or literal (is_delim less 0 and ':',

@@ -44,6 +44,12 @@ struct stint_json {
     const char *err_at;     /* where in the window */
 };
 
+/* The four JSON blanks (space, \t, \n, \r) as one bit test. */
+static inline int stint_json_is_blank(int c)
+{
+    return (unsigned)c <= ' ' && ((1ULL << ' ' | 1ULL << '\t' | 1ULL << '\n' | 1ULL << '\r') >> c) & 1;
+}
+
 /* Skips whitespace. Returns the next byte, or 0 at the end of the window. */
 static inline int stint_json_ws(struct stint_json *j)
 {
@@ -54,7 +60,7 @@ static inline int stint_json_ws(struct stint_json *j)
      * other than the four JSON blanks are never skipped. */
     if (c > ' ' && p < j->end)
         return c;
-    while (p < j->end && (c == ' ' || c == '\n' || c == '\r' || c == '\t'))
+    while (p < j->end && stint_json_is_blank(c))
         c = (unsigned char)*++p;
     j->p = p;
     return p < j->end ? c : 0;
