@@ -1,0 +1,26 @@
+#!/usr/bin/env bash
+# The JSON tokenizer without AVX2 (STINT_NO_AVX2=1 selects the portable SWAR
+# scan at run time): its unit tests, and `stint summary --json` on the
+# Perfetto JSON conformance traces must match the AVX2 run byte for byte.
+set -euo pipefail
+build=${STINT_BUILD_DIR:?STINT_BUILD_DIR is not set}
+STINT_NO_AVX2=1 "$build/tests/test_json"
+STINT_NO_AVX2=1 "$build/tests/test_json_fast"
+corpus=${STINT_SHARED_DIR:-}/corpus
+if [ -z "${STINT_SHARED_DIR:-}" ] || [ ! -d "$corpus" ]; then
+  echo "SKIP (conformance part): the shared corpus is absent"
+  exit 0
+fi
+stint=${STINT_BIN:-$build/stint}
+n=0
+while IFS= read -r -d '' f; do
+  a=$("$stint" summary --json "$f" 2>&1; echo "rc=$?")
+  b=$(STINT_NO_AVX2=1 "$stint" summary --json "$f" 2>&1; echo "rc=$?")
+  if [ "$a" != "$b" ]; then
+    echo "FAIL: $f: summary differs without AVX2"
+    exit 1
+  fi
+  n=$((n + 1))
+done < <(find "$corpus" -name '*.json' -size -2M -print0 | sort -z)
+echo "portable scan agrees on $n corpus files"
+[ "$n" -gt 0 ]
