@@ -6,6 +6,10 @@
  * validated as UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF).
  * Nothing allocates: skip() keeps its container stack as a bit stack.
  * Every function either consumes a complete token or leaves j->p unchanged.
+ * skip() first tries a fast walk (AVX2 string scan when the CPU has it,
+ * chosen once at run time; STINT_NO_AVX2=1 forces the portable one) that
+ * accepts a strict subset of valid values and otherwise starts over in the
+ * general skip, so errors and repair counts have one source.
  */
 #include "json.h"
 

@@ -6,7 +6,9 @@
  * past the window the reader refills and parses that unit again. Nothing is
  * allocated per event: fields are kept as pointers into the window until the
  * event is complete, then turned into model calls. Args are only walked when
- * something needs them (M and C events, or STINT_MODEL_KEEP_ARGS).
+ * something needs them (M and C events, or STINT_MODEL_KEEP_ARGS). Names,
+ * categories and lanes go through small fixed caches in front of the
+ * model's hash maps (a hit returns exactly what the model would).
  *
  * Leniencies of the container (never of the tokenizer's strict mode): a
  * missing final ']' (and '}'), trailing commas, and a trailing empty '{}'
