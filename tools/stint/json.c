@@ -392,6 +392,18 @@ static int skip_general(struct stint_json *j)
 
 #define FAST_GIVE_UP NULL
 
+/* At a byte the string scan stopped on: the position after a one-letter
+ * escape, or NULL (anything else: the general scan decides). */
+static inline const char *past_escape(const char *p, const char *end)
+{
+    if (*p != '\\' || p + 2 >= end)
+        return FAST_GIVE_UP;
+    char e = p[1];
+    if (!(e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't'))
+        return FAST_GIVE_UP;
+    return p + 2;
+}
+
 /* Finds the closing quote of a string body starting at p; NULL to give up. */
 static inline const char *scan_str_swar(const char *p, const char *end)
 {
@@ -411,12 +423,8 @@ static inline const char *scan_str_swar(const char *p, const char *end)
     found:
         if (*p == '"')
             return p;
-        if (*p != '\\' || p + 2 >= end)
+        if (!(p = past_escape(p, end)))
             return FAST_GIVE_UP;
-        char e = p[1];
-        if (!(e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't'))
-            return FAST_GIVE_UP;
-        p += 2;
     }
 }
 
@@ -444,12 +452,8 @@ __attribute__((target("avx2"))) static inline const char *scan_str_avx2(const ch
     found:
         if (*p == '"')
             return p;
-        if (*p != '\\' || p + 2 >= end)
+        if (!(p = past_escape(p, end)))
             return FAST_GIVE_UP;
-        char e = p[1];
-        if (!(e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't'))
-            return FAST_GIVE_UP;
-        p += 2;
     }
 }
 #endif
