@@ -41,7 +41,7 @@ test-asan: deps-test
 test-tsan: deps-test
 	cmake -S . -B build-tsan -DCMAKE_BUILD_TYPE=Debug -DSTINT_SANITIZE=thread $(CMAKE_FLAGS) >/dev/null
 	cmake --build build-tsan -j$(JOBS)
-	cd build-tsan && TSAN_OPTIONS=halt_on_error=1 ctest $(CTEST_FLAGS) -L threads
+	cd build-tsan && TSAN_OPTIONS=halt_on_error=1:die_after_fork=0 ctest $(CTEST_FLAGS) -L threads
 
 # Benchmarks: never part of `make test`; they print medians and ratios.
 bench: deps-test build/CMakeCache.txt

@@ -31,6 +31,10 @@
 #define STINT_I_UNLIKELY(x) (x)
 #endif
 
+/* 128-bit integers for exact cycle and tick conversions (GCC/Clang). */
+__extension__ typedef __int128 stint_i_i128;
+__extension__ typedef unsigned __int128 stint_i_u128;
+
 /* ---- allocation (status.c) ----------------------------------------------- */
 void *stint_i_alloc(size_t size);
 void *stint_i_calloc(size_t size);
@@ -42,7 +46,16 @@ void stint_i_free(void *ptr, size_t size);
  * source still reads one clock for both ends. */
 enum { STINT_I_CLOCK_MONO = 0, STINT_I_CLOCK_TSC = 1, STINT_I_CLOCK_TEST = 2 };
 extern _Atomic int stint_i_clock_mode;
-int64_t stint_i_clock_read(int mode);
+int64_t stint_i_clock_read_slow(int mode);
+/* Reads the clock a frame started with; the TSC case is inline. */
+static inline int64_t stint_i_clock_read(int mode)
+{
+#if defined(__x86_64__)
+    if (STINT_I_LIKELY(mode == STINT_I_CLOCK_TSC))
+        return (int64_t)__builtin_ia32_rdtsc();
+#endif
+    return stint_i_clock_read_slow(mode);
+}
 int64_t stint_i_mono_ns(void);
 /* Converts a raw value read with `mode` to CLOCK_MONOTONIC ns. Only called
  * with the drain lock held (it may record a calibration point). */
@@ -130,6 +143,7 @@ typedef struct stint_i_event {
     int32_t pid;
     int32_t tid;
     const char *thread_name; /* never NULL, may be "" */
+    uint64_t thread_handle;  /* pthread_self() of the recording thread */
     const stint_loc *loc;    /* may be NULL */
 } stint_i_event;
 
@@ -170,6 +184,13 @@ int32_t stint_i_pid(void);
 void stint_i_init(void);
 
 /* ---- the writer (writer.c) --------------------------------------------------- */
+/* The drain lock, for code that changes sink configuration. */
+void stint_i_drain_lock(void);
+void stint_i_drain_unlock(void);
+/* Drains with the drain lock already held. */
+void stint_i_drain_locked(void);
+/* Links a sink with the drain lock already held. */
+void stint_i_sink_link_locked(stint_i_sink *s);
 /* Drains every thread buffer into the sinks; caller must not hold the lock. */
 stint_status stint_i_drain(void);
 void stint_i_writer_start(void);

@@ -191,6 +191,10 @@ STINT_API int64_t stint_cycles_to_ns(uint64_t cycles, uint64_t freq_hz);
 
 /* ---- runtime control --------------------------------------------------------------- */
 
+/* The runtime switch as the macros read it (relaxed atomic loads); change it
+ * only through stint_set_enabled(). */
+STINT_API extern int stint_g_enabled;
+
 /* Turns recording on (1) or off (0) for all threads. Spans already open when
  * recording is turned off still close normally. */
 STINT_API void stint_set_enabled(int on);
@@ -213,7 +217,8 @@ typedef void (*stint_line_fn)(const char *line, size_t len, void *user);
 
 typedef enum stint_marker_flags {
     STINT_MARKERS_PREFIX = 1 /* prefix lines like the reference logger:
-                                "[YYYY-mm-dd HH:MM:SS.uuuuuu][T0x<tid hex>][TIMING] <func>: " */
+                                "[YYYY-mm-dd HH:MM:SS.uuuuuu][T0x<pthread_self hex>][TIMING] <func>: [<file>:<line>] "
+                                (local time of the span end; [file:line] only for call sites) */
 } stint_marker_flags;
 
 /* Where marker lines go. Replaces the previous destination (flushing it).
@@ -274,14 +279,28 @@ STINT_API void stint_set_allocator(const stint_allocator *a);
 #define STINT_I_LOC(var, name_, attrs_)                                                            \
     static const stint_loc var = {name_, attrs_, __FILE__, __func__, __LINE__}
 
-/* Cleanup helper for STINT_SCOPE; not for direct use. */
-static inline void stint_i_scope_end(stint_span *span) { stint_span_end(*span); }
+/* Inline helpers for the macros; not for direct use. The runtime switch is
+ * checked here, at the call site, so a disabled span costs one relaxed load
+ * and a predicted branch, without a call. */
+static inline stint_span stint_i_scope_begin(const stint_loc *loc)
+{
+    stint_span off;
+    if (__builtin_expect(__atomic_load_n(&stint_g_enabled, __ATOMIC_RELAXED), 1))
+        return stint_span_begin(loc);
+    off.token = 0;
+    return off;
+}
+static inline void stint_i_scope_end(stint_span *span)
+{
+    if (span->token)
+        stint_span_end(*span);
+}
 
 #if defined(__GNUC__) || defined(__clang__)
 #define STINT_I_SCOPE(id, name_, attrs_)                                                           \
     STINT_I_LOC(STINT_I_CAT(stint_loc_, id), name_, attrs_);                                       \
     __attribute__((cleanup(stint_i_scope_end), unused)) stint_span STINT_I_CAT(stint_scope_, id) = \
-        stint_span_begin(&STINT_I_CAT(stint_loc_, id))
+        stint_i_scope_begin(&STINT_I_CAT(stint_loc_, id))
 /* A span from here to the end of the enclosing block. name must be a literal
  * or other static string. */
 #define STINT_SCOPE(name) STINT_I_SCOPE(__COUNTER__, name, NULL)
@@ -292,8 +311,8 @@ static inline void stint_i_scope_end(stint_span *span) { stint_span_end(*span); 
 /* Explicit begin/end in the same function: STINT_BEGIN(s, "x"); ... STINT_END(s); */
 #define STINT_BEGIN(var, name)                                                                     \
     STINT_I_LOC(STINT_I_CAT(stint_loc_, var), name, NULL);                                         \
-    stint_span var = stint_span_begin(&STINT_I_CAT(stint_loc_, var))
-#define STINT_END(var) stint_span_end(var)
+    stint_span var = stint_i_scope_begin(&STINT_I_CAT(stint_loc_, var))
+#define STINT_END(var) stint_i_scope_end(&(var))
 
 #else /* !STINT_ENABLED: every macro vanishes without evaluating its arguments */
 

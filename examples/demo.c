@@ -1,0 +1,188 @@
+/*
+ * demo.c - the workload shape of the seed, instrumented with libstint.
+ *
+ * Two callables (a prefill kernel run once and a decode kernel run per
+ * token), each invocation a simpler_run with bind (args, prebuilt),
+ * runner_run with device phases stamped in cycles at 50 MHz and converted by
+ * stint_device_phases, and validate; then a training loop of four
+ * learner_step spans, each an input_wait (a real sleep) and a model_and_wait
+ * (real arithmetic). Writes the marker log under the output folder given as
+ * argv[1] (default build/demo) and prints what it wrote.
+ *
+ * The "device" is simulated: cycle records are synthesised from the host
+ * work so the shapes are real, but no accelerator is involved.
+ */
+#include <stint/stint.h>
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+
+#define DEVICE_HZ 50000000ULL /* the device counter runs at 50 MHz */
+#define NDEV_THREADS 3
+
+enum { PH_PREAMBLE, PH_SO_LOAD, PH_GRAPH_BUILD, PH_CONFIG_VALIDATE, PH_ARENA_WIRE, PH_SM_RESET, PH_ORCH, PH_SCHED,
+       PH_POST_ORCH, NPHASES };
+
+static const char *const phase_names[NPHASES] = {
+    "simpler_run.runner_run.device_wall.preamble",   "simpler_run.runner_run.device_wall.so_load",
+    "simpler_run.runner_run.device_wall.graph_build", "simpler_run.runner_run.device_wall.config_validate",
+    "simpler_run.runner_run.device_wall.arena_wire",  "simpler_run.runner_run.device_wall.sm_reset",
+    "simpler_run.runner_run.device_wall.orch",        "simpler_run.runner_run.device_wall.sched",
+    "simpler_run.runner_run.device_wall.post_orch"};
+static const char *const wall_name[1] = {"simpler_run.runner_run.device_wall"};
+
+static volatile double sink_value;
+
+/* Real work proportional to n (so host spans have real durations). */
+static void spin(long n)
+{
+    double x = 1.0;
+    for (long i = 0; i < n; i++)
+        x = x * 1.0000001 + 1e-9;
+    sink_value = x;
+}
+
+static void sleep_us(long us)
+{
+    struct timespec ts = {us / 1000000, (us % 1000000) * 1000};
+    while (nanosleep(&ts, &ts) == -1 && errno == EINTR) {
+    }
+}
+
+/* Synthesises one run's cycle stamps: NDEV_THREADS device threads, each with
+ * its own slightly different view of every phase; orch and sched overlap. */
+static void device_stamps(stint_cycle_rec recs[NDEV_THREADS][NPHASES], int first_run, unsigned seed)
+{
+    uint64_t base = 1000000 + (uint64_t)(seed % 97) * 13;
+    for (int t = 0; t < NDEV_THREADS; t++) {
+        uint64_t c = base + (uint64_t)t * 3;
+        for (int p = 0; p < NPHASES; p++)
+            recs[t][p].start_cycle = recs[t][p].end_cycle = STINT_CYCLE_UNSET;
+#define PHASE(ph, len)                                                                              \
+    do {                                                                                            \
+        recs[t][ph].start_cycle = c;                                                                \
+        recs[t][ph].end_cycle = c + (len) + (uint64_t)t;                                            \
+        c += (len);                                                                                 \
+    } while (0)
+        PHASE(PH_PREAMBLE, 2000);
+        if (first_run)
+            PHASE(PH_SO_LOAD, 5400); /* the kernel binary loads on the first run only */
+        uint64_t gb_start = c;
+        PHASE(PH_CONFIG_VALIDATE, 300);
+        PHASE(PH_ARENA_WIRE, 900);
+        PHASE(PH_SM_RESET, 1200);
+        /* orch and sched run concurrently inside graph_build */
+        recs[t][PH_ORCH].start_cycle = c;
+        recs[t][PH_ORCH].end_cycle = c + 24000 + (uint64_t)t * 50;
+        recs[t][PH_SCHED].start_cycle = c + 120;
+        recs[t][PH_SCHED].end_cycle = c + 42000 + (uint64_t)t * 40;
+        c += 42200;
+        recs[t][PH_GRAPH_BUILD].start_cycle = gb_start;
+        recs[t][PH_GRAPH_BUILD].end_cycle = c;
+        PHASE(PH_POST_ORCH, 1800);
+#undef PHASE
+    }
+    /* one device thread never stamped sm_reset: its record stays unset */
+    recs[NDEV_THREADS - 1][PH_SM_RESET].start_cycle = STINT_CYCLE_UNSET;
+}
+
+static void simpler_run(int first_run, long work, unsigned seed)
+{
+    STINT_SCOPE("simpler_run");
+    {
+        STINT_SCOPE("simpler_run.bind");
+        {
+            STINT_SCOPE_A("simpler_run.bind.args", "ntensor=4");
+            spin(work / 8);
+        }
+        {
+            STINT_SCOPE("simpler_run.bind.prebuilt");
+            stint_attr_bool("cache_hit", !first_run);
+            spin(first_run ? work / 2 : work / 10);
+        }
+    }
+    {
+        STINT_SCOPE("simpler_run.runner_run");
+        spin(work);
+        stint_cycle_rec recs[NDEV_THREADS][NPHASES];
+        device_stamps(recs, first_run, seed);
+        /* the wall: each device thread's first start .. last end */
+        stint_cycle_rec wall[NDEV_THREADS];
+        for (int t = 0; t < NDEV_THREADS; t++) {
+            wall[t].start_cycle = recs[t][PH_PREAMBLE].start_cycle;
+            wall[t].end_cycle = recs[t][PH_POST_ORCH].end_cycle;
+        }
+        size_t n = 0;
+        if (stint_device_phases(wall, NDEV_THREADS, 1, DEVICE_HZ, wall_name, 2, &n) != STINT_OK ||
+            stint_device_phases(&recs[0][0], NDEV_THREADS, NPHASES, DEVICE_HZ, phase_names, 3, &n) != STINT_OK)
+            fprintf(stderr, "demo: device phases rejected\n");
+    }
+    {
+        STINT_SCOPE("simpler_run.validate");
+        spin(work / 20);
+    }
+}
+
+/* A fake kernel image per callable: its hash is the callable's hid. */
+static uint64_t callable_hid(const char *kernel_source)
+{
+    return stint_hid_of_elf(kernel_source, strlen(kernel_source));
+}
+
+int main(int argc, char **argv)
+{
+    const char *out = argc > 1 ? argv[1] : "build/demo";
+    char path[4096];
+    mkdir(out, 0755);
+    snprintf(path, sizeof path, "%s/markers.log", out);
+    remove(path);
+    if (stint_markers_to_path(path, 0) != STINT_OK) {
+        fprintf(stderr, "demo: cannot open %s\n", path);
+        return 3;
+    }
+    int ndecode = argc > 2 ? atoi(argv[2]) : 8;
+
+    /* inference: one prefill, then decode tokens, each callable its own hid */
+    uint64_t prefill = callable_hid("kernel: prefill, seq=512, heads=16");
+    uint64_t decode = callable_hid("kernel: decode, seq=1, heads=16");
+    stint_invocation_begin();
+    stint_set_hid(prefill);
+    simpler_run(1, 400000, 1);
+    for (int i = 0; i < ndecode; i++) {
+        stint_invocation_begin();
+        stint_set_hid(decode);
+        simpler_run(i == 0, 120000, (unsigned)i + 2);
+    }
+
+    /* training: four learner steps, each waiting for input then computing */
+    stint_set_invocation(0);
+    stint_set_hid(0);
+    for (int step = 0; step < 4; step++) {
+        STINT_SCOPE("learner_step");
+        stint_attr_i64("step", step);
+        {
+            STINT_SCOPE("learner_step.input_wait");
+            sleep_us(2000 + step * 500);
+        }
+        {
+            STINT_SCOPE("learner_step.model_and_wait");
+            spin(300000);
+        }
+    }
+
+    stint_status st = stint_flush();
+    stint_stats stats;
+    stint_get_stats(&stats);
+    printf("demo: wrote %s (%llu spans, %llu dropped, clock %s)\n", path,
+           (unsigned long long)stats.spans_written, (unsigned long long)stats.spans_dropped,
+           stats.clock_tsc ? "CLOCK_MONOTONIC via calibrated TSC" : "CLOCK_MONOTONIC");
+    if (st != STINT_OK) {
+        fprintf(stderr, "demo: marker sink error: %s\n", stint_strerror(st));
+        return 3;
+    }
+    return 0;
+}

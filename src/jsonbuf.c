@@ -1,0 +1,276 @@
+/*
+ * jsonbuf.c - JSON text building for the session outputs (see jsonbuf.h).
+ *
+ * Invariants: the buffer never holds a partial escape sequence (a fixed
+ * buffer that cannot take a whole piece stops and sets `full`); numbers are
+ * formatted from integers, never through a double, except doubles
+ * themselves.
+ */
+#include "jsonbuf.h"
+
+#include "internal.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <unistd.h>
+
+void stint_i_jb_init(stint_i_jbuf *b, size_t cap)
+{
+    memset(b, 0, sizeof *b);
+    if (cap) {
+        b->p = stint_i_alloc(cap);
+        if (b->p)
+            b->cap = cap;
+        else
+            b->nomem = 1;
+    }
+}
+
+void stint_i_jb_fixed(stint_i_jbuf *b, char *mem, size_t cap)
+{
+    memset(b, 0, sizeof *b);
+    b->p = mem;
+    b->cap = cap;
+    b->fixed = 1;
+}
+
+void stint_i_jb_free(stint_i_jbuf *b)
+{
+    if (!b->fixed)
+        stint_i_free(b->p, b->cap);
+    b->p = NULL;
+    b->cap = b->len = 0;
+}
+
+void stint_i_jb_reset(stint_i_jbuf *b)
+{
+    b->len = 0;
+    b->full = 0;
+    b->nomem = 0;
+}
+
+int stint_i_jb_ok(const stint_i_jbuf *b) { return !b->full && !b->nomem; }
+
+/* Makes room for n more bytes; 0 when there is none (flags set). */
+static int reserve(stint_i_jbuf *b, size_t n)
+{
+    if (b->full || b->nomem)
+        return 0;
+    if (b->len + n <= b->cap)
+        return 1;
+    if (b->fixed) {
+        b->full = 1;
+        return 0;
+    }
+    size_t cap = b->cap ? b->cap : 256;
+    while (cap < b->len + n)
+        cap *= 2;
+    char *p = stint_i_alloc(cap);
+    if (!p) {
+        b->nomem = 1;
+        return 0;
+    }
+    if (b->len)
+        memcpy(p, b->p, b->len);
+    stint_i_free(b->p, b->cap);
+    b->p = p;
+    b->cap = cap;
+    return 1;
+}
+
+void stint_i_jb_raw(stint_i_jbuf *b, const char *s, size_t n)
+{
+    if (n && reserve(b, n)) {
+        memcpy(b->p + b->len, s, n);
+        b->len += n;
+    }
+}
+
+void stint_i_jb_lit(stint_i_jbuf *b, const char *s) { stint_i_jb_raw(b, s, strlen(s)); }
+
+void stint_i_jb_char(stint_i_jbuf *b, char c) { stint_i_jb_raw(b, &c, 1); }
+
+/* Length of the valid UTF-8 sequence at s (n bytes left), or 0. Rejects
+ * overlong forms, surrogates and code points above U+10FFFF. */
+static size_t utf8_len(const unsigned char *s, size_t n)
+{
+    unsigned c = s[0];
+    size_t len;
+    unsigned cp;
+    if (c < 0x80)
+        return 1;
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+        cp = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        cp = c & 0x0F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        cp = c & 0x07;
+    } else {
+        return 0;
+    }
+    if (n < len)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        cp = (cp << 6) | (s[i] & 0x3Fu);
+    }
+    if ((len == 3 && (cp < 0x800 || (cp >= 0xD800 && cp <= 0xDFFF))) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)))
+        return 0;
+    return len;
+}
+
+void stint_i_jb_str(stint_i_jbuf *b, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *u = (const unsigned char *)s;
+    size_t start = b->len;
+    stint_i_jb_char(b, '"');
+    size_t i = 0;
+    while (i < n) {
+        size_t run = i;
+        /* copy the longest run of bytes that need no escape in one go */
+        while (run < n && u[run] >= 0x20 && u[run] < 0x80 && u[run] != '"' && u[run] != '\\')
+            run++;
+        if (run > i) {
+            stint_i_jb_raw(b, s + i, run - i);
+            i = run;
+            continue;
+        }
+        unsigned c = u[i];
+        if (c >= 0x80) {
+            size_t l = utf8_len(u + i, n - i);
+            if (l) {
+                stint_i_jb_raw(b, s + i, l);
+                i += l;
+            } else {
+                stint_i_jb_raw(b, "\xEF\xBF\xBD", 3);
+                b->bad_utf8++;
+                i++;
+            }
+            continue;
+        }
+        char esc[6];
+        size_t el = 2;
+        esc[0] = '\\';
+        switch (c) {
+        case '"': esc[1] = '"'; break;
+        case '\\': esc[1] = '\\'; break;
+        case '\n': esc[1] = 'n'; break;
+        case '\r': esc[1] = 'r'; break;
+        case '\t': esc[1] = 't'; break;
+        case '\b': esc[1] = 'b'; break;
+        case '\f': esc[1] = 'f'; break;
+        default:
+            esc[1] = 'u';
+            esc[2] = '0';
+            esc[3] = '0';
+            esc[4] = hex[c >> 4];
+            esc[5] = hex[c & 15];
+            el = 6;
+        }
+        stint_i_jb_raw(b, esc, el);
+        i++;
+    }
+    stint_i_jb_char(b, '"');
+    if (b->full) /* never leave half a string in a fixed buffer */
+        b->len = start < b->len ? start : b->len;
+}
+
+void stint_i_jb_cstr(stint_i_jbuf *b, const char *s)
+{
+    if (!s)
+        s = "";
+    stint_i_jb_str(b, s, strlen(s));
+}
+
+size_t stint_i_fmt_u64(char *out, uint64_t v)
+{
+    char tmp[24];
+    size_t n = 0;
+    do {
+        tmp[n++] = (char)('0' + (v % 10));
+        v /= 10;
+    } while (v);
+    for (size_t i = 0; i < n; i++)
+        out[i] = tmp[n - 1 - i];
+    return n;
+}
+
+void stint_i_jb_u64(stint_i_jbuf *b, uint64_t v)
+{
+    char tmp[24];
+    stint_i_jb_raw(b, tmp, stint_i_fmt_u64(tmp, v));
+}
+
+void stint_i_jb_i64(stint_i_jbuf *b, int64_t v)
+{
+    if (v < 0) {
+        stint_i_jb_char(b, '-');
+        stint_i_jb_u64(b, (uint64_t)0 - (uint64_t)v);
+    } else {
+        stint_i_jb_u64(b, (uint64_t)v);
+    }
+}
+
+void stint_i_jb_f64(stint_i_jbuf *b, double v)
+{
+    if (!isfinite(v)) {
+        stint_i_jb_lit(b, "null");
+        return;
+    }
+    char tmp[40];
+    int n = snprintf(tmp, sizeof tmp, "%.17g", v);
+    if (n > 0)
+        stint_i_jb_raw(b, tmp, (size_t)n);
+}
+
+void stint_i_jb_us3(stint_i_jbuf *b, int64_t ns)
+{
+    uint64_t mag = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    char tmp[32];
+    size_t n = 0;
+    if (ns < 0)
+        tmp[n++] = '-';
+    n += stint_i_fmt_u64(tmp + n, mag / 1000);
+    unsigned frac = (unsigned)(mag % 1000);
+    tmp[n++] = '.';
+    tmp[n++] = (char)('0' + frac / 100);
+    tmp[n++] = (char)('0' + (frac / 10) % 10);
+    tmp[n++] = (char)('0' + frac % 10);
+    stint_i_jb_raw(b, tmp, n);
+}
+
+void stint_i_jb_hex64(stint_i_jbuf *b, uint64_t v)
+{
+    static const char hex[] = "0123456789abcdef";
+    char tmp[20];
+    tmp[0] = '"';
+    tmp[1] = '0';
+    tmp[2] = 'x';
+    for (int i = 0; i < 16; i++)
+        tmp[3 + i] = hex[(v >> (60 - 4 * i)) & 15];
+    tmp[19] = '"';
+    stint_i_jb_raw(b, tmp, sizeof tmp);
+}
+
+int stint_i_write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t w = write(fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno ? errno : EIO;
+        }
+        if (w == 0)
+            return EIO;
+        p += w;
+        n -= (size_t)w;
+    }
+    return 0;
+}

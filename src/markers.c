@@ -1,0 +1,485 @@
+/*
+ * markers.c - the [STRACE] marker sink.
+ *
+ * Grammar (one line per span, written when the span ends):
+ *   [STRACE] v=1 pid=<d> tid=<d> inv=<u> hid=<hex> depth=<d> name=<s> ts=<ns> dur=<ns> <attrs>\n
+ * with exactly one space before the attributes even when there are none.
+ * Device-clock spans start their attributes with clk=dev. Lost spans are
+ * reported on lines of their own that [STRACE] consumers skip:
+ *   [STINT] v=1 dropped pid=<d> tid=<d> count=<u> first_ts=<ns> last_ts=<ns>
+ *
+ * Lines are formatted by hand (no stdio) into one batch buffer and written
+ * whole: to a regular file in batches of whole lines (a single write(2) of
+ * whole lines to an O_APPEND file is not interleaved with other writers on
+ * Linux local filesystems), to a pipe or terminal in batches of at most
+ * PIPE_BUF bytes cut at line ends (atomic by POSIX). The first write error is
+ * sticky: later lines are counted and discarded.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define MARKER_BATCH (64 * 1024)
+#define MARKER_LINE_MAX 4096
+
+enum { DEST_UNSET = 0, DEST_OFF, DEST_FD, DEST_CALLBACK };
+
+typedef struct marker_sink {
+    stint_i_sink base;
+    int dest;
+    int fd;
+    int own_fd;
+    size_t chunk; /* largest single write: MARKER_BATCH or PIPE_BUF */
+    unsigned flags;
+    stint_line_fn fn;
+    void *user;
+    stint_status error;
+    size_t len;
+    char buf[MARKER_BATCH];
+} marker_sink;
+
+static marker_sink g_markers;
+static int g_markers_added;
+
+/* ---- formatting ------------------------------------------------------------ */
+
+static char *put_str(char *p, const char *s)
+{
+    size_t n = strlen(s);
+    memcpy(p, s, n);
+    return p + n;
+}
+
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                     "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                     "8081828384858687888990919293949596979899";
+
+/* Decimal digits of v at p, two at a time from the right; returns the end. */
+static char *put_u64(char *p, uint64_t v)
+{
+    char tmp[24];
+    char *e = tmp + sizeof tmp, *q = e;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        q -= 2;
+        memcpy(q, digit_pairs + 2 * r, 2);
+    }
+    if (v >= 10) {
+        q -= 2;
+        memcpy(q, digit_pairs + 2 * v, 2);
+    } else {
+        *--q = (char)('0' + v);
+    }
+    size_t n = (size_t)(e - q);
+    memcpy(p, q, n);
+    return p + n;
+}
+
+static char *put_i64(char *p, int64_t v)
+{
+    if (v < 0) {
+        *p++ = '-';
+        return put_u64(p, (uint64_t)0 - (uint64_t)v);
+    }
+    return put_u64(p, (uint64_t)v);
+}
+
+static char *put_hex(char *p, uint64_t v)
+{
+    static const char digits[] = "0123456789abcdef";
+    char tmp[16];
+    int n = 0;
+    do {
+        tmp[n++] = digits[v & 15];
+        v >>= 4;
+    } while (v);
+    while (n)
+        *p++ = tmp[--n];
+    return p;
+}
+
+/* Copies a name or value, turning whitespace and control bytes (which would
+ * break the space-separated grammar) into '_'. At most max bytes. */
+static char *put_token(char *p, const char *s, size_t n, size_t max)
+{
+    if (n > max)
+        n = max;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        *p++ = (c <= ' ' || c == 0x7f) ? '_' : (char)c;
+    }
+    return p;
+}
+
+/* Renders into a scratch buffer of at least MARKER_LINE_MAX bytes; returns
+ * the end. Keys and values are cut so the whole stays under the bound. */
+static char *render_attrs(char *p, char *end, const stint_i_event *ev)
+{
+    char *start = p;
+#define ROOM(n) ((size_t)(end - p) > (size_t)(n) + 2)
+#define SEP()                                                                                      \
+    do {                                                                                           \
+        if (p != start)                                                                            \
+            *p++ = ' ';                                                                            \
+    } while (0)
+    if (ev->kind == STINT_I_REC_DEVICE)
+        p = put_str(p, "clk=dev");
+    if (ev->static_attrs && *ev->static_attrs) {
+        size_t n = strlen(ev->static_attrs);
+        if (ROOM(n)) {
+            SEP();
+            memcpy(p, ev->static_attrs, n);
+            p += n;
+        }
+    }
+    for (unsigned i = 0; i < ev->nattr && ROOM(200); i++) {
+        const stint_i_attr_view *a = &ev->attrs[i];
+        SEP();
+        const char *key = a->key ? a->key : "";
+        p = put_token(p, key, strlen(key), 64);
+        *p++ = '=';
+        switch (a->type) {
+        case STINT_I_ATTR_I64: p = put_i64(p, a->v.i); break;
+        case STINT_I_ATTR_U64: p = put_u64(p, a->v.u); break;
+        case STINT_I_ATTR_BOOL: p = put_str(p, a->v.b ? "true" : "false"); break;
+        case STINT_I_ATTR_F64: {
+            char tmp[40];
+            snprintf(tmp, sizeof tmp, "%.15g", a->v.f);
+            if (strtod(tmp, NULL) != a->v.f)
+                snprintf(tmp, sizeof tmp, "%.17g", a->v.f);
+            p = put_str(p, tmp);
+            break;
+        }
+        case STINT_I_ATTR_STR: p = put_token(p, a->v.s.ptr, a->v.s.len, STINT_ATTR_STR_MAX); break;
+        default: *p++ = '?'; break;
+        }
+    }
+    if (ev->truncated && ROOM(20)) {
+        SEP();
+        p = put_str(p, "stint_truncated=1");
+    }
+#undef ROOM
+#undef SEP
+    return p;
+}
+
+size_t stint_i_render_attrs(char *buf, size_t cap, const stint_i_event *ev)
+{
+    char tmp[MARKER_LINE_MAX];
+    char *e = render_attrs(tmp, tmp + sizeof tmp, ev);
+    size_t n = (size_t)(e - tmp);
+    if (cap) {
+        size_t c = n < cap - 1 ? n : cap - 1;
+        memcpy(buf, tmp, c);
+        buf[c] = '\0';
+    }
+    return n;
+}
+
+static char *put_prefix(char *p, const stint_i_event *ev)
+{
+    int64_t mono0, real0;
+    stint_i_clock_anchor(&mono0, &real0);
+    int64_t real = real0 + (ev->ts_ns + ev->dur_ns - mono0);
+    if (ev->kind == STINT_I_REC_DEVICE)
+        real = real0 + (stint_i_mono_ns() - mono0);
+    time_t sec = (time_t)(real / 1000000000);
+    struct tm tm;
+    localtime_r(&sec, &tm);
+    char tmp[96];
+    int n = snprintf(tmp, sizeof tmp, "[%04d-%02d-%02d %02d:%02d:%02d.%06ld][T0x%llx][TIMING] ", tm.tm_year + 1900,
+                     tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec,
+                     (long)((real % 1000000000) / 1000), (unsigned long long)ev->thread_handle);
+    if (n > 0) {
+        memcpy(p, tmp, (size_t)n);
+        p += n;
+    }
+    const char *func = ev->loc && ev->loc->func ? ev->loc->func : "stint";
+    p = put_token(p, func, strlen(func), 128);
+    p = put_str(p, ": ");
+    if (ev->loc && ev->loc->file) {
+        /* the reference logger names the source file and line too */
+        const char *base = strrchr(ev->loc->file, '/');
+        base = base ? base + 1 : ev->loc->file;
+        *p++ = '[';
+        p = put_token(p, base, strlen(base), 128);
+        *p++ = ':';
+        p = put_i64(p, ev->loc->line);
+        p = put_str(p, "] ");
+    }
+    return p;
+}
+
+#define MARKER_FORMAT_MAX (MARKER_LINE_MAX + 512)
+
+/* Formats the line at p, which must have MARKER_FORMAT_MAX bytes of room;
+ * returns the end (just past the '\n'). */
+static char *format_line(char *p, const stint_i_event *ev, unsigned flags)
+{
+    char *start = p;
+    if (flags & STINT_MARKERS_PREFIX)
+        p = put_prefix(p, ev);
+    memcpy(p, "[STRACE] v=1 pid=", 17);
+    p = put_i64(p + 17, ev->pid);
+    memcpy(p, " tid=", 5);
+    p = put_i64(p + 5, ev->tid);
+    memcpy(p, " inv=", 5);
+    p = put_u64(p + 5, ev->inv);
+    memcpy(p, " hid=", 5);
+    p = put_hex(p + 5, ev->hid);
+    memcpy(p, " depth=", 7);
+    p = put_i64(p + 7, ev->depth);
+    memcpy(p, " name=", 6);
+    p = put_token(p + 6, ev->name, ev->name_len, 1024);
+    memcpy(p, " ts=", 4);
+    p = put_i64(p + 4, ev->ts_ns);
+    memcpy(p, " dur=", 5);
+    p = put_i64(p + 5, ev->dur_ns);
+    *p++ = ' ';
+    if (ev->kind == STINT_I_REC_DEVICE || ev->static_attrs || ev->nattr || ev->truncated)
+        p = render_attrs(p, start + MARKER_FORMAT_MAX - 2, ev);
+    *p++ = '\n';
+    return p;
+}
+
+size_t stint_i_marker_format(char *buf, size_t cap, const stint_i_event *ev, unsigned flags)
+{
+    char line[MARKER_FORMAT_MAX];
+    size_t n = (size_t)(format_line(line, ev, flags) - line);
+    if (cap)
+        memcpy(buf, line, n < cap ? n : cap);
+    return n;
+}
+
+/* ---- output ------------------------------------------------------------------------- */
+
+static void write_all(marker_sink *m, const char *p, size_t n)
+{
+    while (n && m->error == STINT_OK) {
+        ssize_t w = write(m->fd, p, n);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            m->error = STINT_E_IO;
+            return;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void markers_flush(stint_i_sink *s)
+{
+    marker_sink *m = (marker_sink *)s;
+    if (!m->len)
+        return;
+    if (m->dest == DEST_FD && m->error == STINT_OK) {
+        int saved = errno;
+        size_t off = 0;
+        while (off < m->len) {
+            /* the largest run of whole lines that fits one write */
+            size_t n = m->len - off;
+            if (n > m->chunk) {
+                n = m->chunk;
+                while (n && m->buf[off + n - 1] != '\n')
+                    n--;
+                if (!n)
+                    n = m->chunk; /* one line longer than a chunk: it cannot be atomic */
+            }
+            write_all(m, m->buf + off, n);
+            off += n;
+        }
+        errno = saved;
+    }
+    m->len = 0;
+}
+
+static void markers_append(marker_sink *m, const char *line, size_t n)
+{
+    if (m->dest == DEST_CALLBACK) {
+        m->fn(line, n, m->user);
+        return;
+    }
+    if (m->dest != DEST_FD)
+        return;
+    if (m->len + n > sizeof m->buf)
+        markers_flush(&m->base);
+    memcpy(m->buf + m->len, line, n);
+    m->len += n;
+}
+
+static void markers_event(stint_i_sink *s, const stint_i_event *ev)
+{
+    marker_sink *m = (marker_sink *)s;
+    if (m->dest == DEST_FD) {
+        /* format straight into the batch */
+        if (m->len + MARKER_FORMAT_MAX > sizeof m->buf)
+            markers_flush(&m->base);
+        m->len = (size_t)(format_line(m->buf + m->len, ev, m->flags) - m->buf);
+    } else if (m->dest == DEST_CALLBACK) {
+        char line[MARKER_FORMAT_MAX];
+        m->fn(line, (size_t)(format_line(line, ev, m->flags) - line), m->user);
+    }
+}
+
+static void markers_dropped(stint_i_sink *s, const stint_i_drop *d)
+{
+    marker_sink *m = (marker_sink *)s;
+    if (m->dest == DEST_OFF || m->dest == DEST_UNSET)
+        return;
+    char line[256];
+    char *p = put_str(line, "[STINT] v=1 dropped pid=");
+    p = put_i64(p, d->pid);
+    p = put_str(p, " tid=");
+    p = put_i64(p, d->tid);
+    p = put_str(p, " count=");
+    p = put_u64(p, d->count);
+    p = put_str(p, " first_ts=");
+    p = put_i64(p, d->first_ts_ns);
+    p = put_str(p, " last_ts=");
+    p = put_i64(p, d->last_ts_ns);
+    *p++ = '\n';
+    markers_append(m, line, (size_t)(p - line));
+}
+
+static void markers_close_dest(marker_sink *m)
+{
+    markers_flush(&m->base);
+    if (m->dest == DEST_FD && m->own_fd)
+        close(m->fd);
+    m->dest = DEST_OFF;
+    m->own_fd = 0;
+    m->fd = -1;
+}
+
+static void markers_close(stint_i_sink *s)
+{
+    marker_sink *m = (marker_sink *)s;
+    markers_close_dest(m);
+    g_markers_added = 0;
+}
+
+static void markers_atfork_child(stint_i_sink *s)
+{
+    ((marker_sink *)s)->len = 0; /* the parent writes its own pending lines */
+}
+
+static stint_status markers_error(stint_i_sink *s) { return ((marker_sink *)s)->error; }
+
+static void init_sink_ops(void)
+{
+    g_markers.base.event = markers_event;
+    g_markers.base.dropped = markers_dropped;
+    g_markers.base.flush = markers_flush;
+    g_markers.base.close = markers_close;
+    g_markers.base.atfork_child = markers_atfork_child;
+    g_markers.base.error = markers_error;
+}
+
+static size_t chunk_for(int fd)
+{
+    struct stat st;
+    if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+        return MARKER_BATCH;
+    return PIPE_BUF;
+}
+
+/* Changes the destination under the drain lock, after writing what the old
+ * destination is owed, so the writer never sees a half-changed sink. */
+static void set_dest(int dest, int fd, int own_fd, stint_line_fn fn, void *user, unsigned flags)
+{
+    stint_i_init();
+    stint_i_drain_lock();
+    stint_i_drain_locked();
+    marker_sink *m = &g_markers;
+    if (g_markers_added)
+        markers_close_dest(m);
+    m->dest = dest;
+    m->fd = fd;
+    m->own_fd = own_fd;
+    m->chunk = dest == DEST_FD ? chunk_for(fd) : MARKER_BATCH;
+    m->fn = fn;
+    m->user = user;
+    m->flags = flags;
+    m->error = STINT_OK;
+    m->len = 0;
+    if (!g_markers_added) {
+        init_sink_ops();
+        stint_i_sink_link_locked(&m->base);
+        g_markers_added = 1;
+    }
+    stint_i_drain_unlock();
+}
+
+stint_status stint_markers_to_fd(int fd, unsigned flags)
+{
+    if (fd < 0)
+        return STINT_E_INVAL;
+    set_dest(DEST_FD, fd, 0, NULL, NULL, flags);
+    return STINT_OK;
+}
+
+stint_status stint_markers_to_path(const char *path, unsigned flags)
+{
+    if (!path || !*path)
+        return STINT_E_INVAL;
+    int saved = errno;
+    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        errno = saved;
+        return STINT_E_IO;
+    }
+    set_dest(DEST_FD, fd, 1, NULL, NULL, flags);
+    return STINT_OK;
+}
+
+stint_status stint_markers_to_callback(stint_line_fn fn, void *user, unsigned flags)
+{
+    if (!fn)
+        return STINT_E_INVAL;
+    set_dest(DEST_CALLBACK, -1, 0, fn, user, flags);
+    return STINT_OK;
+}
+
+void stint_markers_off(void) { set_dest(DEST_OFF, -1, 0, NULL, NULL, 0); }
+
+/* Called by the writer thread at start with the drain lock held: applies
+ * STINT_MARKERS unless the program already chose a destination. */
+void stint_i_markers_default(void)
+{
+    if (g_markers_added || g_markers.dest != DEST_UNSET)
+        return;
+    const char *env = getenv("STINT_MARKERS");
+    const char *pre = getenv("STINT_MARKERS_PREFIX");
+    marker_sink *m = &g_markers;
+    m->flags = (pre && !strcmp(pre, "1")) ? STINT_MARKERS_PREFIX : 0;
+    m->dest = DEST_FD;
+    m->fd = 2;
+    m->own_fd = 0;
+    if (env && (!strcmp(env, "off") || !strcmp(env, "0"))) {
+        m->dest = DEST_OFF;
+    } else if (env && *env && strcmp(env, "stderr") != 0) {
+        int saved = errno;
+        int fd = open(env, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+        errno = saved;
+        if (fd >= 0) {
+            m->fd = fd;
+            m->own_fd = 1;
+        } else {
+            m->error = STINT_E_IO; /* reported by stint_flush(), never fatal */
+            m->dest = DEST_OFF;
+        }
+    }
+    m->chunk = m->dest == DEST_FD ? chunk_for(m->fd) : MARKER_BATCH;
+    init_sink_ops();
+    stint_i_sink_link_locked(&m->base);
+    g_markers_added = 1;
+}

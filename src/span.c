@@ -1,0 +1,364 @@
+/*
+ * span.c - the hot path: span begin/end, attributes, invocation ids.
+ *
+ * begin pushes a frame on the calling thread's stack (no record yet); end
+ * pops it and writes one fixed-layout record, with the frame's attributes and
+ * copied strings as its tail, into the thread's ring (thread.h). Nothing here
+ * locks, allocates (after the thread's first span) or formats text. What
+ * cannot be recorded is counted: a full ring drops the span and remembers the
+ * time range lost; a stack deeper than STINT_MAX_DEPTH counts too_deep.
+ *
+ * Tokens: a span handle is depth+1 of its frame, so ending an outer span
+ * while inner ones are open closes those first (counted as autoclosed), and
+ * ending a span that was already auto-closed is a no-op.
+ */
+#include "thread.h"
+
+#include <stdlib.h>
+
+int stint_g_enabled = 1;
+static _Atomic uint64_t g_next_inv = 1;
+
+static _Thread_local stint_i_thread *tls_thread __attribute__((tls_model("initial-exec")));
+
+/* Spans of threads whose state could not be allocated: counted, not kept. */
+_Atomic uint64_t stint_i_dropped_noalloc;
+
+/* The calling thread's state, registering it on first use; NULL (and the
+ * span counted as dropped) when its state cannot be allocated. */
+static inline stint_i_thread *self_thread(void)
+{
+    stint_i_thread *t = tls_thread;
+    if (STINT_I_UNLIKELY(!t)) {
+        t = stint_i_thread_register();
+        if (!t) {
+            atomic_fetch_add_explicit(&stint_i_dropped_noalloc, 1, memory_order_relaxed);
+            return NULL;
+        }
+        tls_thread = t;
+    }
+    return t;
+}
+
+/* Called by the registry's pthread key destructor and by the fork handler. */
+void stint_i_tls_forget(void);
+void stint_i_tls_forget(void) { tls_thread = NULL; }
+
+void stint_set_enabled(int on) { __atomic_store_n(&stint_g_enabled, on ? 1 : 0, __ATOMIC_RELAXED); }
+int stint_is_enabled(void) { return __atomic_load_n(&stint_g_enabled, __ATOMIC_RELAXED); }
+
+static inline __attribute__((always_inline)) stint_span push_frame(stint_i_thread *t, const stint_loc *loc)
+{
+    uint32_t d = t->depth;
+    if (STINT_I_UNLIKELY(d >= STINT_MAX_DEPTH)) {
+        atomic_store_explicit(&t->too_deep, atomic_load_explicit(&t->too_deep, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+        return (stint_span){0};
+    }
+    stint_i_frame *f = &t->frames[d];
+    int mode = atomic_load_explicit(&stint_i_clock_mode, memory_order_relaxed);
+    f->loc = loc;
+    f->clock = (uint8_t)mode;
+    f->flags = 0;
+    f->copied = 0;
+    f->attr_begin = (uint16_t)t->nattr;
+    f->str_begin = (uint16_t)t->nstr;
+    t->depth = d + 1;
+    f->start = stint_i_clock_read(mode);
+    return (stint_span){d + 1};
+}
+
+stint_span stint_span_begin(const stint_loc *loc)
+{
+    if (STINT_I_UNLIKELY(!__atomic_load_n(&stint_g_enabled, __ATOMIC_RELAXED)))
+        return (stint_span){0};
+    stint_i_thread *t = self_thread();
+    if (STINT_I_UNLIKELY(!t))
+        return (stint_span){0};
+    return push_frame(t, loc);
+}
+
+stint_span stint_span_begin_copy(const char *name, size_t len)
+{
+    if (STINT_I_UNLIKELY(!__atomic_load_n(&stint_g_enabled, __ATOMIC_RELAXED)))
+        return (stint_span){0};
+    stint_i_thread *t = self_thread();
+    if (!t)
+        return (stint_span){0};
+    stint_span s = push_frame(t, NULL);
+    if (!s.token)
+        return s;
+    stint_i_frame *f = &t->frames[s.token - 1];
+    if (!name)
+        len = 0;
+    if (len >= STINT_NAME_COPY_MAX) {
+        len = STINT_NAME_COPY_MAX - 1;
+        f->flags |= STINT_I_F_TRUNC;
+        atomic_store_explicit(&t->truncated, atomic_load_explicit(&t->truncated, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+    }
+    if (len)
+        memcpy(f->copy, name, len);
+    f->copy[len] = '\0';
+    f->copied = 1;
+    return s;
+}
+
+static inline void bump(_Atomic uint64_t *c)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
+static void count_drop(stint_i_thread *t, int clock, int64_t ts)
+{
+    /* the drain takes drop_first (setting it to 0) at each report */
+    atomic_store_explicit(&t->drop_clock, clock, memory_order_relaxed);
+    if (atomic_load_explicit(&t->drop_first, memory_order_relaxed) == 0)
+        atomic_store_explicit(&t->drop_first, ts, memory_order_relaxed);
+    atomic_store_explicit(&t->drop_last, ts, memory_order_relaxed);
+    atomic_store_explicit(&t->dropped, atomic_load_explicit(&t->dropped, memory_order_relaxed) + 1,
+                          memory_order_release);
+}
+
+/* Reserves size bytes (multiple of 8) in the ring; NULL when full. */
+static inline __attribute__((always_inline)) uint8_t *reserve(stint_i_thread *t, uint32_t size, uint64_t *new_head)
+{
+    uint64_t head = atomic_load_explicit(&t->head, memory_order_relaxed);
+    uint64_t off = head & t->mask;
+    uint64_t pad = 0;
+    if (STINT_I_UNLIKELY(off + size > t->cap))
+        pad = t->cap - off; /* the record would wrap: fill the end with a PAD */
+    uint64_t need = pad + size;
+    if (STINT_I_UNLIKELY(head + need - t->cached_tail > t->cap)) {
+        t->cached_tail = atomic_load_explicit(&t->tail, memory_order_acquire);
+        if (head + need - t->cached_tail > t->cap)
+            return NULL;
+    }
+    if (pad) {
+        stint_i_rec *p = (stint_i_rec *)(void *)(t->buf + off);
+        p->size = (uint32_t)pad;
+        p->kind = STINT_I_REC_PAD;
+        off = 0;
+    }
+    *new_head = head + need;
+    return t->buf + off;
+}
+
+static inline uint32_t round8(size_t n) { return (uint32_t)((n + 7) & ~(size_t)7); }
+
+/* Writes the record for frame f (ending at `end`) and pops its attributes. */
+static inline __attribute__((always_inline)) void write_record(stint_i_thread *t, stint_i_frame *f, int32_t depth, int64_t end, uint8_t extra_flags)
+{
+    uint32_t nattr = t->nattr - f->attr_begin;
+    uint32_t nstr = t->nstr - f->str_begin;
+    size_t name_bytes = 0;
+    uint32_t size = sizeof(stint_i_rec);
+    if (STINT_I_UNLIKELY(nattr | nstr | f->copied)) {
+        name_bytes = f->copied ? round8(strlen(f->copy) + 1) : 0;
+        size = round8(sizeof(stint_i_rec) + name_bytes + nattr * sizeof(stint_i_attr) + nstr);
+    }
+    uint64_t new_head;
+    uint8_t *dst = (size <= t->cap) ? reserve(t, size, &new_head) : NULL;
+    if (STINT_I_UNLIKELY(!dst)) {
+        count_drop(t, f->clock, f->start);
+    } else {
+        stint_i_rec *r = (stint_i_rec *)(void *)dst;
+        r->size = size;
+        r->kind = STINT_I_REC_SPAN;
+        r->nattr = (uint8_t)nattr;
+        r->flags = (uint8_t)(f->flags | extra_flags | (f->copied ? STINT_I_F_COPYNAME : 0));
+        r->clock = f->clock;
+        r->depth = depth;
+        r->loc = f->loc;
+        r->name = NULL;
+        r->start = f->start;
+        r->end = end;
+        r->inv = t->inv;
+        r->hid = t->hid;
+        if (STINT_I_UNLIKELY(size != sizeof(stint_i_rec))) {
+            uint8_t *tail = dst + sizeof(stint_i_rec);
+            if (name_bytes) {
+                memcpy(tail, f->copy, strlen(f->copy) + 1);
+                tail += name_bytes;
+            }
+            if (nattr) {
+                memcpy(tail, &t->attrs[f->attr_begin], nattr * sizeof(stint_i_attr));
+                tail += nattr * sizeof(stint_i_attr);
+            }
+            if (nstr)
+                memcpy(tail, &t->strs[f->str_begin], nstr);
+        }
+        atomic_store_explicit(&t->head, new_head, memory_order_release);
+    }
+    t->nattr = f->attr_begin;
+    t->nstr = f->str_begin;
+}
+
+void stint_span_end(stint_span span)
+{
+    if (!span.token)
+        return;
+    stint_i_thread *t = tls_thread;
+    if (STINT_I_UNLIKELY(!t || span.token > t->depth))
+        return; /* already closed by an outer end, or a foreign handle */
+    while (t->depth > span.token) {
+        /* an inner span is still open: close it first and count the repair */
+        stint_i_frame *inner = &t->frames[t->depth - 1];
+        int64_t now = stint_i_clock_read(inner->clock);
+        t->depth--;
+        write_record(t, inner, (int32_t)t->depth, now, STINT_I_F_AUTOCLOSED);
+        bump(&t->autoclosed);
+    }
+    stint_i_frame *f = &t->frames[span.token - 1];
+    int64_t end = stint_i_clock_read(f->clock);
+    t->depth = span.token - 1;
+    write_record(t, f, (int32_t)t->depth, end, 0);
+}
+
+/* ---- attributes ------------------------------------------------------------ */
+
+static stint_i_attr *attr_slot(stint_i_thread **out)
+{
+    stint_i_thread *t = tls_thread;
+    if (!t || t->depth == 0)
+        goto fail;
+    stint_i_frame *f = &t->frames[t->depth - 1];
+    if (t->nattr - f->attr_begin >= STINT_ATTR_MAX || t->nattr >= STINT_I_ATTR_STACK)
+        goto fail;
+    *out = t;
+    return &t->attrs[t->nattr++];
+fail:
+    if (t)
+        bump(&t->attrs_dropped);
+    return NULL;
+}
+
+void stint_attr_i64(const char *key, int64_t value)
+{
+    stint_i_thread *t;
+    stint_i_attr *a = attr_slot(&t);
+    if (a) {
+        a->key = key;
+        a->type = STINT_I_ATTR_I64;
+        a->v.i = value;
+    }
+}
+
+void stint_attr_u64(const char *key, uint64_t value)
+{
+    stint_i_thread *t;
+    stint_i_attr *a = attr_slot(&t);
+    if (a) {
+        a->key = key;
+        a->type = STINT_I_ATTR_U64;
+        a->v.u = value;
+    }
+}
+
+void stint_attr_f64(const char *key, double value)
+{
+    stint_i_thread *t;
+    stint_i_attr *a = attr_slot(&t);
+    if (a) {
+        a->key = key;
+        a->type = STINT_I_ATTR_F64;
+        a->v.f = value;
+    }
+}
+
+void stint_attr_bool(const char *key, int value)
+{
+    stint_i_thread *t;
+    stint_i_attr *a = attr_slot(&t);
+    if (a) {
+        a->key = key;
+        a->type = STINT_I_ATTR_BOOL;
+        a->v.i = value ? 1 : 0;
+    }
+}
+
+void stint_attr_str(const char *key, const char *value)
+{
+    stint_i_thread *t;
+    stint_i_attr *a = attr_slot(&t);
+    if (!a)
+        return;
+    stint_i_frame *f = &t->frames[t->depth - 1];
+    size_t len = value ? strlen(value) : 0;
+    if (len >= STINT_ATTR_STR_MAX) {
+        len = STINT_ATTR_STR_MAX - 1;
+        f->flags |= STINT_I_F_TRUNC;
+        bump(&t->truncated);
+    }
+    if (t->nstr + len > STINT_I_STR_STACK) {
+        t->nattr--;
+        bump(&t->attrs_dropped);
+        return;
+    }
+    a->key = key;
+    a->type = STINT_I_ATTR_STR;
+    a->str_len = (uint32_t)len;
+    a->v.str_off = t->nstr - f->str_begin;
+    if (len)
+        memcpy(&t->strs[t->nstr], value, len);
+    t->nstr += (uint32_t)len;
+}
+
+/* ---- invocations and callables ------------------------------------------------ */
+
+uint64_t stint_invocation_begin(void)
+{
+    uint64_t inv = atomic_fetch_add_explicit(&g_next_inv, 1, memory_order_relaxed);
+    stint_i_thread *t = self_thread();
+    if (t)
+        t->inv = inv;
+    return inv;
+}
+
+void stint_set_invocation(uint64_t inv)
+{
+    stint_i_thread *t = self_thread();
+    if (t)
+        t->inv = inv;
+}
+
+uint64_t stint_current_invocation(void)
+{
+    stint_i_thread *t = tls_thread;
+    return t ? t->inv : 0;
+}
+
+void stint_set_hid(uint64_t hid)
+{
+    stint_i_thread *t = self_thread();
+    if (t)
+        t->hid = hid;
+}
+
+/* ---- device spans ---------------------------------------------------------------- */
+
+void stint_device_span(const char *name, int64_t ts_ns, int64_t dur_ns, int depth)
+{
+    if (!__atomic_load_n(&stint_g_enabled, __ATOMIC_RELAXED))
+        return;
+    stint_i_thread *t = self_thread();
+    if (!t)
+        return;
+    uint64_t new_head;
+    uint8_t *dst = reserve(t, sizeof(stint_i_rec), &new_head);
+    if (!dst) {
+        count_drop(t, STINT_I_CLOCK_MONO, stint_i_mono_ns());
+        return;
+    }
+    stint_i_rec *r = (stint_i_rec *)(void *)dst;
+    memset(r, 0, sizeof *r);
+    r->size = sizeof(stint_i_rec);
+    r->kind = STINT_I_REC_DEVICE;
+    r->depth = depth;
+    r->name = name;
+    r->start = ts_ns;
+    r->end = ts_ns + dur_ns;
+    r->inv = t->inv;
+    r->hid = t->hid;
+    atomic_store_explicit(&t->head, new_head, memory_order_release);
+}

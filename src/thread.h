@@ -1,0 +1,79 @@
+/*
+ * thread.h - per-thread state shared by span.c (the producer) and writer.c
+ * (the consumer).
+ *
+ * Each thread owns one single-producer/single-consumer byte ring. The
+ * producer is the thread itself; the consumer is whoever holds the drain
+ * lock. head and tail count bytes since the ring was created; the producer
+ * publishes a record by storing head with release order after writing its
+ * bytes, the consumer frees space by storing tail with release order after
+ * reading them. A record never wraps: a PAD record fills the end instead.
+ */
+#ifndef STINT_THREAD_H
+#define STINT_THREAD_H
+
+#include "internal.h"
+
+typedef struct stint_i_frame {
+    const stint_loc *loc; /* NULL when the name was copied into copy[] */
+    int64_t start;    /* raw clock value */
+    uint16_t attr_begin;
+    uint16_t str_begin;
+    uint8_t clock;
+    uint8_t flags;
+    uint8_t copied; /* name is in copy[] */
+    uint8_t pad_;
+    char copy[STINT_NAME_COPY_MAX];
+} stint_i_frame;
+
+#define STINT_I_ATTR_STACK 256
+#define STINT_I_STR_STACK (16 * 1024)
+
+typedef struct stint_i_thread stint_i_thread;
+struct stint_i_thread {
+    /* producer side */
+    uint8_t *buf;
+    uint64_t cap; /* power of two */
+    uint64_t mask;
+    _Atomic uint64_t head;
+    uint64_t cached_tail;
+    uint32_t depth;
+    uint32_t nattr;  /* attributes in use on attrs[] */
+    uint32_t nstr;   /* bytes in use on strs[] */
+    uint64_t inv;
+    uint64_t hid;
+    _Atomic uint64_t dropped;
+    _Atomic int64_t drop_first; /* raw clock of the first/last dropped span */
+    _Atomic int64_t drop_last;
+    _Atomic int drop_clock;
+    _Atomic uint64_t autoclosed;
+    _Atomic uint64_t too_deep;
+    _Atomic uint64_t attrs_dropped;
+    _Atomic uint64_t truncated;
+    stint_i_frame frames[STINT_MAX_DEPTH];
+    stint_i_attr attrs[STINT_I_ATTR_STACK];
+    char strs[STINT_I_STR_STACK];
+
+    /* consumer side (drain lock) */
+    _Atomic uint64_t tail;
+    uint64_t dropped_reported;
+    uint64_t written;
+
+    /* identity and list membership (registry lock) */
+    int32_t tid;
+    uint64_t handle; /* pthread_self(), for the reference logger's [T0x...] prefix */
+    char name[32];
+    _Atomic int dead; /* the thread exited; free once drained */
+    stint_i_thread *next;
+};
+
+/* The registry of live threads (writer.c). */
+extern pthread_mutex_t stint_i_registry_lock;
+extern stint_i_thread *stint_i_threads;
+
+/* Allocates, or reuses, a thread state for the calling thread (span.c). */
+stint_i_thread *stint_i_thread_register(void);
+/* Returns a drained dead thread's state to the free list (registry lock held). */
+void stint_i_thread_recycle(stint_i_thread *t);
+
+#endif

@@ -1,0 +1,593 @@
+/*
+ * writer.c - the thread registry, the drain, the background writer thread,
+ * flush/shutdown, fork and exit handling, and the library's counters.
+ *
+ * Locks: the drain lock serialises every drain and every sink call; the
+ * registry lock guards list insertion, the free list and the retired
+ * counters. Order: drain lock before registry lock. Threads are inserted at
+ * the head of the registry (registry lock) and removed only by a drain (both
+ * locks), so a drain may walk the list from a snapshot of its head.
+ *
+ * Exit: an atexit handler drains once more with a bounded wait. Thread
+ * buffers are never freed at exit, so threads still running while the
+ * process exits keep writing into valid memory.
+ *
+ * Fork: the child keeps only the forking thread, drops every record the
+ * parent had not written, re-reads pid and tid, tells the sinks, and starts
+ * its own writer.
+ */
+#include "thread.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+extern _Atomic uint64_t stint_i_dropped_noalloc;
+void stint_i_tls_forget(void);
+
+pthread_mutex_t stint_i_registry_lock = PTHREAD_MUTEX_INITIALIZER;
+stint_i_thread *stint_i_threads;
+
+static pthread_mutex_t g_drain_lock = PTHREAD_MUTEX_INITIALIZER;
+static stint_i_thread *g_free_threads;
+static stint_i_sink *g_sinks;
+static pthread_key_t g_thread_key;
+static pthread_once_t g_init_once = PTHREAD_ONCE_INIT;
+static int32_t g_pid;
+static uint64_t g_buffer_bytes = 1u << 20;
+static long g_period_ms = 10;
+static long g_exit_ms = 2000;
+
+static pthread_mutex_t g_writer_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t g_writer_cond;
+static pthread_t g_writer;
+static int g_writer_running;
+static int g_writer_stop;
+static _Atomic int g_shut_down;
+
+/* Counters of threads that exited and were recycled. */
+static struct {
+    uint64_t recorded, dropped, written, autoclosed, too_deep, attrs_dropped, truncated, threads;
+} g_retired;
+static int64_t g_drop_first_ns, g_drop_last_ns; /* drain lock */
+
+int32_t stint_i_pid(void) { return g_pid; }
+
+static int32_t os_tid(void) { return (int32_t)syscall(SYS_gettid); }
+
+static long env_long(const char *name, long def, long lo, long hi)
+{
+    const char *v = getenv(name);
+    if (!v || !*v)
+        return def;
+    char *end;
+    long x = strtol(v, &end, 10);
+    if (*end || x < lo || x > hi)
+        return def;
+    return x;
+}
+
+static void thread_exit(void *p);
+static void atfork_prepare(void);
+static void atfork_parent(void);
+static void atfork_child(void);
+static void at_exit(void);
+
+static void init_once(void)
+{
+    const char *on = getenv("STINT");
+    if (on && !strcmp(on, "0"))
+        __atomic_store_n(&stint_g_enabled, 0, __ATOMIC_RELAXED);
+    long kb = env_long("STINT_BUFFER_KB", 1024, 4, 1L << 22);
+    uint64_t bytes = 4096;
+    while (bytes < (uint64_t)kb * 1024)
+        bytes <<= 1;
+    g_buffer_bytes = bytes;
+    g_period_ms = env_long("STINT_FLUSH_MS", 10, 1, 3600000);
+    g_exit_ms = env_long("STINT_EXIT_FLUSH_MS", 2000, 0, 600000);
+    g_pid = (int32_t)getpid();
+    stint_i_clock_anchor(NULL, NULL);
+    /* CLOCK_REALTIME deadlines: a clock step only shortens or stretches one
+     * period, and sanitizers' interceptors honour this clock reliably */
+    pthread_cond_init(&g_writer_cond, NULL);
+    pthread_key_create(&g_thread_key, thread_exit);
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+    atexit(at_exit);
+}
+
+void stint_i_init(void) { pthread_once(&g_init_once, init_once); }
+
+/* Runs when the library is loaded, so STINT=0 holds before the first span. */
+__attribute__((constructor)) static void stint_i_load(void)
+{
+    const char *on = getenv("STINT");
+    if (on && !strcmp(on, "0"))
+        __atomic_store_n(&stint_g_enabled, 0, __ATOMIC_RELAXED);
+}
+
+/* ---- registry ------------------------------------------------------------------ */
+
+static void reset_thread(stint_i_thread *t)
+{
+    uint8_t *buf = t->buf;
+    uint64_t cap = t->cap;
+    memset(t, 0, sizeof *t);
+    t->buf = buf;
+    t->cap = cap;
+    t->mask = cap - 1;
+}
+
+stint_i_thread *stint_i_thread_register(void)
+{
+    stint_i_init();
+    pthread_mutex_lock(&stint_i_registry_lock);
+    stint_i_thread *t = g_free_threads;
+    if (t && t->cap == g_buffer_bytes) {
+        g_free_threads = t->next;
+    } else {
+        t = stint_i_alloc(sizeof *t);
+        uint8_t *buf = t ? stint_i_alloc(g_buffer_bytes) : NULL;
+        if (!buf) {
+            stint_i_free(t, sizeof *t);
+            pthread_mutex_unlock(&stint_i_registry_lock);
+            return NULL;
+        }
+        t->buf = buf;
+        t->cap = g_buffer_bytes;
+    }
+    reset_thread(t);
+    t->tid = os_tid();
+    t->handle = (uint64_t)pthread_self();
+    if (pthread_getname_np(pthread_self(), t->name, sizeof t->name) != 0)
+        t->name[0] = '\0';
+    t->next = stint_i_threads;
+    stint_i_threads = t;
+    g_retired.threads++;
+    pthread_mutex_unlock(&stint_i_registry_lock);
+    pthread_setspecific(g_thread_key, t);
+    stint_i_writer_start();
+    return t;
+}
+
+void stint_i_thread_recycle(stint_i_thread *t)
+{
+    g_retired.recorded += t->written;
+    g_retired.dropped += atomic_load(&t->dropped);
+    g_retired.written += t->written;
+    g_retired.autoclosed += atomic_load(&t->autoclosed);
+    g_retired.too_deep += atomic_load(&t->too_deep);
+    g_retired.attrs_dropped += atomic_load(&t->attrs_dropped);
+    g_retired.truncated += atomic_load(&t->truncated);
+    t->next = g_free_threads;
+    g_free_threads = t;
+}
+
+/* pthread key destructor: closes spans left open (counted as autoclosed) and
+ * marks the state dead; the next drain writes what is left and recycles it. */
+static void thread_exit(void *p)
+{
+    stint_i_thread *t = p;
+    if (t->depth)
+        stint_span_end((stint_span){1});
+    atomic_store_explicit(&t->dead, 1, memory_order_release);
+    stint_i_tls_forget();
+}
+
+/* ---- sinks ------------------------------------------------------------------------ */
+
+void stint_i_sink_add(stint_i_sink *s)
+{
+    stint_i_init();
+    pthread_mutex_lock(&g_drain_lock);
+    s->next = g_sinks;
+    g_sinks = s;
+    pthread_mutex_unlock(&g_drain_lock);
+}
+
+static void drain_locked(void);
+
+void stint_i_drain_lock(void) { pthread_mutex_lock(&g_drain_lock); }
+void stint_i_drain_unlock(void) { pthread_mutex_unlock(&g_drain_lock); }
+void stint_i_drain_locked(void) { drain_locked(); }
+
+void stint_i_sink_link_locked(stint_i_sink *s)
+{
+    s->next = g_sinks;
+    g_sinks = s;
+}
+
+void stint_i_sink_remove(stint_i_sink *s)
+{
+    pthread_mutex_lock(&g_drain_lock);
+    drain_locked();
+    for (stint_i_sink **pp = &g_sinks; *pp; pp = &(*pp)->next) {
+        if (*pp == s) {
+            *pp = s->next;
+            break;
+        }
+    }
+    if (s->flush)
+        s->flush(s);
+    if (s->close)
+        s->close(s);
+    pthread_mutex_unlock(&g_drain_lock);
+}
+
+/* ---- the drain ------------------------------------------------------------------------ */
+
+static void decode_and_emit(stint_i_thread *t, const stint_i_rec *r)
+{
+    stint_i_attr_view views[STINT_ATTR_MAX];
+    stint_i_event ev;
+    const uint8_t *tail = (const uint8_t *)(r + 1);
+    ev.kind = r->kind;
+    ev.loc = r->loc;
+    if (r->flags & STINT_I_F_COPYNAME) {
+        ev.name = (const char *)tail;
+        ev.name_len = strlen(ev.name);
+        tail += (ev.name_len + 1 + 7) & ~(size_t)7;
+    } else {
+        ev.name = r->loc ? r->loc->name : r->name;
+        if (!ev.name)
+            ev.name = "";
+        ev.name_len = strlen(ev.name);
+    }
+    ev.static_attrs = r->loc ? r->loc->attrs : NULL;
+    unsigned n = r->nattr > STINT_ATTR_MAX ? STINT_ATTR_MAX : r->nattr;
+    const stint_i_attr *a = (const stint_i_attr *)(const void *)tail;
+    const char *strs = (const char *)(a + r->nattr);
+    for (unsigned i = 0; i < n; i++) {
+        views[i].key = a[i].key;
+        views[i].type = a[i].type;
+        switch (a[i].type) {
+        case STINT_I_ATTR_STR:
+            views[i].v.s.ptr = strs + a[i].v.str_off;
+            views[i].v.s.len = a[i].str_len;
+            break;
+        case STINT_I_ATTR_U64: views[i].v.u = a[i].v.u; break;
+        case STINT_I_ATTR_F64: views[i].v.f = a[i].v.f; break;
+        case STINT_I_ATTR_BOOL: views[i].v.b = (int)a[i].v.i; break;
+        default: views[i].v.i = a[i].v.i; break;
+        }
+    }
+    ev.attrs = views;
+    ev.nattr = n;
+    if (r->kind == STINT_I_REC_DEVICE) {
+        ev.ts_ns = r->start;
+        ev.dur_ns = r->end - r->start;
+    } else {
+        ev.ts_ns = stint_i_clock_to_ns(r->clock, r->start);
+        ev.dur_ns = stint_i_clock_to_ns(r->clock, r->end) - ev.ts_ns;
+        if (ev.dur_ns < 0)
+            ev.dur_ns = 0;
+    }
+    ev.inv = r->inv;
+    ev.hid = r->hid;
+    ev.depth = r->depth;
+    ev.truncated = (r->flags & STINT_I_F_TRUNC) != 0;
+    ev.pid = g_pid;
+    ev.tid = t->tid;
+    ev.thread_name = t->name;
+    ev.thread_handle = t->handle;
+    for (stint_i_sink *s = g_sinks; s; s = s->next)
+        if (s->event)
+            s->event(s, &ev);
+}
+
+static void drain_thread(stint_i_thread *t)
+{
+    uint64_t head = atomic_load_explicit(&t->head, memory_order_acquire);
+    uint64_t tail = atomic_load_explicit(&t->tail, memory_order_relaxed);
+    while (tail < head) {
+        const stint_i_rec *r = (const stint_i_rec *)(const void *)(t->buf + (tail & t->mask));
+        if (r->kind != STINT_I_REC_PAD) {
+            decode_and_emit(t, r);
+            t->written++;
+        }
+        tail += r->size;
+    }
+    atomic_store_explicit(&t->tail, tail, memory_order_release);
+    /* Take the range first, then the count: a span dropped in between is in
+     * the count and its time is drop_last; drop_first may then be left set
+     * for the next report, which only widens that report's range. */
+    int64_t first_raw = atomic_exchange_explicit(&t->drop_first, 0, memory_order_acq_rel);
+    uint64_t dropped = atomic_load_explicit(&t->dropped, memory_order_acquire);
+    if (dropped != t->dropped_reported) {
+        int clock = atomic_load_explicit(&t->drop_clock, memory_order_relaxed);
+        int64_t last_raw = atomic_load_explicit(&t->drop_last, memory_order_relaxed);
+        if (first_raw == 0 || first_raw > last_raw)
+            first_raw = last_raw;
+        stint_i_drop d = {g_pid, t->tid, dropped - t->dropped_reported, stint_i_clock_to_ns(clock, first_raw),
+                          stint_i_clock_to_ns(clock, last_raw)};
+        t->dropped_reported = dropped;
+        if (!g_drop_first_ns || d.first_ts_ns < g_drop_first_ns)
+            g_drop_first_ns = d.first_ts_ns;
+        if (d.last_ts_ns > g_drop_last_ns)
+            g_drop_last_ns = d.last_ts_ns;
+        for (stint_i_sink *s = g_sinks; s; s = s->next)
+            if (s->dropped)
+                s->dropped(s, &d);
+    }
+}
+
+static void drain_locked(void)
+{
+    int saved = errno;
+    stint_i_clock_calibrate_point();
+    pthread_mutex_lock(&stint_i_registry_lock);
+    stint_i_thread *first = stint_i_threads;
+    pthread_mutex_unlock(&stint_i_registry_lock);
+    for (stint_i_thread *t = first; t; t = t->next)
+        drain_thread(t);
+    /* recycle threads that exited and are fully written */
+    pthread_mutex_lock(&stint_i_registry_lock);
+    for (stint_i_thread **pp = &stint_i_threads; *pp;) {
+        stint_i_thread *t = *pp;
+        if (atomic_load_explicit(&t->dead, memory_order_acquire)) {
+            drain_thread(t);
+            *pp = t->next;
+            stint_i_thread_recycle(t);
+        } else {
+            pp = &t->next;
+        }
+    }
+    pthread_mutex_unlock(&stint_i_registry_lock);
+    for (stint_i_sink *s = g_sinks; s; s = s->next)
+        if (s->flush)
+            s->flush(s);
+    errno = saved;
+}
+
+static stint_status sinks_error(void)
+{
+    for (stint_i_sink *s = g_sinks; s; s = s->next) {
+        stint_status st = s->error ? s->error(s) : STINT_OK;
+        if (st != STINT_OK)
+            return st;
+    }
+    return STINT_OK;
+}
+
+stint_status stint_i_drain(void)
+{
+    pthread_mutex_lock(&g_drain_lock);
+    drain_locked();
+    stint_status st = sinks_error();
+    pthread_mutex_unlock(&g_drain_lock);
+    return st;
+}
+
+stint_status stint_flush(void)
+{
+    stint_i_init();
+    return stint_i_drain();
+}
+
+/* ---- the writer thread ------------------------------------------------------------------ */
+
+static void *writer_main(void *arg)
+{
+    (void)arg;
+    sigset_t all;
+    sigfillset(&all);
+    pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals belong to the application */
+    pthread_setname_np(pthread_self(), "stint-writer");
+    pthread_mutex_lock(&g_drain_lock);
+    stint_i_markers_default();
+    stint_i_clock_try_tsc();
+    pthread_mutex_unlock(&g_drain_lock);
+    pthread_mutex_lock(&g_writer_lock);
+    while (!g_writer_stop) {
+        struct timespec dl;
+        clock_gettime(CLOCK_REALTIME, &dl);
+        dl.tv_sec += g_period_ms / 1000;
+        dl.tv_nsec += (g_period_ms % 1000) * 1000000L;
+        dl.tv_sec += dl.tv_nsec / 1000000000L;
+        dl.tv_nsec %= 1000000000L;
+        pthread_cond_timedwait(&g_writer_cond, &g_writer_lock, &dl);
+        if (g_writer_stop)
+            break;
+        pthread_mutex_unlock(&g_writer_lock);
+        stint_i_drain();
+        pthread_mutex_lock(&g_writer_lock);
+    }
+    pthread_mutex_unlock(&g_writer_lock);
+    return NULL;
+}
+
+void stint_i_writer_start(void)
+{
+    if (atomic_load(&g_shut_down))
+        return;
+    pthread_mutex_lock(&g_writer_lock);
+    if (!g_writer_running) {
+        g_writer_stop = 0;
+        if (pthread_create(&g_writer, NULL, writer_main, NULL) == 0)
+            g_writer_running = 1;
+    }
+    pthread_mutex_unlock(&g_writer_lock);
+}
+
+/* Stops the writer thread, waiting at most until deadline_ms from now. */
+static void writer_stop(long wait_ms)
+{
+    pthread_mutex_lock(&g_writer_lock);
+    int running = g_writer_running;
+    g_writer_stop = 1;
+    pthread_cond_signal(&g_writer_cond);
+    pthread_mutex_unlock(&g_writer_lock);
+    if (!running)
+        return;
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += wait_ms / 1000;
+    dl.tv_nsec += (wait_ms % 1000) * 1000000L;
+    dl.tv_sec += dl.tv_nsec / 1000000000L;
+    dl.tv_nsec %= 1000000000L;
+    if (pthread_timedjoin_np(g_writer, NULL, &dl) == 0) {
+        pthread_mutex_lock(&g_writer_lock);
+        g_writer_running = 0;
+        pthread_mutex_unlock(&g_writer_lock);
+    }
+}
+
+/* Drains with a bounded wait for the drain lock. */
+static stint_status drain_bounded(long wait_ms)
+{
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += wait_ms / 1000;
+    dl.tv_nsec += (wait_ms % 1000) * 1000000L;
+    dl.tv_sec += dl.tv_nsec / 1000000000L;
+    dl.tv_nsec %= 1000000000L;
+    if (pthread_mutex_timedlock(&g_drain_lock, &dl) != 0)
+        return STINT_E_TIMEOUT;
+    drain_locked();
+    stint_status st = sinks_error();
+    pthread_mutex_unlock(&g_drain_lock);
+    return st;
+}
+
+static stint_status shutdown_bounded(long wait_ms)
+{
+    if (atomic_exchange(&g_shut_down, 1))
+        return STINT_OK;
+    writer_stop(wait_ms);
+    stint_status st = drain_bounded(wait_ms);
+    if (st == STINT_E_TIMEOUT)
+        return st;
+    pthread_mutex_lock(&g_drain_lock);
+    while (g_sinks) {
+        stint_i_sink *s = g_sinks;
+        g_sinks = s->next;
+        if (s->close)
+            s->close(s);
+    }
+    pthread_mutex_unlock(&g_drain_lock);
+    /* what is recorded from now on would never be written: stop recording */
+    __atomic_store_n(&stint_g_enabled, 0, __ATOMIC_RELAXED);
+    return st;
+}
+
+stint_status stint_shutdown(void)
+{
+    stint_i_init();
+    return shutdown_bounded(g_exit_ms > 0 ? g_exit_ms : 1);
+}
+
+static void at_exit(void)
+{
+    if (g_exit_ms > 0)
+        (void)shutdown_bounded(g_exit_ms);
+}
+
+/* ---- fork ----------------------------------------------------------------------------------- */
+
+static void atfork_prepare(void)
+{
+    pthread_mutex_lock(&g_writer_lock);
+    pthread_mutex_lock(&g_drain_lock);
+    pthread_mutex_lock(&stint_i_registry_lock);
+}
+
+static void atfork_parent(void)
+{
+    pthread_mutex_unlock(&stint_i_registry_lock);
+    pthread_mutex_unlock(&g_drain_lock);
+    pthread_mutex_unlock(&g_writer_lock);
+}
+
+static void atfork_child(void)
+{
+    pthread_mutex_init(&stint_i_registry_lock, NULL);
+    pthread_mutex_init(&g_drain_lock, NULL);
+    pthread_mutex_init(&g_writer_lock, NULL);
+    g_pid = (int32_t)getpid();
+    int32_t tid = os_tid();
+    stint_i_thread *keep = NULL;
+    stint_i_thread *t = stint_i_threads;
+    while (t) {
+        stint_i_thread *next = t->next;
+        if (!keep && !atomic_load(&t->dead) && pthread_getspecific(g_thread_key) == t) {
+            keep = t;
+        } else {
+            t->next = g_free_threads;
+            g_free_threads = t;
+        }
+        t = next;
+    }
+    memset(&g_retired, 0, sizeof g_retired);
+    g_drop_first_ns = g_drop_last_ns = 0;
+    stint_i_threads = NULL;
+    if (keep) {
+        /* the child's records start empty; open frames and ids carry over */
+        atomic_store(&keep->head, 0);
+        atomic_store(&keep->tail, 0);
+        keep->cached_tail = 0;
+        atomic_store(&keep->dropped, 0);
+        keep->dropped_reported = 0;
+        keep->written = 0;
+        keep->tid = tid;
+        keep->handle = (uint64_t)pthread_self();
+        keep->next = NULL;
+        stint_i_threads = keep;
+        g_retired.threads = 1;
+    }
+    for (stint_i_sink *s = g_sinks; s; s = s->next)
+        if (s->atfork_child)
+            s->atfork_child(s);
+    g_writer_running = 0;
+    g_writer_stop = 0;
+    if (!atomic_load(&g_shut_down) && keep)
+        stint_i_writer_start();
+}
+
+/* Records published but not yet drained (drain lock held). */
+static uint64_t pending_records(stint_i_thread *t)
+{
+    uint64_t head = atomic_load_explicit(&t->head, memory_order_acquire);
+    uint64_t tail = atomic_load_explicit(&t->tail, memory_order_relaxed);
+    uint64_t n = 0;
+    while (tail < head) {
+        const stint_i_rec *r = (const stint_i_rec *)(const void *)(t->buf + (tail & t->mask));
+        n += r->kind != STINT_I_REC_PAD;
+        tail += r->size;
+    }
+    return n;
+}
+
+/* ---- counters ----------------------------------------------------------------------------------- */
+
+void stint_get_stats(stint_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    pthread_mutex_lock(&g_drain_lock);
+    pthread_mutex_lock(&stint_i_registry_lock);
+    out->spans_recorded = g_retired.recorded;
+    out->spans_dropped = g_retired.dropped + atomic_load(&stint_i_dropped_noalloc);
+    out->spans_written = g_retired.written;
+    out->spans_autoclosed = g_retired.autoclosed;
+    out->spans_too_deep = g_retired.too_deep;
+    out->attrs_dropped = g_retired.attrs_dropped;
+    out->names_truncated = g_retired.truncated;
+    out->threads = g_retired.threads;
+    for (stint_i_thread *t = stint_i_threads; t; t = t->next) {
+        out->spans_recorded += t->written + pending_records(t);
+        out->spans_dropped += atomic_load(&t->dropped);
+        out->spans_written += t->written;
+        out->spans_autoclosed += atomic_load(&t->autoclosed);
+        out->spans_too_deep += atomic_load(&t->too_deep);
+        out->attrs_dropped += atomic_load(&t->attrs_dropped);
+        out->names_truncated += atomic_load(&t->truncated);
+    }
+    pthread_mutex_unlock(&stint_i_registry_lock);
+    out->drop_first_ts_ns = g_drop_first_ns;
+    out->drop_last_ts_ns = g_drop_last_ns;
+    out->sink_error = sinks_error();
+    pthread_mutex_unlock(&g_drain_lock);
+    out->clock_tsc = atomic_load(&stint_i_clock_mode) == STINT_I_CLOCK_TSC;
+}

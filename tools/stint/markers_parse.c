@@ -1,0 +1,458 @@
+/*
+ * markers_parse.c - the streaming `[STRACE]` record parser (see markers_parse.h).
+ *
+ * The parser holds one growable buffer. Bytes are appended after what is left
+ * of the previous round; everything up to the last '\n' is complete lines and
+ * is parsed at once, the rest (one partial line) is moved to the front and
+ * waits. So a record is never split across calls, a CRLF pair is never split
+ * (only '\n' ends a round), and the buffer is as large as the longest line plus
+ * one chunk. Records are found by a 16-byte-wide scan for "[STRACE]" (SSE2
+ * where available, memmem otherwise); only the bytes of a record and of its
+ * attrs are looked at one by one. Nothing is allocated per line or per record.
+ */
+#include "markers_parse.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
+struct markers_parser {
+    markers_options opt;
+    char *buf;
+    size_t cap;          /* bytes allocated */
+    size_t len;          /* bytes held (a partial line) */
+    uint64_t base_off;   /* stream offset of buf[0] */
+    uint64_t base_line;  /* newlines seen before buf[0] (count_lines only) */
+    size_t line_pos;     /* buf position up to which newlines are counted */
+    uint64_t line_count; /* newlines before line_pos */
+    markers_stats st;
+    int stop_rc;         /* sticky: a callback's stop value or -1 */
+    int finished;
+};
+
+static const char TAG[] = "[STRACE]";
+enum { TAG_LEN = 8 };
+
+/* Python's `\s` minus the line breaks, ASCII part. */
+static int is_blank(unsigned char c)
+{
+    return c == ' ' || c == '\t' || c == '\v' || c == '\f' || (c >= 0x1c && c <= 0x1f);
+}
+
+static int is_digit(unsigned char c)
+{
+    return c >= '0' && c <= '9';
+}
+
+static int hex_val(unsigned char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
+/* First "[STRACE]" in [p, e), or NULL. */
+static const char *find_tag(const char *p, const char *e)
+{
+#if defined(__SSE2__)
+    const __m128i lb = _mm_set1_epi8('['), s = _mm_set1_epi8('S'), rb = _mm_set1_epi8(']');
+    while (e - p >= 16 + TAG_LEN) {
+        __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
+        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(p + 7));
+        __m128i m = _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(a, lb), _mm_cmpeq_epi8(b, s)),
+                                  _mm_cmpeq_epi8(c, rb));
+        unsigned bits = (unsigned)_mm_movemask_epi8(m);
+        while (bits) {
+            int i = __builtin_ctz(bits);
+            if (!memcmp(p + i, TAG, TAG_LEN))
+                return p + i;
+            bits &= bits - 1;
+        }
+        p += 16;
+    }
+#endif
+    if (e - p < TAG_LEN)
+        return NULL;
+    return memmem(p, (size_t)(e - p), TAG, TAG_LEN);
+}
+
+/* Newlines in [p->line_pos, pos), added to the running count; returns the
+ * 1-based line of pos. Only called with count_lines. */
+static uint64_t line_of(markers_parser *p, size_t pos)
+{
+    const char *q = p->buf + p->line_pos, *e = p->buf + pos;
+    while (q < e && (q = memchr(q, '\n', (size_t)(e - q))) != NULL) {
+        p->line_count++;
+        q++;
+    }
+    p->line_pos = pos;
+    return p->base_line + p->line_count + 1;
+}
+
+/* Skips one or more blanks; NULL when there is none. */
+static const char *blanks(const char *q, const char *e)
+{
+    if (q >= e || !is_blank((unsigned char)*q))
+        return NULL;
+    while (q < e && is_blank((unsigned char)*q))
+        q++;
+    return q;
+}
+
+/* Expects `key` at q; returns the byte after it, or NULL. */
+static const char *key(const char *q, const char *e, const char *k, size_t klen)
+{
+    if ((size_t)(e - q) < klen || memcmp(q, k, klen) != 0)
+        return NULL;
+    return q + klen;
+}
+
+/* Reads decimal digits (at least one). *ovf is set when the value passes max. */
+static const char *decimal(const char *q, const char *e, uint64_t max, uint64_t *out, int *ovf)
+{
+    const char *s = q;
+    uint64_t v = 0;
+    while (q < e && is_digit((unsigned char)*q)) {
+        unsigned d = (unsigned)(*q - '0');
+        if (v > (max - d) / 10)
+            *ovf = 1;
+        else
+            v = v * 10 + d;
+        q++;
+    }
+    if (q == s)
+        return NULL;
+    *out = v;
+    return q;
+}
+
+/* A log prefix glued in front of another record starts at '[' with a bracket
+ * group directly followed by another '[' (`[ts][T0x..]`). */
+static int is_log_prefix(const char *q, const char *e)
+{
+    const char *r = q + 1;
+    while (r < e && *r != ']' && *r != '[' && *r != '\n' && *r != '\r')
+        r++;
+    return r > q + 1 && r + 1 < e && *r == ']' && r[1] == '[';
+}
+
+/* End of the attrs that start at q: a line break, the next "[STRACE]", or a
+ * log prefix glued in front of one. */
+static const char *attrs_end(const char *q, const char *e)
+{
+    for (; q < e; q++) {
+        char c = *q;
+        if (c == '\n' || c == '\r')
+            return q;
+        if (c == '[' && ((e - q >= TAG_LEN && !memcmp(q, TAG, TAG_LEN)) || is_log_prefix(q, e)))
+            return q;
+    }
+    return q;
+}
+
+static int is_space(unsigned char c)
+{
+    return is_blank(c) || c == '\n' || c == '\r';
+}
+
+/*
+ * Parses the record whose "[STRACE]" is at `at`, within [at, e). Returns where
+ * the search for the next record resumes. Delivers complete records and counts
+ * heads, torn records and versions. Sets p->stop_rc when a callback stops.
+ */
+static const char *parse_record(markers_parser *p, const char *at, const char *e)
+{
+    markers_record r;
+    const char *q = blanks(at + TAG_LEN, e);
+    int ovf = 0;
+    const char *why;
+
+    /* The head: `[STRACE]\s+v=\d`. Anything else is not a record at all. */
+    if (!q || !(q = key(q, e, "v=", 2)) || q >= e || !is_digit((unsigned char)*q))
+        return at + TAG_LEN;
+    p->st.heads++;
+    q = decimal(q, e, UINT64_MAX, &r.v, &ovf);
+
+#define FIELD_NUM(name, kstr, max, dst)                                                            \
+    do {                                                                                           \
+        why = kstr;                                                                                \
+        if (!(q = blanks(q, e)) || !(q = key(q, e, kstr, sizeof kstr - 1)))                        \
+            goto torn;                                                                             \
+        uint64_t v_;                                                                               \
+        if (!(q = decimal(q, e, max, &v_, &ovf)))                                                  \
+            goto torn;                                                                             \
+        dst = v_;                                                                                  \
+    } while (0)
+
+    uint64_t ts = 0, dur = 0;
+    FIELD_NUM(pid, "pid=", UINT64_MAX, r.pid);
+    FIELD_NUM(tid, "tid=", UINT64_MAX, r.tid);
+    FIELD_NUM(inv, "inv=", UINT64_MAX, r.inv);
+
+    why = "hid=";
+    if (!(q = blanks(q, e)) || !(q = key(q, e, "hid=", 4)))
+        goto torn;
+    {
+        const char *h = q;
+        uint64_t hv = 0;
+        size_t sig = 0;
+        int d;
+        while (q < e && (d = hex_val((unsigned char)*q)) >= 0) {
+            if (sig || d)
+                sig++;
+            hv = (hv << 4) | (uint64_t)d;
+            q++;
+        }
+        if (q == h)
+            goto torn;
+        r.hid = hv;
+        r.hid_wide = sig > 16;
+        r.hid_text.ptr = h;
+        r.hid_text.len = (size_t)(q - h);
+    }
+    FIELD_NUM(depth, "depth=", UINT64_MAX, r.depth);
+
+    why = "name=";
+    if (!(q = blanks(q, e)) || !(q = key(q, e, "name=", 5)))
+        goto torn;
+    r.name.ptr = q;
+    while (q < e && !is_space((unsigned char)*q))
+        q++;
+    if (q == r.name.ptr)
+        goto torn;
+    r.name.len = (size_t)(q - r.name.ptr);
+
+    FIELD_NUM(ts, "ts=", (uint64_t)INT64_MAX, ts);
+    FIELD_NUM(dur, "dur=", (uint64_t)INT64_MAX, dur);
+#undef FIELD_NUM
+
+    if (ovf) {
+        why = "a number that fits its field";
+        p->st.overflow++;
+        goto torn;
+    }
+    r.ts_ns = (int64_t)ts;
+    r.dur_ns = (int64_t)dur;
+    {
+        const char *a = q, *ae = attrs_end(q, e);
+        while (a < ae && is_blank((unsigned char)*a))
+            a++;
+        const char *t = ae;
+        while (t > a && is_blank((unsigned char)t[-1]))
+            t--;
+        r.attrs.ptr = a;
+        r.attrs.len = (size_t)(t - a);
+        q = ae;
+    }
+    r.offset = p->base_off + (uint64_t)(at - p->buf);
+    r.line = p->opt.count_lines ? line_of(p, (size_t)(at - p->buf)) : 0;
+    if (r.v != 1)
+        p->st.unknown_version++;
+    p->st.records++;
+    {
+        int rc = p->opt.on_record(p->opt.ctx, &r);
+        if (rc)
+            p->stop_rc = rc;
+    }
+    return q;
+
+torn:
+    p->st.torn++;
+    if (p->opt.on_torn) {
+        uint64_t line = p->opt.count_lines ? line_of(p, (size_t)(at - p->buf)) : 0;
+        p->opt.on_torn(p->opt.ctx, p->base_off + (uint64_t)(at - p->buf), line, why);
+    }
+    return at + TAG_LEN;
+}
+
+/* Parses the complete lines in buf[0, end). */
+static void parse_region(markers_parser *p, size_t end)
+{
+    const char *q = p->buf, *e = p->buf + end;
+    const char *hit;
+    while (!p->stop_rc && (hit = find_tag(q, e)) != NULL)
+        q = parse_record(p, hit, e);
+}
+
+/* Drops buf[0, end) after parsing it, keeping the partial line. */
+static void consume(markers_parser *p, size_t end)
+{
+    parse_region(p, end);
+    if (p->opt.count_lines) {
+        (void)line_of(p, end);
+        p->base_line += p->line_count;
+        p->line_count = 0;
+        p->line_pos = 0;
+    }
+    p->base_off += end;
+    memmove(p->buf, p->buf + end, p->len - end);
+    p->len -= end;
+}
+
+markers_parser *markers_parser_new(const markers_options *opt)
+{
+    if (!opt || !opt->on_record)
+        return NULL;
+    markers_parser *p = calloc(1, sizeof *p);
+    if (!p)
+        return NULL;
+    p->opt = *opt;
+    p->cap = 2 * MARKERS_CHUNK_BYTES;
+    p->buf = malloc(p->cap);
+    if (!p->buf) {
+        free(p);
+        return NULL;
+    }
+    return p;
+}
+
+void markers_parser_free(markers_parser *p)
+{
+    if (!p)
+        return;
+    free(p->buf);
+    free(p);
+}
+
+char *markers_write_ptr(markers_parser *p, size_t *cap)
+{
+    if (p->cap - p->len < MARKERS_CHUNK_BYTES / 2) {
+        size_t ncap = p->cap * 2;
+        char *nb = realloc(p->buf, ncap);
+        if (!nb) {
+            *cap = 0;
+            return NULL;
+        }
+        p->buf = nb;
+        p->cap = ncap;
+    }
+    size_t room = p->cap - p->len;
+    *cap = room < MARKERS_CHUNK_BYTES ? room : MARKERS_CHUNK_BYTES;
+    return p->buf + p->len;
+}
+
+int markers_commit(markers_parser *p, size_t n)
+{
+    if (p->stop_rc)
+        return p->stop_rc;
+    size_t old = p->len;
+    p->len += n;
+    p->st.bytes += n;
+    const char *nl = n ? memrchr(p->buf + old, '\n', n) : NULL;
+    if (nl) {
+        consume(p, (size_t)(nl - p->buf) + 1);
+    } else if (p->len >= MARKERS_MAX_LINE_BYTES) {
+        p->st.long_lines++;
+        consume(p, p->len);
+    }
+    return p->stop_rc;
+}
+
+int markers_feed(markers_parser *p, const void *data, size_t n)
+{
+    const char *s = data;
+    while (n && !p->stop_rc) {
+        size_t room;
+        char *w = markers_write_ptr(p, &room);
+        if (!w)
+            return p->stop_rc = -1;
+        size_t k = n < room ? n : room;
+        memcpy(w, s, k);
+        s += k;
+        n -= k;
+        markers_commit(p, k);
+    }
+    return p->stop_rc;
+}
+
+int markers_finish(markers_parser *p)
+{
+    if (!p->finished && !p->stop_rc && p->len)
+        consume(p, p->len);
+    p->finished = 1;
+    return p->stop_rc;
+}
+
+int markers_read_fd(markers_parser *p, int fd)
+{
+    for (;;) {
+        size_t room;
+        char *w = markers_write_ptr(p, &room);
+        if (!w)
+            return p->stop_rc = -1;
+        ssize_t got = read(fd, w, room);
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            return -2;
+        }
+        if (got == 0)
+            break;
+        if (markers_commit(p, (size_t)got))
+            return p->stop_rc;
+    }
+    return markers_finish(p);
+}
+
+const markers_stats *markers_get_stats(const markers_parser *p)
+{
+    return &p->st;
+}
+
+/* ---- attrs ----------------------------------------------------------------- */
+
+int markers_attr_next(markers_text *cursor, markers_text *k, markers_text *v)
+{
+    const char *q = cursor->ptr, *e = cursor->ptr + cursor->len;
+    while (q < e && is_space((unsigned char)*q))
+        q++;
+    if (q >= e) {
+        cursor->ptr = e;
+        cursor->len = 0;
+        return 0;
+    }
+    const char *s = q;
+    while (q < e && !is_space((unsigned char)*q))
+        q++;
+    const char *eq = memchr(s, '=', (size_t)(q - s));
+    k->ptr = s;
+    k->len = (size_t)((eq ? eq : q) - s);
+    v->ptr = eq ? eq + 1 : NULL;
+    v->len = eq ? (size_t)(q - eq - 1) : 0;
+    cursor->ptr = q;
+    cursor->len = (size_t)(e - q);
+    return 1;
+}
+
+int markers_attr_get(markers_text attrs, const char *k, markers_text *value)
+{
+    markers_text ck, cv;
+    size_t klen = strlen(k);
+    while (markers_attr_next(&attrs, &ck, &cv))
+        if (cv.ptr && ck.len == klen && !memcmp(ck.ptr, k, klen)) {
+            *value = cv;
+            return 1;
+        }
+    return 0;
+}
+
+int markers_is_device(const markers_record *rec)
+{
+    return rec->attrs.len >= 7 && memmem(rec->attrs.ptr, rec->attrs.len, "clk=dev", 7) != NULL;
+}
+
+int markers_text_eq(markers_text t, const char *s)
+{
+    size_t n = strlen(s);
+    return t.len == n && (n == 0 || !memcmp(t.ptr, s, n));
+}

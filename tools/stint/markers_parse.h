@@ -1,0 +1,149 @@
+/*
+ * markers_parse.h - a streaming reader of `[STRACE] v=1 ...` marker records.
+ *
+ * Grammar of one record (seed 000, `strace.h`), found anywhere in a line after
+ * any log prefix:
+ *
+ *   [STRACE] v=<n> pid=<n> tid=<n> inv=<n> hid=<hex> depth=<n> name=<non-space>
+ *            ts=<ns> dur=<ns> [k=v ...]
+ *
+ * Fields come in this order, separated by one or more blanks (space, tab, \v,
+ * \f, \x1c-\x1f); numbers are decimal digits; hid is hex digits. The attrs run
+ * from right after the dur digits to the end of the line (\n, \r\n or a lone
+ * \r end a line, as Python's universal newlines do) or to the next `[STRACE]`
+ * on the same line, whichever comes first. When a second record is glued onto
+ * the same line, the log prefix in front of it (`[2026-..][T0x..][LEVEL] f: `,
+ * `[mono_ns=..][T0x..]..`: a `[..]` group directly followed by `[`) is not
+ * part of the first record's attrs. The attrs are trimmed of blanks at both
+ * ends ("" when none).
+ *
+ * Counting, as the reference `strace_timing` does:
+ *   - a record head is `[STRACE]`, blanks, `v=`, a digit; every head counts;
+ *   - a head whose record does not complete (cut before its last field, say)
+ *     is "torn": counted, reported through on_torn, and never delivered;
+ *   - a record with v != 1 is delivered anyway (the reference reads it) and
+ *     counted in unknown_version;
+ *   - a number too wide for its type (pid/tid/inv/depth/v > UINT64_MAX,
+ *     ts/dur > INT64_MAX) makes the record torn too (counted in overflow);
+ *   - a line longer than MARKERS_MAX_LINE_BYTES is cut there (long_lines).
+ *
+ * Input arrives chunk by chunk (any sizes, any split points, even inside a
+ * record or a CRLF pair); memory stays bounded by the longest line, never by
+ * the input. No allocation per line or per record.
+ *
+ * Thread safety: one parser per thread; parsers share nothing.
+ */
+#ifndef STINT_CLI_MARKERS_PARSE_H
+#define STINT_CLI_MARKERS_PARSE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* A slice of the input: not NUL-terminated. */
+typedef struct markers_text {
+    const char *ptr;
+    size_t len;
+} markers_text;
+
+/* One complete record. Every markers_text points into the parser's buffer and
+ * is valid only during the on_record call that received it: copy what you keep. */
+typedef struct markers_record {
+    uint64_t v;          /* format version as written (1 today) */
+    uint64_t pid;
+    uint64_t tid;
+    uint64_t inv;        /* invocation id, 64-bit */
+    uint64_t depth;
+    int64_t ts_ns;       /* host: CLOCK_MONOTONIC; clk=dev: device offset */
+    int64_t dur_ns;
+    uint64_t hid;        /* hid_text as a number; low 64 bits if it is longer */
+    int hid_wide;        /* 1: hid_text has more than 16 significant digits */
+    markers_text hid_text; /* the hex digits as written (case preserved) */
+    markers_text name;
+    markers_text attrs;  /* raw `k=v ...` text after dur, trimmed; may be empty */
+    uint64_t offset;     /* byte offset of the record's '[' in the stream */
+    uint64_t line;       /* 1-based line number; 0 unless options.count_lines */
+} markers_record;
+
+/* Called once per complete record, in input order. Return 0 to go on; any other
+ * value stops the parse and is returned by markers_feed/markers_finish. */
+typedef int (*markers_record_fn)(void *ctx, const markers_record *rec);
+
+/* Called once per torn record (optional). `offset` is the byte offset of its
+ * '['; `line` is 0 unless count_lines; `why` names the field that was missing
+ * or malformed (a static string, e.g. "ts=" or "dur (overflow)"). */
+typedef void (*markers_torn_fn)(void *ctx, uint64_t offset, uint64_t line, const char *why);
+
+typedef struct markers_options {
+    markers_record_fn on_record; /* required */
+    markers_torn_fn on_torn;     /* optional */
+    void *ctx;                   /* passed to both callbacks */
+    int count_lines;             /* 1: fill record.line (costs a newline count) */
+} markers_options;
+#define MARKERS_OPTIONS_INIT {0, 0, 0, 0}
+
+typedef struct markers_stats {
+    uint64_t bytes;           /* bytes fed */
+    uint64_t heads;           /* `[STRACE] v=<digit>` heads, torn ones included */
+    uint64_t records;         /* complete records delivered */
+    uint64_t torn;            /* heads that did not complete (overflow included) */
+    uint64_t overflow;        /* of torn: a number too wide for its field */
+    uint64_t unknown_version; /* of records: v != 1 */
+    uint64_t long_lines;      /* lines cut at MARKERS_MAX_LINE_BYTES */
+} markers_stats;
+
+/* A line may be this long before it is cut (and counted in long_lines). */
+#define MARKERS_MAX_LINE_BYTES ((size_t)256 << 20)
+/* The parser's buffer and markers_read_fd's read(2) size. */
+#define MARKERS_CHUNK_BYTES ((size_t)1 << 20)
+
+typedef struct markers_parser markers_parser;
+
+/* Creates a parser. Returns NULL when opt->on_record is NULL or on OOM. */
+markers_parser *markers_parser_new(const markers_options *opt);
+
+/* Frees the parser (NULL is a no-op). Pending unterminated input is dropped:
+ * call markers_finish first to deliver it. */
+void markers_parser_free(markers_parser *p);
+
+/* Feeds the next `n` bytes of the stream (copied; `data` may be reused at once).
+ * Complete lines are parsed now; a trailing partial line waits for more input.
+ * Returns 0, a callback's nonzero return (the parse stops; further calls return
+ * it again), or -1 when out of memory. */
+int markers_feed(markers_parser *p, const void *data, size_t n);
+
+/* Zero-copy feeding: markers_write_ptr returns where up to *cap bytes may be
+ * written (*cap >= MARKERS_CHUNK_BYTES / 2 unless out of memory: NULL), then
+ * markers_commit(p, n) parses them as markers_feed would. */
+char *markers_write_ptr(markers_parser *p, size_t *cap);
+int markers_commit(markers_parser *p, size_t n);
+
+/* Ends the stream: parses a last line that has no line terminator. Same return
+ * values as markers_feed. Idempotent. */
+int markers_finish(markers_parser *p);
+
+/* Reads `fd` to EOF in MARKERS_CHUNK_BYTES reads, feeding the parser, then
+ * calls markers_finish. Returns 0, a callback's nonzero return, -1 on OOM, or
+ * -2 on a read error (errno is left as read(2) set it). */
+int markers_read_fd(markers_parser *p, int fd);
+
+/* The counters so far (valid until markers_parser_free). */
+const markers_stats *markers_get_stats(const markers_parser *p);
+
+/* ---- attrs -------------------------------------------------------------- */
+
+/* Iterates the blank-separated tokens of an attrs text. *cursor starts as the
+ * record's attrs and is advanced past each token. A token `k=v` gives key k and
+ * value v (v may be empty, and may itself hold '='); a token without '=' gives
+ * key = the token and value.ptr == NULL. Returns 1 per token, 0 at the end. */
+int markers_attr_next(markers_text *cursor, markers_text *key, markers_text *value);
+
+/* Finds the first token `key=...` in attrs. Returns 1 and sets *value, or 0. */
+int markers_attr_get(markers_text attrs, const char *key, markers_text *value);
+
+/* The reference's device test: "clk=dev" appears anywhere in the attrs. */
+int markers_is_device(const markers_record *rec);
+
+/* 1 when the text equals the NUL-terminated string s. */
+int markers_text_eq(markers_text t, const char *s);
+
+#endif
