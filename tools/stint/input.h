@@ -17,7 +17,7 @@
 #include <stdint.h>
 
 #define STINT_INPUT_CHUNK ((size_t)4 << 20)
-#define STINT_INPUT_MAX_WINDOW ((size_t)256 << 20)
+#define STINT_INPUT_MAX_WINDOW ((size_t)64 << 20)
 
 struct stint_input {
     const char *path;     /* as given ("-" for stdin) */

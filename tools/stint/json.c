@@ -99,8 +99,15 @@ int stint_json_string(struct stint_json *j, const char **s, size_t *len, int *es
     const char *end = j->end;
     int esc = 0;
     for (;;) {
-        while (p + 8 <= end && !special_bytes(load64(p)))
+        while (p + 8 <= end) {
+            uint64_t sp = special_bytes(load64(p));
+            if (sp) {
+                /* the lowest flagged byte is exact (borrows only run upward) */
+                p += __builtin_ctzll(sp) >> 3;
+                break;
+            }
             p += 8;
+        }
         if (p >= end)
             goto more;
         unsigned char c = (unsigned char)*p;

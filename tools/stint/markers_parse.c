@@ -38,26 +38,44 @@ struct markers_parser {
 static const char TAG[] = "[STRACE]";
 enum { TAG_LEN = 8 };
 
-/* Python's `\s` minus the line breaks, ASCII part. */
+/* Byte classes, one table lookup per byte in the hot loops. */
+enum {
+    C_BLANK = 1, /* Python's `\s` minus the line breaks, ASCII part */
+    C_SPACE = 2, /* blank, '\n' or '\r': ends a name or an attrs token */
+    C_DIGIT = 4,
+    C_HEX = 8,
+    C_STOP = 16, /* ends an attrs scan: '\n', '\r', '[' */
+};
+/* cls[c]: the classes of byte c (generated from the rules above). */
+static const unsigned char cls[256] = {
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  3, 18,  3,  3, 18,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  3,  3,  3,  3,
+     3,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+    12, 12, 12, 12, 12, 12, 12, 12, 12, 12,  0,  0,  0,  0,  0,  0,
+     0,  8,  8,  8,  8,  8,  8,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0, 16,  0,  0,  0,  0,
+     0,  8,  8,  8,  8,  8,  8,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+     0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,  0,
+};
+
+#define IS(c, k) (cls[(unsigned char)(c)] & (k))
+
 static int is_blank(unsigned char c)
 {
-    return c == ' ' || c == '\t' || c == '\v' || c == '\f' || (c >= 0x1c && c <= 0x1f);
-}
-
-static int is_digit(unsigned char c)
-{
-    return c >= '0' && c <= '9';
+    return IS(c, C_BLANK);
 }
 
 static int hex_val(unsigned char c)
 {
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
+    return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
 }
 
 /* First "[STRACE]" in [p, e), or NULL. */
@@ -110,29 +128,124 @@ static const char *blanks(const char *q, const char *e)
 }
 
 /* Expects `key` at q; returns the byte after it, or NULL. */
-static const char *key(const char *q, const char *e, const char *k, size_t klen)
+static inline const char *key(const char *q, const char *e, const char *k, size_t klen)
 {
-    if ((size_t)(e - q) < klen || memcmp(q, k, klen) != 0)
+    if ((size_t)(e - q) < klen)
         return NULL;
+    for (size_t i = 0; i < klen; i++)
+        if (q[i] != k[i])
+            return NULL;
     return q + klen;
 }
 
-/* Reads decimal digits (at least one). *ovf is set when the value passes max. */
-static const char *decimal(const char *q, const char *e, uint64_t max, uint64_t *out, int *ovf)
+/* 8 bytes at q as a little-endian word (memcpy: no alignment assumed). */
+static inline __attribute__((always_inline)) uint64_t load8(const char *q)
+{
+    uint64_t w;
+    memcpy(&w, q, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w;
+}
+
+/* Number of leading ASCII digits in the word (0..8). */
+static inline __attribute__((always_inline)) unsigned digit_run(uint64_t w)
+{
+    const uint64_t hi = 0xF0F0F0F0F0F0F0F0ull, z = 0x3030303030303030ull;
+    uint64_t bad = ((w & hi) ^ z) | (((w + 0x0606060606060606ull) & hi) ^ z);
+    return bad ? (unsigned)__builtin_ctzll(bad) / 8 : 8;
+}
+
+/* The value of the first n (1..8) digits of the word. */
+static inline __attribute__((always_inline)) uint64_t digits_value(uint64_t w, unsigned n)
+{
+    uint64_t v = (w - 0x3030303030303030ull) << (8 * (8 - n));
+    v = (v * 10 + (v >> 8)) & 0x00FF00FF00FF00FFull;
+    v = (v * 100 + (v >> 16)) & 0x0000FFFF0000FFFFull;
+    return (v * 10000 + (v >> 32)) & 0xFFFFFFFFull;
+}
+
+static const char *decimal_slow(const char *q, const char *e, uint64_t max, uint64_t *out, int *ovf);
+
+/* Reads decimal digits (at least one). *ovf is set when the value passes max.
+ * With 16 bytes of room, up to 16 digits are read 8 at a time without a
+ * branch per digit; longer numbers and the end of the buffer take the
+ * careful path. */
+static inline __attribute__((always_inline)) const char *decimal(const char *q, const char *e, uint64_t max,
+                                                                 uint64_t *out, int *ovf)
+{
+    if (e - q >= 16) {
+        uint64_t w = load8(q);
+        unsigned n = digit_run(w);
+        if (n == 0)
+            return NULL;
+        if (n < 8) {
+            *out = digits_value(w, n);
+            if (*out > max)
+                *ovf = 1;
+            return q + n;
+        }
+        uint64_t w2 = load8(q + 8);
+        unsigned n2 = digit_run(w2);
+        if (n2 < 8) {
+            static const uint64_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+            uint64_t v = digits_value(w, 8);
+            if (n2)
+                v = v * pow10[n2] + digits_value(w2, n2);
+            if (v > max)
+                *ovf = 1;
+            *out = v;
+            return q + 8 + n2;
+        }
+    }
+    return decimal_slow(q, e, max, out, ovf);
+}
+
+/* The digit-by-digit path of decimal(). */
+static __attribute__((noinline)) const char *decimal_slow(const char *q, const char *e, uint64_t max,
+                                                          uint64_t *out, int *ovf)
 {
     const char *s = q;
+    while (q < e && *q == '0')
+        q++;
+    const char *sig = q;
     uint64_t v = 0;
-    while (q < e && is_digit((unsigned char)*q)) {
-        unsigned d = (unsigned)(*q - '0');
-        if (v > (max - d) / 10)
+    while (q < e && IS(*q, C_DIGIT) && q - sig < 19)
+        v = v * 10 + (uint64_t)(*q++ - '0');
+    while (q < e && IS(*q, C_DIGIT)) {
+        unsigned d = (unsigned)(*q++ - '0');
+        if (v > (UINT64_MAX - d) / 10)
             *ovf = 1;
         else
             v = v * 10 + d;
-        q++;
     }
     if (q == s)
         return NULL;
+    if (v > max)
+        *ovf = 1;
     *out = v;
+    return q;
+}
+
+/* End of a name (`\S+`): the first blank or line break at or after q. */
+static const char *name_end(const char *q, const char *e)
+{
+    while (e - q >= 8) {
+        uint64_t w = load8(q);
+        /* bytes below 0x21: every blank and line break is one of them */
+        uint64_t low = (w - 0x2121212121212121ull) & ~w & 0x8080808080808080ull;
+        if (!low) {
+            q += 8;
+            continue;
+        }
+        q += __builtin_ctzll(low) / 8;
+        if (IS(*q, C_SPACE))
+            return q;
+        q++;
+    }
+    while (q < e && !IS(*q, C_SPACE))
+        q++;
     return q;
 }
 
@@ -151,10 +264,9 @@ static int is_log_prefix(const char *q, const char *e)
 static const char *attrs_end(const char *q, const char *e)
 {
     for (; q < e; q++) {
-        char c = *q;
-        if (c == '\n' || c == '\r')
-            return q;
-        if (c == '[' && ((e - q >= TAG_LEN && !memcmp(q, TAG, TAG_LEN)) || is_log_prefix(q, e)))
+        if (!IS(*q, C_STOP))
+            continue;
+        if (*q != '[' || (e - q >= TAG_LEN && !memcmp(q, TAG, TAG_LEN)) || is_log_prefix(q, e))
             return q;
     }
     return q;
@@ -162,7 +274,7 @@ static const char *attrs_end(const char *q, const char *e)
 
 static int is_space(unsigned char c)
 {
-    return is_blank(c) || c == '\n' || c == '\r';
+    return IS(c, C_SPACE);
 }
 
 /*
@@ -178,7 +290,7 @@ static const char *parse_record(markers_parser *p, const char *at, const char *e
     const char *why;
 
     /* The head: `[STRACE]\s+v=\d`. Anything else is not a record at all. */
-    if (!q || !(q = key(q, e, "v=", 2)) || q >= e || !is_digit((unsigned char)*q))
+    if (!q || !(q = key(q, e, "v=", 2)) || q >= e || !IS(*q, C_DIGIT))
         return at + TAG_LEN;
     p->st.heads++;
     q = decimal(q, e, UINT64_MAX, &r.v, &ovf);
@@ -207,7 +319,27 @@ static const char *parse_record(markers_parser *p, const char *at, const char *e
         uint64_t hv = 0;
         size_t sig = 0;
         int d;
-        while (q < e && (d = hex_val((unsigned char)*q)) >= 0) {
+#if defined(__SSE2__)
+        if (e - q >= 16) {
+            /* Classify 16 bytes at once; the digits are then a counted loop. */
+            __m128i b = _mm_loadu_si128((const __m128i *)(const void *)q);
+            __m128i l = _mm_or_si128(b, _mm_set1_epi8(0x20));
+            __m128i dg = _mm_and_si128(_mm_cmpgt_epi8(b, _mm_set1_epi8('0' - 1)),
+                                       _mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), b));
+            __m128i al = _mm_and_si128(_mm_cmpgt_epi8(l, _mm_set1_epi8('a' - 1)),
+                                       _mm_cmpgt_epi8(_mm_set1_epi8('f' + 1), l));
+            unsigned hexm = (unsigned)_mm_movemask_epi8(_mm_or_si128(dg, al));
+            unsigned zm = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, _mm_set1_epi8('0')));
+            unsigned run = (unsigned)__builtin_ctz(~hexm | 0x10000u);
+            unsigned zeros = (unsigned)__builtin_ctz(~zm | 0x10000u);
+            sig = run - (zeros < run ? zeros : run);
+            for (unsigned i = 0; i < run; i++)
+                hv = (hv << 4) | (uint64_t)hex_val((unsigned char)q[i]);
+            q += run;
+        }
+#endif
+        while (q < e && IS(*q, C_HEX)) {
+            d = hex_val((unsigned char)*q);
             if (sig || d)
                 sig++;
             hv = (hv << 4) | (uint64_t)d;
@@ -226,8 +358,7 @@ static const char *parse_record(markers_parser *p, const char *at, const char *e
     if (!(q = blanks(q, e)) || !(q = key(q, e, "name=", 5)))
         goto torn;
     r.name.ptr = q;
-    while (q < e && !is_space((unsigned char)*q))
-        q++;
+    q = name_end(q, e);
     if (q == r.name.ptr)
         goto torn;
     r.name.len = (size_t)(q - r.name.ptr);
@@ -448,7 +579,13 @@ int markers_attr_get(markers_text attrs, const char *k, markers_text *value)
 
 int markers_is_device(const markers_record *rec)
 {
-    return rec->attrs.len >= 7 && memmem(rec->attrs.ptr, rec->attrs.len, "clk=dev", 7) != NULL;
+    const char *q = rec->attrs.ptr, *e = q + rec->attrs.len;
+    while (e - q >= 7 && (q = memchr(q, 'c', (size_t)(e - q - 6))) != NULL) {
+        if (!memcmp(q, "clk=dev", 7))
+            return 1;
+        q++;
+    }
+    return 0;
 }
 
 int markers_text_eq(markers_text t, const char *s)

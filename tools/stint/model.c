@@ -18,6 +18,15 @@
 #include <string.h>
 #include <sys/mman.h>
 
+/* A pending E event, matched in finish(). */
+struct end_ev {
+    int64_t ts_ns;
+    int64_t tts_ns;
+    uint64_t seq;
+    uint32_t track;
+    uint32_t name;
+};
+
 /* ---- big arrays ------------------------------------------------------------- */
 
 #define BIG_MMAP_BYTES ((size_t)4 << 20) /* from here on, mmap + MADV_HUGEPAGE */
@@ -61,6 +70,18 @@ int stint_bigarray_reserve(struct stint_bigarray *a, size_t n)
     size_t cap = a->cap ? a->cap : 16;
     while (cap < a->len + n)
         cap *= 2;
+    if (a->mapped) {
+        /* grow in place or move the page tables: no copy, no second touch of old pages */
+        void *q = mremap(a->data, a->cap * a->elem, cap * a->elem, MREMAP_MAYMOVE);
+        if (q == MAP_FAILED)
+            return -1;
+#ifdef MADV_HUGEPAGE
+        madvise(q, cap * a->elem, MADV_HUGEPAGE);
+#endif
+        a->data = q;
+        a->cap = cap;
+        return 0;
+    }
     int mapped = 0;
     void *p = big_alloc(cap * a->elem, &mapped);
     if (!p)
@@ -317,12 +338,6 @@ struct stint_open {
     struct kmap procs, lanes, tracks, counters, instants, synth;
     int64_t next_synthetic;
     uint32_t global_track;
-    /* per-track sortedness, last (ts, dur) seen at append */
-    struct bigmeta {
-        int64_t last_ts;
-        uint8_t unsorted;
-    } *meta;
-    size_t metacap;
 };
 
 static struct ustack *track_stack(struct stint_model *m, uint32_t track)
@@ -370,6 +385,7 @@ int stint_model_init(struct stint_model *m, unsigned flags)
     stint_bigarray_init(&m->samples, sizeof(struct stint_counter_sample));
     stint_bigarray_init(&m->instants, sizeof(struct stint_instant_stat));
     stint_bigarray_init(&m->metadata, sizeof(struct stint_arg));
+    stint_bigarray_init(&m->ends, sizeof(struct end_ev));
     /* id 0 is the empty string */
     struct stint_intern *t = m->strings;
     intern_rehash(t);
@@ -395,7 +411,6 @@ static void open_free(struct stint_open *o)
     free(o->counters.slots);
     free(o->instants.slots);
     free(o->synth.slots);
-    free(o->meta);
     free(o);
 }
 
@@ -421,6 +436,7 @@ void stint_model_free(struct stint_model *m)
     stint_bigarray_free(&m->samples);
     stint_bigarray_free(&m->instants);
     stint_bigarray_free(&m->metadata);
+    stint_bigarray_free(&m->ends);
     for (int i = 0; i < STINT_REPAIR_COUNT; i++)
         free(m->repair_first[i]);
     free(m->dropped_first);
@@ -446,7 +462,7 @@ const char *stint_repair_name(enum stint_repair r)
     static const char *const names[STINT_REPAIR_COUNT] = {
         "unfinished_span", "unmatched_end", "overlapping_complete", "negative_dur",
         "trailing_comma", "missing_close", "unknown_phase", "string_number",
-        "unmatched_async_end", "torn_record", "unknown_version", "control_char_in_string",
+        "unmatched_async_end", "torn_record", "unknown_version", "control_char_in_string", "x_without_dur",
     };
     return (unsigned)r < STINT_REPAIR_COUNT ? names[r] : "?";
 }
@@ -561,33 +577,14 @@ int64_t stint_model_synthetic_tid(struct stint_model *m, int64_t pid, uint32_t n
 
 /* ---- slices ------------------------------------------------------------------------ */
 
-static void note_order(struct stint_model *m, uint32_t track, int64_t ts)
-{
-    struct stint_open *o = m->open;
-    if (track >= o->metacap) {
-        size_t n = o->metacap ? o->metacap : 16;
-        while (n <= track)
-            n *= 2;
-        o->meta = xrealloc(o->meta, n * sizeof *o->meta);
-        for (size_t i = o->metacap; i < n; i++) {
-            o->meta[i].last_ts = INT64_MIN;
-            o->meta[i].unsorted = 0;
-        }
-        o->metacap = n;
-    }
-    /* Equal ts may still need the dur-descending order, so equal counts as unsorted. */
-    if (ts <= o->meta[track].last_ts)
-        o->meta[track].unsorted = 1;
-    o->meta[track].last_ts = ts;
-}
-
 uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *s)
 {
     struct stint_slice *n = xpush(&m->slices);
     *n = *s;
     n->args = STINT_NO_ID;
     n->nargs = 0;
-    n->parent = STINT_NO_ID;
+    if (!(n->flags & STINT_SLICE_EXPLICIT_PARENT))
+        n->parent = STINT_NO_ID;
     n->depth = 0;
     n->seq = m->seq++;
     if (n->dur_ns < -1) {
@@ -595,7 +592,6 @@ uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *
                            stint_model_str(m, n->name, NULL), (long long)n->ts_ns, (long long)n->dur_ns);
         n->dur_ns = 0;
     }
-    note_order(m, n->track, n->ts_ns);
     return (uint32_t)(m->slices.len - 1);
 }
 
@@ -616,10 +612,8 @@ uint32_t stint_model_begin(struct stint_model *m, uint32_t lane, const struct st
     struct stint_slice c = *s;
     c.track = STINT_BA_AT(&m->lanes, struct stint_lane, lane).track;
     c.dur_ns = -1;
-    c.flags |= STINT_SLICE_BEGIN_END;
-    uint32_t idx = stint_model_add_slice(m, &c);
-    ustack_push(track_stack(m, c.track), idx);
-    return idx;
+    c.flags |= STINT_SLICE_BEGIN_END | STINT_SLICE_FROM_B;
+    return stint_model_add_slice(m, &c);
 }
 
 static uint32_t close_on(struct stint_model *m, uint32_t track, int64_t ts_ns, uint32_t name)
@@ -647,17 +641,13 @@ static uint32_t close_on(struct stint_model *m, uint32_t track, int64_t ts_ns, u
 
 uint32_t stint_model_end(struct stint_model *m, uint32_t lane, int64_t ts_ns, uint32_t name, int64_t tts_ns)
 {
-    const struct stint_lane *l = &STINT_BA_AT(&m->lanes, struct stint_lane, lane);
-    uint32_t idx = close_on(m, l->track, ts_ns, name);
-    if (idx == STINT_NO_ID) {
-        stint_model_repair(m, STINT_REPAIR_E_UNMATCHED, "E '%s' at ts %lld ns on pid %lld tid %lld closes no open B",
-                           stint_model_str(m, name, NULL), (long long)ts_ns, (long long)l->pid, (long long)l->tid);
-        return idx;
-    }
-    struct stint_slice *s = &STINT_BA_AT(&m->slices, struct stint_slice, idx);
-    if (tts_ns != STINT_TS_NONE && s->tts_ns != STINT_TS_NONE)
-        s->tdur_ns = tts_ns - s->tts_ns;
-    return idx;
+    struct end_ev *e = xpush(&m->ends);
+    e->ts_ns = ts_ns;
+    e->tts_ns = tts_ns;
+    e->seq = m->seq++;
+    e->track = STINT_BA_AT(&m->lanes, struct stint_lane, lane).track;
+    e->name = name;
+    return STINT_NO_ID;
 }
 
 uint32_t stint_model_async_begin(struct stint_model *m, uint32_t track, const struct stint_slice *s)
@@ -768,17 +758,68 @@ void stint_model_fail(struct stint_model *m, const char *fmt, ...)
 
 /* ---- finish --------------------------------------------------------------------------------- */
 
+/* Perfetto's order within a track (model.h): ts; then slices with a known
+ * duration, longest first; then B events and instants in input order. */
+static int slice_class(const struct stint_slice *s)
+{
+    return (s->flags & (STINT_SLICE_FROM_B | STINT_SLICE_INSTANT)) ? 1 : 0;
+}
+
 static int slice_cmp(const void *pa, const void *pb)
 {
     const struct stint_slice *a = pa, *b = pb;
     if (a->ts_ns != b->ts_ns)
         return a->ts_ns < b->ts_ns ? -1 : 1;
-    /* longer first; -1 (unfinished) counts as infinite */
-    uint64_t da = a->dur_ns < 0 ? UINT64_MAX : (uint64_t)a->dur_ns;
-    uint64_t db = b->dur_ns < 0 ? UINT64_MAX : (uint64_t)b->dur_ns;
-    if (da != db)
-        return da > db ? -1 : 1;
+    int ca = slice_class(a), cb = slice_class(b);
+    if (ca != cb)
+        return ca - cb;
+    if (ca == 0) {
+        uint64_t da = a->dur_ns < 0 ? UINT64_MAX : (uint64_t)a->dur_ns;
+        uint64_t db = b->dur_ns < 0 ? UINT64_MAX : (uint64_t)b->dur_ns;
+        if (da != db)
+            return da > db ? -1 : 1;
+    }
     return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+static int end_cmp(const void *pa, const void *pb)
+{
+    const struct end_ev *a = pa, *b = pb;
+    if (a->track != b->track)
+        return a->track < b->track ? -1 : 1;
+    if (a->ts_ns != b->ts_ns)
+        return a->ts_ns < b->ts_ns ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Whether the slice is still open at the nesting pass: a B not yet ended. */
+static int is_open(const struct stint_slice *s) { return s->dur_ns < 0; }
+
+/* Explicit parents name input indexes (== seq); map them to sorted indexes and
+ * derive depth along the parent chain. */
+static void resolve_explicit_parents(struct stint_model *m)
+{
+    size_t n = m->slices.len;
+    struct stint_slice *sl = m->slices.data;
+    uint32_t *pos = malloc(n * sizeof *pos);
+    if (!pos) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    for (size_t i = 0; i < n; i++)
+        pos[sl[i].seq] = (uint32_t)i;
+    for (size_t i = 0; i < n; i++)
+        if ((sl[i].flags & STINT_SLICE_EXPLICIT_PARENT) && sl[i].parent != STINT_NO_ID)
+            sl[i].parent = sl[i].parent < n ? pos[sl[i].parent] : STINT_NO_ID;
+    free(pos);
+    for (size_t i = 0; i < n; i++) {
+        if (!(sl[i].flags & STINT_SLICE_EXPLICIT_PARENT))
+            continue;
+        uint32_t d = 0;
+        for (uint32_t p = sl[i].parent; p != STINT_NO_ID && d <= n; p = sl[p].parent)
+            d++;
+        sl[i].depth = d;
+    }
 }
 
 void stint_model_finish(struct stint_model *m)
@@ -800,8 +841,20 @@ void stint_model_finish(struct stint_model *m)
         st->n = 0;
     }
     size_t n = m->slices.len, ntracks = m->tracks.len;
-    if (n == 0)
+    struct end_ev *ends = m->ends.data;
+    size_t nends = m->ends.len, ei = 0;
+    for (size_t k = 1; k < nends; k++)
+        if (end_cmp(&ends[k - 1], &ends[k]) > 0) {
+            qsort(ends, nends, sizeof *ends, end_cmp);
+            break;
+        }
+    if (n == 0) {
+        for (size_t k = 0; k < nends; k++)
+            stint_model_repair(m, STINT_REPAIR_E_UNMATCHED, "E '%s' at ts %lld ns closes no open B",
+                               stint_model_str(m, ends[k].name, NULL), (long long)ends[k].ts_ns);
+        stint_bigarray_free(&m->ends);
         return;
+    }
     /* Group by track: a stable counting sort into a fresh array. */
     size_t *start = calloc(ntracks + 1, sizeof *start);
     if (!start) {
@@ -840,30 +893,70 @@ void stint_model_finish(struct stint_model *m)
     }
     struct stint_slice *sl = m->slices.data;
     struct ustack st = {0};
+    int any_explicit = 0;
     for (size_t t = 0; t < ntracks; t++) {
         size_t a = start[t], b = start[t + 1];
         if (a == b)
             continue;
-        if (t < o->metacap && o->meta[t].unsorted)
-            qsort(sl + a, b - a, sizeof *sl, slice_cmp);
+        /* most tracks arrive in order: one linear check, sort only when needed */
+        for (size_t i = a + 1; i < b; i++)
+            if (slice_cmp(&sl[i - 1], &sl[i]) > 0) {
+                qsort(sl + a, b - a, sizeof *sl, slice_cmp);
+                break;
+            }
         st.n = 0;
-        for (size_t i = a; i < b; i++) {
-            struct stint_slice *s = &sl[i];
+        size_t i = a;
+        for (;;) {
+            int have_end = ei < nends && ends[ei].track == t;
+            if (i >= b && !have_end)
+                break;
+            int64_t now = (have_end && (i >= b || ends[ei].ts_ns <= sl[i].ts_ns)) ? ends[ei].ts_ns : sl[i].ts_ns;
+            /* slices with a known end that has passed are closed */
             while (st.n) {
                 const struct stint_slice *top = &sl[st.v[st.n - 1]];
-                if (top->dur_ns < 0)
+                if (is_open(top))
                     break;
                 int64_t end = top->ts_ns + top->dur_ns;
-                if (end < s->ts_ns || (end == s->ts_ns && top->dur_ns > 0))
+                if (end < now || (end == now && top->dur_ns > 0))
                     st.n--;
                 else
                     break;
             }
-            if (st.n) {
+            if (have_end && ends[ei].ts_ns == now) {
+                /* E events first at equal ts */
+                const struct end_ev *ev = &ends[ei++];
+                size_t k = st.n;
+                while (k-- > 0) {
+                    const struct stint_slice *c = &sl[st.v[k]];
+                    if ((c->flags & STINT_SLICE_FROM_B) && is_open(c) && (ev->name == 0 || c->name == ev->name))
+                        break;
+                }
+                if (k == (size_t)-1) {
+                    const struct stint_track *tr = &STINT_BA_AT(&m->tracks, struct stint_track, t);
+                    const struct stint_lane *ln = &STINT_BA_AT(&m->lanes, struct stint_lane, tr->lane);
+                    stint_model_repair(m, STINT_REPAIR_E_UNMATCHED,
+                                       "E '%s' at ts %lld ns on pid %lld tid %lld closes no open B",
+                                       stint_model_str(m, ev->name, NULL), (long long)ev->ts_ns, (long long)ln->pid,
+                                       (long long)ln->tid);
+                    continue;
+                }
+                struct stint_slice *c = &sl[st.v[k]];
+                c->dur_ns = ev->ts_ns - c->ts_ns;
+                if (ev->tts_ns != STINT_TS_NONE && c->tts_ns != STINT_TS_NONE)
+                    c->tdur_ns = ev->tts_ns - c->tts_ns;
+                /* slices opened above the match stay open: this E did not close them */
+                memmove(&st.v[k], &st.v[k + 1], (st.n - k - 1) * sizeof *st.v);
+                st.n--;
+                continue;
+            }
+            struct stint_slice *s = &sl[i];
+            if (s->flags & STINT_SLICE_EXPLICIT_PARENT) {
+                any_explicit = 1;
+            } else if (st.n) {
                 struct stint_slice *top = &sl[st.v[st.n - 1]];
                 s->parent = st.v[st.n - 1];
                 s->depth = top->depth + 1;
-                if (top->dur_ns >= 0 && (s->dur_ns < 0 || s->ts_ns + s->dur_ns > top->ts_ns + top->dur_ns)) {
+                if (!is_open(top) && !is_open(s) && s->ts_ns + s->dur_ns > top->ts_ns + top->dur_ns) {
                     s->flags |= STINT_SLICE_OVERLAP;
                     stint_model_repair(m, STINT_REPAIR_OVERLAP,
                                        "'%s' [%lld, %lld) ns starts inside '%s' [%lld, %lld) ns but ends after it",
@@ -876,8 +969,29 @@ void stint_model_finish(struct stint_model *m)
                 s->depth = 0;
             }
             ustack_push(&st, (uint32_t)i);
+            i++;
         }
+        /* a B/E child that outlived a parent (known only once its E was matched) */
+        for (size_t q = a; q < b; q++) {
+            struct stint_slice *c = &sl[q];
+            if (c->parent == STINT_NO_ID || (c->flags & (STINT_SLICE_OVERLAP | STINT_SLICE_EXPLICIT_PARENT)) || is_open(c))
+                continue;
+            const struct stint_slice *p = &sl[c->parent];
+            if (!is_open(p) && c->ts_ns + c->dur_ns > p->ts_ns + p->dur_ns) {
+                c->flags |= STINT_SLICE_OVERLAP;
+                stint_model_repair(m, STINT_REPAIR_OVERLAP, "'%s' [%lld, %lld) ns starts inside '%s' but ends after it",
+                                   stint_model_str(m, c->name, NULL), (long long)c->ts_ns,
+                                   (long long)(c->ts_ns + c->dur_ns), stint_model_str(m, p->name, NULL));
+            }
+        }
+        for (size_t q = a; q < b; q++)
+            if ((sl[q].flags & STINT_SLICE_FROM_B) && sl[q].dur_ns < 0)
+                stint_model_repair(m, STINT_REPAIR_UNFINISHED, "B '%s' at ts %lld ns never ended (dur -1)",
+                                   stint_model_str(m, sl[q].name, NULL), (long long)sl[q].ts_ns);
     }
     free(st.v);
     free(start);
+    stint_bigarray_free(&m->ends);
+    if (any_explicit)
+        resolve_explicit_parents(m);
 }

@@ -38,10 +38,15 @@
  *     so two instants at one ts stack). A slice that starts inside its
  *     parent but ends after it is still nested (Perfetto spills it to another
  *     track) and counted as STINT_REPAIR_OVERLAP.
- *   - B/E pairs are matched at read time, per lane, in file order: an E closes
- *     the innermost open B with the same name (an E without a name closes
- *     the innermost). An E matching nothing is counted (STINT_REPAIR_E_UNMATCHED).
- *     B never closed keeps dur_ns = -1 (STINT_REPAIR_UNFINISHED).
+ *   - B/E pairs are matched in finish(), per thread track, in Perfetto's
+ *     event order, not file order: by ts; at equal ts E events first, then
+ *     slices whose duration was known when read (X, markers, JSONL) longest
+ *     first, then B events and instants in file order. An E closes the
+ *     innermost open B with the same name (an E without a name closes the
+ *     innermost open B); slices opened above it stay open. An E matching
+ *     nothing is counted (STINT_REPAIR_E_UNMATCHED). A B never closed keeps
+ *     dur_ns = -1 (STINT_REPAIR_UNFINISHED). Async b/e match at read time on
+ *     their track, the same way, in file order.
  *
  * Memory: the model keeps one struct stint_slice (48 bytes) per slice, plus
  * args only when STINT_MODEL_KEEP_ARGS is set, plus counter samples only when
@@ -95,6 +100,12 @@ enum {
     STINT_SLICE_INSTANT = 1u << 2,  /* i/I/R/n: dur 0, not a span */
     STINT_SLICE_ASYNC = 1u << 3,    /* b/e, S/F */
     STINT_SLICE_OVERLAP = 1u << 4,  /* nested although it ends after its parent */
+    /* The reader set parent to the input index (as returned by add/begin) of
+     * the parent slice, which may be on another track (JSONL parent ids).
+     * finish() maps it to the sorted index and derives depth from the parent
+     * chain instead of from nesting on the track. */
+    STINT_SLICE_EXPLICIT_PARENT = 1u << 5,
+    STINT_SLICE_FROM_B = 1u << 6,   /* opened by a B event: its end came from an E (finish) */
 };
 
 enum stint_repair {
@@ -110,6 +121,7 @@ enum stint_repair {
     STINT_REPAIR_TORN_RECORD,      /* marker log: record cut before its last field */
     STINT_REPAIR_UNKNOWN_VERSION,  /* marker log: v != 1 */
     STINT_REPAIR_CONTROL_CHAR,     /* Chrome: raw control byte inside a string */
+    STINT_REPAIR_X_WITHOUT_DUR,    /* Chrome: X without dur (Perfetto drops it): kept with dur 0 */
     STINT_REPAIR_COUNT
 };
 const char *stint_repair_name(enum stint_repair r);
@@ -210,6 +222,7 @@ struct stint_model {
     struct stint_bigarray samples;   /* struct stint_counter_sample (KEEP_SAMPLES) */
     struct stint_bigarray instants;  /* struct stint_instant_stat, per (kind, cat, name) */
     struct stint_bigarray metadata;  /* struct stint_arg: top-level "metadata" keys */
+    struct stint_bigarray ends;      /* pending E events until finish (internal) */
     struct stint_open *open;
     uint64_t repairs[STINT_REPAIR_COUNT];
     char *repair_first[STINT_REPAIR_COUNT]; /* first message per kind (owned) */
@@ -252,9 +265,10 @@ uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *
  * (they must be appended right after that slice, before any other slice). */
 void stint_model_add_arg(struct stint_model *m, uint32_t slice, const struct stint_arg *a);
 
-/* B: opens a slice on the lane's thread track; E: closes the innermost open
- * slice with that name (name 0 = innermost). end returns the closed slice's
- * index or STINT_NO_ID (counted as STINT_REPAIR_E_UNMATCHED). */
+/* B: opens a slice on the lane's thread track (dur -1 until matched); E:
+ * records an end event that finish() matches (see the ordering contract
+ * above; name 0 = the innermost open B). end returns STINT_NO_ID: the match
+ * is only known after finish. */
 uint32_t stint_model_begin(struct stint_model *m, uint32_t lane, const struct stint_slice *s);
 uint32_t stint_model_end(struct stint_model *m, uint32_t lane, int64_t ts_ns, uint32_t name,
                          int64_t tts_ns);

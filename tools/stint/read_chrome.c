@@ -24,10 +24,10 @@
 
 struct span {
     const char *s;
-    size_t n;
-    int str;  /* given as a JSON string */
-    int esc;  /* string with escapes */
-    int set;
+    uint32_t n;
+    uint8_t str; /* given as a JSON string */
+    uint8_t esc; /* string with escapes */
+    uint8_t set;
 };
 
 struct event {
@@ -86,15 +86,20 @@ static int read_value(struct stint_json *j, struct span *sp)
 {
     int c = stint_json_ws(j);
     memset(sp, 0, sizeof *sp);
+    size_t n = 0;
     if (c == '"') {
-        int rc = stint_json_string(j, &sp->s, &sp->n, &sp->esc);
+        int esc = 0;
+        int rc = stint_json_string(j, &sp->s, &n, &esc);
+        sp->esc = (uint8_t)esc;
         sp->str = 1;
-        sp->set = rc == STINT_JSON_OK;
+        sp->set = rc == STINT_JSON_OK && n <= UINT32_MAX;
+        sp->n = (uint32_t)n;
         return rc;
     }
     if (c == '-' || (c >= '0' && c <= '9')) {
-        int rc = stint_json_number(j, &sp->s, &sp->n);
+        int rc = stint_json_number(j, &sp->s, &n);
         sp->set = rc == STINT_JSON_OK;
+        sp->n = (uint32_t)n;
         return rc;
     }
     return stint_json_skip(j);
@@ -502,7 +507,7 @@ static int64_t resolve_tid(struct creader *r, const struct event *e, int64_t pid
         return pid;
     int64_t v;
     if (span_i64(r, &e->tid, &v) == 0)
-        return v;
+        return v == 0 ? pid : v; /* Perfetto: tid 0 means the process's main thread */
     return stint_model_synthetic_tid(r->m, pid, intern_span(r, &e->tid));
 }
 
@@ -633,6 +638,10 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
     switch (ph) {
     case 'X': {
         int64_t d = 0;
+        if (!e->dur.set)
+            stint_model_repair(m, STINT_REPAIR_X_WITHOUT_DUR,
+                               "byte %llu: X event '%s' has no dur (Perfetto drops it; kept with dur 0)",
+                               (unsigned long long)offset_of(r, at), stint_model_str(m, s.name, NULL));
         if (e->dur.set && parse_time(r, &e->dur, &d) != 0) {
             stint_model_drop(m, "byte %llu: X event '%s' has an invalid dur (expected microseconds)",
                              (unsigned long long)offset_of(r, at), stint_model_str(m, s.name, NULL));

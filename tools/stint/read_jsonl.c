@@ -1,7 +1,418 @@
+/*
+ * read_jsonl.c - JSONL sessions: stint/session/1 (docs/formats/session-jsonl.md)
+ * and the seed's candle-graph/trace/6, into the model.
+ *
+ * One JSON object per line, dispatched on "kind". The first record must be
+ * the one "meta" record with a known schema. span_start opens a span on lane
+ * (meta pid, record tid; 0 when absent), span_end closes it by id; the span
+ * tree comes from parent ids (STINT_SLICE_EXPLICIT_PARENT), so a root on one
+ * thread may have children on others. counter records become counter series;
+ * dropped records add to the model's dropped count. op/tensor/memory/
+ * device_memory/gradient/fork records are validated as JSON and counted as
+ * events but not modelled here (the memory analysis reads them itself).
+ *
+ * Errors (exit 1, what was read is kept, partial): meta not first, duplicate
+ * meta, unknown schema, duplicate span id, span_end for an unknown span, a
+ * second span_end, invalid JSON. A last line without '\n' (a writer killed
+ * mid-line) is dropped and counted as a torn record.
+ */
 #include "readers.h"
+
+#include "json.h"
+#include "tsparse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_FIELDS 32
+
+struct field {
+    const char *k;
+    size_t kn;
+    const char *v; /* value text: string body, number text, or raw JSON */
+    size_t vn;
+    int is_str, esc;
+};
+
+struct jreader {
+    struct stint_model *m;
+    const char *path;
+    uint64_t line;
+    int have_meta;
+    int64_t pid;
+    uint32_t *span_of;   /* string id of a span id -> slice index + 1 (0 = unknown) */
+    uint8_t *ended;      /* by string id */
+    size_t span_cap;
+    char *tmp;
+    size_t tmp_cap;
+};
+
+static int parse_line(struct jreader *r, const char *a, const char *b, struct field *f, int *nf, const char **err)
+{
+    struct stint_json j = {.p = a, .end = b, .at_eof = 1};
+    *nf = 0;
+    if (stint_json_ws(&j) != '{') {
+        *err = "expected a JSON object";
+        return -1;
+    }
+    j.p++;
+    int first = 1;
+    for (;;) {
+        int c = stint_json_ws(&j);
+        if (c == '}') {
+            j.p++;
+            break;
+        }
+        if (!first) {
+            if (c != ',') {
+                *err = "expected ',' or '}' in the record";
+                return -1;
+            }
+            j.p++;
+            c = stint_json_ws(&j);
+        }
+        first = 0;
+        if (c != '"') {
+            *err = "expected a string key";
+            return -1;
+        }
+        struct field tmp;
+        const char *k;
+        size_t kn;
+        if (stint_json_string(&j, &k, &kn, NULL) != STINT_JSON_OK) {
+            *err = j.err;
+            return -1;
+        }
+        if (stint_json_ws(&j) != ':') {
+            *err = "expected ':' after a key";
+            return -1;
+        }
+        j.p++;
+        c = stint_json_ws(&j);
+        memset(&tmp, 0, sizeof tmp);
+        tmp.k = k;
+        tmp.kn = kn;
+        if (c == '"') {
+            if (stint_json_string(&j, &tmp.v, &tmp.vn, &tmp.esc) != STINT_JSON_OK) {
+                *err = j.err;
+                return -1;
+            }
+            tmp.is_str = 1;
+        } else {
+            const char *v0 = j.p;
+            if (stint_json_skip(&j) != STINT_JSON_OK) {
+                *err = j.err;
+                return -1;
+            }
+            tmp.v = v0;
+            tmp.vn = (size_t)(j.p - v0);
+        }
+        if (*nf < MAX_FIELDS)
+            f[(*nf)++] = tmp;
+    }
+    if (stint_json_ws(&j) != 0 || j.p < j.end) {
+        *err = "unexpected data after the record's '}'";
+        return -1;
+    }
+    (void)r;
+    return 0;
+}
+
+static const struct field *get(const struct field *f, int nf, const char *key)
+{
+    size_t n = strlen(key);
+    for (int i = 0; i < nf; i++)
+        if (f[i].kn == n && !memcmp(f[i].k, key, n))
+            return &f[i];
+    return NULL;
+}
+
+static uint32_t intern_field(struct jreader *r, const struct field *fd)
+{
+    if (!fd || !fd->is_str)
+        return 0;
+    if (fd->esc) {
+        if (fd->vn + 1 > r->tmp_cap) {
+            r->tmp_cap = fd->vn + 64;
+            char *t = realloc(r->tmp, r->tmp_cap);
+            if (!t) {
+                fprintf(stderr, "stint: out of memory\n");
+                exit(3);
+            }
+            r->tmp = t;
+        }
+        size_t n = stint_json_unescape(fd->v, fd->vn, r->tmp);
+        return stint_model_intern(r->m, r->tmp, n);
+    }
+    return stint_model_intern(r->m, fd->v, fd->vn);
+}
+
+static int field_i64(const struct field *fd, int64_t *out)
+{
+    return fd && !fd->is_str && stint_parse_i64(fd->v, fd->vn, out) == 0 ? 0 : -1;
+}
+
+static void ensure_span_map(struct jreader *r, uint32_t id)
+{
+    if (id < r->span_cap)
+        return;
+    size_t n = r->span_cap ? r->span_cap : 1024;
+    while (n <= id)
+        n *= 2;
+    uint32_t *a = realloc(r->span_of, n * sizeof *a);
+    uint8_t *e = realloc(r->ended, n);
+    if (!a || !e) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    memset(a + r->span_cap, 0, (n - r->span_cap) * sizeof *a);
+    memset(e + r->span_cap, 0, n - r->span_cap);
+    r->span_of = a;
+    r->ended = e;
+    r->span_cap = n;
+}
+
+#define FAIL(...)                                                                                  \
+    do {                                                                                           \
+        stint_model_fail(m, __VA_ARGS__);                                                          \
+        return -1;                                                                                 \
+    } while (0)
+
+static int handle(struct jreader *r, const struct field *f, int nf)
+{
+    struct stint_model *m = r->m;
+    const struct field *kind = get(f, nf, "kind");
+    if (!kind || !kind->is_str)
+        FAIL("%s: line %llu: record without a \"kind\" string (expected meta, span_start, span_end, ...)", r->path,
+             (unsigned long long)r->line);
+    m->events++;
+#define KIND(s) (kind->vn == strlen(s) && !memcmp(kind->v, s, kind->vn))
+    if (KIND("meta")) {
+        if (r->have_meta)
+            FAIL("%s: line %llu: a second meta record (expected exactly one, on line 1)", r->path,
+                 (unsigned long long)r->line);
+        if (r->line != 1)
+            FAIL("%s: line %llu: meta is not the first record (expected it on line 1)", r->path,
+                 (unsigned long long)r->line);
+        const struct field *sc = get(f, nf, "schema");
+        if (!sc || !sc->is_str ||
+            !((sc->vn == 15 && !memcmp(sc->v, "stint/session/1", 15)) ||
+              (sc->vn == 20 && !memcmp(sc->v, "candle-graph/trace/6", 20))))
+            FAIL("%s: line 1: unknown schema %.*s (expected \"stint/session/1\" or \"candle-graph/trace/6\")", r->path,
+                 sc ? (int)(sc->vn > 64 ? 64 : sc->vn) : 6, sc ? sc->v : "(none)");
+        r->have_meta = 1;
+        int64_t pid;
+        if (field_i64(get(f, nf, "pid"), &pid) == 0)
+            r->pid = pid;
+        /* the meta keys become trace metadata */
+        for (int i = 0; i < nf; i++) {
+            if (f[i].kn == 4 && !memcmp(f[i].k, "kind", 4))
+                continue;
+            struct stint_arg *a = stint_bigarray_push(&m->metadata);
+            if (!a)
+                continue;
+            char key[160];
+            int kn = snprintf(key, sizeof key, "meta.%.*s", (int)(f[i].kn > 140 ? 140 : f[i].kn), f[i].k);
+            a->key = stint_model_intern(m, key, (size_t)kn);
+            int64_t v;
+            if (f[i].is_str) {
+                a->kind = STINT_ARG_STRING;
+                a->sval = intern_field(r, &f[i]);
+            } else if (stint_parse_i64(f[i].v, f[i].vn, &v) == 0) {
+                a->kind = STINT_ARG_INT;
+                a->ival = v;
+            } else {
+                a->kind = STINT_ARG_JSON;
+                a->sval = stint_model_intern(m, f[i].v, f[i].vn);
+            }
+        }
+        return 0;
+    }
+    if (!r->have_meta)
+        FAIL("%s: line %llu: meta is not the first record (expected a meta record on line 1)", r->path,
+             (unsigned long long)r->line);
+    if (KIND("span_start")) {
+        const struct field *id = get(f, nf, "id");
+        int64_t start;
+        if (!id || !id->is_str || field_i64(get(f, nf, "start_ns"), &start) != 0)
+            FAIL("%s: line %llu: span_start needs a string \"id\" and an integer \"start_ns\"", r->path,
+                 (unsigned long long)r->line);
+        uint32_t sid = intern_field(r, id);
+        ensure_span_map(r, sid);
+        if (r->span_of[sid])
+            FAIL("%s: line %llu: duplicate span id \"%s\" (expected ids to be unique)", r->path,
+                 (unsigned long long)r->line, stint_model_str(m, sid, NULL));
+        int64_t tid = 0;
+        field_i64(get(f, nf, "tid"), &tid);
+        uint32_t lane = stint_model_lane(m, r->pid, tid, STINT_CLOCK_HOST);
+        struct stint_slice s = {.ts_ns = start, .dur_ns = -1, .tts_ns = STINT_TS_NONE, .tdur_ns = STINT_TS_NONE,
+                                .flags = STINT_SLICE_BEGIN_END | STINT_SLICE_EXPLICIT_PARENT, .parent = STINT_NO_ID};
+        s.track = stint_model_lane_at(m, lane)->track;
+        s.name = intern_field(r, get(f, nf, "name"));
+        const struct field *kindf = get(f, nf, "span_kind");
+        s.cat = kindf ? intern_field(r, kindf) : 0;
+        const struct field *pf = get(f, nf, "parent_id");
+        if (pf && pf->is_str) {
+            uint32_t pid = intern_field(r, pf);
+            ensure_span_map(r, pid);
+            if (!r->span_of[pid])
+                FAIL("%s: line %llu: parent_id \"%s\" names no earlier span", r->path, (unsigned long long)r->line,
+                     stint_model_str(m, pid, NULL));
+            s.parent = r->span_of[pid] - 1;
+        }
+        uint32_t idx = stint_model_add_slice(m, &s);
+        r->span_of[sid] = idx + 1;
+        if (m->flags & STINT_MODEL_KEEP_ARGS) {
+            struct stint_arg a = {.key = stint_model_intern(m, "args.id", 7), .kind = STINT_ARG_STRING, .sval = sid};
+            stint_model_add_arg(m, idx, &a);
+            static const char *const extra[] = {"step", "measured"};
+            for (size_t k = 0; k < 2; k++) {
+                const struct field *x = get(f, nf, extra[k]);
+                if (!x)
+                    continue;
+                char key[32];
+                int kn = snprintf(key, sizeof key, "args.%s", extra[k]);
+                struct stint_arg b = {.key = stint_model_intern(m, key, (size_t)kn)};
+                if (x->is_str) {
+                    b.kind = STINT_ARG_STRING;
+                    b.sval = intern_field(r, x);
+                } else {
+                    b.kind = STINT_ARG_BOOL;
+                    b.ival = x->vn == 4 && !memcmp(x->v, "true", 4);
+                }
+                stint_model_add_arg(m, idx, &b);
+            }
+        }
+        return 0;
+    }
+    if (KIND("span_end")) {
+        const struct field *id = get(f, nf, "id");
+        int64_t dur;
+        if (!id || !id->is_str || field_i64(get(f, nf, "duration_ns"), &dur) != 0)
+            FAIL("%s: line %llu: span_end needs a string \"id\" and an integer \"duration_ns\"", r->path,
+                 (unsigned long long)r->line);
+        uint32_t sid = intern_field(r, id);
+        ensure_span_map(r, sid);
+        if (!r->span_of[sid])
+            FAIL("%s: line %llu: span_end for unknown span \"%s\" (expected a span_start before it)", r->path,
+                 (unsigned long long)r->line, stint_model_str(m, sid, NULL));
+        if (r->ended[sid])
+            FAIL("%s: line %llu: a second span_end for span \"%s\"", r->path, (unsigned long long)r->line,
+                 stint_model_str(m, sid, NULL));
+        r->ended[sid] = 1;
+        struct stint_slice *s = &STINT_BA_AT(&m->slices, struct stint_slice, r->span_of[sid] - 1);
+        if (dur < 0) {
+            stint_model_repair(m, STINT_REPAIR_NEGATIVE_DUR, "%s: line %llu: negative duration_ns", r->path,
+                               (unsigned long long)r->line);
+            dur = 0;
+        }
+        s->dur_ns = dur;
+        return 0;
+    }
+    if (KIND("counter")) {
+        int64_t ts;
+        const struct field *v = get(f, nf, "value");
+        if (field_i64(get(f, nf, "timestamp_ns"), &ts) != 0 || !v || v->is_str) {
+            stint_model_drop(m, "%s: line %llu: counter without integer timestamp_ns or numeric value", r->path,
+                             (unsigned long long)r->line);
+            return 0;
+        }
+        char num[64];
+        if (v->vn >= sizeof num)
+            return 0;
+        memcpy(num, v->v, v->vn);
+        num[v->vn] = 0;
+        char *endp;
+        double d = strtod(num, &endp);
+        if (*endp) {
+            stint_model_drop(m, "%s: line %llu: counter value is not a number", r->path, (unsigned long long)r->line);
+            return 0;
+        }
+        stint_model_counter(m, r->pid, intern_field(r, get(f, nf, "name")), ts, d);
+        return 0;
+    }
+    if (KIND("dropped")) {
+        int64_t count;
+        if (field_i64(get(f, nf, "count"), &count) == 0 && count > 0) {
+            if (!m->dropped_first) {
+                stint_model_drop(m, "%s: line %llu: the writer lost %lld record(s)", r->path,
+                                 (unsigned long long)r->line, (long long)count);
+                m->dropped += (uint64_t)count - 1;
+            } else
+                m->dropped += (uint64_t)count;
+        }
+        return 0;
+    }
+    if (KIND("op") || KIND("tensor") || KIND("memory") || KIND("device_memory") || KIND("gradient") || KIND("fork") ||
+        KIND("edge"))
+        return 0;
+    stint_model_repair(m, STINT_REPAIR_UNKNOWN_PHASE, "%s: line %llu: unknown record kind \"%.*s\" (ignored)", r->path,
+                       (unsigned long long)r->line, (int)(kind->vn > 40 ? 40 : kind->vn), kind->v);
+    return 0;
+#undef KIND
+}
+
 int stint_read_jsonl(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o)
 {
-    (void)in; (void)o;
-    stint_model_fail(m, "jsonl reader not yet built");
-    return 1;
+    (void)o;
+    struct jreader r = {.m = m, .path = in->path};
+    m->format = "jsonl";
+    struct field f[MAX_FIELDS];
+    int rc = 0;
+    size_t pos = 0;
+    for (;;) {
+        const char *a = in->buf + pos, *end = in->buf + in->len;
+        const char *nl = a < end ? memchr(a, '\n', (size_t)(end - a)) : NULL;
+        if (!nl) {
+            if (!in->eof) {
+                stint_input_consume(in, pos);
+                pos = 0;
+                if (stint_input_fill(in) < 0) {
+                    stint_model_fail(m, "%s", in->err);
+                    rc = stint_input_errcode(in);
+                    break;
+                }
+                continue;
+            }
+            /* a last line without '\n': the writer was cut mid-line */
+            const char *q = a;
+            while (q < end && (*q == ' ' || *q == '\t' || *q == '\r'))
+                q++;
+            if (q < end)
+                stint_model_repair(m, STINT_REPAIR_TORN_RECORD,
+                                   "%s: line %llu: last line has no newline (a writer cut mid-line): dropped", in->path,
+                                   (unsigned long long)r.line + 1);
+            break;
+        }
+        r.line++;
+        const char *b = nl;
+        if (b > a && b[-1] == '\r')
+            b--;
+        pos = (size_t)(nl + 1 - in->buf);
+        const char *q = a;
+        while (q < b && (*q == ' ' || *q == '\t'))
+            q++;
+        if (q == b)
+            continue; /* blank line */
+        int nf;
+        const char *err = NULL;
+        if (parse_line(&r, a, b, f, &nf, &err) != 0) {
+            stint_model_fail(m, "%s: line %llu: invalid JSON record: %s", in->path, (unsigned long long)r.line,
+                             err ? err : "?");
+            rc = 1;
+            break;
+        }
+        if (handle(&r, f, nf) != 0) {
+            rc = 1;
+            break;
+        }
+    }
+    if (rc == 0 && !r.have_meta && r.line == 0 && !m->error) {
+        stint_model_fail(m, "%s: no records (expected a meta record on line 1)", in->path);
+        rc = 1;
+    }
+    free(r.span_of);
+    free(r.ended);
+    free(r.tmp);
+    return rc;
 }

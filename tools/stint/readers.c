@@ -52,10 +52,18 @@ static const char *detect(const struct stint_input *in)
             return "jsonl";
         return "chrome";
     }
-    if (p < end && *p == '[' && !(end - p >= 8 && memcmp(p, "[STRACE]", 8) == 0))
-        return "chrome";
+    if (p < end && *p == '[') {
+        /* a Chrome array opens with '[' then '{' or ']'; a log line's prefix does not */
+        const char *q = p + 1;
+        while (q < end && (*q == ' ' || *q == '\t' || *q == '\r' || *q == '\n'))
+            q++;
+        if (q >= end || *q == '{' || *q == ']')
+            return "chrome";
+    }
     if (memmem(p, scan, "[STRACE]", 8))
         return "markers";
+    if (p < end && *p == '[')
+        return "chrome";
     return NULL;
 }
 

@@ -48,12 +48,26 @@ static int grow_bytes(char **p, size_t *cap, size_t need)
     return 0;
 }
 
+/* A word-at-a-time hash (names and hids are short; this runs per record). */
 static uint64_t hash_bytes(const char *s, size_t n)
 {
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h ^ (h >> 29);
+    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
+    while (n >= 8) {
+        uint64_t w;
+        memcpy(&w, s, 8);
+        h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
+        h ^= h >> 31;
+        s += 8;
+        n -= 8;
+    }
+    if (n) {
+        uint64_t w = 0;
+        memcpy(&w, s, n);
+        h = (h ^ w) * 0x94D049BB133111EBull;
+    }
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9ull;
+    return h ^ (h >> 32);
 }
 
 static uint64_t hash_pair(uint64_t a, uint64_t b)
@@ -69,6 +83,7 @@ void tm_init(tm_model *m, int keep_attrs)
     memset(m, 0, sizeof *m);
     m->keep_attrs = keep_attrs;
     m->last_inv = TM_NONE;
+    m->last_hid = TM_NONE;
 }
 
 void tm_free(tm_model *m)
@@ -236,10 +251,40 @@ static uint32_t find_inv(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid)
     return m->last_inv = x;
 }
 
+/* The id of s[0,n) when it equals the string `id` (a one-entry cache), else
+ * the interned id. */
+static uint32_t intern_cached(tm_model *m, uint32_t *cache, const char *s, size_t n, int lower)
+{
+    uint32_t id = *cache;
+    if (id != TM_NONE && m->str_slen[id] == n && !memcmp(tm_str(m, id), s, n))
+        return id;
+    return *cache = intern(m, s, n, lower);
+}
+
+/* Names through a small direct-mapped cache keyed by length and the first and
+ * last 8 bytes: most records repeat one of a few dozen names, and this skips
+ * hashing the whole name. */
+static uint32_t intern_name(tm_model *m, const char *s, size_t n)
+{
+    uint64_t a = 0, b = 0;
+    memcpy(&a, s, n < 8 ? n : 8);
+    if (n > 8)
+        memcpy(&b, s + n - 8, 8);
+    uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full) ^ n;
+    uint32_t slot = (uint32_t)(h >> 56);
+    uint32_t id = m->name_cache[slot];
+    if (id && m->str_slen[id - 1] == n && !memcmp(tm_str(m, id - 1), s, n))
+        return id - 1;
+    id = intern(m, s, n, 0);
+    if (id != TM_NONE)
+        m->name_cache[slot] = id + 1;
+    return id;
+}
+
 int tm_add(tm_model *m, const markers_record *r)
 {
-    uint32_t name = intern(m, r->name.ptr, r->name.len, 0);
-    uint32_t hid = intern(m, r->hid_text.ptr, r->hid_text.len, 1);
+    uint32_t name = intern_name(m, r->name.ptr, r->name.len);
+    uint32_t hid = intern_cached(m, &m->last_hid, r->hid_text.ptr, r->hid_text.len, 1);
     if (name == TM_NONE || hid == TM_NONE || m->nspans == TM_NONE - 1)
         goto oom;
     uint32_t x = find_inv(m, r->pid, r->inv, hid);
@@ -316,12 +361,6 @@ static int cmp_pid_inv(const void *a, const void *b)
     return 0;
 }
 
-static int cmp_fon(const void *a, const void *b)
-{
-    const tm_fon *x = a, *y = b;
-    return x->name < y->name ? -1 : x->name > y->name;
-}
-
 /* Stable merge sort of invocation indices by inv (ties keep their order). */
 static void sort_by_inv(const tm_model *m, uint32_t *a, uint32_t *tmp, uint32_t n)
 {
@@ -372,12 +411,20 @@ int tm_analyze(tm_model *m)
             if (stamp[nm] == x + 1)
                 continue;
             stamp[nm] = x + 1;
-            m->fon[m->nfon].name = nm;
-            m->fon[m->nfon].span = s;
-            m->nfon++;
+            tm_fon *f = &m->fon[m->nfon++];
+            f->name = nm;
+            f->span = s;
+            f->dur_ns = m->spans[s].dur_ns;
+            f->depth = m->spans[s].depth;
+            /* insertion by name id: an invocation has few names */
+            while (f > m->fon + iv->fon_off && f[-1].name > f->name) {
+                tm_fon t = f[-1];
+                f[-1] = f[0];
+                f[0] = t;
+                f--;
+            }
         }
         iv->fon_len = m->nfon - iv->fon_off;
-        qsort(m->fon + iv->fon_off, iv->fon_len, sizeof *m->fon, cmp_fon);
     }
 
     /* Buckets in first-seen order over (pid, inv). */

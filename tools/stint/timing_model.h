@@ -32,8 +32,11 @@ typedef struct tm_span {
 
 /* First span of one name in one invocation. */
 typedef struct tm_fon {
+    int64_t dur_ns; /* copies of the span's, so scans stay in this array */
+    uint32_t depth;
     uint32_t name;
     uint32_t span;
+    uint32_t pad;
 } tm_fon;
 
 typedef struct tm_inv {
@@ -80,6 +83,8 @@ typedef struct tm_model {
     uint32_t *inv_hash_vals; /* index + 1, 0 empty */
     uint32_t inv_hash_cap;
     uint32_t last_inv;       /* cache: most recent invocation */
+    uint32_t last_hid;       /* cache: most recent hid string */
+    uint32_t name_cache[256]; /* cache: name id + 1 by a short key */
 
     /* after tm_analyze */
     uint32_t *order;         /* invocation indices sorted by (pid, inv) */

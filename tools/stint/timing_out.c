@@ -295,8 +295,7 @@ static struct stage *bucket_stages(const tm_model *m, const uint32_t *invs, uint
     for (uint32_t i = 0; i < k; i++) {
         const tm_inv *iv = &m->invs[invs[i]];
         for (uint32_t f = iv->fon_off; f < iv->fon_off + iv->fon_len; f++) {
-            const tm_span *s = &m->spans[m->fon[f].span];
-            if (s->depth == 0)
+            if (m->fon[f].depth == 0)
                 continue;
             uint32_t nm = m->fon[f].name;
             if (slot[nm] == TM_NONE) {
@@ -306,7 +305,7 @@ static struct stage *bucket_stages(const tm_model *m, const uint32_t *invs, uint
                 st[slot[nm]].sum = 0;
             }
             st[slot[nm]].n++;
-            st[slot[nm]].sum += s->dur_ns;
+            st[slot[nm]].sum += m->fon[f].dur_ns;
         }
     }
     free(slot);
@@ -722,7 +721,7 @@ static double *name_medians(const tm_model *m, const uint32_t *invs, uint32_t k)
         const tm_inv *iv = &m->invs[invs[i]];
         for (uint32_t f = iv->fon_off; f < iv->fon_off + iv->fon_len; f++) {
             uint32_t nm = m->fon[f].name;
-            v[off[nm] + cnt[nm]++] = m->spans[m->fon[f].span].dur_ns;
+            v[off[nm] + cnt[nm]++] = m->fon[f].dur_ns;
         }
     }
     for (uint32_t i = 0; i < m->nstr; i++) {

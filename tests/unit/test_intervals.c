@@ -1,0 +1,292 @@
+/*
+ * test_intervals.c - interval union/merge/overlap count: fixed cases (seed
+ * 003's union) and Perfetto's interval stdlib cases from
+ * ../shared/corpus/perfetto-intervals (union-type cases; read in place).
+ */
+#include "check.h"
+#include "intervals.h"
+#include "json.h"
+
+#include <stdint.h>
+
+#define MAXROWS 64
+#define MAXCOLS 4
+
+struct row {
+    int64_t ts, dur;
+    char part[MAXCOLS][32]; /* partition values as text, "[NULL]" for null */
+};
+
+static char *slurp(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    static char buf[1 << 16];
+    *len = fread(buf, 1, sizeof buf - STINT_JSON_PAD, f);
+    memset(buf + *len, 0, STINT_JSON_PAD);
+    fclose(f);
+    return buf;
+}
+
+/* Reads {"columns": [...], "rows": [{...}]} into rows; partition columns are
+ * every column other than ts and dur, in column order. */
+static int load_rows(const char *path, struct row *rows, int *ncols_part, char cols[MAXCOLS][32])
+{
+    size_t len;
+    char *buf = slurp(path, &len);
+    if (!buf)
+        return -1;
+    struct stint_json j = {.p = buf, .end = buf + len, .at_eof = 1};
+    int nrows = 0;
+    *ncols_part = 0;
+    REQUIRE(stint_json_ws(&j) == '{');
+    j.p++;
+    for (;;) {
+        int c = stint_json_ws(&j);
+        if (c == ',') { j.p++; continue; }
+        if (c == '}') break;
+        const char *k; size_t kn;
+        REQUIRE(stint_json_string(&j, &k, &kn, NULL) == 0);
+        stint_json_ws(&j); j.p++;
+        if (kn == 7 && !memcmp(k, "columns", 7)) {
+            stint_json_ws(&j); j.p++;
+            for (;;) {
+                c = stint_json_ws(&j);
+                if (c == ',') { j.p++; continue; }
+                if (c == ']') { j.p++; break; }
+                const char *s; size_t n;
+                REQUIRE(stint_json_string(&j, &s, &n, NULL) == 0);
+                if (!(n == 2 && !memcmp(s, "ts", 2)) && !(n == 3 && !memcmp(s, "dur", 3))) {
+                    snprintf(cols[*ncols_part], 32, "%.*s", (int)n, s);
+                    (*ncols_part)++;
+                }
+            }
+        } else if (kn == 4 && !memcmp(k, "rows", 4)) {
+            stint_json_ws(&j); j.p++;
+            for (;;) {
+                c = stint_json_ws(&j);
+                if (c == ',') { j.p++; continue; }
+                if (c == ']') { j.p++; break; }
+                REQUIRE(c == '{' && nrows < MAXROWS);
+                j.p++;
+                struct row *r = &rows[nrows++];
+                memset(r, 0, sizeof *r);
+                for (;;) {
+                    c = stint_json_ws(&j);
+                    if (c == ',') { j.p++; continue; }
+                    if (c == '}') { j.p++; break; }
+                    const char *rk; size_t rkn;
+                    REQUIRE(stint_json_string(&j, &rk, &rkn, NULL) == 0);
+                    stint_json_ws(&j); j.p++;
+                    c = stint_json_ws(&j);
+                    char val[32];
+                    if (c == '"') {
+                        const char *s; size_t n;
+                        REQUIRE(stint_json_string(&j, &s, &n, NULL) == 0);
+                        snprintf(val, sizeof val, "%.*s", (int)n, s);
+                    } else if (c == 'n') {
+                        REQUIRE(stint_json_skip(&j) == 0);
+                        snprintf(val, sizeof val, "[NULL]");
+                    } else {
+                        const char *s; size_t n;
+                        REQUIRE(stint_json_number(&j, &s, &n) == 0);
+                        snprintf(val, sizeof val, "%.*s", (int)n, s);
+                    }
+                    if (rkn == 2 && !memcmp(rk, "ts", 2))
+                        r->ts = strtoll(val, NULL, 10);
+                    else if (rkn == 3 && !memcmp(rk, "dur", 3))
+                        r->dur = strtoll(val, NULL, 10);
+                    else
+                        for (int ci = 0; ci < *ncols_part; ci++)
+                            if (strlen(cols[ci]) == rkn && !memcmp(cols[ci], rk, rkn))
+                                snprintf(r->part[ci], 32, "%s", val);
+                }
+            }
+        } else
+            REQUIRE(stint_json_skip(&j) == 0);
+    }
+    return nrows;
+}
+
+/* Expected CSV lines after the header, as "ts,dur,part..." with quotes removed. */
+static int load_expected(const char *path, char lines[][128])
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return -1;
+    char buf[256];
+    int n = -1;
+    while (fgets(buf, sizeof buf, f)) {
+        if (n >= 0) {
+            char *o = lines[n];
+            for (char *p = buf; *p && *p != '\n'; p++)
+                if (*p != '"')
+                    *o++ = *p;
+            *o = 0;
+        }
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
+static int cmp_lines(const void *a, const void *b) { return strcmp(a, b); }
+
+static void check_partitioned(const char *dir, const char *name)
+{
+    char path[4400], epath[4400];
+    snprintf(path, sizeof path, "%s/perfetto-intervals/%s.input.json", dir, name);
+    snprintf(epath, sizeof epath, "%s/perfetto-intervals/%s.expected.csv", dir, name);
+    struct row rows[MAXROWS];
+    char cols[MAXCOLS][32];
+    int nparts;
+    int n = load_rows(path, rows, &nparts, cols);
+    REQUIRE(n >= 0);
+    char got[MAXROWS][128], want[MAXROWS][128];
+    int ngot = 0;
+    int done[MAXROWS] = {0};
+    for (int i = 0; i < n; i++) {
+        if (done[i])
+            continue;
+        /* one partition: every row with the same partition values; dur < 0 rows ignored */
+        struct stint_interval iv[MAXROWS];
+        size_t k = 0;
+        for (int r = i; r < n; r++) {
+            int same = 1;
+            for (int c = 0; c < nparts; c++)
+                if (strcmp(rows[r].part[c], rows[i].part[c]))
+                    same = 0;
+            if (!same)
+                continue;
+            done[r] = 1;
+            if (rows[r].dur < 0)
+                continue;
+            iv[k].start = rows[r].ts;
+            iv[k].end = rows[r].ts + rows[r].dur;
+            k++;
+        }
+        size_t m = stint_intervals_merge(iv, k, 0);
+        for (size_t q = 0; q < m; q++) {
+            char *o = got[ngot++];
+            int w = snprintf(o, 128, "%lld,%lld", (long long)iv[q].start, (long long)(iv[q].end - iv[q].start));
+            for (int c = 0; c < nparts; c++)
+                w += snprintf(o + w, (size_t)(128 - w), ",%s", rows[i].part[c]);
+        }
+    }
+    int nwant = load_expected(epath, want);
+    REQUIRE(nwant >= 0);
+    qsort(got, (size_t)ngot, sizeof got[0], cmp_lines);
+    qsort(want, (size_t)nwant, sizeof want[0], cmp_lines);
+    CHECK_EQ_I64(ngot, nwant);
+    for (int i = 0; i < ngot && i < nwant; i++)
+        CHECK_STR(got[i], want[i]);
+    fprintf(stderr, "PASS %s (%d rows)\n", name, ngot);
+}
+
+int main(void)
+{
+    /* seed 003: [0,10],[2,7],[8,12] -> union 12, sum 19 */
+    struct stint_interval s3[] = {{0, 10}, {2, 7}, {8, 12}};
+    CHECK_EQ_I64(stint_intervals_union(s3, 3), 12);
+    /* touching merges, nested collapses, zero-length adds nothing */
+    struct stint_interval t[] = {{20, 30}, {0, 10}, {10, 20}, {5, 5}, {40, 40}};
+    CHECK_EQ_I64(stint_intervals_union(t, 5), 30);
+    CHECK_EQ_I64(stint_intervals_merge(t, 5, 0), 2);
+    /* a big shuffled input sorts correctly */
+    enum { N = 100000 };
+    static struct stint_interval big[N];
+    uint64_t x = 12345;
+    for (int i = 0; i < N; i++) {
+        x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+        big[i].start = (int64_t)(x >> 40);
+        big[i].end = big[i].start + (int64_t)((x >> 20) & 0xff);
+    }
+    stint_intervals_sort(big, N);
+    int sorted = 1;
+    for (int i = 1; i < N; i++)
+        if (big[i].start < big[i - 1].start)
+            sorted = 0;
+    CHECK(sorted);
+    /* streaming accumulator equals the batch union */
+    struct stint_union_acc acc;
+    stint_union_acc_init(&acc);
+    for (int i = 0; i < N; i++)
+        stint_union_acc_add(&acc, big[i].start, big[i].end);
+    CHECK_EQ_I64(stint_union_acc_total(&acc), stint_intervals_union_sorted(big, N));
+
+    const char *dir = check_corpus_dir();
+    if (!dir) {
+        fprintf(stderr, "SKIP (corpus part): the shared corpus is absent\n");
+        CHECK_DONE();
+    }
+    static const char *const partitioned[] = {
+        "interval_merge_overlapping_partitioned",
+        "interval_merge_overlapping_partitioned_adjacent",
+        "interval_merge_overlapping_partitioned_chain",
+        "interval_merge_overlapping_partitioned_complete_overlap",
+        "interval_merge_overlapping_partitioned_multiple_columns",
+        "interval_merge_overlapping_partitioned_multiple_gaps",
+        "interval_merge_overlapping_partitioned_multiple_null",
+        "interval_merge_overlapping_partitioned_numeric_partition",
+        "interval_merge_overlapping_partitioned_same_start",
+        "interval_merge_overlapping_partitioned_single",
+        "interval_merge_overlapping_partitioned_zero_dur",
+    };
+    for (size_t i = 0; i < sizeof partitioned / sizeof partitioned[0]; i++)
+        check_partitioned(dir, partitioned[i]);
+
+    /* interval_merge_overlapping with epsilon 1 */
+    {
+        char path[4400], epath[4400];
+        snprintf(path, sizeof path, "%s/perfetto-intervals/interval_merge_overlapping.input.json", dir);
+        snprintf(epath, sizeof epath, "%s/perfetto-intervals/interval_merge_overlapping.expected.csv", dir);
+        struct row rows[MAXROWS];
+        char cols[MAXCOLS][32];
+        int np, n = load_rows(path, rows, &np, cols);
+        REQUIRE(n > 0);
+        struct stint_interval iv[MAXROWS];
+        for (int i = 0; i < n; i++) {
+            iv[i].start = rows[i].ts;
+            iv[i].end = rows[i].ts + rows[i].dur;
+        }
+        size_t m = stint_intervals_merge(iv, (size_t)n, 1);
+        char want[MAXROWS][128];
+        int nw = load_expected(epath, want);
+        CHECK_EQ_I64(m, nw);
+        for (size_t i = 0; i < m && (int)i < nw; i++) {
+            char g[128];
+            snprintf(g, sizeof g, "%lld,%lld", (long long)iv[i].start, (long long)(iv[i].end - iv[i].start));
+            CHECK_STR(g, want[i]);
+        }
+        fprintf(stderr, "PASS interval_merge_overlapping\n");
+    }
+    /* intervals_overlap_count */
+    {
+        char path[4400], epath[4400];
+        snprintf(path, sizeof path, "%s/perfetto-intervals/intervals_overlap_count.input.json", dir);
+        snprintf(epath, sizeof epath, "%s/perfetto-intervals/intervals_overlap_count.expected.csv", dir);
+        struct row rows[MAXROWS];
+        char cols[MAXCOLS][32];
+        int np, n = load_rows(path, rows, &np, cols);
+        REQUIRE(n > 0);
+        int64_t ts[MAXROWS], dur[MAXROWS];
+        for (int i = 0; i < n; i++) {
+            ts[i] = rows[i].ts;
+            dur[i] = rows[i].dur;
+        }
+        struct stint_step out[2 * MAXROWS];
+        size_t m = stint_intervals_overlap_count(ts, dur, (size_t)n, out);
+        char want[MAXROWS][128];
+        int nw = load_expected(epath, want);
+        CHECK_EQ_I64(m, nw);
+        for (size_t i = 0; i < m && (int)i < nw; i++) {
+            char g[128];
+            snprintf(g, sizeof g, "%lld,%lld", (long long)out[i].ts, (long long)out[i].value);
+            CHECK_STR(g, want[i]);
+        }
+        fprintf(stderr, "PASS intervals_overlap_count\n");
+    }
+    fprintf(stderr, "SKIP intersect_list: interval_self_intersect is not a stint operation\n");
+    CHECK_DONE();
+}

@@ -1,0 +1,701 @@
+/*
+ * cmd_summary.c - `stint summary FILE [--json]`: per-lane, per-category and
+ * per-name time, with the union ("busy") next to the plain sum.
+ *
+ * Spans are thread-track slices made by X or matched B/E (and JSONL/marker
+ * spans); instants, async slices and unfinished spans (dur -1) are not spans
+ * here: instants and async slices get their own sections, unfinished spans
+ * are counted in repairs. Device-clock lanes (markers clk=dev) are keyed
+ * apart (clock "device") and never unioned with host spans.
+ *
+ * The model's slices are grouped by track and sorted by start (model.h), so
+ * each lane's union, each name's per-lane union and each span's self time
+ * (duration minus the union of its direct children, clipped to it) come
+ * from one pass with a stack. Categories are unioned across lanes, which
+ * needs their intervals sorted together: 16 bytes per span, plus 8 bytes per
+ * span of durations for the quantiles (docs/formats/summary-json.md).
+ */
+#include "cmdopts.h"
+#include "commands.h"
+#include "intervals.h"
+#include "textout.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: stint summary FILE [--json] [--strict] [--format chrome|jsonl|markers] [filters]\n"
+    "  per lane, per category and per name: spans, sum (double-counts overlap) and busy/total\n"
+    "  (union of intervals), self time and duration quantiles; counters, instants, repairs\n";
+
+struct lane_row {
+    uint64_t spans;
+    int64_t sum_ns;
+    struct stint_union_acc busy;
+};
+
+struct cat_row {
+    uint32_t cat;
+    uint8_t clock;
+    uint64_t spans;
+    int64_t sum_ns, busy_ns;
+    size_t iv_off, iv_len; /* segment of the interval array */
+};
+
+struct name_row {
+    uint32_t cat, name;
+    uint8_t clock;
+    uint64_t spans;
+    int64_t sum_ns, total_ns, self_ns, min_ns, max_ns, p50, p90, p99, mean_ns;
+    size_t d_off, d_len; /* segment of the durations array */
+    uint32_t stamp;      /* lane of the running union below */
+    struct stint_union_acc acc;
+};
+
+struct async_row {
+    uint32_t cat, name;
+    uint64_t spans, unfinished;
+    int64_t sum_ns;
+};
+
+/* A small open-addressing map from a 64-bit key to a row index. */
+struct umap {
+    uint64_t *keys;
+    uint32_t *vals;
+    size_t cap, len;
+};
+
+static void *xcalloc(size_t n, size_t sz)
+{
+    void *p = calloc(n ? n : 1, sz);
+    if (!p) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    return p;
+}
+
+static void *xrealloc2(void *p, size_t n)
+{
+    void *q = realloc(p, n ? n : 1);
+    if (!q) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    return q;
+}
+
+static uint64_t hkey(uint64_t x)
+{
+    x ^= x >> 31;
+    x *= 0x9e3779b97f4a7c15ULL;
+    x ^= x >> 29;
+    return x;
+}
+
+/* Returns the value slot for key; *isnew when inserted (value set to next). */
+static uint32_t umap_get(struct umap *m, uint64_t key, uint32_t next, int *isnew)
+{
+    if ((m->len + 1) * 2 > m->cap) {
+        size_t nc = m->cap ? m->cap * 2 : 256;
+        uint64_t *nk = xcalloc(nc, sizeof *nk);
+        uint32_t *nv = xcalloc(nc, sizeof *nv);
+        for (size_t i = 0; i < m->cap; i++) {
+            if (!m->vals[i])
+                continue;
+            size_t j = hkey(m->keys[i]) & (nc - 1);
+            while (nv[j])
+                j = (j + 1) & (nc - 1);
+            nk[j] = m->keys[i];
+            nv[j] = m->vals[i];
+        }
+        free(m->keys);
+        free(m->vals);
+        m->keys = nk;
+        m->vals = nv;
+        m->cap = nc;
+    }
+    size_t j = hkey(key) & (m->cap - 1);
+    while (m->vals[j]) {
+        if (m->keys[j] == key) {
+            *isnew = 0;
+            return m->vals[j] - 1;
+        }
+        j = (j + 1) & (m->cap - 1);
+    }
+    m->keys[j] = key;
+    m->vals[j] = next + 1;
+    m->len++;
+    *isnew = 1;
+    return next;
+}
+
+struct summary {
+    const struct stint_model *m;
+    struct lane_row *lanes;   /* by lane index */
+    struct cat_row *cats;
+    size_t ncats;
+    struct name_row *names;
+    size_t nnames;
+    struct async_row *asyncs;
+    size_t nasync;
+    uint32_t *slice_name;     /* name row per slice, STINT_NO_ID = not a span */
+    uint64_t spans, unfinished;
+    int64_t sum_ns;
+};
+
+static int is_span(const struct stint_model *m, const struct stint_slice *s)
+{
+    if (s->flags & (STINT_SLICE_INSTANT | STINT_SLICE_ASYNC))
+        return 0;
+    return stint_model_track_at(m, s->track)->kind == STINT_TRACK_THREAD;
+}
+
+static uint8_t slice_clock(const struct stint_model *m, const struct stint_slice *s)
+{
+    const struct stint_track *t = stint_model_track_at(m, s->track);
+    return t->kind == STINT_TRACK_THREAD ? stint_model_lane_at(m, t->lane)->clock : 0;
+}
+
+static int64_t quantile(const int64_t *d, size_t n, uint64_t num, uint64_t den)
+{
+    /* nearest rank: index ceil(q*n)-1 of the sorted values */
+    size_t r = (size_t)((num * n + den - 1) / den);
+    return d[r ? r - 1 : 0];
+}
+
+/* Whether slice a is on s's parent chain. */
+static int is_ancestor(const struct stint_model *m, uint32_t a, const struct stint_slice *s)
+{
+    uint32_t depth_a = stint_model_slice(m, a)->depth;
+    for (uint32_t p = s->parent; p != STINT_NO_ID;) {
+        const struct stint_slice *ps = stint_model_slice(m, p);
+        if (p == a)
+            return 1;
+        if (ps->depth <= depth_a)
+            return 0;
+        p = ps->parent;
+    }
+    return 0;
+}
+
+struct frame {
+    uint32_t idx;
+    struct stint_union_acc kids;
+};
+
+static void compute(struct summary *S, const struct stint_model *m, const struct stint_filter *f)
+{
+    size_t n = stint_model_nslices(m);
+    S->m = m;
+    S->lanes = xcalloc(m->lanes.len, sizeof *S->lanes);
+    for (size_t i = 0; i < m->lanes.len; i++)
+        stint_union_acc_init(&S->lanes[i].busy);
+    S->slice_name = xcalloc(n, sizeof *S->slice_name);
+    struct umap cmap = {0}, nmap = {0}, amap = {0};
+    size_t ccap = 0, ncap = 0, acap = 0;
+    /* pass 1: classify, count per category and name */
+    for (size_t i = 0; i < n; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        S->slice_name[i] = STINT_NO_ID;
+        if (!stint_filter_slice(f, m, s))
+            continue;
+        if (s->flags & STINT_SLICE_ASYNC && !(s->flags & STINT_SLICE_INSTANT)) {
+            int isnew;
+            uint32_t a = umap_get(&amap, ((uint64_t)s->cat << 32) | s->name, (uint32_t)S->nasync, &isnew);
+            if (isnew) {
+                if (S->nasync == acap) {
+                    acap = acap ? acap * 2 : 64;
+                    S->asyncs = xrealloc2(S->asyncs, acap * sizeof *S->asyncs);
+                }
+                memset(&S->asyncs[a], 0, sizeof S->asyncs[a]);
+                S->asyncs[a].cat = s->cat;
+                S->asyncs[a].name = s->name;
+                S->nasync++;
+            }
+            if (s->dur_ns < 0)
+                S->asyncs[a].unfinished++;
+            else {
+                S->asyncs[a].spans++;
+                S->asyncs[a].sum_ns += s->dur_ns;
+            }
+            continue;
+        }
+        if (!is_span(m, s))
+            continue;
+        if (s->dur_ns < 0) {
+            S->unfinished++;
+            continue;
+        }
+        uint8_t clk = slice_clock(m, s);
+        int isnew;
+        uint32_t c = umap_get(&cmap, ((uint64_t)clk << 32) | s->cat, (uint32_t)S->ncats, &isnew);
+        if (isnew) {
+            if (S->ncats == ccap) {
+                ccap = ccap ? ccap * 2 : 64;
+                S->cats = xrealloc2(S->cats, ccap * sizeof *S->cats);
+            }
+            memset(&S->cats[c], 0, sizeof S->cats[c]);
+            S->cats[c].cat = s->cat;
+            S->cats[c].clock = clk;
+            S->ncats++;
+        }
+        S->cats[c].spans++;
+        S->cats[c].sum_ns += s->dur_ns;
+        /* (cat, name, clock) key: cat and name ids are < 2^31 in practice; fold the clock in */
+        uint64_t nk = ((uint64_t)s->cat << 32) ^ s->name ^ ((uint64_t)clk << 63);
+        uint32_t r = umap_get(&nmap, nk, (uint32_t)S->nnames, &isnew);
+        if (isnew) {
+            if (S->nnames == ncap) {
+                ncap = ncap ? ncap * 2 : 256;
+                S->names = xrealloc2(S->names, ncap * sizeof *S->names);
+            }
+            struct name_row *nr = &S->names[r];
+            memset(nr, 0, sizeof *nr);
+            nr->cat = s->cat;
+            nr->name = s->name;
+            nr->clock = clk;
+            nr->min_ns = INT64_MAX;
+            nr->stamp = STINT_NO_ID;
+            S->nnames++;
+        }
+        struct name_row *nr = &S->names[r];
+        nr->spans++;
+        nr->sum_ns += s->dur_ns;
+        if (s->dur_ns < nr->min_ns)
+            nr->min_ns = s->dur_ns;
+        if (s->dur_ns > nr->max_ns)
+            nr->max_ns = s->dur_ns;
+        S->slice_name[i] = r;
+        S->spans++;
+        S->sum_ns += s->dur_ns;
+    }
+    free(cmap.keys);
+    free(cmap.vals);
+    free(amap.keys);
+    free(amap.vals);
+    /* segments for category intervals and name durations */
+    size_t off = 0;
+    for (size_t c = 0; c < S->ncats; c++) {
+        S->cats[c].iv_off = off;
+        off += S->cats[c].spans;
+    }
+    struct stint_bigarray ivs, durs;
+    stint_bigarray_init(&ivs, sizeof(struct stint_interval));
+    stint_bigarray_init(&durs, sizeof(int64_t));
+    if (stint_bigarray_reserve(&ivs, S->spans) != 0 || stint_bigarray_reserve(&durs, S->spans) != 0) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    off = 0;
+    for (size_t r = 0; r < S->nnames; r++) {
+        S->names[r].d_off = off;
+        off += S->names[r].spans;
+    }
+    struct stint_interval *iv = ivs.data;
+    int64_t *dv = durs.data;
+    /* pass 2: per track in start order: lane busy, name per-lane union, self time */
+    struct frame *stack = NULL;
+    size_t sn = 0, scap = 0;
+    uint32_t cur_track = STINT_NO_ID;
+    for (size_t i = 0; i <= n; i++) {
+        const struct stint_slice *s = i < n ? stint_model_slice(m, i) : NULL;
+        if (!s || s->track != cur_track) {
+            /* finish the previous track's open frames */
+            while (sn) {
+                struct frame *fr = &stack[--sn];
+                uint32_t r = S->slice_name[fr->idx];
+                if (r != STINT_NO_ID)
+                    S->names[r].self_ns += stint_model_slice(m, fr->idx)->dur_ns - stint_union_acc_total(&fr->kids);
+            }
+            if (!s)
+                break;
+            cur_track = s->track;
+        }
+        uint32_t r = S->slice_name[i];
+        if (r == STINT_NO_ID && !is_span(m, s))
+            continue;
+        if (r == STINT_NO_ID)
+            continue; /* filtered out or unfinished: not part of any union */
+        /* pop frames that are not ancestors of s: they are complete */
+        while (sn && !is_ancestor(m, stack[sn - 1].idx, s)) {
+            struct frame *fr = &stack[--sn];
+            uint32_t pr = S->slice_name[fr->idx];
+            S->names[pr].self_ns += stint_model_slice(m, fr->idx)->dur_ns - stint_union_acc_total(&fr->kids);
+        }
+        int64_t end = s->ts_ns + s->dur_ns;
+        if (sn && stack[sn - 1].idx == s->parent) { /* a direct child: clipped into the parent's child union */
+            const struct stint_slice *p = stint_model_slice(m, stack[sn - 1].idx);
+            int64_t pend = p->ts_ns + p->dur_ns;
+            stint_union_acc_add(&stack[sn - 1].kids, s->ts_ns, end < pend ? end : pend);
+        }
+        if (sn == scap) {
+            scap = scap ? scap * 2 : 64;
+            stack = xrealloc2(stack, scap * sizeof *stack);
+        }
+        stack[sn].idx = (uint32_t)i;
+        stint_union_acc_init(&stack[sn].kids);
+        sn++;
+        const struct stint_track *t = stint_model_track_at(m, s->track);
+        struct lane_row *lr = &S->lanes[t->lane];
+        lr->spans++;
+        lr->sum_ns += s->dur_ns;
+        stint_union_acc_add(&lr->busy, s->ts_ns, end);
+        struct name_row *nr = &S->names[r];
+        if (nr->stamp != t->lane) {
+            if (nr->stamp != STINT_NO_ID)
+                nr->total_ns += stint_union_acc_total(&nr->acc);
+            stint_union_acc_init(&nr->acc);
+            nr->stamp = t->lane;
+        }
+        stint_union_acc_add(&nr->acc, s->ts_ns, end);
+        dv[nr->d_off + nr->d_len++] = s->dur_ns;
+    }
+    free(stack);
+    /* category intervals: fill by a second lookup through the names (name -> cat row) */
+    {
+        struct umap cm2 = {0};
+        for (size_t c = 0; c < S->ncats; c++) {
+            int isnew;
+            umap_get(&cm2, ((uint64_t)S->cats[c].clock << 32) | S->cats[c].cat, (uint32_t)c, &isnew);
+        }
+        uint32_t *name_cat = xcalloc(S->nnames, sizeof *name_cat);
+        for (size_t k = 0; k < S->nnames; k++) {
+            int isnew;
+            name_cat[k] = umap_get(&cm2, ((uint64_t)S->names[k].clock << 32) | S->names[k].cat, 0, &isnew);
+        }
+        for (size_t i = 0; i < n; i++) {
+            uint32_t r = S->slice_name[i];
+            if (r == STINT_NO_ID)
+                continue;
+            const struct stint_slice *s = stint_model_slice(m, i);
+            struct cat_row *cr = &S->cats[name_cat[r]];
+            iv[cr->iv_off + cr->iv_len].start = s->ts_ns;
+            iv[cr->iv_off + cr->iv_len].end = s->ts_ns + s->dur_ns;
+            cr->iv_len++;
+        }
+        free(name_cat);
+        free(cm2.keys);
+        free(cm2.vals);
+    }
+    for (size_t c = 0; c < S->ncats; c++)
+        S->cats[c].busy_ns = stint_intervals_union(iv + S->cats[c].iv_off, S->cats[c].iv_len);
+    for (size_t k = 0; k < S->nnames; k++) {
+        struct name_row *nr = &S->names[k];
+        if (nr->stamp != STINT_NO_ID)
+            nr->total_ns += stint_union_acc_total(&nr->acc);
+        int64_t *d = dv + nr->d_off;
+        stint_sort_i64(d, nr->d_len);
+        if (nr->d_len) {
+            nr->p50 = quantile(d, nr->d_len, 50, 100);
+            nr->p90 = quantile(d, nr->d_len, 90, 100);
+            nr->p99 = quantile(d, nr->d_len, 99, 100);
+            nr->mean_ns = (nr->sum_ns + (int64_t)nr->spans / 2) / (int64_t)nr->spans;
+        }
+    }
+    stint_bigarray_free(&ivs);
+    stint_bigarray_free(&durs);
+    free(nmap.keys);
+    free(nmap.vals);
+}
+
+/* ---- output ----------------------------------------------------------------------- */
+
+static const struct stint_model *sort_model;
+
+static int str_cmp_ids(uint32_t a, uint32_t b)
+{
+    return strcmp(stint_model_str(sort_model, a, NULL), stint_model_str(sort_model, b, NULL));
+}
+
+static int cat_cmp(const void *pa, const void *pb)
+{
+    const struct cat_row *a = pa, *b = pb;
+    if (a->clock != b->clock)
+        return a->clock - b->clock;
+    if (a->busy_ns != b->busy_ns)
+        return a->busy_ns > b->busy_ns ? -1 : 1;
+    return str_cmp_ids(a->cat, b->cat);
+}
+
+static int name_cmp(const void *pa, const void *pb)
+{
+    const struct name_row *a = pa, *b = pb;
+    if (a->clock != b->clock)
+        return a->clock - b->clock;
+    if (a->total_ns != b->total_ns)
+        return a->total_ns > b->total_ns ? -1 : 1;
+    int c = str_cmp_ids(a->cat, b->cat);
+    return c ? c : str_cmp_ids(a->name, b->name);
+}
+
+static int async_cmp(const void *pa, const void *pb)
+{
+    const struct async_row *a = pa, *b = pb;
+    if (a->sum_ns != b->sum_ns)
+        return a->sum_ns > b->sum_ns ? -1 : 1;
+    int c = str_cmp_ids(a->cat, b->cat);
+    return c ? c : str_cmp_ids(a->name, b->name);
+}
+
+static int lane_cmp(const void *pa, const void *pb)
+{
+    const struct stint_lane *a = stint_model_lane_at(sort_model, *(const uint32_t *)pa);
+    const struct stint_lane *b = stint_model_lane_at(sort_model, *(const uint32_t *)pb);
+    if (a->clock != b->clock)
+        return a->clock - b->clock;
+    if (a->pid != b->pid)
+        return a->pid < b->pid ? -1 : 1;
+    return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+static void jstr(FILE *f, const struct stint_model *m, uint32_t id)
+{
+    size_t n;
+    const char *s = stint_model_str(m, id, &n);
+    stint_out_json_str(f, s, n);
+}
+
+/* Human duration: ns below 10 us, else us/ms/s with 3 decimals. */
+static void fmt_dur(char *buf, size_t n, int64_t ns)
+{
+    int64_t a = ns < 0 ? -ns : ns;
+    if (a < 10000)
+        snprintf(buf, n, "%" PRId64 " ns", ns);
+    else if (a < 10000000)
+        snprintf(buf, n, "%.3f us", (double)ns / 1e3);
+    else if (a < 10000000000LL)
+        snprintf(buf, n, "%.3f ms", (double)ns / 1e6);
+    else
+        snprintf(buf, n, "%.3f s", (double)ns / 1e9);
+}
+
+static void print_json(FILE *f, const struct summary *S, const struct stint_model *m, const uint32_t *lane_order,
+                       size_t nl, const char *path)
+{
+    fputs("{\"schema\":\"stint.summary/1\",\"input\":", f);
+    stint_out_json_str(f, path, strlen(path));
+    fprintf(f, ",\"format\":\"%s\",\"events\":%" PRIu64 ",\"spans\":%" PRIu64 ",\"sum_ns\":%" PRId64 ",\n\"lanes\":[",
+            m->format ? m->format : "unknown", m->events, S->spans, S->sum_ns);
+    int first = 1;
+    for (size_t k = 0; k < nl; k++) {
+        uint32_t i = lane_order[k];
+        const struct lane_row *lr = &S->lanes[i];
+        if (!lr->spans)
+            continue;
+        const struct stint_lane *l = stint_model_lane_at(m, i);
+        fprintf(f, "%s\n{\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"clock\":\"%s\",\"name\":", first ? "" : ",", l->pid,
+                l->tid, l->clock ? "device" : "host");
+        first = 0;
+        jstr(f, m, l->name);
+        fprintf(f, ",\"spans\":%" PRIu64 ",\"sum_ns\":%" PRId64 ",\"busy_ns\":%" PRId64 "}", lr->spans, lr->sum_ns,
+                stint_union_acc_total(&lr->busy));
+    }
+    fputs("],\n\"categories\":[", f);
+    for (size_t c = 0; c < S->ncats; c++) {
+        const struct cat_row *cr = &S->cats[c];
+        fprintf(f, "%s\n{\"cat\":", c ? "," : "");
+        jstr(f, m, cr->cat);
+        fprintf(f, ",\"clock\":\"%s\",\"spans\":%" PRIu64 ",\"sum_ns\":%" PRId64 ",\"busy_ns\":%" PRId64 "}",
+                cr->clock ? "device" : "host", cr->spans, cr->sum_ns, cr->busy_ns);
+    }
+    fputs("],\n\"names\":[", f);
+    for (size_t k = 0; k < S->nnames; k++) {
+        const struct name_row *nr = &S->names[k];
+        fprintf(f, "%s\n{\"cat\":", k ? "," : "");
+        jstr(f, m, nr->cat);
+        fputs(",\"name\":", f);
+        jstr(f, m, nr->name);
+        fprintf(f,
+                ",\"clock\":\"%s\",\"spans\":%" PRIu64 ",\"sum_ns\":%" PRId64 ",\"total_ns\":%" PRId64
+                ",\"self_ns\":%" PRId64 ",\"min_ns\":%" PRId64 ",\"p50_ns\":%" PRId64 ",\"p90_ns\":%" PRId64
+                ",\"p99_ns\":%" PRId64 ",\"max_ns\":%" PRId64 ",\"mean_ns\":%" PRId64 "}",
+                nr->clock ? "device" : "host", nr->spans, nr->sum_ns, nr->total_ns, nr->self_ns, nr->min_ns, nr->p50,
+                nr->p90, nr->p99, nr->max_ns, nr->mean_ns);
+    }
+    fputs("],\n\"async\":[", f);
+    for (size_t k = 0; k < S->nasync; k++) {
+        const struct async_row *a = &S->asyncs[k];
+        fprintf(f, "%s\n{\"cat\":", k ? "," : "");
+        jstr(f, m, a->cat);
+        fputs(",\"name\":", f);
+        jstr(f, m, a->name);
+        fprintf(f, ",\"spans\":%" PRIu64 ",\"sum_ns\":%" PRId64 ",\"unfinished\":%" PRIu64 "}", a->spans, a->sum_ns,
+                a->unfinished);
+    }
+    fputs("],\n\"counters\":[", f);
+    first = 1;
+    for (size_t k = 0; k < m->counters.len; k++) {
+        const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, k);
+        fprintf(f, "%s\n{\"pid\":%" PRId64 ",\"name\":", first ? "" : ",", c->pid);
+        first = 0;
+        jstr(f, m, c->name);
+        fprintf(f, ",\"samples\":%" PRIu64 ",\"min\":%.17g,\"max\":%.17g,\"mean\":%.17g}", c->samples, c->min, c->max,
+                c->samples ? c->sum / (double)c->samples : 0.0);
+    }
+    fputs("],\n\"instants\":[", f);
+    for (size_t k = 0; k < m->instants.len; k++) {
+        const struct stint_instant_stat *st = &STINT_BA_AT(&m->instants, struct stint_instant_stat, k);
+        fprintf(f, "%s\n{\"scope\":\"%s\",\"cat\":", k ? "," : "",
+                stint_track_kind_name((enum stint_track_kind)st->kind));
+        jstr(f, m, st->cat);
+        fputs(",\"name\":", f);
+        jstr(f, m, st->name);
+        fprintf(f, ",\"count\":%" PRIu64 "}", st->count);
+    }
+    fputs("],\n\"repairs\":{", f);
+    first = 1;
+    for (int k = 0; k < STINT_REPAIR_COUNT; k++) {
+        if (!m->repairs[k])
+            continue;
+        fprintf(f, "%s\"%s\":%" PRIu64, first ? "" : ",", stint_repair_name((enum stint_repair)k), m->repairs[k]);
+        first = 0;
+    }
+    fprintf(f, "},\n\"flow_events\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"partial\":%s", m->flow_events, m->dropped,
+            m->partial ? "true" : "false");
+    if (m->error) {
+        fputs(",\"error\":", f);
+        stint_out_json_str(f, m->error, strlen(m->error));
+    }
+    fputs("}\n", f);
+}
+
+static void print_human(FILE *f, const struct summary *S, const struct stint_model *m, const uint32_t *lane_order,
+                        size_t nl, const char *path)
+{
+    char a[32], b[32], c[32], d[32], e[32], g[32], h[32], i9[32], j9[32];
+    fprintf(f, "%s%s: %s, %" PRIu64 " events, %" PRIu64 " spans\n", m->partial ? "PARTIAL " : "", path,
+            m->format ? m->format : "?", m->events, S->spans);
+    fprintf(f, "\nlanes  (busy = union of the lane's span intervals; sum double-counts nesting and overlap)\n");
+    fprintf(f, "%10s %10s %-24s %10s %14s %14s\n", "pid", "tid", "name", "spans", "sum", "busy");
+    for (size_t k = 0; k < nl; k++) {
+        uint32_t li = lane_order[k];
+        const struct lane_row *lr = &S->lanes[li];
+        if (!lr->spans)
+            continue;
+        const struct stint_lane *l = stint_model_lane_at(m, li);
+        fmt_dur(a, sizeof a, lr->sum_ns);
+        fmt_dur(b, sizeof b, stint_union_acc_total(&lr->busy));
+        char nm[64];
+        snprintf(nm, sizeof nm, "%s%s", stint_model_str(m, l->name, NULL), l->clock ? " [device clock]" : "");
+        fprintf(f, "%10" PRId64 " %10" PRId64 " %-24.24s %10" PRIu64 " %14s %14s\n", l->pid, l->tid, nm, lr->spans, a,
+                b);
+    }
+    fprintf(f, "\ncategories  (busy = union across all lanes, overlap counted once; sum double-counts overlap)\n");
+    fprintf(f, "%-32s %10s %14s %14s\n", "cat", "spans", "sum", "busy");
+    for (size_t k = 0; k < S->ncats; k++) {
+        const struct cat_row *cr = &S->cats[k];
+        fmt_dur(a, sizeof a, cr->sum_ns);
+        fmt_dur(b, sizeof b, cr->busy_ns);
+        char nm[64];
+        snprintf(nm, sizeof nm, "%s%s", cr->cat ? stint_model_str(m, cr->cat, NULL) : "(none)",
+                 cr->clock ? " [device clock]" : "");
+        fprintf(f, "%-32.32s %10" PRIu64 " %14s %14s\n", nm, cr->spans, a, b);
+    }
+    fprintf(f, "\nnames  (total = union of the name's spans per lane, summed over lanes, recursion counted once;\n"
+               "        self = duration minus the union of direct children; sum double-counts recursion;\n"
+               "        quantiles are nearest-rank over span durations)\n");
+    fprintf(f, "%-16s %-28s %8s %12s %12s %12s %12s %12s %12s %12s %12s\n", "cat", "name", "spans", "sum", "total",
+            "self", "min", "p50", "p90", "p99", "max");
+    for (size_t k = 0; k < S->nnames; k++) {
+        const struct name_row *nr = &S->names[k];
+        fmt_dur(a, sizeof a, nr->sum_ns);
+        fmt_dur(b, sizeof b, nr->total_ns);
+        fmt_dur(c, sizeof c, nr->self_ns);
+        fmt_dur(d, sizeof d, nr->min_ns);
+        fmt_dur(e, sizeof e, nr->p50);
+        fmt_dur(g, sizeof g, nr->p90);
+        fmt_dur(h, sizeof h, nr->p99);
+        fmt_dur(i9, sizeof i9, nr->max_ns);
+        (void)j9;
+        fprintf(f, "%-16.16s %-28.28s %8" PRIu64 " %12s %12s %12s %12s %12s %12s %12s %12s\n",
+                nr->cat ? stint_model_str(m, nr->cat, NULL) : "", stint_model_str(m, nr->name, NULL), nr->spans, a, b,
+                c, d, e, g, h, i9);
+    }
+    if (S->nasync) {
+        fprintf(f, "\nasync spans  (own tracks keyed by cat + id; not part of lane, category or name time)\n");
+        fprintf(f, "%-16s %-28s %8s %14s %10s\n", "cat", "name", "spans", "sum", "unfinished");
+        for (size_t k = 0; k < S->nasync; k++) {
+            const struct async_row *r = &S->asyncs[k];
+            fmt_dur(a, sizeof a, r->sum_ns);
+            fprintf(f, "%-16.16s %-28.28s %8" PRIu64 " %14s %10" PRIu64 "\n", stint_model_str(m, r->cat, NULL),
+                    stint_model_str(m, r->name, NULL), r->spans, a, r->unfinished);
+        }
+    }
+    if (m->counters.len) {
+        fprintf(f, "\ncounters  (per series: samples, min, max, mean of the sample values)\n");
+        for (size_t k = 0; k < m->counters.len; k++) {
+            const struct stint_counter_series *cs = &STINT_BA_AT(&m->counters, struct stint_counter_series, k);
+            fprintf(f, "  pid %-8" PRId64 " %-32s %8" PRIu64 " samples  min %g  max %g  mean %g\n", cs->pid,
+                    stint_model_str(m, cs->name, NULL), cs->samples, cs->min, cs->max,
+                    cs->samples ? cs->sum / (double)cs->samples : 0.0);
+        }
+    }
+    if (m->instants.len) {
+        fprintf(f, "\ninstants  (count per scope, cat and name)\n");
+        for (size_t k = 0; k < m->instants.len; k++) {
+            const struct stint_instant_stat *st = &STINT_BA_AT(&m->instants, struct stint_instant_stat, k);
+            fprintf(f, "  %-8s %-16s %-32s %8" PRIu64 "\n", stint_track_kind_name((enum stint_track_kind)st->kind),
+                    stint_model_str(m, st->cat, NULL), stint_model_str(m, st->name, NULL), st->count);
+        }
+    }
+    int any = 0;
+    for (int k = 0; k < STINT_REPAIR_COUNT; k++)
+        any |= m->repairs[k] != 0;
+    if (any || m->dropped || m->flow_events) {
+        fprintf(f, "\nrepairs and drops  (kept and flagged; --strict makes them errors)\n");
+        for (int k = 0; k < STINT_REPAIR_COUNT; k++)
+            if (m->repairs[k])
+                fprintf(f, "  %-24s %10" PRIu64 "\n", stint_repair_name((enum stint_repair)k), m->repairs[k]);
+        if (m->dropped)
+            fprintf(f, "  %-24s %10" PRIu64 "\n", "dropped", m->dropped);
+        if (m->flow_events)
+            fprintf(f, "  %-24s %10" PRIu64 "  (counted, not bound to slices)\n", "flow_events", m->flow_events);
+    }
+}
+
+int stint_cmd_summary(int argc, char **argv)
+{
+    struct stint_cmd_opts o;
+    int rc = stint_cmd_parse(argc, argv, usage, &o);
+    if (rc >= 0)
+        return rc;
+    if (o.csv) {
+        fprintf(stderr, "stint summary: --csv is not supported (use --json)\n");
+        return 2;
+    }
+    struct stint_model m;
+    rc = stint_cmd_load(&o, &m, 0);
+    if (rc == 3 || rc == 2) {
+        stint_model_free(&m);
+        return rc;
+    }
+    struct summary S;
+    memset(&S, 0, sizeof S);
+    compute(&S, &m, &o.filter);
+    sort_model = &m;
+    qsort(S.cats, S.ncats, sizeof *S.cats, cat_cmp);
+    qsort(S.names, S.nnames, sizeof *S.names, name_cmp);
+    qsort(S.asyncs, S.nasync, sizeof *S.asyncs, async_cmp);
+    uint32_t *lane_order = xcalloc(m.lanes.len, sizeof *lane_order);
+    for (size_t i = 0; i < m.lanes.len; i++)
+        lane_order[i] = (uint32_t)i;
+    qsort(lane_order, m.lanes.len, sizeof *lane_order, lane_cmp);
+    if (o.json)
+        print_json(stdout, &S, &m, lane_order, m.lanes.len, o.path);
+    else
+        print_human(stdout, &S, &m, lane_order, m.lanes.len, o.path);
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "stint summary: write error on stdout\n");
+        rc = 3;
+    }
+    free(lane_order);
+    free(S.lanes);
+    free(S.cats);
+    free(S.names);
+    free(S.asyncs);
+    free(S.slice_name);
+    stint_model_free(&m);
+    return rc;
+}

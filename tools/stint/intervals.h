@@ -1,0 +1,60 @@
+/*
+ * intervals.h - union and overlap of half-open time intervals [start, end).
+ *
+ * The rule everywhere in stint: intervals that overlap or touch (one starts
+ * exactly where another ends) merge; a zero-length interval inside or at the
+ * edge of another adds nothing; the union's length counts every covered
+ * nanosecond once ("busy"), while a plain sum counts overlap repeatedly.
+ * Seed 003's case [0,10],[2,7],[8,12] has union 12 and sum 19.
+ */
+#ifndef STINT_CLI_INTERVALS_H
+#define STINT_CLI_INTERVALS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct stint_interval {
+    int64_t start;
+    int64_t end; /* >= start */
+};
+
+/* Sorts iv[0..n) by (start, end) in place (not stable; no allocation). */
+void stint_intervals_sort(struct stint_interval *iv, size_t n);
+
+/* Sorts v[0..n) ascending in place (no allocation). */
+void stint_sort_i64(int64_t *v, size_t n);
+
+/* Merges iv[0..n) in place: afterwards iv[0..k) are disjoint and sorted, and
+ * k is returned. Two intervals merge when the next start is <= the current
+ * end + epsilon (epsilon 0: touching merges). Zero-length intervals not
+ * touching anything stay as their own (zero-length) entries. */
+size_t stint_intervals_merge(struct stint_interval *iv, size_t n, int64_t epsilon);
+
+/* Length of the union of iv[0..n) (sorts iv in place). */
+int64_t stint_intervals_union(struct stint_interval *iv, size_t n);
+
+/* Length of the union of a sequence already sorted by start (no changes). */
+int64_t stint_intervals_union_sorted(const struct stint_interval *iv, size_t n);
+
+/* Streaming union over intervals given in nondecreasing start order. */
+struct stint_union_acc {
+    int64_t cur_start, cur_end;
+    int64_t total;
+    int open;
+};
+void stint_union_acc_init(struct stint_union_acc *a);
+void stint_union_acc_add(struct stint_union_acc *a, int64_t start, int64_t end);
+int64_t stint_union_acc_total(const struct stint_union_acc *a);
+
+/* Concurrency step function (Perfetto's intervals_overlap_count): +1 at each
+ * start, -1 at each end (no end for dur < 0, i.e. unfinished); one point per
+ * distinct timestamp that had any event. ts[] and dur[] have n entries; out
+ * gets up to 2n (ts, value) points; returns how many. Allocates a scratch
+ * array of 2n events; returns (size_t)-1 when out of memory. */
+struct stint_step {
+    int64_t ts;
+    int64_t value;
+};
+size_t stint_intervals_overlap_count(const int64_t *ts, const int64_t *dur, size_t n, struct stint_step *out);
+
+#endif
