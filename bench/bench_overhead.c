@@ -114,7 +114,7 @@ typedef void (*loop_fn)(long);
  * drains after each batch, inside or outside the timed region. */
 enum { UNTIMED_FLUSH = 1, TIMED_FLUSH = 2 };
 
-static double run_case(loop_fn fn, long spans, int flush_mode)
+__attribute__((noinline)) static double run_case(loop_fn fn, long spans, int flush_mode)
 {
     long iters = spans / 3;
     long batch = flush_mode ? 3000 : iters; /* 9000 spans x 64 B < 1 MiB ring */
@@ -202,6 +202,7 @@ static void setup_markers(void)
 int main(int argc, char **argv)
 {
     int max_threads = 2;
+    const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--spans") && i + 1 < argc)
             g_spans = atol(argv[++i]);
@@ -211,6 +212,8 @@ int main(int argc, char **argv)
             max_threads = atoi(argv[++i]);
         else if (!strcmp(argv[i], "--out") && i + 1 < argc)
             g_out = argv[++i];
+        else if (!strcmp(argv[i], "--only") && i + 1 < argc)
+            only = argv[++i]; /* one case, once: for callgrind --toggle-collect=run_case */
     }
     if (g_reps < 1 || g_reps > 31)
         g_reps = 5;
@@ -227,6 +230,28 @@ int main(int argc, char **argv)
     stint_stats st;
     stint_get_stats(&st);
 
+    if (only) {
+        if (!strcmp(only, "recorded"))
+            run_case(loop_enabled, g_spans, UNTIMED_FLUSH);
+        else if (!strcmp(only, "markers")) {
+            setup_markers();
+            run_case(loop_enabled, g_spans, TIMED_FLUSH);
+        } else if (!strcmp(only, "disabled")) {
+            setup_off();
+            run_case(loop_enabled, g_spans, 0);
+        } else if (!strcmp(only, "snprintf")) {
+            g_fd = open(base_path, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND, 0644);
+            run_case(loop_snprintf_write, g_spans, 0);
+            close(g_fd);
+            unlink(base_path);
+        } else {
+            fprintf(stderr, "unknown case %s\n", only);
+            return 2;
+        }
+        stint_markers_off();
+        unlink(g_marker_path);
+        return 0;
+    }
     long slow_spans = g_spans / 50 > 30000 ? g_spans / 50 : 30000;
     printf("# ns per span (begin+end, depth 3), median of %d runs; %ld spans per run (%ld for snprintf+write)\n",
            g_reps, g_spans, slow_spans);

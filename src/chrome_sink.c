@@ -12,7 +12,9 @@
  * - A track's M events (thread_name, thread_sort_index) precede its first
  *   event; host spans of one thread arrive innermost first with both ends on
  *   one clock, so each (pid, tid) track is strictly nested. Device-clock
- *   spans get lanes of their own, one per phase name.
+ *   spans get lanes of their own, one per phase name; since every
+ *   invocation's device clock starts at 0, invocations are laid end to end
+ *   (1 us apart) and a span never starts before its lane's previous end.
  * - close may run twice (at shutdown and from stint_chrome_close): the
  *   second time it does nothing. A forked child never writes (its copy of
  *   the buffer belongs to the parent's file).
@@ -34,6 +36,7 @@
 #define CHROME_WRITE_AT (192u * 1024u)
 #define CHROME_DEVICE_TID 1000000
 #define CHROME_DEVICE_LANES 64
+#define CHROME_DEVICE_GAP_NS 1000 /* between device invocations laid end to end */
 
 static const char k_measurement[] =
     "host-observed span latency: CLOCK_MONOTONIC read at span begin and end on the recording thread, "
@@ -66,6 +69,12 @@ struct stint_chrome_writer {
     size_t npids, pids_cap;
     char *lanes[CHROME_DEVICE_LANES]; /* device phase names, copied */
     size_t nlanes;
+    int64_t lane_end[CHROME_DEVICE_LANES]; /* last end written on each lane */
+    /* device invocations laid end to end: each invocation's device clock
+     * starts at 0, so its spans are shifted by dev_base */
+    int dev_have;
+    uint64_t dev_inv;
+    int64_t dev_base, dev_max_end;
     chrome_drop *drops;
     size_t ndrops, drops_cap;
     uint64_t dropped_total;
@@ -79,20 +88,20 @@ struct stint_chrome_writer {
 void stint_i_chrome_meta(stint_i_jbuf *b, const char *what, int64_t pid, int64_t tid, const char *argkey,
                          const char *str, int64_t num)
 {
-    stint_i_jb_lit(b, "{\"ph\":\"M\",\"name\":\"");
+    STINT_I_JB_LIT(b, "{\"ph\":\"M\",\"name\":\"");
     stint_i_jb_lit(b, what);
-    stint_i_jb_lit(b, "\",\"pid\":");
+    STINT_I_JB_LIT(b, "\",\"pid\":");
     stint_i_jb_i64(b, pid);
-    stint_i_jb_lit(b, ",\"tid\":");
+    STINT_I_JB_LIT(b, ",\"tid\":");
     stint_i_jb_i64(b, tid);
-    stint_i_jb_lit(b, ",\"args\":{\"");
+    STINT_I_JB_LIT(b, ",\"args\":{\"");
     stint_i_jb_lit(b, argkey);
-    stint_i_jb_lit(b, "\":");
+    STINT_I_JB_LIT(b, "\":");
     if (str)
         stint_i_jb_cstr(b, str);
     else
         stint_i_jb_i64(b, num);
-    stint_i_jb_lit(b, "}}");
+    STINT_I_JB_LIT(b, "}}");
 }
 
 /* Is s[0..n) a JSON-compatible integer (so it can be written unquoted)? */
@@ -134,27 +143,27 @@ static void static_args(stint_i_jbuf *b, const char *s)
 void stint_i_chrome_x(stint_i_jbuf *b, const stint_i_event *ev, int64_t origin_ns, int64_t tid_override,
                       int with_args)
 {
-    stint_i_jb_lit(b, "{\"ph\":\"X\",\"name\":");
+    STINT_I_JB_LIT(b, "{\"ph\":\"X\",\"name\":");
     stint_i_jb_str(b, ev->name, ev->name_len);
-    stint_i_jb_lit(b, ",\"cat\":\"stint\",\"pid\":");
+    STINT_I_JB_LIT(b, ",\"cat\":\"stint\",\"pid\":");
     stint_i_jb_i64(b, ev->pid);
-    stint_i_jb_lit(b, ",\"tid\":");
+    STINT_I_JB_LIT(b, ",\"tid\":");
     stint_i_jb_i64(b, tid_override >= 0 ? tid_override : ev->tid);
-    stint_i_jb_lit(b, ",\"ts\":");
+    STINT_I_JB_LIT(b, ",\"ts\":");
     stint_i_jb_us3(b, ev->ts_ns - origin_ns);
-    stint_i_jb_lit(b, ",\"dur\":");
+    STINT_I_JB_LIT(b, ",\"dur\":");
     stint_i_jb_us3(b, ev->dur_ns);
     if (with_args) {
-        stint_i_jb_lit(b, ",\"args\":{\"inv\":");
+        STINT_I_JB_LIT(b, ",\"args\":{\"inv\":");
         stint_i_jb_u64(b, ev->inv);
-        stint_i_jb_lit(b, ",\"hid\":");
+        STINT_I_JB_LIT(b, ",\"hid\":");
         stint_i_jb_hex64(b, ev->hid);
-        stint_i_jb_lit(b, ",\"depth\":");
+        STINT_I_JB_LIT(b, ",\"depth\":");
         stint_i_jb_i64(b, ev->depth);
         if (ev->kind == STINT_I_REC_DEVICE)
-            stint_i_jb_lit(b, ",\"clk\":\"dev\"");
+            STINT_I_JB_LIT(b, ",\"clk\":\"dev\"");
         if (ev->truncated)
-            stint_i_jb_lit(b, ",\"stint_truncated\":true");
+            STINT_I_JB_LIT(b, ",\"stint_truncated\":true");
         if (ev->static_attrs)
             static_args(b, ev->static_attrs);
         for (unsigned i = 0; i < ev->nattr; i++) {
@@ -199,7 +208,7 @@ static void write_buffer(stint_chrome_writer *w)
 static void next_element(stint_chrome_writer *w)
 {
     if (!w->first_event)
-        stint_i_jb_lit(&w->out, ",\n");
+        STINT_I_JB_LIT(&w->out, ",\n");
     w->first_event = 0;
 }
 
@@ -240,7 +249,7 @@ static void see_process(stint_chrome_writer *w, int32_t pid)
         return; /* names are hints; the events still go out */
     w->pids[w->npids] = pid;
     char name[64];
-    snprintf(name, sizeof name, "%s (pid %d)", program_invocation_short_name, (int)pid);
+    snprintf(name, sizeof name, "%s", program_invocation_short_name);
     next_element(w);
     stint_i_chrome_meta(&w->out, "process_name", pid, 0, "name", name, 0);
     next_element(w);
@@ -307,8 +316,21 @@ static void on_event(stint_i_sink *s, const stint_i_event *ev)
         return;
     if (ev->kind == STINT_I_REC_DEVICE) {
         int64_t lane = device_lane(w, ev);
+        size_t k = (size_t)(lane - CHROME_DEVICE_TID);
+        if (!w->dev_have || ev->inv != w->dev_inv) {
+            if (w->dev_have)
+                w->dev_base = w->dev_max_end + CHROME_DEVICE_GAP_NS;
+            w->dev_have = 1;
+            w->dev_inv = ev->inv;
+        }
+        if (ev->ts_ns + w->dev_base < w->lane_end[k]) /* never overlap a lane's previous span */
+            w->dev_base = w->lane_end[k] - ev->ts_ns + CHROME_DEVICE_GAP_NS;
+        int64_t ts = ev->ts_ns + w->dev_base;
+        w->lane_end[k] = ts + ev->dur_ns;
+        if (w->lane_end[k] > w->dev_max_end)
+            w->dev_max_end = w->lane_end[k];
         next_element(w);
-        stint_i_chrome_x(&w->out, ev, 0, lane, 1);
+        stint_i_chrome_x(&w->out, ev, -w->dev_base, lane, 1);
     } else {
         if (ev->ts_ns < w->origin_ns) {
             w->before_origin++;
@@ -352,15 +374,15 @@ static void on_dropped(stint_i_sink *s, const stint_i_drop *d)
     int64_t ts = d->last_ts_ns > w->origin_ns ? d->last_ts_ns : stint_i_mono_ns();
     see_process(w, d->pid);
     next_element(w);
-    stint_i_jb_lit(&w->out, "{\"ph\":\"C\",\"name\":\"stint.spans_dropped\",\"pid\":");
+    STINT_I_JB_LIT(&w->out, "{\"ph\":\"C\",\"name\":\"stint.spans_dropped\",\"pid\":");
     stint_i_jb_i64(&w->out, d->pid);
-    stint_i_jb_lit(&w->out, ",\"tid\":");
+    STINT_I_JB_LIT(&w->out, ",\"tid\":");
     stint_i_jb_i64(&w->out, d->tid);
-    stint_i_jb_lit(&w->out, ",\"ts\":");
+    STINT_I_JB_LIT(&w->out, ",\"ts\":");
     stint_i_jb_us3(&w->out, ts - w->origin_ns);
-    stint_i_jb_lit(&w->out, ",\"args\":{\"value\":");
+    STINT_I_JB_LIT(&w->out, ",\"args\":{\"value\":");
     stint_i_jb_u64(&w->out, w->dropped_total);
-    stint_i_jb_lit(&w->out, "}}");
+    STINT_I_JB_LIT(&w->out, "}}");
     element_done(w);
 }
 
@@ -384,45 +406,45 @@ static void on_close(stint_i_sink *s)
         return;
     }
     stint_i_jbuf *b = &w->out;
-    stint_i_jb_lit(b, "\n],\n\"dropped_events\":");
+    STINT_I_JB_LIT(b, "\n],\n\"dropped_events\":");
     stint_i_jb_u64(b, w->dropped_total);
-    stint_i_jb_lit(b, ",\n\"measurement\":");
+    STINT_I_JB_LIT(b, ",\n\"measurement\":");
     stint_i_jb_cstr(b, k_measurement);
-    stint_i_jb_lit(b, ",\n\"metadata\":{\"schema\":\"stint/chrome/1\",\"clock\":");
+    STINT_I_JB_LIT(b, ",\n\"metadata\":{\"schema\":\"stint/chrome/1\",\"clock\":");
     stint_i_jb_cstr(b, stint_i_clock_name());
-    stint_i_jb_lit(b, ",\"origin_monotonic_ns\":");
+    STINT_I_JB_LIT(b, ",\"origin_monotonic_ns\":");
     stint_i_jb_i64(b, w->origin_ns);
-    stint_i_jb_lit(b, ",\"origin_realtime_ns\":");
+    STINT_I_JB_LIT(b, ",\"origin_realtime_ns\":");
     stint_i_jb_i64(b, w->origin_real_ns);
-    stint_i_jb_lit(b, ",\"anchor_monotonic_ns\":");
+    STINT_I_JB_LIT(b, ",\"anchor_monotonic_ns\":");
     stint_i_jb_i64(b, w->anchor_mono_ns);
-    stint_i_jb_lit(b, ",\"anchor_realtime_ns\":");
+    STINT_I_JB_LIT(b, ",\"anchor_realtime_ns\":");
     stint_i_jb_i64(b, w->anchor_real_ns);
-    stint_i_jb_lit(b, ",\"events\":");
+    STINT_I_JB_LIT(b, ",\"events\":");
     stint_i_jb_u64(b, w->events);
-    stint_i_jb_lit(b, ",\"events_before_origin\":");
+    STINT_I_JB_LIT(b, ",\"events_before_origin\":");
     stint_i_jb_u64(b, w->before_origin);
-    stint_i_jb_lit(b, ",\"dropped_events\":");
+    STINT_I_JB_LIT(b, ",\"dropped_events\":");
     stint_i_jb_u64(b, w->dropped_total);
-    stint_i_jb_lit(b, ",\"dropped_ranges\":[");
+    STINT_I_JB_LIT(b, ",\"dropped_ranges\":[");
     for (size_t i = 0; i < w->ndrops; i++) {
         if (i)
             stint_i_jb_char(b, ',');
-        stint_i_jb_lit(b, "{\"pid\":");
+        STINT_I_JB_LIT(b, "{\"pid\":");
         stint_i_jb_i64(b, w->drops[i].pid);
-        stint_i_jb_lit(b, ",\"tid\":");
+        STINT_I_JB_LIT(b, ",\"tid\":");
         stint_i_jb_i64(b, w->drops[i].tid);
-        stint_i_jb_lit(b, ",\"count\":");
+        STINT_I_JB_LIT(b, ",\"count\":");
         stint_i_jb_u64(b, w->drops[i].count);
-        stint_i_jb_lit(b, ",\"first_ns\":");
+        STINT_I_JB_LIT(b, ",\"first_ns\":");
         stint_i_jb_i64(b, w->drops[i].first_ns);
-        stint_i_jb_lit(b, ",\"last_ns\":");
+        STINT_I_JB_LIT(b, ",\"last_ns\":");
         stint_i_jb_i64(b, w->drops[i].last_ns);
         stint_i_jb_char(b, '}');
     }
-    stint_i_jb_lit(b, "],\"stint_version\":");
+    STINT_I_JB_LIT(b, "],\"stint_version\":");
     stint_i_jb_cstr(b, stint_version());
-    stint_i_jb_lit(b, "}}\n");
+    STINT_I_JB_LIT(b, "}}\n");
     if (b->nomem && w->sticky == STINT_OK)
         w->sticky = STINT_E_NOMEM;
     write_buffer(w);
@@ -489,7 +511,7 @@ stint_status stint_chrome_open(const char *path, stint_chrome_writer **out, char
         w->origin_real_ns = w->anchor_real_ns - w->anchor_mono_ns;
     }
     w->first_event = 1;
-    stint_i_jb_lit(&w->out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
+    STINT_I_JB_LIT(&w->out, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n");
     w->sink.event = on_event;
     w->sink.dropped = on_dropped;
     w->sink.flush = on_flush;
@@ -516,17 +538,17 @@ stint_status stint_chrome_counter(stint_chrome_writer *w, const char *name, doub
         int32_t pid = stint_i_pid() ? stint_i_pid() : (int32_t)getpid();
         see_process(w, pid);
         next_element(w);
-        stint_i_jb_lit(&w->out, "{\"ph\":\"C\",\"name\":");
+        STINT_I_JB_LIT(&w->out, "{\"ph\":\"C\",\"name\":");
         stint_i_jb_cstr(&w->out, name);
-        stint_i_jb_lit(&w->out, ",\"pid\":");
+        STINT_I_JB_LIT(&w->out, ",\"pid\":");
         stint_i_jb_i64(&w->out, pid);
-        stint_i_jb_lit(&w->out, ",\"tid\":");
+        STINT_I_JB_LIT(&w->out, ",\"tid\":");
         stint_i_jb_i64(&w->out, tid);
-        stint_i_jb_lit(&w->out, ",\"ts\":");
+        STINT_I_JB_LIT(&w->out, ",\"ts\":");
         stint_i_jb_us3(&w->out, now - w->origin_ns);
-        stint_i_jb_lit(&w->out, ",\"args\":{\"value\":");
+        STINT_I_JB_LIT(&w->out, ",\"args\":{\"value\":");
         stint_i_jb_f64(&w->out, value);
-        stint_i_jb_lit(&w->out, "}}");
+        STINT_I_JB_LIT(&w->out, "}}");
         element_done(w);
         st = w->sticky;
     }

@@ -132,6 +132,8 @@ static int64_t sample_pair(cal_point *out)
     return best;
 }
 
+static inline cal_point cal_at(unsigned i) { return g_cal[(g_cal_first + i) % STINT_I_CAL_POINTS]; }
+
 /* The segment used last: [lo_tsc, hi_tsc) maps by ns = lo_ns + ((t - lo_tsc) *
  * mult_q32 >> 32). Conversions come in runs from the same stretch of time,
  * so one cached segment turns nearly every conversion into a multiply. */
@@ -165,10 +167,25 @@ void stint_i_clock_calibrate_point(void)
         return;
     cal_point p;
     sample_pair(&p);
+    if (g_cal_n) {
+        /* Keep checking the proof: if the TSC stepped back, or the line
+         * through the table misses CLOCK_MONOTONIC by more than 100 us (a
+         * migration, a host TSC reset), new spans go back to CLOCK_MONOTONIC;
+         * records already taken keep converting through the table. */
+        cal_point last = cal_at(g_cal_n - 1);
+        int64_t predicted = p.tsc > last.tsc ? stint_i_clock_to_ns(STINT_I_CLOCK_TSC, p.tsc) : INT64_MIN;
+        int64_t err = predicted == INT64_MIN ? INT64_MAX : predicted - p.ns;
+        if (err < 0)
+            err = -err;
+        if (err > 100000 && p.ns - last.ns < 1000000000) {
+            atomic_store(&stint_i_clock_mode, STINT_I_CLOCK_MONO);
+            atomic_store(&g_clock_locked, 1);
+            return;
+        }
+    }
     cal_push(p);
 }
 
-static inline cal_point cal_at(unsigned i) { return g_cal[(g_cal_first + i) % STINT_I_CAL_POINTS]; }
 
 /* ns = a.ns + (t - a.tsc) * (b.ns - a.ns) / (b.tsc - a.tsc), in 128-bit
  * (used by the proof; conversions use the cached segment below). */

@@ -15,6 +15,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <unistd.h>
 
 void stint_i_jb_init(stint_i_jbuf *b, size_t cap)
@@ -81,7 +82,7 @@ static int reserve(stint_i_jbuf *b, size_t n)
     return 1;
 }
 
-void stint_i_jb_raw(stint_i_jbuf *b, const char *s, size_t n)
+void stint_i_jb_raw_slow(stint_i_jbuf *b, const char *s, size_t n)
 {
     if (n && reserve(b, n)) {
         memcpy(b->p + b->len, s, n);
@@ -91,7 +92,6 @@ void stint_i_jb_raw(stint_i_jbuf *b, const char *s, size_t n)
 
 void stint_i_jb_lit(stint_i_jbuf *b, const char *s) { stint_i_jb_raw(b, s, strlen(s)); }
 
-void stint_i_jb_char(stint_i_jbuf *b, char c) { stint_i_jb_raw(b, &c, 1); }
 
 /* Length of the valid UTF-8 sequence at s (n bytes left), or 0. Rejects
  * overlong forms, surrogates and code points above U+10FFFF. */
@@ -192,15 +192,28 @@ void stint_i_jb_cstr(stint_i_jbuf *b, const char *s)
 
 size_t stint_i_fmt_u64(char *out, uint64_t v)
 {
+    /* two digits per division: integer formatting is the encoders' main cost */
+    static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233343536373839"
+                                "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
+                                "8081828384858687888990919293949596979899";
     char tmp[24];
-    size_t n = 0;
-    do {
-        tmp[n++] = (char)('0' + (v % 10));
-        v /= 10;
-    } while (v);
-    for (size_t i = 0; i < n; i++)
-        out[i] = tmp[n - 1 - i];
-    return n;
+    size_t n = sizeof tmp;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        tmp[--n] = pairs[2 * r + 1];
+        tmp[--n] = pairs[2 * r];
+    }
+    if (v >= 10) {
+        tmp[--n] = pairs[2 * v + 1];
+        tmp[--n] = pairs[2 * v];
+    } else {
+        tmp[--n] = (char)('0' + v);
+    }
+    size_t len = sizeof tmp - n;
+    for (size_t i = 0; i < len; i++)
+        out[i] = tmp[n + i];
+    return len;
 }
 
 void stint_i_jb_u64(stint_i_jbuf *b, uint64_t v)
@@ -222,11 +235,17 @@ void stint_i_jb_i64(stint_i_jbuf *b, int64_t v)
 void stint_i_jb_f64(stint_i_jbuf *b, double v)
 {
     if (!isfinite(v)) {
-        stint_i_jb_lit(b, "null");
+        STINT_I_JB_LIT(b, "null");
         return;
     }
+    /* the shortest of %.15g..%.17g that reads back exactly (0.42, not 0.41999999999999998) */
     char tmp[40];
-    int n = snprintf(tmp, sizeof tmp, "%.17g", v);
+    int n = 0;
+    for (int prec = 15; prec <= 17; prec++) {
+        n = snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+        if (strtod(tmp, NULL) == v)
+            break;
+    }
     if (n > 0)
         stint_i_jb_raw(b, tmp, (size_t)n);
 }

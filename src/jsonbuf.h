@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <signal.h>
+#include <string.h>
 
 typedef struct stint_i_jbuf {
     char *p;
@@ -35,9 +36,32 @@ void stint_i_jb_reset(stint_i_jbuf *b);
 /* Nonzero when the content is whole (neither full nor nomem). */
 int stint_i_jb_ok(const stint_i_jbuf *b);
 
-void stint_i_jb_raw(stint_i_jbuf *b, const char *s, size_t n);
+/* Slow path of stint_i_jb_raw: grows (or flags) and appends. */
+void stint_i_jb_raw_slow(stint_i_jbuf *b, const char *s, size_t n);
+
+/* Appends n raw bytes. Inline: the encoders call it for every small piece. */
+static inline void stint_i_jb_raw(stint_i_jbuf *b, const char *s, size_t n)
+{
+    if (n <= b->cap - b->len) {
+        memcpy(b->p + b->len, s, n);
+        b->len += n;
+    } else {
+        stint_i_jb_raw_slow(b, s, n);
+    }
+}
+
+/* Appends a string literal (its length is known at compile time). */
+#define STINT_I_JB_LIT(b, lit) stint_i_jb_raw((b), "" lit, sizeof(lit) - 1)
+
 void stint_i_jb_lit(stint_i_jbuf *b, const char *s); /* raw NUL-terminated text */
-void stint_i_jb_char(stint_i_jbuf *b, char c);
+
+static inline void stint_i_jb_char(stint_i_jbuf *b, char c)
+{
+    if (b->len < b->cap)
+        b->p[b->len++] = c;
+    else
+        stint_i_jb_raw_slow(b, &c, 1);
+}
 /* A quoted, escaped JSON string of s[0..n); invalid UTF-8 -> U+FFFD each byte. */
 void stint_i_jb_str(stint_i_jbuf *b, const char *s, size_t n);
 void stint_i_jb_cstr(stint_i_jbuf *b, const char *s); /* NULL -> "" */

@@ -14,6 +14,12 @@
  *   every writing call returns STINT_E_IO.
  * - One mutex guards everything, so any thread may call in; span stacks are
  *   per thread (kernel tid), and the root span s1 belongs to no stack.
+ * - While open, the session is also a sink of the library (drop reports
+ *   only): spans lost in thread buffers become `dropped` lines. Lock order:
+ *   drain lock, then the session lock; no session call takes the drain lock
+ *   while holding its own.
+ * - A forked child never writes to its parent's session (its buffer is the
+ *   parent's): every call there returns STINT_E_STATE.
  */
 #include "stint/session.h"
 
@@ -25,6 +31,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
@@ -59,6 +66,9 @@ struct stint_session {
     sess_stack *stacks;
     size_t nstacks, stacks_cap;
     stint_session_stats stats;
+    unsigned fork_gen; /* g_fork_gen at open: another value means a forked child */
+    stint_i_sink drops; /* reports spans lost in thread buffers as `dropped` lines */
+    _Atomic int drops_linked;
     char msg[512];
 };
 
@@ -76,7 +86,25 @@ static int64_t real_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int32_t current_tid(void) { return (int32_t)syscall(SYS_gettid); }
+/* The kernel tid, cached per thread (a syscall costs ~1 us here); a fork
+ * bumps the generation so the child's thread reads its new tid. */
+static _Atomic unsigned g_fork_gen = 1;
+static void bump_fork_gen(void) { atomic_fetch_add(&g_fork_gen, 1); }
+static pthread_once_t g_tid_once = PTHREAD_ONCE_INIT;
+static void tid_once(void) { pthread_atfork(NULL, NULL, bump_fork_gen); }
+static _Thread_local int32_t t_tid;
+static _Thread_local unsigned t_tid_gen;
+
+static int32_t current_tid(void)
+{
+    unsigned gen = atomic_load_explicit(&g_fork_gen, memory_order_relaxed);
+    if (STINT_I_UNLIKELY(t_tid_gen != gen)) {
+        pthread_once(&g_tid_once, tid_once);
+        t_tid = (int32_t)syscall(SYS_gettid);
+        t_tid_gen = atomic_load(&g_fork_gen);
+    }
+    return t_tid;
+}
 
 static void set_msg(char *msg, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 static void set_msg(char *msg, size_t cap, const char *fmt, ...)
@@ -144,6 +172,9 @@ uint64_t stint_storage_bytes(const uint64_t *shape, size_t ndim, const char *dty
     return bytes;
 }
 
+/* Nonzero in a process forked after open: the file and buffer are the parent's. */
+static int forked(const stint_session *s) { return atomic_load_explicit(&g_fork_gen, memory_order_relaxed) != s->fork_gen; }
+
 /* ---- output -------------------------------------------------------------------- */
 
 /* Records the first write failure (sticky) with path, offset and cause. */
@@ -171,6 +202,10 @@ static stint_status flush_locked(stint_session *s)
 {
     if (s->sticky)
         return s->sticky;
+    if (forked(s)) {
+        s->out.len = 0;
+        return STINT_E_STATE;
+    }
     if (s->out.len) {
         stint_status st = write_out(s, s->out.p, s->out.len);
         s->out.len = 0;
@@ -183,7 +218,7 @@ static stint_status flush_locked(stint_session *s)
 static void line_begin(stint_session *s, const char *kind)
 {
     stint_i_jb_reset(&s->line);
-    stint_i_jb_lit(&s->line, "{\"kind\":\"");
+    STINT_I_JB_LIT(&s->line, "{\"kind\":\"");
     stint_i_jb_lit(&s->line, kind);
     stint_i_jb_char(&s->line, '"');
 }
@@ -191,7 +226,7 @@ static void line_begin(stint_session *s, const char *kind)
 /* Ends the record in `line` and queues it whole. */
 static stint_status line_commit(stint_session *s)
 {
-    stint_i_jb_lit(&s->line, "}\n");
+    STINT_I_JB_LIT(&s->line, "}\n");
     s->stats.invalid_utf8 += s->line.bad_utf8;
     s->line.bad_utf8 = 0;
     if (!stint_i_jb_ok(&s->line)) {
@@ -217,9 +252,9 @@ static stint_status line_commit(stint_session *s)
 
 static void key(stint_session *s, const char *k)
 {
-    stint_i_jb_lit(&s->line, ",\"");
+    STINT_I_JB_LIT(&s->line, ",\"");
     stint_i_jb_lit(&s->line, k);
-    stint_i_jb_lit(&s->line, "\":");
+    STINT_I_JB_LIT(&s->line, "\":");
 }
 
 static void kv_str(stint_session *s, const char *k, const char *v)
@@ -249,7 +284,7 @@ static void kv_bool(stint_session *s, const char *k, int v)
 static void kv_span(stint_session *s, const char *k, uint64_t id)
 {
     key(s, k);
-    stint_i_jb_lit(&s->line, "\"s");
+    STINT_I_JB_LIT(&s->line, "\"s");
     stint_i_jb_u64(&s->line, id);
     stint_i_jb_char(&s->line, '"');
 }
@@ -267,11 +302,17 @@ static void kv_shape(stint_session *s, const uint64_t *shape, size_t ndim)
 }
 
 /* Common entry checks for every writing call; takes the lock on success. */
+
 static stint_status enter(stint_session *s)
 {
     if (!s)
         return STINT_E_INVAL;
     pthread_mutex_lock(&s->lock);
+    if (STINT_I_UNLIKELY(forked(s)) && !s->ended) {
+        s->out.len = 0; /* the parent writes these */
+        s->ended = 1;
+        set_msg(s->msg, sizeof s->msg, "%s: this process was forked after open; open a session of its own", s->path);
+    }
     if (s->sticky) {
         pthread_mutex_unlock(&s->lock);
         return s->sticky;
@@ -373,6 +414,9 @@ static stint_status write_span_start(stint_session *s, uint64_t id, uint64_t par
     return line_commit(s);
 }
 
+static void on_drop(stint_i_sink *k, const stint_i_drop *d);
+static void on_sink_close(stint_i_sink *k);
+
 static void session_destroy(stint_session *s)
 {
     for (size_t i = 0; i < s->nstacks; i++) {
@@ -444,6 +488,8 @@ stint_status stint_session_open(const char *path, const stint_session_options *o
 
     s->t0_ns = mono_ns();
     int64_t real = real_ns();
+    (void)current_tid(); /* registers the fork hook before fork_gen is read */
+    s->fork_gen = atomic_load(&g_fork_gen);
     int32_t pid = (int32_t)getpid();
     char host[256] = "";
     if (gethostname(host, sizeof host - 1) != 0)
@@ -488,6 +534,10 @@ stint_status stint_session_open(const char *path, const stint_session_options *o
         session_destroy(s);
         return st;
     }
+    s->drops.dropped = on_drop;
+    s->drops.close = on_sink_close;
+    atomic_store(&s->drops_linked, 1);
+    stint_i_sink_add(&s->drops);
     *out = s;
     return STINT_OK;
 }
@@ -776,7 +826,7 @@ stint_status stint_session_gradient(stint_session *s, const char *root, const ch
         return st;
     line_begin(s, "gradient");
     key(s, "event_id");
-    stint_i_jb_lit(&s->line, "\"gradient-");
+    STINT_I_JB_LIT(&s->line, "\"gradient-");
     stint_i_jb_u64(&s->line, s->next_grad + 1);
     stint_i_jb_char(&s->line, '"');
     kv_str(s, "root", root);
@@ -821,18 +871,56 @@ stint_status stint_session_fork(stint_session *s, int32_t parent_pid, int32_t ch
     return leave(s, line_commit(s));
 }
 
-stint_status stint_session_dropped(stint_session *s, int32_t tid, uint64_t count, int64_t first_ns, int64_t last_ns)
+static stint_status write_dropped(stint_session *s, int32_t tid, uint64_t count, int64_t first_ns, int64_t last_ns)
 {
-    stint_status st = enter(s);
-    if (st)
-        return st;
     line_begin(s, "dropped");
     kv_i64(s, "timestamp_ns", since_open(s));
     kv_i64(s, "tid", tid);
     kv_u64(s, "count", count);
     kv_i64(s, "first_ns", first_ns ? first_ns - s->t0_ns : 0);
     kv_i64(s, "last_ns", last_ns ? last_ns - s->t0_ns : 0);
-    return leave(s, line_commit(s));
+    return line_commit(s);
+}
+
+stint_status stint_session_dropped(stint_session *s, int32_t tid, uint64_t count, int64_t first_ns, int64_t last_ns)
+{
+    stint_status st = enter(s);
+    if (st)
+        return st;
+    return leave(s, write_dropped(s, tid, count, first_ns, last_ns));
+}
+
+/* Sink callbacks (drain lock held). */
+static stint_session *of_sink(stint_i_sink *k)
+{
+    return (stint_session *)(void *)((char *)k - offsetof(stint_session, drops));
+}
+
+static void on_drop(stint_i_sink *k, const stint_i_drop *d)
+{
+    stint_session *s = of_sink(k);
+    if (enter(s) == STINT_OK)
+        (void)leave(s, write_dropped(s, d->tid, d->count, d->first_ts_ns, d->last_ts_ns));
+}
+
+/* Removed, or the library shuts down (at exit): push the buffered whole
+ * lines out, so a program that exits without finishing keeps its records. */
+static void on_sink_close(stint_i_sink *k)
+{
+    stint_session *s = of_sink(k);
+    atomic_store(&s->drops_linked, 0);
+    pthread_mutex_lock(&s->lock);
+    if (s->fd >= 0 && !s->ended)
+        (void)flush_locked(s);
+    pthread_mutex_unlock(&s->lock);
+}
+
+/* Unlinks the drop-report sink (delivering pending reports first). */
+static void detach(stint_session *s)
+{
+    if (atomic_load(&s->drops_linked) && !forked(s))
+        stint_i_sink_remove(&s->drops);
+    atomic_store(&s->drops_linked, 0);
 }
 
 /* ---- flush, finish, free ---------------------------------------------------------- */
@@ -849,6 +937,9 @@ stint_status stint_session_flush(stint_session *s)
 
 stint_status stint_session_finish(stint_session *s)
 {
+    if (!s)
+        return STINT_E_INVAL;
+    detach(s); /* pending drop reports are written before the root ends */
     stint_status st = enter(s);
     if (st)
         return st;
@@ -858,7 +949,12 @@ stint_status stint_session_finish(stint_session *s)
     if (open_spans) {
         set_msg(s->msg, sizeof s->msg, "%s: cannot finish session with %zu span%s still open", s->path, open_spans,
                 open_spans == 1 ? "" : "s");
-        return leave(s, STINT_E_SPANS_OPEN);
+        st = leave(s, STINT_E_SPANS_OPEN);
+        if (!forked(s)) { /* still open: keep reporting drops (drain lock after ours is released) */
+            atomic_store(&s->drops_linked, 1);
+            stint_i_sink_add(&s->drops);
+        }
+        return st;
     }
     line_begin(s, "span_end");
     kv_span(s, "id", 1);
@@ -891,8 +987,9 @@ void stint_session_free(stint_session *s)
 {
     if (!s)
         return;
+    detach(s);
     if (s->fd >= 0) {
-        if (!s->sticky)
+        if (!s->sticky && !forked(s))
             (void)flush_locked(s); /* whole lines only: the file stays a valid prefix */
         close(s->fd);
     }

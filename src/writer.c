@@ -483,10 +483,29 @@ stint_status stint_shutdown(void)
     return shutdown_bounded(g_exit_ms > 0 ? g_exit_ms : 1);
 }
 
+/* At exit: write what is left (bounded), then say so loudly if anything
+ * was lost, since a silent gap is the worst outcome for a tracer. */
 static void at_exit(void)
 {
-    if (g_exit_ms > 0)
-        (void)shutdown_bounded(g_exit_ms);
+    if (g_exit_ms <= 0)
+        return;
+    stint_status st = shutdown_bounded(g_exit_ms);
+    stint_stats s;
+    stint_get_stats(&s);
+    char msg[512];
+    int n = 0;
+    if (s.spans_dropped)
+        n = snprintf(msg, sizeof msg,
+                     "stint: %llu of %llu spans dropped (thread buffers full, between ts=%lld and ts=%lld; "
+                     "raise STINT_BUFFER_KB)\n",
+                     (unsigned long long)s.spans_dropped, (unsigned long long)(s.spans_dropped + s.spans_recorded),
+                     (long long)s.drop_first_ts_ns, (long long)s.drop_last_ts_ns);
+    else if (st != STINT_OK || s.sink_error != STINT_OK)
+        n = snprintf(msg, sizeof msg, "stint: markers not fully written at exit: %s\n",
+                     stint_strerror(st != STINT_OK ? st : s.sink_error));
+    if (n > 0 && write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1) < 0) {
+        /* nothing more can be done at exit */
+    }
 }
 
 /* ---- fork ----------------------------------------------------------------------------------- */

@@ -71,8 +71,14 @@ typedef struct stint_session_options {
  * and, when err is not NULL, a message naming the path and the cause is
  * written into err (cap bytes, NUL-terminated).
  * Errors: STINT_E_INVAL (NULL path/opt/out, no entrypoint, capture_step 0,
- * a NULL tag key/value), STINT_E_IO (open or the first write failed),
- * STINT_E_NOMEM. The session may be used from several threads (one lock). */
+ * a NULL tag key/value), STINT_E_IO (the file cannot be created),
+ * STINT_E_NOMEM. The lines are buffered: the first write happens when the
+ * buffer fills or on flush/finish (so a write error shows there).
+ * The session may be used from several threads (one lock). While it is
+ * open, spans the library loses in full thread buffers are written as
+ * `dropped` lines, and the library's exit handler flushes the buffered
+ * lines. In a process forked after open, every call returns STINT_E_STATE
+ * and writes nothing (the child opens its own session). */
 STINT_API STINT_NODISCARD stint_status stint_session_open(const char *path, const stint_session_options *opt,
                                                           stint_session **out, char *err, size_t cap);
 

@@ -18,6 +18,7 @@ struct got {
     char name[MAXREC][128];
     char attrs[MAXREC][128];
     char hid[MAXREC][64];
+    int dev[MAXREC]; /* markers_is_device, taken while the record is valid */
     int torn;
     uint64_t torn_off[MAXREC];
     uint64_t torn_line[MAXREC];
@@ -39,6 +40,7 @@ static int on_rec(void *ctx, const markers_record *r)
         copy(g->name[g->n], sizeof g->name[0], r->name);
         copy(g->attrs[g->n], sizeof g->attrs[0], r->attrs);
         copy(g->hid[g->n], sizeof g->hid[0], r->hid_text);
+        g->dev[g->n] = markers_is_device(r);
     }
     g->n++;
     return 0;
@@ -125,8 +127,8 @@ static void test_adjacent(void)
     CHECK_EQ_U64(g.r[1].inv, 2);
     CHECK_STR(g.name[1], "simpler_run.runner_run.device_wall");
     CHECK_STR(g.attrs[1], "clk=dev rank=1");
-    CHECK(!markers_is_device(&g.r[0]));
-    CHECK(markers_is_device(&g.r[1]));
+    CHECK(!g.dev[0]);
+    CHECK(g.dev[1]);
 
     /* The later upstream prefix ([mono_ns=..]) and a bare glued record. */
     parse("[mono_ns=1][T0x1][TIMING] emit_host_span: [STRACE] v=1 pid=1 tid=1 inv=1 hid=abc depth=0 "
@@ -232,6 +234,44 @@ static void test_numbers(void)
 }
 
 /* Every split point and piece size gives the same records. */
+/* Hids and numbers of every length, through the wide and the byte paths. */
+static void test_number_widths(void)
+{
+    static const char *hids[] = {"ABCDEF0123456789", "fedcba9876543210", "0000000000000001", "a", "0",
+                                 "123456789abcdef", "00000000000000000001f"};
+    static const uint64_t want[] = {0xabcdef0123456789ull, 0xfedcba9876543210ull, 1, 0xa, 0, 0x123456789abcdefull,
+                                    0x1f};
+    for (int tail = 0; tail < 2; tail++)
+        for (size_t i = 0; i < sizeof hids / sizeof hids[0]; i++) {
+            char line[256];
+            snprintf(line, sizeof line, "[STRACE] v=1 pid=1 tid=1 inv=1 hid=%s depth=0 name=a ts=1 dur=2%s", hids[i],
+                     tail ? " k=v                    \n" : "");
+            struct got g;
+            parse(line, 0, &g, 0);
+            CHECK_EQ_I64(g.n, 1);
+            CHECK_EQ_U64(g.r[0].hid, want[i]);
+            CHECK_STR(g.hid[0], hids[i]);
+            CHECK_EQ_I64(g.r[0].hid_wide, 0);
+        }
+    uint64_t v = 0;
+    for (int digits = 1; digits <= 19; digits++) {
+        v = v * 10 + (uint64_t)(digits % 10);
+        char num[32], line[256];
+        snprintf(num, sizeof num, "%llu", (unsigned long long)v);
+        for (int tail = 0; tail < 2; tail++) {
+            snprintf(line, sizeof line, "[STRACE] v=1 pid=%s tid=1 inv=%s hid=a depth=0 name=a ts=%s dur=%s%s", num,
+                     num, digits < 19 ? num : "5", digits < 19 ? num : "7", tail ? " pad=xxxxxxxxxxxxxxxxxxxx\n" : "");
+            struct got g;
+            parse(line, 0, &g, 0);
+            CHECK_EQ_I64(g.n, 1);
+            CHECK_EQ_U64(g.r[0].pid, v);
+            CHECK_EQ_U64(g.r[0].inv, v);
+            if (digits < 19)
+                CHECK_EQ_I64(g.r[0].ts_ns, (int64_t)v);
+        }
+    }
+}
+
 static void test_chunking(void)
 {
     const char *s = "junk [STRACE] v=1 pid=1 tid=1 inv=1 hid=a depth=0 name=a ts=1 dur=2 k=1\r\n"
@@ -388,6 +428,7 @@ int main(void)
     test_blob_and_line_ends();
     test_torn();
     test_numbers();
+    test_number_widths();
     test_chunking();
     test_long_line_fd();
     test_stop_and_options();

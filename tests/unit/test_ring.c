@@ -171,7 +171,7 @@ static void test_drop_oldest_threads(void)
 
 /* A child records spans into a ring with the crash dump on, then writes to
  * a PROT_NONE page (a real SIGSEGV). */
-static void test_crash_dump(void)
+__attribute__((unused)) static void test_crash_dump(void)
 {
     const char *path = tmp_path("crash.json");
     pid_t pid = fork();
@@ -196,8 +196,10 @@ static void test_crash_dump(void)
     }
     int status = 0;
     waitpid(pid, &status, 0);
-    /* plain builds die by SIGSEGV; under ASan its handler (chained) exits 1 */
-    CHECK((WIFSIGNALED(status) && WTERMSIG(status) == SIGSEGV) || (WIFEXITED(status) && WEXITSTATUS(status) == 1));
+    /* plain builds die by SIGSEGV; under ASan its handler (chained) exits 1
+     * or, with abort_on_error, aborts */
+    CHECK((WIFSIGNALED(status) && (WTERMSIG(status) == SIGSEGV || WTERMSIG(status) == SIGABRT)) ||
+          (WIFEXITED(status) && WEXITSTATUS(status) == 1));
     size_t len = 0;
     char *doc = mj_slurp(path, &len);
     REQUIRE(doc);
@@ -233,11 +235,17 @@ int main(void)
     stint_markers_off();
     snprintf(g_dir, sizeof g_dir, "/tmp/stint_test_ring_%d", (int)getpid());
     REQUIRE(mkdir(g_dir, 0755) == 0);
+#if defined(__SANITIZE_THREAD__)
+    /* ThreadSanitizer cannot follow a child that uses the library after a
+     * fork; the plain and ASan runs cover the crash dump. */
+    printf("note: crash dump test not run under ThreadSanitizer\n");
+#else
+    test_crash_dump();
+#endif
     test_errors();
     test_drop_oldest_one_thread();
     test_completion_order();
     test_drop_oldest_threads();
-    test_crash_dump();
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
     if (system(cmd) != 0)

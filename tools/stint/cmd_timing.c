@@ -199,7 +199,7 @@ int stint_cmd_timing(int argc, char **argv)
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 
     tm_model m;
-    tm_init(&m, o.trace_out != NULL);
+    tm_init(&m, (o.trace_out ? TM_KEEP_ATTRS : 0) | (o.view == VIEW_TREE ? TM_KEEP_SPANS : 0));
     markers_stats st;
     memset(&st, 0, sizeof st);
     int rc = 0;
@@ -253,7 +253,7 @@ int stint_cmd_timing(int argc, char **argv)
         if (wrc) {
             fprintf(stderr, "stint timing: cannot write %s: %s\n", o.trace_out, strerror(wrc));
         } else if (!o.json) {
-            printf("Wrote Chrome trace: %s (%u spans)\n", o.trace_out, m.nspans);
+            printf("Wrote Chrome trace: %s (%u spans)\n", o.trace_out, m.nrecords);
         }
     }
     if (o.json)

@@ -228,6 +228,16 @@ static __attribute__((noinline)) const char *decimal_slow(const char *q, const c
     return q;
 }
 
+/* The value of 8 hex digits (known to be hex), first digit most significant. */
+static inline __attribute__((always_inline)) uint64_t hex8_value(uint64_t w)
+{
+    /* digits are 0x30-0x39; letters have bit 6 set and low nibble 1-6 */
+    uint64_t nib = (w & 0x0F0F0F0F0F0F0F0Full) + 9 * ((w >> 6) & 0x0101010101010101ull);
+    uint64_t t = ((nib << 4) + (nib >> 8)) & 0x00FF00FF00FF00FFull;
+    uint64_t u = ((t << 8) | (t >> 16)) & 0x0000FFFF0000FFFFull;
+    return ((u << 16) | (u >> 32)) & 0xFFFFFFFFull;
+}
+
 /* End of a name (`\S+`): the first blank or line break at or after q. */
 static const char *name_end(const char *q, const char *e)
 {
@@ -333,8 +343,12 @@ static const char *parse_record(markers_parser *p, const char *at, const char *e
             unsigned run = (unsigned)__builtin_ctz(~hexm | 0x10000u);
             unsigned zeros = (unsigned)__builtin_ctz(~zm | 0x10000u);
             sig = run - (zeros < run ? zeros : run);
-            for (unsigned i = 0; i < run; i++)
-                hv = (hv << 4) | (uint64_t)hex_val((unsigned char)q[i]);
+            if (run == 16) {
+                hv = (hex8_value(load8(q)) << 32) | hex8_value(load8(q + 8));
+            } else {
+                for (unsigned i = 0; i < run; i++)
+                    hv = (hv << 4) | (uint64_t)hex_val((unsigned char)q[i]);
+            }
             q += run;
         }
 #endif

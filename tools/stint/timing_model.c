@@ -78,12 +78,11 @@ static uint64_t hash_pair(uint64_t a, uint64_t b)
     return h ^ (h >> 29);
 }
 
-void tm_init(tm_model *m, int keep_attrs)
+void tm_init(tm_model *m, int flags)
 {
     memset(m, 0, sizeof *m);
-    m->keep_attrs = keep_attrs;
-    m->last_inv = TM_NONE;
-    m->last_hid = TM_NONE;
+    m->keep_attrs = (flags & TM_KEEP_ATTRS) != 0;
+    m->keep_spans = (flags & (TM_KEEP_SPANS | TM_KEEP_ATTRS)) != 0;
 }
 
 void tm_free(tm_model *m)
@@ -96,11 +95,12 @@ void tm_free(tm_model *m)
     free(m->attr_off);
     free(m->attr_len);
     free(m->attr_text);
+    for (uint32_t i = 0; i < m->ninvs; i++)
+        free(m->invs[i].fon);
     free(m->invs);
     free(m->inv_hash_keys);
     free(m->inv_hash_vals);
     free(m->order);
-    free(m->fon);
     free(m->buckets);
     free(m->bucket_invs);
     memset(m, 0, sizeof *m);
@@ -220,11 +220,26 @@ static int inv_rehash(tm_model *m)
     return 0;
 }
 
-/* The invocation (pid, inv), created with `hid` when new. */
+static uint32_t find_inv_slow(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid);
+
+/* The invocation (pid, inv), created with `hid` when new. A small direct-mapped
+ * cache in front of the hash table holds the invocations in flight (one per
+ * logging thread, interleaved line by line). */
 static uint32_t find_inv(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid)
 {
-    if (m->last_inv != TM_NONE && m->invs[m->last_inv].pid == pid && m->invs[m->last_inv].inv == inv)
-        return m->last_inv;
+    uint32_t slot = (uint32_t)((pid * 0x9E3779B1u + inv) & 63u);
+    uint32_t c = m->inv_cache[slot];
+    if (c && m->invs[c - 1].pid == pid && m->invs[c - 1].inv == inv)
+        return c - 1;
+    uint32_t x = find_inv_slow(m, pid, inv, hid);
+    if (x != TM_NONE)
+        m->inv_cache[slot] = x + 1;
+    return x;
+}
+
+/* find_inv through the hash table. */
+static uint32_t find_inv_slow(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid)
+{
     if ((uint64_t)(m->ninvs + 1) * 2 > m->inv_hash_cap && inv_rehash(m))
         return TM_NONE;
     uint32_t mask = m->inv_hash_cap - 1;
@@ -234,7 +249,7 @@ static uint32_t find_inv(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid)
         if (!v)
             break;
         if (m->inv_hash_keys[2 * i] == pid && m->inv_hash_keys[2 * i + 1] == inv)
-            return m->last_inv = v - 1;
+            return v - 1;
     }
     if (grow((void **)&m->invs, &m->invs_cap, m->ninvs + 1, sizeof *m->invs))
         return TM_NONE;
@@ -244,21 +259,47 @@ static uint32_t find_inv(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid)
     n->pid = pid;
     n->inv = inv;
     n->hid = hid;
-    n->first = n->last = n->root = TM_NONE;
+    n->first = n->last = TM_NONE;
     m->inv_hash_vals[i] = x + 1;
     m->inv_hash_keys[2 * i] = pid;
     m->inv_hash_keys[2 * i + 1] = inv;
-    return m->last_inv = x;
+    return x;
 }
 
-/* The id of s[0,n) when it equals the string `id` (a one-entry cache), else
- * the interned id. */
-static uint32_t intern_cached(tm_model *m, uint32_t *cache, const char *s, size_t n, int lower)
+/* s[0,n) == t[0,n), 8 bytes at a time (short strings: no library call). */
+static int same_bytes(const char *s, const char *t, size_t n)
 {
-    uint32_t id = *cache;
-    if (id != TM_NONE && m->str_slen[id] == n && !memcmp(tm_str(m, id), s, n))
-        return id;
-    return *cache = intern(m, s, n, lower);
+    while (n >= 8) {
+        uint64_t a, b;
+        memcpy(&a, s, 8);
+        memcpy(&b, t, 8);
+        if (a != b)
+            return 0;
+        s += 8;
+        t += 8;
+        n -= 8;
+    }
+    while (n--)
+        if (*s++ != *t++)
+            return 0;
+    return 1;
+}
+
+/* Hids through a small direct-mapped cache keyed by their first bytes (a few
+ * hundred recur; lines of different invocations interleave). A hid written
+ * with capitals misses the cache and is lowercased by intern(). */
+static uint32_t intern_hid(tm_model *m, const char *s, size_t n)
+{
+    uint64_t a = 0;
+    memcpy(&a, s, n < 8 ? n : 8);
+    uint32_t slot = (uint32_t)(((a ^ n) * 0x9E3779B97F4A7C15ull) >> 58);
+    uint32_t id = m->hid_cache[slot];
+    if (id && m->str_slen[id - 1] == n && same_bytes(tm_str(m, id - 1), s, n))
+        return id - 1;
+    id = intern(m, s, n, 1);
+    if (id != TM_NONE)
+        m->hid_cache[slot] = id + 1;
+    return id;
 }
 
 /* Names through a small direct-mapped cache keyed by length and the first and
@@ -273,7 +314,7 @@ static uint32_t intern_name(tm_model *m, const char *s, size_t n)
     uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full) ^ n;
     uint32_t slot = (uint32_t)(h >> 56);
     uint32_t id = m->name_cache[slot];
-    if (id && m->str_slen[id - 1] == n && !memcmp(tm_str(m, id - 1), s, n))
+    if (id && m->str_slen[id - 1] == n && same_bytes(tm_str(m, id - 1), s, n))
         return id - 1;
     id = intern(m, s, n, 0);
     if (id != TM_NONE)
@@ -284,11 +325,51 @@ static uint32_t intern_name(tm_model *m, const char *s, size_t n)
 int tm_add(tm_model *m, const markers_record *r)
 {
     uint32_t name = intern_name(m, r->name.ptr, r->name.len);
-    uint32_t hid = intern_cached(m, &m->last_hid, r->hid_text.ptr, r->hid_text.len, 1);
-    if (name == TM_NONE || hid == TM_NONE || m->nspans == TM_NONE - 1)
+    uint32_t hid = intern_hid(m, r->hid_text.ptr, r->hid_text.len);
+    if (name == TM_NONE || hid == TM_NONE || m->nrecords == TM_NONE - 1)
         goto oom;
     uint32_t x = find_inv(m, r->pid, r->inv, hid);
-    if (x == TM_NONE || grow((void **)&m->spans, &m->spans_cap, m->nspans + 1, sizeof *m->spans))
+    if (x == TM_NONE)
+        goto oom;
+    tm_inv *iv = &m->invs[x];
+    uint32_t depth = r->depth > UINT32_MAX ? UINT32_MAX : (uint32_t)r->depth;
+    if (depth == 0 && !iv->has_root) {
+        iv->has_root = 1;
+        iv->root_name = name;
+        iv->root_dur_ns = r->dur_ns;
+    }
+    /* First span of this name? The list is sorted by name id. */
+    {
+        uint32_t lo = 0, hi = iv->fon_len;
+        while (lo < hi) {
+            uint32_t mid = (lo + hi) / 2;
+            if (iv->fon[mid].name < name)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == iv->fon_len || iv->fon[lo].name != name) {
+            if (iv->fon_len == iv->fon_cap) {
+                uint32_t ncap = iv->fon_cap ? iv->fon_cap * 2 : 8;
+                tm_fon *nf = ncap > iv->fon_cap ? realloc(iv->fon, (size_t)ncap * sizeof *nf) : NULL;
+                if (!nf)
+                    goto oom;
+                iv->fon = nf;
+                iv->fon_cap = ncap;
+            }
+            memmove(iv->fon + lo + 1, iv->fon + lo, (size_t)(iv->fon_len - lo) * sizeof *iv->fon);
+            iv->fon[lo].ts_ns = r->ts_ns;
+            iv->fon[lo].dur_ns = r->dur_ns;
+            iv->fon[lo].name = name;
+            iv->fon[lo].depth = depth;
+            iv->fon_len++;
+        }
+    }
+    iv->nspans++;
+    m->nrecords++;
+    if (!m->keep_spans)
+        return 0;
+    if (grow((void **)&m->spans, &m->spans_cap, m->nspans + 1, sizeof *m->spans))
         goto oom;
     uint32_t s = m->nspans;
     tm_span *sp = &m->spans[s];
@@ -299,7 +380,7 @@ int tm_add(tm_model *m, const markers_record *r)
     sp->hid = hid;
     sp->inv = x;
     sp->next = TM_NONE;
-    sp->depth = r->depth > UINT32_MAX ? UINT32_MAX : (uint32_t)r->depth;
+    sp->depth = depth;
     sp->dev = (uint32_t)markers_is_device(r);
     if (m->keep_attrs) {
         if (m->attr_cap_ids != m->spans_cap) {
@@ -321,15 +402,11 @@ int tm_add(tm_model *m, const markers_record *r)
         m->attr_text_len += r->attrs.len;
     }
     m->nspans++;
-    tm_inv *iv = &m->invs[x];
     if (iv->last == TM_NONE)
         iv->first = s;
     else
         m->spans[iv->last].next = s;
     iv->last = s;
-    iv->nspans++;
-    if (sp->depth == 0 && iv->root == TM_NONE)
-        iv->root = s;
     return 0;
 oom:
     m->oom = 1;
@@ -383,14 +460,11 @@ int tm_analyze(tm_model *m)
 {
     uint32_t n = m->ninvs;
     m->order = malloc(((size_t)n + 1) * sizeof *m->order);
-    m->fon = malloc(((size_t)m->nspans + 1) * sizeof *m->fon);
     m->bucket_invs = malloc(((size_t)n + 1) * sizeof *m->bucket_invs);
     m->buckets = malloc(((size_t)n + 1) * sizeof *m->buckets);
-    uint32_t *stamp = calloc((size_t)m->nstr + 1, sizeof *stamp);
     uint32_t *bucket_of = malloc(((size_t)m->nstr + 1) * sizeof *bucket_of);
     uint32_t *tmp = malloc(((size_t)n + 1) * sizeof *tmp);
-    if (!m->order || !m->fon || !m->bucket_invs || !m->buckets || !stamp || !bucket_of || !tmp) {
-        free(stamp);
+    if (!m->order || !m->bucket_invs || !m->buckets || !bucket_of || !tmp) {
         free(bucket_of);
         free(tmp);
         m->oom = 1;
@@ -400,32 +474,6 @@ int tm_analyze(tm_model *m)
         m->order[i] = i;
     sort_model = m;
     qsort(m->order, n, sizeof *m->order, cmp_pid_inv);
-
-    /* First span of each name, per invocation (stamp = invocation index + 1). */
-    m->nfon = 0;
-    for (uint32_t x = 0; x < n; x++) {
-        tm_inv *iv = &m->invs[x];
-        iv->fon_off = m->nfon;
-        for (uint32_t s = iv->first; s != TM_NONE; s = m->spans[s].next) {
-            uint32_t nm = m->spans[s].name;
-            if (stamp[nm] == x + 1)
-                continue;
-            stamp[nm] = x + 1;
-            tm_fon *f = &m->fon[m->nfon++];
-            f->name = nm;
-            f->span = s;
-            f->dur_ns = m->spans[s].dur_ns;
-            f->depth = m->spans[s].depth;
-            /* insertion by name id: an invocation has few names */
-            while (f > m->fon + iv->fon_off && f[-1].name > f->name) {
-                tm_fon t = f[-1];
-                f[-1] = f[0];
-                f[0] = t;
-                f--;
-            }
-        }
-        iv->fon_len = m->nfon - iv->fon_off;
-    }
 
     /* Buckets in first-seen order over (pid, inv). */
     for (uint32_t i = 0; i < m->nstr; i++)
@@ -446,7 +494,6 @@ int tm_analyze(tm_model *m)
     {
         tm_bucket *sorted = malloc(((size_t)nb + 1) * sizeof *sorted);
         if (!sorted) {
-            free(stamp);
             free(bucket_of);
             free(tmp);
             m->oom = 1;
@@ -459,7 +506,6 @@ int tm_analyze(tm_model *m)
             free(idx);
             free(idx2);
             free(sorted);
-            free(stamp);
             free(bucket_of);
             free(tmp);
             m->oom = 1;
@@ -505,24 +551,23 @@ int tm_analyze(tm_model *m)
     }
     for (uint32_t b = 0; b < nb; b++)
         sort_by_inv(m, m->bucket_invs + m->buckets[b].off, tmp, m->buckets[b].n);
-    free(stamp);
     free(bucket_of);
     free(tmp);
     return 0;
 }
 
-uint32_t tm_fon_find(const tm_model *m, uint32_t inv, uint32_t name)
+const tm_fon *tm_fon_find(const tm_model *m, uint32_t inv, uint32_t name)
 {
     const tm_inv *iv = &m->invs[inv];
-    uint32_t lo = iv->fon_off, hi = iv->fon_off + iv->fon_len;
+    uint32_t lo = 0, hi = iv->fon_len;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
-        if (m->fon[mid].name < name)
+        if (iv->fon[mid].name < name)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < iv->fon_off + iv->fon_len && m->fon[lo].name == name ? m->fon[lo].span : TM_NONE;
+    return lo < iv->fon_len && iv->fon[lo].name == name ? &iv->fon[lo] : NULL;
 }
 
 const char *tm_bucket_label(const tm_model *m, uint32_t b, char *buf)

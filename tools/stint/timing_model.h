@@ -6,7 +6,10 @@
  *
  * Built by feeding markers_record values (tm_add) and then tm_analyze. Names,
  * hids and attrs are copied into the model: it owns everything it points to.
- * Indices are uint32_t: a model holds fewer than 2^32 spans.
+ * The per-invocation first-of-name lists are kept as records arrive, so the
+ * tables need no span array; the spans themselves are kept only on request
+ * (TM_KEEP_SPANS: the tree and the Chrome trace need them). Indices are
+ * uint32_t: a model holds fewer than 2^32 spans.
  */
 #ifndef STINT_CLI_TIMING_MODEL_H
 #define STINT_CLI_TIMING_MODEL_H
@@ -30,25 +33,26 @@ typedef struct tm_span {
     uint32_t dev;   /* 1: attrs contain "clk=dev" */
 } tm_span;
 
-/* First span of one name in one invocation. */
+/* First span of one name in one invocation (a copy of its fields). */
 typedef struct tm_fon {
-    int64_t dur_ns; /* copies of the span's, so scans stay in this array */
-    uint32_t depth;
+    int64_t ts_ns;
+    int64_t dur_ns;
     uint32_t name;
-    uint32_t span;
-    uint32_t pad;
+    uint32_t depth;
 } tm_fon;
 
 typedef struct tm_inv {
     uint64_t pid;
     uint64_t inv;
-    uint32_t hid;     /* hid of its first span */
-    uint32_t first;   /* first span (input order) */
-    uint32_t last;
+    uint32_t hid;      /* hid of its first span */
     uint32_t nspans;
-    uint32_t root;    /* first depth-0 span, or TM_NONE */
-    uint32_t fon_off; /* its tm_fon entries, sorted by name id */
-    uint32_t fon_len;
+    uint32_t first;    /* first span (input order); TM_NONE without TM_KEEP_SPANS */
+    uint32_t last;
+    int has_root;      /* a depth-0 span was seen; root_* are the first one's */
+    uint32_t root_name;
+    int64_t root_dur_ns;
+    tm_fon *fon;       /* first span of each name, sorted by name id */
+    uint32_t fon_len, fon_cap;
 } tm_inv;
 
 typedef struct tm_bucket {
@@ -67,6 +71,8 @@ typedef struct tm_model {
     uint32_t *str_hash;   /* open addressing: id + 1, 0 empty */
     uint32_t str_hash_cap;
 
+    int keep_spans;
+    uint32_t nrecords;    /* spans added (kept or not) */
     tm_span *spans;
     uint32_t nspans, spans_cap;
     /* attrs, only when keep_attrs: offsets into attr_text */
@@ -82,22 +88,25 @@ typedef struct tm_model {
     uint64_t *inv_hash_keys; /* pairs (pid, inv) */
     uint32_t *inv_hash_vals; /* index + 1, 0 empty */
     uint32_t inv_hash_cap;
-    uint32_t last_inv;       /* cache: most recent invocation */
-    uint32_t last_hid;       /* cache: most recent hid string */
+    uint32_t inv_cache[64];   /* cache: invocation index + 1 by (pid, inv) */
+    uint32_t hid_cache[64];   /* cache: hid id + 1 by its first bytes */
     uint32_t name_cache[256]; /* cache: name id + 1 by a short key */
 
     /* after tm_analyze */
     uint32_t *order;         /* invocation indices sorted by (pid, inv) */
-    tm_fon *fon;
-    uint32_t nfon;
     tm_bucket *buckets;      /* ordered: most invocations first, stable */
     uint32_t nbuckets;
     uint32_t *bucket_invs;
     int oom;
 } tm_model;
 
-/* Empty model; keep_attrs: also keep each span's attrs text (for --trace-out). */
-void tm_init(tm_model *m, int keep_attrs);
+enum {
+    TM_KEEP_SPANS = 1, /* keep every span (the tree, the Chrome trace) */
+    TM_KEEP_ATTRS = 2  /* also keep each span's attrs text (implies spans) */
+};
+
+/* Empty model; flags: TM_KEEP_*. */
+void tm_init(tm_model *m, int flags);
 void tm_free(tm_model *m);
 
 /* Adds one record. Returns 0, or -1 when out of memory (m->oom is set). */
@@ -111,8 +120,8 @@ uint32_t tm_str_len(const tm_model *m, uint32_t id);
 /* The id of an existing string, or TM_NONE. */
 uint32_t tm_str_find(const tm_model *m, const char *s, size_t n);
 
-/* The first span named `name` in invocation `inv`, or TM_NONE. */
-uint32_t tm_fon_find(const tm_model *m, uint32_t inv, uint32_t name);
+/* The first span named `name` in invocation `inv`, or NULL. */
+const tm_fon *tm_fon_find(const tm_model *m, uint32_t inv, uint32_t name);
 
 /* Attrs of a span ("" unless keep_attrs). */
 markers_text tm_attrs(const tm_model *m, uint32_t span);

@@ -216,13 +216,13 @@ static int cmp_bytes(const char *a, size_t an, const char *b, size_t bn)
 
 /* The span that names a rounds column: `<root>.<suffix>` as the reference's
  * fixed names are, with the root taken from the invocation (simpler_run in the
- * seed era, chip.run later). */
-static uint32_t named_span(const tm_model *m, uint32_t inv, const char *suffix)
+ * seed era, chip.run later). NULL when the invocation has none. */
+static const tm_fon *named_span(const tm_model *m, uint32_t inv, const char *suffix)
 {
     const tm_inv *iv = &m->invs[inv];
     const char *roots[3] = {NULL, "simpler_run", "chip.run"};
-    if (iv->root != TM_NONE)
-        roots[0] = tm_str(m, m->spans[iv->root].name);
+    if (iv->has_root)
+        roots[0] = tm_str(m, iv->root_name);
     for (int k = 0; k < 3; k++) {
         if (!roots[k] || (k && roots[0] && !strcmp(roots[0], roots[k])))
             continue;
@@ -231,31 +231,27 @@ static uint32_t named_span(const tm_model *m, uint32_t inv, const char *suffix)
         if (n < 0 || (size_t)n >= sizeof buf)
             continue;
         uint32_t id = tm_str_find(m, buf, (size_t)n);
-        if (id == TM_NONE)
-            continue;
-        uint32_t s = tm_fon_find(m, inv, id);
-        if (s != TM_NONE)
-            return s;
+        const tm_fon *f = id == TM_NONE ? NULL : tm_fon_find(m, inv, id);
+        if (f)
+            return f;
     }
-    return TM_NONE;
+    return NULL;
 }
 
 /* Device wall of one invocation: the rounds column's span, else the first
- * span whose leaf is `device_wall` (pypto's reading). */
+ * span (lowest name id: first seen) whose leaf is `device_wall`, as pypto
+ * reads it. 0 when there is none. */
 static int64_t device_wall_ns(const tm_model *m, uint32_t inv)
 {
-    uint32_t s = named_span(m, inv, "runner_run.device_wall");
-    if (s == TM_NONE) {
-        for (uint32_t t = m->invs[inv].first; t != TM_NONE; t = m->spans[t].next) {
-            size_t ln;
-            const char *leaf = leaf_of(tm_str(m, m->spans[t].name), &ln);
-            if (ln == 11 && !memcmp(leaf, "device_wall", 11)) {
-                s = t;
-                break;
-            }
-        }
+    const tm_fon *f = named_span(m, inv, "runner_run.device_wall");
+    const tm_inv *iv = &m->invs[inv];
+    for (uint32_t i = 0; !f && i < iv->fon_len; i++) {
+        size_t ln;
+        const char *leaf = leaf_of(tm_str(m, iv->fon[i].name), &ln);
+        if (ln == 11 && !memcmp(leaf, "device_wall", 11))
+            f = &iv->fon[i];
     }
-    return s == TM_NONE ? 0 : m->spans[s].dur_ns;
+    return f ? f->dur_ns : 0;
 }
 
 /* ---- the per-callable table ----------------------------------------------------- */
@@ -294,10 +290,10 @@ static struct stage *bucket_stages(const tm_model *m, const uint32_t *invs, uint
         slot[i] = TM_NONE;
     for (uint32_t i = 0; i < k; i++) {
         const tm_inv *iv = &m->invs[invs[i]];
-        for (uint32_t f = iv->fon_off; f < iv->fon_off + iv->fon_len; f++) {
-            if (m->fon[f].depth == 0)
+        for (uint32_t f = 0; f < iv->fon_len; f++) {
+            if (iv->fon[f].depth == 0)
                 continue;
-            uint32_t nm = m->fon[f].name;
+            uint32_t nm = iv->fon[f].name;
             if (slot[nm] == TM_NONE) {
                 slot[nm] = (*ns)++;
                 st[slot[nm]].name = nm;
@@ -305,7 +301,7 @@ static struct stage *bucket_stages(const tm_model *m, const uint32_t *invs, uint
                 st[slot[nm]].sum = 0;
             }
             st[slot[nm]].n++;
-            st[slot[nm]].sum += m->fon[f].dur_ns;
+            st[slot[nm]].sum += iv->fon[f].dur_ns;
         }
     }
     free(slot);
@@ -340,12 +336,12 @@ static void table_json_bucket(const tout_ctx *c, uint32_t b)
     uint32_t nr = 0;
     const char *root_name = NULL;
     for (uint32_t i = 0; i < k; i++) {
-        uint32_t r = m->invs[invs[i]].root;
-        if (r == TM_NONE)
+        const tm_inv *iv = &m->invs[invs[i]];
+        if (!iv->has_root)
             continue;
         if (!root_name)
-            root_name = tm_str(m, m->spans[r].name);
-        v[nr++] = m->spans[r].dur_ns;
+            root_name = tm_str(m, iv->root_name);
+        v[nr++] = iv->root_dur_ns;
     }
     fputs(", \"root\": ", f);
     if (root_name) {
@@ -367,8 +363,8 @@ static void table_json_bucket(const tout_ctx *c, uint32_t b)
     }
     fputs("], \"host_wall_us\": [", f);
     for (uint32_t i = 0; i < k; i++) {
-        uint32_t r = m->invs[invs[i]].root;
-        v[i] = r == TM_NONE ? 0 : m->spans[r].dur_ns;
+        const tm_inv *iv = &m->invs[invs[i]];
+        v[i] = iv->has_root ? iv->root_dur_ns : 0;
         fputs(i ? ", " : "", f);
         tout_json_us(f, v[i]);
     }
@@ -391,9 +387,9 @@ static void table_json_bucket(const tout_ctx *c, uint32_t b)
         for (const char *q = name; *q; q++)
             dots += *q == '.';
         for (uint32_t j = 0; j < k; j++) {
-            uint32_t s = tm_fon_find(m, invs[j], st[i].name);
-            if (s != TM_NONE && m->spans[s].depth != 0)
-                v[nv++] = m->spans[s].dur_ns;
+            const tm_fon *fo = tm_fon_find(m, invs[j], st[i].name);
+            if (fo && fo->depth != 0)
+                v[nv++] = fo->dur_ns;
         }
         fputs(i ? ", {\"name\": " : "{\"name\": ", f);
         json_cstr(f, name);
@@ -436,12 +432,12 @@ void tout_table(const tout_ctx *c)
         int64_t mn = 0, mx = 0;
         const char *root_name = NULL;
         for (uint32_t i = 0; i < k; i++) {
-            uint32_t r = m->invs[invs[i]].root;
-            if (r == TM_NONE)
+            const tm_inv *iv = &m->invs[invs[i]];
+            if (!iv->has_root)
                 continue;
-            int64_t d = m->spans[r].dur_ns;
+            int64_t d = iv->root_dur_ns;
             if (!root_name) {
-                root_name = tm_str(m, m->spans[r].name);
+                root_name = tm_str(m, iv->root_name);
                 mn = mx = d;
             }
             mn = d < mn ? d : mn;
@@ -455,9 +451,9 @@ void tout_table(const tout_ctx *c)
             if (c->warmup_set) {
                 double mean = div_exact(sum, nr), ss = 0;
                 for (uint32_t i = 0; i < k; i++) {
-                    uint32_t r = m->invs[invs[i]].root;
-                    if (r != TM_NONE)
-                        ss += ((double)m->spans[r].dur_ns - mean) * ((double)m->spans[r].dur_ns - mean);
+                    const tm_inv *iv = &m->invs[invs[i]];
+                    if (iv->has_root)
+                        ss += ((double)iv->root_dur_ns - mean) * ((double)iv->root_dur_ns - mean);
                 }
                 fprintf(f, " stdev=%.1fus", nr > 1 ? sqrt(ss / (nr - 1)) / 1000.0 : 0.0);
             }
@@ -492,26 +488,26 @@ static int cmp_double(const void *a, const void *b)
 static void round_metrics(const tm_model *m, uint32_t inv, double out[5], int64_t ns[5])
 {
     const tm_inv *iv = &m->invs[inv];
-    uint32_t run = iv->root != TM_NONE ? iv->root : named_span(m, inv, "");
-    uint32_t dev = named_span(m, inv, "runner_run.device_wall");
-    uint32_t orch = named_span(m, inv, "runner_run.device_wall.orch");
-    uint32_t sched = named_span(m, inv, "runner_run.device_wall.sched");
-    uint32_t ids[5] = {run, dev, TM_NONE, orch, sched};
+    const tm_fon *dev = named_span(m, inv, "runner_run.device_wall");
+    const tm_fon *orch = named_span(m, inv, "runner_run.device_wall.orch");
+    const tm_fon *sched = named_span(m, inv, "runner_run.device_wall.sched");
+    const tm_fon *cols[5] = {NULL, dev, NULL, orch, sched};
     for (int i = 0; i < 5; i++) {
-        ns[i] = ids[i] == TM_NONE ? 0 : m->spans[ids[i]].dur_ns;
-        out[i] = ids[i] == TM_NONE ? 0.0 : (double)ns[i] / 1000.0;
+        ns[i] = cols[i] ? cols[i]->dur_ns : 0;
+        out[i] = cols[i] ? (double)ns[i] / 1000.0 : 0.0;
     }
-    ns[2] = 0;
-    out[2] = 0.0;
-    if (orch != TM_NONE || sched != TM_NONE) {
+    if (iv->has_root) {
+        ns[0] = iv->root_dur_ns;
+        out[0] = (double)ns[0] / 1000.0;
+    }
+    if (orch || sched) {
         int64_t lo = INT64_MAX, hi = INT64_MIN;
-        uint32_t w[2] = {orch, sched};
+        const tm_fon *w[2] = {orch, sched};
         for (int i = 0; i < 2; i++) {
-            if (w[i] == TM_NONE)
+            if (!w[i])
                 continue;
-            const tm_span *s = &m->spans[w[i]];
-            lo = s->ts_ns < lo ? s->ts_ns : lo;
-            hi = s->ts_ns + s->dur_ns > hi ? s->ts_ns + s->dur_ns : hi;
+            lo = w[i]->ts_ns < lo ? w[i]->ts_ns : lo;
+            hi = w[i]->ts_ns + w[i]->dur_ns > hi ? w[i]->ts_ns + w[i]->dur_ns : hi;
         }
         ns[2] = hi - lo;
         out[2] = (double)(hi - lo) / 1000.0;
@@ -704,8 +700,8 @@ static double *name_medians(const tm_model *m, const uint32_t *invs, uint32_t k)
         goto fail;
     for (uint32_t i = 0; i < k; i++) {
         const tm_inv *iv = &m->invs[invs[i]];
-        for (uint32_t f = iv->fon_off; f < iv->fon_off + iv->fon_len; f++)
-            cnt[m->fon[f].name]++;
+        for (uint32_t f = 0; f < iv->fon_len; f++)
+            cnt[iv->fon[f].name]++;
         total += iv->fon_len;
     }
     int64_t *v = malloc((size_t)(total + 1) * sizeof *v);
@@ -719,9 +715,9 @@ static double *name_medians(const tm_model *m, const uint32_t *invs, uint32_t k)
     }
     for (uint32_t i = 0; i < k; i++) {
         const tm_inv *iv = &m->invs[invs[i]];
-        for (uint32_t f = iv->fon_off; f < iv->fon_off + iv->fon_len; f++) {
-            uint32_t nm = m->fon[f].name;
-            v[off[nm] + cnt[nm]++] = m->fon[f].dur_ns;
+        for (uint32_t f = 0; f < iv->fon_len; f++) {
+            uint32_t nm = iv->fon[f].name;
+            v[off[nm] + cnt[nm]++] = iv->fon[f].dur_ns;
         }
     }
     for (uint32_t i = 0; i < m->nstr; i++) {
@@ -752,10 +748,9 @@ static double effective_median_us(const struct tree *t, uint32_t orch_name, uint
     if (!v)
         return 0.0;
     for (uint32_t i = 0; i < t->k; i++) {
-        uint32_t o = tm_fon_find(m, t->invs[i], orch_name), s = tm_fon_find(m, t->invs[i], sched_name);
-        if (o == TM_NONE || s == TM_NONE)
+        const tm_fon *a = tm_fon_find(m, t->invs[i], orch_name), *b = tm_fon_find(m, t->invs[i], sched_name);
+        if (!a || !b)
             continue;
-        const tm_span *a = &m->spans[o], *b = &m->spans[s];
         int64_t hi = a->ts_ns + a->dur_ns > b->ts_ns + b->dur_ns ? a->ts_ns + a->dur_ns : b->ts_ns + b->dur_ns;
         int64_t lo = a->ts_ns < b->ts_ns ? a->ts_ns : b->ts_ns;
         v[n++] = hi - lo;

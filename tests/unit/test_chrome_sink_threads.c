@@ -1,5 +1,5 @@
 /*
- * test_chrome_sink.c - the streaming Chrome/Perfetto JSON writer: a trace of
+ * test_chrome_sink_threads.c - the streaming Chrome/Perfetto JSON writer: a trace of
  * nested spans on three threads with typed and static attributes, device
  * phases and counters must parse, give every X event ts/dur with exactly
  * three decimals, name every track, keep each track strictly nested and
@@ -7,8 +7,8 @@
  * (/dev/full) is sticky and returned by close.
  *
  * Also a tool for the shell tests:
- *   test_chrome_sink --write PATH   writes the multi-thread trace to PATH
- *   test_chrome_sink --check PATH   checks any Chrome JSON file (parse + nesting)
+ *   test_chrome_sink_threads --write PATH   writes the multi-thread trace to PATH
+ *   test_chrome_sink_threads --check PATH   checks any Chrome JSON file (parse + nesting)
  */
 #include "check.h"
 #include "mini_json.h"
