@@ -18,7 +18,8 @@ corpus=$build/fuzz-corpus
 if [ ! -d "$corpus" ]; then
   bash "$here/seeds.sh" "$corpus/seed" || exit 2
 fi
-export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1}
+# a small quarantine: big per-run buffers otherwise cost a fresh mmap and page faults each run
+export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:allocator_may_return_null=1:quarantine_size_mb=16}
 export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 fail=0
 
