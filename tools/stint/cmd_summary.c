@@ -675,9 +675,12 @@ int stint_cmd_summary(int argc, char **argv)
     memset(&S, 0, sizeof S);
     compute(&S, &m, &o.filter);
     sort_model = &m;
-    qsort(S.cats, S.ncats, sizeof *S.cats, cat_cmp);
-    qsort(S.names, S.nnames, sizeof *S.names, name_cmp);
-    qsort(S.asyncs, S.nasync, sizeof *S.asyncs, async_cmp);
+    if (S.ncats > 1)
+        qsort(S.cats, S.ncats, sizeof *S.cats, cat_cmp);
+    if (S.nnames > 1)
+        qsort(S.names, S.nnames, sizeof *S.names, name_cmp);
+    if (S.nasync > 1)
+        qsort(S.asyncs, S.nasync, sizeof *S.asyncs, async_cmp);
     uint32_t *lane_order = xcalloc(m.lanes.len, sizeof *lane_order);
     for (size_t i = 0; i < m.lanes.len; i++)
         lane_order[i] = (uint32_t)i;
