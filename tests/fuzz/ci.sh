@@ -10,7 +10,8 @@ if ! command -v clang >/dev/null; then
   echo "fuzz: clang not found (apt-get install clang)" >&2
   exit 1
 fi
-CC=clang CXX=clang++ cmake -S . -B build-fuzz -DCMAKE_BUILD_TYPE=Debug -DSTINT_FUZZ=ON -DSTINT_TESTS=OFF >/dev/null
-cmake --build build-fuzz -j"${JOBS:-$(nproc 2>/dev/null || echo 2)}" --target fuzzers
-rm -rf build-fuzz/fuzz-corpus build-fuzz/fuzz-crashes # CI: a fresh corpus each run
-bash tests/fuzz/run.sh build-fuzz "${FUZZ_CI_SECONDS:-40}"
+b=${FUZZ_BUILD_DIR:-build-fuzz}
+CC=clang CXX=clang++ cmake -S . -B "$b" -DCMAKE_BUILD_TYPE=Debug -DSTINT_FUZZ=ON -DSTINT_TESTS=OFF >/dev/null
+cmake --build "$b" -j"${JOBS:-$(nproc 2>/dev/null || echo 2)}" --target fuzzers
+rm -rf "$b/fuzz-corpus" "$b/fuzz-crashes" # CI: a fresh corpus each run
+bash tests/fuzz/run.sh "$b" "${FUZZ_CI_SECONDS:-40}"
