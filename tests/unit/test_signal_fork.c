@@ -41,6 +41,16 @@
 #ifndef SANITIZED
 #define SANITIZED 0
 #endif
+#if defined(__SANITIZE_THREAD__)
+#define TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define TSAN 1
+#endif
+#endif
+#ifndef TSAN
+#define TSAN 0
+#endif
 
 static char dir[256];
 
@@ -294,16 +304,25 @@ int main(void)
     setenv("STINT_MARKERS", "off", 1);
     snprintf(dir, sizeof dir, "/tmp/stint_sigfork_%d", (int)getpid());
     REQUIRE(mkdir(dir, 0700) == 0);
-    /* each scenario in its own process, so the library starts fresh */
-    int (*fork_fn)(void) = scenario_fork;
-    fflush(NULL);
-    pid_t c = fork();
-    REQUIRE(c >= 0);
-    if (c == 0)
-        exit(fork_fn());
-    int st;
-    REQUIRE(waitpid(c, &st, 0) == c);
-    CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    /* the bounded exit flush must not run out under a sanitizer's slowdown */
+    setenv("STINT_EXIT_FLUSH_MS", "60000", 1);
+    /* each scenario in its own process, so the library starts fresh. Under
+     * TSan the fork scenario is left out: a process that forks while its
+     * writer thread runs and then starts threads in the child trips TSan's
+     * own fork limitation ("dup thread with used id"), not a library bug; it
+     * runs in the plain and ASan builds. */
+    if (!TSAN) {
+        fflush(NULL);
+        pid_t c = fork();
+        REQUIRE(c >= 0);
+        if (c == 0)
+            exit(scenario_fork());
+        int st;
+        REQUIRE(waitpid(c, &st, 0) == c);
+        CHECK(WIFEXITED(st) && WEXITSTATUS(st) == 0);
+    } else {
+        fprintf(stderr, "fork scenario skipped under TSan\n");
+    }
     scenario_crash(SIGSEGV);
     scenario_crash(SIGABRT);
     scenario_exit(0);
