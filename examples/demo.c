@@ -161,6 +161,10 @@ int main(int argc, char **argv)
         fprintf(stderr, "demo: cannot start the flight recorder\n");
         return 3;
     }
+    /* opt-in: a crash would leave the ring's last spans in ring.crash.json */
+    snprintf(path, sizeof path, "%s/ring.crash.json", out);
+    if (stint_ring_crash_dump_enable(path) != STINT_OK)
+        fprintf(stderr, "demo: crash dump not armed\n");
 
     /* inference: one prefill, then decode tokens, each callable its own hid */
     uint64_t prefill = callable_hid("kernel: prefill, seq=512, heads=16");
@@ -199,7 +203,11 @@ int main(int argc, char **argv)
         STINT_SCOPE("learner_step");
         stint_attr_i64("step", step);
         uint64_t sid = 0, wid = 0, mid = 0;
-        sess_ok &= stint_session_span_begin(sess, "learner_step", STINT_SPAN_FUNCTION, STINT_STEP_NONE, &sid) == STINT_OK;
+        /* the captured step (capture_step 4) is the session's measured region */
+        if (step == 3)
+            sess_ok &= stint_session_measure_begin(sess, "learner_step", &sid) == STINT_OK;
+        else
+            sess_ok &= stint_session_span_begin(sess, "learner_step", STINT_SPAN_FUNCTION, STINT_STEP_NONE, &sid) == STINT_OK;
         {
             STINT_SCOPE("learner_step.input_wait");
             sess_ok &= stint_session_span_begin(sess, "input_wait", STINT_SPAN_FUNCTION, STINT_STEP_NONE, &wid) == STINT_OK;
@@ -236,6 +244,9 @@ int main(int argc, char **argv)
             mem.timestamp_ns = 0;
             sess_ok &= stint_session_memory(sess, &mem) == STINT_OK;
             sess_ok &= stint_session_counter(sess, "loss", 1.0 / (step + 1), "") == STINT_OK;
+            double norm = 0.5 / (step + 1);
+            sess_ok &= stint_session_gradient(sess, "loss", "w", STINT_GRAD_PRESENT, &norm) == STINT_OK;
+            sess_ok &= stint_session_device_memory(sess, NULL, 16384u * (unsigned)(step + 1), 1u << 30, -1, 0) == STINT_OK;
             sess_ok &= stint_session_span_end(sess, mid) == STINT_OK;
         }
         sess_ok &= stint_session_span_end(sess, sid) == STINT_OK;

@@ -140,6 +140,7 @@ typedef struct stint_i_event {
     uint64_t hid;
     int depth;
     int truncated;
+    int autoclosed; /* closed because an outer span (or the thread) ended first */
     int32_t pid;
     int32_t tid;
     const char *thread_name; /* never NULL, may be "" */
@@ -179,6 +180,9 @@ size_t stint_i_render_attrs(char *buf, size_t cap, const stint_i_event *ev);
 
 /* Process id cached by the library (re-read after fork). */
 int32_t stint_i_pid(void);
+
+/* Closes the calling thread's open spans (thread exit), counted as autoclosed. */
+void stint_i_close_all_open(void);
 
 /* Makes sure the library is initialised (env read, atexit and atfork set). */
 void stint_i_init(void);

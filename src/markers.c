@@ -168,6 +168,10 @@ static char *render_attrs(char *p, char *end, const stint_i_event *ev)
         SEP();
         p = put_str(p, "stint_truncated=1");
     }
+    if (ev->autoclosed && ROOM(20)) {
+        SEP();
+        p = put_str(p, "stint_autoclosed=1");
+    }
 #undef ROOM
 #undef SEP
     return p;
@@ -246,7 +250,7 @@ static char *format_line(char *p, const stint_i_event *ev, unsigned flags)
     memcpy(p, " dur=", 5);
     p = put_i64(p + 5, ev->dur_ns);
     *p++ = ' ';
-    if (ev->kind == STINT_I_REC_DEVICE || ev->static_attrs || ev->nattr || ev->truncated)
+    if (ev->kind == STINT_I_REC_DEVICE || ev->static_attrs || ev->nattr || ev->truncated || ev->autoclosed)
         p = render_attrs(p, start + MARKER_FORMAT_MAX - 2, ev);
     *p++ = '\n';
     return p;

@@ -217,6 +217,22 @@ void stint_span_end(stint_span span)
     write_record(t, f, (int32_t)t->depth, end, 0);
 }
 
+/* Closes every open span of the calling thread (it is exiting), each one
+ * flagged and counted as autoclosed. */
+void stint_i_close_all_open(void)
+{
+    stint_i_thread *t = tls_thread;
+    if (!t)
+        return;
+    while (t->depth) {
+        stint_i_frame *f = &t->frames[t->depth - 1];
+        int64_t now = stint_i_clock_read(f->clock);
+        t->depth--;
+        write_record(t, f, (int32_t)t->depth, now, STINT_I_F_AUTOCLOSED);
+        bump(&t->autoclosed);
+    }
+}
+
 /* ---- attributes ------------------------------------------------------------ */
 
 static stint_i_attr *attr_slot(stint_i_thread **out)

@@ -172,7 +172,7 @@ static void thread_exit(void *p)
 {
     stint_i_thread *t = p;
     if (t->depth)
-        stint_span_end((stint_span){1});
+        stint_i_close_all_open();
     atomic_store_explicit(&t->dead, 1, memory_order_release);
     stint_i_tls_forget();
 }
@@ -269,6 +269,7 @@ static void decode_and_emit(stint_i_thread *t, const stint_i_rec *r)
     ev.hid = r->hid;
     ev.depth = r->depth;
     ev.truncated = (r->flags & STINT_I_F_TRUNC) != 0;
+    ev.autoclosed = (r->flags & STINT_I_F_AUTOCLOSED) != 0;
     ev.pid = g_pid;
     ev.tid = t->tid;
     ev.thread_name = t->name;

@@ -57,6 +57,14 @@ static void *other_thread(void *arg)
     return NULL;
 }
 
+static void *exits_inside_a_span(void *arg)
+{
+    (void)arg;
+    static const stint_loc loc = {"left.open", NULL, __FILE__, "exits_inside_a_span", __LINE__};
+    (void)stint_span_begin(&loc); /* never ended: closed when the thread exits */
+    return NULL;
+}
+
 int main(void)
 {
     /* the capture callback keeps plain globals: only this thread drains */
@@ -130,7 +138,20 @@ int main(void)
     REQUIRE(stint_flush() == STINT_OK);
     REQUIRE(nlines == 2);
     CHECK(strstr(lines[0], "depth=1 name=a.b ") != NULL);
+    CHECK(strstr(lines[0], " stint_autoclosed=1\n") != NULL);
     CHECK(strstr(lines[1], "depth=0 name=a ") != NULL);
+    stint_get_stats(&st1);
+    CHECK_EQ_U64(st1.spans_autoclosed - st0.spans_autoclosed, 1);
+
+    /* a thread that exits inside a span: the span is closed and flagged */
+    reset();
+    stint_get_stats(&st0);
+    pthread_create(&th, NULL, exits_inside_a_span, NULL);
+    pthread_join(th, NULL);
+    REQUIRE(stint_flush() == STINT_OK);
+    REQUIRE(nlines == 1);
+    CHECK(strstr(lines[0], "depth=0 name=left.open ") != NULL);
+    CHECK(strstr(lines[0], " stint_autoclosed=1\n") != NULL);
     stint_get_stats(&st1);
     CHECK_EQ_U64(st1.spans_autoclosed - st0.spans_autoclosed, 1);
 

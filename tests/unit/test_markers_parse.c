@@ -79,6 +79,21 @@ static markers_stats parse(const char *s, size_t step, struct got *g, int lines)
     return st;
 }
 
+/* Parses all of fd (markers_read_fd) into *g; returns the counters. */
+static markers_stats parse_fd(int fd, struct got *g)
+{
+    memset(g, 0, sizeof *g);
+    markers_options o = MARKERS_OPTIONS_INIT;
+    o.on_record = on_rec;
+    o.ctx = g;
+    markers_parser *p = markers_parser_new(&o);
+    REQUIRE(p);
+    CHECK(markers_read_fd(p, fd) == 0);
+    markers_stats st = *markers_get_stats(p);
+    markers_parser_free(p);
+    return st;
+}
+
 #define PFX "[2026-08-04 10:00:00.000001][T0x1][TIMING] emit_span: [strace.h:132] "
 #define PFX2 "[2026-08-04 10:00:00.000002][T0x2][TIMING] emit_span: [strace.h:132] "
 
@@ -317,19 +332,12 @@ static void test_long_line_fd(void)
     }
     free(noise);
     CHECK(lseek(fd, 0, SEEK_SET) == 0);
-    struct got g;
-    memset(&g, 0, sizeof g);
-    markers_options o = MARKERS_OPTIONS_INIT;
-    o.on_record = on_rec;
-    o.ctx = &g;
-    markers_parser *p = markers_parser_new(&o);
-    REQUIRE(p);
-    CHECK(markers_read_fd(p, fd) == 0);
+    static struct got g;
+    markers_stats st = parse_fd(fd, &g);
     CHECK_EQ_I64(g.n, 6);
     CHECK_STR(g.attrs[1], "q=1");
     CHECK_EQ_U64(g.r[1].offset, strlen(rec) + big);
-    CHECK_EQ_U64(markers_get_stats(p)->bytes, 3 * (2 * strlen(rec) + big));
-    markers_parser_free(p);
+    CHECK_EQ_U64(st.bytes, 3 * (2 * strlen(rec) + big));
     close(fd);
     unlink(path);
 }
@@ -401,21 +409,14 @@ static int test_corpus(void)
         snprintf(path, sizeof path, "%.4000s/seed-systems/hw-native-sys_simpler/tests/ut/py/%s", corpus, cases[i].file);
         int fd = open(path, O_RDONLY);
         REQUIRE(fd >= 0);
-        struct got g;
-        memset(&g, 0, sizeof g);
-        markers_options o = MARKERS_OPTIONS_INIT;
-        o.on_record = on_rec;
-        o.ctx = &g;
-        markers_parser *p = markers_parser_new(&o);
-        REQUIRE(p);
-        CHECK(markers_read_fd(p, fd) == 0);
+        static struct got g;
+        markers_stats st = parse_fd(fd, &g);
         CHECK_EQ_I64(g.n, cases[i].spans);
-        CHECK_EQ_U64(markers_get_stats(p)->heads, (uint64_t)cases[i].heads);
+        CHECK_EQ_U64(st.heads, (uint64_t)cases[i].heads);
         if (i == 0) {
             CHECK_STR(g.attrs[0], "rank=0");
             CHECK_STR(g.attrs[1], "clk=dev rank=1");
         }
-        markers_parser_free(p);
         close(fd);
     }
     return 0;

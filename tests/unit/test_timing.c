@@ -197,22 +197,32 @@ static void test_rounds(void)
     tm_free(&m);
 }
 
+/* A pypto-style log: per launch a root span and (when dev_ns > 0) its device
+ * wall, one invocation each from inv=0. Loads it into m. */
+static markers_stats load_launches(tm_model *m, const int64_t *host_ns, const int64_t *dev_ns, int n)
+{
+    static char log[8192];
+    size_t len = 0;
+    for (int i = 0; i < n; i++) {
+        len += (size_t)snprintf(log + len, sizeof log - len,
+                                "[STRACE] v=1 pid=100 tid=1 inv=%d hid=abc depth=0 name=simpler_run ts=0 dur=%lld\n",
+                                i, (long long)host_ns[i]);
+        if (dev_ns[i])
+            len += (size_t)snprintf(log + len, sizeof log - len,
+                                    "[STRACE] v=1 pid=100 tid=1 inv=%d hid=abc depth=2 "
+                                    "name=simpler_run.runner_run.device_wall ts=0 dur=%lld clk=dev\n",
+                                    i, (long long)dev_ns[i]);
+    }
+    return load(m, log, 0);
+}
+
 /* pypto's consumer expectations: 2 warmup + 3 measured rounds. */
 static void test_pypto(void)
 {
     tm_model m;
-    markers_stats st = load(&m,
-                            R(100, 0, "abc", 0, "simpler_run", 0, 99000, "")
-                            R(100, 0, "abc", 2, "simpler_run.runner_run.device_wall", 0, 99000, "clk=dev")
-                            R(100, 1, "abc", 0, "simpler_run", 0, 99000, "")
-                            R(100, 1, "abc", 2, "simpler_run.runner_run.device_wall", 0, 99000, "clk=dev")
-                            R(100, 2, "abc", 0, "simpler_run", 0, 100000, "")
-                            R(100, 2, "abc", 2, "simpler_run.runner_run.device_wall", 0, 10000, "clk=dev")
-                            R(100, 3, "abc", 0, "simpler_run", 0, 200000, "")
-                            R(100, 3, "abc", 2, "simpler_run.runner_run.device_wall", 0, 20000, "clk=dev")
-                            R(100, 4, "abc", 0, "simpler_run", 0, 300000, "")
-                            R(100, 4, "abc", 2, "simpler_run.runner_run.device_wall", 0, 30000, "clk=dev"),
-                            0);
+    static const int64_t host5[] = {99000, 99000, 100000, 200000, 300000};
+    static const int64_t dev5[] = {99000, 99000, 10000, 20000, 30000};
+    markers_stats st = load_launches(&m, host5, dev5, 5);
     char *out = view(&m, &st, tout_table, 2, 1, 0);
     CHECK(strstr(out, "\"host_wall_us\": [100.0, 200.0, 300.0]") != NULL);
     CHECK(strstr(out, "\"device_wall_us\": [10.0, 20.0, 30.0]") != NULL);
@@ -221,21 +231,20 @@ static void test_pypto(void)
     free(out);
     tm_free(&m);
 
-    /* host span only: device 0; two launches: stdev spread of device 15.0 +- 7.1 */
-    st = load(&m, R(100, 0, "abc", 0, "simpler_run", 0, 50000, ""), 0);
+    /* host span only: device 0 */
+    static const int64_t host1[] = {50000}, dev1[] = {0};
+    st = load_launches(&m, host1, dev1, 1);
     out = view(&m, &st, tout_table, 0, 1, 0);
     CHECK(strstr(out, "\"device_wall_us\": [0.0]") != NULL);
     free(out);
     tm_free(&m);
-    st = load(&m,
-              R(100, 0, "abc", 0, "simpler_run", 0, 100000, "")
-              R(100, 0, "abc", 2, "simpler_run.runner_run.device_wall", 0, 10000, "clk=dev")
-              R(100, 1, "abc", 0, "simpler_run", 0, 300000, "")
-              R(100, 1, "abc", 2, "simpler_run.runner_run.device_wall", 0, 20000, "clk=dev"),
-              0);
+    /* two launches, host 100/300 us, device 10/20 us: device 15.0 +- 7.1 */
+    static const int64_t host2[] = {100000, 300000}, dev2[] = {10000, 20000};
+    st = load_launches(&m, host2, dev2, 2);
     out = view(&m, &st, tout_table, 0, 1, 0);
     CHECK(strstr(out, "\"device_wall\": {\"n\": 2, \"mean_us\": 15.0, \"stdev_us\": 7.071, \"min_us\": 10.0, "
                       "\"max_us\": 20.0}") != NULL);
+    CHECK(strstr(out, "\"root\": {\"name\": \"simpler_run\", \"stats\": {\"n\": 2, \"mean_us\": 200.0,") != NULL);
     free(out);
     tm_free(&m);
 }

@@ -684,7 +684,8 @@ int stint_cmd_summary(int argc, char **argv)
     uint32_t *lane_order = xcalloc(m.lanes.len, sizeof *lane_order);
     for (size_t i = 0; i < m.lanes.len; i++)
         lane_order[i] = (uint32_t)i;
-    qsort(lane_order, m.lanes.len, sizeof *lane_order, lane_cmp);
+    if (m.lanes.len > 1)
+        qsort(lane_order, m.lanes.len, sizeof *lane_order, lane_cmp);
     if (o.json)
         print_json(stdout, &S, &m, lane_order, m.lanes.len, o.path);
     else

@@ -44,12 +44,14 @@ struct reader {
     uint64_t torn;
 };
 
+/* Parser callback: the record goes into the model; OOM stops the parse. */
 static int on_record(void *ctx, const markers_record *r)
 {
     struct reader *rd = ctx;
     return tm_add(rd->m, r) ? -1 : 0;
 }
 
+/* Parser callback: remembers the first torn record for the --strict message. */
 static void on_torn(void *ctx, uint64_t off, uint64_t line, const char *why)
 {
     struct reader *rd = ctx;
@@ -75,6 +77,7 @@ static void usage(FILE *f)
             "  --strict           torn records or unknown versions are an error (exit 1)\n");
 }
 
+/* Parses a whole decimal count (no sign, <= UINT32_MAX). Returns 0 or -1. */
 static int parse_u32(const char *s, uint32_t *out)
 {
     char *end;
@@ -135,6 +138,7 @@ static int read_input(tm_model *m, const char *path, markers_stats *total, struc
     return 0;
 }
 
+/* `stint timing` (see commands.h for the exit codes and docs/cli/timing.md). */
 int stint_cmd_timing(int argc, char **argv)
 {
     struct opts o = {VIEW_TABLE, 0, 0, 0, 0, 0, NULL};

@@ -37,6 +37,8 @@ struct stint_input {
     int zin_eof;
     int z_done;           /* the current gzip member ended */
     uint64_t stop_at;     /* plain files: stop at this offset (0 = none), for split parsing */
+    void *pipe;           /* gzip: the inflating thread (input.c), or NULL */
+    int corrupt;          /* the error is bad compressed data (exit 1), not I/O (exit 3) */
 };
 
 /* Opens path ("-" = stdin) and reads the first chunk. Returns 0, or 3 (I/O

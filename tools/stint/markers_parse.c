@@ -117,19 +117,36 @@ static uint64_t line_of(markers_parser *p, size_t pos)
     return p->base_line + p->line_count + 1;
 }
 
-/* Skips one or more blanks; NULL when there is none. */
-static const char *blanks(const char *q, const char *e)
+/* Skips one or more blanks; NULL when there is none. The common case, one
+ * space, takes two tests. */
+static inline __attribute__((always_inline)) const char *blanks(const char *q, const char *e)
 {
-    if (q >= e || !is_blank((unsigned char)*q))
+    if (q + 1 < e && *q == ' ' && !IS(q[1], C_BLANK))
+        return q + 1;
+    if (q >= e || !IS(*q, C_BLANK))
         return NULL;
-    while (q < e && is_blank((unsigned char)*q))
+    while (q < e && IS(*q, C_BLANK))
         q++;
     return q;
 }
 
-/* Expects `key` at q; returns the byte after it, or NULL. */
-static inline const char *key(const char *q, const char *e, const char *k, size_t klen)
+static inline __attribute__((always_inline)) uint64_t load8(const char *q);
+
+/* Expects `k` (klen <= 8 bytes) at q; returns the byte after it, or NULL.
+ * With 8 bytes of room this is one masked word compare (k is a literal, so
+ * its word folds to a constant). */
+static inline __attribute__((always_inline)) const char *key(const char *q, const char *e, const char *k,
+                                                             size_t klen)
 {
+    if (e - q >= 8) {
+        uint64_t kw = 0;
+        memcpy(&kw, k, klen);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        kw = __builtin_bswap64(kw);
+#endif
+        uint64_t mask = klen >= 8 ? ~(uint64_t)0 : (((uint64_t)1 << (8 * klen)) - 1);
+        return ((load8(q) ^ kw) & mask) ? NULL : q + klen;
+    }
     if ((size_t)(e - q) < klen)
         return NULL;
     for (size_t i = 0; i < klen; i++)

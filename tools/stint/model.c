@@ -333,26 +333,10 @@ struct ustack {
 };
 
 struct stint_open {
-    struct ustack *by_track; /* open B (or b) slice indices per track */
-    size_t ntracks;
     struct kmap procs, lanes, tracks, counters, instants, synth;
     int64_t next_synthetic;
     uint32_t global_track;
 };
-
-static struct ustack *track_stack(struct stint_model *m, uint32_t track)
-{
-    struct stint_open *o = m->open;
-    if (track >= o->ntracks) {
-        size_t n = o->ntracks ? o->ntracks : 8;
-        while (n <= track)
-            n *= 2;
-        o->by_track = xrealloc(o->by_track, n * sizeof *o->by_track);
-        memset(o->by_track + o->ntracks, 0, (n - o->ntracks) * sizeof *o->by_track);
-        o->ntracks = n;
-    }
-    return &o->by_track[track];
-}
 
 static void ustack_push(struct ustack *s, uint32_t v)
 {
@@ -402,9 +386,6 @@ int stint_model_init(struct stint_model *m, unsigned flags)
 
 static void open_free(struct stint_open *o)
 {
-    for (size_t i = 0; i < o->ntracks; i++)
-        free(o->by_track[i].v);
-    free(o->by_track);
     free(o->procs.slots);
     free(o->lanes.slots);
     free(o->tracks.slots);
@@ -616,29 +597,6 @@ uint32_t stint_model_begin(struct stint_model *m, uint32_t lane, const struct st
     return stint_model_add_slice(m, &c);
 }
 
-static uint32_t close_on(struct stint_model *m, uint32_t track, int64_t ts_ns, uint32_t name)
-{
-    struct ustack *st = track_stack(m, track);
-    struct stint_slice *sl = m->slices.data;
-    for (size_t k = st->n; k-- > 0;) {
-        uint32_t idx = st->v[k];
-        if (name != 0 && sl[idx].name != name)
-            continue;
-        /* Slices opened above the match stay open: they were not closed by this E. */
-        memmove(&st->v[k], &st->v[k + 1], (st->n - k - 1) * sizeof *st->v);
-        st->n--;
-        int64_t d = ts_ns - sl[idx].ts_ns;
-        if (d < 0) {
-            stint_model_repair(m, STINT_REPAIR_NEGATIVE_DUR, "end of '%s' at ts %lld ns is before its begin",
-                               stint_model_str(m, sl[idx].name, NULL), (long long)ts_ns);
-            d = 0;
-        }
-        sl[idx].dur_ns = d;
-        return idx;
-    }
-    return STINT_NO_ID;
-}
-
 uint32_t stint_model_end(struct stint_model *m, uint32_t lane, int64_t ts_ns, uint32_t name, int64_t tts_ns)
 {
     struct end_ev *e = xpush(&m->ends);
@@ -655,19 +613,19 @@ uint32_t stint_model_async_begin(struct stint_model *m, uint32_t track, const st
     struct stint_slice c = *s;
     c.track = track;
     c.dur_ns = -1;
-    c.flags |= STINT_SLICE_ASYNC;
-    uint32_t idx = stint_model_add_slice(m, &c);
-    ustack_push(track_stack(m, track), idx);
-    return idx;
+    c.flags |= STINT_SLICE_ASYNC | STINT_SLICE_FROM_B;
+    return stint_model_add_slice(m, &c);
 }
 
 uint32_t stint_model_async_end(struct stint_model *m, uint32_t track, int64_t ts_ns, uint32_t name)
 {
-    uint32_t idx = close_on(m, track, ts_ns, name);
-    if (idx == STINT_NO_ID)
-        stint_model_repair(m, STINT_REPAIR_ASYNC_UNMATCHED, "async end '%s' at ts %lld ns matches no begin",
-                           stint_model_str(m, name, NULL), (long long)ts_ns);
-    return idx;
+    struct end_ev *e = xpush(&m->ends);
+    e->ts_ns = ts_ns;
+    e->tts_ns = STINT_TS_NONE;
+    e->seq = m->seq++;
+    e->track = track;
+    e->name = name;
+    return STINT_NO_ID;
 }
 
 /* ---- counters and instants ------------------------------------------------------------ */
@@ -827,19 +785,6 @@ void stint_model_finish(struct stint_model *m)
     if (m->finished)
         return;
     m->finished = 1;
-    struct stint_open *o = m->open;
-    /* Count spans still open; they keep dur -1. */
-    for (size_t t = 0; t < o->ntracks; t++) {
-        struct ustack *st = &o->by_track[t];
-        for (size_t k = 0; k < st->n; k++) {
-            const struct stint_slice *s = &STINT_BA_AT(&m->slices, struct stint_slice, st->v[k]);
-            int async = (s->flags & STINT_SLICE_ASYNC) != 0;
-            stint_model_repair(m, STINT_REPAIR_UNFINISHED, "%s '%s' at ts %lld ns never ended (dur -1)",
-                               async ? "async begin" : "B", stint_model_str(m, s->name, NULL),
-                               (long long)s->ts_ns);
-        }
-        st->n = 0;
-    }
     size_t n = m->slices.len, ntracks = m->tracks.len;
     struct end_ev *ends = m->ends.data;
     size_t nends = m->ends.len, ei = 0;
@@ -855,7 +800,8 @@ void stint_model_finish(struct stint_model *m)
         stint_bigarray_free(&m->ends);
         return;
     }
-    /* Group by track: a stable counting sort into a fresh array. */
+    /* Group by track: a stable counting sort, applied in place by following
+     * the permutation's cycles (4 bytes per slice, not a second 72-byte copy). */
     size_t *start = calloc(ntracks + 1, sizeof *start);
     if (!start) {
         fprintf(stderr, "stint: out of memory\n");
@@ -871,25 +817,29 @@ void stint_model_finish(struct stint_model *m)
     for (size_t t = 0; t < ntracks; t++)
         start[t + 1] += start[t];
     if (!grouped) {
-        struct stint_bigarray tmp;
-        stint_bigarray_init(&tmp, sizeof(struct stint_slice));
-        if (stint_bigarray_reserve(&tmp, n) != 0) {
-            fprintf(stderr, "stint: out of memory\n");
-            exit(3);
-        }
-        struct stint_slice *dst = tmp.data;
+        struct stint_bigarray destv;
+        stint_bigarray_init(&destv, sizeof(uint32_t));
         size_t *pos = malloc((ntracks + 1) * sizeof *pos);
-        if (!pos) {
+        if (stint_bigarray_reserve(&destv, n) != 0 || !pos) {
             fprintf(stderr, "stint: out of memory\n");
             exit(3);
         }
+        uint32_t *dest = destv.data;
         memcpy(pos, start, (ntracks + 1) * sizeof *pos);
         for (size_t i = 0; i < n; i++)
-            dst[pos[src[i].track]++] = src[i];
+            dest[i] = (uint32_t)pos[src[i].track]++;
         free(pos);
-        tmp.len = n;
-        stint_bigarray_free(&m->slices);
-        m->slices = tmp;
+        for (size_t i = 0; i < n; i++) {
+            while (dest[i] != i) {
+                uint32_t d = dest[i];
+                struct stint_slice tmp = src[d];
+                src[d] = src[i];
+                src[i] = tmp;
+                dest[i] = dest[d];
+                dest[d] = d;
+            }
+        }
+        stint_bigarray_free(&destv);
     }
     struct stint_slice *sl = m->slices.data;
     struct ustack st = {0};
@@ -932,12 +882,30 @@ void stint_model_finish(struct stint_model *m)
                         break;
                 }
                 if (k == (size_t)-1) {
+                    /* A zero-length pair written B then E at one ts: Perfetto takes the E first
+                     * and leaves both unmatched; stint pairs them (dur 0), see
+                     * docs/speedscope-differences.md. */
+                    size_t q = i;
+                    for (; q < b && sl[q].ts_ns == ev->ts_ns; q++)
+                        if ((sl[q].flags & STINT_SLICE_FROM_B) && is_open(&sl[q]) && sl[q].seq < ev->seq &&
+                            (ev->name == 0 || sl[q].name == ev->name))
+                            break;
+                    if (q < b && sl[q].ts_ns == ev->ts_ns) {
+                        sl[q].dur_ns = 0;
+                        if (ev->tts_ns != STINT_TS_NONE && sl[q].tts_ns != STINT_TS_NONE)
+                            sl[q].tdur_ns = ev->tts_ns - sl[q].tts_ns;
+                        continue;
+                    }
                     const struct stint_track *tr = &STINT_BA_AT(&m->tracks, struct stint_track, t);
-                    const struct stint_lane *ln = &STINT_BA_AT(&m->lanes, struct stint_lane, tr->lane);
-                    stint_model_repair(m, STINT_REPAIR_E_UNMATCHED,
-                                       "E '%s' at ts %lld ns on pid %lld tid %lld closes no open B",
-                                       stint_model_str(m, ev->name, NULL), (long long)ev->ts_ns, (long long)ln->pid,
-                                       (long long)ln->tid);
+                    if (tr->kind == STINT_TRACK_THREAD) {
+                        const struct stint_lane *ln = &STINT_BA_AT(&m->lanes, struct stint_lane, tr->lane);
+                        stint_model_repair(m, STINT_REPAIR_E_UNMATCHED,
+                                           "E '%s' at ts %lld ns on pid %lld tid %lld closes no open B",
+                                           stint_model_str(m, ev->name, NULL), (long long)ev->ts_ns,
+                                           (long long)ln->pid, (long long)ln->tid);
+                    } else
+                        stint_model_repair(m, STINT_REPAIR_ASYNC_UNMATCHED, "async end '%s' at ts %lld ns matches no begin",
+                                           stint_model_str(m, ev->name, NULL), (long long)ev->ts_ns);
                     continue;
                 }
                 struct stint_slice *c = &sl[st.v[k]];
@@ -986,7 +954,8 @@ void stint_model_finish(struct stint_model *m)
         }
         for (size_t q = a; q < b; q++)
             if ((sl[q].flags & STINT_SLICE_FROM_B) && sl[q].dur_ns < 0)
-                stint_model_repair(m, STINT_REPAIR_UNFINISHED, "B '%s' at ts %lld ns never ended (dur -1)",
+                stint_model_repair(m, STINT_REPAIR_UNFINISHED, "%s '%s' at ts %lld ns never ended (dur -1)",
+                                   (sl[q].flags & STINT_SLICE_ASYNC) ? "async begin" : "B",
                                    stint_model_str(m, sl[q].name, NULL), (long long)sl[q].ts_ns);
     }
     free(st.v);
@@ -994,4 +963,207 @@ void stint_model_finish(struct stint_model *m)
     stint_bigarray_free(&m->ends);
     if (any_explicit)
         resolve_explicit_parents(m);
+}
+
+/* ---- merging (parallel reading) ------------------------------------------------------------- */
+
+/* The string a synthetic (negative) pid or tid was made from, or 0. */
+static uint32_t synthetic_name(const struct stint_model *m, uint64_t k0, uint64_t k2, int64_t id)
+{
+    const struct kmap *t = &m->open->synth;
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->slots[i].used && t->slots[i].k[0] == k0 && t->slots[i].k[2] == k2 && (int64_t)t->slots[i].v == -id)
+            return (uint32_t)t->slots[i].k[1];
+    return 0;
+}
+
+int stint_model_merge(struct stint_model *dst, struct stint_model *src)
+{
+    const struct stint_intern *ss = src->strings;
+    uint32_t *smap = malloc((ss->n ? ss->n : 1) * sizeof *smap);
+    uint32_t *pmap = malloc((src->processes.len + 1) * sizeof *pmap);
+    int64_t *pidmap = malloc((src->processes.len + 1) * sizeof *pidmap);
+    uint32_t *lmap = malloc((src->lanes.len + 1) * sizeof *lmap);
+    uint32_t *tmap = malloc((src->tracks.len + 1) * sizeof *tmap);
+    if (!smap || !pmap || !pidmap || !lmap || !tmap) {
+        free(smap), free(pmap), free(pidmap), free(lmap), free(tmap);
+        return -1;
+    }
+    for (size_t i = 0; i < ss->n; i++)
+        smap[i] = stint_model_intern(dst, ss->ents[i].s, ss->ents[i].len);
+    struct stint_process *sp = src->processes.data;
+    for (size_t i = 0; i < src->processes.len; i++) {
+        int64_t pid = sp[i].pid;
+        if (pid < 0) {
+            uint32_t nm = synthetic_name(src, 0, 0, pid);
+            pid = stint_model_synthetic_pid(dst, smap[nm]);
+        }
+        pidmap[i] = pid;
+        pmap[i] = stint_model_process(dst, pid);
+        struct stint_process *dp = &STINT_BA_AT(&dst->processes, struct stint_process, pmap[i]);
+        if (sp[i].name)
+            dp->name = smap[sp[i].name];
+        if (sp[i].has_sort_index) {
+            dp->sort_index = sp[i].sort_index;
+            dp->has_sort_index = 1;
+        }
+    }
+    struct stint_lane *sl = src->lanes.data;
+    for (size_t i = 0; i < src->lanes.len; i++) {
+        int64_t pid = pidmap[sl[i].process], tid = sl[i].tid;
+        if (tid < 0) {
+            uint32_t nm = synthetic_name(src, 1 + (uint64_t)sl[i].pid, 1, tid);
+            tid = stint_model_synthetic_tid(dst, pid, smap[nm]);
+        }
+        lmap[i] = stint_model_lane(dst, pid, tid, (enum stint_clock)sl[i].clock);
+        struct stint_lane *dl = &STINT_BA_AT(&dst->lanes, struct stint_lane, lmap[i]);
+        if (sl[i].name)
+            dl->name = smap[sl[i].name];
+        if (sl[i].has_sort_index) {
+            dl->sort_index = sl[i].sort_index;
+            dl->has_sort_index = 1;
+        }
+    }
+    struct stint_track *st = src->tracks.data;
+    for (size_t i = 0; i < src->tracks.len; i++) {
+        const struct stint_track *t = &st[i];
+        int64_t pid = t->pid;
+        if (pid < 0) {
+            uint32_t nm = synthetic_name(src, 0, 0, pid);
+            pid = stint_model_synthetic_pid(dst, smap[nm]);
+        }
+        switch (t->kind) {
+        case STINT_TRACK_THREAD:
+            tmap[i] = STINT_BA_AT(&dst->lanes, struct stint_lane, lmap[t->lane]).track;
+            break;
+        case STINT_TRACK_PROCESS:
+            tmap[i] = stint_model_track_process(dst, pid);
+            break;
+        case STINT_TRACK_GLOBAL:
+            tmap[i] = stint_model_track_global(dst);
+            break;
+        default:
+            tmap[i] = stint_model_track_async(dst, (enum stint_async_scope)t->scope, pid, smap[t->cat], smap[t->id],
+                                              smap[t->name]);
+            break;
+        }
+    }
+    uint64_t seq0 = dst->seq;
+    size_t slice0 = dst->slices.len, arg0 = dst->args.len;
+    if (stint_bigarray_reserve(&dst->slices, src->slices.len) != 0 ||
+        stint_bigarray_reserve(&dst->args, src->args.len) != 0) {
+        free(smap), free(pmap), free(pidmap), free(lmap), free(tmap);
+        return -1;
+    }
+    const struct stint_arg *sa = src->args.data;
+    for (size_t i = 0; i < src->args.len; i++) {
+        struct stint_arg *a = xpush(&dst->args);
+        *a = sa[i];
+        a->key = smap[a->key];
+        if (a->kind == STINT_ARG_STRING || a->kind == STINT_ARG_REAL || a->kind == STINT_ARG_JSON)
+            a->sval = smap[a->sval];
+    }
+    const struct stint_slice *ssl = src->slices.data;
+    for (size_t i = 0; i < src->slices.len; i++) {
+        struct stint_slice *s = xpush(&dst->slices);
+        *s = ssl[i];
+        s->track = tmap[s->track];
+        s->name = smap[s->name];
+        s->cat = smap[s->cat];
+        s->seq += seq0;
+        if (s->args != STINT_NO_ID)
+            s->args += (uint32_t)arg0;
+        if ((s->flags & STINT_SLICE_EXPLICIT_PARENT) && s->parent != STINT_NO_ID)
+            s->parent += (uint32_t)slice0;
+    }
+    const struct end_ev *se = src->ends.data;
+    for (size_t i = 0; i < src->ends.len; i++) {
+        struct end_ev *e = xpush(&dst->ends);
+        *e = se[i];
+        e->track = tmap[e->track];
+        e->name = smap[e->name];
+        e->seq += seq0;
+    }
+    dst->seq += src->seq;
+    /* counters: combine series aggregates, append samples */
+    const struct stint_counter_series *sc = src->counters.data;
+    uint32_t *cmap = malloc((src->counters.len + 1) * sizeof *cmap);
+    if (!cmap) {
+        free(smap), free(pmap), free(pidmap), free(lmap), free(tmap);
+        return -1;
+    }
+    for (size_t i = 0; i < src->counters.len; i++) {
+        int found;
+        int64_t pid = sc[i].pid < 0 ? stint_model_synthetic_pid(dst, smap[synthetic_name(src, 0, 0, sc[i].pid)]) : sc[i].pid;
+        struct kmap_slot *slot = kmap_get(&dst->open->counters, (uint64_t)pid, smap[sc[i].name], 0, &found);
+        if (!found) {
+            struct stint_counter_series *c = xpush(&dst->counters);
+            *c = sc[i];
+            c->pid = pid;
+            c->name = smap[sc[i].name];
+            slot->v = (uint32_t)(dst->counters.len - 1);
+        } else {
+            struct stint_counter_series *c = &STINT_BA_AT(&dst->counters, struct stint_counter_series, slot->v);
+            c->samples += sc[i].samples;
+            c->sum += sc[i].sum;
+            if (sc[i].min < c->min)
+                c->min = sc[i].min;
+            if (sc[i].max > c->max)
+                c->max = sc[i].max;
+        }
+        cmap[i] = slot->v;
+    }
+    const struct stint_counter_sample *ssm = src->samples.data;
+    for (size_t i = 0; i < src->samples.len; i++) {
+        struct stint_counter_sample *x = xpush(&dst->samples);
+        *x = ssm[i];
+        x->series = cmap[x->series];
+    }
+    free(cmap);
+    const struct stint_instant_stat *si = src->instants.data;
+    for (size_t i = 0; i < src->instants.len; i++) {
+        int found;
+        struct kmap_slot *slot =
+            kmap_get(&dst->open->instants, (uint64_t)si[i].kind, smap[si[i].cat], smap[si[i].name], &found);
+        if (!found) {
+            struct stint_instant_stat *x = xpush(&dst->instants);
+            *x = si[i];
+            x->cat = smap[si[i].cat];
+            x->name = smap[si[i].name];
+            x->count = 0;
+            slot->v = (uint32_t)(dst->instants.len - 1);
+        }
+        STINT_BA_AT(&dst->instants, struct stint_instant_stat, slot->v).count += si[i].count;
+    }
+    const struct stint_arg *md = src->metadata.data;
+    for (size_t i = 0; i < src->metadata.len; i++) {
+        struct stint_arg *a = xpush(&dst->metadata);
+        *a = md[i];
+        a->key = smap[a->key];
+        if (a->kind == STINT_ARG_STRING || a->kind == STINT_ARG_REAL || a->kind == STINT_ARG_JSON)
+            a->sval = smap[a->sval];
+    }
+    for (int k = 0; k < STINT_REPAIR_COUNT; k++) {
+        dst->repairs[k] += src->repairs[k];
+        if (!dst->repair_first[k]) {
+            dst->repair_first[k] = src->repair_first[k];
+            src->repair_first[k] = NULL;
+        }
+    }
+    dst->dropped += src->dropped;
+    if (!dst->dropped_first) {
+        dst->dropped_first = src->dropped_first;
+        src->dropped_first = NULL;
+    }
+    dst->events += src->events;
+    dst->flow_events += src->flow_events;
+    if (src->partial) {
+        dst->partial = 1;
+        if (!dst->error) {
+            dst->error = src->error;
+            src->error = NULL;
+        }
+    }
+    free(smap), free(pmap), free(pidmap), free(lmap), free(tmap);
+    return 0;
 }

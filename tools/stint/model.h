@@ -45,8 +45,10 @@
  *     innermost open B with the same name (an E without a name closes the
  *     innermost open B); slices opened above it stay open. An E matching
  *     nothing is counted (STINT_REPAIR_E_UNMATCHED). A B never closed keeps
- *     dur_ns = -1 (STINT_REPAIR_UNFINISHED). Async b/e match at read time on
- *     their track, the same way, in file order.
+ *     dur_ns = -1 (STINT_REPAIR_UNFINISHED). Async b/e match the same way on
+ *     their own track (unmatched e: STINT_REPAIR_ASYNC_UNMATCHED). One
+ *     exception to Perfetto's order: a zero-length pair written B then E at
+ *     one ts is paired (dur 0) rather than left unmatched.
  *
  * Memory: the model keeps one struct stint_slice (48 bytes) per slice, plus
  * args only when STINT_MODEL_KEEP_ARGS is set, plus counter samples only when
@@ -289,6 +291,12 @@ void stint_model_repair(struct stint_model *m, enum stint_repair kind, const cha
 void stint_model_drop(struct stint_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Marks the model partial with an error message (the first one is kept). */
 void stint_model_fail(struct stint_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Moves everything src read into dst (both not finished): strings, processes,
+ * lanes and tracks are mapped, src's slices and end events come after dst's in
+ * input order. Used to join the halves of a file read on two threads; src
+ * must be freed afterwards. 0 ok, -1 out of memory. */
+int stint_model_merge(struct stint_model *dst, struct stint_model *src);
 
 /* Closes the reading phase: counts unfinished spans, sorts slices, computes
  * depth and parent. Safe to call once; analyses call it through the readers. */

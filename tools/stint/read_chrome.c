@@ -922,9 +922,17 @@ static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj
 
 int stint_read_chrome(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o)
 {
+    return stint_i_read_chrome_part(in, m, o, 0, 0, NULL);
+}
+
+int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o, int part,
+                             int part_in_obj, int *boundary_ok)
+{
     struct creader r = {.m = m, .in = in, .o = o};
     m->format = "chrome-json";
-    int state = S_START, in_obj = 0, rc = 0;
+    int state = part == 2 ? S_EV_FIRST : S_START, in_obj = part == 2 ? part_in_obj : 0, rc = 0;
+    if (boundary_ok)
+        *boundary_ok = 0;
     struct stint_json j = {.flags = STINT_JSON_TRAILING_COMMA | STINT_JSON_CONTROL_CHARS};
     /* skip a UTF-8 BOM */
     if (in->len >= 3 && (unsigned char)in->buf[0] == 0xEF && (unsigned char)in->buf[1] == 0xBB &&
@@ -936,8 +944,21 @@ int stint_read_chrome(struct stint_input *in, struct stint_model *m, const struc
         j.end = in->buf + in->len;
         j.at_eof = in->eof;
         int s = STINT_JSON_OK;
-        while (state != S_DONE && (s = step(&r, &j, &state, &in_obj)) == STINT_JSON_OK)
-            ;
+        if (part == 1 && j.at_eof) {
+            /* the first half ends right after an event's ',': stop there */
+            while (state != S_DONE) {
+                if (state == S_EV_COMMA && stint_json_ws(&j) == 0 && j.p >= j.end) {
+                    if (boundary_ok)
+                        *boundary_ok = 1;
+                    state = S_DONE;
+                    break;
+                }
+                if ((s = step(&r, &j, &state, &in_obj)) != STINT_JSON_OK)
+                    break;
+            }
+        } else
+            while (state != S_DONE && (s = step(&r, &j, &state, &in_obj)) == STINT_JSON_OK)
+                ;
         pos = (size_t)(j.p - in->buf);
         if (state == S_DONE)
             break;
@@ -949,7 +970,8 @@ int stint_read_chrome(struct stint_input *in, struct stint_model *m, const struc
         /* MORE: keep the unparsed tail, read on */
         stint_input_consume(in, pos);
         pos = 0;
-        stint_i_progress(in, 0);
+        if (part != 2)
+            stint_i_progress(in, 0);
         if (stint_input_fill(in) < 0) {
             stint_model_fail(m, "%s", in->err);
             rc = stint_input_errcode(in);
@@ -964,7 +986,8 @@ int stint_read_chrome(struct stint_input *in, struct stint_model *m, const struc
         stint_model_repair(m, STINT_REPAIR_CONTROL_CHAR, "raw control byte inside a string (kept as is)");
         m->repairs[STINT_REPAIR_CONTROL_CHAR] += j.control_chars - 1;
     }
-    stint_i_progress(in, 1);
+    if (part != 2)
+        stint_i_progress(in, 1);
     free(r.scratch);
     free(r.key);
     return rc;

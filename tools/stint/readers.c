@@ -8,22 +8,20 @@
  */
 #include "readers.h"
 
+#include <fcntl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static int progress_enabled = -1;
-
 void stint_i_progress(const struct stint_input *in, int done)
 {
-    if (progress_enabled < 0)
-        progress_enabled = isatty(2);
-    if (!progress_enabled)
-        return;
     uint64_t total = in->file_size;
     if (total < ((uint64_t)64 << 20) && !in->gz)
         return;
     if (in->gz && in->raw_read < ((uint64_t)64 << 20) && !done)
+        return;
+    if (!isatty(2)) /* checked per 4 MiB chunk: one cheap syscall, no shared state between threads */
         return;
     if (done) {
         fprintf(stderr, "\r%60s\r", "");
@@ -67,6 +65,109 @@ static const char *detect(const struct stint_input *in)
     return NULL;
 }
 
+/* ---- two threads on one plain file ------------------------------------------------ */
+
+#define SPLIT_MIN_BYTES ((uint64_t)32 << 20)
+
+struct half {
+    const char *path;
+    uint64_t from, to;
+    int part, in_obj, rc, boundary_ok;
+    const struct stint_read_opts *o;
+    struct stint_model *m;
+};
+
+static void *half_main(void *arg)
+{
+    struct half *h = arg;
+    struct stint_input in;
+    h->rc = stint_input_open_range(&in, h->path, h->from, h->to);
+    if (h->rc != 0)
+        stint_model_fail(h->m, "%s", in.err);
+    else
+        h->rc = stint_i_read_chrome_part(&in, h->m, h->o, h->part, h->in_obj, &h->boundary_ok);
+    stint_input_close(&in);
+    return NULL;
+}
+
+/* An event boundary near the middle of a plain file: the offset of a '{'
+ * that follows a ',' (blanks between). Whether it truly is one (and not
+ * inside a string) is checked afterwards by the first half's parser, which
+ * must arrive at that offset right after an event's ','. 0 when none found. */
+static uint64_t find_split(const char *path, uint64_t size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return 0;
+    static const size_t win = (size_t)1 << 20;
+    char *buf = malloc(win);
+    uint64_t at = size / 2, found = 0;
+    ssize_t n = buf ? pread(fd, buf, win, (off_t)at) : -1;
+    for (ssize_t i = 0; i < n && !found; i++) {
+        if (buf[i] != ',')
+            continue;
+        ssize_t k = i + 1;
+        while (k < n && (buf[k] == ' ' || buf[k] == '\n' || buf[k] == '\r' || buf[k] == '\t'))
+            k++;
+        if (k < n && buf[k] == '{')
+            found = at + (uint64_t)k;
+    }
+    free(buf);
+    close(fd);
+    return found;
+}
+
+/* Files from this size on are read on two threads (STINT_SPLIT_MIN_BYTES
+ * overrides it, for tests). */
+static uint64_t split_min_bytes(void)
+{
+    const char *e = getenv("STINT_SPLIT_MIN_BYTES");
+    return e && *e ? (uint64_t)strtoull(e, NULL, 10) : SPLIT_MIN_BYTES;
+}
+
+static int threads_wanted(void)
+{
+    const char *e = getenv("STINT_THREADS");
+    return e && *e ? atoi(e) : 2;
+}
+
+/* Reads a plain Chrome file on two threads. Returns -1 when the split did not
+ * work out (the caller reads the file again on one thread), else the exit code. */
+static int read_split(const char *path, uint64_t size, int in_obj, struct stint_model *m,
+                      const struct stint_read_opts *o)
+{
+    uint64_t split = find_split(path, size);
+    if (!split)
+        return -1;
+    struct stint_model m2;
+    if (stint_model_init(&m2, m->flags) != 0)
+        return -1;
+    struct half h1 = {.path = path, .from = 0, .to = split, .part = 1, .in_obj = in_obj, .o = o, .m = m};
+    struct half h2 = {.path = path, .from = split, .to = 0, .part = 2, .in_obj = in_obj, .o = o, .m = &m2};
+    pthread_t t;
+    if (pthread_create(&t, NULL, half_main, &h2) != 0) {
+        stint_model_free(&m2);
+        return -1;
+    }
+    half_main(&h1);
+    pthread_join(t, NULL);
+    int rc;
+    if (h1.rc != 0 || !h1.boundary_ok) {
+        /* the split was not an event boundary (or the first half has an error,
+         * which may be the split's doing): read again on one thread */
+        stint_model_free(&m2);
+        return -1;
+    } else {
+        if (stint_model_merge(m, &m2) != 0) {
+            stint_model_fail(m, "%s: out of memory joining the two halves", path);
+            rc = 3;
+        } else
+            rc = h2.rc;
+    }
+    stint_model_free(&m2);
+    return rc;
+}
+
 int stint_read_trace(const char *path, struct stint_model *m, const struct stint_read_opts *o)
 {
     struct stint_read_opts defaults = {0};
@@ -89,8 +190,31 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
             stint_model_fail(m, "%s: byte 0: unknown format (expected '[' or '{' of Chrome JSON, a JSONL session, "
                              "or a log with [STRACE] records)", path);
         rc = 1;
-    } else if (!strcmp(fmt, "chrome"))
-        rc = stint_read_chrome(&in, m, o);
+    } else if (!strcmp(fmt, "chrome")) {
+        rc = -1;
+        if (!in.gz && in.file_size >= split_min_bytes() && strcmp(path, "-") != 0 && threads_wanted() > 1) {
+            const char *p = in.buf;
+            while (p < in.buf + in.len && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+                p++;
+            int in_obj = p < in.buf + in.len && *p == '{';
+            uint64_t size = in.file_size;
+            stint_input_close(&in);
+            rc = read_split(path, size, in_obj, m, o);
+            if (rc < 0) {
+                /* no usable split: start again on one thread */
+                unsigned flags = m->flags;
+                stint_model_free(m);
+                stint_model_init(m, flags);
+                rc = stint_input_open(&in, path);
+                if (rc == 0)
+                    rc = stint_read_chrome(&in, m, o);
+                else
+                    stint_model_fail(m, "%s", in.err);
+            } else
+                memset(&in, 0, sizeof in);
+        } else
+            rc = stint_read_chrome(&in, m, o);
+    }
     else if (!strcmp(fmt, "jsonl"))
         rc = stint_read_jsonl(&in, m, o);
     else if (!strcmp(fmt, "markers"))

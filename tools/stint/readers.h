@@ -33,6 +33,14 @@ int stint_read_chrome(struct stint_input *in, struct stint_model *m, const struc
 int stint_read_jsonl(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o);
 int stint_read_markers(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o);
 
+/* Internal: the Chrome reader on one part of a plain file read on two threads.
+ * part 0 = the whole input; 1 = the first half, which must end right after an
+ * event's ',' (*boundary_ok tells whether it did); 2 = the second half, which
+ * starts at an event's '{' inside the event array (in_obj: the trace is the
+ * object form, so '}' may follow the array). */
+int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o, int part,
+                             int in_obj, int *boundary_ok);
+
 /* Prints the model's error, repairs and drops to f as "stint: ..." lines. */
 void stint_report_problems(FILE *f, const char *path, const struct stint_model *m);
 

@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Grows the array *p of *cap elements of `elem` bytes to hold `need`
+ * (doubling, from 1024). Returns 0, or -1 on OOM or past 2^32-2 (unchanged). */
 static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
 {
     if (need <= *cap)
@@ -33,6 +35,8 @@ static int grow(void **p, uint32_t *cap, uint32_t need, size_t elem)
     return 0;
 }
 
+/* Grows the byte buffer *p to hold `need` bytes (doubling, from 64 KiB).
+ * Returns 0, or -1 on OOM (unchanged). */
 static int grow_bytes(char **p, size_t *cap, size_t need)
 {
     if (need <= *cap)
@@ -70,6 +74,7 @@ static uint64_t hash_bytes(const char *s, size_t n)
     return h ^ (h >> 32);
 }
 
+/* Mixes an invocation key (pid, inv) into 64 well-spread bits. */
 static uint64_t hash_pair(uint64_t a, uint64_t b)
 {
     uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull);
@@ -131,6 +136,7 @@ uint32_t tm_str_find(const tm_model *m, const char *s, size_t n)
     }
 }
 
+/* Doubles the string hash table (load <= 1/2). Returns 0 or -1 on OOM. */
 static int str_rehash(tm_model *m)
 {
     uint32_t ncap = m->str_hash_cap ? m->str_hash_cap * 2 : 1024;
@@ -194,6 +200,7 @@ static uint32_t intern(tm_model *m, const char *s, size_t n, int lower)
     return id;
 }
 
+/* Doubles the invocation hash table (load <= 1/2). Returns 0 or -1 on OOM. */
 static int inv_rehash(tm_model *m)
 {
     uint32_t ncap = m->inv_hash_cap ? m->inv_hash_cap * 2 : 4096;
@@ -222,12 +229,14 @@ static int inv_rehash(tm_model *m)
 
 static uint32_t find_inv_slow(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid);
 
-/* The invocation (pid, inv), created with `hid` when new. A small direct-mapped
+/* The invocation (pid, inv), created with `hid` when new (TM_NONE: set by the
+ * caller). A small direct-mapped
  * cache in front of the hash table holds the invocations in flight (one per
  * logging thread, interleaved line by line). */
 static uint32_t find_inv(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid)
 {
-    uint32_t slot = (uint32_t)((pid * 0x9E3779B1u + inv) & 63u);
+    uint64_t h = (pid * 0x9E3779B97F4A7C15ull) ^ (inv * 0xC2B2AE3D27D4EB4Full);
+    uint32_t slot = (uint32_t)(h >> 56);
     uint32_t c = m->inv_cache[slot];
     if (c && m->invs[c - 1].pid == pid && m->invs[c - 1].inv == inv)
         return c - 1;
@@ -285,70 +294,64 @@ static int same_bytes(const char *s, const char *t, size_t n)
     return 1;
 }
 
-/* Hids through a small direct-mapped cache keyed by their first bytes (a few
- * hundred recur; lines of different invocations interleave). A hid written
- * with capitals misses the cache and is lowercased by intern(). */
-static uint32_t intern_hid(tm_model *m, const char *s, size_t n)
-{
-    uint64_t a = 0;
-    memcpy(&a, s, n < 8 ? n : 8);
-    uint32_t slot = (uint32_t)(((a ^ n) * 0x9E3779B97F4A7C15ull) >> 58);
-    uint32_t id = m->hid_cache[slot];
-    if (id && m->str_slen[id - 1] == n && same_bytes(tm_str(m, id - 1), s, n))
-        return id - 1;
-    id = intern(m, s, n, 1);
-    if (id != TM_NONE)
-        m->hid_cache[slot] = id + 1;
-    return id;
-}
-
-/* Names through a small direct-mapped cache keyed by length and the first and
- * last 8 bytes: most records repeat one of a few dozen names, and this skips
- * hashing the whole name. */
-static uint32_t intern_name(tm_model *m, const char *s, size_t n)
+/* Interns through a direct-mapped cache of 2^bits slots keyed by the length
+ * and the first and last 8 bytes: records repeat a few dozen names and a few
+ * hundred hids, interleaved, and a hit skips hashing the whole string. A hid
+ * written with capitals misses (the cache holds the lowercased text) and is
+ * lowercased by intern(). */
+static uint32_t intern_cached(tm_model *m, uint32_t *cache, unsigned bits, const char *s, size_t n, int lower)
 {
     uint64_t a = 0, b = 0;
     memcpy(&a, s, n < 8 ? n : 8);
     if (n > 8)
         memcpy(&b, s + n - 8, 8);
     uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full) ^ n;
-    uint32_t slot = (uint32_t)(h >> 56);
-    uint32_t id = m->name_cache[slot];
+    uint32_t slot = (uint32_t)(h >> (64 - bits));
+    uint32_t id = cache[slot];
     if (id && m->str_slen[id - 1] == n && same_bytes(tm_str(m, id - 1), s, n))
         return id - 1;
-    id = intern(m, s, n, 0);
+    id = intern(m, s, n, lower);
     if (id != TM_NONE)
-        m->name_cache[slot] = id + 1;
+        cache[slot] = id + 1;
     return id;
 }
 
 int tm_add(tm_model *m, const markers_record *r)
 {
-    uint32_t name = intern_name(m, r->name.ptr, r->name.len);
-    uint32_t hid = intern_hid(m, r->hid_text.ptr, r->hid_text.len);
-    if (name == TM_NONE || hid == TM_NONE || m->nrecords == TM_NONE - 1)
+    uint32_t name = intern_cached(m, m->name_cache, 8, r->name.ptr, r->name.len, 0);
+    if (name == TM_NONE || m->nrecords == TM_NONE - 1)
         goto oom;
-    uint32_t x = find_inv(m, r->pid, r->inv, hid);
+    uint32_t x = find_inv(m, r->pid, r->inv, TM_NONE);
     if (x == TM_NONE)
         goto oom;
     tm_inv *iv = &m->invs[x];
+    /* The hid matters for an invocation's first span (it names the bucket) and
+     * for every kept span (the Chrome trace prints each span's own). */
+    uint32_t hid = TM_NONE;
+    if (iv->hid == TM_NONE || m->keep_spans) {
+        hid = intern_cached(m, m->hid_cache, 8, r->hid_text.ptr, r->hid_text.len, 1);
+        if (hid == TM_NONE)
+            goto oom;
+        if (iv->hid == TM_NONE)
+            iv->hid = hid;
+    }
     uint32_t depth = r->depth > UINT32_MAX ? UINT32_MAX : (uint32_t)r->depth;
     if (depth == 0 && !iv->has_root) {
         iv->has_root = 1;
         iv->root_name = name;
         iv->root_dur_ns = r->dur_ns;
     }
-    /* First span of this name? The list is sorted by name id. */
+    /* First span of this name? Names with small ids (the common ones) are
+     * answered by a bit mask; the list is sorted by name id in tm_analyze. */
     {
-        uint32_t lo = 0, hi = iv->fon_len;
-        while (lo < hi) {
-            uint32_t mid = (lo + hi) / 2;
-            if (iv->fon[mid].name < name)
-                lo = mid + 1;
-            else
-                hi = mid;
+        int seen = 0;
+        if (name < 64) {
+            seen = (iv->seen_small >> name) & 1;
+        } else {
+            for (uint32_t i = 0; i < iv->fon_len && !seen; i++)
+                seen = iv->fon[i].name == name;
         }
-        if (lo == iv->fon_len || iv->fon[lo].name != name) {
+        if (!seen) {
             if (iv->fon_len == iv->fon_cap) {
                 uint32_t ncap = iv->fon_cap ? iv->fon_cap * 2 : 8;
                 tm_fon *nf = ncap > iv->fon_cap ? realloc(iv->fon, (size_t)ncap * sizeof *nf) : NULL;
@@ -357,12 +360,13 @@ int tm_add(tm_model *m, const markers_record *r)
                 iv->fon = nf;
                 iv->fon_cap = ncap;
             }
-            memmove(iv->fon + lo + 1, iv->fon + lo, (size_t)(iv->fon_len - lo) * sizeof *iv->fon);
-            iv->fon[lo].ts_ns = r->ts_ns;
-            iv->fon[lo].dur_ns = r->dur_ns;
-            iv->fon[lo].name = name;
-            iv->fon[lo].depth = depth;
-            iv->fon_len++;
+            tm_fon *f = &iv->fon[iv->fon_len++];
+            f->ts_ns = r->ts_ns;
+            f->dur_ns = r->dur_ns;
+            f->name = name;
+            f->depth = depth;
+            if (name < 64)
+                iv->seen_small |= (uint64_t)1 << name;
         }
     }
     iv->nspans++;
@@ -474,6 +478,20 @@ int tm_analyze(tm_model *m)
         m->order[i] = i;
     sort_model = m;
     qsort(m->order, n, sizeof *m->order, cmp_pid_inv);
+
+    /* First-of-name lists sorted by name id (insertion: they are short). */
+    for (uint32_t x = 0; x < n; x++) {
+        tm_fon *f = m->invs[x].fon;
+        for (uint32_t i = 1; i < m->invs[x].fon_len; i++) {
+            tm_fon t = f[i];
+            uint32_t j = i;
+            while (j && f[j - 1].name > t.name) {
+                f[j] = f[j - 1];
+                j--;
+            }
+            f[j] = t;
+        }
+    }
 
     /* Buckets in first-seen order over (pid, inv). */
     for (uint32_t i = 0; i < m->nstr; i++)

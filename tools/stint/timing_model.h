@@ -51,8 +51,9 @@ typedef struct tm_inv {
     int has_root;      /* a depth-0 span was seen; root_* are the first one's */
     uint32_t root_name;
     int64_t root_dur_ns;
-    tm_fon *fon;       /* first span of each name, sorted by name id */
+    tm_fon *fon;       /* first span of each name (sorted by name id after tm_analyze) */
     uint32_t fon_len, fon_cap;
+    uint64_t seen_small; /* bit i: name id i (< 64) is in fon */
 } tm_inv;
 
 typedef struct tm_bucket {
@@ -88,8 +89,8 @@ typedef struct tm_model {
     uint64_t *inv_hash_keys; /* pairs (pid, inv) */
     uint32_t *inv_hash_vals; /* index + 1, 0 empty */
     uint32_t inv_hash_cap;
-    uint32_t inv_cache[64];   /* cache: invocation index + 1 by (pid, inv) */
-    uint32_t hid_cache[64];   /* cache: hid id + 1 by its first bytes */
+    uint32_t inv_cache[256];  /* cache: invocation index + 1 by (pid, inv) */
+    uint32_t hid_cache[256];  /* cache: hid id + 1 by its first and last bytes */
     uint32_t name_cache[256]; /* cache: name id + 1 by a short key */
 
     /* after tm_analyze */

@@ -182,6 +182,42 @@ static void json_stats(FILE *f, const int64_t *v, uint32_t n)
     fputc('}', f);
 }
 
+/* `{"hid": .., "label": .., "invocations": k, "warmup_dropped": d` of bucket b. */
+static void json_callable_head(const tout_ctx *c, uint32_t b, uint32_t k)
+{
+    char label[16];
+    fputs("{\"hid\": ", c->out);
+    json_cstr(c->out, tm_str(c->m, c->m->buckets[b].hid));
+    fputs(", \"label\": ", c->out);
+    json_cstr(c->out, tm_bucket_label(c->m, b, label));
+    fprintf(c->out, ", \"invocations\": %u, \"warmup_dropped\": %u", k, c->m->buckets[b].n - k);
+}
+
+/* Runs one per-callable view: the JSON list `"callables": [...]`, or the text
+ * of every callable, or the reference's message when there is none. */
+static void each_callable(const tout_ctx *c, void (*json_one)(const tout_ctx *, uint32_t),
+                          void (*text_one)(const tout_ctx *, uint32_t))
+{
+    const tm_model *m = c->m;
+    if (c->json) {
+        fputs("\"callables\": [", c->out);
+        for (uint32_t b = 0; b < m->nbuckets; b++) {
+            fputs(b ? ", " : "", c->out);
+            json_one(c, b);
+        }
+        fputs("]", c->out);
+        if (!m->nbuckets)
+            fprintf(stderr, "No [STRACE] markers found.\n");
+        return;
+    }
+    if (!m->nbuckets) {
+        fputs("No [STRACE] markers found.\n", c->out);
+        return;
+    }
+    for (uint32_t b = 0; b < m->nbuckets; b++)
+        text_one(c, b);
+}
+
 /* ---- names ---------------------------------------------------------------------- */
 
 static const char *leaf_of(const char *name, size_t *len)
@@ -310,25 +346,23 @@ static struct stage *bucket_stages(const tm_model *m, const uint32_t *invs, uint
     return st;
 }
 
+/* The reference's printed mean: Python's sum / n, truncated to whole ns, in us. */
 static double trunc_mean_us(i128 sum, uint32_t n)
 {
     double mean = div_exact(sum, n);
     return (double)(int64_t)mean / 1000.0;
 }
 
+/* The table view of bucket b as one JSON object: root stats, per-invocation
+ * host and device walls (what pypto reads), and per-stage stats. */
 static void table_json_bucket(const tout_ctx *c, uint32_t b)
 {
     const tm_model *m = c->m;
     FILE *f = c->out;
     uint32_t k;
     const uint32_t *invs = kept(c, b, &k);
-    char label[16];
     int64_t *v = malloc(((size_t)k + 1) * sizeof *v);
-    fputs("{\"hid\": ", f);
-    json_cstr(f, tm_str(m, m->buckets[b].hid));
-    fputs(", \"label\": ", f);
-    json_cstr(f, tm_bucket_label(m, b, label));
-    fprintf(f, ", \"invocations\": %u, \"warmup_dropped\": %u", k, m->buckets[b].n - k);
+    json_callable_head(c, b, k);
     if (!v) {
         fputs("}", f);
         return;
@@ -402,76 +436,65 @@ static void table_json_bucket(const tout_ctx *c, uint32_t b)
     free(v);
 }
 
-void tout_table(const tout_ctx *c)
+/* The reference's table for bucket b. */
+static void table_text_bucket(const tout_ctx *c, uint32_t b)
 {
     const tm_model *m = c->m;
     FILE *f = c->out;
-    if (c->json) {
-        fputs("\"callables\": [", f);
-        for (uint32_t b = 0; b < m->nbuckets; b++) {
-            fputs(b ? ", " : "", f);
-            table_json_bucket(c, b);
-        }
-        fputs("]", f);
-        if (!m->nbuckets)
-            fprintf(stderr, "No [STRACE] markers found.\n");
+    uint32_t k;
+    const uint32_t *invs = kept(c, b, &k);
+    if (!k)
         return;
-    }
-    if (!m->nbuckets) {
-        fputs("No [STRACE] markers found.\n", f);
-        return;
-    }
-    for (uint32_t b = 0; b < m->nbuckets; b++) {
-        uint32_t k;
-        const uint32_t *invs = kept(c, b, &k);
-        if (!k)
+    fprintf(f, "callable hid=%s \xe2\x80\x94 %u invocation(s)\n", tm_str(m, m->buckets[b].hid), k);
+    i128 sum = 0;
+    uint32_t nr = 0;
+    int64_t mn = 0, mx = 0;
+    const char *root_name = NULL;
+    for (uint32_t i = 0; i < k; i++) {
+        const tm_inv *iv = &m->invs[invs[i]];
+        if (!iv->has_root)
             continue;
-        fprintf(f, "callable hid=%s \xe2\x80\x94 %u invocation(s)\n", tm_str(m, m->buckets[b].hid), k);
-        i128 sum = 0;
-        uint32_t nr = 0;
-        int64_t mn = 0, mx = 0;
-        const char *root_name = NULL;
-        for (uint32_t i = 0; i < k; i++) {
-            const tm_inv *iv = &m->invs[invs[i]];
-            if (!iv->has_root)
-                continue;
-            int64_t d = iv->root_dur_ns;
-            if (!root_name) {
-                root_name = tm_str(m, iv->root_name);
-                mn = mx = d;
+        int64_t d = iv->root_dur_ns;
+        if (!root_name) {
+            root_name = tm_str(m, iv->root_name);
+            mn = mx = d;
+        }
+        mn = d < mn ? d : mn;
+        mx = d > mx ? d : mx;
+        sum += d;
+        nr++;
+    }
+    if (nr) {
+        fprintf(f, "  %s: mean=%.1fus min=%.1fus max=%.1fus", root_name, trunc_mean_us(sum, nr),
+                (double)mn / 1000.0, (double)mx / 1000.0);
+        if (c->warmup_set) {
+            double mean = div_exact(sum, nr), ss = 0;
+            for (uint32_t i = 0; i < k; i++) {
+                const tm_inv *iv = &m->invs[invs[i]];
+                if (iv->has_root)
+                    ss += ((double)iv->root_dur_ns - mean) * ((double)iv->root_dur_ns - mean);
             }
-            mn = d < mn ? d : mn;
-            mx = d > mx ? d : mx;
-            sum += d;
-            nr++;
+            fprintf(f, " stdev=%.1fus", nr > 1 ? sqrt(ss / (nr - 1)) / 1000.0 : 0.0);
         }
-        if (nr) {
-            fprintf(f, "  %s: mean=%.1fus min=%.1fus max=%.1fus", root_name, trunc_mean_us(sum, nr),
-                    (double)mn / 1000.0, (double)mx / 1000.0);
-            if (c->warmup_set) {
-                double mean = div_exact(sum, nr), ss = 0;
-                for (uint32_t i = 0; i < k; i++) {
-                    const tm_inv *iv = &m->invs[invs[i]];
-                    if (iv->has_root)
-                        ss += ((double)iv->root_dur_ns - mean) * ((double)iv->root_dur_ns - mean);
-                }
-                fprintf(f, " stdev=%.1fus", nr > 1 ? sqrt(ss / (nr - 1)) / 1000.0 : 0.0);
-            }
-            fputc('\n', f);
-        }
-        uint32_t ns;
-        struct stage *st = bucket_stages(m, invs, k, &ns);
-        for (uint32_t i = 0; st && i < ns; i++) {
-            const char *name = tm_str(m, st[i].name);
-            fputs("  ", f);
-            for (const char *q = name; *q; q++)
-                if (*q == '.')
-                    fputs("  ", f);
-            fprintf(f, "%s: mean=%.1fus (n=%u)\n", name, trunc_mean_us(st[i].sum, st[i].n), st[i].n);
-        }
-        free(st);
         fputc('\n', f);
     }
+    uint32_t ns;
+    struct stage *st = bucket_stages(m, invs, k, &ns);
+    for (uint32_t i = 0; st && i < ns; i++) {
+        const char *name = tm_str(m, st[i].name);
+        fputs("  ", f);
+        for (const char *q = name; *q; q++)
+            if (*q == '.')
+                fputs("  ", f);
+        fprintf(f, "%s: mean=%.1fus (n=%u)\n", name, trunc_mean_us(st[i].sum, st[i].n), st[i].n);
+    }
+    free(st);
+    fputc('\n', f);
+}
+
+void tout_table(const tout_ctx *c)
+{
+    each_callable(c, table_json_bucket, table_text_bucket);
 }
 
 /* ---- the rounds table --------------------------------------------------------------- */
@@ -487,18 +510,16 @@ static int cmp_double(const void *a, const void *b)
 /* One round's five values in us, as the reference computes them. */
 static void round_metrics(const tm_model *m, uint32_t inv, double out[5], int64_t ns[5])
 {
-    const tm_inv *iv = &m->invs[inv];
     const tm_fon *dev = named_span(m, inv, "runner_run.device_wall");
     const tm_fon *orch = named_span(m, inv, "runner_run.device_wall.orch");
     const tm_fon *sched = named_span(m, inv, "runner_run.device_wall.sched");
-    const tm_fon *cols[5] = {NULL, dev, NULL, orch, sched};
+    /* Host is the first span named like the root (the reference looks it up
+     * by name), which is the root itself in every well-formed log. */
+    const tm_fon *host = named_span(m, inv, "");
+    const tm_fon *cols[5] = {host, dev, NULL, orch, sched};
     for (int i = 0; i < 5; i++) {
         ns[i] = cols[i] ? cols[i]->dur_ns : 0;
         out[i] = cols[i] ? (double)ns[i] / 1000.0 : 0.0;
-    }
-    if (iv->has_root) {
-        ns[0] = iv->root_dur_ns;
-        out[0] = (double)ns[0] / 1000.0;
     }
     if (orch || sched) {
         int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -514,6 +535,7 @@ static void round_metrics(const tm_model *m, uint32_t inv, double out[5], int64_
     }
 }
 
+/* Left-to-right double sum: the reference's sum() over a sorted list. */
 static double sum_in_order(const double *v, uint32_t n)
 {
     double s = 0.0;
@@ -664,6 +686,8 @@ struct tree {
     int json_first;
 };
 
+/* The reference's median of ints (v is sorted in place): the middle value,
+ * or the mean of the two middle ones as a double; 0 for none. */
 static double median_i64(int64_t *v, uint32_t n)
 {
     if (!n)
@@ -789,6 +813,8 @@ static int leaf_is(const tm_model *m, uint32_t span, const char *want)
     return n == strlen(want) && !memcmp(leaf, want, n);
 }
 
+/* Writes the node at reference position pos and, recursively, its children
+ * by ts, folding an orch/sched pair into one Effective line (text or JSON). */
 static void emit_node(struct tree *t, uint32_t pos, int indent)
 {
     const tm_model *m = t->c->m;
@@ -954,6 +980,8 @@ static void tree_links(struct tree *t, int by_depth)
     free(stack);
 }
 
+/* The tree view of bucket b: medians over its kept invocations, drawn in the
+ * shape of the last one. Writes nothing in text mode when warmup left none. */
 static void tree_bucket(const tout_ctx *c, uint32_t b)
 {
     const tm_model *m = c->m;
@@ -965,11 +993,8 @@ static void tree_bucket(const tout_ctx *c, uint32_t b)
     char label[16];
     tm_bucket_label(m, b, label);
     if (c->json) {
-        fputs("{\"hid\": ", f);
-        json_cstr(f, tm_str(m, m->buckets[b].hid));
-        fputs(", \"label\": ", f);
-        json_cstr(f, label);
-        fprintf(f, ", \"invocations\": %u, \"warmup_dropped\": %u, \"nodes\": [", t.k, m->buckets[b].n - t.k);
+        json_callable_head(c, b, t.k);
+        fputs(", \"nodes\": [", f);
     } else {
         if (!t.k)
             return;
@@ -1009,25 +1034,9 @@ static void tree_bucket(const tout_ctx *c, uint32_t b)
 
 void tout_tree(const tout_ctx *c)
 {
-    const tm_model *m = c->m;
-    FILE *f = c->out;
-    if (c->json) {
-        fprintf(f, "\"mode\": \"%s\", \"callables\": [", c->tree_depth ? "depth" : "names");
-        for (uint32_t b = 0; b < m->nbuckets; b++) {
-            fputs(b ? ", " : "", f);
-            tree_bucket(c, b);
-        }
-        fputs("]", f);
-        if (!m->nbuckets)
-            fprintf(stderr, "No [STRACE] markers found.\n");
-        return;
-    }
-    if (!m->nbuckets) {
-        fputs("No [STRACE] markers found.\n", f);
-        return;
-    }
-    for (uint32_t b = 0; b < m->nbuckets; b++)
-        tree_bucket(c, b);
+    if (c->json)
+        fprintf(c->out, "\"mode\": \"%s\", ", c->tree_depth ? "depth" : "names");
+    each_callable(c, tree_bucket, tree_bucket);
 }
 
 /* ---- Chrome trace ------------------------------------------------------------------- */

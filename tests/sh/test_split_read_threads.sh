@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# A plain Chrome file read on two threads (split at an event boundary near the
+# middle, halves merged) gives exactly the same slices and summary as one
+# thread: array, object and unterminated-array forms, pretty and line styles,
+# and a file whose middle sits inside a long string (the split must be refused
+# and the file read again on one thread).
+set -u
+STINT=${STINT_BIN:?STINT_BIN not set}
+GEN=${STINT_SHARED_DIR:-}/tools/gen_chrome.py
+command -v python3 >/dev/null || { echo "SKIP: python3 is not installed"; exit 77; }
+[ -f "$GEN" ] || { echo "SKIP: $GEN is absent (shared tools)"; exit 77; }
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+fail=0
+same() { # name file
+  for cmd in "summary --json" "slices --json"; do
+    STINT_THREADS=1 "$STINT" $cmd "$2" > "$T/one" 2> "$T/one.err"; r1=$?
+    STINT_THREADS=2 STINT_SPLIT_MIN_BYTES=1 "$STINT" $cmd "$2" > "$T/two" 2> "$T/two.err"; r2=$?
+    if [ $r1 = $r2 ] && cmp -s "$T/one" "$T/two" && cmp -s "$T/one.err" "$T/two.err"; then
+      echo "ok   $1: $cmd identical on 1 and 2 threads (rc $r1)"
+    else
+      echo "FAIL $1: $cmd differs (rc $r1 vs $r2)"; diff "$T/one.err" "$T/two.err" | head -5; fail=1
+    fi
+  done
+}
+python3 "$GEN" --size 3M --seed 3 --format array --style line -o "$T/a.json" 2>/dev/null; same "array/line" "$T/a.json"
+python3 "$GEN" --size 3M --seed 4 --format object --style pretty -o "$T/o.json" 2>/dev/null; same "object/pretty" "$T/o.json"
+python3 "$GEN" --size 3M --seed 5 --format array-open --style compact -o "$T/c.json" 2>/dev/null; same "array-open/compact" "$T/c.json"
+python3 - "$T/s.json" <<'PY'
+import sys
+# the middle of the file is inside a string that looks like an event boundary
+fake = ',{"ph":"X","name":"fake","ts":1,"dur":1}' * 20000
+ev = ['{"ph":"X","name":"a","pid":1,"tid":1,"ts":%d,"dur":1}' % i for i in range(100)]
+ev.insert(50, '{"ph":"X","name":"s","pid":1,"tid":1,"ts":50,"dur":1,"args":{"t":"%s"}}' % fake.replace('"', '\\"'))
+open(sys.argv[1], "w").write("[" + ",".join(ev) + "]")
+PY
+same "split point inside a string" "$T/s.json"
+exit $fail

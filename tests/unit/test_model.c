@@ -1,0 +1,131 @@
+/*
+ * test_model.c - the trace model's matching and nesting rules (model.h):
+ * B/E matched in Perfetto's event order after sorting, X ties by duration,
+ * zero-length pairs, unfinished and unmatched counting, overlap flags,
+ * explicit (cross-thread) parents, async tracks, and merging two models.
+ */
+#include "check.h"
+#include "model.h"
+
+static uint32_t S(struct stint_model *m, const char *s) { return stint_model_intern(m, s, strlen(s)); }
+
+static struct stint_slice mk(int64_t ts, int64_t dur, uint32_t name)
+{
+    struct stint_slice s = {.ts_ns = ts, .dur_ns = dur, .tts_ns = STINT_TS_NONE, .tdur_ns = STINT_TS_NONE, .name = name};
+    return s;
+}
+
+static void x(struct stint_model *m, uint32_t lane, int64_t ts, int64_t dur, const char *name)
+{
+    struct stint_slice s = mk(ts, dur, S(m, name));
+    s.track = stint_model_lane_at(m, lane)->track;
+    s.flags = STINT_SLICE_COMPLETE;
+    stint_model_add_slice(m, &s);
+}
+
+static const struct stint_slice *find(const struct stint_model *m, const char *name)
+{
+    for (size_t i = 0; i < stint_model_nslices(m); i++)
+        if (!strcmp(stint_model_str(m, stint_model_slice(m, i)->name, NULL), name))
+            return stint_model_slice(m, i);
+    return NULL;
+}
+
+int main(void)
+{
+    struct stint_model m;
+    REQUIRE(stint_model_init(&m, STINT_MODEL_KEEP_ARGS) == 0);
+    uint32_t l = stint_model_lane(&m, 1, 1, STINT_CLOCK_HOST);
+    /* written out of order: E before its B */
+    stint_model_end(&m, l, 90, S(&m, "outer"), STINT_TS_NONE);
+    struct stint_slice b = mk(10, 0, S(&m, "outer"));
+    stint_model_begin(&m, l, &b);
+    /* X at equal ts: longer first becomes the parent */
+    x(&m, l, 20, 5, "short");
+    x(&m, l, 20, 30, "long");
+    /* zero-length B/E pair at one ts, written B then E */
+    struct stint_slice z = mk(60, 0, S(&m, "zero"));
+    stint_model_begin(&m, l, &z);
+    stint_model_end(&m, l, 60, S(&m, "zero"), STINT_TS_NONE);
+    /* an E closing nothing, a B never closed */
+    stint_model_end(&m, l, 95, S(&m, "nobody"), STINT_TS_NONE);
+    struct stint_slice open = mk(100, 0, S(&m, "open"));
+    stint_model_begin(&m, l, &open);
+    /* partial overlap: starts inside "late" and ends after it */
+    x(&m, l, 200, 10, "late");
+    x(&m, l, 205, 10, "spill");
+    /* async on its own track */
+    uint32_t at = stint_model_track_async(&m, STINT_ASYNC_PROCESS, 1, S(&m, "c"), S(&m, "0x1"), S(&m, "req"));
+    struct stint_slice ab = mk(5, 0, S(&m, "req"));
+    stint_model_async_begin(&m, at, &ab);
+    stint_model_async_end(&m, at, 50, S(&m, "req"));
+    stint_model_async_end(&m, at, 60, S(&m, "req"));
+    stint_model_finish(&m);
+
+    const struct stint_slice *o = find(&m, "outer"), *lg = find(&m, "long"), *sh = find(&m, "short");
+    REQUIRE(o && lg && sh);
+    CHECK_EQ_I64(o->dur_ns, 80);
+    CHECK_EQ_I64(o->depth, 0);
+    CHECK_EQ_I64(lg->depth, 1);
+    CHECK_EQ_I64(sh->depth, 2);
+    CHECK(stint_model_slice(&m, sh->parent) == lg);
+    CHECK_EQ_I64(find(&m, "zero")->dur_ns, 0);
+    CHECK_EQ_I64(find(&m, "open")->dur_ns, -1);
+    CHECK(find(&m, "spill")->flags & STINT_SLICE_OVERLAP);
+    CHECK_EQ_I64(find(&m, "req")->dur_ns, 45);
+    CHECK_EQ_I64(m.repairs[STINT_REPAIR_UNFINISHED], 1);
+    CHECK_EQ_I64(m.repairs[STINT_REPAIR_E_UNMATCHED], 1);
+    CHECK_EQ_I64(m.repairs[STINT_REPAIR_OVERLAP], 1);
+    CHECK_EQ_I64(m.repairs[STINT_REPAIR_ASYNC_UNMATCHED], 1);
+    /* sorted by track, then ts within a track */
+    for (size_t i = 1; i < stint_model_nslices(&m); i++) {
+        const struct stint_slice *p = stint_model_slice(&m, i - 1), *q = stint_model_slice(&m, i);
+        CHECK(p->track < q->track || (p->track == q->track && p->ts_ns <= q->ts_ns));
+    }
+    stint_model_free(&m);
+
+    /* explicit parents across threads (JSONL) */
+    REQUIRE(stint_model_init(&m, 0) == 0);
+    uint32_t l1 = stint_model_lane(&m, 5, 1, STINT_CLOCK_HOST), l2 = stint_model_lane(&m, 5, 2, STINT_CLOCK_HOST);
+    struct stint_slice root = mk(0, 100, S(&m, "root"));
+    root.track = stint_model_lane_at(&m, l1)->track;
+    root.flags = STINT_SLICE_BEGIN_END | STINT_SLICE_EXPLICIT_PARENT;
+    root.parent = STINT_NO_ID;
+    uint32_t ri = stint_model_add_slice(&m, &root);
+    struct stint_slice kid = mk(10, 20, S(&m, "kid"));
+    kid.track = stint_model_lane_at(&m, l2)->track;
+    kid.flags = STINT_SLICE_BEGIN_END | STINT_SLICE_EXPLICIT_PARENT;
+    kid.parent = ri;
+    stint_model_add_slice(&m, &kid);
+    stint_model_finish(&m);
+    const struct stint_slice *k = find(&m, "kid");
+    CHECK(k && k->depth == 1 && k->parent != STINT_NO_ID);
+    CHECK(k && stint_model_slice(&m, k->parent) == find(&m, "root"));
+    stint_model_free(&m);
+
+    /* merge: a B in the first model, its E in the second */
+    struct stint_model a, c;
+    REQUIRE(stint_model_init(&a, 0) == 0 && stint_model_init(&c, 0) == 0);
+    struct stint_slice bb = mk(1, 0, S(&a, "span"));
+    stint_model_begin(&a, stint_model_lane(&a, 7, 7, STINT_CLOCK_HOST), &bb);
+    stint_model_counter(&a, 7, S(&a, "ctr v"), 1, 2.0);
+    S(&c, "padding-so-ids-differ");
+    stint_model_end(&c, stint_model_lane(&c, 7, 7, STINT_CLOCK_HOST), 11, S(&c, "span"), STINT_TS_NONE);
+    stint_model_counter(&c, 7, S(&c, "ctr v"), 2, 4.0);
+    int64_t sp = stint_model_synthetic_pid(&c, S(&c, "named"));
+    x(&c, stint_model_lane(&c, sp, 3, STINT_CLOCK_HOST), 5, 1, "in-named");
+    CHECK(stint_model_merge(&a, &c) == 0);
+    stint_model_free(&c);
+    stint_model_finish(&a);
+    CHECK_EQ_I64(find(&a, "span")->dur_ns, 10);
+    CHECK_EQ_I64(a.counters.len, 1);
+    CHECK_EQ_I64(STINT_BA_AT(&a.counters, struct stint_counter_series, 0).samples, 2);
+    const struct stint_slice *in = find(&a, "in-named");
+    REQUIRE(in != NULL);
+    const struct stint_track *tr = stint_model_track_at(&a, in->track);
+    const struct stint_lane *ln = stint_model_lane_at(&a, tr->lane);
+    CHECK_STR(stint_model_str(&a, stint_model_process_at(&a, ln->process)->name, NULL), "named");
+    CHECK_EQ_I64(a.repairs[STINT_REPAIR_UNFINISHED], 0);
+    stint_model_free(&a);
+    CHECK_DONE();
+}
