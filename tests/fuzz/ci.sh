@@ -6,6 +6,7 @@
 # fails, because CI must not pass silently without its fuzzing.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+[ -f scripts/deps.sh ] && bash scripts/deps.sh test
 if ! command -v clang >/dev/null; then
   echo "fuzz: clang not found (apt-get install clang)" >&2
   exit 1
