@@ -132,5 +132,22 @@ for c in summary timing; do
 done
 grep -q 'name' "$tmp/lf.summary" || fail "LF summary report is empty"
 
+# a gzip stream cut short keeps what was inflated before the cut (a partial
+# report, not an empty one): 2000 events, the compressed stream cut at 3/4
+{ printf '['; for i in $(seq 0 1999); do
+    [ "$i" = 0 ] || printf ','
+    printf '{"ph":"X","name":"e%d","ts":%d,"dur":1,"pid":1,"tid":1}' "$i" $((i * 2))
+  done; printf ']'; } | gzip -c > "$tmp/full.json.gz"
+size=$(stat -c %s "$tmp/full.json.gz")
+head -c $((size * 3 / 4)) "$tmp/full.json.gz" > "$tmp/cut.json.gz"
+"$stint" summary "$tmp/cut.json.gz" >"$tmp/out" 2>"$tmp/err"
+got=$?
+events=$(sed -n 's/^PARTIAL .*, \([0-9]*\) events.*/\1/p' "$tmp/out")
+if [ "$got" != 1 ] || [ -z "$events" ] || [ "$events" -lt 1000 ] || [ "$events" -ge 2000 ]; then
+  fail "cut gzip: exit $got, ${events:-no} events in the partial report (expected 1000-1999)"
+else
+  printf 'ok   %-45s exit 1, %s of 2000 events kept\n' "gzip cut at 3/4" "$events"
+fi
+
 echo "$n cases, $fails failed"
 [ $fails = 0 ]
