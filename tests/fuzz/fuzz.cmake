@@ -2,14 +2,16 @@
 # -DSTINT_FUZZ=ON. Each tests/fuzz/fuzz_<name>.c becomes build/fuzz/fuzz_<name>,
 # linked against a private copy of the library and CLI sources compiled with
 # -fsanitize=fuzzer-no-link,address,undefined, so the normal targets of the
-# same build tree keep their own flags. Run them with tests/fuzz/run.sh.
+# same build tree keep their own flags. An object library, not an archive: the
+# command entry points are weak references (commands.h), which never pull an
+# archive member. Run them with tests/fuzz/run.sh.
 if(NOT CMAKE_C_COMPILER_ID MATCHES "Clang")
   message(WARNING "STINT_FUZZ needs clang (CC=clang); fuzz targets not built")
   return()
 endif()
 
 set(STINT_FUZZ_FLAGS -fsanitize=address,undefined -fno-sanitize-recover=all -fno-omit-frame-pointer -g -O1)
-add_library(stint_fuzz_core STATIC ${STINT_LIB_SOURCES} ${STINT_CLI_SOURCES})
+add_library(stint_fuzz_core OBJECT ${STINT_LIB_SOURCES} ${STINT_CLI_SOURCES})
 target_include_directories(stint_fuzz_core PUBLIC ${CMAKE_SOURCE_DIR}/include ${CMAKE_SOURCE_DIR}/tools/stint
   PRIVATE ${CMAKE_SOURCE_DIR}/src)
 target_compile_options(stint_fuzz_core PRIVATE -fsanitize=fuzzer-no-link ${STINT_FUZZ_FLAGS})

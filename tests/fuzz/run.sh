@@ -37,7 +37,9 @@ run_one() {
     fi
   fi
   # 2. fuzz: the live corpus grows across runs; seeds are read, never written
-  "$bin" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
+  # -close_fd_mask=2: the readers' own messages are noise here; libFuzzer and
+  # the sanitizers keep a duplicate of stderr for their reports
+  "$bin" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -close_fd_mask=2 \
     -artifact_prefix="$crashes/" -print_final_stats=1 "$live" "$corpus/seed/$t" \
     >"$build/fuzz-$t.log" 2>&1
   local rc=$?
