@@ -21,47 +21,56 @@ sizes=$size; [ "${STINT_BENCH_1G:-0}" = 1 ] && sizes="$size 1G"
 work=$(mktemp -d "${TMPDIR:-/tmp}/stint-bench.XXXXXX"); trap 'rm -rf "$work"' EXIT
 
 median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-# run_timed OUTPREFIX CMD...: appends "seconds maxrss_kb" to OUTPREFIX.t
+# run_timed OUTPREFIX CMD...: appends "wall_s maxrss_kb cpu_s" to OUTPREFIX.t
+# (cpu = user + sys: on a shared machine the wall time also measures the
+# neighbours, the CPU time much less so)
 run_timed() {
   local out=$1; shift
-  /usr/bin/time -f "%e %M" -o "$out.one" "$@" >"$out.stdout" 2>/dev/null
-  tail -1 "$out.one" >> "$out.t"
+  /usr/bin/time -f "%e %M %U %S" -o "$out.one" "$@" >"$out.stdout" 2>/dev/null
+  tail -1 "$out.one" | awk '{print $1, $2, $3 + $4}' >> "$out.t"
+}
+# row SIZE WHAT FILE.t MB BASE_WALL BASE_CPU: one table row from a .t file
+row() {
+  local wall cpu rss
+  wall=$(awk '{print $1}' "$3" | median); cpu=$(awk '{print $3}' "$3" | median)
+  rss=$(awk '{print $2}' "$3" | sort -n | tail -1)
+  awk -v sz="$1" -v what="$2" -v w="$wall" -v c="$cpu" -v mb="$4" -v bw="$5" -v bc="$6" -v r="$rss" 'BEGIN {
+    printf "%-6s %-22s %8.2f %8.2f %9.0f %9.0f %8s %8s %9.0f\n", sz, what, w, c, mb / w, (c > 0 ? mb / c : 0),
+      (bw > 0 ? sprintf("%.1fx", w / bw) : "-"), (bc > 0 ? sprintf("%.1fx", c / bc) : "-"), r / 1024 }'
 }
 
-printf "%-6s %-22s %9s %10s %10s %12s\n" size what "median s" "MB/s" "ratio" "peak RSS MB"
+printf "%-6s %-22s %8s %8s %9s %9s %8s %8s %9s\n" size what "wall s" "cpu s" "MB/s" "MB/cpu-s" "x wall" "x cpu" "RSS MB"
 for sz in $sizes; do
   f=$work/chrome_$sz.json
   python3 "$GEN" --size "$sz" --seed 1 -o "$f" 2>/dev/null
   bytes=$(stat -c %s "$f")
   mb=$(awk -v b="$bytes" 'BEGIN {print b/1e6}')
-  rm -f "$work"/s.t "$work"/p.t "$work"/g.t "$work"/i.t
-  rm -f "$work"/s1.t
+  rm -f "$work"/*.t
   for _ in $(seq "$reps"); do run_timed "$work/s" "$STINT" summary --json "$f"; done
   for _ in $(seq "$reps"); do STINT_THREADS=1 run_timed "$work/s1" "$STINT" summary --json "$f"; done
   spans=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['spans'])" "$work/s.stdout")
   preps=$reps; [ "$sz" = 1G ] && preps=1
   for _ in $(seq "$preps"); do run_timed "$work/p" python3 "$here/summary_baseline.py" "$f"; done
   pspans=$(awk '{print $1}' "$work/p.stdout")
-  st=$(awk '{print $1}' "$work/s.t" | median); srss=$(awk '{print $2}' "$work/s.t" | sort -n | tail -1)
-  pt=$(awk '{print $1}' "$work/p.t" | median); prss=$(awk '{print $2}' "$work/p.t" | sort -n | tail -1)
-  printf "%-6s %-22s %9.2f %10.0f %10s %12.0f\n" "$sz" "stint (2 threads)" "$st" "$(awk -v m="$mb" -v t="$st" 'BEGIN{print m/t}')" "1.0" "$(awk -v r="$srss" 'BEGIN{print r/1024}')"
-  s1t=$(awk '{print $1}' "$work/s1.t" | median); s1rss=$(awk '{print $2}' "$work/s1.t" | sort -n | tail -1)
-  printf "%-6s %-22s %9.2f %10.0f %10s %12.0f\n" "$sz" "stint, 1 thread" "$s1t" "$(awk -v m="$mb" -v t="$s1t" 'BEGIN{print m/t}')" "$(awk -v a="$s1t" -v b="$st" 'BEGIN{printf "%.2fx", a/b}')" "$(awk -v r="$s1rss" 'BEGIN{print r/1024}')"
-  printf "%-6s %-22s %9.2f %10.0f %10s %12.0f\n" "$sz" "python3 json.load" "$pt" "$(awk -v m="$mb" -v t="$pt" 'BEGIN{print m/t}')" "$(awk -v a="$pt" -v b="$st" 'BEGIN{printf "%.1fx", a/b}')" "$(awk -v r="$prss" 'BEGIN{print r/1024}')"
+  bw=$(awk '{print $1}' "$work/s.t" | median); bc=$(awk '{print $3}' "$work/s.t" | median)
+  row "$sz" "stint (2 threads)" "$work/s.t" "$mb" "$bw" "$bc"
+  row "$sz" "stint (1 thread)" "$work/s1.t" "$mb" "$bw" "$bc"
+  row "$sz" "python3 json.load" "$work/p.t" "$mb" "$bw" "$bc"
   echo "       spans: stint $spans, python $pspans; RSS bound 64 MB + 16 B/span = $(awk -v s="$spans" 'BEGIN{printf "%.0f", 64 + s*16/1048576}') MB"
   # gzip input against the bare inflate of the same layer
   gzip -1 -c "$f" > "$f.gz"
   rm -f "$f"
   for _ in $(seq "$reps"); do run_timed "$work/g" "$STINT" summary --json "$f.gz"; done
   if [ -x "$build/bench/bench_inflate" ]; then
-    for _ in $(seq "$reps"); do "$build/bench/bench_inflate" "$f.gz" | awk '{print $2, 0}' >> "$work/i.t"; done
-    it=$(awk '{print $1}' "$work/i.t" | median)
+    for _ in $(seq "$reps"); do run_timed "$work/i" "$build/bench/bench_inflate" "$f.gz"; done
+    iw=$(awk '{print $1}' "$work/i.t" | median); ic=$(awk '{print $3}' "$work/i.t" | median)
+    row "$sz" "bare inflate (.gz)" "$work/i.t" "$mb" 0 0
+    row "$sz" "stint summary (.gz)" "$work/g.t" "$mb" "$iw" "$ic"
+    echo "       (.gz row ratios are against bare inflate)"
   else
-    it=0
+    row "$sz" "stint summary (.gz)" "$work/g.t" "$mb" 0 0
   fi
-  gt=$(awk '{print $1}' "$work/g.t" | median)
-  printf "%-6s %-22s %9.2f %10.0f %10s\n" "$sz" "stint summary (.gz)" "$gt" "$(awk -v m="$mb" -v t="$gt" 'BEGIN{print m/t}')" "$(awk -v a="$gt" -v b="$it" 'BEGIN{ if (b > 0) printf "%.2fx inflate", a/b; else print "-" }')"
-  [ "$it" != 0 ] && printf "%-6s %-22s %9.2f %10.0f\n" "$sz" "bare inflate" "$it" "$(awk -v m="$mb" -v t="$it" 'BEGIN{print m/t}')"
   rm -f "$f.gz"
 done
-echo "(MB = 10^6 bytes of uncompressed JSON; ratio = time / time of 'stint (2 threads)'; medians of $reps runs; python baseline runs ${preps:-$reps}x for 1G)"
+echo "(MB = 10^6 bytes of uncompressed JSON; x = time / time of 'stint (2 threads)'; medians of $reps runs;"
+echo " python runs once for 1G; load average now: $(cut -d' ' -f1-3 /proc/loadavg))"

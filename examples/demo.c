@@ -63,13 +63,13 @@ static void device_stamps(stint_cycle_rec recs[NDEV_THREADS][NPHASES], int first
 {
     uint64_t base = 1000000 + (uint64_t)(seed % 97) * 13;
     for (int t = 0; t < NDEV_THREADS; t++) {
-        uint64_t c = base + (uint64_t)t * 3;
+        uint64_t c = base; /* the device threads share one counter */
         for (int p = 0; p < NPHASES; p++)
             recs[t][p].start_cycle = recs[t][p].end_cycle = STINT_CYCLE_UNSET;
 #define PHASE(ph, len)                                                                              \
     do {                                                                                            \
-        recs[t][ph].start_cycle = c;                                                                \
-        recs[t][ph].end_cycle = c + (len) + (uint64_t)t;                                            \
+        recs[t][ph].start_cycle = c + (uint64_t)t; /* threads start a little apart */               \
+        recs[t][ph].end_cycle = c + (len);                                                          \
         c += (len);                                                                                 \
     } while (0)
         PHASE(PH_PREAMBLE, 500);
@@ -81,9 +81,9 @@ static void device_stamps(stint_cycle_rec recs[NDEV_THREADS][NPHASES], int first
         PHASE(PH_SM_RESET, 300);
         /* orch and sched run concurrently inside graph_build */
         recs[t][PH_ORCH].start_cycle = c;
-        recs[t][PH_ORCH].end_cycle = c + 6000 + (uint64_t)t * 50;
+        recs[t][PH_ORCH].end_cycle = c + 6000 - (uint64_t)t * 50;
         recs[t][PH_SCHED].start_cycle = c + 30;
-        recs[t][PH_SCHED].end_cycle = c + 10500 + (uint64_t)t * 40;
+        recs[t][PH_SCHED].end_cycle = c + 10500 - (uint64_t)t * 40;
         c += 10600;
         recs[t][PH_GRAPH_BUILD].start_cycle = gb_start;
         recs[t][PH_GRAPH_BUILD].end_cycle = c;

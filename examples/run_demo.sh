@@ -16,4 +16,20 @@ if have summary; then
   echo; echo "== stint summary $out/markers.log"
   "$stint" summary "$out/markers.log"
 fi
+if have tree; then
+  echo; echo "== stint tree $out/markers.log --depth 2"
+  "$stint" tree "$out/markers.log" --depth 2
+fi
+if have steps; then
+  echo; echo "== stint steps $out/markers.log --step learner_step"
+  "$stint" steps "$out/markers.log" --step learner_step
+fi
+if have memory; then
+  echo; echo "== stint memory $out/session.jsonl"
+  "$stint" memory "$out/session.jsonl"
+fi
+if have report; then
+  echo; echo "== stint report $out/markers.log -o $out/report.html"
+  "$stint" report "$out/markers.log" -o "$out/report.html"
+fi
 echo; echo "demo outputs in $out:"; ls -1 "$out" | sed 's/^/  /'

@@ -596,7 +596,14 @@ static void print_human(FILE *f, const struct summary *S, const struct stint_mod
     fprintf(f, "\nnames  (total = union of the name's spans per lane, summed over lanes, recursion counted once;\n"
                "        self = duration minus the union of direct children; sum double-counts recursion;\n"
                "        quantiles are nearest-rank over span durations)\n");
-    fprintf(f, "%-16s %-28s %8s %12s %12s %12s %12s %12s %12s %12s %12s\n", "cat", "name", "spans", "sum", "total",
+    int nw = 4; /* the name column fits the longest name, up to 64 */
+    for (size_t k = 0; k < S->nnames; k++) {
+        size_t len;
+        stint_model_str(m, S->names[k].name, &len);
+        if ((int)len > nw)
+            nw = len > 64 ? 64 : (int)len;
+    }
+    fprintf(f, "%-16s %-*s %8s %12s %12s %12s %12s %12s %12s %12s %12s\n", "cat", nw, "name", "spans", "sum", "total",
             "self", "min", "p50", "p90", "p99", "max");
     for (size_t k = 0; k < S->nnames; k++) {
         const struct name_row *nr = &S->names[k];
@@ -609,9 +616,9 @@ static void print_human(FILE *f, const struct summary *S, const struct stint_mod
         fmt_dur(h, sizeof h, nr->p99);
         fmt_dur(i9, sizeof i9, nr->max_ns);
         (void)j9;
-        fprintf(f, "%-16.16s %-28.28s %8" PRIu64 " %12s %12s %12s %12s %12s %12s %12s %12s\n",
-                nr->cat ? stint_model_str(m, nr->cat, NULL) : "", stint_model_str(m, nr->name, NULL), nr->spans, a, b,
-                c, d, e, g, h, i9);
+        fprintf(f, "%-16.16s %-*.*s %8" PRIu64 " %12s %12s %12s %12s %12s %12s %12s %12s\n",
+                nr->cat ? stint_model_str(m, nr->cat, NULL) : "", nw, nw, stint_model_str(m, nr->name, NULL), nr->spans,
+                a, b, c, d, e, g, h, i9);
     }
     if (S->nasync) {
         fprintf(f, "\nasync spans  (own tracks keyed by cat + id; not part of lane, category or name time)\n");

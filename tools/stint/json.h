@@ -44,7 +44,9 @@ struct stint_json {
 static inline int stint_json_ws(struct stint_json *j)
 {
     const char *p = j->p;
-    while (p < j->end && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
+    /* bytes <= ' ' other than the four JSON blanks are never skipped */
+    while (p < j->end && (unsigned char)*p <= ' ' &&
+           (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
         p++;
     j->p = p;
     return p < j->end ? (unsigned char)*p : 0;

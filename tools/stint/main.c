@@ -5,6 +5,7 @@
  * the readers, the trace model and the filters (see commands.h).
  */
 #include "commands.h"
+#include "help_text.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -38,7 +39,7 @@ static void usage(FILE *out)
         if (commands[i].fn)
             fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\nexit codes: 0 ok, 1 bad data (partial report), 2 usage, 3 I/O error\n"
-                 "run `stint <command> --help` for a command's options\n");
+                 "run `stint help <command>` for a command's manual\n");
 }
 
 int main(int argc, char **argv)
@@ -53,6 +54,14 @@ int main(int argc, char **argv)
         return STINT_EXIT_OK;
     }
     if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
+        if (argc > 2 && !strcmp(name, "help")) { /* stint help <command>: the manual */
+            if (!stint_help_lines(argv[2])) {
+                fprintf(stderr, "stint: no manual for '%s'\n", argv[2]);
+                usage(stderr);
+                return STINT_EXIT_USAGE;
+            }
+            return stint_help_print(stdout, argv[2]) == 0 ? STINT_EXIT_OK : STINT_EXIT_IO;
+        }
         usage(stdout);
         return STINT_EXIT_OK;
     }

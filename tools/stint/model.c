@@ -22,7 +22,7 @@
 struct end_ev {
     int64_t ts_ns;
     int64_t tts_ns;
-    uint64_t seq;
+    uint32_t seq;
     uint32_t track;
     uint32_t name;
 };
@@ -567,7 +567,7 @@ uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *
     if (!(n->flags & STINT_SLICE_EXPLICIT_PARENT))
         n->parent = STINT_NO_ID;
     n->depth = 0;
-    n->seq = m->seq++;
+    n->seq = (uint32_t)m->seq++;
     if (n->dur_ns < -1) {
         stint_model_repair(m, STINT_REPAIR_NEGATIVE_DUR, "slice '%s' at ts %lld ns has dur %lld ns",
                            stint_model_str(m, n->name, NULL), (long long)n->ts_ns, (long long)n->dur_ns);
@@ -581,6 +581,11 @@ void stint_model_add_arg(struct stint_model *m, uint32_t slice, const struct sti
     if (!(m->flags & STINT_MODEL_KEEP_ARGS) || slice == STINT_NO_ID)
         return;
     struct stint_slice *s = &STINT_BA_AT(&m->slices, struct stint_slice, slice);
+    if (s->nargs == UINT16_MAX) {
+        stint_model_drop(m, "slice '%s' at ts %lld ns has more than %u args: the rest are dropped",
+                         stint_model_str(m, s->name, NULL), (long long)s->ts_ns, (unsigned)UINT16_MAX);
+        return;
+    }
     struct stint_arg *n = xpush(&m->args);
     *n = *a;
     if (s->args == STINT_NO_ID)
@@ -602,7 +607,7 @@ uint32_t stint_model_end(struct stint_model *m, uint32_t lane, int64_t ts_ns, ui
     struct end_ev *e = xpush(&m->ends);
     e->ts_ns = ts_ns;
     e->tts_ns = tts_ns;
-    e->seq = m->seq++;
+    e->seq = (uint32_t)m->seq++;
     e->track = STINT_BA_AT(&m->lanes, struct stint_lane, lane).track;
     e->name = name;
     return STINT_NO_ID;
@@ -622,7 +627,7 @@ uint32_t stint_model_async_end(struct stint_model *m, uint32_t track, int64_t ts
     struct end_ev *e = xpush(&m->ends);
     e->ts_ns = ts_ns;
     e->tts_ns = STINT_TS_NONE;
-    e->seq = m->seq++;
+    e->seq = (uint32_t)m->seq++;
     e->track = track;
     e->name = name;
     return STINT_NO_ID;
@@ -753,6 +758,12 @@ static int end_cmp(const void *pa, const void *pb)
 /* Whether the slice is still open at the nesting pass: a B not yet ended. */
 static int is_open(const struct stint_slice *s) { return s->dur_ns < 0; }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 /* Explicit parents name input indexes (== seq); map them to sorted indexes and
  * derive depth along the parent chain. */
 static void resolve_explicit_parents(struct stint_model *m)
@@ -764,8 +775,19 @@ static void resolve_explicit_parents(struct stint_model *m)
         fprintf(stderr, "stint: out of memory\n");
         exit(3);
     }
+    /* slices were appended in seq order, so a slice's input index is the rank
+     * of its seq among the slices (E events use seq numbers too) */
+    uint64_t *key = malloc(n * sizeof *key);
+    if (!key) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
     for (size_t i = 0; i < n; i++)
-        pos[sl[i].seq] = (uint32_t)i;
+        key[i] = ((uint64_t)sl[i].seq << 32) | (uint32_t)i;
+    qsort(key, n, sizeof *key, cmp_u64);
+    for (size_t r = 0; r < n; r++)
+        pos[r] = (uint32_t)key[r];
+    free(key);
     for (size_t i = 0; i < n; i++)
         if ((sl[i].flags & STINT_SLICE_EXPLICIT_PARENT) && sl[i].parent != STINT_NO_ID)
             sl[i].parent = sl[i].parent < n ? pos[sl[i].parent] : STINT_NO_ID;
@@ -1070,7 +1092,7 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
         s->track = tmap[s->track];
         s->name = smap[s->name];
         s->cat = smap[s->cat];
-        s->seq += seq0;
+        s->seq += (uint32_t)seq0;
         if (s->args != STINT_NO_ID)
             s->args += (uint32_t)arg0;
         if ((s->flags & STINT_SLICE_EXPLICIT_PARENT) && s->parent != STINT_NO_ID)
@@ -1082,7 +1104,7 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
         *e = se[i];
         e->track = tmap[e->track];
         e->name = smap[e->name];
-        e->seq += seq0;
+        e->seq += (uint32_t)seq0;
     }
     dst->seq += src->seq;
     /* counters: combine series aggregates, append samples */

@@ -50,7 +50,7 @@
  *     exception to Perfetto's order: a zero-length pair written B then E at
  *     one ts is paired (dur 0) rather than left unmatched.
  *
- * Memory: the model keeps one struct stint_slice (48 bytes) per slice, plus
+ * Memory: the model keeps one struct stint_slice (64 bytes) per slice, plus
  * args only when STINT_MODEL_KEEP_ARGS is set, plus counter samples only when
  * STINT_MODEL_KEEP_SAMPLES is set (otherwise per-series aggregates only).
  * Everything else grows with lanes, tracks, distinct strings and open B spans.
@@ -165,11 +165,11 @@ struct stint_slice {
     uint32_t name;
     uint32_t cat;
     uint32_t args;       /* first index into args, STINT_NO_ID = none */
-    uint32_t nargs;
     uint32_t depth;      /* after finish */
     uint32_t parent;     /* index in slices after finish, STINT_NO_ID at the root */
-    uint32_t flags;      /* STINT_SLICE_* */
-    uint64_t seq;        /* input order; ties in the sort */
+    uint32_t seq;        /* input order (slices and E events share it); ties in the sort */
+    uint16_t nargs;      /* at most 65535 args per slice; more are dropped and counted */
+    uint16_t flags;      /* STINT_SLICE_* */
 };
 
 enum stint_arg_kind { STINT_ARG_INT, STINT_ARG_UINT, STINT_ARG_REAL, STINT_ARG_STRING, STINT_ARG_BOOL, STINT_ARG_JSON };

@@ -171,10 +171,7 @@ static int parse_event(struct stint_json *j, struct event *e)
     int first = 1;
     for (;;) {
         int c = stint_json_ws(j);
-        if (c == '}') {
-            if (!first && first != 2) {
-                /* "," then "}" is handled below */
-            }
+        if (c == '}') { /* (a '}' after a ',' is handled below, as a trailing comma) */
             j->p++;
             return STINT_JSON_OK;
         }

@@ -162,6 +162,17 @@ int stint_parse_duration(const char *s, size_t len, int64_t *out)
 
 int stint_parse_i64(const char *s, size_t len, int64_t *out)
 {
+    /* the common case: up to 18 plain digits */
+    if (len && len <= 18) {
+        uint64_t v = 0;
+        size_t i = 0;
+        while (i < len && (unsigned)(s[i] - '0') < 10)
+            v = v * 10 + (uint64_t)(s[i++] - '0');
+        if (i == len) {
+            *out = (int64_t)v;
+            return 0;
+        }
+    }
     for (size_t i = 0; i < len; i++)
         if (s[i] == '.' || s[i] == 'e' || s[i] == 'E')
             return -1;

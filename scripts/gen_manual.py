@@ -1,0 +1,429 @@
+#!/usr/bin/env python3
+"""Generates the stint manual's outputs from its one source, docs/cli/manual.txt:
+
+  tools/stint/help_text.c        `stint help <command>` (compiled into the CLI)
+  docs/man/stint.1               the CLI's man page
+  docs/man/libstint.3            the library's man page
+  scripts/stint-completion.bash  bash completion (commands, options, values)
+
+Usage: scripts/gen_manual.py [--root DIR] [--check]
+  --root DIR  the repository (default: this script's parent folder)
+  --check     write nothing; exit 1 and show a diff when a committed output
+              differs from what the source gives (the test runs this)
+
+The outputs are deterministic: no dates or paths other than those in the
+source, so regenerating an unchanged source changes nothing.
+"""
+
+import difflib
+import os
+import re
+import sys
+import textwrap
+
+WIDTH = 79
+# `@filters` in a command stands for the filters every analysis command shares
+# (tools/stint/filters.c), so their text is written once.
+FILTERS = [
+    ("--pid N", "Only process N."),
+    ("--tid N", "Only thread N."),
+    ("--cat C", "Only the category C."),
+    ("--name GLOB", "Only names matching the shell glob GLOB."),
+    ("--time-range A:B", "Only what overlaps [A, B]. Times are ns, or take a unit (12.5ms, 3us, 2s); "
+                         "either end may be empty."),
+    ("--min-dur D", "Only spans lasting at least D."),
+]
+
+
+# ---- parsing ---------------------------------------------------------------------
+
+class Block:
+    def __init__(self, kind, arg):
+        self.kind, self.arg, self.lines = kind, arg, []
+
+
+def parse(text, path):
+    """-> list of pages: dict(name, section, date, summary, synopsis[], blocks[], commands[])."""
+    pages, page, cmd, block = [], None, None, None
+    for no, raw in enumerate(text.splitlines(), 1):
+        line = raw.rstrip()
+        if line.startswith("@"):
+            kind, _, arg = line[1:].partition(" ")
+            arg = arg.strip()
+            if kind == "page":
+                name, _, section = arg.partition(" ")
+                page = {"name": name, "section": section, "date": "", "summary": "", "synopsis": [],
+                        "blocks": [], "commands": []}
+                pages.append(page)
+                cmd, block = None, None
+                continue
+            if page is None:
+                sys.exit("%s:%d: directive before the first @page" % (path, no))
+            if kind == "command":
+                cmd = {"name": arg, "summary": "", "synopsis": [], "blocks": []}
+                page["commands"].append(cmd)
+                block = None
+                continue
+            owner = cmd if cmd is not None else page
+            if kind in ("summary", "date"):
+                owner[kind] = arg
+                block = None
+            elif kind == "synopsis":
+                owner["synopsis"].append(arg)
+                block = None
+            elif kind == "filters":
+                for spelling, text in FILTERS:
+                    b = Block("option", spelling)
+                    b.lines = [text]
+                    owner["blocks"].append(b)
+                owner["filters"] = True
+                block = None
+            elif kind in ("description", "option", "exit", "example", "section", "item"):
+                if kind == "section":
+                    cmd = None  # free sections belong to the page
+                    owner = page
+                block = Block(kind, arg)
+                owner["blocks"].append(block)
+            else:
+                sys.exit("%s:%d: unknown directive @%s" % (path, no, kind))
+            continue
+        if block is None:
+            if line and not line.startswith("#"):
+                sys.exit("%s:%d: text outside a block: %r" % (path, no, line))
+            continue
+        block.lines.append(line[1:] if line.startswith(" ") else line)
+    for p in pages:
+        for c in [p] + p["commands"]:
+            if not c["summary"]:
+                sys.exit("%s: %s has no @summary" % (path, c["name"]))
+    return pages
+
+
+def paragraphs(lines):
+    """Body lines -> list of ('text', str) | ('verbatim', [lines]) | ('cmd', str)."""
+    out, cur, verb = [], [], []
+
+    def flush_text():
+        if cur:
+            out.append(("text", " ".join(cur)))
+            cur.clear()
+
+    def flush_verb():
+        if verb:
+            out.append(("verbatim", list(verb)))
+            verb.clear()
+
+    for line in lines:
+        if line.startswith("|"):
+            flush_text()
+            verb.append(line[1:])
+        elif line.startswith("$ "):
+            flush_text()
+            flush_verb()
+            out.append(("cmd", line))
+        elif not line.strip():
+            flush_text()
+            flush_verb()
+        else:
+            flush_verb()
+            cur.append(line.strip())
+    flush_text()
+    flush_verb()
+    return out
+
+
+def option_words(spelling):
+    """'-o, --output OUT' -> ['-o', '--output']; '--tree[=names]' -> ['--tree', '--tree=names']."""
+    words = []
+    for part in spelling.split(", "):
+        tok = part.split(" ")[0]
+        m = re.match(r"^(-[-\w]+)\[=([\w|]+)\]$", tok)
+        if m:
+            words.append(m.group(1))
+            words += [m.group(1) + "=" + v for v in m.group(2).split("|")]
+        else:
+            words.append(tok)
+    return words
+
+
+def option_arg(spelling):
+    part = spelling.split(", ")[-1]
+    return part.split(" ", 1)[1] if " " in part else ""
+
+
+# ---- plain text (stint help) -----------------------------------------------------------
+
+def wrap(text, indent):
+    return textwrap.wrap(text, WIDTH - indent, break_long_words=False, break_on_hyphens=False) or [""]
+
+
+def help_lines(cmd):
+    pad = lambda n, ls: [" " * n + l for l in ls]  # noqa: E731
+    out = ["stint %s - %s" % (cmd["name"], cmd["summary"]), "", "usage:"]
+    for syn in cmd["synopsis"]:
+        out += textwrap.wrap(syn, WIDTH, initial_indent="  ", subsequent_indent=" " * 8,
+                             break_long_words=False, break_on_hyphens=False)
+    sections = {"description": [], "option": [], "exit": [], "example": []}
+    for b in cmd["blocks"]:
+        sections[b.kind].append(b)
+    for b in sections["description"]:
+        for kind, p in paragraphs(b.lines):
+            out.append("")
+            out += pad(2, wrap(p, 2)) if kind == "text" else pad(2, p if kind == "verbatim" else [p])
+    if sections["option"]:
+        out += ["", "options:"]
+        for b in sections["option"]:
+            out.append("  " + b.arg)
+            for kind, p in paragraphs(b.lines):
+                out += pad(6, wrap(p, 6))
+    if sections["exit"]:
+        out += ["", "exit status:"]
+        for b in sections["exit"]:
+            text = " ".join(p for _, p in paragraphs(b.lines))
+            ls = wrap(text, 5)
+            out.append("  %-2s %s" % (b.arg, ls[0]))
+            out += pad(5, ls[1:])
+    for b in sections["example"]:
+        out += ["", "example:"]
+        for kind, p in paragraphs(b.lines):
+            if kind == "cmd":
+                out.append("  " + p)
+            elif kind == "verbatim":
+                out += pad(4, p)
+            else:
+                out += pad(4, wrap(p, 4))
+    return out
+
+
+def c_string(s):
+    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+
+
+def gen_help_c(stint_page):
+    out = ["/* help_text.c - generated by scripts/gen_manual.py from docs/cli/manual.txt; do not edit.",
+           " * The text of `stint help <command>`, one array of lines per command (lines,",
+           " * not one literal, to stay under C11's 4095-byte string literal limit). */",
+           '#include "help_text.h"', "", "#include <string.h>", ""]
+    names = []
+    for cmd in stint_page["commands"]:
+        ident = "help_" + re.sub(r"\W", "_", cmd["name"])
+        names.append((cmd["name"], ident))
+        out.append("static const char *const %s[] = {" % ident)
+        out += ["    %s," % c_string(l) for l in help_lines(cmd)]
+        out += ["    NULL};", ""]
+    out.append("static const struct {\n    const char *name;\n    const char *const *lines;\n} pages[] = {")
+    out += ["    {%s, %s}," % (c_string(n), i) for n, i in names]
+    out += ["};", ""]
+    out += ["const char *const *stint_help_lines(const char *command)",
+            "{",
+            "    for (size_t i = 0; command && i < sizeof pages / sizeof pages[0]; i++)",
+            "        if (!strcmp(pages[i].name, command))",
+            "            return pages[i].lines;",
+            "    return NULL;",
+            "}", "",
+            "int stint_help_print(FILE *out, const char *command)",
+            "{",
+            "    const char *const *l = stint_help_lines(command);",
+            "    if (!l)",
+            "        return -1;",
+            "    for (; *l; l++)",
+            "        if (fputs(*l, out) == EOF || fputc('\\n', out) == EOF)",
+            "            return -1;",
+            "    return fflush(out) == 0 ? 0 : -1;",
+            "}", ""]
+    return "\n".join(out)
+
+
+# ---- roff ------------------------------------------------------------------------------------
+
+def roff(s):
+    s = s.replace("\\", "\\e").replace("-", "\\-")
+    return "\\&" + s if s.startswith((".", "'")) else s
+
+
+def roff_blocks(blocks, out):
+    for b in blocks:
+        if b.kind == "description":
+            for kind, p in paragraphs(b.lines):
+                out += [".PP"] + ([roff(p)] if kind != "verbatim" else [".nf"] + [roff(l) for l in p] + [".fi"])
+        elif b.kind == "section":
+            out.append(".SH " + roff(b.arg.upper()))
+            for kind, p in paragraphs(b.lines):
+                out += [".PP", roff(p)]
+        elif b.kind in ("item", "option", "exit"):
+            out += [".TP", ".B " + roff(b.arg) if b.kind != "option" else '.B "%s"' % roff(b.arg)]
+            first = True
+            for kind, p in paragraphs(b.lines):
+                if not first:
+                    out.append(".IP")
+                out.append(roff(p))
+                first = False
+        elif b.kind == "example":
+            for kind, p in paragraphs(b.lines):
+                if kind == "verbatim":
+                    out += [".PP", ".nf", ".RS 4"] + [roff(l) for l in p] + [".RE", ".fi"]
+                elif kind == "cmd":
+                    out += [".PP", ".nf", ".RS 4", roff(p), ".RE", ".fi"]
+                else:
+                    out += [".PP", roff(p)]
+
+
+def gen_man(page, version):
+    title = page["name"].upper()
+    out = ['.\\" generated by scripts/gen_manual.py from docs/cli/manual.txt; do not edit',
+           '.TH %s %s "%s" "stint %s" "stint manual"' % (title, page["section"], page["date"], version),
+           ".SH NAME", "%s \\- %s" % (roff(page["name"]), roff(page["summary"])), ".SH SYNOPSIS", ".nf"]
+    out += [roff(s) for s in page["synopsis"]] + [".fi"]
+    pre = [b for b in page["blocks"] if b.kind in ("description",)]
+    out.append(".SH DESCRIPTION")
+    roff_blocks(pre, out)
+    if page["commands"]:
+        out.append(".SH COMMANDS")
+        for cmd in page["commands"]:
+            out += [".SS \"stint %s\"" % roff(cmd["name"]), roff(cmd["summary"]) + ".", ".PP", ".nf"]
+            out += [roff(s) for s in cmd["synopsis"]] + [".fi"]
+            kinds = [b.kind for b in cmd["blocks"]]
+            roff_blocks([b for b in cmd["blocks"] if b.kind == "description"], out)
+            if "option" in kinds:
+                out += [".PP", "Options:"]
+                roff_blocks([b for b in cmd["blocks"] if b.kind == "option"], out)
+            if "exit" in kinds:
+                out += [".PP", "Exit status:"]
+                roff_blocks([b for b in cmd["blocks"] if b.kind == "exit"], out)
+            if "example" in kinds:
+                out += [".PP", "Example:"]
+                roff_blocks([b for b in cmd["blocks"] if b.kind == "example"], out)
+    exits = [b for b in page["blocks"] if b.kind == "exit"]
+    if exits:
+        out.append(".SH EXIT STATUS")
+        roff_blocks(exits, out)
+    examples = [b for b in page["blocks"] if b.kind == "example"]
+    rest = [b for b in page["blocks"] if b.kind in ("section", "item")]
+    # sections in source order; the page's example goes before SEE ALSO
+    for b in rest:
+        if b.kind == "section" and b.arg.upper() == "SEE ALSO" and examples:
+            out.append(".SH EXAMPLE")
+            roff_blocks(examples, out)
+            examples = []
+        roff_blocks([b], out)
+    if examples:
+        out.append(".SH EXAMPLE")
+        roff_blocks(examples, out)
+    return "\n".join(out) + "\n"
+
+
+# ---- bash completion ---------------------------------------------------------------------------
+
+def gen_completion(stint_page):
+    cmds = [c["name"] for c in stint_page["commands"]]
+    opts, values, files = {}, {}, set()
+    for cmd in stint_page["commands"]:
+        words = []
+        for b in cmd["blocks"]:
+            if b.kind != "option":
+                continue
+            words += option_words(b.arg)
+            arg = option_arg(b.arg)
+            for w in option_words(b.arg):
+                if "|" in arg and "[" not in arg:
+                    values[w] = arg.split()[0].split("|")
+                elif re.match(r"^(FILE|OUT|OUT\.html|LOG)$", arg):
+                    files.add(w)
+        seen = []
+        for w in words:
+            if w not in seen:
+                seen.append(w)
+        opts[cmd["name"]] = seen + ["--help"]
+    out = ["# bash completion for stint - generated by scripts/gen_manual.py from docs/cli/manual.txt;",
+           "# do not edit. Install as <datadir>/bash-completion/completions/stint, or source it.", "",
+           "_stint()", "{",
+           "    local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}",
+           "    local commands=%s" % sh_quote(" ".join(cmds)),
+           "    COMPREPLY=()",
+           "    if [ \"$COMP_CWORD\" -eq 1 ]; then",
+           "        COMPREPLY=($(compgen -W \"$commands --help --version\" -- \"$cur\"))",
+           "        return 0",
+           "    fi",
+           "    local cmd=${COMP_WORDS[1]} opts=''",
+           "    case \"$cmd\" in",
+           "    help) [ \"$COMP_CWORD\" -eq 2 ] && COMPREPLY=($(compgen -W \"$commands\" -- \"$cur\")); return 0 ;;"]
+    for c in cmds:
+        if c != "help":
+            out.append("    %s) opts=%s ;;" % (c, sh_quote(" ".join(opts[c]))))
+    out += ["    *) return 0 ;;", "    esac", "    case \"$prev\" in"]
+    for w in sorted(values):
+        out.append("    %s) COMPREPLY=($(compgen -W %s -- \"$cur\")); return 0 ;;" % (w, sh_quote(" ".join(values[w]))))
+    if files:
+        out.append("    %s) COMPREPLY=($(compgen -f -- \"$cur\")); return 0 ;;" % "|".join(sorted(files)))
+    valued = sorted({w for c in stint_page["commands"] for b in c["blocks"] if b.kind == "option"
+                     and option_arg(b.arg) and "|" not in option_arg(b.arg)
+                     and not re.match(r"^(FILE|OUT|OUT\.html|LOG)$", option_arg(b.arg))
+                     for w in option_words(b.arg) if "=" not in w})
+    out.append("    %s) return 0 ;;" % "|".join(valued))
+    out += ["    esac",
+            "    if [[ $cur == -* ]]; then",
+            "        COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))",
+            "    else",
+            "        COMPREPLY=($(compgen -f -- \"$cur\"))",
+            "    fi",
+            "    return 0",
+            "}",
+            "complete -o filenames -F _stint stint", ""]
+    return "\n".join(out)
+
+
+def sh_quote(s):
+    return "'" + s.replace("'", "'\\''") + "'"
+
+
+# ---- main ------------------------------------------------------------------------------------------
+
+def main(argv):
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    check = False
+    i = 0
+    while i < len(argv):
+        if argv[i] == "--root":
+            root = argv[i + 1]
+            i += 2
+        elif argv[i] == "--check":
+            check = True
+            i += 1
+        else:
+            sys.exit(__doc__)
+    src = os.path.join(root, "docs", "cli", "manual.txt")
+    with open(src, encoding="utf-8") as f:
+        pages = {p["name"]: p for p in parse(f.read(), src)}
+    with open(os.path.join(root, "CMakeLists.txt")) as f:
+        version = re.search(r"project\(stint VERSION ([\d.]+)", f.read()).group(1)
+    outputs = {
+        "tools/stint/help_text.c": gen_help_c(pages["stint"]),
+        "docs/man/stint.1": gen_man(pages["stint"], version),
+        "docs/man/libstint.3": gen_man(pages["libstint"], version),
+        "scripts/stint-completion.bash": gen_completion(pages["stint"]),
+    }
+    stale = 0
+    for rel, text in outputs.items():
+        path = os.path.join(root, rel)
+        try:
+            with open(path, encoding="utf-8") as f:
+                old = f.read()
+        except FileNotFoundError:
+            old = None
+        if old == text:
+            continue
+        if check:
+            stale += 1
+            print("stale: %s (run scripts/gen_manual.py)" % rel)
+            sys.stdout.writelines(difflib.unified_diff((old or "").splitlines(True), text.splitlines(True),
+                                                       rel + " (committed)", rel + " (generated)", n=1))
+        else:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(text)
+            print("wrote " + rel)
+    return 1 if stale else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,511 @@
+/*
+ * analysis.c - interval unions, quantiles and the aggregated call tree (see
+ * analysis.h). Everything is exact int64 ns except the interpolated
+ * quantiles and means, which are doubles only at the very end.
+ *
+ * The call tree follows each slice's parent, which may be on another track
+ * (JSONL sessions give explicit parent ids): paths are resolved up the parent
+ * chain, and a parent's self time subtracts the union of all its direct
+ * children, clipped to the parent, wherever they ran.
+ */
+#include "analysis.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int iv_cmp(const void *pa, const void *pb)
+{
+    const struct stint_iv *a = pa, *b = pb;
+    if (a->start_ns != b->start_ns)
+        return a->start_ns < b->start_ns ? -1 : 1;
+    return (a->end_ns > b->end_ns) - (a->end_ns < b->end_ns);
+}
+
+int64_t stint_an_union(struct stint_iv *iv, size_t n)
+{
+    int64_t ov;
+    return stint_an_union_overlap(iv, n, &ov);
+}
+
+/* Sweep over starts in order with a small min-heap of the ends of the
+ * intervals that cover the current point: covered-by-one when the heap is
+ * non-empty, covered-by-two when it holds two or more. */
+static void heap_push(int64_t *h, size_t *n, int64_t v)
+{
+    size_t i = (*n)++;
+    h[i] = v;
+    while (i) {
+        size_t p = (i - 1) / 2;
+        if (h[p] <= h[i])
+            break;
+        int64_t t = h[p];
+        h[p] = h[i];
+        h[i] = t;
+        i = p;
+    }
+}
+
+static void heap_pop(int64_t *h, size_t *n)
+{
+    h[0] = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < *n && h[l] < h[m])
+            m = l;
+        if (r < *n && h[r] < h[m])
+            m = r;
+        if (m == i)
+            break;
+        int64_t t = h[m];
+        h[m] = h[i];
+        h[i] = t;
+        i = m;
+    }
+}
+
+int64_t stint_an_union_overlap(struct stint_iv *iv, size_t n, int64_t *overlap_ns)
+{
+    *overlap_ns = 0;
+    if (n == 0)
+        return 0;
+    qsort(iv, n, sizeof *iv, iv_cmp);
+    int64_t *h = malloc(n * sizeof *h);
+    if (!h) {
+        /* Without the heap, fall back to the plain union (overlap unknown: 0). */
+        int64_t total = 0, l = 0, r = INT64_MIN;
+        for (size_t i = 0; i < n; i++) {
+            if (iv[i].end_ns <= iv[i].start_ns)
+                continue;
+            if (iv[i].start_ns > r) {
+                if (r > l)
+                    total += r - l;
+                l = iv[i].start_ns;
+                r = iv[i].end_ns;
+            } else if (iv[i].end_ns > r)
+                r = iv[i].end_ns;
+        }
+        return total + (r > l ? r - l : 0);
+    }
+    size_t hn = 0;
+    int64_t uni = 0, ov = 0, t = INT64_MIN;
+    size_t i = 0;
+    for (;;) {
+        /* next event: the earliest pending end, or the next start */
+        int64_t next_start = INT64_MAX;
+        while (i < n && iv[i].end_ns <= iv[i].start_ns)
+            i++;
+        if (i < n)
+            next_start = iv[i].start_ns;
+        if (hn == 0 && i >= n)
+            break;
+        int64_t next = hn && h[0] <= next_start ? h[0] : next_start;
+        if (hn >= 1 && t != INT64_MIN)
+            uni += next - t;
+        if (hn >= 2 && t != INT64_MIN)
+            ov += next - t;
+        t = next;
+        if (hn && h[0] <= next_start)
+            heap_pop(h, &hn);
+        else {
+            heap_push(h, &hn, iv[i].end_ns);
+            i++;
+        }
+    }
+    free(h);
+    *overlap_ns = ov;
+    return uni;
+}
+
+static int i64_cmp(const void *pa, const void *pb)
+{
+    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+static int f64_cmp(const void *pa, const void *pb)
+{
+    double a = *(const double *)pa, b = *(const double *)pb;
+    return (a > b) - (a < b);
+}
+
+/* (qsort must not see a NULL array, even for n == 0) */
+void stint_an_sort_i64(int64_t *v, size_t n)
+{
+    if (n > 1)
+        qsort(v, n, sizeof *v, i64_cmp);
+}
+
+void stint_an_sort_f64(double *v, size_t n)
+{
+    if (n > 1)
+        qsort(v, n, sizeof *v, f64_cmp);
+}
+
+double stint_an_quantile(const int64_t *v, size_t n, double q)
+{
+    if (n == 0)
+        return NAN;
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)pos;
+    if (lo >= n - 1)
+        return (double)v[n - 1];
+    double frac = pos - (double)lo;
+    return (double)v[lo] + frac * (double)(v[lo + 1] - v[lo]);
+}
+
+double stint_an_quantile_f64(const double *v, size_t n, double q)
+{
+    if (n == 0)
+        return NAN;
+    double pos = q * (double)(n - 1);
+    size_t lo = (size_t)pos;
+    if (lo >= n - 1)
+        return v[n - 1];
+    double frac = pos - (double)lo;
+    return v[lo] + frac * (v[lo + 1] - v[lo]);
+}
+
+const char *stint_an_us(char *buf, int64_t ns)
+{
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    snprintf(buf, 32, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", a / 1000, a % 1000);
+    return buf;
+}
+
+const char *stint_an_us_f(char *buf, double ns)
+{
+    if (isnan(ns)) {
+        snprintf(buf, 32, "-");
+        return buf;
+    }
+    return stint_an_us(buf, (int64_t)llround(ns));
+}
+
+/* ---- call tree ---------------------------------------------------------- */
+
+static uint64_t mix(uint64_t a, uint64_t b)
+{
+    uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6) + (a >> 2));
+    h ^= h >> 31;
+    h *= 0xBF58476D1CE4E5B9ull;
+    return h ^ (h >> 29);
+}
+
+static int tab_grow(struct stint_calltree *t)
+{
+    size_t cap = t->tabcap ? t->tabcap * 2 : 1024;
+    uint32_t *tab = malloc(cap * sizeof *tab);
+    if (!tab)
+        return -1;
+    memset(tab, 0xff, cap * sizeof *tab);
+    for (size_t i = 0; i < t->n; i++) {
+        size_t h = (size_t)mix(t->nodes[i].parent, t->nodes[i].name) & (cap - 1);
+        while (tab[h] != STINT_NO_ID)
+            h = (h + 1) & (cap - 1);
+        tab[h] = (uint32_t)i;
+    }
+    free(t->tab);
+    t->tab = tab;
+    t->tabcap = cap;
+    return 0;
+}
+
+static uint32_t node_get(struct stint_calltree *t, uint32_t parent, uint32_t name)
+{
+    if ((t->n + 1) * 2 > t->tabcap && tab_grow(t) != 0)
+        return STINT_NO_ID;
+    size_t h = (size_t)mix(parent, name) & (t->tabcap - 1);
+    while (t->tab[h] != STINT_NO_ID) {
+        const struct stint_tnode *nd = &t->nodes[t->tab[h]];
+        if (nd->parent == parent && nd->name == name)
+            return t->tab[h];
+        h = (h + 1) & (t->tabcap - 1);
+    }
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 256;
+        struct stint_tnode *nn = realloc(t->nodes, cap * sizeof *nn);
+        if (!nn)
+            return STINT_NO_ID;
+        t->nodes = nn;
+        t->cap = cap;
+    }
+    uint32_t id = (uint32_t)t->n++;
+    struct stint_tnode *nd = &t->nodes[id];
+    memset(nd, 0, sizeof *nd);
+    nd->parent = parent;
+    nd->name = name;
+    nd->first_child = STINT_NO_ID;
+    nd->next_sibling = STINT_NO_ID;
+    nd->depth = t->nodes[parent].depth + 1;
+    nd->clock = t->nodes[parent].clock;
+    /* append as the last child (first-seen order) */
+    nd->last_child = STINT_NO_ID;
+    struct stint_tnode *p = &t->nodes[parent];
+    if (p->first_child == STINT_NO_ID)
+        p->first_child = id;
+    else
+        t->nodes[p->last_child].next_sibling = id;
+    p->last_child = id;
+    t->tab[h] = id;
+    return id;
+}
+
+void stint_calltree_free(struct stint_calltree *t)
+{
+    for (size_t i = 0; i < t->n; i++)
+        free(t->nodes[i].durs);
+    free(t->nodes);
+    free(t->slice_node);
+    free(t->slice_self);
+    free(t->tab);
+    memset(t, 0, sizeof *t);
+}
+
+struct kid {
+    uint32_t parent;
+    struct stint_iv iv;
+};
+
+static int kid_cmp(const void *pa, const void *pb)
+{
+    const struct kid *a = pa, *b = pb;
+    if (a->parent != b->parent)
+        return a->parent < b->parent ? -1 : 1;
+    return (a->iv.start_ns > b->iv.start_ns) - (a->iv.start_ns < b->iv.start_ns);
+}
+
+int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f)
+{
+    memset(t, 0, sizeof *t);
+    size_t n = stint_model_nslices(m);
+    t->cap = 256;
+    t->nodes = calloc(t->cap, sizeof *t->nodes);
+    t->slice_node = malloc((n ? n : 1) * sizeof *t->slice_node);
+    t->slice_self = calloc(n ? n : 1, sizeof *t->slice_self);
+    uint32_t *chain = malloc((n ? n : 1) * sizeof *chain);
+    struct kid *kids = malloc((n ? n : 1) * sizeof *kids);
+    int64_t *child_cov = calloc(n ? n : 1, sizeof *child_cov);
+    if (!t->nodes || !t->slice_node || !t->slice_self || !chain || !kids || !child_cov || tab_grow(t) != 0)
+        goto oom;
+    /* the two invisible roots */
+    for (int r = 0; r < 2; r++) {
+        struct stint_tnode *nd = &t->nodes[t->n++];
+        memset(nd, 0, sizeof *nd);
+        nd->parent = STINT_NO_ID;
+        nd->first_child = nd->next_sibling = nd->last_child = STINT_NO_ID;
+        nd->clock = (uint8_t)r;
+    }
+    for (size_t i = 0; i < m->lanes.len; i++) {
+        if (stint_model_lane_at(m, (uint32_t)i)->clock == STINT_CLOCK_DEVICE)
+            t->lanes_device++;
+        else
+            t->lanes_host++;
+    }
+    /* pass 1: node per slice. A parent may sit on another track and after
+     * its child in index order (JSONL explicit parents), so each chain is
+     * resolved upward to the first slice with a node, then assigned down. */
+    const uint32_t unset = STINT_NO_ID - 1;
+    for (size_t i = 0; i < n; i++)
+        t->slice_node[i] = stint_model_track_at(m, stint_model_slice(m, i)->track)->kind == STINT_TRACK_THREAD
+                               ? unset
+                               : STINT_NO_ID;
+    for (size_t i = 0; i < n; i++) {
+        if (t->slice_node[i] == STINT_NO_ID) {
+            t->async++;
+            continue;
+        }
+        if (t->slice_node[i] != unset)
+            continue;
+        size_t depth = 0;
+        uint32_t c = (uint32_t)i;
+        while (c != STINT_NO_ID && t->slice_node[c] == unset && depth < n) {
+            chain[depth++] = c;
+            c = stint_model_slice(m, c)->parent;
+        }
+        uint32_t base;
+        if (c != STINT_NO_ID && t->slice_node[c] != unset && t->slice_node[c] != STINT_NO_ID)
+            base = t->slice_node[c];
+        else {
+            const struct stint_slice *top = stint_model_slice(m, chain[depth - 1]);
+            const struct stint_track *tr = stint_model_track_at(m, top->track);
+            base = stint_model_lane_at(m, tr->lane)->clock == STINT_CLOCK_DEVICE ? 1 : 0;
+        }
+        while (depth) {
+            uint32_t k = chain[--depth];
+            base = node_get(t, base, stint_model_slice(m, k)->name);
+            if (base == STINT_NO_ID)
+                goto oom;
+            t->slice_node[k] = base;
+        }
+    }
+    /* children's covered time per parent: union of the children clipped to
+     * the parent (children may come from several tracks and overlap) */
+    size_t nc = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        if (s->parent == STINT_NO_ID || s->parent >= n)
+            continue;
+        const struct stint_slice *p = stint_model_slice(m, s->parent);
+        int64_t pend = p->dur_ns < 0 ? INT64_MAX : p->ts_ns + p->dur_ns;
+        int64_t cend = s->dur_ns < 0 ? pend : s->ts_ns + s->dur_ns;
+        int64_t cstart = s->ts_ns < p->ts_ns ? p->ts_ns : s->ts_ns;
+        if (cend > pend)
+            cend = pend;
+        if (cend <= cstart)
+            continue;
+        kids[nc].parent = s->parent;
+        kids[nc].iv.start_ns = cstart;
+        kids[nc].iv.end_ns = cend;
+        nc++;
+    }
+    qsort(kids, nc, sizeof *kids, kid_cmp);
+    for (size_t a = 0; a < nc;) {
+        size_t b = a;
+        int64_t l = kids[a].iv.start_ns, r = kids[a].iv.end_ns, cov = 0;
+        while (b < nc && kids[b].parent == kids[a].parent) {
+            if (kids[b].iv.start_ns > r) {
+                cov += r - l;
+                l = kids[b].iv.start_ns;
+                r = kids[b].iv.end_ns;
+            } else if (kids[b].iv.end_ns > r)
+                r = kids[b].iv.end_ns;
+            b++;
+        }
+        child_cov[kids[a].parent] = cov + (r - l);
+        a = b;
+    }
+    /* pass 2: aggregate the spans that pass the filter */
+    for (size_t i = 0; i < n; i++) {
+        uint32_t node = t->slice_node[i];
+        if (node == STINT_NO_ID)
+            continue;
+        const struct stint_slice *s = stint_model_slice(m, i);
+        if (f && !stint_filter_slice(f, m, s)) {
+            t->filtered_out++;
+            continue;
+        }
+        if (s->flags & STINT_SLICE_INSTANT) {
+            t->instants++;
+            continue;
+        }
+        if (s->dur_ns < 0) {
+            t->unfinished++;
+            continue;
+        }
+        struct stint_tnode *nd = &t->nodes[node];
+        int64_t self = s->dur_ns - child_cov[i];
+        if (self < 0)
+            self = 0; /* impossible: children are clipped to the span */
+        t->slice_self[i] = self;
+        nd->calls++;
+        nd->total_ns += s->dur_ns;
+        nd->self_ns += self;
+        if (s->dur_ns > nd->max_ns)
+            nd->max_ns = s->dur_ns;
+        t->spans++;
+    }
+    /* durations per node for quantiles */
+    for (size_t k = 0; k < t->n; k++) {
+        if (!t->nodes[k].calls)
+            continue;
+        t->nodes[k].durs = malloc(t->nodes[k].calls * sizeof(int64_t));
+        if (!t->nodes[k].durs)
+            goto oom;
+    }
+    for (size_t i = 0; i < n; i++) {
+        uint32_t node = t->slice_node[i];
+        const struct stint_slice *s = stint_model_slice(m, i);
+        if (node == STINT_NO_ID || (s->flags & STINT_SLICE_INSTANT) || s->dur_ns < 0 ||
+            (f && !stint_filter_slice(f, m, s)))
+            continue;
+        struct stint_tnode *nd = &t->nodes[node];
+        nd->durs[nd->ndurs++] = s->dur_ns;
+    }
+    for (size_t k = 0; k < t->n; k++)
+        stint_an_sort_i64(t->nodes[k].durs, t->nodes[k].ndurs);
+    free(chain);
+    free(kids);
+    free(child_cov);
+    return 0;
+oom:
+    free(chain);
+    free(kids);
+    free(child_cov);
+    stint_calltree_free(t);
+    return -1;
+}
+
+static const struct stint_model *sort_model;
+static enum stint_tree_sort sort_key;
+static const struct stint_calltree *sort_tree;
+
+static int child_cmp(const void *pa, const void *pb)
+{
+    const struct stint_tnode *a = &sort_tree->nodes[*(const uint32_t *)pa];
+    const struct stint_tnode *b = &sort_tree->nodes[*(const uint32_t *)pb];
+    int64_t ka, kb;
+    switch (sort_key) {
+    case STINT_TREE_SORT_SELF: ka = a->self_ns; kb = b->self_ns; break;
+    case STINT_TREE_SORT_CALLS: ka = (int64_t)a->calls; kb = (int64_t)b->calls; break;
+    default: ka = a->total_ns; kb = b->total_ns; break;
+    }
+    if (ka != kb)
+        return ka > kb ? -1 : 1;
+    return strcmp(stint_model_str(sort_model, a->name, NULL), stint_model_str(sort_model, b->name, NULL));
+}
+
+void stint_calltree_sort(struct stint_calltree *t, const struct stint_model *m, enum stint_tree_sort key)
+{
+    uint32_t *buf = malloc((t->n ? t->n : 1) * sizeof *buf);
+    if (!buf)
+        return; /* keeps first-seen order */
+    sort_model = m;
+    sort_key = key;
+    sort_tree = t;
+    for (size_t p = 0; p < t->n; p++) {
+        size_t k = 0;
+        for (uint32_t c = t->nodes[p].first_child; c != STINT_NO_ID; c = t->nodes[c].next_sibling)
+            buf[k++] = c;
+        if (k < 2)
+            continue;
+        qsort(buf, k, sizeof *buf, child_cmp);
+        t->nodes[p].first_child = buf[0];
+        for (size_t j = 0; j + 1 < k; j++)
+            t->nodes[buf[j]].next_sibling = buf[j + 1];
+        t->nodes[buf[k - 1]].next_sibling = STINT_NO_ID;
+        t->nodes[p].last_child = buf[k - 1];
+    }
+    free(buf);
+}
+
+char *stint_calltree_path(const struct stint_calltree *t, const struct stint_model *m, uint32_t node, char sep)
+{
+    size_t len = 0;
+    for (uint32_t k = node; k > 1 && k != STINT_NO_ID; k = t->nodes[k].parent) {
+        size_t l;
+        stint_model_str(m, t->nodes[k].name, &l);
+        len += l + 1;
+    }
+    char *out = malloc(len + 1);
+    if (!out)
+        return NULL;
+    out[len] = 0;
+    size_t pos = len;
+    int last = 1;
+    for (uint32_t k = node; k > 1 && k != STINT_NO_ID; k = t->nodes[k].parent) {
+        size_t l;
+        const char *s = stint_model_str(m, t->nodes[k].name, &l);
+        if (!last)
+            out[--pos] = sep;
+        pos -= l;
+        memcpy(out + pos, s, l);
+        last = 0;
+    }
+    /* pos is 1 when at least one name was written (one separator budget unused) */
+    if (pos)
+        memmove(out, out + pos, len - pos + 1);
+    return out;
+}

@@ -1,0 +1,111 @@
+/*
+ * analysis.h - building blocks the analysis commands share: interval unions
+ * (never sums of nested time), quantiles, the aggregated call tree, and the
+ * small formatting helpers that label every figure with its unit.
+ *
+ * Intervals are half-open [start_ns, end_ns). A union counts time covered by
+ * at least one interval; "overlap" counts time covered by two or more. Both
+ * are exact int64 arithmetic.
+ */
+#ifndef STINT_CLI_ANALYSIS_H
+#define STINT_CLI_ANALYSIS_H
+
+#include "filters.h"
+#include "model.h"
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+struct stint_iv {
+    int64_t start_ns, end_ns;
+};
+
+/* Union length of n intervals (sorts iv in place; empty or inverted
+ * intervals add nothing). */
+int64_t stint_an_union(struct stint_iv *iv, size_t n);
+/* Union length and the time covered by two or more intervals (*overlap_ns),
+ * in one sweep; sorts iv in place. */
+int64_t stint_an_union_overlap(struct stint_iv *iv, size_t n, int64_t *overlap_ns);
+
+/* Sorts v ascending. */
+void stint_an_sort_i64(int64_t *v, size_t n);
+void stint_an_sort_f64(double *v, size_t n);
+/* Quantile q in [0,1] of sorted v by linear interpolation between closest
+ * ranks (numpy's default); NaN when n == 0. */
+double stint_an_quantile(const int64_t *v, size_t n, double q);
+double stint_an_quantile_f64(const double *v, size_t n, double q);
+
+/* Writes ns as microseconds with three decimals ("12.345") into buf (>= 32). */
+const char *stint_an_us(char *buf, int64_t ns);
+/* Same for a fractional ns value (a mean or an interpolated quantile). */
+const char *stint_an_us_f(char *buf, double ns);
+
+/* ---- the aggregated call tree -------------------------------------------
+ * Nodes are keyed by (parent node, name): one node per distinct call path.
+ * Node 0 is the invisible root of host-clock lanes, node 1 the root of
+ * device-clock lanes (never merged with host time). Only finished spans on
+ * thread tracks are aggregated; instants, unfinished spans and async slices
+ * are counted in the tree's scope fields.
+ *   calls  spans at this path
+ *   total  sum of their durations; a span whose ancestor has the same path
+ *          cannot exist, so nothing nested is added twice
+ *   self   per span: duration minus the union of its direct children clipped
+ *          to the span (so self >= 0 by construction), summed
+ *   durs   every span's duration, sorted (for p50/p90/max)
+ */
+struct stint_tnode {
+    uint32_t parent, name, first_child, next_sibling, last_child, depth;
+    uint8_t clock;
+    uint64_t calls;
+    int64_t total_ns, self_ns, max_ns;
+    int64_t *durs;        /* calls entries, sorted ascending after build */
+    size_t ndurs;
+};
+
+struct stint_calltree {
+    struct stint_tnode *nodes;
+    size_t n, cap;
+    uint32_t *slice_node; /* per model slice: its node, STINT_NO_ID when not aggregated */
+    int64_t *slice_self;  /* per model slice: its self time (0 when not aggregated) */
+    uint64_t spans, instants, unfinished, async, filtered_out, lanes_host, lanes_device;
+    /* hash (parent, name) -> node */
+    uint32_t *tab;
+    size_t tabcap;
+};
+
+/* Builds the tree of the finished model m over the slices that pass f (a
+ * slice filtered out still lends its name to its descendants' paths).
+ * Returns 0, or -1 when out of memory. Free with stint_calltree_free. */
+int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f);
+void stint_calltree_free(struct stint_calltree *t);
+
+enum stint_tree_sort { STINT_TREE_SORT_TOTAL, STINT_TREE_SORT_SELF, STINT_TREE_SORT_CALLS };
+/* Reorders every node's children by key (descending, ties by name). */
+void stint_calltree_sort(struct stint_calltree *t, const struct stint_model *m, enum stint_tree_sort key);
+
+/* Writes node's path "a;b;c" (names joined with sep) into a malloc'd string;
+ * NULL when out of memory. */
+char *stint_calltree_path(const struct stint_calltree *t, const struct stint_model *m, uint32_t node, char sep);
+
+/* ---- steps ----------------------------------------------------------------
+ * Steps are finished spans on thread tracks whose name matches a glob (or,
+ * with glob NULL, spans with a true "measured" arg, JSONL's measured region).
+ * fig holds nsteps rows of width = ncols + 3 figures in ns:
+ *   [0] wall, [1..ncols] union of each direct child name clipped to the step,
+ *   [ncols+1] overlap (covered by two or more children),
+ *   [ncols+2] unattributed = wall - union of all children (>= 0).
+ * steps[k] is the model slice of step k (time order); cols[c] a name id. */
+struct stint_steps {
+    size_t nsteps, ncols, width;
+    uint32_t *steps;
+    uint32_t *cols;
+    int64_t *fig;
+    uint64_t unfinished;   /* matching spans that never ended (left out) */
+};
+/* 0, or -1 when out of memory. Free with stint_steps_free. */
+int stint_steps_compute(struct stint_steps *r, const struct stint_model *m, const char *step_glob,
+                        const struct stint_filter *filter);
+void stint_steps_free(struct stint_steps *r);
+
+#endif

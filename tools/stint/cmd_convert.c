@@ -1,0 +1,148 @@
+/*
+ * cmd_convert.c - `stint convert IN -o OUT --to FORMAT`: one trace model,
+ * written in another format (writers.h). Formats: chrome, folded, jsonl,
+ * markers, and otlp-json when this build links the OTLP writer
+ * (write_otlp.c, a weak symbol here). Whatever a format cannot hold is
+ * counted and reported on stderr, never dropped silently.
+ */
+#include "cmdopts.h"
+#include "commands.h"
+#include "writers.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Provided by write_otlp.c when it is built; NULL otherwise. */
+int stint_write_otlp(const struct stint_model *m, FILE *out, char *err, size_t errcap) __attribute__((weak));
+
+static const char usage[] =
+    "usage: stint convert IN -o OUT --to chrome|folded|jsonl|markers|otlp-json [--no-rebase]\n"
+    "                     [--strict] [--format chrome|jsonl|markers]\n"
+    "  chrome   Chrome Trace Event JSON, strictly nested per track (improperly overlapping\n"
+    "           spans move to an extra track, counted), ts rebased, us with 3 decimals\n"
+    "  folded   'a;b;c <self ns>' stacks for flamegraph tools and speedscope\n"
+    "  jsonl    a stint/session/1 session;  markers  [STRACE] v=1 lines\n"
+    "  OUT '-' writes to stdout\n";
+
+int stint_cmd_convert(int argc, char **argv)
+{
+    const char *out_path = NULL, *to = NULL;
+    int rebase = 1;
+    int w = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--to")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "stint convert: %s needs a value\n", a);
+                return 2;
+            }
+            if (!strcmp(a, "--to"))
+                to = argv[++i];
+            else
+                out_path = argv[++i];
+        } else if (!strncmp(a, "--to=", 5))
+            to = a + 5;
+        else if (!strcmp(a, "--no-rebase"))
+            rebase = 0;
+        else
+            argv[w++] = argv[i];
+    }
+    argc = w;
+    struct stint_cmd_opts o;
+    int rc = stint_cmd_parse(argc, argv, usage, &o);
+    if (rc >= 0)
+        return rc;
+    if (!to || !out_path) {
+        fprintf(stderr, "stint convert: %s is required\n", !to ? "--to FORMAT" : "-o OUT");
+        fputs(usage, stderr);
+        return 2;
+    }
+    int (*writer)(const struct stint_model *, FILE *, const struct stint_write_opts *, struct stint_write_stats *) =
+        NULL;
+    int otlp = 0;
+    if (!strcmp(to, "chrome"))
+        writer = stint_write_chrome;
+    else if (!strcmp(to, "folded"))
+        writer = stint_write_folded;
+    else if (!strcmp(to, "jsonl"))
+        writer = stint_write_jsonl;
+    else if (!strcmp(to, "markers"))
+        writer = stint_write_markers;
+    else if (!strcmp(to, "otlp-json") || !strcmp(to, "otlp")) {
+        if (!stint_write_otlp) {
+            fprintf(stderr, "stint convert: otlp-json not available in this build\n");
+            return 2;
+        }
+        otlp = 1;
+    } else {
+        fprintf(stderr, "stint convert: --to '%s' (expected chrome, folded, jsonl, markers or otlp-json)\n", to);
+        return 2;
+    }
+    if (stint_filter_active(&o.filter))
+        fprintf(stderr, "stint convert: note: filters are ignored (convert writes the whole trace)\n");
+    struct stint_model m;
+    rc = stint_cmd_load(&o, &m, STINT_MODEL_KEEP_ARGS | STINT_MODEL_KEEP_SAMPLES);
+    if (rc == 3 || rc == 2) {
+        stint_model_free(&m);
+        return rc;
+    }
+    FILE *out = !strcmp(out_path, "-") ? stdout : fopen(out_path, "w");
+    if (!out) {
+        fprintf(stderr, "stint convert: cannot open %s for writing: %s\n", out_path, strerror(errno));
+        stint_model_free(&m);
+        return 3;
+    }
+    static char obuf[1 << 18];
+    setvbuf(out, obuf, _IOFBF, sizeof obuf);
+    struct stint_write_stats st;
+    memset(&st, 0, sizeof st);
+    struct stint_write_opts wo = {rebase};
+    int wr;
+    if (otlp) {
+        char err[512] = "";
+        wr = stint_write_otlp(&m, out, err, sizeof err);
+        if (wr != 0)
+            fprintf(stderr, "stint convert: %s\n", err[0] ? err : "otlp-json writer failed");
+    } else {
+        wr = writer(&m, out, &wo, &st);
+        if (wr != 0) {
+            fprintf(stderr, "stint convert: out of memory while writing %s\n", out_path);
+            wr = 3;
+        }
+    }
+    int werr = ferror(out) != 0;
+    if (out == stdout)
+        werr |= fflush(out) != 0;
+    else
+        werr |= fclose(out) != 0;
+    if (werr) {
+        fprintf(stderr, "stint convert: write error on %s\n", out_path);
+        wr = 3;
+    }
+    if (!otlp) {
+        fprintf(stderr, "stint convert: wrote %" PRIu64 " slices as %s to %s", st.slices, to, out_path);
+        if (st.origin_ns)
+            fprintf(stderr, " (ts rebased by -%" PRId64 " ns)", st.origin_ns);
+        fputc('\n', stderr);
+        if (st.moved_overlap)
+            fprintf(stderr,
+                    "stint convert: %" PRIu64 " span(s) overlapped their parent improperly and moved to an extra "
+                    "track named '<thread> (overlap N)'\n",
+                    st.moved_overlap);
+        if (st.skipped)
+            fprintf(stderr,
+                    "stint convert: left out (no %s equivalent): %" PRIu64 " instants, %" PRIu64
+                    " async slices, %" PRIu64 " unfinished spans\n",
+                    to, st.skipped_instants, st.skipped_async, st.skipped_unfinished);
+        if (st.skipped_counters)
+            fprintf(stderr, "stint convert: left out: %" PRIu64 " counter series\n", st.skipped_counters);
+        if (st.renamed)
+            fprintf(stderr, "stint convert: %" PRIu64 " name(s) changed to fit the %s format\n", st.renamed, to);
+    }
+    stint_model_free(&m);
+    if (wr)
+        return wr;
+    return rc;
+}

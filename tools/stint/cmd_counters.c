@@ -1,0 +1,589 @@
+/*
+ * cmd_counters.c - `stint counters FILE`: counter and telemetry series.
+ *
+ * Sources: the model's counter series (Chrome "C" events; JSONL counter and
+ * device_memory records as the JSONL reader maps them), or, with --time-key,
+ * a telemetry JSONL file of rows holding a time key and numeric fields
+ * (--fields picks them; "label=path" renames, "path[k]" takes the k-th
+ * comma-separated part of a string or the k-th element of an array).
+ *
+ * Per series: samples, min, median, mean, max (unweighted over samples),
+ * sampling gaps (median; count over the gap threshold), and the trapezoid
+ * integral over consecutive-sample intervals no longer than the threshold
+ * (e.g. joules from watts), with the observed duration those intervals
+ * cover. With no usable interval the integral is null, never 0: an absent
+ * measurement is not a zero one.
+ */
+#include "analysis.h"
+#include "cmdopts.h"
+#include "commands.h"
+#include "jsonl_scan.h"
+#include "textout.h"
+#include "tsparse.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: stint counters FILE [--json] [--gap D] [--pid N] [--time-range A:B]\n"
+    "       stint counters TELEMETRY.jsonl --time-key KEY [--time-unit s|ms|us|ns]\n"
+    "                      [--fields [label=]path[,...]] [--gap D] [--time-range A:B] [--json]\n"
+    "  per series: samples, min, median, mean, max, sampling gaps (median, count over the\n"
+    "  gap threshold D, default 5s), and the trapezoid integral over intervals <= D with the\n"
+    "  observed duration it covers (null when no interval qualifies). path: a.b.c,\n"
+    "  path[k] = k-th comma-separated part of a string (or element of an array).\n";
+
+struct sample {
+    int64_t ts_ns;
+    double v;
+};
+
+struct series {
+    char *name;
+    int64_t pid;
+    int has_pid;
+    struct sample *s;
+    size_t n, cap;
+};
+
+struct set {
+    struct series *v;
+    size_t n, cap;
+};
+
+static struct series *series_get(struct set *st, const char *name, size_t len, int64_t pid, int has_pid)
+{
+    for (size_t i = 0; i < st->n; i++)
+        if (st->v[i].pid == pid && strlen(st->v[i].name) == len && !memcmp(st->v[i].name, name, len))
+            return &st->v[i];
+    if (st->n == st->cap) {
+        size_t cap = st->cap ? st->cap * 2 : 16;
+        struct series *nv = realloc(st->v, cap * sizeof *nv);
+        if (!nv)
+            return NULL;
+        st->v = nv;
+        st->cap = cap;
+    }
+    struct series *s = &st->v[st->n];
+    memset(s, 0, sizeof *s);
+    s->name = malloc(len + 1);
+    if (!s->name)
+        return NULL;
+    memcpy(s->name, name, len);
+    s->name[len] = 0;
+    s->pid = pid;
+    s->has_pid = has_pid;
+    st->n++;
+    return s;
+}
+
+static int series_add(struct series *s, int64_t ts, double v)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        struct sample *ns = realloc(s->s, cap * sizeof *ns);
+        if (!ns)
+            return -1;
+        s->s = ns;
+        s->cap = cap;
+    }
+    s->s[s->n].ts_ns = ts;
+    s->s[s->n].v = v;
+    s->n++;
+    return 0;
+}
+
+static int sample_cmp(const void *pa, const void *pb)
+{
+    const struct sample *a = pa, *b = pb;
+    return (a->ts_ns > b->ts_ns) - (a->ts_ns < b->ts_ns);
+}
+
+/* ---- telemetry rows ---- */
+
+struct field {
+    char *label;
+    char *path;
+    int index; /* -1: whole value */
+};
+
+struct tele {
+    const char *time_key;
+    int64_t unit_ns;
+    struct field *fields;
+    size_t nfields;
+    const struct stint_filter *filter;
+    struct set *set;
+    uint64_t rows, bad_rows, no_time, missing;
+    char first_bad[256];
+    int oom;
+};
+
+static void leaf_add(void *ctx, const char *key, size_t klen, double value);
+
+struct leaf_row {
+    struct tele *t;
+    int64_t ts;
+};
+
+static void leaf_add(void *ctx, const char *key, size_t klen, double value)
+{
+    struct leaf_row *r = ctx;
+    if (strlen(r->t->time_key) == klen && !memcmp(key, r->t->time_key, klen))
+        return;
+    if (!isfinite(value))
+        return;
+    struct series *s = series_get(r->t->set, key, klen, 0, 0);
+    if (!s || series_add(s, r->ts, value) != 0)
+        r->t->oom = 1;
+}
+
+/* The k-th comma-separated part of a string value, or the k-th array element. */
+static int pick_index(const struct stint_jl_val *v, int k, struct stint_jl_val *out)
+{
+    *out = *v;
+    if (v->type == STINT_JL_STRING) {
+        const char *p = v->p, *end = v->p + v->len;
+        for (int i = 0; i < k; i++) {
+            const char *c = memchr(p, ',', (size_t)(end - p));
+            if (!c)
+                return -1;
+            p = c + 1;
+        }
+        const char *c = memchr(p, ',', (size_t)(end - p));
+        out->p = p;
+        out->len = (size_t)((c ? c : end) - p);
+        return 0;
+    }
+    if (v->type == STINT_JL_ARRAY) {
+        /* text of the array: find element k by scanning depth-0 commas */
+        const char *p = v->p + 1, *end = v->p + v->len - 1;
+        int depth = 0, i = 0, instr = 0;
+        const char *start = p;
+        for (; p <= end; p++) {
+            char c = p < end ? *p : ',';
+            if (instr) {
+                if (c == '\\')
+                    p++;
+                else if (c == '"')
+                    instr = 0;
+                continue;
+            }
+            if (c == '"')
+                instr = 1;
+            else if (c == '[' || c == '{')
+                depth++;
+            else if (c == ']' || c == '}')
+                depth--;
+            else if (c == ',' && depth == 0) {
+                if (i == k) {
+                    out->type = STINT_JL_NUMBER;
+                    out->p = start;
+                    out->len = (size_t)(p - start);
+                    return 0;
+                }
+                i++;
+                start = p + 1;
+            }
+        }
+    }
+    return -1;
+}
+
+static int tele_row(void *ctx, const char *line, size_t len, uint64_t lineno)
+{
+    struct tele *t = ctx;
+    struct stint_jl_val tv;
+    t->rows++;
+    if (stint_jl_get(line, len, t->time_key, &tv) != 0) {
+        if (!t->bad_rows++)
+            snprintf(t->first_bad, sizeof t->first_bad, "line %llu: not a JSON object", (unsigned long long)lineno);
+        return 0;
+    }
+    int64_t ts;
+    if (tv.type != STINT_JL_NUMBER || stint_parse_ts(tv.p, tv.len, t->unit_ns, &ts) != 0) {
+        if (!t->no_time++ && !t->bad_rows)
+            snprintf(t->first_bad, sizeof t->first_bad, "line %llu: no numeric time key '%s'",
+                     (unsigned long long)lineno, t->time_key);
+        return 0;
+    }
+    if (!stint_filter_point(t->filter, 0, ts) && t->filter->has_range)
+        return 0;
+    if (!t->nfields) {
+        struct leaf_row r = {t, ts};
+        if (stint_jl_leaves(line, len, leaf_add, &r) != 0)
+            t->bad_rows++;
+        return t->oom ? 3 : 0;
+    }
+    for (size_t k = 0; k < t->nfields; k++) {
+        struct stint_jl_val v, pv;
+        double d;
+        if (stint_jl_get(line, len, t->fields[k].path, &v) != 0 || v.type == STINT_JL_NONE) {
+            t->missing++;
+            continue;
+        }
+        if (t->fields[k].index >= 0) {
+            if (pick_index(&v, t->fields[k].index, &pv) != 0) {
+                t->missing++;
+                continue;
+            }
+            v = pv;
+        }
+        if (stint_jl_double(&v, &d) != 0 || !isfinite(d)) {
+            t->missing++;
+            continue;
+        }
+        struct series *s = series_get(t->set, t->fields[k].label, strlen(t->fields[k].label), 0, 0);
+        if (!s || series_add(s, ts, d) != 0)
+            return 3;
+    }
+    return 0;
+}
+
+/* JSONL sessions: device_memory checkpoints become series
+ * "device_memory <device> used_bytes|free_bytes|reserved_bytes" (the model
+ * keeps only counter records). */
+struct devmem {
+    struct set *set;
+    const struct stint_filter *filter;
+    int oom;
+};
+
+static int devmem_line(void *ctx, const char *line, size_t len, uint64_t lineno)
+{
+    struct devmem *d = ctx;
+    struct stint_jl_val kind, ts, dev, v;
+    (void)lineno;
+    if (stint_jl_get(line, len, "kind", &kind) != 0 || kind.type != STINT_JL_STRING || kind.len != 13 ||
+        memcmp(kind.p, "device_memory", 13) != 0)
+        return 0;
+    int64_t t;
+    if (stint_jl_get(line, len, "timestamp_ns", &ts) != 0 || ts.type != STINT_JL_NUMBER ||
+        stint_parse_i64(ts.p, ts.len, &t) != 0 || !stint_filter_point(d->filter, 0, t))
+        return 0;
+    if (stint_jl_get(line, len, "device", &dev) != 0)
+        return 0;
+    static const char *const keys[] = {"used_bytes", "free_bytes", "reserved_bytes"};
+    for (int k = 0; k < 3; k++) {
+        double x;
+        if (stint_jl_get(line, len, keys[k], &v) != 0 || v.type != STINT_JL_NUMBER || stint_jl_double(&v, &x) != 0)
+            continue;
+        char name[300];
+        int n = snprintf(name, sizeof name, "device_memory %.*s %s",
+                         dev.type == STINT_JL_STRING ? (int)(dev.len < 200 ? dev.len : 200) : 0,
+                         dev.type == STINT_JL_STRING ? dev.p : "", keys[k]);
+        struct series *s = series_get(d->set, name, (size_t)n, 0, 0);
+        if (!s || series_add(s, t, x) != 0) {
+            d->oom = 1;
+            return 3;
+        }
+    }
+    return 0;
+}
+
+static int parse_fields(const char *spec, struct field **out, size_t *nout)
+{
+    size_t n = 1;
+    for (const char *p = spec; *p; p++)
+        n += *p == ',';
+    struct field *f = calloc(n, sizeof *f);
+    if (!f)
+        return -1;
+    size_t k = 0;
+    const char *p = spec;
+    while (*p) {
+        const char *c = strchr(p, ',');
+        size_t len = c ? (size_t)(c - p) : strlen(p);
+        char *item = strndup(p, len);
+        if (!item)
+            return -1;
+        char *eq = strchr(item, '=');
+        char *path = eq ? eq + 1 : item;
+        f[k].index = -1;
+        char *br = strchr(path, '[');
+        char *label = eq ? strndup(item, (size_t)(eq - item)) : strdup(item);
+        if (br) {
+            f[k].index = atoi(br + 1);
+            *br = 0;
+        }
+        f[k].path = strdup(path);
+        f[k].label = label;
+        free(item);
+        if (!f[k].path || !f[k].label)
+            return -1;
+        k++;
+        p += len;
+        if (*p == ',')
+            p++;
+    }
+    *out = f;
+    *nout = k;
+    return 0;
+}
+
+/* ---- output ---- */
+
+struct stats {
+    double min, med, mean, max;
+    double gap_med_ns;
+    uint64_t gaps_over;
+    int has_integral;
+    double integral;       /* value x seconds */
+    int64_t observed_ns;
+};
+
+static void compute(struct series *s, int64_t gap_ns, struct stats *st, double *vals, int64_t *gaps)
+{
+    memset(st, 0, sizeof *st);
+    qsort(s->s, s->n, sizeof *s->s, sample_cmp);
+    double sum = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        vals[i] = s->s[i].v;
+        sum += s->s[i].v;
+    }
+    stint_an_sort_f64(vals, s->n);
+    st->min = s->n ? vals[0] : NAN;
+    st->max = s->n ? vals[s->n - 1] : NAN;
+    st->med = stint_an_quantile_f64(vals, s->n, 0.5);
+    st->mean = s->n ? sum / (double)s->n : NAN;
+    size_t ng = 0;
+    for (size_t i = 1; i < s->n; i++) {
+        int64_t dt = s->s[i].ts_ns - s->s[i - 1].ts_ns;
+        gaps[ng++] = dt;
+        if (dt > gap_ns)
+            st->gaps_over++;
+        else if (dt > 0) {
+            st->has_integral = 1;
+            st->integral += (double)dt * 1e-9 * (s->s[i].v + s->s[i - 1].v) / 2;
+            st->observed_ns += dt;
+        }
+    }
+    stint_an_sort_i64(gaps, ng);
+    st->gap_med_ns = stint_an_quantile(gaps, ng, 0.5);
+}
+
+static void put_num(FILE *f, double v)
+{
+    if (isnan(v))
+        fputs("null", f);
+    else
+        fprintf(f, "%.17g", v);
+}
+
+int stint_cmd_counters(int argc, char **argv)
+{
+    const char *time_key = NULL, *fields = NULL, *time_unit = "s";
+    int64_t gap_ns = 5000000000;
+    int w = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char **dst = !strcmp(a, "--time-key") ? &time_key
+                           : !strcmp(a, "--fields") ? &fields
+                           : !strcmp(a, "--time-unit") ? &time_unit
+                                                       : NULL;
+        if (dst || !strcmp(a, "--gap")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "stint counters: %s needs a value\n", a);
+                return 2;
+            }
+            if (dst)
+                *dst = argv[++i];
+            else if (stint_parse_duration(argv[i + 1], strlen(argv[i + 1]), &gap_ns) != 0 || gap_ns <= 0) {
+                fprintf(stderr, "stint counters: --gap: '%s' is not a duration (e.g. 5s, 500ms)\n", argv[i + 1]);
+                return 2;
+            } else
+                i++;
+        } else
+            argv[w++] = argv[i];
+    }
+    argc = w;
+    struct stint_cmd_opts o;
+    int rc = stint_cmd_parse(argc, argv, usage, &o);
+    if (rc >= 0)
+        return rc;
+    int64_t unit_ns = !strcmp(time_unit, "s") ? 1000000000 : !strcmp(time_unit, "ms") ? 1000000
+                      : !strcmp(time_unit, "us") ? 1000 : !strcmp(time_unit, "ns") ? 1 : 0;
+    if (!unit_ns) {
+        fprintf(stderr, "stint counters: --time-unit: '%s' (expected s, ms, us or ns)\n", time_unit);
+        return 2;
+    }
+    struct set set = {0};
+    struct stint_model m;
+    int have_model = 0;
+    struct tele t;
+    memset(&t, 0, sizeof t);
+    const char *source;
+    if (time_key) {
+        source = "telemetry rows";
+        t.time_key = time_key;
+        t.unit_ns = unit_ns;
+        t.filter = &o.filter;
+        t.set = &set;
+        if (fields && parse_fields(fields, &t.fields, &t.nfields) != 0) {
+            fprintf(stderr, "stint counters: out of memory\n");
+            return 3;
+        }
+        char err[600];
+        rc = stint_jl_each(o.path, tele_row, &t, err, sizeof err);
+        if (rc) {
+            fprintf(stderr, "stint: error: %s\n", rc == 3 && !err[0] ? "out of memory" : err);
+            goto out;
+        }
+        if (t.bad_rows || t.no_time)
+            fprintf(stderr, "stint: %s: %" PRIu64 " row(s) not usable (first: %s)\n", o.path, t.bad_rows + t.no_time,
+                    t.first_bad);
+        if (t.rows && t.bad_rows + t.no_time == t.rows)
+            rc = 1;
+    } else {
+        source = "counter events";
+        rc = stint_cmd_load(&o, &m, STINT_MODEL_KEEP_SAMPLES);
+        have_model = 1;
+        if (rc == 3 || rc == 2)
+            goto out;
+        struct series **map = calloc(m.counters.len + 1, sizeof *map);
+        if (!map) {
+            rc = 3;
+            goto out;
+        }
+        for (size_t k = 0; k < m.samples.len; k++) {
+            const struct stint_counter_sample *cs = &STINT_BA_AT(&m.samples, struct stint_counter_sample, k);
+            const struct stint_counter_series *c = &STINT_BA_AT(&m.counters, struct stint_counter_series, cs->series);
+            if (!stint_filter_point(&o.filter, c->pid, cs->ts_ns))
+                continue;
+            if (!map[cs->series]) {
+                size_t l;
+                const char *nm = stint_model_str(&m, c->name, &l);
+                map[cs->series] = series_get(&set, nm, l, c->pid, 1);
+            }
+            if (!map[cs->series] || series_add(map[cs->series], cs->ts_ns, cs->value) != 0) {
+                free(map);
+                rc = 3;
+                goto out;
+            }
+        }
+        free(map);
+        if (m.format && !strcmp(m.format, "jsonl") && strcmp(o.path, "-") != 0) {
+            struct devmem d = {&set, &o.filter, 0};
+            char err[600];
+            int r = stint_jl_each(o.path, devmem_line, &d, err, sizeof err);
+            if (r == 3) {
+                fprintf(stderr, "stint: error: %s\n", d.oom ? "out of memory" : err);
+                rc = 3;
+                goto out;
+            }
+        }
+    }
+    size_t maxn = 1;
+    for (size_t i = 0; i < set.n; i++)
+        if (set.v[i].n > maxn)
+            maxn = set.v[i].n;
+    double *vals = malloc(maxn * sizeof *vals);
+    int64_t *gaps = malloc(maxn * sizeof *gaps);
+    if (!vals || !gaps) {
+        free(vals);
+        free(gaps);
+        rc = 3;
+        goto out;
+    }
+    FILE *f = stdout;
+    if (o.json) {
+        fprintf(f,
+                "{\"schema\":\"stint.counters/1\",\"source\":\"%s\",\"gap_threshold_ns\":%" PRId64
+                ",\"scope\":\"statistics are unweighted over samples; integral = trapezoid over consecutive "
+                "samples no more than gap_threshold apart, in value x seconds; observed_ns = the time those "
+                "intervals cover; integral is null when no interval qualifies\",",
+                source, gap_ns);
+        if (o.filter.has_range) {
+            fputs("\"window\":{\"start_ns\":", f);
+            if (o.filter.t0 == INT64_MIN)
+                fputs("null", f);
+            else
+                fprintf(f, "%" PRId64, o.filter.t0);
+            fputs(",\"end_ns\":", f);
+            if (o.filter.t1 == INT64_MAX)
+                fputs("null", f);
+            else
+                fprintf(f, "%" PRId64, o.filter.t1);
+            fputs("},", f);
+        }
+        if (time_key)
+            fprintf(f, "\"rows\":%" PRIu64 ",\"unusable_rows\":%" PRIu64 ",\"missing_values\":%" PRIu64 ",", t.rows,
+                    t.bad_rows + t.no_time, t.missing);
+        fputs("\n\"series\":[", f);
+    } else {
+        fprintf(f,
+                "# %zu series from %s; stats unweighted over samples; integral = trapezoid (value x s) over "
+                "intervals <= %.6g s, with the observed time it covers; '-' = no usable interval\n",
+                set.n, source, (double)gap_ns * 1e-9);
+        fprintf(f, "%8s %12s %12s %12s %12s %12s %12s %7s %14s %12s  %s\n", "samples", "min", "median", "mean", "max",
+                "first_s", "gap_med_s", "gaps>", "integral", "observed_s", "series");
+    }
+    for (size_t i = 0; i < set.n; i++) {
+        struct series *s = &set.v[i];
+        struct stats st;
+        compute(s, gap_ns, &st, vals, gaps);
+        if (o.json) {
+            fprintf(f, "%s\n{\"name\":", i ? "," : "");
+            stint_out_json_str(f, s->name, strlen(s->name));
+            if (s->has_pid)
+                fprintf(f, ",\"pid\":%" PRId64, s->pid);
+            fprintf(f, ",\"samples\":%zu,\"min\":", s->n);
+            put_num(f, st.min);
+            fputs(",\"median\":", f);
+            put_num(f, st.med);
+            fputs(",\"mean\":", f);
+            put_num(f, st.mean);
+            fputs(",\"max\":", f);
+            put_num(f, st.max);
+            fputs(",\"first_ts_ns\":", f);
+            if (s->n)
+                fprintf(f, "%" PRId64 ",\"last_ts_ns\":%" PRId64, s->s[0].ts_ns, s->s[s->n - 1].ts_ns);
+            else
+                fputs("null,\"last_ts_ns\":null", f);
+            fputs(",\"gap_median_ns\":", f);
+            put_num(f, st.gap_med_ns);
+            fprintf(f, ",\"gaps_over_threshold\":%" PRIu64 ",\"integral\":", st.gaps_over);
+            if (st.has_integral)
+                put_num(f, st.integral);
+            else
+                fputs("null", f);
+            fprintf(f, ",\"observed_ns\":%" PRId64 "}", st.observed_ns);
+        } else {
+            char ig[64];
+            if (st.has_integral)
+                snprintf(ig, sizeof ig, "%.6g", st.integral);
+            else
+                snprintf(ig, sizeof ig, "-");
+            fprintf(f, "%8zu %12.6g %12.6g %12.6g %12.6g %12.6g %12.6g %7" PRIu64 " %14s %12.6g  %s", s->n, st.min,
+                    st.med, st.mean, st.max, s->n ? (double)s->s[0].ts_ns * 1e-9 : NAN, st.gap_med_ns * 1e-9,
+                    st.gaps_over, ig, (double)st.observed_ns * 1e-9, s->name);
+            if (s->has_pid)
+                fprintf(f, " (pid %" PRId64 ")", s->pid);
+            putc('\n', f);
+        }
+    }
+    if (o.json)
+        fprintf(f, "],\n\"partial\":%s}\n", rc == 1 || (have_model && m.partial) ? "true" : "false");
+    free(vals);
+    free(gaps);
+    if (fflush(f) != 0) {
+        fprintf(stderr, "stint counters: write error on stdout\n");
+        rc = 3;
+    }
+out:
+    for (size_t i = 0; i < set.n; i++) {
+        free(set.v[i].name);
+        free(set.v[i].s);
+    }
+    free(set.v);
+    for (size_t k = 0; k < t.nfields; k++) {
+        free(t.fields[k].label);
+        free(t.fields[k].path);
+    }
+    free(t.fields);
+    if (have_model)
+        stint_model_free(&m);
+    return rc;
+}

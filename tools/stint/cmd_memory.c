@@ -1,0 +1,430 @@
+/*
+ * cmd_memory.c - `stint memory SESSION.jsonl`: live bytes over time from a
+ * JSONL session's `memory` records (stint/session/1, candle-graph/trace/6).
+ *
+ * Records are ordered by timestamp; at equal timestamps allocations come
+ * before frees (so a tensor allocated and freed "at once" still counts at
+ * its size, and the peak is never understated), then file order. A free
+ * subtracts what its tensor's alloc added; a free whose tensor has no live
+ * alloc is counted and changes nothing (never fatal). A record without
+ * bytes (or bytes 0) takes its size from shape x dtype (the session format's
+ * dtype table); unknown dtypes give 0 and are counted. Reported: allocs,
+ * frees, unmatched frees, peak live bytes and when, the breakdown by
+ * category (and device) at the peak, live bytes at the end, and with
+ * --timeline the series itself.
+ */
+#include "cmdopts.h"
+#include "commands.h"
+#include "jsonl_scan.h"
+#include "textout.h"
+#include "tsparse.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+static const char usage[] =
+    "usage: stint memory SESSION.jsonl [--json] [--timeline] [--time-range A:B]\n"
+    "  live bytes over time from memory records: peak (and when), breakdown by category\n"
+    "  and device at the peak, allocations, frees, frees without an alloc (counted, not\n"
+    "  fatal); at equal timestamps allocs come before frees\n";
+
+struct rec {
+    int64_t ts;
+    uint64_t bytes;
+    uint64_t seq;
+    uint32_t tensor, category, device; /* ids in the string table below */
+    uint8_t is_free;
+};
+
+/* Interned strings with an open-addressing hash (tensor ids can be many). */
+struct strtab {
+    char **v;
+    size_t n, cap;
+    uint32_t *hash;
+    size_t hcap;
+};
+
+static uint64_t fnv(const char *s, size_t n)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+static uint32_t str_id(struct strtab *t, const char *s, size_t n)
+{
+    if ((t->n + 1) * 2 > t->hcap) {
+        size_t hcap = t->hcap ? t->hcap * 2 : 256;
+        uint32_t *h = malloc(hcap * sizeof *h);
+        if (!h)
+            return UINT32_MAX;
+        memset(h, 0xff, hcap * sizeof *h);
+        for (size_t i = 0; i < t->n; i++) {
+            size_t k = (size_t)fnv(t->v[i], strlen(t->v[i])) & (hcap - 1);
+            while (h[k] != UINT32_MAX)
+                k = (k + 1) & (hcap - 1);
+            h[k] = (uint32_t)i;
+        }
+        free(t->hash);
+        t->hash = h;
+        t->hcap = hcap;
+    }
+    size_t k = (size_t)fnv(s, n) & (t->hcap - 1);
+    while (t->hash[k] != UINT32_MAX) {
+        const char *e = t->v[t->hash[k]];
+        if (strlen(e) == n && !memcmp(e, s, n))
+            return t->hash[k];
+        k = (k + 1) & (t->hcap - 1);
+    }
+    t->hash[k] = (uint32_t)t->n;
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 64;
+        char **nv = realloc(t->v, cap * sizeof *nv);
+        if (!nv)
+            return UINT32_MAX;
+        t->v = nv;
+        t->cap = cap;
+    }
+    t->v[t->n] = strndup(s, n);
+    if (!t->v[t->n])
+        return UINT32_MAX;
+    return (uint32_t)t->n++;
+}
+
+struct mctx {
+    struct rec *r;
+    size_t n, cap;
+    struct strtab tensors, names; /* names: "c:<category>" and "d:<device>" */
+    uint64_t lines, bad, unknown_size, device_records;
+    char first_bad[200];
+    int oom;
+};
+
+static uint64_t dtype_size(const char *s, size_t n)
+{
+    static const struct {
+        const char *name;
+        unsigned size;
+    } tab[] = {{"u8", 1},  {"i8", 1},  {"bool", 1}, {"f8", 1},  {"u16", 2}, {"i16", 2}, {"f16", 2},
+               {"bf16", 2}, {"u32", 4}, {"i32", 4},  {"f32", 4}, {"u64", 8}, {"i64", 8}, {"f64", 8}};
+    for (size_t k = 0; k < sizeof tab / sizeof tab[0]; k++)
+        if (strlen(tab[k].name) == n && !strncasecmp(tab[k].name, s, n))
+            return tab[k].size;
+    return 0;
+}
+
+/* Elements of a shape array text "[a,b,...]" times the dtype size; 0 when
+ * unknown or on overflow. */
+static uint64_t shape_bytes(const struct stint_jl_val *shape, const struct stint_jl_val *dtype)
+{
+    if (shape->type != STINT_JL_ARRAY || dtype->type != STINT_JL_STRING)
+        return 0;
+    uint64_t size = dtype_size(dtype->p, dtype->len);
+    if (!size)
+        return 0;
+    uint64_t elems = 1;
+    const char *p = shape->p + 1, *end = shape->p + shape->len - 1;
+    while (p < end) {
+        while (p < end && (*p == ' ' || *p == ','))
+            p++;
+        if (p >= end)
+            break;
+        const char *q = p;
+        while (q < end && *q != ',' && *q != ' ')
+            q++;
+        int64_t d;
+        if (stint_parse_i64(p, (size_t)(q - p), &d) != 0 || d < 0)
+            return 0;
+        if (d && elems > UINT64_MAX / (uint64_t)d)
+            return 0;
+        elems *= (uint64_t)d;
+        p = q;
+    }
+    return elems > UINT64_MAX / size ? 0 : elems * size;
+}
+
+static int mem_line(void *vctx, const char *line, size_t len, uint64_t lineno)
+{
+    struct mctx *c = vctx;
+    struct stint_jl_val kind;
+    c->lines++;
+    if (stint_jl_get(line, len, "kind", &kind) != 0) {
+        if (!c->bad++)
+            snprintf(c->first_bad, sizeof c->first_bad, "line %llu: not a JSON object", (unsigned long long)lineno);
+        return 0;
+    }
+    if (kind.type != STINT_JL_STRING)
+        return 0;
+    if (kind.len == 13 && !memcmp(kind.p, "device_memory", 13)) {
+        c->device_records++;
+        return 0;
+    }
+    if (kind.len != 6 || memcmp(kind.p, "memory", 6))
+        return 0;
+    struct stint_jl_val ts, bytes, action, tensor, cat, dev, shape, dtype;
+    if (stint_jl_get(line, len, "timestamp_ns", &ts) || stint_jl_get(line, len, "bytes", &bytes) ||
+        stint_jl_get(line, len, "action", &action) || stint_jl_get(line, len, "tensor_id", &tensor) ||
+        stint_jl_get(line, len, "category", &cat) || stint_jl_get(line, len, "device", &dev) ||
+        stint_jl_get(line, len, "shape", &shape) || stint_jl_get(line, len, "dtype", &dtype))
+        return 0;
+    int64_t t, b = 0;
+    int is_free = action.type == STINT_JL_STRING && action.len == 4 && !memcmp(action.p, "free", 4);
+    int is_alloc = action.type == STINT_JL_STRING && action.len == 5 && !memcmp(action.p, "alloc", 5);
+    if (ts.type != STINT_JL_NUMBER || stint_parse_i64(ts.p, ts.len, &t) != 0 || (!is_free && !is_alloc) ||
+        (bytes.type == STINT_JL_NUMBER && (stint_parse_i64(bytes.p, bytes.len, &b) != 0 || b < 0))) {
+        if (!c->bad++)
+            snprintf(c->first_bad, sizeof c->first_bad,
+                     "line %llu: memory record needs integer timestamp_ns, bytes >= 0 and action alloc|free",
+                     (unsigned long long)lineno);
+        return 0;
+    }
+    uint64_t nbytes = (uint64_t)b;
+    if (!nbytes) {
+        nbytes = shape_bytes(&shape, &dtype);
+        if (!nbytes && bytes.type != STINT_JL_NUMBER)
+            c->unknown_size++;
+    }
+    if (c->n == c->cap) {
+        size_t cap = c->cap ? c->cap * 2 : 256;
+        struct rec *nr = realloc(c->r, cap * sizeof *nr);
+        if (!nr) {
+            c->oom = 1;
+            return 3;
+        }
+        c->r = nr;
+        c->cap = cap;
+    }
+    struct rec *r = &c->r[c->n];
+    r->ts = t;
+    r->bytes = nbytes;
+    r->seq = c->n;
+    r->is_free = (uint8_t)is_free;
+    r->tensor = tensor.type == STINT_JL_STRING ? str_id(&c->tensors, tensor.p, tensor.len) : UINT32_MAX - 1;
+    char key[256];
+    int kn = snprintf(key, sizeof key, "c:%.*s", cat.type == STINT_JL_STRING ? (int)(cat.len < 200 ? cat.len : 200) : 5,
+                      cat.type == STINT_JL_STRING ? cat.p : "other");
+    r->category = str_id(&c->names, key, (size_t)kn);
+    kn = snprintf(key, sizeof key, "d:%.*s", dev.type == STINT_JL_STRING ? (int)(dev.len < 200 ? dev.len : 200) : 0,
+                  dev.type == STINT_JL_STRING ? dev.p : "");
+    r->device = str_id(&c->names, key, (size_t)kn);
+    if (r->tensor == UINT32_MAX || r->category == UINT32_MAX || r->device == UINT32_MAX) {
+        c->oom = 1;
+        return 3;
+    }
+    c->n++;
+    return 0;
+}
+
+static int rec_cmp(const void *pa, const void *pb)
+{
+    const struct rec *a = pa, *b = pb;
+    if (a->ts != b->ts)
+        return a->ts < b->ts ? -1 : 1;
+    if (a->is_free != b->is_free)
+        return a->is_free ? 1 : -1; /* allocs first at one timestamp */
+    return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+int stint_cmd_memory(int argc, char **argv)
+{
+    int timeline = 0;
+    int w = 1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--timeline"))
+            timeline = 1;
+        else
+            argv[w++] = argv[i];
+    }
+    argc = w;
+    struct stint_cmd_opts o;
+    int rc = stint_cmd_parse(argc, argv, usage, &o);
+    if (rc >= 0)
+        return rc;
+    struct mctx c;
+    memset(&c, 0, sizeof c);
+    char err[600] = "";
+    rc = stint_jl_each(o.path, mem_line, &c, err, sizeof err);
+    if (rc) {
+        fprintf(stderr, "stint: error: %s\n", c.oom ? "out of memory" : err);
+        goto out;
+    }
+    if (c.bad)
+        fprintf(stderr, "stint: %s: %" PRIu64 " line(s) not usable (first: %s)\n", o.path, c.bad, c.first_bad);
+    if (c.lines && c.bad == c.lines) {
+        fprintf(stderr, "stint: %s: no line is a JSON object: not a JSONL session\n", o.path);
+        rc = 1;
+    }
+    if (c.n > 1)
+        qsort(c.r, c.n, sizeof *c.r, rec_cmp);
+    /* live bytes per tensor (index = tensor id), per category and device */
+    size_t nt = c.tensors.n + 1, nn = c.names.n + 1;
+    uint64_t *live_t = calloc(nt, sizeof *live_t);
+    uint32_t *cat_t = calloc(nt, sizeof *cat_t), *dev_t = calloc(nt, sizeof *dev_t);
+    uint64_t *by_name = calloc(nn, sizeof *by_name), *peak_by_name = calloc(nn, sizeof *peak_by_name);
+    if (!live_t || !cat_t || !dev_t || !by_name || !peak_by_name) {
+        fprintf(stderr, "stint memory: out of memory\n");
+        rc = 3;
+        goto out2;
+    }
+    uint64_t live = 0, peak = 0, allocs = 0, frees = 0, unmatched = 0, realloc_live = 0;
+    int64_t peak_ts = 0;
+    int have_peak = 0;
+    FILE *f = stdout;
+    if (o.json)
+        fputs("{\"schema\":\"stint.memory/1\",", f);
+    if (timeline) {
+        if (o.json)
+            fputs("\"timeline\":[", f);
+        else
+            fprintf(f, "%20s %16s\n", "ts_ns", "live_bytes");
+    }
+    size_t emitted = 0;
+    for (size_t i = 0; i < c.n; i++) {
+        const struct rec *r = &c.r[i];
+        if (!stint_filter_point(&o.filter, 0, r->ts) && o.filter.has_range)
+            continue;
+        uint32_t tid = r->tensor == UINT32_MAX - 1 ? UINT32_MAX : r->tensor;
+        if (!r->is_free) {
+            allocs++;
+            if (tid != UINT32_MAX && live_t[tid]) {
+                /* alloc of a live tensor: the old one is replaced (counted) */
+                realloc_live++;
+                live -= live_t[tid];
+                by_name[cat_t[tid]] -= live_t[tid];
+                by_name[dev_t[tid]] -= live_t[tid];
+            }
+            live += r->bytes;
+            by_name[r->category] += r->bytes;
+            by_name[r->device] += r->bytes;
+            if (tid != UINT32_MAX) {
+                live_t[tid] = r->bytes;
+                cat_t[tid] = r->category;
+                dev_t[tid] = r->device;
+            }
+            if (live > peak || !have_peak) {
+                peak = live;
+                peak_ts = r->ts;
+                have_peak = 1;
+                memcpy(peak_by_name, by_name, nn * sizeof *by_name);
+            }
+        } else {
+            frees++;
+            if (tid == UINT32_MAX || !live_t[tid]) {
+                unmatched++;
+                continue;
+            }
+            live -= live_t[tid];
+            by_name[cat_t[tid]] -= live_t[tid];
+            by_name[dev_t[tid]] -= live_t[tid];
+            live_t[tid] = 0;
+        }
+        if (timeline) {
+            if (o.json)
+                fprintf(f, "%s[%" PRId64 ",%" PRIu64 "]", emitted ? "," : "", r->ts, live);
+            else
+                fprintf(f, "%20" PRId64 " %16" PRIu64 "\n", r->ts, live);
+            emitted++;
+        }
+    }
+    /* which names are categories and which devices */
+    uint8_t *is_cat = calloc(nn, 1), *is_dev = calloc(nn, 1);
+    if (!is_cat || !is_dev) {
+        free(is_cat);
+        free(is_dev);
+        rc = 3;
+        goto out2;
+    }
+    for (size_t i = 0; i < c.n; i++) {
+        is_cat[c.r[i].category] = 1;
+        is_dev[c.r[i].device] = 1;
+    }
+    const char *scope = "live bytes = sum of allocations not yet freed, from explicit memory records only (not "
+                        "device_memory checkpoints); at equal timestamps allocs come before frees";
+    if (o.json) {
+        if (timeline)
+            fputs("],", f);
+        fputs("\"scope\":", f);
+        stint_out_json_str(f, scope, strlen(scope));
+        fprintf(f,
+                ",\"records\":%zu,\"allocs\":%" PRIu64 ",\"frees\":%" PRIu64 ",\"frees_without_alloc\":%" PRIu64
+                ",\"allocs_of_live_tensor\":%" PRIu64 ",\"sizes_unknown\":%" PRIu64 ",\"peak_bytes\":%" PRIu64
+                ",\"peak_ts_ns\":",
+                c.n, allocs, frees, unmatched, realloc_live, c.unknown_size, peak);
+        if (have_peak)
+            fprintf(f, "%" PRId64, peak_ts);
+        else
+            fputs("null", f);
+        fprintf(f, ",\"live_bytes_at_end\":%" PRIu64 ",\"device_memory_records\":%" PRIu64 ",\"peak_by_category\":{",
+                live, c.device_records);
+        int first = 1;
+        for (size_t k = 0; k < c.names.n; k++)
+            if (is_cat[k]) {
+                if (!first)
+                    putc(',', f);
+                stint_out_json_str(f, c.names.v[k] + 2, strlen(c.names.v[k] + 2));
+                fprintf(f, ":%" PRIu64, peak_by_name[k]);
+                first = 0;
+            }
+        fputs("},\"peak_by_device\":{", f);
+        first = 1;
+        for (size_t k = 0; k < c.names.n; k++)
+            if (is_dev[k]) {
+                if (!first)
+                    putc(',', f);
+                stint_out_json_str(f, c.names.v[k] + 2, strlen(c.names.v[k] + 2));
+                fprintf(f, ":%" PRIu64, peak_by_name[k]);
+                first = 0;
+            }
+        fprintf(f, "},\"partial\":%s}\n", rc == 1 ? "true" : "false");
+    } else {
+        fprintf(f, "# %s\n", scope);
+        fprintf(f, "memory records      %zu (%" PRIu64 " allocs, %" PRIu64 " frees)\n", c.n, allocs, frees);
+        fprintf(f, "frees without alloc %" PRIu64 "%s\n", unmatched, unmatched ? " (counted, ignored)" : "");
+        if (realloc_live)
+            fprintf(f, "allocs of a live tensor %" PRIu64 " (the earlier size is replaced)\n", realloc_live);
+        if (c.unknown_size)
+            fprintf(f, "sizes unknown       %" PRIu64 " (no bytes and no known dtype: counted as 0)\n",
+                    c.unknown_size);
+        if (have_peak)
+            fprintf(f, "peak live bytes     %" PRIu64 " at ts %" PRId64 " ns\n", peak, peak_ts);
+        else
+            fprintf(f, "peak live bytes     - (no allocation)\n");
+        fprintf(f, "live bytes at end   %" PRIu64 "\n", live);
+        if (have_peak) {
+            fprintf(f, "at the peak, by category:\n");
+            for (size_t k = 0; k < c.names.n; k++)
+                if (is_cat[k])
+                    fprintf(f, "  %-16s %16" PRIu64 "\n", c.names.v[k] + 2, peak_by_name[k]);
+            fprintf(f, "at the peak, by device:\n");
+            for (size_t k = 0; k < c.names.n; k++)
+                if (is_dev[k])
+                    fprintf(f, "  %-16s %16" PRIu64 "\n", c.names.v[k][2] ? c.names.v[k] + 2 : "(none)", peak_by_name[k]);
+        }
+    }
+    free(is_cat);
+    free(is_dev);
+    if (fflush(f) != 0) {
+        fprintf(stderr, "stint memory: write error on stdout\n");
+        rc = 3;
+    }
+out2:
+    free(live_t);
+    free(cat_t);
+    free(dev_t);
+    free(by_name);
+    free(peak_by_name);
+out:
+    free(c.r);
+    for (size_t k = 0; k < c.tensors.n; k++)
+        free(c.tensors.v[k]);
+    free(c.tensors.v);
+    free(c.tensors.hash);
+    free(c.names.hash);
+    for (size_t k = 0; k < c.names.n; k++)
+        free(c.names.v[k]);
+    free(c.names.v);
+    return rc;
+}

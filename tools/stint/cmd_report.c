@@ -1,0 +1,91 @@
+/*
+ * cmd_report.c - `stint report IN -o report.html`: one self-contained HTML
+ * file (report_html.h) for any input the readers support.
+ */
+#include "cmdopts.h"
+#include "commands.h"
+#include "report_html.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: stint report IN -o OUT.html [--step NAME] [--title TEXT] [--max-slices N] [--strict]\n"
+    "                    [--format chrome|jsonl|markers]\n"
+    "  one self-contained HTML file (no network, no external assets): a zoomable timeline per\n"
+    "  lane, a flame graph, lane/name summary and step tables, and the scope notes\n";
+
+int stint_cmd_report(int argc, char **argv)
+{
+    struct stint_report_opts ro = {0};
+    const char *out_path = NULL;
+    int w = 1;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--step") || !strcmp(a, "--title") ||
+            !strcmp(a, "--max-slices")) {
+            if (i + 1 >= argc) {
+                fprintf(stderr, "stint report: %s needs a value\n", a);
+                return 2;
+            }
+            const char *v = argv[++i];
+            if (a[1] == 'o' || !strcmp(a, "--output"))
+                out_path = v;
+            else if (!strcmp(a, "--step"))
+                ro.step = v;
+            else if (!strcmp(a, "--title"))
+                ro.title = v;
+            else {
+                char *end;
+                long long n = strtoll(v, &end, 10);
+                if (*end || n < 1) {
+                    fprintf(stderr, "stint report: --max-slices: '%s' is not a positive count\n", v);
+                    return 2;
+                }
+                ro.max_slices = (size_t)n;
+            }
+        } else
+            argv[w++] = argv[i];
+    }
+    argc = w;
+    struct stint_cmd_opts o;
+    int rc = stint_cmd_parse(argc, argv, usage, &o);
+    if (rc >= 0)
+        return rc;
+    if (!out_path) {
+        fprintf(stderr, "stint report: -o OUT.html is required\n");
+        fputs(usage, stderr);
+        return 2;
+    }
+    if (stint_filter_active(&o.filter))
+        fprintf(stderr, "stint report: note: filters are ignored (the report covers the whole trace)\n");
+    struct stint_model m;
+    rc = stint_cmd_load(&o, &m, STINT_MODEL_KEEP_ARGS);
+    if (rc == 3 || rc == 2) {
+        stint_model_free(&m);
+        return rc;
+    }
+    FILE *f = !strcmp(out_path, "-") ? stdout : fopen(out_path, "w");
+    if (!f) {
+        fprintf(stderr, "stint report: cannot open %s for writing: %s\n", out_path, strerror(errno));
+        stint_model_free(&m);
+        return 3;
+    }
+    static char obuf[1 << 18];
+    setvbuf(f, obuf, _IOFBF, sizeof obuf);
+    ro.input_path = o.path;
+    int wr = stint_write_report_html(&m, f, &ro);
+    int werr = ferror(f) != 0;
+    werr |= f == stdout ? fflush(f) != 0 : fclose(f) != 0;
+    if (wr != 0) {
+        fprintf(stderr, "stint report: out of memory while writing %s\n", out_path);
+        rc = 3;
+    } else if (werr) {
+        fprintf(stderr, "stint report: write error on %s\n", out_path);
+        rc = 3;
+    } else if (m.partial)
+        fprintf(stderr, "stint report: wrote %s (PARTIAL: the input ended in an error)\n", out_path);
+    stint_model_free(&m);
+    return rc;
+}

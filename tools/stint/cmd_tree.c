@@ -1,0 +1,338 @@
+/*
+ * cmd_tree.c - `stint tree FILE`: the aggregated call tree by path.
+ *
+ * One row per distinct call path (names from the root down), over finished
+ * spans on thread tracks: calls, total, self, mean, p50, p90, max. Host-clock
+ * and device-clock lanes get separate trees (their clocks are not
+ * comparable). Totals add the durations of the calls at one path; a path's
+ * spans can never contain each other, so nothing is counted twice within a
+ * row, and a parent's total already contains its children's (never add rows).
+ * Self is duration minus the union of direct children, so it is never
+ * negative. --flat gives one row per name instead, where total counts only
+ * outermost calls (a recursive call inside a same-name call is not added
+ * again).
+ */
+#include "analysis.h"
+#include "cmdopts.h"
+#include "commands.h"
+#include "textout.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: stint tree FILE [--depth N] [--sort total|self|calls] [--flat] [--json] [--strict]\n"
+    "                  [--format chrome|jsonl|markers] [filters]\n"
+    "  the aggregated call tree by path: calls, total (sum of call durations at the path),\n"
+    "  self (duration minus the union of direct children), mean, p50, p90, max (us)\n"
+    "  --flat  one row per name; total counts outermost calls only (recursion once)\n";
+
+struct tree_opts {
+    int depth;
+    int flat;
+    enum stint_tree_sort sort;
+};
+
+/* Takes the tree's own options out of argv (into *o); the rest goes to
+ * stint_cmd_parse. Returns -1 to go on, else an exit code. */
+static int take_opts(int *argc, char **argv, struct tree_opts *o)
+{
+    int w = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+        const char *v = NULL;
+        if (!strcmp(a, "--depth") || !strcmp(a, "--sort")) {
+            if (i + 1 >= *argc) {
+                fprintf(stderr, "stint tree: %s needs a value\n", a);
+                return 2;
+            }
+            v = argv[++i];
+        } else if (!strncmp(a, "--depth=", 8) || !strncmp(a, "--sort=", 7))
+            v = strchr(a, '=') + 1;
+        if (v && !strncmp(a, "--depth", 7)) {
+            char *end;
+            long d = strtol(v, &end, 10);
+            if (*end || d < 1 || d > 100000) {
+                fprintf(stderr, "stint tree: --depth: '%s' is not a depth >= 1\n", v);
+                return 2;
+            }
+            o->depth = (int)d;
+        } else if (v) {
+            if (!strcmp(v, "total"))
+                o->sort = STINT_TREE_SORT_TOTAL;
+            else if (!strcmp(v, "self"))
+                o->sort = STINT_TREE_SORT_SELF;
+            else if (!strcmp(v, "calls"))
+                o->sort = STINT_TREE_SORT_CALLS;
+            else {
+                fprintf(stderr, "stint tree: --sort: '%s' (expected total, self or calls)\n", v);
+                return 2;
+            }
+        } else if (!strcmp(a, "--flat"))
+            o->flat = 1;
+        else
+            argv[w++] = argv[i];
+    }
+    *argc = w;
+    return -1;
+}
+
+static void put_row_json(FILE *f, const struct stint_model *m, const struct stint_tnode *nd)
+{
+    fputs("\"name\":", f);
+    size_t l;
+    const char *s = stint_model_str(m, nd->name, &l);
+    stint_out_json_str(f, s, l);
+    fprintf(f, ",\"calls\":%" PRIu64 ",\"total_ns\":%" PRId64 ",\"self_ns\":%" PRId64, nd->calls, nd->total_ns,
+            nd->self_ns);
+    if (nd->calls)
+        fprintf(f, ",\"mean_ns\":%.1f,\"p50_ns\":%.1f,\"p90_ns\":%.1f,\"max_ns\":%" PRId64,
+                (double)nd->total_ns / (double)nd->calls, stint_an_quantile(nd->durs, nd->ndurs, 0.5),
+                stint_an_quantile(nd->durs, nd->ndurs, 0.9), nd->max_ns);
+    else
+        fputs(",\"mean_ns\":null,\"p50_ns\":null,\"p90_ns\":null,\"max_ns\":null", f);
+}
+
+static void put_row_text(FILE *f, const struct stint_model *m, const struct stint_tnode *nd, unsigned indent)
+{
+    char b[6][32];
+    if (nd->calls)
+        fprintf(f, "%8" PRIu64 " %14s %14s %12s %12s %12s %12s  ", nd->calls, stint_an_us(b[0], nd->total_ns),
+                stint_an_us(b[1], nd->self_ns), stint_an_us_f(b[2], (double)nd->total_ns / (double)nd->calls),
+                stint_an_us_f(b[3], stint_an_quantile(nd->durs, nd->ndurs, 0.5)),
+                stint_an_us_f(b[4], stint_an_quantile(nd->durs, nd->ndurs, 0.9)), stint_an_us(b[5], nd->max_ns));
+    else
+        fprintf(f, "%8d %14s %14s %12s %12s %12s %12s  ", 0, "-", "-", "-", "-", "-", "-");
+    for (unsigned k = 0; k < indent; k++)
+        fputs("  ", f);
+    fprintf(f, "%s\n", stint_model_str(m, nd->name, NULL));
+}
+
+static void put_header(FILE *f)
+{
+    fprintf(f, "%8s %14s %14s %12s %12s %12s %12s  %s\n", "calls", "total_us", "self_us", "mean_us", "p50_us",
+            "p90_us", "max_us", "path");
+}
+
+/* Depth-first walk (iterative: call paths can be deep). */
+static void walk(FILE *f, const struct stint_model *m, const struct stint_calltree *t, uint32_t root, int max_depth,
+                 int json)
+{
+    uint32_t *stack = malloc((t->n + 1) * sizeof *stack);
+    if (!stack)
+        return;
+    size_t sp = 0;
+    uint32_t c = t->nodes[root].first_child;
+    unsigned open_depth = 0; /* json: objects currently open below root */
+    while (c != STINT_NO_ID || sp) {
+        if (c == STINT_NO_ID) {
+            c = stack[--sp];
+            if (json) {
+                fputs("]}", f);
+                open_depth--;
+            }
+            c = t->nodes[c].next_sibling;
+            if (json && c != STINT_NO_ID)
+                putc(',', f);
+            continue;
+        }
+        const struct stint_tnode *nd = &t->nodes[c];
+        unsigned depth = nd->depth;
+        if (json) {
+            fputs("\n{", f);
+            put_row_json(f, m, nd);
+            fprintf(f, ",\"depth\":%u,\"children\":[", depth);
+            open_depth++;
+        } else
+            put_row_text(f, m, nd, depth - 1);
+        if (nd->first_child != STINT_NO_ID && (max_depth == 0 || (int)depth < max_depth)) {
+            stack[sp++] = c;
+            c = nd->first_child;
+        } else {
+            if (json) {
+                fputs("]}", f);
+                open_depth--;
+            }
+            c = nd->next_sibling;
+            if (json && c != STINT_NO_ID)
+                putc(',', f);
+        }
+    }
+    (void)open_depth;
+    free(stack);
+}
+
+struct flat_row {
+    uint32_t name;
+    uint64_t calls, outer_calls;
+    int64_t total_ns, self_ns, max_ns;
+};
+
+static int flat_cmp_key;
+static int flat_cmp(const void *pa, const void *pb)
+{
+    const struct flat_row *a = pa, *b = pb;
+    int64_t ka = flat_cmp_key == 1 ? a->self_ns : flat_cmp_key == 2 ? (int64_t)a->calls : a->total_ns;
+    int64_t kb = flat_cmp_key == 1 ? b->self_ns : flat_cmp_key == 2 ? (int64_t)b->calls : b->total_ns;
+    if (ka != kb)
+        return ka > kb ? -1 : 1;
+    return (a->name > b->name) - (a->name < b->name);
+}
+
+/* --flat: per name over the aggregated spans; total counts a span only when
+ * no ancestor on its track has the same name. */
+static int print_flat(FILE *f, const struct stint_model *m, const struct stint_calltree *t, const struct tree_opts *o,
+                      int json)
+{
+    size_t nstr = 0;
+    for (size_t i = 0; i < t->n; i++)
+        if (t->nodes[i].name + 1u > nstr)
+            nstr = t->nodes[i].name + 1u;
+    struct flat_row *rows = calloc(nstr ? nstr : 1, sizeof *rows);
+    if (!rows)
+        return 3;
+    size_t n = stint_model_nslices(m);
+    for (size_t i = 0; i < n; i++) {
+        uint32_t node = t->slice_node[i];
+        const struct stint_slice *s = stint_model_slice(m, i);
+        if (node == STINT_NO_ID || (s->flags & STINT_SLICE_INSTANT) || s->dur_ns < 0)
+            continue;
+        if (t->nodes[node].calls == 0)
+            continue;
+        struct flat_row *r = &rows[s->name];
+        r->name = s->name;
+        r->calls++;
+        r->self_ns += t->slice_self[i];
+        if (s->dur_ns > r->max_ns)
+            r->max_ns = s->dur_ns;
+        int outer = 1;
+        for (uint32_t p = s->parent; p != STINT_NO_ID; p = stint_model_slice(m, p)->parent)
+            if (stint_model_slice(m, p)->name == s->name) {
+                outer = 0;
+                break;
+            }
+        if (outer) {
+            r->outer_calls++;
+            r->total_ns += s->dur_ns;
+        }
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < nstr; i++)
+        if (rows[i].calls)
+            rows[k++] = rows[i];
+    flat_cmp_key = o->sort == STINT_TREE_SORT_SELF ? 1 : o->sort == STINT_TREE_SORT_CALLS ? 2 : 0;
+    qsort(rows, k, sizeof *rows, flat_cmp);
+    char b[4][32];
+    if (!json)
+        fprintf(f, "%8s %8s %14s %14s %12s  %s\n", "calls", "outer", "total_us", "self_us", "max_us", "name");
+    for (size_t i = 0; i < k; i++) {
+        const struct flat_row *r = &rows[i];
+        size_t l;
+        const char *s = stint_model_str(m, r->name, &l);
+        if (json) {
+            fprintf(f, "%s\n{\"name\":", i ? "," : "");
+            stint_out_json_str(f, s, l);
+            fprintf(f,
+                    ",\"calls\":%" PRIu64 ",\"outermost_calls\":%" PRIu64 ",\"total_ns\":%" PRId64
+                    ",\"self_ns\":%" PRId64 ",\"max_ns\":%" PRId64 "}",
+                    r->calls, r->outer_calls, r->total_ns, r->self_ns, r->max_ns);
+        } else
+            fprintf(f, "%8" PRIu64 " %8" PRIu64 " %14s %14s %12s  %s\n", r->calls, r->outer_calls,
+                    stint_an_us(b[0], r->total_ns), stint_an_us(b[1], r->self_ns), stint_an_us(b[2], r->max_ns), s);
+    }
+    (void)b[3];
+    free(rows);
+    return 0;
+}
+
+int stint_cmd_tree(int argc, char **argv)
+{
+    struct tree_opts to = {0, 0, STINT_TREE_SORT_TOTAL};
+    int rc = take_opts(&argc, argv, &to);
+    if (rc >= 0)
+        return rc;
+    struct stint_cmd_opts o;
+    rc = stint_cmd_parse(argc, argv, usage, &o);
+    if (rc >= 0)
+        return rc;
+    if (o.csv) {
+        fprintf(stderr, "stint tree: --csv is not supported (use --json)\n");
+        return 2;
+    }
+    struct stint_model m;
+    rc = stint_cmd_load(&o, &m, 0);
+    if (rc == 3 || rc == 2) {
+        stint_model_free(&m);
+        return rc;
+    }
+    struct stint_calltree t;
+    if (stint_calltree_build(&t, &m, &o.filter) != 0) {
+        fprintf(stderr, "stint tree: out of memory\n");
+        stint_model_free(&m);
+        return 3;
+    }
+    stint_calltree_sort(&t, &m, to.sort);
+    FILE *f = stdout;
+    static char obuf[1 << 20];
+    setvbuf(f, obuf, _IOFBF, sizeof obuf);
+    const char *scope_total = to.flat ? "sum of durations of outermost calls per name (a call nested in a same-name "
+                                        "call is not added again); threads and processes add up"
+                                      : "sum of call durations at the path; threads and processes add up; a "
+                                        "row's total contains its children's, never add rows";
+    const char *scope_self = "per call: duration minus the union of its direct children (clipped to the call), "
+                             "summed";
+    if (o.json) {
+        fprintf(f, "{\"schema\":\"stint.tree/1\",\"scope\":{\"spans\":%" PRIu64 ",\"total\":", t.spans);
+        stint_out_json_str(f, scope_total, strlen(scope_total));
+        fputs(",\"self\":", f);
+        stint_out_json_str(f, scope_self, strlen(scope_self));
+        fprintf(f,
+                ",\"tracks\":\"thread tracks only\",\"instants_excluded\":%" PRIu64
+                ",\"unfinished_excluded\":%" PRIu64 ",\"async_excluded\":%" PRIu64 ",\"filtered_out\":%" PRIu64
+                ",\"host_lanes\":%" PRIu64 ",\"device_lanes\":%" PRIu64 ",\"partial\":%s},\n",
+                t.instants, t.unfinished, t.async, t.filtered_out, t.lanes_host, t.lanes_device,
+                m.partial ? "true" : "false");
+        if (to.flat) {
+            fputs("\"names\":[", f);
+            rc = print_flat(f, &m, &t, &to, 1) ? 3 : rc;
+            fputs("]}\n", f);
+        } else {
+            fputs("\"host\":[", f);
+            walk(f, &m, &t, 0, to.depth, 1);
+            fputs("],\n\"device\":[", f);
+            walk(f, &m, &t, 1, to.depth, 1);
+            fputs("]}\n", f);
+        }
+    } else {
+        fprintf(f, "# %" PRIu64 " spans on thread tracks (%" PRIu64 " host lanes, %" PRIu64 " device lanes)%s\n",
+                t.spans, t.lanes_host, t.lanes_device, m.partial ? " - PARTIAL input" : "");
+        fprintf(f, "# total: %s\n# self: %s\n", scope_total, scope_self);
+        if (t.instants || t.unfinished || t.async || t.filtered_out)
+            fprintf(f,
+                    "# not aggregated: %" PRIu64 " instants, %" PRIu64 " unfinished spans, %" PRIu64
+                    " async slices, %" PRIu64 " filtered out\n",
+                    t.instants, t.unfinished, t.async, t.filtered_out);
+        if (to.flat) {
+            rc = print_flat(f, &m, &t, &to, 0) ? 3 : rc;
+        } else {
+            if (t.nodes[0].first_child != STINT_NO_ID) {
+                fprintf(f, "## host clock\n");
+                put_header(f);
+                walk(f, &m, &t, 0, to.depth, 0);
+            }
+            if (t.nodes[1].first_child != STINT_NO_ID) {
+                fprintf(f, "## device clock (not comparable with host time)\n");
+                put_header(f);
+                walk(f, &m, &t, 1, to.depth, 0);
+            }
+        }
+    }
+    if (fflush(f) != 0) {
+        fprintf(stderr, "stint tree: write error on stdout\n");
+        rc = 3;
+    }
+    stint_calltree_free(&t);
+    stint_model_free(&m);
+    return rc;
+}

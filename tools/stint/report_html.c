@@ -1,0 +1,533 @@
+/*
+ * report_html.c - the self-contained HTML report (report_html.h).
+ *
+ * One file: CSS, the viewer script (report_template.h) and the data as JSON
+ * in a <script type="application/json"> block, plus the tables rendered as
+ * HTML here. Nothing is fetched: no network, no external assets. Strings are
+ * escaped for their context (HTML text, or JSON inside a script element,
+ * where '<' '>' '&' become \u003c...). The timeline holds at most
+ * max_slices slices (the longest ones when there are more; the page says
+ * how many were left out).
+ */
+#include "report_html.h"
+
+#include "analysis.h"
+#include "report_template.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void html_text(FILE *f, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        switch (s[i]) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: putc(s[i], f); break;
+        }
+    }
+}
+
+static void html_str(FILE *f, const char *s) { html_text(f, s, strlen(s)); }
+
+/* A JSON string safe inside <script>: no '<', '>' or '&' appear raw. */
+static void js_str(FILE *f, const char *s, size_t n)
+{
+    putc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20 || c == '<' || c == '>' || c == '&')
+            fprintf(f, "\\u%04x", c);
+        else
+            putc(c, f);
+    }
+    putc('"', f);
+}
+
+static const struct stint_model *cmp_model;
+static int dur_desc(const void *pa, const void *pb)
+{
+    const struct stint_slice *a = stint_model_slice(cmp_model, *(const uint32_t *)pa);
+    const struct stint_slice *b = stint_model_slice(cmp_model, *(const uint32_t *)pb);
+    int64_t da = a->dur_ns < 0 ? INT64_MAX : a->dur_ns, db = b->dur_ns < 0 ? INT64_MAX : b->dur_ns;
+    if (da != db)
+        return da > db ? -1 : 1;
+    return (*(const uint32_t *)pa > *(const uint32_t *)pb) - (*(const uint32_t *)pa < *(const uint32_t *)pb);
+}
+static int u32_asc(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    return (a > b) - (a < b);
+}
+
+struct name_row {
+    uint32_t name;
+    uint64_t calls;
+    int64_t total_ns, self_ns, max_ns;
+};
+static int row_self_desc(const void *pa, const void *pb)
+{
+    const struct name_row *a = pa, *b = pb;
+    if (a->self_ns != b->self_ns)
+        return a->self_ns > b->self_ns ? -1 : 1;
+    return (a->name > b->name) - (a->name < b->name);
+}
+
+static void td_us(FILE *f, int64_t ns)
+{
+    char b[32];
+    fprintf(f, "<td>%s</td>", stint_an_us(b, ns));
+}
+
+/* Picks a step name when none was given: the most frequent root span name
+ * on thread tracks that contains "step" (0 when none). */
+static uint32_t guess_step(const struct stint_model *m)
+{
+    size_t n = stint_model_nslices(m);
+    uint32_t best = 0;
+    uint64_t best_n = 0;
+    /* names are few compared with slices: count with a small table */
+    uint32_t ids[64];
+    uint64_t cnt[64];
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        if (s->depth != 0 || (s->flags & STINT_SLICE_INSTANT) ||
+            stint_model_track_at(m, s->track)->kind != STINT_TRACK_THREAD)
+            continue;
+        if (!strstr(stint_model_str(m, s->name, NULL), "step"))
+            continue;
+        size_t j = 0;
+        while (j < k && ids[j] != s->name)
+            j++;
+        if (j == k) {
+            if (k == 64)
+                continue;
+            ids[k] = s->name;
+            cnt[k++] = 0;
+        }
+        if (++cnt[j] > best_n) {
+            best_n = cnt[j];
+            best = s->name;
+        }
+    }
+    return best;
+}
+
+int stint_write_report_html(const struct stint_model *m, FILE *f, const struct stint_report_opts *o)
+{
+    size_t n = stint_model_nslices(m);
+    size_t max_slices = o->max_slices ? o->max_slices : 200000;
+    struct stint_calltree t;
+    if (stint_calltree_build(&t, m, NULL) != 0)
+        return -1;
+    /* which slices go on the timeline */
+    uint32_t *pick = malloc((n ? n : 1) * sizeof *pick);
+    int64_t *dev_origin = malloc((m->lanes.len + 1) * sizeof *dev_origin);
+    uint32_t *lane_of_track = malloc((m->tracks.len + 1) * sizeof *lane_of_track);
+    uint32_t *track_depth = calloc(m->tracks.len + 1, sizeof *track_depth);
+    if (!pick || !dev_origin || !lane_of_track || !track_depth) {
+        free(pick);
+        free(dev_origin);
+        free(lane_of_track);
+        free(track_depth);
+        stint_calltree_free(&t);
+        return -1;
+    }
+    size_t npick = 0;
+    for (size_t i = 0; i < n; i++)
+        pick[npick++] = (uint32_t)i;
+    size_t left_out = 0;
+    if (npick > max_slices) {
+        cmp_model = m;
+        qsort(pick, npick, sizeof *pick, dur_desc);
+        left_out = npick - max_slices;
+        npick = max_slices;
+        qsort(pick, npick, sizeof *pick, u32_asc);
+    }
+    /* host origin and span; device lanes keep their own origin */
+    int64_t h0 = INT64_MAX, h1 = INT64_MIN;
+    for (size_t l = 0; l < m->lanes.len; l++)
+        dev_origin[l] = INT64_MAX;
+    for (size_t i = 0; i < n; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        const struct stint_track *tr = stint_model_track_at(m, s->track);
+        int64_t e = s->ts_ns + (s->dur_ns > 0 ? s->dur_ns : 0);
+        if (tr->kind == STINT_TRACK_THREAD && stint_model_lane_at(m, tr->lane)->clock == STINT_CLOCK_DEVICE) {
+            if (s->ts_ns < dev_origin[tr->lane])
+                dev_origin[tr->lane] = s->ts_ns;
+            continue;
+        }
+        if (s->ts_ns < h0)
+            h0 = s->ts_ns;
+        if (e > h1)
+            h1 = e;
+    }
+    if (h0 == INT64_MAX)
+        h0 = h1 = 0;
+    int64_t span = h1 - h0;
+    for (size_t i = 0; i < n; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        const struct stint_track *tr = stint_model_track_at(m, s->track);
+        if (tr->kind == STINT_TRACK_THREAD && stint_model_lane_at(m, tr->lane)->clock == STINT_CLOCK_DEVICE) {
+            int64_t e = s->ts_ns - dev_origin[tr->lane] + (s->dur_ns > 0 ? s->dur_ns : 0);
+            if (e > span)
+                span = e;
+        }
+    }
+    /* timeline lanes: tracks that have slices, in track order */
+    size_t nl = 0;
+    for (size_t k = 0; k < m->tracks.len; k++)
+        lane_of_track[k] = STINT_NO_ID;
+    /* display rows: greedy packing per track in ts order (a slice takes the
+     * first row free at its start), so nested spans stack under their
+     * parents and overlapping siblings get rows of their own */
+    uint32_t *row_of = malloc((npick ? npick : 1) * sizeof *row_of);
+    int64_t row_end[25];
+    uint32_t cur_track = STINT_NO_ID;
+    for (size_t k = 0; row_of && k < npick; k++) {
+        const struct stint_slice *s = stint_model_slice(m, pick[k]);
+        if (s->track != cur_track) {
+            cur_track = s->track;
+            for (int r = 0; r < 25; r++)
+                row_end[r] = INT64_MIN;
+        }
+        int64_t end = s->dur_ns < 0 ? INT64_MAX : s->ts_ns + s->dur_ns;
+        uint32_t r = 0;
+        while (r < 24 && row_end[r] > s->ts_ns)
+            r++;
+        if (row_end[r] < end)
+            row_end[r] = end;
+        row_of[k] = r;
+        if (r + 1 > track_depth[s->track])
+            track_depth[s->track] = r + 1;
+        lane_of_track[s->track] = 0;
+    }
+    if (!row_of) {
+        free(pick);
+        free(dev_origin);
+        free(lane_of_track);
+        free(track_depth);
+        stint_calltree_free(&t);
+        return -1;
+    }
+    for (size_t k = 0; k < m->tracks.len; k++)
+        if (lane_of_track[k] != STINT_NO_ID)
+            lane_of_track[k] = (uint32_t)nl++;
+
+    const char *title = o->title ? o->title : o->input_path;
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
+          "style-src 'unsafe-inline'; img-src data:\">"
+          "<title>stint report: ",
+          f);
+    html_str(f, title);
+    fprintf(f, "</title><style>%s</style></head><body>\n<h1>stint report</h1>\n<p class=\"src\">", stint_report_css);
+    html_str(f, o->input_path);
+    fprintf(f, " &middot; %s &middot; %zu slices, %zu lanes%s</p>\n",
+            m->format ? m->format : "unknown", n, m->lanes.len, m->partial ? " &middot; <b>PARTIAL input</b>" : "");
+    {
+        char b[32];
+        fprintf(f, "<p class=\"src\">host-clock span of the trace: %s us</p>\n", stint_an_us(b, h1 - h0));
+    }
+    fputs("<div id=\"stint-error\"></div>\n<script>window.addEventListener('error',function(e){"
+          "var d=document.getElementById('stint-error');d.textContent='script error: '+e.message;});</script>\n",
+          f);
+    /* scope notes */
+    fputs("<h2>Scope notes</h2>\n<ul class=\"notes\">\n", f);
+    fputs("<li>Times are wall-clock durations of recorded spans. Host-clock lanes share one time axis (0 = the "
+          "earliest host timestamp); device-clock lanes are drawn from their own origin and are not aligned with "
+          "host time.</li>\n",
+          f);
+    fputs("<li>Totals in the tables add the durations of calls (outermost calls only per name, so recursion is "
+          "counted once); threads and processes add up, so a total can exceed the wall time. A row's total "
+          "contains its children's: never add rows.</li>\n",
+          f);
+    fputs("<li>Self time is a call's duration minus the union of its direct children (clipped to the call); it is "
+          "never negative.</li>\n",
+          f);
+    fputs("<li>The step table uses unions of child intervals inside each step; the unattributed remainder is wall "
+          "minus the union of all children (uninstrumented work or waiting, not a proven cause).</li>\n",
+          f);
+    if (left_out)
+        fprintf(f, "<li><b>The timeline shows the %zu longest of %zu slices</b> (%zu shorter ones left out; the "
+                   "tables include every slice).</li>\n",
+                npick, n, left_out);
+    if (t.unfinished)
+        fprintf(f, "<li>%" PRIu64 " spans never ended: drawn to the end of the trace, left out of the tables.</li>\n",
+                t.unfinished);
+    uint64_t nrep = 0;
+    for (int k = 0; k < STINT_REPAIR_COUNT; k++)
+        nrep += m->repairs[k];
+    if (nrep || m->dropped) {
+        fprintf(f, "<li>Input problems: %" PRIu64 " repairs, %" PRIu64 " dropped events (", nrep, m->dropped);
+        int first = 1;
+        for (int k = 0; k < STINT_REPAIR_COUNT; k++)
+            if (m->repairs[k]) {
+                fprintf(f, "%s%" PRIu64 " %s", first ? "" : ", ", m->repairs[k],
+                        stint_repair_name((enum stint_repair)k));
+                first = 0;
+            }
+        fputs(").</li>\n", f);
+    }
+    if (m->partial && m->error) {
+        fputs("<li><b>The input ended in an error</b>: ", f);
+        html_str(f, m->error);
+        fputs("</li>\n", f);
+    }
+    fputs("</ul>\n", f);
+    fputs("<h2>Timeline</h2>\n<p class=\"hint\">one row group per lane; wheel: zoom at the cursor, drag: pan, "
+          "double-click: reset</p>\n<canvas id=\"timeline\"></canvas>\n",
+          f);
+    fputs("<h2>Flame graph</h2>\n<p class=\"hint\">the aggregated call tree of host-clock threads</p>\n"
+          "<canvas id=\"flame\"></canvas>\n",
+          f);
+
+    /* summary tables: lanes, then names */
+    fputs("<h2>Lanes</h2>\n<table><tr><th class=\"n\">lane</th><th>clock</th><th>spans</th>"
+          "<th>busy union (us)</th><th>sum of root spans (us)</th></tr>\n",
+          f);
+    for (size_t l = 0; l < m->lanes.len; l++) {
+        const struct stint_lane *ln = stint_model_lane_at(m, (uint32_t)l);
+        uint64_t spans = 0;
+        int64_t sum = 0;
+        size_t cap = 0, ni = 0;
+        struct stint_iv *iv = NULL;
+        for (size_t i = 0; i < n; i++) {
+            const struct stint_slice *s = stint_model_slice(m, i);
+            if (s->track != ln->track || (s->flags & STINT_SLICE_INSTANT) || s->dur_ns < 0)
+                continue;
+            spans++;
+            if (s->parent != STINT_NO_ID)
+                continue;
+            if (ni == cap) {
+                cap = cap ? cap * 2 : 64;
+                struct stint_iv *nv = realloc(iv, cap * sizeof *nv);
+                if (!nv)
+                    break;
+                iv = nv;
+            }
+            iv[ni].start_ns = s->ts_ns;
+            iv[ni++].end_ns = s->ts_ns + s->dur_ns;
+            sum += s->dur_ns;
+        }
+        int64_t uni = stint_an_union(iv, ni);
+        free(iv);
+        char lb[64];
+        fputs("<tr><td class=\"n\">", f);
+        snprintf(lb, sizeof lb, "pid %" PRId64 " %s %" PRId64 " ", ln->pid,
+                 ln->clock == STINT_CLOCK_DEVICE ? "inv" : "tid", ln->tid);
+        html_str(f, lb);
+        if (ln->name)
+            html_str(f, stint_model_str(m, ln->name, NULL));
+        fprintf(f, "</td><td>%s</td><td>%" PRIu64 "</td>", ln->clock == STINT_CLOCK_DEVICE ? "device" : "host", spans);
+        td_us(f, uni);
+        td_us(f, sum);
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+
+    size_t nstr = 1;
+    for (size_t k = 0; k < t.n; k++)
+        if (t.nodes[k].name + 1u > nstr)
+            nstr = t.nodes[k].name + 1u;
+    struct name_row *rows = calloc(nstr, sizeof *rows);
+    if (rows) {
+        for (size_t i = 0; i < n; i++) {
+            uint32_t node = t.slice_node[i];
+            const struct stint_slice *s = stint_model_slice(m, i);
+            if (node == STINT_NO_ID || (s->flags & STINT_SLICE_INSTANT) || s->dur_ns < 0)
+                continue;
+            struct name_row *r = &rows[s->name];
+            r->name = s->name;
+            r->calls++;
+            r->self_ns += t.slice_self[i];
+            if (s->dur_ns > r->max_ns)
+                r->max_ns = s->dur_ns;
+            int outer = 1;
+            for (uint32_t p = s->parent; p != STINT_NO_ID; p = stint_model_slice(m, p)->parent)
+                if (stint_model_slice(m, p)->name == s->name) {
+                    outer = 0;
+                    break;
+                }
+            if (outer)
+                r->total_ns += s->dur_ns;
+        }
+        size_t k = 0;
+        for (size_t i = 0; i < nstr; i++)
+            if (rows[i].calls)
+                rows[k++] = rows[i];
+        qsort(rows, k, sizeof *rows, row_self_desc);
+        fprintf(f, "<h2>Summary by name</h2>\n<p class=\"hint\">%zu names on thread tracks, by self time%s</p>\n"
+                   "<table><tr><th class=\"n\">name</th><th>calls</th><th>total (us, outermost calls)</th>"
+                   "<th>self (us)</th><th>mean (us)</th><th>max (us)</th></tr>\n",
+                k, k > 200 ? " (first 200)" : "");
+        for (size_t i = 0; i < k && i < 200; i++) {
+            fputs("<tr><td class=\"n\">", f);
+            html_str(f, stint_model_str(m, rows[i].name, NULL));
+            fprintf(f, "</td><td>%" PRIu64 "</td>", rows[i].calls);
+            td_us(f, rows[i].total_ns);
+            td_us(f, rows[i].self_ns);
+            char b[32];
+            fprintf(f, "<td>%s</td>", stint_an_us_f(b, (double)rows[i].total_ns / (double)rows[i].calls));
+            td_us(f, rows[i].max_ns);
+            fputs("</tr>\n", f);
+        }
+        fputs("</table>\n", f);
+        free(rows);
+    }
+
+    /* steps */
+    const char *step = o->step;
+    if (!step) {
+        uint32_t g = guess_step(m);
+        step = g ? stint_model_str(m, g, NULL) : NULL;
+    }
+    fputs("<h2>Steps</h2>\n", f);
+    struct stint_steps sr;
+    if (!step)
+        fputs("<p class=\"hint\">no step spans (give --step NAME)</p>\n", f);
+    else if (stint_steps_compute(&sr, m, step, NULL) == 0) {
+        fputs("<p class=\"hint\">steps named <b>", f);
+        html_str(f, step);
+        fprintf(f, "</b>: %zu; child columns are unions inside each step; times in us</p>\n", sr.nsteps);
+        fputs("<table><tr><th>step</th><th>wall</th>", f);
+        for (size_t c = 0; c < sr.ncols; c++) {
+            fputs("<th>", f);
+            html_str(f, stint_model_str(m, sr.cols[c], NULL));
+            fputs("</th>", f);
+        }
+        fputs("<th>overlap</th><th>unattributed</th></tr>\n", f);
+        for (size_t k = 0; k < sr.nsteps && k < 500; k++) {
+            fprintf(f, "<tr><td>%zu</td>", k);
+            for (size_t c = 0; c < sr.width; c++)
+                td_us(f, sr.fig[k * sr.width + c]);
+            fputs("</tr>\n", f);
+        }
+        int64_t *colv = malloc((sr.nsteps ? sr.nsteps : 1) * sizeof *colv);
+        static const char *const lbl[3] = {"min", "median", "max"};
+        for (int q = 0; colv && sr.nsteps && q < 3; q++) {
+            fprintf(f, "<tr><th>%s</th>", lbl[q]);
+            for (size_t c = 0; c < sr.width; c++) {
+                for (size_t k = 0; k < sr.nsteps; k++)
+                    colv[k] = sr.fig[k * sr.width + c];
+                stint_an_sort_i64(colv, sr.nsteps);
+                double v = q == 0 ? (double)colv[0] : q == 1 ? stint_an_quantile(colv, sr.nsteps, 0.5)
+                                                           : (double)colv[sr.nsteps - 1];
+                char b[32];
+                fprintf(f, "<td>%s</td>", stint_an_us_f(b, v));
+            }
+            fputs("</tr>\n", f);
+        }
+        free(colv);
+        fputs("</table>\n", f);
+        stint_steps_free(&sr);
+    }
+
+    /* data for the script */
+    fprintf(f, "<div id=\"tip\"></div>\n<script type=\"application/json\" id=\"stint-data\">{\"span_ns\":%" PRId64
+               ",\"max_rows\":24,\"names\":[",
+            span);
+    /* names: every string id used by a slice (ids are dense: emit 0..max) */
+    uint32_t maxname = 0;
+    for (size_t i = 0; i < n; i++)
+        if (stint_model_slice(m, i)->name > maxname)
+            maxname = stint_model_slice(m, i)->name;
+    for (uint32_t k = 0; k <= maxname; k++) {
+        size_t l;
+        const char *s = stint_model_str(m, k, &l);
+        if (k)
+            putc(',', f);
+        js_str(f, s, l);
+    }
+    fputs("],\n\"lanes\":[", f);
+    size_t li = 0;
+    for (size_t k = 0; k < m->tracks.len; k++) {
+        if (lane_of_track[k] == STINT_NO_ID)
+            continue;
+        const struct stint_track *tr = stint_model_track_at(m, (uint32_t)k);
+        char lb[512];
+        if (tr->kind == STINT_TRACK_THREAD) {
+            const struct stint_lane *ln = stint_model_lane_at(m, tr->lane);
+            snprintf(lb, sizeof lb, "pid %" PRId64 " %s %" PRId64 "%s%s%s", ln->pid,
+                     ln->clock == STINT_CLOCK_DEVICE ? "inv" : "tid", ln->tid, ln->name ? " " : "",
+                     ln->name ? stint_model_str(m, ln->name, NULL) : "",
+                     ln->clock == STINT_CLOCK_DEVICE ? " (device clock, own origin)" : "");
+        } else if (tr->kind == STINT_TRACK_ASYNC)
+            snprintf(lb, sizeof lb, "async %s (pid %" PRId64 ")", stint_model_str(m, tr->name, NULL), tr->pid);
+        else if (tr->kind == STINT_TRACK_PROCESS)
+            snprintf(lb, sizeof lb, "process %" PRId64 " instants", tr->pid);
+        else
+            snprintf(lb, sizeof lb, "global instants");
+        fprintf(f, "%s{\"label\":", li++ ? "," : "");
+        js_str(f, lb, strlen(lb));
+        fprintf(f, ",\"depth\":%u}", track_depth[k] ? track_depth[k] - 1 : 0);
+    }
+    fputs("],\n\"slices\":[", f);
+    for (size_t k = 0; k < npick; k++) {
+        const struct stint_slice *s = stint_model_slice(m, pick[k]);
+        const struct stint_track *tr = stint_model_track_at(m, s->track);
+        int64_t org = h0;
+        if (tr->kind == STINT_TRACK_THREAD && stint_model_lane_at(m, tr->lane)->clock == STINT_CLOCK_DEVICE)
+            org = dev_origin[tr->lane];
+        fprintf(f, "%s%u,%u,%" PRId64 ",%" PRId64 ",%u", k ? (k % 8 ? "," : ",\n") : "", lane_of_track[s->track],
+                row_of[k], s->ts_ns - org, s->dur_ns, s->name);
+    }
+    /* flame: host tree nodes, parent before child: [parent, name, total, self, depth, calls] */
+    fputs("],\n\"flame\":[", f);
+    uint32_t *remap = malloc((t.n + 1) * sizeof *remap);
+    uint32_t *stack = malloc((t.n + 1) * sizeof *stack);
+    if (remap && stack) {
+        int64_t root_total = 0;
+        for (uint32_t c = t.nodes[0].first_child; c != STINT_NO_ID; c = t.nodes[c].next_sibling)
+            root_total += t.nodes[c].total_ns;
+        fprintf(f, "[-1,0,%" PRId64 ",0,0,0]", root_total);
+        remap[0] = 0;
+        uint32_t next = 1;
+        size_t sp = 0;
+        stint_calltree_sort(&t, m, STINT_TREE_SORT_TOTAL);
+        for (uint32_t c = t.nodes[0].first_child; c != STINT_NO_ID; c = t.nodes[c].next_sibling)
+            stack[sp++] = c;
+        for (size_t a = 0, b = sp; a + 1 < b; a++, b--) {
+            uint32_t tmp = stack[a];
+            stack[a] = stack[b - 1];
+            stack[b - 1] = tmp;
+        }
+        while (sp) {
+            uint32_t c = stack[--sp];
+            const struct stint_tnode *nd = &t.nodes[c];
+            remap[c] = next++;
+            fprintf(f, ",\n[%u,%u,%" PRId64 ",%" PRId64 ",%u,%" PRIu64 "]", remap[nd->parent], nd->name, nd->total_ns,
+                    nd->self_ns, nd->depth, nd->calls);
+            /* push children last-first so they pop (and draw) in sorted order */
+            size_t mark = sp;
+            for (uint32_t k = nd->first_child; k != STINT_NO_ID; k = t.nodes[k].next_sibling)
+                stack[sp++] = k;
+            for (size_t a = mark, b = sp; a + 1 < b; a++, b--) {
+                uint32_t tmp = stack[a];
+                stack[a] = stack[b - 1];
+                stack[b - 1] = tmp;
+            }
+        }
+    } else
+        fputs("[-1,0,0,0,0,0]", f);
+    free(remap);
+    free(stack);
+    fputs("]}</script>\n<script>", f);
+    for (size_t k = 0; stint_report_js[k]; k++)
+        fputs(stint_report_js[k], f);
+    fputs("</script>\n</body></html>\n", f);
+    free(row_of);
+    free(pick);
+    free(dev_origin);
+    free(lane_of_track);
+    free(track_depth);
+    stint_calltree_free(&t);
+    return 0;
+}

@@ -1,0 +1,335 @@
+/*
+ * write_chrome.c - the Chrome Trace Event JSON writer (writers.h).
+ *
+ * Invariants of the output:
+ *   - every ts/dur is microseconds with exactly three decimals (integer ns
+ *     arithmetic, never a double), rebased to the earliest ts on request;
+ *   - every (pid, tid) track is strictly nested: slices are placed greedily
+ *     on the lane's own track or, when they would end after the span that
+ *     contains them, on the first extra track ("<thread> (overlap N)") where
+ *     they nest; each move is counted;
+ *   - processes and threads get process_name/thread_name and sort-index M
+ *     events before their first event;
+ *   - args keep their types; flattened keys are written flat ("a.b"), which
+ *     readers flatten back to the same key.
+ */
+#include "writers.h"
+
+#include "textout.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+void stint_put_us3(FILE *f, int64_t ns)
+{
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    fprintf(f, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", a / 1000, a % 1000);
+}
+
+int64_t stint_model_origin(const struct stint_model *m)
+{
+    int64_t o = INT64_MAX;
+    for (size_t i = 0; i < stint_model_nslices(m); i++)
+        if (stint_model_slice(m, i)->ts_ns < o)
+            o = stint_model_slice(m, i)->ts_ns;
+    for (size_t k = 0; k < m->samples.len; k++) {
+        const struct stint_counter_sample *s = &STINT_BA_AT(&m->samples, struct stint_counter_sample, k);
+        if (s->ts_ns < o)
+            o = s->ts_ns;
+    }
+    return o == INT64_MAX ? 0 : o;
+}
+
+static void put_str(FILE *f, const struct stint_model *m, uint32_t id)
+{
+    size_t n;
+    const char *s = stint_model_str(m, id, &n);
+    stint_out_json_str(f, s, n);
+}
+
+static void put_args(FILE *f, const struct stint_model *m, const struct stint_slice *s)
+{
+    if (!s->nargs)
+        return;
+    fputs(",\"args\":{", f);
+    for (uint32_t k = 0; k < s->nargs; k++) {
+        const struct stint_arg *a = stint_model_arg_at(m, s->args + k);
+        size_t kl;
+        const char *key = stint_model_str(m, a->key, &kl);
+        if (kl > 5 && !memcmp(key, "args.", 5)) {
+            key += 5;
+            kl -= 5;
+        }
+        if (k)
+            putc(',', f);
+        stint_out_json_str(f, key, kl);
+        putc(':', f);
+        switch (a->kind) {
+        case STINT_ARG_INT: fprintf(f, "%" PRId64, a->ival); break;
+        case STINT_ARG_UINT: fprintf(f, "%" PRIu64, (uint64_t)a->ival); break;
+        case STINT_ARG_BOOL: fputs(a->ival ? "true" : "false", f); break;
+        case STINT_ARG_REAL:
+        case STINT_ARG_JSON: fputs(stint_model_str(m, a->sval, NULL), f); break;
+        default: put_str(f, m, a->sval); break;
+        }
+    }
+    putc('}', f);
+}
+
+/* One open span on an output track. */
+struct open_span {
+    int64_t end_ns;   /* INT64_MAX: unfinished */
+    int64_t dur_ns;
+};
+
+struct subtrack {
+    struct open_span *st;
+    size_t n, cap;
+    int64_t tid;
+    int named;
+};
+
+/* Pops spans that ended by ts (a zero-length span at ts stays open, as the
+ * readers nest a same-ts instant under it). */
+static void sub_pop(struct subtrack *t, int64_t ts)
+{
+    while (t->n) {
+        const struct open_span *top = &t->st[t->n - 1];
+        if (top->end_ns < ts || (top->end_ns == ts && top->dur_ns > 0))
+            t->n--;
+        else
+            break;
+    }
+}
+
+static int sub_push(struct subtrack *t, int64_t end, int64_t dur)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 16;
+        struct open_span *ns = realloc(t->st, cap * sizeof *ns);
+        if (!ns)
+            return -1;
+        t->st = ns;
+        t->cap = cap;
+    }
+    t->st[t->n].end_ns = end;
+    t->st[t->n].dur_ns = dur;
+    t->n++;
+    return 0;
+}
+
+static const char *lane_label(const struct stint_model *m, const struct stint_lane *l, char *buf, size_t cap)
+{
+    if (l->name)
+        snprintf(buf, cap, "%s", stint_model_str(m, l->name, NULL));
+    else
+        snprintf(buf, cap, "%s %" PRId64, l->clock == STINT_CLOCK_DEVICE ? "inv" : "tid", l->tid);
+    return buf;
+}
+
+int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
+                       struct stint_write_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    int64_t origin = o && o->rebase ? stint_model_origin(m) : 0;
+    st->origin_ns = origin;
+    size_t n = stint_model_nslices(m);
+    size_t nlanes = m->lanes.len;
+    /* a tid above every real one for extra tracks and device lanes */
+    int64_t spare_tid = 1000000;
+    for (size_t i = 0; i < nlanes; i++) {
+        int64_t t = stint_model_lane_at(m, (uint32_t)i)->tid;
+        if (t >= spare_tid && t < INT64_MAX - 1000000)
+            spare_tid = t + 1;
+    }
+    /* per lane: its output sub-tracks (index 0 is the lane itself) */
+    struct subtrack **subs = calloc(nlanes ? nlanes : 1, sizeof *subs);
+    size_t *nsubs = calloc(nlanes ? nlanes : 1, sizeof *nsubs);
+    if (!subs || !nsubs) {
+        free(subs);
+        free(nsubs);
+        return -1;
+    }
+    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", out);
+    int first = 1;
+#define SEP() (first ? (first = 0, "") : ",\n")
+    for (size_t i = 0; i < m->processes.len; i++) {
+        const struct stint_process *p = stint_model_process_at(m, (uint32_t)i);
+        if (p->name) {
+            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRId64 ",\"tid\":0,\"args\":{\"name\":",
+                    SEP(), p->pid);
+            put_str(out, m, p->name);
+            fputs("}}", out);
+        }
+        if (p->has_sort_index)
+            fprintf(out,
+                    "%s{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%" PRId64
+                    ",\"tid\":0,\"args\":{\"sort_index\":%d}}",
+                    SEP(), p->pid, p->sort_index);
+    }
+    for (size_t i = 0; i < nlanes; i++) {
+        const struct stint_lane *l = stint_model_lane_at(m, (uint32_t)i);
+        subs[i] = calloc(1, sizeof **subs);
+        if (!subs[i])
+            goto oom;
+        nsubs[i] = 1;
+        subs[i][0].tid = l->clock == STINT_CLOCK_DEVICE ? spare_tid++ : l->tid;
+        if (l->name || l->clock == STINT_CLOCK_DEVICE) {
+            char lb[256];
+            lane_label(m, l, lb, sizeof lb);
+            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"args\":{\"name\":",
+                    SEP(), l->pid, subs[i][0].tid);
+            if (l->clock == STINT_CLOCK_DEVICE) {
+                char full[320];
+                snprintf(full, sizeof full, "device clock: %s (not host-aligned)", lb);
+                stint_out_json_str(out, full, strlen(full));
+            } else
+                put_str(out, m, l->name);
+            fputs("}}", out);
+        }
+        if (l->has_sort_index)
+            fprintf(out,
+                    "%s{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%" PRId64 ",\"tid\":%" PRId64
+                    ",\"args\":{\"sort_index\":%d}}",
+                    SEP(), l->pid, subs[i][0].tid, l->sort_index);
+    }
+    for (size_t i = 0; i < n; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        const struct stint_track *t = stint_model_track_at(m, s->track);
+        int64_t ts = s->ts_ns - origin;
+        if (t->kind == STINT_TRACK_THREAD) {
+            const struct stint_lane *l = stint_model_lane_at(m, t->lane);
+            struct subtrack *sv = subs[t->lane];
+            int64_t end = s->dur_ns < 0 ? INT64_MAX : s->ts_ns + s->dur_ns;
+            size_t k = 0;
+            for (;; k++) {
+                if (k == nsubs[t->lane]) {
+                    struct subtrack *nv = realloc(subs[t->lane], (k + 1) * sizeof *nv);
+                    if (!nv)
+                        goto oom;
+                    subs[t->lane] = sv = nv;
+                    memset(&sv[k], 0, sizeof sv[k]);
+                    sv[k].tid = spare_tid++;
+                    nsubs[t->lane] = k + 1;
+                }
+                sub_pop(&sv[k], s->ts_ns);
+                if (sv[k].n == 0 || sv[k].st[sv[k].n - 1].end_ns >= end)
+                    break;
+            }
+            if (sub_push(&sv[k], end, s->dur_ns) != 0)
+                goto oom;
+            if (k > 0) {
+                st->moved_overlap++;
+                if (!sv[k].named) {
+                    char lb[256], full[320];
+                    lane_label(m, l, lb, sizeof lb);
+                    snprintf(full, sizeof full, "%s (overlap %zu)", lb, k);
+                    fprintf(out,
+                            "%s{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%" PRId64 ",\"tid\":%" PRId64
+                            ",\"args\":{\"name\":",
+                            SEP(), l->pid, sv[k].tid);
+                    stint_out_json_str(out, full, strlen(full));
+                    fputs("}}", out);
+                    sv[k].named = 1;
+                }
+            }
+            const char *ph = s->flags & STINT_SLICE_INSTANT ? "i" : s->dur_ns < 0 ? "B" : "X";
+            fprintf(out, "%s{\"ph\":\"%s\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", SEP(), ph, l->pid,
+                    sv[k].tid);
+            stint_put_us3(out, ts);
+            if (ph[0] == 'X') {
+                fputs(",\"dur\":", out);
+                stint_put_us3(out, s->dur_ns);
+            } else if (ph[0] == 'i')
+                fputs(",\"s\":\"t\"", out);
+        } else if (t->kind == STINT_TRACK_ASYNC) {
+            const char *ph = s->flags & STINT_SLICE_INSTANT ? "n" : "b";
+            fprintf(out, "%s{\"ph\":\"%s\",\"pid\":%" PRId64 ",\"tid\":0,\"ts\":", SEP(), ph, t->pid);
+            stint_put_us3(out, ts);
+            fputs(t->scope == STINT_ASYNC_GLOBAL ? ",\"id2\":{\"global\":" : ",\"id\":", out);
+            put_str(out, m, t->id);
+            if (t->scope == STINT_ASYNC_GLOBAL)
+                putc('}', out);
+        } else {
+            fprintf(out, "%s{\"ph\":\"i\",\"s\":\"%s\",\"pid\":%" PRId64 ",\"tid\":0,\"ts\":", SEP(),
+                    t->kind == STINT_TRACK_GLOBAL ? "g" : "p", t->kind == STINT_TRACK_GLOBAL ? (int64_t)0 : t->pid);
+            stint_put_us3(out, ts);
+        }
+        if (s->tts_ns != STINT_TS_NONE) {
+            fputs(",\"tts\":", out);
+            stint_put_us3(out, s->tts_ns);
+        }
+        if (s->tdur_ns != STINT_TS_NONE && !(s->flags & STINT_SLICE_INSTANT) && s->dur_ns >= 0 &&
+            t->kind == STINT_TRACK_THREAD) {
+            fputs(",\"tdur\":", out);
+            stint_put_us3(out, s->tdur_ns);
+        }
+        if (s->cat) {
+            fputs(",\"cat\":", out);
+            put_str(out, m, s->cat);
+        }
+        fputs(",\"name\":", out);
+        put_str(out, m, s->name);
+        put_args(out, m, s);
+        putc('}', out);
+        if (t->kind == STINT_TRACK_ASYNC && !(s->flags & STINT_SLICE_INSTANT) && s->dur_ns >= 0) {
+            fprintf(out, ",\n{\"ph\":\"e\",\"pid\":%" PRId64 ",\"tid\":0,\"ts\":", t->pid);
+            stint_put_us3(out, ts + s->dur_ns);
+            fputs(t->scope == STINT_ASYNC_GLOBAL ? ",\"id2\":{\"global\":" : ",\"id\":", out);
+            put_str(out, m, t->id);
+            if (t->scope == STINT_ASYNC_GLOBAL)
+                putc('}', out);
+            if (s->cat) {
+                fputs(",\"cat\":", out);
+                put_str(out, m, s->cat);
+            }
+            fputs(",\"name\":", out);
+            put_str(out, m, s->name);
+            putc('}', out);
+        }
+        st->slices++;
+    }
+    for (size_t k = 0; k < m->samples.len; k++) {
+        const struct stint_counter_sample *cs = &STINT_BA_AT(&m->samples, struct stint_counter_sample, k);
+        const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, cs->series);
+        size_t nl;
+        const char *nm = stint_model_str(m, c->name, &nl);
+        /* series "<event name> <arg key>": split at the last space */
+        const char *sp = memrchr(nm, ' ', nl);
+        size_t en = sp ? (size_t)(sp - nm) : nl;
+        fprintf(out, "%s{\"ph\":\"C\",\"pid\":%" PRId64 ",\"tid\":0,\"ts\":", SEP(), c->pid);
+        stint_put_us3(out, cs->ts_ns - origin);
+        fputs(",\"name\":", out);
+        stint_out_json_str(out, nm, en);
+        fputs(",\"args\":{", out);
+        if (sp)
+            stint_out_json_str(out, sp + 1, nl - en - 1);
+        else
+            fputs("\"value\"", out);
+        fprintf(out, ":%.17g}}", cs->value);
+    }
+    if (m->counters.len && !m->samples.len)
+        st->skipped_counters = m->counters.len; /* model kept aggregates only */
+#undef SEP
+    fprintf(out, "\n],\n\"metadata\":{\"schema\":\"stint/convert/1\",\"source_format\":\"%s\",\"origin_ns\":%" PRId64
+                 ",\"moved_overlap_spans\":%" PRIu64 "}}\n",
+            m->format ? m->format : "unknown", origin, st->moved_overlap);
+    for (size_t i = 0; i < nlanes; i++) {
+        for (size_t k = 0; subs[i] && k < nsubs[i]; k++)
+            free(subs[i][k].st);
+        free(subs[i]);
+    }
+    free(subs);
+    free(nsubs);
+    return 0;
+oom:
+    for (size_t i = 0; i < nlanes; i++) {
+        for (size_t k = 0; subs[i] && k < nsubs[i]; k++)
+            free(subs[i][k].st);
+        free(subs[i]);
+    }
+    free(subs);
+    free(nsubs);
+    return -1;
+}
