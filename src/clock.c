@@ -54,7 +54,7 @@ int64_t stint_i_mono_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int64_t real_ns(void)
+int64_t stint_i_real_ns(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
@@ -96,7 +96,7 @@ void stint_i_clock_set_test(int64_t (*fn)(void))
 void stint_i_clock_anchor(int64_t *mono_ns, int64_t *real)
 {
     if (!g_anchor_mono) {
-        g_anchor_real = real_ns();
+        g_anchor_real = stint_i_real_ns();
         g_anchor_mono = stint_i_mono_ns();
     }
     if (mono_ns)

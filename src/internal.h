@@ -57,6 +57,7 @@ static inline int64_t stint_i_clock_read(int mode)
     return stint_i_clock_read_slow(mode);
 }
 int64_t stint_i_mono_ns(void);
+int64_t stint_i_real_ns(void); /* CLOCK_REALTIME ns */
 /* Converts a raw value read with `mode` to CLOCK_MONOTONIC ns. Only called
  * with the drain lock held (it may record a calibration point). */
 int64_t stint_i_clock_to_ns(int mode, int64_t raw);

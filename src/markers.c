@@ -63,26 +63,44 @@ static const char digit_pairs[201] = "000102030405060708091011121314151617181920
                                      "40414243444546474849505152535455565758596061626364656667686970717273747576777879"
                                      "8081828384858687888990919293949596979899";
 
-/* Decimal digits of v at p, two at a time from the right; returns the end. */
+/* Number of decimal digits of v (1 for 0). */
+static inline unsigned digits10(uint64_t v)
+{
+    unsigned n = 1;
+    for (;;) {
+        if (v < 10)
+            return n;
+        if (v < 100)
+            return n + 1;
+        if (v < 1000)
+            return n + 2;
+        if (v < 10000)
+            return n + 3;
+        v /= 10000;
+        n += 4;
+    }
+}
+
+/* Decimal digits of v at p, written in place from the right two at a time;
+ * returns the end. */
 static char *put_u64(char *p, uint64_t v)
 {
-    char tmp[24];
-    char *e = tmp + sizeof tmp, *q = e;
+    unsigned n = digits10(v);
+    char *e = p + n, *q = e;
     while (v >= 100) {
         unsigned r = (unsigned)(v % 100);
         v /= 100;
         q -= 2;
-        memcpy(q, digit_pairs + 2 * r, 2);
+        q[0] = digit_pairs[2 * r];
+        q[1] = digit_pairs[2 * r + 1];
     }
     if (v >= 10) {
-        q -= 2;
-        memcpy(q, digit_pairs + 2 * v, 2);
+        q[-2] = digit_pairs[2 * v];
+        q[-1] = digit_pairs[2 * v + 1];
     } else {
-        *--q = (char)('0' + v);
+        q[-1] = (char)('0' + v);
     }
-    size_t n = (size_t)(e - q);
-    memcpy(p, q, n);
-    return p + n;
+    return e;
 }
 
 static char *put_i64(char *p, int64_t v)
@@ -233,11 +251,25 @@ static char *format_line(char *p, const stint_i_event *ev, unsigned flags)
     char *start = p;
     if (flags & STINT_MARKERS_PREFIX)
         p = put_prefix(p, ev);
-    memcpy(p, "[STRACE] v=1 pid=", 17);
-    p = put_i64(p + 17, ev->pid);
-    memcpy(p, " tid=", 5);
-    p = put_i64(p + 5, ev->tid);
-    memcpy(p, " inv=", 5);
+    /* "[STRACE] v=1 pid=P tid=T inv=" repeats for every span of a thread */
+    static _Thread_local struct {
+        int32_t pid, tid;
+        unsigned len;
+        char text[64];
+    } head = {0, 0, 0, {0}};
+    if (head.len == 0 || head.pid != ev->pid || head.tid != ev->tid) {
+        char *h = head.text;
+        memcpy(h, "[STRACE] v=1 pid=", 17);
+        h = put_i64(h + 17, ev->pid);
+        memcpy(h, " tid=", 5);
+        h = put_i64(h + 5, ev->tid);
+        memcpy(h, " inv=", 5);
+        head.len = (unsigned)(h + 5 - head.text);
+        head.pid = ev->pid;
+        head.tid = ev->tid;
+    }
+    memcpy(p, head.text, head.len);
+    p += head.len - 5;
     p = put_u64(p + 5, ev->inv);
     memcpy(p, " hid=", 5);
     p = put_hex(p + 5, ev->hid);

@@ -72,19 +72,6 @@ struct stint_session {
     char msg[512];
 };
 
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
-static int64_t real_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
 
 /* The kernel tid, cached per thread (a syscall costs ~1 us here); a fork
  * bumps the generation so the child's thread reads its new tid. */
@@ -333,7 +320,7 @@ static stint_status leave(stint_session *s, stint_status st)
     return st;
 }
 
-static int64_t since_open(const stint_session *s) { return mono_ns() - s->t0_ns; }
+static int64_t since_open(const stint_session *s) { return stint_i_mono_ns() - s->t0_ns; }
 
 /* ---- open ---------------------------------------------------------------------- */
 
@@ -486,8 +473,8 @@ stint_status stint_session_open(const char *path, const stint_session_options *o
         return STINT_E_IO;
     }
 
-    s->t0_ns = mono_ns();
-    int64_t real = real_ns();
+    s->t0_ns = stint_i_mono_ns();
+    int64_t real = stint_i_real_ns();
     (void)current_tid(); /* registers the fork hook before fork_gen is read */
     s->fork_gen = atomic_load(&g_fork_gen);
     int32_t pid = (int32_t)getpid();

@@ -196,6 +196,19 @@ static inline __attribute__((always_inline)) void write_record(stint_i_thread *t
     t->nstr = f->str_begin;
 }
 
+/* Closes the open spans of t above depth `keep`, innermost first, each one
+ * flagged and counted as autoclosed. */
+static void close_down_to(stint_i_thread *t, uint32_t keep)
+{
+    while (t->depth > keep) {
+        stint_i_frame *f = &t->frames[t->depth - 1];
+        int64_t now = stint_i_clock_read(f->clock);
+        t->depth--;
+        write_record(t, f, (int32_t)t->depth, now, STINT_I_F_AUTOCLOSED);
+        bump(&t->autoclosed);
+    }
+}
+
 void stint_span_end(stint_span span)
 {
     if (!span.token)
@@ -203,14 +216,7 @@ void stint_span_end(stint_span span)
     stint_i_thread *t = tls_thread;
     if (STINT_I_UNLIKELY(!t || span.token > t->depth))
         return; /* already closed by an outer end, or a foreign handle */
-    while (t->depth > span.token) {
-        /* an inner span is still open: close it first and count the repair */
-        stint_i_frame *inner = &t->frames[t->depth - 1];
-        int64_t now = stint_i_clock_read(inner->clock);
-        t->depth--;
-        write_record(t, inner, (int32_t)t->depth, now, STINT_I_F_AUTOCLOSED);
-        bump(&t->autoclosed);
-    }
+    close_down_to(t, span.token); /* inner spans still open: close them first */
     stint_i_frame *f = &t->frames[span.token - 1];
     int64_t end = stint_i_clock_read(f->clock);
     t->depth = span.token - 1;
@@ -222,15 +228,8 @@ void stint_span_end(stint_span span)
 void stint_i_close_all_open(void)
 {
     stint_i_thread *t = tls_thread;
-    if (!t)
-        return;
-    while (t->depth) {
-        stint_i_frame *f = &t->frames[t->depth - 1];
-        int64_t now = stint_i_clock_read(f->clock);
-        t->depth--;
-        write_record(t, f, (int32_t)t->depth, now, STINT_I_F_AUTOCLOSED);
-        bump(&t->autoclosed);
-    }
+    if (t)
+        close_down_to(t, 0);
 }
 
 /* ---- attributes ------------------------------------------------------------ */
@@ -251,48 +250,45 @@ fail:
     return NULL;
 }
 
-void stint_attr_i64(const char *key, int64_t value)
+/* A new attribute slot on the innermost open span, key and type set; NULL
+ * (counted) when there is no open span or no room. */
+static stint_i_attr *attr_new(const char *key, uint8_t type)
 {
     stint_i_thread *t;
     stint_i_attr *a = attr_slot(&t);
     if (a) {
         a->key = key;
-        a->type = STINT_I_ATTR_I64;
-        a->v.i = value;
+        a->type = type;
     }
+    return a;
+}
+
+void stint_attr_i64(const char *key, int64_t value)
+{
+    stint_i_attr *a = attr_new(key, STINT_I_ATTR_I64);
+    if (a)
+        a->v.i = value;
 }
 
 void stint_attr_u64(const char *key, uint64_t value)
 {
-    stint_i_thread *t;
-    stint_i_attr *a = attr_slot(&t);
-    if (a) {
-        a->key = key;
-        a->type = STINT_I_ATTR_U64;
+    stint_i_attr *a = attr_new(key, STINT_I_ATTR_U64);
+    if (a)
         a->v.u = value;
-    }
 }
 
 void stint_attr_f64(const char *key, double value)
 {
-    stint_i_thread *t;
-    stint_i_attr *a = attr_slot(&t);
-    if (a) {
-        a->key = key;
-        a->type = STINT_I_ATTR_F64;
+    stint_i_attr *a = attr_new(key, STINT_I_ATTR_F64);
+    if (a)
         a->v.f = value;
-    }
 }
 
 void stint_attr_bool(const char *key, int value)
 {
-    stint_i_thread *t;
-    stint_i_attr *a = attr_slot(&t);
-    if (a) {
-        a->key = key;
-        a->type = STINT_I_ATTR_BOOL;
+    stint_i_attr *a = attr_new(key, STINT_I_ATTR_BOOL);
+    if (a)
         a->v.i = value ? 1 : 0;
-    }
 }
 
 void stint_attr_str(const char *key, const char *value)

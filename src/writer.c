@@ -372,6 +372,18 @@ stint_status stint_flush(void)
     return stint_i_drain();
 }
 
+/* CLOCK_REALTIME now + ms, for the pthread timed waits. */
+static struct timespec deadline_in(long ms)
+{
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += ms / 1000;
+    dl.tv_nsec += (ms % 1000) * 1000000L;
+    dl.tv_sec += dl.tv_nsec / 1000000000L;
+    dl.tv_nsec %= 1000000000L;
+    return dl;
+}
+
 /* ---- the writer thread ------------------------------------------------------------------ */
 
 static void *writer_main(void *arg)
@@ -387,12 +399,7 @@ static void *writer_main(void *arg)
     pthread_mutex_unlock(&g_drain_lock);
     pthread_mutex_lock(&g_writer_lock);
     while (!g_writer_stop) {
-        struct timespec dl;
-        clock_gettime(CLOCK_REALTIME, &dl);
-        dl.tv_sec += g_period_ms / 1000;
-        dl.tv_nsec += (g_period_ms % 1000) * 1000000L;
-        dl.tv_sec += dl.tv_nsec / 1000000000L;
-        dl.tv_nsec %= 1000000000L;
+        struct timespec dl = deadline_in(g_period_ms);
         pthread_cond_timedwait(&g_writer_cond, &g_writer_lock, &dl);
         if (g_writer_stop)
             break;
@@ -427,12 +434,7 @@ static void writer_stop(long wait_ms)
     pthread_mutex_unlock(&g_writer_lock);
     if (!running)
         return;
-    struct timespec dl;
-    clock_gettime(CLOCK_REALTIME, &dl);
-    dl.tv_sec += wait_ms / 1000;
-    dl.tv_nsec += (wait_ms % 1000) * 1000000L;
-    dl.tv_sec += dl.tv_nsec / 1000000000L;
-    dl.tv_nsec %= 1000000000L;
+    struct timespec dl = deadline_in(wait_ms);
     if (pthread_timedjoin_np(g_writer, NULL, &dl) == 0) {
         pthread_mutex_lock(&g_writer_lock);
         g_writer_running = 0;
@@ -443,12 +445,7 @@ static void writer_stop(long wait_ms)
 /* Drains with a bounded wait for the drain lock. */
 static stint_status drain_bounded(long wait_ms)
 {
-    struct timespec dl;
-    clock_gettime(CLOCK_REALTIME, &dl);
-    dl.tv_sec += wait_ms / 1000;
-    dl.tv_nsec += (wait_ms % 1000) * 1000000L;
-    dl.tv_sec += dl.tv_nsec / 1000000000L;
-    dl.tv_nsec %= 1000000000L;
+    struct timespec dl = deadline_in(wait_ms);
     if (pthread_mutex_timedlock(&g_drain_lock, &dl) != 0)
         return STINT_E_TIMEOUT;
     drain_locked();

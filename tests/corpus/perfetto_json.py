@@ -157,6 +157,22 @@ def q_trace_metadata(d):
                     a["value"] if a["type"] == "string" else None])
     return out
 
+def q_flows(d):
+    sl = d["slices"]
+    return [[sl[o]["name"], sl[i]["name"]] for o, i in d["flows"]]
+
+def q_json_flow(d):
+    """COUNT(DISTINCT ...) without GROUP BY: one row, the first thread/process slice, and
+    the number of flows into and out of thread/process slices."""
+    tp = {s["row"] for s in thread_or_process(d)}
+    if not tp:
+        return []
+    first = min(tp)
+    s = d["slices"][first]
+    fin = sum(1 for o, i in d["flows"] if i in tp)
+    fout = sum(1 for o, i in d["flows"] if o in tp)
+    return [[s["ts_ns"], s["dur_ns"], s["name"], fin, fout]]
+
 def q_name_depth(d):
     return sorted([[s["name"], s["depth"]] for s in d["slices"]], key=lambda r: r[0])
 
@@ -179,6 +195,9 @@ CASES = {
     "json__json_pid_tid_zero": (q_name_ts_dur, False),
     "json__json_metadata_missing_or_invalid_ts": (q_process_names, True),
     "json__json_trace_metadata": (q_trace_metadata, True),
+    "json__json_flow": (q_json_flow, True),
+    "parsing__flow_events_json_v1": (q_flows, False),
+    "parsing__flow_events_json_v2": (q_flows, False),
     "parsing__thread_time_in_thread_slice": (q_name_tts_tdur, False),
     "parsing__display_time_unit_slices": (q_ts_dur_name_desc, True),
     "parsing__counters_json_counters": (q_counters, True),
@@ -188,10 +207,7 @@ CASES = {
 }
 
 NOT_MODELLED = {
-    "json__json_flow": "flows (s/t/f, bind_id) are counted, not yet bound to slices",
-    "parsing__flow_events_json_v1": "flows are not yet bound to slices",
-    "parsing__flow_events_json_v2": "flows are not yet bound to slices",
-    "dynamic_tables__connected_flow": "flow graph traversal: flows are not yet bound to slices",
+    "dynamic_tables__connected_flow": "flow graph traversal (directly connected / following / preceding): not a stint query",
     "json__json_thread_state": "Perfetto extension (ph T as thread state): not modelled",
     "json__json_thread_state_sched": "Perfetto extension (thread state -> sched): not modelled",
     "json__overlapping_complete_event_import_log": "Perfetto's import-log table: stint reports the overlap as a repair instead",

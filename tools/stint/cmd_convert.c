@@ -88,14 +88,11 @@ int stint_cmd_convert(int argc, char **argv)
         stint_model_free(&m);
         return rc;
     }
-    FILE *out = !strcmp(out_path, "-") ? stdout : fopen(out_path, "w");
+    FILE *out = stint_cmd_open_out("convert", out_path);
     if (!out) {
-        fprintf(stderr, "stint convert: cannot open %s for writing: %s\n", out_path, strerror(errno));
         stint_model_free(&m);
         return 3;
     }
-    static char obuf[1 << 18];
-    setvbuf(out, obuf, _IOFBF, sizeof obuf);
     struct stint_write_stats st;
     memset(&st, 0, sizeof st);
     struct stint_write_opts wo = {rebase};
@@ -112,15 +109,8 @@ int stint_cmd_convert(int argc, char **argv)
             wr = 3;
         }
     }
-    int werr = ferror(out) != 0;
-    if (out == stdout)
-        werr |= fflush(out) != 0;
-    else
-        werr |= fclose(out) != 0;
-    if (werr) {
-        fprintf(stderr, "stint convert: write error on %s\n", out_path);
+    if (stint_cmd_close_out("convert", out, out_path) != 0)
         wr = 3;
-    }
     if (!otlp) {
         fprintf(stderr, "stint convert: wrote %" PRIu64 " slices as %s to %s", st.slices, to, out_path);
         if (st.origin_ns)

@@ -66,23 +66,18 @@ int stint_cmd_report(int argc, char **argv)
         stint_model_free(&m);
         return rc;
     }
-    FILE *f = !strcmp(out_path, "-") ? stdout : fopen(out_path, "w");
+    FILE *f = stint_cmd_open_out("report", out_path);
     if (!f) {
-        fprintf(stderr, "stint report: cannot open %s for writing: %s\n", out_path, strerror(errno));
         stint_model_free(&m);
         return 3;
     }
-    static char obuf[1 << 18];
-    setvbuf(f, obuf, _IOFBF, sizeof obuf);
     ro.input_path = o.path;
     int wr = stint_write_report_html(&m, f, &ro);
-    int werr = ferror(f) != 0;
-    werr |= f == stdout ? fflush(f) != 0 : fclose(f) != 0;
+    int werr = stint_cmd_close_out("report", f, out_path);
     if (wr != 0) {
         fprintf(stderr, "stint report: out of memory while writing %s\n", out_path);
         rc = 3;
     } else if (werr) {
-        fprintf(stderr, "stint report: write error on %s\n", out_path);
         rc = 3;
     } else if (m.partial)
         fprintf(stderr, "stint report: wrote %s (PARTIAL: the input ended in an error)\n", out_path);

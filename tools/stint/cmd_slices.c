@@ -93,8 +93,17 @@ static void put_args_json(FILE *f, const struct stint_model *m, const struct sti
     putc(']', f);
 }
 
-static void put_tables_json(FILE *f, const struct stint_model *m)
+static void put_tables_json(FILE *f, const struct stint_model *m, const uint32_t *row)
 {
+    fputs("],\n\"flows\":[", f);
+    int firstf = 1;
+    for (size_t i = 0; i < m->flows.len; i++) {
+        const struct stint_flow *fl = &STINT_BA_AT(&m->flows, struct stint_flow, i);
+        if (row[fl->slice_out] == STINT_NO_ID || row[fl->slice_in] == STINT_NO_ID)
+            continue;
+        fprintf(f, "%s[%u,%u]", firstf ? "" : ",", row[fl->slice_out], row[fl->slice_in]);
+        firstf = 0;
+    }
     fputs("],\n\"processes\":[", f);
     for (size_t i = 0; i < m->processes.len; i++) {
         const struct stint_process *p = stint_model_process_at(m, (uint32_t)i);
@@ -289,7 +298,7 @@ int stint_cmd_slices(int argc, char **argv)
         }
     }
     if (json)
-        put_tables_json(f, &m);
+        put_tables_json(f, &m, row);
     if (fflush(f) != 0) {
         fprintf(stderr, "stint slices: write error on stdout\n");
         rc = 3;

@@ -11,9 +11,10 @@
  * The model's slices are grouped by track and sorted by start (model.h), so
  * each lane's union, each name's per-lane union and each span's self time
  * (duration minus the union of its direct children, clipped to it) come
- * from one pass with a stack. Categories are unioned across lanes, which
- * needs their intervals sorted together: 16 bytes per span, plus 8 bytes per
- * span of durations for the quantiles (docs/formats/summary-json.md).
+ * from one pass with a stack. Categories are unioned across lanes by walking
+ * every span in global start order (a k-way merge of the tracks). Per span,
+ * only 8 bytes of duration (for the quantiles) and a 4-byte name index are
+ * kept (docs/formats/summary-json.md).
  */
 #include "cmdopts.h"
 #include "commands.h"
@@ -40,7 +41,6 @@ struct cat_row {
     uint8_t clock;
     uint64_t spans;
     int64_t sum_ns, busy_ns;
-    size_t iv_off, iv_len; /* segment of the interval array */
 };
 
 struct name_row {
@@ -275,25 +275,19 @@ static void compute(struct summary *S, const struct stint_model *m, const struct
     free(cmap.vals);
     free(amap.keys);
     free(amap.vals);
-    /* segments for category intervals and name durations */
-    size_t off = 0;
-    for (size_t c = 0; c < S->ncats; c++) {
-        S->cats[c].iv_off = off;
-        off += S->cats[c].spans;
-    }
-    struct stint_bigarray ivs, durs;
-    stint_bigarray_init(&ivs, sizeof(struct stint_interval));
+    /* name durations for the quantiles: one segment per name */
+    struct stint_bigarray durs;
     stint_bigarray_init(&durs, sizeof(int64_t));
-    if (stint_bigarray_reserve(&ivs, S->spans) != 0 || stint_bigarray_reserve(&durs, S->spans) != 0) {
+    if (stint_bigarray_reserve(&durs, S->spans) != 0) {
         fprintf(stderr, "stint: out of memory\n");
         exit(3);
     }
+    size_t off;
     off = 0;
     for (size_t r = 0; r < S->nnames; r++) {
         S->names[r].d_off = off;
         off += S->names[r].spans;
     }
-    struct stint_interval *iv = ivs.data;
     int64_t *dv = durs.data;
     /* pass 2: per track in start order: lane busy, name per-lane union, self time */
     struct frame *stack = NULL;
@@ -353,7 +347,9 @@ static void compute(struct summary *S, const struct stint_model *m, const struct
         dv[nr->d_off + nr->d_len++] = s->dur_ns;
     }
     free(stack);
-    /* category intervals: fill by a second lookup through the names (name -> cat row) */
+    /* category unions across lanes: every span in global start order (a k-way
+     * merge of the tracks, each already sorted by start) folded into one
+     * streaming union per category; nothing per span is kept */
     {
         struct umap cm2 = {0};
         for (size_t c = 0; c < S->ncats; c++) {
@@ -365,22 +361,60 @@ static void compute(struct summary *S, const struct stint_model *m, const struct
             int isnew;
             name_cat[k] = umap_get(&cm2, ((uint64_t)S->names[k].clock << 32) | S->names[k].cat, 0, &isnew);
         }
+        struct stint_union_acc *cacc = xcalloc(S->ncats, sizeof *cacc);
+        for (size_t c = 0; c < S->ncats; c++)
+            stint_union_acc_init(&cacc[c]);
+        size_t nruns = 0;
+        for (size_t i = 0; i < n; i++)
+            if (i == 0 || stint_model_slice(m, i)->track != stint_model_slice(m, i - 1)->track)
+                nruns++;
+        size_t *heap = xcalloc(nruns, sizeof *heap), hn = 0;
+#define HKEY(x) (stint_model_slice(m, heap[x])->ts_ns)
         for (size_t i = 0; i < n; i++) {
-            uint32_t r = S->slice_name[i];
-            if (r == STINT_NO_ID)
+            if (!(i == 0 || stint_model_slice(m, i)->track != stint_model_slice(m, i - 1)->track))
                 continue;
-            const struct stint_slice *s = stint_model_slice(m, i);
-            struct cat_row *cr = &S->cats[name_cat[r]];
-            iv[cr->iv_off + cr->iv_len].start = s->ts_ns;
-            iv[cr->iv_off + cr->iv_len].end = s->ts_ns + s->dur_ns;
-            cr->iv_len++;
+            size_t c = hn++;
+            heap[c] = i;
+            while (c && HKEY((c - 1) / 2) > HKEY(c)) { /* sift up */
+                size_t p = (c - 1) / 2, t = heap[p];
+                heap[p] = heap[c];
+                heap[c] = t;
+                c = p;
+            }
         }
+        while (hn) {
+            size_t i = heap[0];
+            const struct stint_slice *s = stint_model_slice(m, i);
+            uint32_t r = S->slice_name[i];
+            if (r != STINT_NO_ID)
+                stint_union_acc_add(&cacc[name_cat[r]], s->ts_ns, s->ts_ns + s->dur_ns);
+            if (i + 1 < n && stint_model_slice(m, i + 1)->track == s->track)
+                heap[0] = i + 1;
+            else
+                heap[0] = heap[--hn];
+            for (size_t c = 0;;) { /* sift down */
+                size_t l = 2 * c + 1, rr = l + 1, b = c;
+                if (l < hn && HKEY(l) < HKEY(b))
+                    b = l;
+                if (rr < hn && HKEY(rr) < HKEY(b))
+                    b = rr;
+                if (b == c)
+                    break;
+                size_t t = heap[b];
+                heap[b] = heap[c];
+                heap[c] = t;
+                c = b;
+            }
+        }
+#undef HKEY
+        for (size_t c = 0; c < S->ncats; c++)
+            S->cats[c].busy_ns = stint_union_acc_total(&cacc[c]);
+        free(heap);
+        free(cacc);
         free(name_cat);
         free(cm2.keys);
         free(cm2.vals);
     }
-    for (size_t c = 0; c < S->ncats; c++)
-        S->cats[c].busy_ns = stint_intervals_union(iv + S->cats[c].iv_off, S->cats[c].iv_len);
     for (size_t k = 0; k < S->nnames; k++) {
         struct name_row *nr = &S->names[k];
         if (nr->stamp != STINT_NO_ID)
@@ -394,7 +428,6 @@ static void compute(struct summary *S, const struct stint_model *m, const struct
             nr->mean_ns = (nr->sum_ns + (int64_t)nr->spans / 2) / (int64_t)nr->spans;
         }
     }
-    stint_bigarray_free(&ivs);
     stint_bigarray_free(&durs);
     free(nmap.keys);
     free(nmap.vals);
@@ -552,8 +585,8 @@ static void print_json(FILE *f, const struct summary *S, const struct stint_mode
         fprintf(f, "%s\"%s\":%" PRIu64, first ? "" : ",", stint_repair_name((enum stint_repair)k), m->repairs[k]);
         first = 0;
     }
-    fprintf(f, "},\n\"flow_events\":%" PRIu64 ",\"dropped\":%" PRIu64 ",\"partial\":%s", m->flow_events, m->dropped,
-            m->partial ? "true" : "false");
+    fprintf(f, "},\n\"flow_events\":%" PRIu64 ",\"flows\":%zu,\"dropped\":%" PRIu64 ",\"partial\":%s", m->flow_events,
+            m->flows.len, m->dropped, m->partial ? "true" : "false");
     if (m->error) {
         fputs(",\"error\":", f);
         stint_out_json_str(f, m->error, strlen(m->error));
@@ -650,15 +683,15 @@ static void print_human(FILE *f, const struct summary *S, const struct stint_mod
     int any = 0;
     for (int k = 0; k < STINT_REPAIR_COUNT; k++)
         any |= m->repairs[k] != 0;
-    if (any || m->dropped || m->flow_events) {
+    if (m->flow_events)
+        fprintf(f, "\nflows  %" PRIu64 " flow events, %zu arrows bound to slices\n", m->flow_events, m->flows.len);
+    if (any || m->dropped) {
         fprintf(f, "\nrepairs and drops  (kept and flagged; --strict makes them errors)\n");
         for (int k = 0; k < STINT_REPAIR_COUNT; k++)
             if (m->repairs[k])
                 fprintf(f, "  %-24s %10" PRIu64 "\n", stint_repair_name((enum stint_repair)k), m->repairs[k]);
         if (m->dropped)
             fprintf(f, "  %-24s %10" PRIu64 "\n", "dropped", m->dropped);
-        if (m->flow_events)
-            fprintf(f, "  %-24s %10" PRIu64 "  (counted, not bound to slices)\n", "flow_events", m->flow_events);
     }
 }
 

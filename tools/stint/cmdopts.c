@@ -1,6 +1,7 @@
 /*
  * cmdopts.c - shared option parsing and loading for the analysis commands.
  */
+#include <errno.h>
 #include "cmdopts.h"
 
 #include <stdio.h>
@@ -77,4 +78,27 @@ int stint_cmd_load(const struct stint_cmd_opts *o, struct stint_model *m, unsign
     int rc = stint_read_trace(o->path, m, &ro);
     stint_report_problems(stderr, o->path, m);
     return rc;
+}
+
+FILE *stint_cmd_open_out(const char *cmd, const char *path)
+{
+    FILE *f = !strcmp(path, "-") ? stdout : fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "stint %s: cannot open %s for writing: %s\n", cmd, path, strerror(errno));
+        return NULL;
+    }
+    static char obuf[1 << 18];
+    setvbuf(f, obuf, _IOFBF, sizeof obuf);
+    return f;
+}
+
+int stint_cmd_close_out(const char *cmd, FILE *f, const char *path)
+{
+    int werr = ferror(f) != 0;
+    werr |= f == stdout ? fflush(f) != 0 : fclose(f) != 0;
+    if (werr) {
+        fprintf(stderr, "stint %s: write error on %s\n", cmd, path);
+        return 3;
+    }
+    return 0;
 }

@@ -26,4 +26,13 @@ int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_o
  * prints problems to stderr. Returns the reader's exit code (0, 1, 3). */
 int stint_cmd_load(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags);
 
+/* Opens path ("-" = stdout) for writing through a 256 KiB buffer. On
+ * failure prints "stint CMD: cannot open PATH for writing: why" and returns
+ * NULL. One output per process (the buffer is static). */
+FILE *stint_cmd_open_out(const char *cmd, const char *path);
+
+/* Flushes (stdout) or closes f; on a write error prints "stint CMD: write
+ * error on PATH" and returns 3, else 0. */
+int stint_cmd_close_out(const char *cmd, FILE *f, const char *path);
+
 #endif

@@ -27,6 +27,24 @@ struct end_ev {
     uint32_t name;
 };
 
+/* A pending flow event, bound in finish(). */
+struct flow_ev {
+    int64_t ts_ns;
+    uint32_t track;
+    uint32_t key;
+    uint32_t slice; /* v2: input index of the slice */
+    uint32_t seq;
+    uint8_t phase;
+    uint8_t enclosing;
+    uint8_t in, out;
+};
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
 /* ---- big arrays ------------------------------------------------------------- */
 
 #define BIG_MMAP_BYTES ((size_t)4 << 20) /* from here on, mmap + MADV_HUGEPAGE */
@@ -370,6 +388,8 @@ int stint_model_init(struct stint_model *m, unsigned flags)
     stint_bigarray_init(&m->instants, sizeof(struct stint_instant_stat));
     stint_bigarray_init(&m->metadata, sizeof(struct stint_arg));
     stint_bigarray_init(&m->ends, sizeof(struct end_ev));
+    stint_bigarray_init(&m->flows, sizeof(struct stint_flow));
+    stint_bigarray_init(&m->flow_evs, sizeof(struct flow_ev));
     /* id 0 is the empty string */
     struct stint_intern *t = m->strings;
     intern_rehash(t);
@@ -418,6 +438,8 @@ void stint_model_free(struct stint_model *m)
     stint_bigarray_free(&m->instants);
     stint_bigarray_free(&m->metadata);
     stint_bigarray_free(&m->ends);
+    stint_bigarray_free(&m->flows);
+    stint_bigarray_free(&m->flow_evs);
     for (int i = 0; i < STINT_REPAIR_COUNT; i++)
         free(m->repair_first[i]);
     free(m->dropped_first);
@@ -443,7 +465,7 @@ const char *stint_repair_name(enum stint_repair r)
     static const char *const names[STINT_REPAIR_COUNT] = {
         "unfinished_span", "unmatched_end", "overlapping_complete", "negative_dur",
         "trailing_comma", "missing_close", "unknown_phase", "string_number",
-        "unmatched_async_end", "torn_record", "unknown_version", "control_char_in_string", "x_without_dur",
+        "unmatched_async_end", "torn_record", "unknown_version", "control_char_in_string", "x_without_dur", "unbound_flow",
     };
     return (unsigned)r < STINT_REPAIR_COUNT ? names[r] : "?";
 }
@@ -633,6 +655,22 @@ uint32_t stint_model_async_end(struct stint_model *m, uint32_t track, int64_t ts
     return STINT_NO_ID;
 }
 
+void stint_model_flow(struct stint_model *m, enum stint_flow_phase phase, uint32_t track, int64_t ts_ns, uint32_t key,
+                      int enclosing, uint32_t slice, int flow_in, int flow_out)
+{
+    struct flow_ev *e = xpush(&m->flow_evs);
+    e->ts_ns = ts_ns;
+    e->track = track;
+    e->key = key;
+    e->slice = slice;
+    e->seq = (uint32_t)m->seq++;
+    e->phase = (uint8_t)phase;
+    e->enclosing = (uint8_t)(enclosing != 0);
+    e->in = (uint8_t)(flow_in != 0);
+    e->out = (uint8_t)(flow_out != 0);
+    m->flow_events++;
+}
+
 /* ---- counters and instants ------------------------------------------------------------ */
 
 void stint_model_counter(struct stint_model *m, int64_t pid, uint32_t series_name, int64_t ts_ns, double value)
@@ -758,11 +796,6 @@ static int end_cmp(const void *pa, const void *pb)
 /* Whether the slice is still open at the nesting pass: a B not yet ended. */
 static int is_open(const struct stint_slice *s) { return s->dur_ns < 0; }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
 
 /* Explicit parents name input indexes (== seq); map them to sorted indexes and
  * derive depth along the parent chain. */
@@ -800,6 +833,127 @@ static void resolve_explicit_parents(struct stint_model *m)
             d++;
         sl[i].depth = d;
     }
+}
+
+static int flow_ev_cmp(const void *pa, const void *pb)
+{
+    const struct flow_ev *a = pa, *b = pb;
+    if (a->ts_ns != b->ts_ns)
+        return a->ts_ns < b->ts_ns ? -1 : 1;
+    return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Slices of track t are sl[start[t] .. start[t+1]), sorted by ts. */
+static uint32_t slice_enclosing(const struct stint_slice *sl, const size_t *start, uint32_t t, int64_t ts)
+{
+    size_t lo = start[t], hi = start[t + 1];
+    while (lo < hi) { /* first slice with ts > ts */
+        size_t mid = lo + (hi - lo) / 2;
+        if (sl[mid].ts_ns <= ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == start[t])
+        return STINT_NO_ID;
+    for (uint32_t c = (uint32_t)(lo - 1); c != STINT_NO_ID; c = sl[c].parent) {
+        const struct stint_slice *x = &sl[c];
+        if (x->dur_ns < 0 || ts < x->ts_ns + x->dur_ns || (x->dur_ns == 0 && ts == x->ts_ns))
+            return c;
+        if (x->flags & STINT_SLICE_EXPLICIT_PARENT)
+            break;
+    }
+    return STINT_NO_ID;
+}
+
+static uint32_t slice_next(const struct stint_slice *sl, const size_t *start, uint32_t t, int64_t ts)
+{
+    size_t lo = start[t], hi = start[t + 1];
+    while (lo < hi) { /* first slice with ts >= ts */
+        size_t mid = lo + (hi - lo) / 2;
+        if (sl[mid].ts_ns < ts)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < start[t + 1] ? (uint32_t)lo : STINT_NO_ID;
+}
+
+static void add_flow(struct stint_model *m, uint32_t out, uint32_t in)
+{
+    struct stint_flow *f = xpush(&m->flows);
+    f->slice_out = out;
+    f->slice_in = in;
+}
+
+/* Binds the pending flow events to slices (after nesting; start[] as above). */
+static void bind_flows(struct stint_model *m, const size_t *start)
+{
+    size_t nf = m->flow_evs.len, n = m->slices.len;
+    if (!nf)
+        return;
+    struct flow_ev *fe = m->flow_evs.data;
+    struct stint_slice *sl = m->slices.data;
+    qsort(fe, nf, sizeof *fe, flow_ev_cmp);
+    /* v2 names slices by input index: map those to sorted positions */
+    uint32_t *pos = NULL;
+    for (size_t i = 0; i < nf && !pos; i++)
+        if (fe[i].phase == STINT_FLOW_V2) {
+            pos = malloc((n ? n : 1) * sizeof *pos);
+            uint64_t *key = malloc((n ? n : 1) * sizeof *key);
+            if (!pos || !key) {
+                fprintf(stderr, "stint: out of memory\n");
+                exit(3);
+            }
+            for (size_t k = 0; k < n; k++)
+                key[k] = ((uint64_t)sl[k].seq << 32) | (uint32_t)k;
+            qsort(key, n, sizeof *key, cmp_u64);
+            for (size_t r = 0; r < n; r++)
+                pos[r] = (uint32_t)key[r];
+            free(key);
+        }
+    struct kmap last = {0};
+    for (size_t i = 0; i < nf; i++) {
+        const struct flow_ev *e = &fe[i];
+        int found;
+        if (e->phase == STINT_FLOW_V2) {
+            if (e->slice >= n)
+                continue;
+            uint32_t s = pos[e->slice];
+            struct kmap_slot *k = kmap_get(&last, e->key, 2, 0, &found);
+            if (e->in) {
+                if (found && k->v != STINT_NO_ID)
+                    add_flow(m, k->v, s);
+                else
+                    stint_model_repair(m, STINT_REPAIR_UNBOUND_FLOW, "flow_in on '%s' at ts %lld ns has no flow_out before it",
+                                       stint_model_str(m, sl[s].name, NULL), (long long)sl[s].ts_ns);
+            }
+            if (e->out)
+                k->v = s;
+            else if (!found)
+                k->v = STINT_NO_ID;
+            continue;
+        }
+        uint32_t s = (e->phase == STINT_FLOW_V1_END && !e->enclosing) ? slice_next(sl, start, e->track, e->ts_ns)
+                                                                      : slice_enclosing(sl, start, e->track, e->ts_ns);
+        if (s == STINT_NO_ID) {
+            stint_model_repair(m, STINT_REPAIR_UNBOUND_FLOW, "flow event '%c' at ts %lld ns has no slice to bind to",
+                               e->phase, (long long)e->ts_ns);
+            continue;
+        }
+        struct kmap_slot *k = kmap_get(&last, e->key, 1, 0, &found);
+        if (e->phase != STINT_FLOW_V1_START) {
+            if (found && k->v != STINT_NO_ID)
+                add_flow(m, k->v, s);
+            else
+                stint_model_repair(m, STINT_REPAIR_UNBOUND_FLOW, "flow event '%c' at ts %lld ns continues no started flow",
+                                   e->phase, (long long)e->ts_ns);
+        }
+        k->v = e->phase == STINT_FLOW_V1_END ? STINT_NO_ID : s;
+    }
+    free(last.slots);
+    free(pos);
+    stint_bigarray_free(&m->flow_evs);
 }
 
 void stint_model_finish(struct stint_model *m)
@@ -981,6 +1135,7 @@ void stint_model_finish(struct stint_model *m)
                                    stint_model_str(m, sl[q].name, NULL), (long long)sl[q].ts_ns);
     }
     free(st.v);
+    bind_flows(m, start);
     free(start);
     stint_bigarray_free(&m->ends);
     if (any_explicit)
@@ -1105,6 +1260,16 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
         e->track = tmap[e->track];
         e->name = smap[e->name];
         e->seq += (uint32_t)seq0;
+    }
+    const struct flow_ev *sfe = src->flow_evs.data;
+    for (size_t i = 0; i < src->flow_evs.len; i++) {
+        struct flow_ev *e = xpush(&dst->flow_evs);
+        *e = sfe[i];
+        e->track = tmap[e->track];
+        e->key = smap[e->key];
+        e->seq += (uint32_t)seq0;
+        if (e->phase == STINT_FLOW_V2)
+            e->slice += (uint32_t)slice0;
     }
     dst->seq += src->seq;
     /* counters: combine series aggregates, append samples */

@@ -124,6 +124,7 @@ enum stint_repair {
     STINT_REPAIR_UNKNOWN_VERSION,  /* marker log: v != 1 */
     STINT_REPAIR_CONTROL_CHAR,     /* Chrome: raw control byte inside a string */
     STINT_REPAIR_X_WITHOUT_DUR,    /* Chrome: X without dur (Perfetto drops it): kept with dur 0 */
+    STINT_REPAIR_UNBOUND_FLOW,     /* a flow event with no slice to bind to, or no start */
     STINT_REPAIR_COUNT
 };
 const char *stint_repair_name(enum stint_repair r);
@@ -170,6 +171,20 @@ struct stint_slice {
     uint32_t seq;        /* input order (slices and E events share it); ties in the sort */
     uint16_t nargs;      /* at most 65535 args per slice; more are dropped and counted */
     uint16_t flags;      /* STINT_SLICE_* */
+};
+
+/* One flow arrow between two slices (indexes into slices, after finish). */
+struct stint_flow {
+    uint32_t slice_out;
+    uint32_t slice_in;
+};
+
+/* Flow event phases for stint_model_flow(). */
+enum stint_flow_phase {
+    STINT_FLOW_V1_START = 's', /* binds to the enclosing slice */
+    STINT_FLOW_V1_STEP = 't',  /* binds to the enclosing slice */
+    STINT_FLOW_V1_END = 'f',   /* binds to the next slice beginning on the thread (enclosing with bp=e) */
+    STINT_FLOW_V2 = '2',       /* bind_id on the slice itself (flow_in / flow_out flags) */
 };
 
 enum stint_arg_kind { STINT_ARG_INT, STINT_ARG_UINT, STINT_ARG_REAL, STINT_ARG_STRING, STINT_ARG_BOOL, STINT_ARG_JSON };
@@ -231,7 +246,9 @@ struct stint_model {
     uint64_t dropped;
     char *dropped_first;   /* first drop message (owned) */
     uint64_t events;       /* input events/records seen */
-    uint64_t flow_events;  /* Chrome s/t/f flow events: counted, not yet bound to slices */
+    uint64_t flow_events;  /* Chrome s/t/f flow events and flow bindings (bind_id) read */
+    struct stint_bigarray flows;     /* struct stint_flow, after finish */
+    struct stint_bigarray flow_evs;  /* pending flow events until finish (internal) */
     uint64_t seq;          /* next input sequence number */
     int partial;           /* input ended in an error */
     char *error;           /* that error's message (owned) */
@@ -283,6 +300,17 @@ void stint_model_counter(struct stint_model *m, int64_t pid, uint32_t series_nam
                          double value);
 void stint_model_instant_stat(struct stint_model *m, enum stint_track_kind kind, uint32_t cat,
                               uint32_t name);
+
+/* Records a flow event, bound to slices in finish() (Perfetto's rules):
+ * v1 (s/t/f on a thread at ts, identity key = cat+name+id) binds s and t to
+ * the slice enclosing ts and f to the next slice beginning at or after ts
+ * (the enclosing one when enclosing is set, bp=e); s->t->f chains become
+ * arrows. v2: slice (an index returned by add/begin) carries bind key with
+ * flow_in/flow_out flags; an in-slice gets an arrow from the last out-slice of
+ * that key (so one out can fan out to several ins). Unbound ones are counted
+ * as repairs (unbound_flow). */
+void stint_model_flow(struct stint_model *m, enum stint_flow_phase phase, uint32_t track, int64_t ts_ns, uint32_t key,
+                      int enclosing, uint32_t slice, int flow_in, int flow_out);
 
 /* Counts one repair of a kind; the first message of each kind is kept
  * (printf-style). */

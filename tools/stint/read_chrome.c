@@ -33,6 +33,8 @@ struct span {
 struct event {
     struct span ph, name, cat, ts, dur, tts, tdur, pid, tid, id, s, bp;
     struct span id2;       /* the id inside id2 */
+    struct span bind_id;   /* flow v2 */
+    uint8_t flow_in, flow_out;
     int id2_global;        /* id2 key was "global" (or "") */
     const char *args_a, *args_b; /* raw args object, when present */
 };
@@ -269,6 +271,21 @@ static int parse_event(struct stint_json *j, struct event *e)
                     e->args_a = a;
                     e->args_b = j->p;
                 }
+                continue;
+            }
+            break;
+        case 7:
+        case 8:
+            if (kn == 7 && !memcmp(k, "bind_id", 7))
+                dst = &e->bind_id;
+            else if ((kn == 7 && !memcmp(k, "flow_in", 7)) || (kn == 8 && !memcmp(k, "flow_out", 8))) {
+                uint8_t on = stint_json_ws(j) == 't';
+                if ((rc = stint_json_skip(j)) != STINT_JSON_OK)
+                    goto out;
+                if (kn == 7)
+                    e->flow_in = on;
+                else
+                    e->flow_out = on;
                 continue;
             }
             break;
@@ -722,13 +739,40 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
         return;
     case 's':
     case 't':
-    case 'f':
-        m->flow_events++;
+    case 'f': {
+        /* v1 flow identity: cat + name + id */
+        size_t cn, nn, in_ = 0;
+        const char *cs = stint_model_str(m, s.cat, &cn), *ns = stint_model_str(m, s.name, &nn);
+        uint32_t idv = e->id.set ? intern_span(r, &e->id) : (e->id2.set ? intern_span(r, &e->id2) : 0);
+        const char *is = stint_model_str(m, idv, &in_);
+        char *b = scratch(r, cn + nn + in_ + 2);
+        memcpy(b, cs, cn);
+        b[cn] = '\x1f';
+        memcpy(b + cn + 1, ns, nn);
+        b[cn + 1 + nn] = '\x1f';
+        memcpy(b + cn + nn + 2, is, in_);
+        uint32_t key = stint_model_intern(m, b, cn + nn + in_ + 2);
+        uint32_t lane = stint_model_lane(m, pid, tid, STINT_CLOCK_HOST);
+        int enclosing = ph != 'f' || (e->bp.set && e->bp.n && e->bp.s[0] == 'e');
+        stint_model_flow(m, (enum stint_flow_phase)ph, stint_model_lane_at(m, lane)->track, ts, key, enclosing,
+                         STINT_NO_ID, 0, 0);
         return;
+    }
     default:
         stint_model_repair(m, STINT_REPAIR_UNKNOWN_PHASE, "byte %llu: phase '%c' is not modelled (event kept out)",
                            (unsigned long long)offset_of(r, at), ph);
         return;
+    }
+    if (idx != STINT_NO_ID && e->bind_id.set && (e->flow_in || e->flow_out)) {
+        /* flow v2: the key is the bind id alone, apart from v1 keys */
+        uint32_t bid = intern_span(r, &e->bind_id);
+        size_t bn;
+        const char *bs = stint_model_str(m, bid, &bn);
+        char *b = scratch(r, bn + 1);
+        b[0] = '\x1e';
+        memcpy(b + 1, bs, bn);
+        stint_model_flow(m, STINT_FLOW_V2, STINT_BA_AT(&m->slices, struct stint_slice, idx).track, ts,
+                         stint_model_intern(m, b, bn + 1), 0, idx, e->flow_in, e->flow_out);
     }
     if (idx != STINT_NO_ID && e->args_a && (m->flags & STINT_MODEL_KEEP_ARGS))
         walk_args(r, e->args_a, e->args_b, "args", sink_slice, &idx);
