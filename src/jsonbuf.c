@@ -12,6 +12,8 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -277,19 +279,50 @@ void stint_i_jb_hex64(stint_i_jbuf *b, uint64_t v)
     stint_i_jb_raw(b, tmp, sizeof tmp);
 }
 
+void stint_i_sigpipe_block(stint_i_sigpipe *g)
+{
+    sigset_t pending;
+    sigemptyset(&g->set);
+    sigaddset(&g->set, SIGPIPE);
+    pthread_sigmask(SIG_BLOCK, &g->set, &g->old);
+    sigemptyset(&pending);
+    sigpending(&pending);
+    g->was_pending = sigismember(&pending, SIGPIPE) == 1;
+}
+
+void stint_i_sigpipe_restore(stint_i_sigpipe *g, int got_epipe)
+{
+    if (got_epipe && !g->was_pending) {
+        /* the SIGPIPE our write raised is pending on this thread: take it */
+        struct timespec zero = {0, 0};
+        int saved = errno;
+        while (sigtimedwait(&g->set, NULL, &zero) < 0 && errno == EINTR)
+            ;
+        errno = saved;
+    }
+    pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+}
+
 int stint_i_write_all(int fd, const char *p, size_t n)
 {
+    stint_i_sigpipe g;
+    int err = 0;
+    stint_i_sigpipe_block(&g);
     while (n) {
         ssize_t w = write(fd, p, n);
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            return errno ? errno : EIO;
+            err = errno ? errno : EIO;
+            break;
         }
-        if (w == 0)
-            return EIO;
+        if (w == 0) {
+            err = EIO;
+            break;
+        }
         p += w;
         n -= (size_t)w;
     }
-    return 0;
+    stint_i_sigpipe_restore(&g, err == EPIPE);
+    return err;
 }

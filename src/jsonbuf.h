@@ -13,6 +13,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <signal.h>
 #include <string.h>
 
 typedef struct stint_i_jbuf {
@@ -78,8 +79,20 @@ void stint_i_jb_hex64(stint_i_jbuf *b, uint64_t v);
 size_t stint_i_fmt_u64(char *out, uint64_t v);
 
 /* write(2) of all n bytes, retrying on EINTR and short writes. Returns 0 or
- * the errno of the failure. Async-signal-safe. */
+ * the errno of the failure. Async-signal-safe. A reader that went away gives
+ * EPIPE, never a SIGPIPE (whose default action would kill the program). */
 int stint_i_write_all(int fd, const char *p, size_t n);
+
+/* Keeps SIGPIPE from reaching the program around the calling thread's
+ * writes: block() masks it for this thread; restore(got_epipe) consumes the
+ * one a write raised (unless one was already pending before) and restores
+ * the mask. */
+typedef struct stint_i_sigpipe {
+    sigset_t set, old;
+    int was_pending;
+} stint_i_sigpipe;
+void stint_i_sigpipe_block(stint_i_sigpipe *g);
+void stint_i_sigpipe_restore(stint_i_sigpipe *g, int got_epipe);
 
 /* ---- Chrome trace events shared by chrome_sink.c and ring.c ---------------- */
 struct stint_i_event;

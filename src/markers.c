@@ -16,6 +16,7 @@
  * sticky: later lines are counted and discarded.
  */
 #include "internal.h"
+#include "jsonbuf.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -41,6 +42,7 @@ typedef struct marker_sink {
     stint_line_fn fn;
     void *user;
     stint_status error;
+    int epipe; /* the failed write was EPIPE (its SIGPIPE is pending) */
     size_t len;
     char buf[MARKER_BATCH];
 } marker_sink;
@@ -305,6 +307,7 @@ static void write_all(marker_sink *m, const char *p, size_t n)
             if (errno == EINTR)
                 continue;
             m->error = STINT_E_IO;
+            m->epipe = errno == EPIPE;
             return;
         }
         p += w;
@@ -320,6 +323,9 @@ static void markers_flush(stint_i_sink *s)
     if (m->dest == DEST_FD && m->error == STINT_OK) {
         int saved = errno;
         size_t off = 0;
+        stint_i_sigpipe g; /* a closed pipe must give EPIPE, not kill the program */
+        stint_i_sigpipe_block(&g);
+        m->epipe = 0;
         while (off < m->len) {
             /* the largest run of whole lines that fits one write */
             size_t n = m->len - off;
@@ -333,6 +339,7 @@ static void markers_flush(stint_i_sink *s)
             write_all(m, m->buf + off, n);
             off += n;
         }
+        stint_i_sigpipe_restore(&g, m->epipe);
         errno = saved;
     }
     m->len = 0;

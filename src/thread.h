@@ -45,7 +45,9 @@ struct stint_i_thread {
     _Atomic uint64_t dropped;
     _Atomic int64_t drop_first; /* raw clock of the first/last dropped span */
     _Atomic int64_t drop_last;
-    _Atomic int drop_clock;
+    _Atomic int drop_clock;       /* clock of drop_last */
+    _Atomic int drop_first_clock; /* clock of drop_first: a range can span the switch from
+                                     CLOCK_MONOTONIC to the calibrated TSC */
     _Atomic uint64_t autoclosed;
     _Atomic uint64_t too_deep;
     _Atomic uint64_t attrs_dropped;

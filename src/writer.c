@@ -299,11 +299,15 @@ static void drain_thread(stint_i_thread *t)
     uint64_t dropped = atomic_load_explicit(&t->dropped, memory_order_acquire);
     if (dropped != t->dropped_reported) {
         int clock = atomic_load_explicit(&t->drop_clock, memory_order_relaxed);
+        int first_clock = atomic_load_explicit(&t->drop_first_clock, memory_order_relaxed);
         int64_t last_raw = atomic_load_explicit(&t->drop_last, memory_order_relaxed);
-        if (first_raw == 0 || first_raw > last_raw)
-            first_raw = last_raw;
-        stint_i_drop d = {g_pid, t->tid, dropped - t->dropped_reported, stint_i_clock_to_ns(clock, first_raw),
-                          stint_i_clock_to_ns(clock, last_raw)};
+        int64_t last_ns = stint_i_clock_to_ns(clock, last_raw);
+        /* first and last may be on different clocks (the switch to the TSC
+         * happens while the program runs): convert each with its own */
+        int64_t first_ns = first_raw ? stint_i_clock_to_ns(first_clock, first_raw) : last_ns;
+        if (first_ns > last_ns)
+            first_ns = last_ns;
+        stint_i_drop d = {g_pid, t->tid, dropped - t->dropped_reported, first_ns, last_ns};
         t->dropped_reported = dropped;
         if (!g_drop_first_ns || d.first_ts_ns < g_drop_first_ns)
             g_drop_first_ns = d.first_ts_ns;

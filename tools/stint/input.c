@@ -94,6 +94,8 @@ static ssize_t inflate_into(struct stint_input *in, char *dst, size_t room)
         if (zin_fill(in) != 0)
             return -1;
         if (in->zin_pos >= in->zin_len) { /* no more compressed input */
+            if (!in->z_done && produced > 0)
+                break; /* hand over what was inflated; the next call reports the truncation */
             if (!in->z_done) {
                 snprintf(in->err, sizeof in->err,
                          "%s: compressed byte %llu: gzip stream is truncated (expected more deflate data)",

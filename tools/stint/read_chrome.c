@@ -685,10 +685,12 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
         return;
     }
     int64_t ts = 0;
-    if (!e->ts.set || parse_time(r, &e->ts, &ts) != 0) {
-        stint_model_drop(m, "byte %llu: event '%.*s' has %s ts (expected a number of microseconds)",
+    int ts_rc = e->ts.set ? parse_time(r, &e->ts, &ts) : -1;
+    if (ts_rc != 0) {
+        stint_model_drop(m, "byte %llu: event '%.*s' has %s ts (expected a number of microseconds%s)",
                          (unsigned long long)offset_of(r, at), (int)(e->name.n > 80 ? 80 : e->name.n),
-                         e->name.s ? e->name.s : "", e->ts.set ? "an invalid" : "no");
+                         e->name.s ? e->name.s : "", !e->ts.set ? "no" : ts_rc == -2 ? "an out-of-range" : "an invalid",
+                         ts_rc == -2 ? " within +-9223372036854775.807, the int64 ns range" : "");
         return;
     }
     if (e->ts.str)
@@ -710,9 +712,12 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
             stint_model_repair(m, STINT_REPAIR_X_WITHOUT_DUR,
                                "byte %llu: X event '%s' has no dur (Perfetto drops it; kept with dur 0)",
                                (unsigned long long)offset_of(r, at), stint_model_str(m, s.name, NULL));
-        if (e->dur.set && parse_time(r, &e->dur, &d) != 0) {
-            stint_model_drop(m, "byte %llu: X event '%s' has an invalid dur (expected microseconds)",
-                             (unsigned long long)offset_of(r, at), stint_model_str(m, s.name, NULL));
+        int dur_rc = e->dur.set ? parse_time(r, &e->dur, &d) : 0;
+        if (dur_rc != 0) {
+            stint_model_drop(m, "byte %llu: X event '%s' has %s dur (expected microseconds%s)",
+                             (unsigned long long)offset_of(r, at), stint_model_str(m, s.name, NULL),
+                             dur_rc == -2 ? "an out-of-range" : "an invalid",
+                             dur_rc == -2 ? " within the int64 ns range" : "");
             return;
         }
         if (e->tdur.set) {

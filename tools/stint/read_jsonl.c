@@ -411,6 +411,11 @@ int stint_read_jsonl(struct stint_input *in, struct stint_model *m, const struct
         stint_model_fail(m, "%s: no records (expected a meta record on line 1)", in->path);
         rc = 1;
     }
+    /* spans never ended (a session cut short): counted, never silent */
+    for (size_t sid = 0; sid < r.span_cap; sid++)
+        if (r.span_of[sid] && !r.ended[sid])
+            stint_model_repair(m, STINT_REPAIR_UNFINISHED, "%s: span %s never ended (dur -1)", in->path,
+                               stint_model_str(m, (uint32_t)sid, NULL));
     free(r.span_of);
     free(r.ended);
     free(r.tmp);

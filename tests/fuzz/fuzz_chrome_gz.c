@@ -1,0 +1,124 @@
+/* fuzz_chrome_gz.c - libFuzzer target: gzip input through the real file path
+ * (stint_read_trace on a memfd: magic sniffing, inflate in chunks, format
+ * detection, then the reader).
+ *
+ * Input layout: byte 0 chooses the mode, byte 1 a cut point.
+ *   mode even: the rest is compressed here with zlib (one or two gzip members)
+ *              and cut at byte1/255 of its length when byte 1 is nonzero, so
+ *              most runs reach the JSON reader and truncation is exercised;
+ *   mode odd:  the rest is used as the raw stream after a 1f 8b magic, so the
+ *              decompressor itself sees hostile bytes.
+ * Mode bits 3-5 also run whole commands on the file (output to /dev/null):
+ * `stint summary --json`, `stint slices --json`, `stint timing`, so the
+ * analyses behind the readers see the same inputs. Their exit code must be
+ * one of the documented 0, 1, 3. */
+#include "commands.h"
+#include "fuzz_common.h"
+
+#include <fcntl.h>
+
+#include <sys/mman.h>
+#include <unistd.h>
+#include <zlib.h>
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static int memfd = -1;
+static char path[64];
+static unsigned char *zbuf;
+static size_t zcap;
+
+static size_t gzip_into(const uint8_t *src, size_t n, unsigned char *dst, size_t cap)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    if (deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        abort();
+    zs.next_in = (Bytef *)(uintptr_t)src;
+    zs.avail_in = (uInt)n;
+    zs.next_out = dst;
+    zs.avail_out = (uInt)cap;
+    if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
+        abort();
+    size_t out = cap - zs.avail_out;
+    deflateEnd(&zs);
+    return out;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size < 2)
+        return 0;
+    if (memfd < 0) {
+        memfd = memfd_create("stint-fuzz", 0);
+        if (memfd < 0)
+            abort();
+        snprintf(path, sizeof path, "/proc/self/fd/%d", memfd);
+    }
+    unsigned mode = data[0], cut = data[1];
+    const uint8_t *body = data + 2;
+    size_t n = size - 2, len;
+    size_t need = 2 * (n + n / 100 + 64);
+    if (need > zcap) {
+        free(zbuf);
+        zbuf = malloc(need);
+        zcap = need;
+        if (!zbuf)
+            abort();
+    }
+    if ((mode & 1) == 0) {
+        if (mode & 2) { /* two members: the reader must continue after the first */
+            size_t half = n / 2;
+            len = gzip_into(body, half, zbuf, zcap);
+            len += gzip_into(body + half, n - half, zbuf + len, zcap - len);
+        } else {
+            len = gzip_into(body, n, zbuf, zcap);
+        }
+        if (cut)
+            len = len * cut / 255;
+    } else {
+        zbuf[0] = 0x1f;
+        zbuf[1] = 0x8b;
+        memcpy(zbuf + 2, body, n);
+        len = n + 2;
+    }
+    if (ftruncate(memfd, 0) != 0 || pwrite(memfd, zbuf, len, 0) != (ssize_t)len)
+        abort();
+    struct stint_model m;
+    if (stint_model_init(&m, STINT_MODEL_KEEP_ARGS) != 0)
+        abort();
+    struct stint_read_opts o = {NULL, (mode >> 2) & 1, 1};
+    int rc = stint_read_trace(path, &m, &o);
+    fuzz_check_model(&m, rc);
+    stint_model_free(&m);
+    static const struct {
+        unsigned bit;
+        const char *argv[4];
+        int argc;
+    } cmds[] = {{8, {"summary", NULL, "--json", NULL}, 3},
+                {16, {"slices", NULL, "--json", NULL}, 3},
+                {32, {"timing", NULL, NULL, NULL}, 2}};
+    static int quiet = 0;
+    if (!quiet) { /* reports go nowhere (run.sh passes -close_fd_mask=2 for stderr:
+                     libFuzzer keeps its own and the sanitizers' output) */
+        int null = open("/dev/null", O_WRONLY);
+        if (null < 0 || dup2(null, 1) < 0)
+            abort();
+        close(null);
+        quiet = 1;
+    }
+    for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
+        if (!(mode & cmds[k].bit))
+            continue;
+        char *argv[4];
+        for (int i = 0; i < 4; i++)
+            argv[i] = (char *)(uintptr_t)cmds[k].argv[i];
+        argv[1] = path;
+        int crc = k == 0 ? stint_cmd_summary(cmds[k].argc, argv)
+                         : k == 1 ? stint_cmd_slices(cmds[k].argc, argv) : stint_cmd_timing(cmds[k].argc, argv);
+        fflush(stdout);
+        if (crc != 0 && crc != 1 && crc != 3)
+            abort();
+    }
+    return 0;
+}

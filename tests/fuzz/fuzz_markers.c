@@ -1,0 +1,76 @@
+/* fuzz_markers.c - libFuzzer target: marker logs.
+ *
+ * Two readers see the same bytes: the streaming [STRACE] parser of
+ * `stint timing` (markers_parse.h), fed in pieces split where the first input
+ * byte says (chunk boundaries inside records and CRLF pairs are the risky
+ * part), and the analyzer's marker reader (stint_read_markers). Invariants:
+ * records + torn == heads, and the split feed delivers exactly what a single
+ * feed delivers. */
+#include "fuzz_common.h"
+#include "markers_parse.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+struct tally {
+    uint64_t n, sum;
+};
+
+static int on_rec(void *ctx, const markers_record *r)
+{
+    struct tally *t = ctx;
+    t->n++;
+    t->sum += (uint64_t)r->ts_ns ^ (uint64_t)r->dur_ns ^ r->pid ^ r->tid ^ r->offset ^ r->line ^ r->attrs.len;
+    markers_text cur = r->attrs, k, v;
+    while (markers_attr_next(&cur, &k, &v))
+        t->sum += k.len;
+    return 0;
+}
+
+static void on_torn(void *ctx, uint64_t off, uint64_t line, const char *why)
+{
+    (void)ctx;
+    (void)off;
+    (void)line;
+    if (!why)
+        abort();
+}
+
+static markers_stats parse(const uint8_t *data, size_t size, size_t step, struct tally *t)
+{
+    markers_options o = MARKERS_OPTIONS_INIT;
+    o.on_record = on_rec;
+    o.on_torn = on_torn;
+    o.ctx = t;
+    o.count_lines = 1;
+    markers_parser *p = markers_parser_new(&o);
+    if (!p)
+        abort();
+    for (size_t i = 0; i < size; i += step) {
+        size_t n = size - i < step ? size - i : step;
+        if (markers_feed(p, data + i, n) != 0)
+            abort();
+    }
+    if (markers_finish(p) != 0)
+        abort();
+    markers_stats st = *markers_get_stats(p);
+    markers_parser_free(p);
+    if (st.records + st.torn != st.heads || st.records != t->n)
+        abort();
+    return st;
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    if (size == 0)
+        return 0;
+    size_t step = (size_t)data[0] % 17 + 1;
+    data++;
+    size--;
+    struct tally whole = {0, 0}, split = {0, 0};
+    markers_stats a = parse(data, size, size ? size : 1, &whole);
+    markers_stats b = parse(data, size, step, &split);
+    if (a.records != b.records || a.torn != b.torn || whole.sum != split.sum)
+        abort();
+    fuzz_read_memory(stint_read_markers, data, size, STINT_MODEL_KEEP_ARGS);
+    return 0;
+}

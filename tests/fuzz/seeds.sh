@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# seeds.sh OUT_DIR - builds the seed corpora of every fuzz target under
+# OUT_DIR/<target>/ from ../shared/corpus (read in place, copied only into the
+# build tree, never into the repository), the project's own test data and the
+# small hand-written seeds in tests/fuzz/seeds/. Files over 256 KiB are left
+# out (libFuzzer's -max_len follows the largest seed).
+set -euo pipefail
+out=$1
+here=$(cd "$(dirname "$0")" && pwd)
+src=$(cd "$here/../.." && pwd)
+corpus=${STINT_SHARED_DIR:-$src/../shared}/corpus
+mkdir -p "$out"
+for t in chrome chrome_gz jsonl json markers tsparse; do mkdir -p "$out/fuzz_$t"; done
+
+n=0
+add() { # add TARGET FILE [PREFIX_BYTES_AS_PRINTF]
+  local t=$1 f=$2 pre=${3:-}
+  [ -f "$f" ] || return 0
+  [ "$(stat -c %s "$f")" -le 262144 ] || return 0
+  n=$((n + 1))
+  if [ -n "$pre" ]; then
+    { printf "$pre"; cat "$f"; } > "$out/fuzz_$t/s$n"
+  else
+    cp "$f" "$out/fuzz_$t/s$n"
+  fi
+}
+
+# our own seeds, by target
+for d in "$here"/seeds/*/; do
+  [ -d "$d" ] || continue
+  t=$(basename "$d")
+  for f in "$d"*; do add "$t" "$f"; done
+done
+
+if [ -d "$corpus" ]; then
+  while IFS= read -r -d '' f; do
+    add json "$f"
+    add chrome "$f"
+  done < <(find "$corpus/json-test-suite" -name '*.json' -print0 2>/dev/null)
+  while IFS= read -r -d '' f; do
+    add chrome "$f"
+    add chrome_gz "$f" '\000\000'
+  done < <(find "$corpus/perfetto-json" "$corpus/speedscope" "$corpus/catapult" "$corpus/spec-examples" \
+             "$corpus/seed-systems" -name '*.json' -print0 2>/dev/null)
+  while IFS= read -r -d '' f; do
+    add jsonl "$f"
+    add chrome_gz "$f" '\004\000'
+  done < <(find "$corpus/seed-systems" -name '*.jsonl' -print0 2>/dev/null)
+  while IFS= read -r -d '' f; do
+    add markers "$f" '\007'
+    add chrome_gz "$f" '\002\000'
+  done < <(grep -rlZ --include='*.log' --include='*.txt' '\[STRACE\]' "$corpus/seed-systems" 2>/dev/null)
+  # numbers of the JSON test suite, as bare text, for the number parser
+  while IFS= read -r -d '' f; do
+    n=$((n + 1))
+    tr -d '[] \n' < "$f" > "$out/fuzz_tsparse/s$n"
+  done < <(find "$corpus/json-test-suite" -name '*_number*.json' -print0 2>/dev/null)
+fi
+# the project's own data: CLI golden cases and any test inputs
+while IFS= read -r -d '' f; do
+  case "$f" in
+    *.json) add chrome "$f" ;;
+    *.jsonl) add jsonl "$f" ;;
+    *.log) add markers "$f" '\003' ;;
+  esac
+done < <(find "$src/tests/cli" "$src/tests/data" -type f -not -path '*/bad/*' -print0 2>/dev/null)
+for t in "$out"/*/; do
+  echo "seeds: $(basename "$t"): $(ls "$t" | wc -l) files"
+done
