@@ -435,11 +435,13 @@ static void writer_stop(long wait_ms)
     if (!running)
         return;
     struct timespec dl = deadline_in(wait_ms);
-    if (pthread_timedjoin_np(g_writer, NULL, &dl) == 0) {
-        pthread_mutex_lock(&g_writer_lock);
-        g_writer_running = 0;
-        pthread_mutex_unlock(&g_writer_lock);
-    }
+    /* A writer stuck past the bound (a blocked sink) is left to finish on its
+     * own: detached, so nothing waits for it and nothing leaks a handle. */
+    if (pthread_timedjoin_np(g_writer, NULL, &dl) != 0)
+        pthread_detach(g_writer);
+    pthread_mutex_lock(&g_writer_lock);
+    g_writer_running = 0;
+    pthread_mutex_unlock(&g_writer_lock);
 }
 
 /* Drains with a bounded wait for the drain lock. */
@@ -492,12 +494,15 @@ static void at_exit(void)
     stint_get_stats(&s);
     char msg[512];
     int n = 0;
-    if (s.spans_dropped)
+    if (s.spans_dropped && s.drop_first_ts_ns)
         n = snprintf(msg, sizeof msg,
                      "stint: %llu of %llu spans dropped (thread buffers full, between ts=%lld and ts=%lld; "
                      "raise STINT_BUFFER_KB)\n",
                      (unsigned long long)s.spans_dropped, (unsigned long long)(s.spans_dropped + s.spans_recorded),
                      (long long)s.drop_first_ts_ns, (long long)s.drop_last_ts_ns);
+    else if (s.spans_dropped) /* only spans of threads whose buffer could not be allocated */
+        n = snprintf(msg, sizeof msg, "stint: %llu spans dropped (no memory for a thread buffer)\n",
+                     (unsigned long long)s.spans_dropped);
     else if (st != STINT_OK || s.sink_error != STINT_OK)
         n = snprintf(msg, sizeof msg, "stint: markers not fully written at exit: %s\n",
                      stint_strerror(st != STINT_OK ? st : s.sink_error));

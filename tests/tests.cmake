@@ -5,8 +5,9 @@
 #   tests/cli/<case>/cmd          golden CLI cases, run by tests/cli/run_case.sh
 #   tests/compile/                the public header compiled as C11 and C++, enabled and disabled
 # Exit code 77 means "skipped" (for instance when ../shared/corpus is absent); each such
-# test prints why. Tests whose name contains "thread", "fork" or "proc" are labelled
-# "threads" so that `make test-tsan` can run them under ThreadSanitizer.
+# test prints why. Tests that start threads (names matching the regex in
+# stint_label_test) are labelled "threads" so that `make test-tsan` runs them
+# under ThreadSanitizer.
 set(STINT_TEST_ENV
   "STINT_SHARED_DIR=${STINT_SHARED_DIR}"
   "STINT_BIN=$<TARGET_FILE:stint_cli>"
@@ -18,7 +19,7 @@ set(STINT_TEST_ENV
 
 function(stint_label_test name)
   set(labels "")
-  if(name MATCHES "thread|fork|proc|ring|session")
+  if(name MATCHES "thread|fork|proc|ring|session|alloc_failure|writer_faults")
     list(APPEND labels threads)
   endif()
   set_tests_properties(${name} PROPERTIES ENVIRONMENT "${STINT_TEST_ENV}" SKIP_RETURN_CODE 77
