@@ -9,8 +9,10 @@
  * can move the unparsed tail to the front of its buffer, read more, and retry.
  *
  * Strict by default (RFC 8259: no trailing commas, no comments, no NaN, valid
- * UTF-8, no raw control characters in strings, no lone surrogates in \u
- * escapes). The one leniency, STINT_JSON_TRAILING_COMMA, accepts a comma
+ * UTF-8, no raw control characters in strings). A lone surrogate in a \u
+ * escape is accepted and decodes to U+FFFD, as JavaScript's JSON.parse and
+ * Perfetto accept it (RFC 8259 leaves it to the implementation; not counted
+ * yet). The one leniency, STINT_JSON_TRAILING_COMMA, accepts a comma
  * before '}' or ']' and counts each one in trailing_commas (the Chrome reader
  * turns that into a repair); STINT_JSON_CONTROL_CHARS accepts raw control
  * bytes (a raw newline, as Perfetto's parser does) inside strings and counts
