@@ -12,6 +12,39 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Which sanitizers this test was built with (GCC defines __SANITIZE_*,
+ * clang answers __has_feature): CHECK_ASAN_OR_TSAN, CHECK_TSAN, CHECK_UBSAN
+ * are 0 or 1. Tests use them to size loads or skip what a sanitizer cannot
+ * follow, and say so. */
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define CHECK_ASAN_OR_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define CHECK_ASAN_OR_TSAN 1
+#endif
+#endif
+#ifndef CHECK_ASAN_OR_TSAN
+#define CHECK_ASAN_OR_TSAN 0
+#endif
+#if defined(__SANITIZE_THREAD__)
+#define CHECK_TSAN 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define CHECK_TSAN 1
+#endif
+#endif
+#ifndef CHECK_TSAN
+#define CHECK_TSAN 0
+#endif
+#if defined(__has_feature)
+#if __has_feature(undefined_behavior_sanitizer)
+#define CHECK_UBSAN 1
+#endif
+#endif
+#ifndef CHECK_UBSAN
+#define CHECK_UBSAN 0
+#endif
+
 static int check_failures_;
 static int check_count_;
 

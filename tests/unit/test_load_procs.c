@@ -24,26 +24,9 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define LOAD_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define LOAD_SANITIZED 1
-#endif
-#endif
-#ifndef LOAD_SANITIZED
-#define LOAD_SANITIZED 0
-#endif
-#if defined(__SANITIZE_THREAD__)
-#define LOAD_TSAN 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define LOAD_TSAN 1
-#endif
-#endif
-#ifndef LOAD_TSAN
-#define LOAD_TSAN 0 /* TSan runs these 5-15x slower than ASan: a smaller load */
-#endif
+/* TSan runs these 5-15x slower than ASan: a smaller load */
+#define LOAD_SANITIZED CHECK_ASAN_OR_TSAN
+#define LOAD_TSAN CHECK_TSAN
 
 enum { NPROC = 8, NTHREADS = 4, MAXPID = 1 << 22 };
 static long g_spans; /* per thread */

@@ -138,7 +138,7 @@ int main(void)
 {
     setenv("STINT_FLUSH_MS", "5000", 1); /* the writer does not drain by itself during the test */
     shared_log();
-#if defined(__SANITIZE_THREAD__)
+#if CHECK_TSAN
     /* ThreadSanitizer cannot follow a child that starts threads after a
      * multi-threaded fork; the plain and ASan runs cover this case. */
     printf("note: fork test skipped under ThreadSanitizer\n");

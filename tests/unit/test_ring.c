@@ -235,7 +235,7 @@ int main(void)
     stint_markers_off();
     snprintf(g_dir, sizeof g_dir, "/tmp/stint_test_ring_%d", (int)getpid());
     REQUIRE(mkdir(g_dir, 0755) == 0);
-#if defined(__SANITIZE_THREAD__)
+#if CHECK_TSAN
     /* ThreadSanitizer cannot follow a child that uses the library after a
      * fork; the plain and ASan runs cover the crash dump. */
     printf("note: crash dump test not run under ThreadSanitizer\n");

@@ -595,7 +595,7 @@ int main(void)
     test_sigkill_prefix();
     test_exit_without_finish();
     test_dropped_from_library();
-#if defined(__SANITIZE_THREAD__)
+#if CHECK_TSAN
     /* the child inherits the library's writer, which ThreadSanitizer cannot
      * follow across a multi-threaded fork; plain and ASan runs cover it */
     printf("note: fork test not run under ThreadSanitizer\n");
