@@ -174,11 +174,6 @@ void stint_i_sink_add(stint_i_sink *s);
 /* Drains pending records into it, flushes and closes it, and unlinks it. */
 void stint_i_sink_remove(stint_i_sink *s);
 
-/* Renders the span's attributes as marker text "k=v k=v" (device spans start
- * with clk=dev) into buf; returns the length it needs (like snprintf, but
- * never more than cap-1 bytes are written and buf is NUL-terminated when cap>0). */
-size_t stint_i_render_attrs(char *buf, size_t cap, const stint_i_event *ev);
-
 /* Process id cached by the library (re-read after fork). */
 int32_t stint_i_pid(void);
 

@@ -195,19 +195,6 @@ static char *render_attrs(char *p, char *end, const stint_i_event *ev)
     return p;
 }
 
-size_t stint_i_render_attrs(char *buf, size_t cap, const stint_i_event *ev)
-{
-    char tmp[MARKER_LINE_MAX];
-    char *e = render_attrs(tmp, tmp + sizeof tmp, ev);
-    size_t n = (size_t)(e - tmp);
-    if (cap) {
-        size_t c = n < cap - 1 ? n : cap - 1;
-        memcpy(buf, tmp, c);
-        buf[c] = '\0';
-    }
-    return n;
-}
-
 static char *put_prefix(char *p, const stint_i_event *ev)
 {
     int64_t mono0, real0;
