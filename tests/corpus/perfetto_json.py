@@ -176,6 +176,27 @@ def q_json_flow(d):
 def q_name_depth(d):
     return sorted([[s["name"], s["depth"]] for s in d["slices"]], key=lambda r: r[0])
 
+def thread_states(d):
+    """Rows of Perfetto's thread_state table: stint's thread_state slices, whose
+    track is named "thread_state tid <tid>"."""
+    out = []
+    for s in d["slices"]:
+        if s["kind"] != "thread_state":
+            continue
+        assert s["track_name"].startswith("thread_state tid "), s["track_name"]
+        args = {a["key"]: a["value"] for a in s["args"]}
+        out.append((s, args, int(s["track_name"].split()[-1])))
+    return sorted(out, key=lambda r: r[0]["ts_ns"])
+
+def q_thread_state(d):
+    return [[s["ts_ns"], s["dur_ns"], s["name"], a.get("args.io_wait"), a.get("args.blocked_function"), tid, s["pid"]]
+            for s, a, tid in thread_states(d)]
+
+def q_thread_state_sched(d):
+    """sched: a "Running" state with args.cpu is also a scheduling slice."""
+    return [[s["ts_ns"], s["dur_ns"], a["args.cpu"], tid, s["pid"]]
+            for s, a, tid in thread_states(d) if s["name"] == "Running" and "args.cpu" in a]
+
 # case -> (query function, ordered?)
 CASES = {
     "json__string_pid_tid": (q_ts_dur_name_pname_tname, False),
@@ -204,12 +225,12 @@ CASES = {
     "parsing__same_ts_two_zero_duration_slice_nesting": (q_name_depth, True),
     "parsing__same_ts_zero_duration_slice_then_duration_slice_unnesting": (q_name_depth, True),
     "parsing__same_ts_duration_slice_then_zero_duration_slice_unnesting": (q_name_depth, True),
+    "json__json_thread_state": (q_thread_state, True),
+    "json__json_thread_state_sched": (q_thread_state_sched, True),
 }
 
 NOT_MODELLED = {
     "dynamic_tables__connected_flow": "flow graph traversal (directly connected / following / preceding): not a stint query",
-    "json__json_thread_state": "Perfetto extension (ph T as thread state): not modelled",
-    "json__json_thread_state_sched": "Perfetto extension (thread state -> sched): not modelled",
     "json__overlapping_complete_event_import_log": "Perfetto's import-log table: stint reports the overlap as a repair instead",
 }
 

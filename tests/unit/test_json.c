@@ -125,6 +125,61 @@ int main(void)
         CHECK_EQ_I64(n, 1 + 1 + 2 + 4 + 1);
         CHECK(memcmp(out, "a\n\xc3\xa9\xf0\x9f\x98\x80/", n) == 0);
     }
+    /* lone surrogates: accepted, decoded as U+FFFD, counted once each */
+    {
+        static const struct {
+            const char *text;
+            uint64_t lone;
+        } cases[] = {
+            {"\"\\ud83d\\ude00\"", 0},        /* a pair */
+            {"\"a\\ud800b\"", 1},               /* high alone */
+            {"\"\\udc00\"", 1},                 /* low alone */
+            {"\"\\ud800\\u0041\"", 1},         /* high, then no low */
+            {"\"\\ud800\\ud800\\udc00\"", 1}, /* high alone, then a pair */
+            {"\"\\udc00\\ud800\"", 2},         /* reversed pair: two lone */
+            {"\"\\ud800\"", 1},                 /* high right before the quote */
+        };
+        for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+            char w[64 + STINT_JSON_PAD] = {0};
+            size_t tl = strlen(cases[i].text);
+            memcpy(w, cases[i].text, tl);
+            struct stint_json j = {.p = w, .end = w + tl, .at_eof = 1};
+            const char *s;
+            size_t len;
+            int esc;
+            CHECK_EQ_I64(stint_json_string(&j, &s, &len, &esc), STINT_JSON_OK);
+            CHECK_EQ_I64(j.lone_surrogates, cases[i].lone);
+            /* the same string inside a skipped value is counted the same way */
+            char v[80 + STINT_JSON_PAD] = {0};
+            int vl = snprintf(v, 80, "{\"k\":[%s]}", cases[i].text);
+            struct stint_json k = {.p = v, .end = v + vl, .at_eof = 1};
+            CHECK_EQ_I64(stint_json_skip(&k), STINT_JSON_OK);
+            CHECK_EQ_I64(k.lone_surrogates, cases[i].lone);
+        }
+        /* decoded as U+FFFD (EF BF BD) */
+        const char *src = "a\\ud800b\\udc00";
+        char out[32];
+        size_t n = stint_json_unescape(src, strlen(src), out);
+        CHECK_EQ_I64(n, 8);
+        CHECK(memcmp(out, "a\xef\xbf\xbd" "b\xef\xbf\xbd", 8) == 0);
+        /* a string cut by the window: MORE counts nothing, the retry counts once */
+        char w[64 + STINT_JSON_PAD] = "\"\\ud800x\\u0001 and more\"";
+        struct stint_json j = {.p = w, .end = w + 10, .at_eof = 0, .flags = STINT_JSON_CONTROL_CHARS};
+        const char *s;
+        size_t len;
+        CHECK_EQ_I64(stint_json_string(&j, &s, &len, NULL), STINT_JSON_MORE);
+        CHECK_EQ_I64(j.lone_surrogates, 0);
+        j.end = w + strlen(w);
+        CHECK_EQ_I64(stint_json_string(&j, &s, &len, NULL), STINT_JSON_OK);
+        CHECK_EQ_I64(j.lone_surrogates, 1);
+        /* and a raw control byte cut by the window is counted once too */
+        char c[64 + STINT_JSON_PAD] = "\"a\nb and more\"";
+        struct stint_json q = {.p = c, .end = c + 4, .at_eof = 0, .flags = STINT_JSON_CONTROL_CHARS};
+        CHECK_EQ_I64(stint_json_string(&q, &s, &len, NULL), STINT_JSON_MORE);
+        q.end = c + strlen(c);
+        CHECK_EQ_I64(stint_json_string(&q, &s, &len, NULL), STINT_JSON_OK);
+        CHECK_EQ_I64(q.control_chars, 1);
+    }
     const char *dir = check_corpus_dir();
     if (dir)
         check_suite(dir);

@@ -243,6 +243,7 @@ int stint_cmd_slices(int argc, char **argv)
                 fprintf(f, "%u", parent);
             fprintf(f, ",\"kind\":\"%s\"",
                     s->flags & STINT_SLICE_INSTANT ? "instant"
+                    : s->flags & STINT_SLICE_THREAD_STATE ? "thread_state"
                     : s->flags & STINT_SLICE_COMPLETE ? "complete"
                     : s->flags & STINT_SLICE_ASYNC ? "async"
                                                     : "begin_end");

@@ -102,6 +102,9 @@ int stint_json_string(struct stint_json *j, const char **s, size_t *len, int *es
     const char *p = start + 1;
     const char *end = j->end;
     int esc = 0;
+    /* counted here and added on success only, so a string retried after
+     * MORE is not counted twice */
+    uint64_t ctl = 0, lone = 0;
     for (;;) {
         while (p + 8 <= end) {
             uint64_t sp = special_bytes(load64(p));
@@ -133,7 +136,14 @@ int stint_json_string(struct stint_json *j, const char **s, size_t *len, int *es
                     /* a high surrogate wants a low one; a lone one is accepted (decoded as U+FFFD) */
                     if (p + 6 > end && !j->at_eof)
                         goto more;
-                }
+                    unsigned lo;
+                    if (p + 6 <= end && p[0] == '\\' && p[1] == 'u' && read_u4(p + 2, &lo) == 0 && lo >= 0xDC00 &&
+                        lo <= 0xDFFF)
+                        p += 6;
+                    else
+                        lone++;
+                } else if (u >= 0xDC00 && u <= 0xDFFF)
+                    lone++;
                 continue;
             }
             if (e == '"' || e == '\\' || e == '/' || e == 'b' || e == 'f' || e == 'n' || e == 'r' || e == 't') {
@@ -147,7 +157,7 @@ int stint_json_string(struct stint_json *j, const char **s, size_t *len, int *es
                 return ERR(j, p, "control character in string (must be escaped)");
             if (p >= end)
                 goto more;
-            j->control_chars++;
+            ctl++;
             p++;
             continue;
         }
@@ -166,6 +176,8 @@ int stint_json_string(struct stint_json *j, const char **s, size_t *len, int *es
     *len = (size_t)(p - start - 1);
     if (escaped)
         *escaped = esc;
+    j->control_chars += ctl;
+    j->lone_surrogates += lone;
     j->p = p + 1;
     return STINT_JSON_OK;
 more:

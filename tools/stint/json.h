@@ -10,9 +10,10 @@
  *
  * Strict by default (RFC 8259: no trailing commas, no comments, no NaN, valid
  * UTF-8, no raw control characters in strings). A lone surrogate in a \u
- * escape is accepted and decodes to U+FFFD, as JavaScript's JSON.parse and
- * Perfetto accept it (RFC 8259 leaves it to the implementation; not counted
- * yet). The one leniency, STINT_JSON_TRAILING_COMMA, accepts a comma
+ * escape (a high one not followed by a low one, or a low one alone) is
+ * accepted and decodes to U+FFFD, as JavaScript's JSON.parse and Perfetto
+ * accept it (RFC 8259 leaves it to the implementation); each is counted in
+ * lone_surrogates (the Chrome reader turns that into a repair). The one leniency, STINT_JSON_TRAILING_COMMA, accepts a comma
  * before '}' or ']' and counts each one in trailing_commas (the Chrome reader
  * turns that into a repair); STINT_JSON_CONTROL_CHARS accepts raw control
  * bytes (a raw newline, as Perfetto's parser does) inside strings and counts
@@ -42,6 +43,7 @@ struct stint_json {
     int at_eof;             /* the window ends at the end of the input */
     uint64_t trailing_commas;
     uint64_t control_chars; /* raw control bytes accepted in strings (STINT_JSON_CONTROL_CHARS) */
+    uint64_t lone_surrogates; /* \u escapes of an unpaired surrogate (always accepted, as U+FFFD) */
     const char *err;        /* static message on STINT_JSON_ERR */
     const char *err_at;     /* where in the window */
 };

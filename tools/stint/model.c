@@ -25,6 +25,10 @@ struct end_ev {
     uint32_t seq;
     uint32_t track;
     uint32_t name;
+    /* Its args (KEEP_ARGS), STINT_NO_ID = none: index in m->args of a count
+     * record (key 0, INT, ival = n) followed by the n args. The count lives
+     * in m->args so that this record stays 32 bytes (args fills padding). */
+    uint32_t args;
 };
 
 /* A pending flow event, bound in finish(). */
@@ -466,6 +470,7 @@ const char *stint_repair_name(enum stint_repair r)
         "unfinished_span", "unmatched_end", "overlapping_complete", "negative_dur",
         "trailing_comma", "missing_close", "unknown_phase", "string_number",
         "unmatched_async_end", "torn_record", "unknown_version", "control_char_in_string", "x_without_dur", "unbound_flow",
+        "async_step", "sample_event", "lone_surrogate",
     };
     return (unsigned)r < STINT_REPAIR_COUNT ? names[r] : "?";
 }
@@ -632,7 +637,28 @@ uint32_t stint_model_end(struct stint_model *m, uint32_t lane, int64_t ts_ns, ui
     e->seq = (uint32_t)m->seq++;
     e->track = STINT_BA_AT(&m->lanes, struct stint_lane, lane).track;
     e->name = name;
+    e->args = STINT_NO_ID;
     return STINT_NO_ID;
+}
+
+void stint_model_end_arg(struct stint_model *m, const struct stint_arg *a)
+{
+    if (!(m->flags & STINT_MODEL_KEEP_ARGS) || m->ends.len == 0)
+        return;
+    struct end_ev *e = &STINT_BA_AT(&m->ends, struct end_ev, m->ends.len - 1);
+    if (e->args == STINT_NO_ID) {
+        struct stint_arg *h = xpush(&m->args);
+        h->kind = STINT_ARG_INT; /* key 0, ival 0: the count record */
+        e->args = (uint32_t)(m->args.len - 1);
+    }
+    struct stint_arg *h = &STINT_BA_AT(&m->args, struct stint_arg, e->args);
+    if (h->ival == UINT16_MAX) {
+        stint_model_drop(m, "end event '%s' at ts %lld ns has more than %u args: the rest are dropped",
+                         stint_model_str(m, e->name, NULL), (long long)e->ts_ns, (unsigned)UINT16_MAX);
+        return;
+    }
+    h->ival++;
+    *(struct stint_arg *)xpush(&m->args) = *a;
 }
 
 uint32_t stint_model_async_begin(struct stint_model *m, uint32_t track, const struct stint_slice *s)
@@ -652,6 +678,7 @@ uint32_t stint_model_async_end(struct stint_model *m, uint32_t track, int64_t ts
     e->seq = (uint32_t)m->seq++;
     e->track = track;
     e->name = name;
+    e->args = STINT_NO_ID;
     return STINT_NO_ID;
 }
 
@@ -867,6 +894,45 @@ static int end_cmp(const void *pa, const void *pb)
     if (a->ts_ns != b->ts_ns)
         return a->ts_ns < b->ts_ns ? -1 : 1;
     return a->seq < b->seq ? -1 : a->seq > b->seq;
+}
+
+/* Merges the args of end event ev into slice c, which it closes (model.h:
+ * the end's value wins on a key both have). Without begin args the slice
+ * takes the end's run as it is; otherwise a fresh run is written at the end
+ * of m->args (the old one stays unused: only pairs whose E has args pay). */
+static void merge_end_args(struct stint_model *m, struct stint_slice *c, const struct end_ev *ev)
+{
+    if (ev->args == STINT_NO_ID)
+        return;
+    const struct stint_arg *h = &STINT_BA_AT(&m->args, struct stint_arg, ev->args);
+    size_t ne = (size_t)h->ival;
+    if (c->args == STINT_NO_ID || c->nargs == 0) {
+        c->args = ev->args + 1;
+        c->nargs = (uint16_t)ne;
+        return;
+    }
+    size_t nb = c->nargs, at = m->args.len;
+    if (stint_bigarray_reserve(&m->args, nb + ne) != 0) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    for (size_t i = 0; i < nb; i++)
+        *(struct stint_arg *)xpush(&m->args) = STINT_BA_AT(&m->args, struct stint_arg, c->args + i);
+    for (size_t k = 0; k < ne; k++) {
+        const struct stint_arg *ea = &STINT_BA_AT(&m->args, struct stint_arg, ev->args + 1 + k);
+        size_t i = at;
+        while (i < m->args.len && STINT_BA_AT(&m->args, struct stint_arg, i).key != ea->key)
+            i++;
+        if (i < m->args.len)
+            STINT_BA_AT(&m->args, struct stint_arg, i) = *ea;
+        else if (m->args.len - at < UINT16_MAX)
+            *(struct stint_arg *)xpush(&m->args) = *ea;
+        else
+            stint_model_drop(m, "slice '%s' at ts %lld ns has more than %u args with its end's: the rest are dropped",
+                             stint_model_str(m, c->name, NULL), (long long)c->ts_ns, (unsigned)UINT16_MAX);
+    }
+    c->args = (uint32_t)at;
+    c->nargs = (uint16_t)(m->args.len - at);
 }
 
 /* Whether the slice is still open at the nesting pass: a B not yet ended. */
@@ -1146,6 +1212,7 @@ void stint_model_finish(struct stint_model *m)
                         sl[q].dur_ns = 0;
                         if (ev->tts_ns != STINT_TS_NONE && sl[q].tts_ns != STINT_TS_NONE)
                             sl[q].tdur_ns = ev->tts_ns - sl[q].tts_ns;
+                        merge_end_args(m, &sl[q], ev);
                         continue;
                     }
                     const struct stint_track *tr = &STINT_BA_AT(&m->tracks, struct stint_track, t);
@@ -1164,6 +1231,7 @@ void stint_model_finish(struct stint_model *m)
                 c->dur_ns = ev->ts_ns - c->ts_ns;
                 if (ev->tts_ns != STINT_TS_NONE && c->tts_ns != STINT_TS_NONE)
                     c->tdur_ns = ev->tts_ns - c->tts_ns;
+                merge_end_args(m, c, ev);
                 /* slices opened above the match stay open: this E did not close them */
                 memmove(&st.v[k], &st.v[k + 1], (st.n - k - 1) * sizeof *st.v);
                 st.n--;
@@ -1336,6 +1404,8 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
         e->track = tmap[e->track];
         e->name = smap[e->name];
         e->seq += (uint32_t)seq0;
+        if (e->args != STINT_NO_ID)
+            e->args += (uint32_t)arg0;
     }
     const struct flow_ev *sfe = src->flow_evs.data;
     for (size_t i = 0; i < src->flow_evs.len; i++) {

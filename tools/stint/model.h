@@ -49,6 +49,26 @@
  *     their own track (unmatched e: STINT_REPAIR_ASYNC_UNMATCHED). One
  *     exception to Perfetto's order: a zero-length pair written B then E at
  *     one ts is paired (dur 0) rather than left unmatched.
+ *   - Args of an end event (E, e, F) are merged into the slice it closes,
+ *     after the begin's args: a key the begin already has takes the end's
+ *     value in place, new keys are appended (Chrome and Perfetto merge them
+ *     the same way). An end that closes nothing loses its args, as in
+ *     Perfetto (it is counted as unmatched).
+ *
+ * Chrome phases beyond the spec's core (trace-formats-and-peers.md 1.3):
+ * where Perfetto drops an event stint keeps it, flags it and counts a
+ * repair; nothing is dropped silently.
+ *   - T with dur: Perfetto's thread-state interval; kept as a slice flagged
+ *     STINT_SLICE_THREAD_STATE (see there). Not a repair.
+ *   - T without dur, p: legacy async steps (step-into / step-past), which
+ *     Perfetto ignores: kept as instants on the async track of their id
+ *     (where the S/F slice of that id lives), STINT_REPAIR_ASYNC_STEP.
+ *   - P: sample events. Perfetto reads only V8 CPU-profile payloads into its
+ *     own profile tables and ignores the rest; stint models no samples, so
+ *     every P is kept as an instant on its thread with its args,
+ *     STINT_REPAIR_SAMPLE_EVENT.
+ *   - Phases with no model at all (N/O/D objects, V/v memory dumps, c clock
+ *     sync, ( ) contexts, = links): counted as STINT_REPAIR_UNKNOWN_PHASE.
  *
  * Memory: the model keeps one struct stint_slice (64 bytes) per slice, plus
  * args only when STINT_MODEL_KEEP_ARGS is set, plus counter samples only when
@@ -108,6 +128,12 @@ enum {
      * chain instead of from nesting on the track. */
     STINT_SLICE_EXPLICIT_PARENT = 1u << 5,
     STINT_SLICE_FROM_B = 1u << 6,   /* opened by a B event: its end came from an E (finish) */
+    /* A Chrome T event with a dur: Perfetto's thread-state interval (name =
+     * the state, e.g. "Running"), not a span of work. It lives on its
+     * thread's state track, an async-kind track keyed (pid, cat, id
+     * "thread_state tid <tid>"), so it never nests with the thread's slices
+     * and `summary` lists it with the async spans by (cat, state). */
+    STINT_SLICE_THREAD_STATE = 1u << 7,
 };
 
 enum stint_repair {
@@ -125,6 +151,11 @@ enum stint_repair {
     STINT_REPAIR_CONTROL_CHAR,     /* Chrome: raw control byte inside a string */
     STINT_REPAIR_X_WITHOUT_DUR,    /* Chrome: X without dur (Perfetto drops it): kept with dur 0 */
     STINT_REPAIR_UNBOUND_FLOW,     /* a flow event with no slice to bind to, or no start */
+    STINT_REPAIR_ASYNC_STEP,       /* Chrome: legacy async step T (without dur) or p (Perfetto ignores
+                                      them): kept as an instant on the async track of its id */
+    STINT_REPAIR_SAMPLE_EVENT,     /* Chrome: P sample (Perfetto reads only V8 cpuProfile ones): kept as
+                                      a thread instant; its stack (sf, cpuProfile) is not modelled */
+    STINT_REPAIR_LONE_SURROGATE,   /* Chrome: a \u escape with an unpaired surrogate: decoded as U+FFFD */
     STINT_REPAIR_COUNT
 };
 const char *stint_repair_name(enum stint_repair r);
@@ -291,6 +322,11 @@ void stint_model_add_arg(struct stint_model *m, uint32_t slice, const struct sti
 uint32_t stint_model_begin(struct stint_model *m, uint32_t lane, const struct stint_slice *s);
 uint32_t stint_model_end(struct stint_model *m, uint32_t lane, int64_t ts_ns, uint32_t name,
                          int64_t tts_ns);
+/* An arg of the end event just recorded (end or async_end), merged into the
+ * slice it closes at finish() (see the ordering contract). Only kept with
+ * STINT_MODEL_KEEP_ARGS; must follow that end before any other model call
+ * that records an end. */
+void stint_model_end_arg(struct stint_model *m, const struct stint_arg *a);
 /* Async b/e on a track: e closes the innermost open slice with that name on
  * the track. */
 uint32_t stint_model_async_begin(struct stint_model *m, uint32_t track, const struct stint_slice *s);

@@ -509,6 +509,12 @@ static void sink_slice(struct creader *r, void *ctx, const struct stint_arg *a)
     stint_model_add_arg(r->m, *(uint32_t *)ctx, a);
 }
 
+static void sink_end(struct creader *r, void *ctx, const struct stint_arg *a)
+{
+    (void)ctx;
+    stint_model_end_arg(r->m, a);
+}
+
 static void sink_metadata(struct creader *r, void *ctx, const struct stint_arg *a)
 {
     (void)ctx;
@@ -666,6 +672,30 @@ static void handle_counter(struct creader *r, const struct event *e, int64_t pid
     }
 }
 
+/* A T event with dur: one thread-state interval on the thread's state track
+ * (model.h, STINT_SLICE_THREAD_STATE). Returns the slice index, or
+ * STINT_NO_ID when the dur is invalid (dropped and counted, as an X's). */
+static uint32_t add_thread_state(struct creader *r, const struct event *e, struct stint_slice *s, int64_t pid,
+                                 int64_t tid, const char *at)
+{
+    struct stint_model *m = r->m;
+    int64_t d;
+    int rc = parse_time(r, &e->dur, &d);
+    if (rc != 0) {
+        stint_model_drop(m, "byte %llu: thread-state event 'T' '%s' has %s dur (expected microseconds)",
+                         (unsigned long long)offset_of(r, at), stint_model_str(m, s->name, NULL),
+                         rc == -2 ? "an out-of-range" : "an invalid");
+        return STINT_NO_ID;
+    }
+    char key[64];
+    int kn = snprintf(key, sizeof key, "thread_state tid %lld", (long long)tid);
+    uint32_t id = stint_model_intern(m, key, (size_t)kn);
+    s->track = stint_model_track_async(m, STINT_ASYNC_PROCESS, pid, s->cat, id, id);
+    s->dur_ns = d;
+    s->flags = STINT_SLICE_COMPLETE | STINT_SLICE_ASYNC | STINT_SLICE_THREAD_STATE;
+    return stint_model_add_slice(m, s);
+}
+
 static void add_event(struct creader *r, const struct event *e, const char *at)
 {
     struct stint_model *m = r->m;
@@ -738,7 +768,9 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
     case 'E': {
         int64_t tts = s.tts_ns;
         stint_model_end(m, host_lane(r, pid, tid), ts, s.name, tts);
-        return; /* E args are not merged into the B slice (noted in the docs) */
+        if (e->args_a && (m->flags & STINT_MODEL_KEEP_ARGS)) /* merged into the B it closes (model.h) */
+            walk_args(r, e->args_a, e->args_b, "args", sink_end, NULL);
+        return;
     }
     case 'i':
     case 'I':
@@ -761,6 +793,22 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
         idx = stint_model_add_slice(m, &s);
         break;
     }
+    case 'T':
+        if (e->dur.set) { /* Perfetto's thread-state interval (model.h, STINT_SLICE_THREAD_STATE) */
+            idx = add_thread_state(r, e, &s, pid, tid, at);
+            if (idx == STINT_NO_ID)
+                return;
+            break;
+        }
+        /* without dur, T is the legacy async step-into */
+        /* fall through */
+    case 'p':
+        stint_model_repair(m, STINT_REPAIR_ASYNC_STEP,
+                           "byte %llu: legacy async step '%c' '%s' (Perfetto ignores it): kept as an instant on its "
+                           "async track",
+                           (unsigned long long)offset_of(r, at), ph, stint_model_str(m, s.name, NULL));
+        /* an instant on the async track of its id, like n */
+        /* fall through */
     case 'b':
     case 'e':
     case 'n':
@@ -778,6 +826,8 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
             idx = stint_model_async_begin(m, track, &s);
         else if (ph == 'e' || ph == 'F') {
             stint_model_async_end(m, track, ts, s.name);
+            if (e->args_a && (m->flags & STINT_MODEL_KEEP_ARGS))
+                walk_args(r, e->args_a, e->args_b, "args", sink_end, NULL);
             return;
         } else {
             s.track = track;
@@ -791,6 +841,19 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
     case 'C':
         handle_counter(r, e, pid, ts);
         return;
+    case 'P': {
+        stint_model_repair(m, STINT_REPAIR_SAMPLE_EVENT,
+                           "byte %llu: sample event 'P' '%s': kept as a thread instant, its stack (sf or V8 "
+                           "cpuProfile) is not modelled",
+                           (unsigned long long)offset_of(r, at), stint_model_str(m, s.name, NULL));
+        uint32_t lane = host_lane(r, pid, tid);
+        s.track = STINT_BA_AT(&m->lanes, struct stint_lane, lane).track;
+        s.dur_ns = 0;
+        s.flags = STINT_SLICE_INSTANT;
+        stint_model_instant_stat(m, STINT_TRACK_THREAD, s.cat, s.name);
+        idx = stint_model_add_slice(m, &s);
+        break;
+    }
     case 's':
     case 't':
     case 'f': {
@@ -1015,6 +1078,22 @@ static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj
     }
 }
 
+/* step() for the read loop: a unit that returns MORE is parsed again after
+ * the refill, so the tokenizer's counts from its first try are taken back
+ * (else an event straddling a window boundary would count its trailing
+ * commas, control bytes and lone surrogates twice). */
+static int step_once(struct creader *r, struct stint_json *j, int *state, int *in_obj)
+{
+    uint64_t tc = j->trailing_commas, cc = j->control_chars, ls = j->lone_surrogates;
+    int s = step(r, j, state, in_obj);
+    if (s == STINT_JSON_MORE) {
+        j->trailing_commas = tc;
+        j->control_chars = cc;
+        j->lone_surrogates = ls;
+    }
+    return s;
+}
+
 int stint_read_chrome(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o)
 {
     return stint_i_read_chrome_part(in, m, o, 0, 0, NULL);
@@ -1048,11 +1127,11 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
                     state = S_DONE;
                     break;
                 }
-                if ((s = step(&r, &j, &state, &in_obj)) != STINT_JSON_OK)
+                if ((s = step_once(&r, &j, &state, &in_obj)) != STINT_JSON_OK)
                     break;
             }
         } else
-            while (state != S_DONE && (s = step(&r, &j, &state, &in_obj)) == STINT_JSON_OK)
+            while (state != S_DONE && (s = step_once(&r, &j, &state, &in_obj)) == STINT_JSON_OK)
                 ;
         pos = (size_t)(j.p - in->buf);
         if (state == S_DONE)
@@ -1080,6 +1159,11 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
     if (j.control_chars) {
         stint_model_repair(m, STINT_REPAIR_CONTROL_CHAR, "raw control byte inside a string (kept as is)");
         m->repairs[STINT_REPAIR_CONTROL_CHAR] += j.control_chars - 1;
+    }
+    if (j.lone_surrogates) {
+        stint_model_repair(m, STINT_REPAIR_LONE_SURROGATE,
+                           "\\u escape with an unpaired surrogate inside a string (decoded as U+FFFD)");
+        m->repairs[STINT_REPAIR_LONE_SURROGATE] += j.lone_surrogates - 1;
     }
     if (part != 2)
         stint_i_progress(in, 1);
