@@ -1,10 +1,16 @@
 /*
  * input.c - file/stdin reading with gzip detection (ISA-L, zlib fallback).
  *
- * Invariants: buf has cap + STINT_JSON_PAD bytes, the padding after len is
- * zero after every fill; reads are at least STINT_INPUT_CHUNK bytes (this
- * machine pays ~1 us per syscall); the buffer is allocated once and reused,
- * grown only when one unconsumed piece is larger than it.
+ * Invariants: the window buf[0..len) is followed by STINT_JSON_PAD zero
+ * bytes after every open, consume and fill; it lies in mem (cap +
+ * STINT_JSON_PAD bytes) or, for gzip on the inflate thread, in one block of
+ * the ring (see "gzip on a second thread"). Plain reads are
+ * STINT_INPUT_CHUNK bytes (this machine pays ~1 us per syscall);
+ * compressed reads are ZIN_CHUNK. Every buffer is allocated once and reused
+ * (a first touch of a 4 KiB page costs ~12 us here, so nothing is allocated
+ * per chunk), and mem grows only when one unconsumed piece is larger than
+ * it. consume() only moves buf; fill() moves the unconsumed tail to the
+ * front (it is at most one event) before reading after it.
  */
 #include "input.h"
 
@@ -25,6 +31,12 @@
 #include <zlib.h>
 #endif
 
+/* Compressed bytes per read. 1 MiB of gzip -1 JSON inflates to ~7 MiB: few
+ * reads, and one quarter of the pages a 4 MiB buffer would touch. The first
+ * read of any input (the format sniff) is this size too, straight into the
+ * window. */
+#define ZIN_CHUNK ((size_t)1 << 20)
+
 int stint_input_errcode(const struct stint_input *in) { return in->err[0] && in->corrupt ? 1 : 3; }
 
 static ssize_t read_full(int fd, void *dst, size_t n)
@@ -44,6 +56,10 @@ static ssize_t read_full(int fd, void *dst, size_t n)
     return (ssize_t)got;
 }
 
+/* Makes mem hold at least need bytes (doubling). The window must be at the
+ * front of mem (it moves with mem) or outside mem (then mem's old bytes are
+ * not kept). 0 ok; -1 with err set when need passes STINT_INPUT_MAX_WINDOW
+ * (bad data) or memory runs out. */
 static int grow(struct stint_input *in, size_t need)
 {
     if (need <= in->cap)
@@ -58,13 +74,37 @@ static int grow(struct stint_input *in, size_t need)
         in->corrupt = 1;
         return -1;
     }
-    char *nb = realloc(in->buf, cap + STINT_JSON_PAD);
+    int window_in_mem = in->mem && in->buf == in->mem;
+    char *nb;
+    if (window_in_mem || !in->mem)
+        nb = realloc(in->mem, cap + STINT_JSON_PAD);
+    else { /* nothing to keep: no copy */
+        free(in->mem);
+        in->mem = NULL;
+        in->cap = 0;
+        nb = malloc(cap + STINT_JSON_PAD);
+    }
     if (!nb) {
         snprintf(in->err, sizeof in->err, "%s: out of memory for a %zu MiB window", in->path, cap >> 20);
         return -1;
     }
-    in->buf = nb;
+    if (window_in_mem || !in->buf)
+        in->buf = nb;
+    in->mem = nb;
     in->cap = cap;
+    return 0;
+}
+
+/* Moves the window (which is in mem) to the front of mem and makes room
+ * after it. 0 ok, -1 as grow(). */
+static int make_room(struct stint_input *in)
+{
+    if (in->buf != in->mem) {
+        memmove(in->mem, in->buf, in->len);
+        in->buf = in->mem;
+    }
+    if (in->len == in->cap && grow(in, in->cap * 2) != 0)
+        return -1;
     return 0;
 }
 
@@ -73,7 +113,7 @@ static int zin_fill(struct stint_input *in)
 {
     if (in->zin_pos < in->zin_len || in->zin_eof)
         return 0;
-    ssize_t r = read_full(in->fd, in->zin, STINT_INPUT_CHUNK);
+    ssize_t r = read_full(in->fd, in->zin, ZIN_CHUNK);
     if (r < 0) {
         snprintf(in->err, sizeof in->err, "%s: read error: %s", in->path, strerror(errno));
         return -1;
@@ -158,23 +198,38 @@ static ssize_t inflate_into(struct stint_input *in, char *dst, size_t room)
 }
 
 /* ---- gzip on a second thread ----------------------------------------------------
- * Inflating (ISA-L ~0.8-1.9 GB/s) and parsing run on different cores: a
- * producer thread inflates into a small ring of chunks, fill() copies them
- * into the window. Only the producer touches the decompressor state. */
+ * Inflating (ISA-L ~1 GB/s here) and parsing run on different cores. The
+ * producer inflates straight into a ring of PIPE_BLOCKS blocks, each
+ * PIPE_HEAD + PIPE_BLOCK + STINT_JSON_PAD bytes with the data at PIPE_HEAD;
+ * fill() hands the next ready block to the reader as its window, after
+ * copying the old window's unconsumed tail (the event cut by the block end)
+ * into the head room in front of it. So the inflated bytes are never copied,
+ * the ring (about 5 MiB) is touched once and reused, and the output chunk
+ * stays small enough for ISA-L to write it into cache. A tail larger than
+ * the head room (an event over PIPE_HEAD bytes cut by a block end) takes
+ * the slow path: tail and block are copied into mem, which grows as for
+ * plain input. The reader holds at most one block (its window's); the
+ * producer fills the others ahead. Only the producer touches the
+ * decompressor state. */
 
-#define PIPE_SLOTS 4
-#define PIPE_CHUNK ((size_t)1 << 20)
+#define PIPE_BLOCKS 4
+#define PIPE_BLOCK ((size_t)1 << 20)
+#define PIPE_HEAD ((size_t)256 << 10)
+#define PIPE_STRIDE (PIPE_HEAD + PIPE_BLOCK + STINT_JSON_PAD)
 
 struct gzpipe {
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t cv;
-    char *slot[PIPE_SLOTS];
-    size_t len[PIPE_SLOTS];
-    size_t head_off;       /* bytes of slot[head] already copied out */
-    int head, tail, count;
+    char *ring;               /* PIPE_BLOCKS x PIPE_STRIDE */
+    size_t len[PIPE_BLOCKS];  /* inflated bytes in each ready block */
+    int head;                 /* the next block the reader takes */
+    int ready;                /* blocks inflated and not yet taken */
+    int held;                 /* the reader's window is block head - 1 */
     int done, failed, stop;
 };
+
+static char *block_data(struct gzpipe *g, int b) { return g->ring + (size_t)b * PIPE_STRIDE + PIPE_HEAD; }
 
 static void *pipe_main(void *arg)
 {
@@ -182,13 +237,16 @@ static void *pipe_main(void *arg)
     struct gzpipe *g = in->pipe;
     for (;;) {
         pthread_mutex_lock(&g->mu);
-        while (g->count == PIPE_SLOTS && !g->stop)
+        while (g->ready + g->held == PIPE_BLOCKS && !g->stop)
             pthread_cond_wait(&g->cv, &g->mu);
-        int stop = g->stop, t = g->tail;
+        int stop = g->stop, t = (g->head + g->ready) % PIPE_BLOCKS;
         pthread_mutex_unlock(&g->mu);
         if (stop)
             break;
-        ssize_t n = inflate_into(in, g->slot[t], PIPE_CHUNK);
+        char *dst = block_data(g, t);
+        ssize_t n = inflate_into(in, dst, PIPE_BLOCK);
+        if (n > 0)
+            memset(dst + n, 0, STINT_JSON_PAD);
         pthread_mutex_lock(&g->mu);
         if (n < 0)
             g->failed = 1;
@@ -196,8 +254,7 @@ static void *pipe_main(void *arg)
             g->done = 1;
         else {
             g->len[t] = (size_t)n;
-            g->tail = (t + 1) % PIPE_SLOTS;
-            g->count++;
+            g->ready++;
         }
         int end = g->failed || g->done;
         pthread_cond_broadcast(&g->cv);
@@ -213,20 +270,18 @@ static int pipe_start(struct stint_input *in)
     struct gzpipe *g = calloc(1, sizeof *g);
     if (!g)
         return -1;
-    for (int i = 0; i < PIPE_SLOTS; i++)
-        if (!(g->slot[i] = malloc(PIPE_CHUNK))) {
-            for (int k = 0; k < i; k++)
-                free(g->slot[k]);
-            free(g);
-            return -1;
-        }
+    if (!(g->ring = malloc(PIPE_BLOCKS * PIPE_STRIDE))) {
+        free(g);
+        return -1;
+    }
     pthread_mutex_init(&g->mu, NULL);
     pthread_cond_init(&g->cv, NULL);
     in->pipe = g;
     if (pthread_create(&g->thread, NULL, pipe_main, in) != 0) {
         in->pipe = NULL;
-        for (int k = 0; k < PIPE_SLOTS; k++)
-            free(g->slot[k]);
+        pthread_mutex_destroy(&g->mu);
+        pthread_cond_destroy(&g->cv);
+        free(g->ring);
         free(g);
         return -1;
     }
@@ -245,51 +300,82 @@ static void pipe_stop(struct stint_input *in)
     pthread_join(g->thread, NULL);
     pthread_mutex_destroy(&g->mu);
     pthread_cond_destroy(&g->cv);
-    for (int k = 0; k < PIPE_SLOTS; k++)
-        free(g->slot[k]);
+    free(g->ring);
     free(g);
     in->pipe = NULL;
+    in->buf = in->mem; /* the window may have been a block */
+    in->len = 0;
 }
 
-/* Copies ready chunks into buf[len..cap); waits only while nothing is ready. */
-static ssize_t pipe_take(struct stint_input *in)
+/* fill() with the inflate thread: the next block becomes the window, the
+ * unconsumed tail copied in front of it. 1 data added, 0 end of input, -1
+ * error (the producer's message, or the window limit). */
+static int pipe_fill(struct stint_input *in)
 {
     struct gzpipe *g = in->pipe;
-    size_t room = in->cap - in->len, got = 0;
     pthread_mutex_lock(&g->mu);
-    while (g->count == 0 && !g->done && !g->failed)
+    while (g->ready == 0 && !g->done && !g->failed)
         pthread_cond_wait(&g->cv, &g->mu);
-    while (got < room && g->count > 0) {
-        int h = g->head;
-        size_t n = g->len[h] - g->head_off;
-        if (n > room - got)
-            n = room - got;
-        pthread_mutex_unlock(&g->mu); /* the slot is ours until head moves */
-        memcpy(in->buf + in->len + got, g->slot[h] + g->head_off, n);
-        pthread_mutex_lock(&g->mu);
-        got += n;
-        g->head_off += n;
-        if (g->head_off == g->len[h]) {
-            g->head_off = 0;
-            g->head = (h + 1) % PIPE_SLOTS;
-            g->count--;
-            pthread_cond_broadcast(&g->cv);
+    if (g->ready == 0) {
+        int failed = g->failed;
+        pthread_mutex_unlock(&g->mu);
+        if (failed)
+            return -1; /* in->err was written by the producer before it took the lock */
+        in->eof = 1;
+        return 0;
+    }
+    int h = g->head;
+    size_t blen = g->len[h];
+    pthread_mutex_unlock(&g->mu);
+    char *data = block_data(g, h);
+    size_t tail = in->len;
+    int hold = tail <= PIPE_HEAD;
+    int rc = 1;
+    if (hold) {
+        memcpy(data - tail, in->buf, tail); /* another block, or mem: never overlapping */
+        in->buf = data - tail;
+        in->len = tail + blen;
+    } else {
+        /* slow path: tail and block into mem */
+        if (!g->held && in->buf != in->mem) { /* the window is in mem: to its front */
+            memmove(in->mem, in->buf, tail);
+            in->buf = in->mem;
+        }
+        if (grow(in, tail + blen) != 0)
+            rc = -1;
+        else {
+            if (in->buf != in->mem) { /* the tail is in the held block */
+                memcpy(in->mem, in->buf, tail);
+                in->buf = in->mem;
+            }
+            memcpy(in->mem + tail, data, blen);
+            in->len = tail + blen;
+            memset(in->buf + in->len, 0, STINT_JSON_PAD);
         }
     }
-    int failed = g->failed && g->count == 0 && got == 0;
+    pthread_mutex_lock(&g->mu);
+    if (rc > 0) {
+        /* the old window's block (if any) is free now; the new one is held if the window is in it */
+        g->head = (h + 1) % PIPE_BLOCKS;
+        g->ready--;
+        g->held = hold;
+        pthread_cond_broadcast(&g->cv);
+    }
     pthread_mutex_unlock(&g->mu);
-    return failed ? -1 : (ssize_t)got;
+    return rc;
 }
 
 int stint_input_fill(struct stint_input *in)
 {
     if (in->eof)
         return 0;
-    if (in->len == in->cap && grow(in, in->cap * 2) != 0)
+    if (in->pipe)
+        return pipe_fill(in);
+    if (make_room(in) != 0)
         return -1;
     ssize_t r;
     if (in->gz) {
-        r = in->pipe ? pipe_take(in) : inflate_into(in, in->buf + in->len, in->cap - in->len);
+        r = inflate_into(in, in->buf + in->len, in->cap - in->len);
     } else {
         size_t want = in->cap - in->len;
         if (in->stop_at && in->base + in->len + want > in->stop_at)
@@ -303,8 +389,6 @@ int stint_input_fill(struct stint_input *in)
     }
     if (r < 0)
         return -1;
-    if (in->gz && r == 0)
-        in->eof = 1;
     in->len += (size_t)r;
     memset(in->buf + in->len, 0, STINT_JSON_PAD);
     if (r == 0)
@@ -314,12 +398,12 @@ int stint_input_fill(struct stint_input *in)
 
 void stint_input_consume(struct stint_input *in, size_t n)
 {
+    /* O(1): the padding after the window's end stays where it is */
     if (n > in->len)
         n = in->len;
-    memmove(in->buf, in->buf + n, in->len - n);
+    in->buf += n;
     in->len -= n;
     in->base += n;
-    memset(in->buf + in->len, 0, STINT_JSON_PAD);
 }
 
 static int open_common(struct stint_input *in, const char *path, uint64_t from, uint64_t to)
@@ -355,16 +439,28 @@ static int open_common(struct stint_input *in, const char *path, uint64_t from, 
     in->stop_at = to;
     if (grow(in, STINT_INPUT_CHUNK) != 0)
         return 3;
-    /* Sniff the magic bytes from the first raw read. */
+    /* Sniff the magic bytes from the first read, made straight into the
+     * window: plain input keeps it there, gzip input moves it to zin. */
     if (from == 0) {
-        in->zin = malloc(STINT_INPUT_CHUNK);
-        if (!in->zin) {
-            snprintf(in->err, sizeof in->err, "%s: out of memory", path);
+        size_t want = ZIN_CHUNK;
+        if (in->stop_at && want > in->stop_at)
+            want = (size_t)in->stop_at;
+        ssize_t r = read_full(in->fd, in->buf, want);
+        if (r < 0) {
+            snprintf(in->err, sizeof in->err, "%s: read error: %s", path, strerror(errno));
             return 3;
         }
-        if (zin_fill(in) != 0)
-            return 3;
-        if (in->zin_len >= 2 && in->zin[0] == 0x1f && in->zin[1] == 0x8b) {
+        if (r >= 2 && (unsigned char)in->buf[0] == 0x1f && (unsigned char)in->buf[1] == 0x8b) {
+            in->zin = malloc(ZIN_CHUNK);
+            if (!in->zin) {
+                snprintf(in->err, sizeof in->err, "%s: out of memory", path);
+                return 3;
+            }
+            memcpy(in->zin, in->buf, (size_t)r);
+            in->zin_len = (size_t)r;
+            in->raw_read = (uint64_t)r;
+            in->zin_eof = r == 0;
+            memset(in->buf, 0, STINT_JSON_PAD);
             in->gz = 1;
 #if defined(STINT_HAVE_ISAL)
             struct inflate_state *st = calloc(1, sizeof *st);
@@ -381,16 +477,13 @@ static int open_common(struct stint_input *in, const char *path, uint64_t from, 
 #endif
         } else {
             /* plain: the sniffed bytes are the start of the data */
-            memcpy(in->buf, in->zin, in->zin_len);
-            in->len = in->zin_len;
-            if (in->zin_eof || in->zin_len < STINT_INPUT_CHUNK)
-                in->eof = in->zin_len < STINT_INPUT_CHUNK;
+            in->len = (size_t)r;
+            if ((size_t)r < want) /* stdin and files alike: read_full stops short only at the end */
+                in->eof = 1;
             if (in->stop_at && in->len >= in->stop_at) { /* the first part of a split file */
                 in->len = (size_t)in->stop_at;
                 in->eof = 1;
             }
-            free(in->zin);
-            in->zin = NULL;
             memset(in->buf + in->len, 0, STINT_JSON_PAD);
             return 0;
         }
@@ -428,6 +521,8 @@ void stint_input_close(struct stint_input *in)
     in->z = NULL;
     free(in->zin);
     in->zin = NULL;
-    free(in->buf);
+    free(in->mem);
+    in->mem = NULL;
     in->buf = NULL;
+    in->len = in->cap = 0;
 }

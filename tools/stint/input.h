@@ -3,12 +3,17 @@
  * by the magic bytes 1f 8b, not by the name), read through one reused buffer.
  *
  * The reader owns a window buf[0..len) of decompressed bytes; it consumes a
- * prefix with stint_input_consume() and calls stint_input_fill() to move the
- * unconsumed tail to the front and read more. The window always has
- * STINT_JSON_PAD zero bytes after len (for the JSON tokenizer). The buffer
- * grows only when one unconsumed piece (one event) fills it, up to
- * STINT_INPUT_MAX_WINDOW; beyond that fill() fails with a clear message, so
- * memory stays bounded whatever the input.
+ * prefix with stint_input_consume() (O(1): the window start moves) and calls
+ * stint_input_fill() to keep the unconsumed tail and read more after it. The
+ * window always has STINT_JSON_PAD zero bytes after len (for the JSON
+ * tokenizer); buf moves, so never keep a pointer into it across a fill.
+ * Buffers are allocated once and reused: plain input is read into one window
+ * (4 MiB reads) that grows only when one unconsumed piece (one event) fills
+ * it, up to STINT_INPUT_MAX_WINDOW; beyond that fill() fails with a clear
+ * message, so memory stays bounded whatever the input. Gzip input is
+ * inflated on a second thread straight into a small ring of blocks, and the
+ * window is the block itself (only the previous window's tail is copied in
+ * front of it), so the inflated bytes are never copied.
  */
 #ifndef STINT_CLI_INPUT_H
 #define STINT_CLI_INPUT_H
@@ -24,9 +29,10 @@ struct stint_input {
     int fd;
     int gz;               /* gzip stream */
     int eof;              /* no more data will come: buf holds the rest */
-    char *buf;
+    char *buf;            /* the window: inside mem, or inside a block of the gzip ring */
     size_t len;           /* valid bytes in buf */
-    size_t cap;           /* allocated, excluding padding */
+    char *mem;            /* the owned window allocation (cap + STINT_JSON_PAD bytes) */
+    size_t cap;           /* mem's size, excluding padding */
     uint64_t base;        /* decompressed offset of buf[0] */
     uint64_t file_size;   /* for plain regular files, else 0 */
     uint64_t raw_read;    /* compressed bytes read */
