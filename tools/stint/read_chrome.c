@@ -772,10 +772,17 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
             walk_args(r, e->args_a, e->args_b, "args", sink_end, NULL);
         return;
     }
+    case 'P':
+        stint_model_repair(m, STINT_REPAIR_SAMPLE_EVENT,
+                           "byte %llu: sample event 'P' '%s': kept as a thread instant, its stack (sf or V8 "
+                           "cpuProfile) is not modelled",
+                           (unsigned long long)offset_of(r, at), stint_model_str(m, s.name, NULL));
+        /* a thread instant, whatever its "s" */
+        /* fall through */
     case 'i':
     case 'I':
     case 'R': {
-        char scope = e->s.set && e->s.n ? e->s.s[0] : 't';
+        char scope = ph != 'P' && e->s.set && e->s.n ? e->s.s[0] : 't';
         enum stint_track_kind kind = STINT_TRACK_THREAD;
         if (scope == 'g') {
             s.track = stint_model_track_global(m);
@@ -841,19 +848,6 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
     case 'C':
         handle_counter(r, e, pid, ts);
         return;
-    case 'P': {
-        stint_model_repair(m, STINT_REPAIR_SAMPLE_EVENT,
-                           "byte %llu: sample event 'P' '%s': kept as a thread instant, its stack (sf or V8 "
-                           "cpuProfile) is not modelled",
-                           (unsigned long long)offset_of(r, at), stint_model_str(m, s.name, NULL));
-        uint32_t lane = host_lane(r, pid, tid);
-        s.track = STINT_BA_AT(&m->lanes, struct stint_lane, lane).track;
-        s.dur_ns = 0;
-        s.flags = STINT_SLICE_INSTANT;
-        stint_model_instant_stat(m, STINT_TRACK_THREAD, s.cat, s.name);
-        idx = stint_model_add_slice(m, &s);
-        break;
-    }
     case 's':
     case 't':
     case 'f': {
