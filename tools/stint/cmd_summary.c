@@ -149,6 +149,7 @@ struct frame {
 struct summary {
     const struct stint_model *m;
     const struct stint_filter *f;
+    int filtering;            /* any filter option given */
     struct lane_row *lanes;   /* by lane index */
     struct cat_row *cats;
     size_t ncats, ccap;
@@ -298,7 +299,7 @@ static void on_slice(void *ctx, const struct stint_model *m, const struct stint_
     if (!(ev->flags & (STINT_SLICE_INSTANT | STINT_SLICE_ASYNC))) {
         struct stint_slice s = {.ts_ns = ev->ts_ns, .dur_ns = ev->dur_ns, .track = ev->track, .cat = ev->cat,
                                 .name = ev->name, .flags = ev->flags};
-        if (stint_filter_slice(S->f, m, &s)) {
+        if (!S->filtering || stint_filter_slice(S->f, m, &s)) {
             if (ev->dur_ns < 0)
                 S->unfinished++;
             else {
@@ -711,6 +712,8 @@ int stint_cmd_summary(int argc, char **argv)
     struct summary S;
     memset(&S, 0, sizeof S);
     S.f = &o.filter;
+    S.filtering = o.filter.has_pid || o.filter.has_tid || o.filter.has_range || o.filter.has_min_dur || o.filter.cat ||
+                  o.filter.name_glob;
     S.m = &m;
     /* STINT_SUMMARY_NO_LEAN=1 keeps every span as a full slice (the same
      * results with more memory; the differential test compares the two) */

@@ -59,8 +59,10 @@ struct stint_lean {
     uint64_t *hkey;         /* (cat << 32 | name) -> pair + 1 in hval */
     uint32_t *hval;
     size_t hcap;
-    uint64_t last_key;      /* one-entry cache in front of the hash */
-    uint32_t last_pair;
+    struct pcache_ent {     /* a direct-mapped cache in front of the hash */
+        uint64_t key;
+        uint32_t pair1;     /* pair + 1, 0 = empty */
+    } pcache[256];
     size_t total;
     struct lean_frame *frames; /* walk scratch, reused across tracks */
     size_t fcap;
@@ -103,8 +105,9 @@ static uint64_t hmix(uint64_t x)
 static uint32_t pair_of(struct stint_lean *L, uint32_t cat, uint32_t name)
 {
     uint64_t key = (uint64_t)cat << 32 | name;
-    if (L->npairs && key == L->last_key)
-        return L->last_pair;
+    struct pcache_ent *ce = &L->pcache[(name * 0x9e3779b1u ^ cat) & 255];
+    if (ce->pair1 && ce->key == key)
+        return ce->pair1 - 1;
     if ((L->npairs + 1) * 2 > L->hcap) {
         size_t nc = L->hcap ? L->hcap * 2 : 256;
         uint64_t *nk = calloc(nc, sizeof *nk);
@@ -145,8 +148,8 @@ static uint32_t pair_of(struct stint_lean *L, uint32_t cat, uint32_t name)
         L->hkey[j] = key;
         L->hval[j] = p + 1;
     }
-    L->last_key = key;
-    L->last_pair = p;
+    ce->key = key;
+    ce->pair1 = p + 1;
     return p;
 }
 
