@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static char *data;
@@ -110,6 +111,23 @@ int main(void)
     }
     unsetenv("STINT_NO_INFLATE_THREAD");
     CHECK_EQ_I64(read_all(plain, keep_none, "plain, consume all"), ndata);
+    /* raw_read (the progress line's count) reaches the compressed size, on the reader's thread */
+    {
+        struct stat st;
+        REQUIRE(stat(gz, &st) == 0);
+        struct stint_input in;
+        REQUIRE(stint_input_open(&in, gz) == 0);
+        uint64_t last = 0;
+        for (;;) {
+            CHECK(in.raw_read >= last);
+            last = in.raw_read;
+            stint_input_consume(&in, in.len);
+            if (stint_input_fill(&in) <= 0)
+                break;
+        }
+        CHECK_EQ_I64(in.raw_read, st.st_size);
+        stint_input_close(&in);
+    }
     CHECK_EQ_I64(read_all(plain, keep_mixed, "plain, mixed tails"), ndata);
 
     /* one piece that never ends: the window stops at 64 MiB with the message */

@@ -120,7 +120,7 @@ static int zin_fill(struct stint_input *in)
     }
     in->zin_len = (size_t)r;
     in->zin_pos = 0;
-    in->raw_read += (uint64_t)r;
+    in->zraw += (uint64_t)r;
     if (r == 0)
         in->zin_eof = 1;
     return 0;
@@ -139,7 +139,7 @@ static ssize_t inflate_into(struct stint_input *in, char *dst, size_t room)
             if (!in->z_done) {
                 snprintf(in->err, sizeof in->err,
                          "%s: compressed byte %llu: gzip stream is truncated (expected more deflate data)",
-                         in->path, (unsigned long long)in->raw_read);
+                         in->path, (unsigned long long)in->zraw);
                 in->corrupt = 1;
                 return -1;
             }
@@ -162,7 +162,7 @@ static ssize_t inflate_into(struct stint_input *in, char *dst, size_t room)
         produced = (size_t)((char *)st->next_out - dst);
         if (rc < 0) {
             snprintf(in->err, sizeof in->err, "%s: compressed byte %llu: corrupt gzip data (isa-l error %d)",
-                     in->path, (unsigned long long)(in->raw_read - (in->zin_len - in->zin_pos)), rc);
+                     in->path, (unsigned long long)(in->zraw - (in->zin_len - in->zin_pos)), rc);
             in->corrupt = 1;
             return -1;
         }
@@ -185,7 +185,7 @@ static ssize_t inflate_into(struct stint_input *in, char *dst, size_t room)
             in->z_done = 1;
         else if (rc != Z_OK && rc != Z_BUF_ERROR) {
             snprintf(in->err, sizeof in->err, "%s: compressed byte %llu: corrupt gzip data (%s)", in->path,
-                     (unsigned long long)in->raw_read, zs->msg ? zs->msg : "zlib error");
+                     (unsigned long long)in->zraw, zs->msg ? zs->msg : "zlib error");
             in->corrupt = 1;
             return -1;
         }
@@ -223,6 +223,7 @@ struct gzpipe {
     pthread_cond_t cv;
     char *ring;               /* PIPE_BLOCKS x PIPE_STRIDE */
     size_t len[PIPE_BLOCKS];  /* inflated bytes in each ready block */
+    uint64_t zraw[PIPE_BLOCKS]; /* in->zraw when the block was done (raw_read is the reader's) */
     int head;                 /* the next block the reader takes */
     int ready;                /* blocks inflated and not yet taken */
     int held;                 /* the reader's window is block head - 1 */
@@ -254,6 +255,7 @@ static void *pipe_main(void *arg)
             g->done = 1;
         else {
             g->len[t] = (size_t)n;
+            g->zraw[t] = in->zraw;
             g->ready++;
         }
         int end = g->failed || g->done;
@@ -326,6 +328,7 @@ static int pipe_fill(struct stint_input *in)
     }
     int h = g->head;
     size_t blen = g->len[h];
+    in->raw_read = g->zraw[h];
     pthread_mutex_unlock(&g->mu);
     char *data = block_data(g, h);
     size_t tail = in->len;
@@ -376,6 +379,7 @@ int stint_input_fill(struct stint_input *in)
     ssize_t r;
     if (in->gz) {
         r = inflate_into(in, in->buf + in->len, in->cap - in->len);
+        in->raw_read = in->zraw;
     } else {
         size_t want = in->cap - in->len;
         if (in->stop_at && in->base + in->len + want > in->stop_at)
@@ -458,7 +462,7 @@ static int open_common(struct stint_input *in, const char *path, uint64_t from, 
             }
             memcpy(in->zin, in->buf, (size_t)r);
             in->zin_len = (size_t)r;
-            in->raw_read = (uint64_t)r;
+            in->raw_read = in->zraw = (uint64_t)r;
             in->zin_eof = r == 0;
             memset(in->buf, 0, STINT_JSON_PAD);
             in->gz = 1;

@@ -35,7 +35,8 @@ struct stint_input {
     size_t cap;           /* mem's size, excluding padding */
     uint64_t base;        /* decompressed offset of buf[0] */
     uint64_t file_size;   /* for plain regular files, else 0 */
-    uint64_t raw_read;    /* compressed bytes read */
+    uint64_t raw_read;    /* compressed bytes behind the window so far (the reader's view) */
+    uint64_t zraw;        /* compressed bytes read by the decompressing side (its own) */
     char err[512];        /* message on failure */
     void *z;              /* decompressor state */
     unsigned char *zin;   /* compressed input buffer */
