@@ -57,7 +57,7 @@ static inline void fuzz_read_memory(fuzz_reader_fn reader, const uint8_t *data, 
         in.eof = 1;
         in.cap = size;
         in.len = size;
-        in.buf = malloc(size + STINT_JSON_PAD);
+        in.mem = in.buf = malloc(size + STINT_JSON_PAD); /* the window is all of mem (input.h) */
         if (!in.buf)
             abort();
         if (size)
