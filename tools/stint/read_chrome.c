@@ -30,7 +30,13 @@ struct span {
     uint8_t str; /* given as a JSON string */
     uint8_t esc; /* string with escapes */
     uint8_t set;
+    uint8_t num; /* SPAN_NUM_*: v already holds the text's value */
+    int64_t v;
 };
+
+/* What a span's v holds when parse_event's fast paths already converted the
+ * text (else the text is parsed when needed, by the general parsers) */
+enum { SPAN_NUM_NONE, SPAN_NUM_US_NS, SPAN_NUM_INT };
 
 struct event {
     struct span ph, name, cat, ts, dur, tts, tdur, pid, tid, id, s, bp;
@@ -41,6 +47,8 @@ struct event {
     const char *args_a, *args_b; /* raw args object, when present */
 };
 
+#define ICACHE_BITS 10
+
 struct creader {
     struct stint_model *m;
     struct stint_input *in;
@@ -50,12 +58,15 @@ struct creader {
     char *key;      /* flat-key builder */
     size_t key_cap;
     /* names and categories repeat: a direct-mapped cache of recent interned
-     * strings spares hashing them again (entries point at the model's
-     * strings, which never move) */
+     * strings spares hashing them again. An entry keeps the first and last 8
+     * bytes (zero-padded) and the length, which identify strings up to 16
+     * bytes outright; longer ones compare their middle with the model's copy
+     * (model strings never move). */
     struct icache_ent {
+        uint64_t a, b;
         const char *s;
         uint32_t len, id;
-    } icache[256];
+    } icache[1u << ICACHE_BITS];
     /* the same for lanes: (pid, tid) -> host-clock lane; lanes are never
      * renumbered while a reader runs */
     struct lcache_ent {
@@ -94,6 +105,18 @@ static char *scratch(struct creader *r, size_t n)
     return r->scratch;
 }
 
+/* 8 bytes at s as a number whose low byte is s[0], on any byte order. */
+static inline uint64_t load_le64(const char *s)
+{
+    uint64_t w;
+    memcpy(&w, s, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w;
+}
+
+/* The model's id for a span's text (unescaped), through the cache above. */
 static uint32_t intern_span(struct creader *r, const struct span *sp)
 {
     if (!sp->set || sp->n == 0)
@@ -104,19 +127,21 @@ static uint32_t intern_span(struct creader *r, const struct span *sp)
         return stint_model_intern(r->m, b, n);
     }
     /* sp->s lies in the padded window, so 8-byte loads at either end are in bounds */
-    uint64_t a, b = 0;
-    memcpy(&a, sp->s, 8);
-    if (sp->n < 8)
-        a &= (1ULL << (8 * sp->n)) - 1;
+    uint32_t n = sp->n;
+    uint64_t a = load_le64(sp->s), b = 0;
+    if (n < 8)
+        a &= (1ULL << (8 * n)) - 1;
     else
-        memcpy(&b, sp->s + sp->n - 8, 8);
-    uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ULL) ^ sp->n) * 0xff51afd7ed558ccdULL;
-    struct icache_ent *c = &r->icache[h >> 56];
-    if (c->s && c->len == sp->n && memcmp(c->s, sp->s, sp->n) == 0)
+        b = load_le64(sp->s + n - 8);
+    uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ULL) ^ n) * 0xff51afd7ed558ccdULL;
+    struct icache_ent *c = &r->icache[h >> (64 - ICACHE_BITS)];
+    if (c->a == a && c->b == b && c->len == n && (n <= 16 || memcmp(c->s + 8, sp->s + 8, n - 16) == 0))
         return c->id;
-    uint32_t id = stint_model_intern(r->m, sp->s, sp->n);
+    uint32_t id = stint_model_intern(r->m, sp->s, n);
+    c->a = a;
+    c->b = b;
     c->s = stint_model_str(r->m, id, NULL);
-    c->len = sp->n;
+    c->len = n;
     c->id = id;
     return id;
 }
@@ -217,44 +242,194 @@ out:
     return rc;
 }
 
-/* Parses one event object at '{'. Fields point into the window. */
+/* ---- one event object: the hot path ------------------------------------------------- */
+
+/* The event keys the reader keeps; every other key's value is skipped. */
+enum ekey {
+    K_OTHER,
+    K_PH,
+    K_TS,
+    K_ID,
+    K_BP,
+    K_S,
+    K_DUR,
+    K_PID,
+    K_TID,
+    K_CAT,
+    K_TTS,
+    K_ID2,
+    K_NAME,
+    K_TDUR,
+    K_ARGS,
+    K_BIND_ID,
+    K_FLOW_IN,
+    K_FLOW_OUT
+};
+
+/* A key of up to 8 bytes as one word, first byte lowest (load_le64 order). */
+#define KW(a, b, c, d, e, f, g, h)                                                                    \
+    ((uint64_t)(a) | (uint64_t)(b) << 8 | (uint64_t)(c) << 16 | (uint64_t)(d) << 24 | (uint64_t)(e) << 32 | \
+     (uint64_t)(f) << 40 | (uint64_t)(g) << 48 | (uint64_t)(h) << 56)
+/* A perfect hash of the 17 key words into 32 slots (the multiplier was found
+ * by search; two keys in one slot would be a duplicate initializer below,
+ * which -Woverride-init reports, and the unit test checks every key). */
+#define KSLOT(w) ((size_t)(((uint64_t)(w) * 0xabd0d7fb12926185ULL) >> 59))
+#define KENT(code, len, a, b, c, d, e, f, g, h)                                                       \
+    [KSLOT(KW(a, b, c, d, e, f, g, h))] = {KW(a, b, c, d, e, f, g, h), len, code}
+
+static const struct kent {
+    uint64_t w; /* the key's bytes, zero-padded */
+    uint32_t len;
+    uint32_t code; /* enum ekey */
+} ktab[32] = {
+    KENT(K_S, 1, 's', 0, 0, 0, 0, 0, 0, 0),
+    KENT(K_PH, 2, 'p', 'h', 0, 0, 0, 0, 0, 0),
+    KENT(K_TS, 2, 't', 's', 0, 0, 0, 0, 0, 0),
+    KENT(K_ID, 2, 'i', 'd', 0, 0, 0, 0, 0, 0),
+    KENT(K_BP, 2, 'b', 'p', 0, 0, 0, 0, 0, 0),
+    KENT(K_DUR, 3, 'd', 'u', 'r', 0, 0, 0, 0, 0),
+    KENT(K_PID, 3, 'p', 'i', 'd', 0, 0, 0, 0, 0),
+    KENT(K_TID, 3, 't', 'i', 'd', 0, 0, 0, 0, 0),
+    KENT(K_CAT, 3, 'c', 'a', 't', 0, 0, 0, 0, 0),
+    KENT(K_TTS, 3, 't', 't', 's', 0, 0, 0, 0, 0),
+    KENT(K_ID2, 3, 'i', 'd', '2', 0, 0, 0, 0, 0),
+    KENT(K_NAME, 4, 'n', 'a', 'm', 'e', 0, 0, 0, 0),
+    KENT(K_TDUR, 4, 't', 'd', 'u', 'r', 0, 0, 0, 0),
+    KENT(K_ARGS, 4, 'a', 'r', 'g', 's', 0, 0, 0, 0),
+    KENT(K_BIND_ID, 7, 'b', 'i', 'n', 'd', '_', 'i', 'd', 0),
+    KENT(K_FLOW_IN, 7, 'f', 'l', 'o', 'w', '_', 'i', 'n', 0),
+    KENT(K_FLOW_OUT, 8, 'f', 'l', 'o', 'w', '_', 'o', 'u', 't'),
+};
+
+/* Which field the key word w (a key's first kn <= 8 bytes, zero-padded) names. */
+static inline enum ekey key_lookup(uint64_t w, size_t kn)
+{
+    const struct kent *t = &ktab[KSLOT(w)];
+    return t->w == w && t->len == kn ? (enum ekey)t->code : K_OTHER;
+}
+
+/* Which field a raw key (as written, escapes not decoded, as the byte
+ * comparison it replaces did) names. k must be followed by 8 readable bytes
+ * (the window's padding covers a key at its end). */
+static inline enum ekey key_code(const char *k, size_t kn)
+{
+    if (kn > 8)
+        return K_OTHER;
+    return key_lookup(kn ? load_le64(k) & (~0ULL >> (64 - 8 * kn)) : 0, kn);
+}
+
+/* The closing quote of a string at p == '"' whose body is plain printable
+ * ASCII (no escape, no control byte, nothing >= 0x80) and ends inside the
+ * window; NULL for any other string, which the general tokenizer then reads
+ * (validating UTF-8, counting control bytes, reporting MORE or errors).
+ * Reads whole 16-byte blocks, never starting one at or past end: the
+ * window's padding covers the rest. */
+static inline const char *plain_string_end(const char *p, const char *end)
+{
+    const char *q = p + 1;
+#ifdef __SSE2__
+    /* signed bytes below 0x20 include every byte >= 0x80 */
+    for (;; q += 16) {
+        if (q >= end)
+            return NULL;
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)q);
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                                   _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+        if (mask) {
+            q += __builtin_ctz(mask);
+            break;
+        }
+    }
+#else
+    while (q < end && (unsigned char)*q >= 0x20 && (unsigned char)*q < 0x80 && *q != '"' && *q != '\\')
+        q++;
+#endif
+    return q < end && *q == '"' ? q : NULL;
+}
+
+/* A byte that may end a number inside an event object. */
+static inline int ends_number(int c)
+{
+    return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* Skips blanks between tokens: none or one space inline, else the tokenizer. */
+static inline int ws_fast(struct stint_json *j)
+{
+    int c = (unsigned char)*j->p;
+    if (c > ' ')
+        return c;
+    if (c == ' ' && (unsigned char)j->p[1] > ' ')
+        return (unsigned char)*++j->p;
+    return stint_json_ws(j);
+}
+
+/* A plain string value at j->p ('"' checked by the caller) into sp, or 0. */
+static inline int fast_string(struct stint_json *j, struct span *sp)
+{
+    const char *q = plain_string_end(j->p, j->end);
+    if (!q)
+        return 0;
+    *sp = (struct span){.s = j->p + 1, .n = (uint32_t)(q - j->p - 1), .str = 1, .set = 1};
+    j->p = q + 1;
+    return 1;
+}
+
+/* A plain number value (see stint_scan_num) into sp with its value, or 0. */
+static inline int fast_number(struct stint_json *j, struct span *sp, int64_t mult_ns)
+{
+    int64_t v;
+    const char *q = stint_scan_num(j->p, mult_ns, &v);
+    if (!q || !ends_number((unsigned char)*q))
+        return 0; /* (the window's 0 at end is no number end: MORE comes from the general path) */
+    *sp = (struct span){.s = j->p, .n = (uint32_t)(q - j->p), .set = 1,
+                        .num = mult_ns == 1 ? SPAN_NUM_INT : SPAN_NUM_US_NS, .v = v};
+    j->p = q;
+    return 1;
+}
+
+/* Zeroes an event. Explicit 16-byte stores: for a struct this size the
+ * compiler's memset is a rep stos, dearer per event. */
+static inline void event_clear(struct event *e)
+{
+#ifdef __SSE2__
+    char *p = (char *)e;
+    __m128i z = _mm_setzero_si128();
+    size_t i = 0;
+    for (; i + 64 <= sizeof *e; i += 64) {
+        _mm_storeu_si128((__m128i *)(void *)(p + i), z);
+        _mm_storeu_si128((__m128i *)(void *)(p + i + 16), z);
+        _mm_storeu_si128((__m128i *)(void *)(p + i + 32), z);
+        _mm_storeu_si128((__m128i *)(void *)(p + i + 48), z);
+    }
+    for (; i + 16 <= sizeof *e; i += 16)
+        _mm_storeu_si128((__m128i *)(void *)(p + i), z);
+    if (i < sizeof *e)
+        memset(p + i, 0, sizeof *e - i);
+#else
+    memset(e, 0, sizeof *e);
+#endif
+}
+
+/* Parses one event object at '{'. Fields point into the window, whose end
+ * must be followed by a 0 (the input layer's padding): the fast paths test
+ * bytes for the characters they expect without checking j->end first, and
+ * the 0 fails every such test. Anything out of the common shapes goes to
+ * the general tokenizer, which reports errors and MORE exactly as before. */
 static int parse_event(struct stint_json *j, struct event *e)
 {
     const char *save = j->p;
     int rc = STINT_JSON_OK;
-    memset(e, 0, sizeof *e);
+    event_clear(e);
     j->p++; /* '{' */
-    int first = 1;
+    int c = stint_json_ws(j);
+    if (c == '}') {
+        j->p++;
+        return STINT_JSON_OK;
+    }
     for (;;) {
-        int c = stint_json_ws(j);
-        if (c == '}') { /* (a '}' after a ',' is handled below, as a trailing comma) */
-            j->p++;
-            return STINT_JSON_OK;
-        }
-        if (!first) {
-            if (c != ',') {
-                if (c == 0 && j->p >= j->end)
-                    goto more_or_eof;
-                j->err = "expected ',' or '}' in event object";
-                j->err_at = j->p;
-                rc = STINT_JSON_ERR;
-                goto out;
-            }
-            j->p++;
-            c = stint_json_ws(j);
-            if (c == '}') {
-                if (!(j->flags & STINT_JSON_TRAILING_COMMA)) {
-                    j->err = "trailing comma in event object";
-                    j->err_at = j->p;
-                    rc = STINT_JSON_ERR;
-                    goto out;
-                }
-                j->trailing_commas++;
-                j->p++;
-                return STINT_JSON_OK;
-            }
-        }
-        first = 0;
+        /* at a key: c is the byte at j->p */
         if (c != '"') {
             if (c == 0 && j->p >= j->end)
                 goto more_or_eof;
@@ -263,13 +438,30 @@ static int parse_event(struct stint_json *j, struct event *e)
             rc = STINT_JSON_ERR;
             goto out;
         }
-        const char *k;
+        const char *k = j->p + 1;
         size_t kn;
-        int kesc;
-        if (!stint_json_string_short(j, &k, &kn) && (rc = stint_json_string(j, &k, &kn, &kesc)) != STINT_JSON_OK)
-            goto out;
-        c = *j->p == ':' ? ':' : stint_json_ws(j);
-        if (c != ':') {
+        enum ekey key;
+        /* the common case: a known key of up to 7 bytes. Find the first '"'
+         * in the next 8 bytes (the usual zero-byte test, exact for the first
+         * hit); a table match means the bytes before it are that key's
+         * letters, none of them the window's closing 0, so the '"' lies
+         * inside the window too. */
+        uint64_t w = load_le64(k), z = w ^ 0x2222222222222222ULL;
+        uint64_t quotes = (z - 0x0101010101010101ULL) & ~z & 0x8080808080808080ULL;
+        if (quotes && (kn = (size_t)__builtin_ctzll(quotes) >> 3,
+                       key = key_lookup(w & ((1ULL << (8 * kn)) - 1), kn)) != K_OTHER) {
+            j->p = k + kn + 1;
+        } else {
+            const char *q = plain_string_end(j->p, j->end);
+            if (q) {
+                kn = (size_t)(q - k);
+                j->p = q + 1;
+            } else if ((rc = stint_json_string(j, &k, &kn, NULL)) != STINT_JSON_OK)
+                goto out;
+            key = key_code(k, kn);
+        }
+        c = (unsigned char)*j->p;
+        if (c != ':' && (c = stint_json_ws(j)) != ':') {
             if (c == 0 && j->p >= j->end)
                 goto more_or_eof;
             j->err = "expected ':' after key in event object";
@@ -278,72 +470,93 @@ static int parse_event(struct stint_json *j, struct event *e)
             goto out;
         }
         j->p++;
+        c = ws_fast(j);
         struct span *dst = NULL;
-        switch (kn) {
-        case 1:
-            if (k[0] == 's')
-                dst = &e->s;
-            break;
-        case 2:
-            if (k[0] == 'p' && k[1] == 'h')
-                dst = &e->ph;
-            else if (k[0] == 't' && k[1] == 's')
-                dst = &e->ts;
-            else if (k[0] == 'i' && k[1] == 'd')
-                dst = &e->id;
-            else if (k[0] == 'b' && k[1] == 'p')
-                dst = &e->bp;
-            break;
-        case 3:
-            if (!memcmp(k, "dur", 3))
-                dst = &e->dur;
-            else if (!memcmp(k, "pid", 3))
-                dst = &e->pid;
-            else if (!memcmp(k, "tid", 3))
-                dst = &e->tid;
-            else if (!memcmp(k, "cat", 3))
-                dst = &e->cat;
-            else if (!memcmp(k, "tts", 3))
-                dst = &e->tts;
-            else if (!memcmp(k, "id2", 3)) {
-                if ((rc = read_id2(j, e)) != STINT_JSON_OK)
-                    goto out;
-                continue;
+        int64_t mult_ns = 1000;
+        switch (key) {
+        case K_PH: {
+            const char *v = j->p;
+            /* one printable ASCII letter, the common phase */
+            if (c == '"' && (unsigned char)v[1] >= 0x20 && (unsigned char)v[1] < 0x80 && v[1] != '"' && v[1] != '\\' &&
+                v[2] == '"') {
+                e->ph = (struct span){.s = v + 1, .n = 1, .str = 1, .set = 1};
+                j->p = v + 3;
+                goto next;
             }
+            dst = &e->ph;
             break;
-        case 4:
-            if (!memcmp(k, "name", 4))
-                dst = &e->name;
-            else if (!memcmp(k, "tdur", 4))
-                dst = &e->tdur;
-            else if (!memcmp(k, "args", 4)) {
-                stint_json_ws(j);
-                const char *a = j->p;
-                if ((rc = stint_json_skip(j)) != STINT_JSON_OK)
-                    goto out;
-                if (*a == '{') {
-                    e->args_a = a;
-                    e->args_b = j->p;
-                }
-                continue;
+        }
+        case K_NAME:
+            dst = &e->name;
+            goto string_field;
+        case K_CAT:
+            dst = &e->cat;
+        string_field:
+            if (c == '"' && fast_string(j, dst))
+                goto next;
+            break;
+        case K_PID:
+            dst = &e->pid;
+            mult_ns = 1;
+            goto number_field;
+        case K_TID:
+            dst = &e->tid;
+            mult_ns = 1;
+            goto number_field;
+        case K_TS:
+            dst = &e->ts;
+            goto number_field;
+        case K_DUR:
+            dst = &e->dur;
+            goto number_field;
+        case K_TTS:
+            dst = &e->tts;
+            goto number_field;
+        case K_TDUR:
+            dst = &e->tdur;
+        number_field:
+            if ((unsigned)(c - '0') < 10 && fast_number(j, dst, mult_ns))
+                goto next;
+            break;
+        case K_ID:
+            dst = &e->id;
+            break;
+        case K_S:
+            dst = &e->s;
+            break;
+        case K_BP:
+            dst = &e->bp;
+            break;
+        case K_BIND_ID:
+            dst = &e->bind_id;
+            break;
+        case K_ID2:
+            if ((rc = read_id2(j, e)) != STINT_JSON_OK)
+                goto out;
+            goto next;
+        case K_ARGS: {
+            stint_json_ws(j);
+            const char *a = j->p;
+            if ((rc = stint_json_skip(j)) != STINT_JSON_OK)
+                goto out;
+            if (*a == '{') {
+                e->args_a = a;
+                e->args_b = j->p;
             }
-            break;
-        case 7:
-        case 8:
-            if (kn == 7 && !memcmp(k, "bind_id", 7))
-                dst = &e->bind_id;
-            else if ((kn == 7 && !memcmp(k, "flow_in", 7)) || (kn == 8 && !memcmp(k, "flow_out", 8))) {
-                uint8_t on = stint_json_ws(j) == 't';
-                if ((rc = stint_json_skip(j)) != STINT_JSON_OK)
-                    goto out;
-                if (kn == 7)
-                    e->flow_in = on;
-                else
-                    e->flow_out = on;
-                continue;
-            }
-            break;
-        default:
+            goto next;
+        }
+        case K_FLOW_IN:
+        case K_FLOW_OUT: {
+            uint8_t on = stint_json_ws(j) == 't';
+            if ((rc = stint_json_skip(j)) != STINT_JSON_OK)
+                goto out;
+            if (key == K_FLOW_IN)
+                e->flow_in = on;
+            else
+                e->flow_out = on;
+            goto next;
+        }
+        case K_OTHER:
             break;
         }
         if (dst) {
@@ -351,6 +564,40 @@ static int parse_event(struct stint_json *j, struct event *e)
                 goto out;
         } else if ((rc = stint_json_skip(j)) != STINT_JSON_OK)
             goto out;
+    next:
+        /* after a value: ',' and the next key, or '}' */
+        c = (unsigned char)*j->p;
+        if (c != ',') {
+            if (c != '}')
+                c = stint_json_ws(j);
+            if (c == '}') {
+                j->p++;
+                return STINT_JSON_OK;
+            }
+            if (c != ',') {
+                if (c == 0 && j->p >= j->end)
+                    goto more_or_eof;
+                j->err = "expected ',' or '}' in event object";
+                j->err_at = j->p;
+                rc = STINT_JSON_ERR;
+                goto out;
+            }
+        }
+        c = (unsigned char)*++j->p;
+        if (c == '"')
+            continue;
+        c = stint_json_ws(j);
+        if (c == '}') { /* a trailing comma */
+            if (!(j->flags & STINT_JSON_TRAILING_COMMA)) {
+                j->err = "trailing comma in event object";
+                j->err_at = j->p;
+                rc = STINT_JSON_ERR;
+                goto out;
+            }
+            j->trailing_commas++;
+            j->p++;
+            return STINT_JSON_OK;
+        }
     }
 more_or_eof:
     if (!j->at_eof) {
@@ -554,6 +801,10 @@ struct counter_ctx {
 static int span_i64(struct creader *r, const struct span *sp, int64_t *out)
 {
     (void)r;
+    if (sp->num == SPAN_NUM_INT) {
+        *out = sp->v;
+        return 0;
+    }
     if (stint_parse_i64(sp->s, sp->n, out) == 0)
         return 0;
     return -1;
@@ -582,6 +833,10 @@ static int64_t resolve_tid(struct creader *r, const struct event *e, int64_t pid
 static int parse_time(struct creader *r, const struct span *sp, int64_t *out)
 {
     (void)r;
+    if (sp->num == SPAN_NUM_US_NS) {
+        *out = sp->v;
+        return 0;
+    }
     return stint_parse_ts(sp->s, sp->n, 1000, out);
 }
 
@@ -973,14 +1228,24 @@ static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj
             return STINT_JSON_OK;
         }
         if (c == '{') {
-            struct event e;
-            const char *at = j->p;
-            int rc = parse_event(j, &e);
-            if (rc != STINT_JSON_OK)
-                return rc;
-            add_event(r, &e, at);
-            *state = S_EV_NEXT;
-            return STINT_JSON_OK;
+            /* events back to back without returning to the caller: the
+             * state and j->p stay what single steps would leave, so MORE,
+             * the window end and the split boundary are seen as before */
+            for (;;) {
+                struct event e;
+                const char *at = j->p;
+                int rc = parse_event(j, &e);
+                if (rc != STINT_JSON_OK)
+                    return rc;
+                add_event(r, &e, at);
+                *state = S_EV_NEXT;
+                if (ws_fast(j) != ',')
+                    return STINT_JSON_OK;
+                j->p++;
+                *state = S_EV_COMMA;
+                if (ws_fast(j) != '{')
+                    return STINT_JSON_OK;
+            }
         }
         j->err = "expected an event object '{' in the event array";
         j->err_at = j->p;
