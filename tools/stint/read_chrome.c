@@ -49,6 +49,18 @@ struct event {
 
 #define ICACHE_BITS 10
 
+/* parse_event's guess for the n-th key of an event: the bytes from the key's
+ * '"' through its ':' as last seen there (events of one trace mostly write
+ * their keys in one order). A guess is taken only on an exact byte match, so
+ * a wrong one costs a compare; it is recorded only from keys the fast paths
+ * read (plain ASCII, no escapes), whose tokenizing has no side effect to
+ * repeat. An empty slot has w = 1, mask = 0: it never matches. */
+#define KPRED_N 16
+struct kpred {
+    uint64_t w, mask;
+    uint32_t len, code;
+};
+
 struct creader {
     struct stint_model *m;
     struct stint_input *in;
@@ -67,6 +79,7 @@ struct creader {
         const char *s;
         uint32_t len, id;
     } icache[1u << ICACHE_BITS];
+    struct kpred pred[KPRED_N];
     /* the same for lanes: (pid, tid) -> host-clock lane; lanes are never
      * renumbered while a reader runs */
     struct lcache_ent {
@@ -417,7 +430,7 @@ static inline void event_clear(struct event *e)
  * bytes for the characters they expect without checking j->end first, and
  * the 0 fails every such test. Anything out of the common shapes goes to
  * the general tokenizer, which reports errors and MORE exactly as before. */
-static int parse_event(struct stint_json *j, struct event *e)
+static int parse_event(struct stint_json *j, struct event *e, struct kpred *pred)
 {
     const char *save = j->p;
     int rc = STINT_JSON_OK;
@@ -428,8 +441,18 @@ static int parse_event(struct stint_json *j, struct event *e)
         j->p++;
         return STINT_JSON_OK;
     }
-    for (;;) {
+    for (unsigned ki = 0;; ki++) {
         /* at a key: c is the byte at j->p */
+        const char *kq = j->p;
+        struct kpred *kp = &pred[ki & (KPRED_N - 1)];
+        enum ekey key;
+        if ((load_le64(kq) & kp->mask) == kp->w) {
+            /* the guess: these bytes are the key, its '"' and ':' */
+            key = (enum ekey)kp->code;
+            j->p = kq + kp->len;
+            c = ws_fast(j);
+            goto value;
+        }
         if (c != '"') {
             if (c == 0 && j->p >= j->end)
                 goto more_or_eof;
@@ -440,7 +463,7 @@ static int parse_event(struct stint_json *j, struct event *e)
         }
         const char *k = j->p + 1;
         size_t kn;
-        enum ekey key;
+        int plain = 1;
         /* the common case: a known key of up to 7 bytes. Find the first '"'
          * in the next 8 bytes (the usual zero-byte test, exact for the first
          * hit); a table match means the bytes before it are that key's
@@ -458,6 +481,8 @@ static int parse_event(struct stint_json *j, struct event *e)
                 j->p = q + 1;
             } else if ((rc = stint_json_string(j, &k, &kn, NULL)) != STINT_JSON_OK)
                 goto out;
+            else
+                plain = 0;
             key = key_code(k, kn);
         }
         c = (unsigned char)*j->p;
@@ -470,7 +495,15 @@ static int parse_event(struct stint_json *j, struct event *e)
             goto out;
         }
         j->p++;
+        if (plain && j->p - kq <= 8) {
+            size_t len = (size_t)(j->p - kq);
+            kp->mask = ~0ULL >> (64 - 8 * len);
+            kp->w = load_le64(kq) & kp->mask;
+            kp->len = (uint32_t)len;
+            kp->code = key;
+        }
         c = ws_fast(j);
+    value:;
         struct span *dst = NULL;
         int64_t mult_ns = 1000;
         switch (key) {
@@ -586,6 +619,10 @@ static int parse_event(struct stint_json *j, struct event *e)
         c = (unsigned char)*++j->p;
         if (c == '"')
             continue;
+        if (c == ' ' && j->p[1] == '"') {
+            c = (unsigned char)*++j->p;
+            continue;
+        }
         c = stint_json_ws(j);
         if (c == '}') { /* a trailing comma */
             if (!(j->flags & STINT_JSON_TRAILING_COMMA)) {
@@ -1234,7 +1271,7 @@ static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj
             for (;;) {
                 struct event e;
                 const char *at = j->p;
-                int rc = parse_event(j, &e);
+                int rc = parse_event(j, &e, r->pred);
                 if (rc != STINT_JSON_OK)
                     return rc;
                 add_event(r, &e, at);
@@ -1289,6 +1326,8 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
                              int part_in_obj, int *boundary_ok)
 {
     struct creader r = {.m = m, .in = in, .o = o};
+    for (size_t i = 0; i < KPRED_N; i++)
+        r.pred[i].w = 1;
     m->format = "chrome-json";
     int state = part == 2 ? S_EV_FIRST : S_START, in_obj = part == 2 ? part_in_obj : 0, rc = 0;
     if (boundary_ok)
