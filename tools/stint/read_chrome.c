@@ -47,14 +47,14 @@ struct event {
     const char *args_a, *args_b; /* raw args object, when present */
 };
 
-#define ICACHE_BITS 10
+#define ICACHE_BITS 12
 
-/* parse_event's guess for the n-th key of an event: the bytes from the key's
- * '"' through its ':' as last seen there (events of one trace mostly write
- * their keys in one order). A guess is taken only on an exact byte match, so
- * a wrong one costs a compare; it is recorded only from keys the fast paths
- * read (plain ASCII, no escapes), whose tokenizing has no side effect to
- * repeat. An empty slot has w = 1, mask = 0: it never matches. */
+/* parse_event's guesses for the n-th key of an event: the bytes from the
+ * key's '"' through its ':' as last seen there, two ways (events of one
+ * trace write their keys in one or a few orders). A guess is taken only on an
+ * exact byte match, so a wrong one costs a compare; it is recorded only from
+ * keys the fast paths read (plain ASCII, no escapes), whose tokenizing has no
+ * side effect to repeat. An empty slot has w = 1, mask = 0: it never matches. */
 #define KPRED_N 16
 struct kpred {
     uint64_t w, mask;
@@ -79,7 +79,7 @@ struct creader {
         const char *s;
         uint32_t len, id;
     } icache[1u << ICACHE_BITS];
-    struct kpred pred[KPRED_N];
+    struct kpred pred[2 * KPRED_N];
     /* the same for lanes: (pid, tid) -> host-clock lane; lanes are never
      * renumbered while a reader runs */
     struct lcache_ent {
@@ -129,8 +129,10 @@ static inline uint64_t load_le64(const char *s)
     return w;
 }
 
-/* The model's id for a span's text (unescaped), through the cache above. */
-static uint32_t intern_span(struct creader *r, const struct span *sp)
+/* The model's id for a span's text (unescaped), without the cache: for ids,
+ * mostly unique (one flow's or async span's few events), which would only
+ * crowd the cache. 0 for an absent or empty span. */
+static uint32_t intern_id(struct creader *r, const struct span *sp)
 {
     if (!sp->set || sp->n == 0)
         return 0;
@@ -139,6 +141,28 @@ static uint32_t intern_span(struct creader *r, const struct span *sp)
         size_t n = stint_json_unescape(sp->s, sp->n, b);
         return stint_model_intern(r->m, b, n);
     }
+    return stint_model_intern(r->m, sp->s, sp->n);
+}
+
+/* A cache miss: the model's id, kept in entry c. */
+static __attribute__((noinline)) uint32_t intern_fill(struct creader *r, struct icache_ent *c, const struct span *sp,
+                                                      uint64_t a, uint64_t b)
+{
+    uint32_t id = stint_model_intern(r->m, sp->s, sp->n);
+    c->a = a;
+    c->b = b;
+    c->s = stint_model_str(r->m, id, NULL);
+    c->len = sp->n;
+    c->id = id;
+    return id;
+}
+
+/* The model's id for a name's or category's text (unescaped), through the
+ * cache above (a hit returns what the model would). */
+static inline uint32_t intern_span(struct creader *r, const struct span *sp)
+{
+    if (!sp->set || sp->n == 0 || sp->esc)
+        return intern_id(r, sp);
     /* sp->s lies in the padded window, so 8-byte loads at either end are in bounds */
     uint32_t n = sp->n;
     uint64_t a = load_le64(sp->s), b = 0;
@@ -150,13 +174,7 @@ static uint32_t intern_span(struct creader *r, const struct span *sp)
     struct icache_ent *c = &r->icache[h >> (64 - ICACHE_BITS)];
     if (c->a == a && c->b == b && c->len == n && (n <= 16 || memcmp(c->s + 8, sp->s + 8, n - 16) == 0))
         return c->id;
-    uint32_t id = stint_model_intern(r->m, sp->s, n);
-    c->a = a;
-    c->b = b;
-    c->s = stint_model_str(r->m, id, NULL);
-    c->len = n;
-    c->id = id;
-    return id;
+    return intern_fill(r, c, sp, a, b);
 }
 
 static uint64_t offset_of(const struct creader *r, const char *p)
@@ -384,7 +402,14 @@ static inline int fast_string(struct stint_json *j, struct span *sp)
     const char *q = plain_string_end(j->p, j->end);
     if (!q)
         return 0;
-    *sp = (struct span){.s = j->p + 1, .n = (uint32_t)(q - j->p - 1), .str = 1, .set = 1};
+    /* field by field: the event was cleared, and a compound literal would
+     * be built on the stack and copied */
+    sp->s = j->p + 1;
+    sp->n = (uint32_t)(q - j->p - 1);
+    sp->str = 1;
+    sp->esc = 0;
+    sp->set = 1;
+    sp->num = SPAN_NUM_NONE;
     j->p = q + 1;
     return 1;
 }
@@ -396,8 +421,13 @@ static inline int fast_number(struct stint_json *j, struct span *sp, int64_t mul
     const char *q = stint_scan_num(j->p, mult_ns, &v);
     if (!q || !ends_number((unsigned char)*q))
         return 0; /* (the window's 0 at end is no number end: MORE comes from the general path) */
-    *sp = (struct span){.s = j->p, .n = (uint32_t)(q - j->p), .set = 1,
-                        .num = mult_ns == 1 ? SPAN_NUM_INT : SPAN_NUM_US_NS, .v = v};
+    sp->s = j->p;
+    sp->n = (uint32_t)(q - j->p);
+    sp->str = 0;
+    sp->esc = 0;
+    sp->set = 1;
+    sp->num = mult_ns == 1 ? SPAN_NUM_INT : SPAN_NUM_US_NS;
+    sp->v = v;
     j->p = q;
     return 1;
 }
@@ -444,10 +474,11 @@ static int parse_event(struct stint_json *j, struct event *e, struct kpred *pred
     for (unsigned ki = 0;; ki++) {
         /* at a key: c is the byte at j->p */
         const char *kq = j->p;
-        struct kpred *kp = &pred[ki & (KPRED_N - 1)];
+        struct kpred *kp = &pred[2 * (ki & (KPRED_N - 1))];
         enum ekey key;
-        if ((load_le64(kq) & kp->mask) == kp->w) {
-            /* the guess: these bytes are the key, its '"' and ':' */
+        uint64_t head = load_le64(kq);
+        if ((head & kp[0].mask) == kp[0].w || ((head & kp[1].mask) == kp[1].w && kp++)) {
+            /* a guess: these bytes are the key, its '"' and ':' */
             key = (enum ekey)kp->code;
             j->p = kq + kp->len;
             c = ws_fast(j);
@@ -494,15 +525,17 @@ static int parse_event(struct stint_json *j, struct event *e, struct kpred *pred
             rc = STINT_JSON_ERR;
             goto out;
         }
-        j->p++;
-        if (plain && j->p - kq <= 8) {
-            size_t len = (size_t)(j->p - kq);
+        const char *colon = j->p++;
+        c = ws_fast(j);
+        if (plain && colon - kq < 8) {
+            /* the guess takes the blanks after ':' too when they fit */
+            size_t len = j->p - kq <= 8 ? (size_t)(j->p - kq) : (size_t)(colon + 1 - kq);
+            kp[1] = kp[0];
             kp->mask = ~0ULL >> (64 - 8 * len);
             kp->w = load_le64(kq) & kp->mask;
             kp->len = (uint32_t)len;
             kp->code = key;
         }
-        c = ws_fast(j);
     value:;
         struct span *dst = NULL;
         int64_t mult_ns = 1000;
@@ -1061,10 +1094,10 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
         uint32_t idtext = 0;
         enum stint_async_scope scope = STINT_ASYNC_PROCESS;
         if (e->id2.set) {
-            idtext = intern_span(r, &e->id2);
+            idtext = intern_id(r, &e->id2);
             scope = e->id2_global ? STINT_ASYNC_GLOBAL : STINT_ASYNC_PROCESS;
         } else if (e->id.set)
-            idtext = intern_span(r, &e->id);
+            idtext = intern_id(r, &e->id);
         uint32_t track = stint_model_track_async(m, scope, pid, s.cat, idtext, s.name);
         if (ph == 'b' || ph == 'S')
             idx = stint_model_async_begin(m, track, &s);
@@ -1089,7 +1122,7 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
         /* v1 flow identity: cat + name + id */
         size_t cn, nn, in_ = 0;
         const char *cs = stint_model_str(m, s.cat, &cn), *ns = stint_model_str(m, s.name, &nn);
-        uint32_t idv = e->id.set ? intern_span(r, &e->id) : (e->id2.set ? intern_span(r, &e->id2) : 0);
+        uint32_t idv = e->id.set ? intern_id(r, &e->id) : (e->id2.set ? intern_id(r, &e->id2) : 0);
         const char *is = stint_model_str(m, idv, &in_);
         char *b = scratch(r, cn + nn + in_ + 2);
         memcpy(b, cs, cn);
@@ -1111,7 +1144,7 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
     }
     if (idx != STINT_NO_ID && e->bind_id.set && (e->flow_in || e->flow_out)) {
         /* flow v2: the key is the bind id alone, apart from v1 keys */
-        uint32_t bid = intern_span(r, &e->bind_id);
+        uint32_t bid = intern_id(r, &e->bind_id);
         size_t bn;
         const char *bs = stint_model_str(m, bid, &bn);
         char *b = scratch(r, bn + 1);
@@ -1326,7 +1359,7 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
                              int part_in_obj, int *boundary_ok)
 {
     struct creader r = {.m = m, .in = in, .o = o};
-    for (size_t i = 0; i < KPRED_N; i++)
+    for (size_t i = 0; i < 2 * KPRED_N; i++)
         r.pred[i].w = 1;
     m->format = "chrome-json";
     int state = part == 2 ? S_EV_FIRST : S_START, in_obj = part == 2 ? part_in_obj : 0, rc = 0;
