@@ -67,7 +67,7 @@ static inline uint64_t stint_i_load_digits(const char *s)
  * what follows the number. Reads up to 16 bytes past the end of the number
  * text, so s must lie in a buffer padded like the JSON window (a non-digit,
  * such as the window's 0, stops it). */
-static inline const char *stint_scan_num(const char *s, int64_t mult_ns, int64_t *out)
+static inline __attribute__((always_inline)) const char *stint_scan_num(const char *s, int64_t mult_ns, int64_t *out)
 {
     uint64_t x = stint_i_load_digits(s), m = stint_i_nondigits(x), v;
     unsigned nd;
@@ -102,8 +102,8 @@ static inline const char *stint_scan_num(const char *s, int64_t mult_ns, int64_t
         if (nf == 0)
             return NULL;
         /* the first three fraction digits, missing ones as zeros */
-        uint64_t keep = nf >= 3 ? 0xFFFFFFULL : (1ULL << (8 * nf)) - 1;
-        frac = stint_i_digits8((x & keep) << 40);
+        x &= nf >= 3 ? 0xFFFFFFULL : (1ULL << (8 * nf)) - 1;
+        frac = (x & 0xFF) * 100 + (x >> 8 & 0xFF) * 10 + (x >> 16);
         p += 1 + nf;
         if (nf == 8)
             while ((unsigned)(*p - '0') < 10)
