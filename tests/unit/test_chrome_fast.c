@@ -327,8 +327,7 @@ static void check_events(void)
     REQUIRE(stint_model_init(&m, 0) == 0);
     static struct creader r;
     r.m = &m;
-    for (size_t i = 0; i < 2 * KPRED_N; i++)
-        r.pred[i].w = 1;
+    ehints_init(&r.hints);
     int fails = 0;
     for (int t = 0; t < 30000 && fails < 5; t++) {
         struct want w;
@@ -336,7 +335,7 @@ static void check_events(void)
         struct stint_json j = {.p = padded(text, n), .end = win + n, .flags = STINT_JSON_TRAILING_COMMA | STINT_JSON_CONTROL_CHARS,
                                .at_eof = 1};
         struct event e;
-        int rc = parse_event(&j, &e, r.pred);
+        int rc = parse_event(&j, &e, &r.hints);
         int ok = rc == STINT_JSON_OK && j.p == win + n && event_matches(&r, &e, &w);
         CHECK(ok);
         if (!ok) {
@@ -351,7 +350,7 @@ static void check_events(void)
                 for (int eof = 0; eof < 2; eof++) {
                     struct stint_json c = {.p = padded(text, cut), .end = win + cut,
                                            .flags = STINT_JSON_TRAILING_COMMA | STINT_JSON_CONTROL_CHARS, .at_eof = eof};
-                    int crc = parse_event(&c, &e, r.pred);
+                    int crc = parse_event(&c, &e, &r.hints);
                     int cok = eof ? crc == STINT_JSON_ERR : crc == STINT_JSON_MORE && c.p == win;
                     CHECK(cok);
                     if (!cok) {
@@ -370,9 +369,8 @@ static void check_events(void)
 /* Guesses from one event must not catch the near misses of the next. */
 static void check_guesses(void)
 {
-    struct kpred pred[2 * KPRED_N];
-    for (size_t i = 0; i < 2 * KPRED_N; i++)
-        pred[i] = (struct kpred){.w = 1};
+    struct ehints h;
+    ehints_init(&h);
     static const struct {
         const char *text;
         int ts_set, ph_set;
@@ -388,11 +386,47 @@ static void check_guesses(void)
         size_t n = strlen(seq[i].text);
         struct stint_json j = {.p = padded(seq[i].text, n), .end = win + n, .flags = STINT_JSON_TRAILING_COMMA, .at_eof = 1};
         struct event e;
-        CHECK(parse_event(&j, &e, pred) == STINT_JSON_OK);
+        CHECK(parse_event(&j, &e, &h) == STINT_JSON_OK);
         CHECK_EQ_I64(e.ts.set, seq[i].ts_set);
         CHECK_EQ_I64(e.ph.set, seq[i].ph_set);
         if (e.ts.set)
             CHECK(e.ts.num == SPAN_NUM_US_NS && (e.ts.v == 1000 || e.ts.v == 2000));
+    }
+}
+
+/* The pid/tid memo: equal bytes only. */
+static void check_memo(void)
+{
+    struct ehints h;
+    ehints_init(&h);
+    static struct creader r;
+    static const struct {
+        const char *text;
+        int rc;
+        int64_t pid; /* when rc is OK: the value, or -1 for "not an integer" */
+    } seq[] = {
+        {"{\"pid\": 4120, \"tid\": 1}", STINT_JSON_OK, 4120}, {"{\"pid\": 4120, \"tid\": 1}", STINT_JSON_OK, 4120},
+        {"{\"pid\": 41201, \"tid\": 1}", STINT_JSON_OK, 41201}, {"{\"pid\": 4120}", STINT_JSON_OK, 4120},
+        {"{\"pid\": 4120.5}", STINT_JSON_OK, -1}, {"{\"pid\": 4120}", STINT_JSON_OK, 4120},
+        {"{\"pid\": 4120e1}", STINT_JSON_OK, -1}, {"{\"pid\": 4120}", STINT_JSON_OK, 4120},
+        {"{\"pid\": 4120", STINT_JSON_MORE, 0},  {"{\"pid\": 412", STINT_JSON_MORE, 0},
+        {"{\"pid\": 4120 , \"tid\": 1}", STINT_JSON_OK, 4120}, {"{\"pid\": 4120 , \"tid\": 1}", STINT_JSON_OK, 4120},
+        {"{\"pid\": 4120 ", STINT_JSON_MORE, 0},  {"{\"pid\": 0}", STINT_JSON_OK, 0},
+        {"{\"pid\": 01}", STINT_JSON_ERR, 0},    {"{\"pid\": 0}", STINT_JSON_OK, 0},
+    };
+    for (size_t i = 0; i < sizeof seq / sizeof seq[0]; i++) {
+        size_t n = strlen(seq[i].text);
+        struct stint_json j = {.p = padded(seq[i].text, n), .end = win + n, .flags = STINT_JSON_TRAILING_COMMA,
+                               .at_eof = seq[i].rc != STINT_JSON_MORE};
+        struct event e;
+        int rc = parse_event(&j, &e, &h);
+        CHECK_EQ_I64(rc, seq[i].rc);
+        if (rc != STINT_JSON_OK)
+            continue;
+        int64_t v = -1;
+        if (span_i64(&r, &e.pid, &v) != 0)
+            v = -1;
+        CHECK_EQ_I64(v, seq[i].pid);
     }
 }
 
@@ -419,15 +453,14 @@ static void check_errors(void)
         {"{}", STINT_JSON_OK, NULL, 0, 0},
         {"{ }", STINT_JSON_OK, NULL, 0, 0},
     };
-    struct kpred pred[2 * KPRED_N];
-    for (size_t i = 0; i < 2 * KPRED_N; i++)
-        pred[i] = (struct kpred){.w = 1};
+    struct ehints h;
+    ehints_init(&h);
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         size_t n = strlen(cases[i].text);
         struct stint_json j = {.p = padded(cases[i].text, n), .end = win + n,
                                .flags = STINT_JSON_TRAILING_COMMA | STINT_JSON_CONTROL_CHARS, .at_eof = 1};
         struct event e;
-        int rc = parse_event(&j, &e, pred);
+        int rc = parse_event(&j, &e, &h);
         CHECK_EQ_I64(rc, cases[i].rc);
         if (cases[i].err) {
             CHECK_STR(j.err, cases[i].err);
@@ -529,6 +562,7 @@ int main(void)
     check_keys();
     check_events();
     check_guesses();
+    check_memo();
     check_errors();
     check_cache();
     check_file();

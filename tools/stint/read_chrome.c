@@ -61,6 +61,29 @@ struct kpred {
     uint32_t len, code;
 };
 
+/* parse_event's memory of the last pid and of the last tid: the 8 bytes at
+ * the value when they hold the whole number and the byte after it, and the
+ * number. Equal bytes read as the same number, so a match skips the scan. */
+struct nmemo {
+    uint64_t raw; /* 0: empty (a number starts with a digit) */
+    int64_t v;
+    uint32_t len;
+};
+
+/* What parse_event learns from one event for the next. */
+struct ehints {
+    struct kpred pred[2 * KPRED_N];
+    struct nmemo ids[2]; /* pid, tid */
+};
+
+/* Empty hints (no guess matches, no memo). */
+static void ehints_init(struct ehints *h)
+{
+    memset(h, 0, sizeof *h);
+    for (size_t i = 0; i < 2 * KPRED_N; i++)
+        h->pred[i].w = 1;
+}
+
 struct creader {
     struct stint_model *m;
     struct stint_input *in;
@@ -79,7 +102,7 @@ struct creader {
         const char *s;
         uint32_t len, id;
     } icache[1u << ICACHE_BITS];
-    struct kpred pred[2 * KPRED_N];
+    struct ehints hints;
     /* the same for lanes: (pid, tid) -> host-clock lane; lanes are never
      * renumbered while a reader runs */
     struct lcache_ent {
@@ -414,21 +437,50 @@ static inline int fast_string(struct stint_json *j, struct span *sp)
     return 1;
 }
 
-/* A plain number value (see stint_scan_num) into sp with its value, or 0. */
-static inline int fast_number(struct stint_json *j, struct span *sp, int64_t mult_ns)
+/* Sets sp to the number text [j->p, q) of value v (a SPAN_NUM_* kind) and moves on. */
+static inline void set_number(struct stint_json *j, struct span *sp, const char *q, uint8_t num, int64_t v)
 {
-    int64_t v;
-    const char *q = stint_scan_num(j->p, mult_ns, &v);
-    if (!q || !ends_number((unsigned char)*q))
-        return 0; /* (the window's 0 at end is no number end: MORE comes from the general path) */
     sp->s = j->p;
     sp->n = (uint32_t)(q - j->p);
     sp->str = 0;
     sp->esc = 0;
     sp->set = 1;
-    sp->num = mult_ns == 1 ? SPAN_NUM_INT : SPAN_NUM_US_NS;
+    sp->num = num;
     sp->v = v;
     j->p = q;
+}
+
+/* A plain number of microseconds (see stint_scan_num) into sp with its ns, or 0. */
+static inline __attribute__((always_inline)) int fast_time(struct stint_json *j, struct span *sp)
+{
+    int64_t v;
+    const char *q = stint_scan_num(j->p, 1000, &v);
+    if (!q || !ends_number((unsigned char)*q))
+        return 0; /* (the window's 0 at end is no number end: MORE comes from the general path) */
+    set_number(j, sp, q, SPAN_NUM_US_NS, v);
+    return 1;
+}
+
+/* A plain integer into sp with its value, or 0; through the memo mm. A memo
+ * match needs all the remembered bytes, number and the (non-0) byte after
+ * it, so they lie inside the window. */
+static inline __attribute__((always_inline)) int fast_int(struct stint_json *j, struct span *sp, struct nmemo *mm)
+{
+    uint64_t raw = load_le64(j->p);
+    if (raw == mm->raw) {
+        set_number(j, sp, j->p + mm->len, SPAN_NUM_INT, mm->v);
+        return 1;
+    }
+    int64_t v;
+    const char *q = stint_scan_num(j->p, 1, &v);
+    if (!q || !ends_number((unsigned char)*q))
+        return 0;
+    if (q - j->p < 8) {
+        mm->raw = raw;
+        mm->v = v;
+        mm->len = (uint32_t)(q - j->p);
+    }
+    set_number(j, sp, q, SPAN_NUM_INT, v);
     return 1;
 }
 
@@ -460,7 +512,7 @@ static inline void event_clear(struct event *e)
  * bytes for the characters they expect without checking j->end first, and
  * the 0 fails every such test. Anything out of the common shapes goes to
  * the general tokenizer, which reports errors and MORE exactly as before. */
-static int parse_event(struct stint_json *j, struct event *e, struct kpred *pred)
+static int parse_event(struct stint_json *j, struct event *e, struct ehints *h)
 {
     const char *save = j->p;
     int rc = STINT_JSON_OK;
@@ -471,10 +523,12 @@ static int parse_event(struct stint_json *j, struct event *e, struct kpred *pred
         j->p++;
         return STINT_JSON_OK;
     }
-    for (unsigned ki = 0;; ki++) {
+    /* slot: this key's two guesses (the n-th key's, wrapping after KPRED_N) */
+    struct kpred *pred = h->pred;
+    for (struct kpred *slot = pred;; slot = slot + 2 == pred + 2 * KPRED_N ? pred : slot + 2) {
         /* at a key: c is the byte at j->p */
         const char *kq = j->p;
-        struct kpred *kp = &pred[2 * (ki & (KPRED_N - 1))];
+        struct kpred *kp = slot;
         enum ekey key;
         uint64_t head = load_le64(kq);
         if ((head & kp[0].mask) == kp[0].w || ((head & kp[1].mask) == kp[1].w && kp++)) {
@@ -538,7 +592,6 @@ static int parse_event(struct stint_json *j, struct event *e, struct kpred *pred
         }
     value:;
         struct span *dst = NULL;
-        int64_t mult_ns = 1000;
         switch (key) {
         case K_PH: {
             const char *v = j->p;
@@ -562,13 +615,11 @@ static int parse_event(struct stint_json *j, struct event *e, struct kpred *pred
                 goto next;
             break;
         case K_PID:
-            dst = &e->pid;
-            mult_ns = 1;
-            goto number_field;
         case K_TID:
-            dst = &e->tid;
-            mult_ns = 1;
-            goto number_field;
+            dst = key == K_PID ? &e->pid : &e->tid;
+            if ((unsigned)(c - '0') < 10 && fast_int(j, dst, &h->ids[key == K_TID]))
+                goto next;
+            break;
         case K_TS:
             dst = &e->ts;
             goto number_field;
@@ -581,7 +632,7 @@ static int parse_event(struct stint_json *j, struct event *e, struct kpred *pred
         case K_TDUR:
             dst = &e->tdur;
         number_field:
-            if ((unsigned)(c - '0') < 10 && fast_number(j, dst, mult_ns))
+            if ((unsigned)(c - '0') < 10 && fast_time(j, dst))
                 goto next;
             break;
         case K_ID:
@@ -1304,7 +1355,7 @@ static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj
             for (;;) {
                 struct event e;
                 const char *at = j->p;
-                int rc = parse_event(j, &e, r->pred);
+                int rc = parse_event(j, &e, &r->hints);
                 if (rc != STINT_JSON_OK)
                     return rc;
                 add_event(r, &e, at);
@@ -1359,8 +1410,7 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
                              int part_in_obj, int *boundary_ok)
 {
     struct creader r = {.m = m, .in = in, .o = o};
-    for (size_t i = 0; i < 2 * KPRED_N; i++)
-        r.pred[i].w = 1;
+    ehints_init(&r.hints);
     m->format = "chrome-json";
     int state = part == 2 ? S_EV_FIRST : S_START, in_obj = part == 2 ? part_in_obj : 0, rc = 0;
     if (boundary_ok)
