@@ -408,7 +408,31 @@ static inline int ends_number(int c)
     return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t';
 }
 
-/* Skips blanks between tokens: none or one space inline, else the tokenizer. */
+/* stint_json_ws for the main window (whose end is followed by a 0, which
+ * ends any run of blanks): 16 bytes per step, for the indented layouts. */
+static inline int ws_run(struct stint_json *j)
+{
+#ifdef __SSE2__
+    const char *p = j->p;
+    while (p < j->end) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i b = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+                                 _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\t')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\r'))));
+        unsigned other = ~(unsigned)_mm_movemask_epi8(b) & 0xFFFFu;
+        if (other) {
+            p += __builtin_ctz(other);
+            break;
+        }
+        p += 16;
+    }
+    j->p = p < j->end ? p : j->end;
+    return (unsigned char)*j->p; /* the 0 at end when the window ends in blanks */
+#else
+    return stint_json_ws(j);
+#endif
+}
+
+/* Skips blanks between tokens: none or one space inline, else ws_run. */
 static inline int ws_fast(struct stint_json *j)
 {
     int c = (unsigned char)*j->p;
@@ -416,7 +440,7 @@ static inline int ws_fast(struct stint_json *j)
         return c;
     if (c == ' ' && (unsigned char)j->p[1] > ' ')
         return (unsigned char)*++j->p;
-    return stint_json_ws(j);
+    return ws_run(j);
 }
 
 /* A plain string value at j->p ('"' checked by the caller) into sp, or 0. */
@@ -518,7 +542,7 @@ static int parse_event(struct stint_json *j, struct event *e, struct ehints *h)
     int rc = STINT_JSON_OK;
     event_clear(e);
     j->p++; /* '{' */
-    int c = stint_json_ws(j);
+    int c = ws_fast(j);
     if (c == '}') {
         j->p++;
         return STINT_JSON_OK;
@@ -686,7 +710,7 @@ static int parse_event(struct stint_json *j, struct event *e, struct ehints *h)
         c = (unsigned char)*j->p;
         if (c != ',') {
             if (c != '}')
-                c = stint_json_ws(j);
+                c = ws_fast(j);
             if (c == '}') {
                 j->p++;
                 return STINT_JSON_OK;
@@ -707,7 +731,7 @@ static int parse_event(struct stint_json *j, struct event *e, struct ehints *h)
             c = (unsigned char)*++j->p;
             continue;
         }
-        c = stint_json_ws(j);
+        c = ws_run(j);
         if (c == '}') { /* a trailing comma */
             if (!(j->flags & STINT_JSON_TRAILING_COMMA)) {
                 j->err = "trailing comma in event object";
