@@ -111,17 +111,24 @@ struct creader {
     } lcache[64];
 };
 
-static uint32_t host_lane(struct creader *r, int64_t pid, int64_t tid)
+/* A lane cache miss: the model's lane, kept in entry c. */
+static __attribute__((noinline)) uint32_t lane_fill(struct creader *r, struct lcache_ent *c, int64_t pid, int64_t tid)
 {
-    uint64_t h = ((uint64_t)pid * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)tid * 0xff51afd7ed558ccdULL);
-    struct lcache_ent *c = &r->lcache[(h ^ (h >> 29)) & 63];
-    if (c->used && c->pid == pid && c->tid == tid)
-        return c->lane;
     c->lane = stint_model_lane(r->m, pid, tid, STINT_CLOCK_HOST);
     c->pid = pid;
     c->tid = tid;
     c->used = 1;
     return c->lane;
+}
+
+/* The host-clock lane of (pid, tid), through the cache. */
+static inline uint32_t host_lane(struct creader *r, int64_t pid, int64_t tid)
+{
+    uint64_t h = ((uint64_t)pid * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)tid * 0xff51afd7ed558ccdULL);
+    struct lcache_ent *c = &r->lcache[(h ^ (h >> 29)) & 63];
+    if (c->used && c->pid == pid && c->tid == tid)
+        return c->lane;
+    return lane_fill(r, c, pid, tid);
 }
 
 static char *scratch(struct creader *r, size_t n)
@@ -432,13 +439,13 @@ static inline int ws_run(struct stint_json *j)
 #endif
 }
 
-/* Skips blanks between tokens: none or one space inline, else ws_run. */
+/* Skips blanks between tokens: none or one inline, else ws_run. */
 static inline int ws_fast(struct stint_json *j)
 {
     int c = (unsigned char)*j->p;
     if (c > ' ')
         return c;
-    if (c == ' ' && (unsigned char)j->p[1] > ' ')
+    if (stint_json_is_blank(c) && (unsigned char)j->p[1] > ' ')
         return (unsigned char)*++j->p;
     return ws_run(j);
 }
