@@ -10,6 +10,16 @@
  * categories and lanes go through small fixed caches in front of the
  * model's hash maps (a hit returns exactly what the model would).
  *
+ * The event parser has fast paths for the shapes real traces use: a key is
+ * matched as one word against the bytes seen at the same position in the
+ * previous events, plain strings and numbers are read inline (numbers
+ * converted exactly while scanned, never through a double). Each fast path
+ * only takes input it can read exactly as the general tokenizer would and
+ * leaves anything else (escapes, non-ASCII, control bytes, other number
+ * shapes, the window's end) to it, so results, errors, repairs and MORE are
+ * the same. They rely on the window's end being followed by a 0 byte
+ * (input.h), which no fast path accepts.
+ *
  * Leniencies of the container (never of the tokenizer's strict mode): a
  * missing final ']' (and '}'), trailing commas, and a trailing empty '{}'
  * event. Each is counted as a repair except the '{}' Chrome itself writes.
