@@ -1273,7 +1273,7 @@ void stint_model_finish(struct stint_model *m)
             size_t lfj = lfi;
             while (lfj < lnfe && lfe[lfj].track == t)
                 lfj++;
-            stint_i_lean_track(m, (uint32_t)t, a, b, lfe + lfi, lfj - lfi);
+            stint_i_lean_track(m, (uint32_t)t, a, b, lnfe ? lfe + lfi : NULL, lfj - lfi);
             lfi = lfj;
         }
     }
