@@ -1215,9 +1215,15 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
     case 'f': {
         /* v1 flow identity: cat + name + id */
         size_t cn, nn, in_ = 0;
-        const char *cs = stint_model_str(m, s.cat, &cn), *ns = stint_model_str(m, s.name, &nn);
-        uint32_t idv = e->id.set ? intern_id(r, &e->id) : (e->id2.set ? intern_id(r, &e->id2) : 0);
-        const char *is = stint_model_str(m, idv, &in_);
+        const char *cs = stint_model_str(m, s.cat, &cn), *ns = stint_model_str(m, s.name, &nn), *is;
+        const struct span *ids = e->id.set ? &e->id : &e->id2;
+        if ((m->flags & STINT_MODEL_LEAN) && ids->set && !(ids->str && ids->esc)) {
+            /* lean mode (summary) keeps no string table for output: the id's
+             * text goes into the key without a string of its own */
+            is = ids->s;
+            in_ = ids->n;
+        } else
+            is = stint_model_str(m, ids->set ? intern_id(r, ids) : 0, &in_);
         char *b = scratch(r, cn + nn + in_ + 2);
         memcpy(b, cs, cn);
         b[cn] = '\x1f';
