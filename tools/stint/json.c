@@ -382,13 +382,21 @@ static int skip_general(struct stint_json *j)
 /* ---- fast skip ---------------------------------------------------------------------
  *
  * Most skipped values (Chrome "args" objects) are plain: ASCII strings without
- * control bytes, ordinary numbers, shallow nesting. fast_skip() walks such a
- * value with a tight loop and scans string bodies 32 bytes at a time (AVX2)
- * or 8 at a time (SWAR). It accepts a strict subset of what the general
- * skip accepts and produces the same end position; on anything else (window
- * end, non-ASCII, \u escapes, control bytes, trailing commas, nesting deeper
- * than 64, any error) it gives up and the general skip starts the value over,
- * so messages, offsets and repair counts come from one place only. */
+ * control bytes, ordinary numbers, shallow nesting. Two fast walks handle
+ * those; each accepts a strict subset of what the general skip accepts and
+ * produces the same end position. On anything else (window end, \u escapes,
+ * control bytes, trailing commas, nesting deeper than 64, any error) they give
+ * up and the general skip starts the value over, so messages, offsets and
+ * repair counts come from one place only.
+ *
+ * - The token walk (fast_skip_body) goes from token to token, scanning string
+ *   bodies 32 bytes at a time (AVX2) or 8 at a time (SWAR); it also gives up
+ *   on non-ASCII bytes. It is the portable path, and the AVX2 path for values
+ *   that are not objects or arrays.
+ * - The block walk (block_skip, AVX2 + PCLMUL, objects and arrays) classifies
+ *   64 bytes at a time into bit masks, finds the bytes inside strings with a
+ *   prefix XOR of the unescaped quotes and visits only the token starts; see
+ *   its own comment. */
 
 #define FAST_GIVE_UP NULL
 
@@ -508,6 +516,22 @@ static inline __attribute__((always_inline)) const char *scan_number(const char 
     return p;
 }
 
+/* Skips a number, true, false or null at p, which must be followed inside the
+ * window by a plain delimiter; NULL to give up (any other byte at p included). */
+static inline __attribute__((always_inline)) const char *scan_scalar(const char *p, const char *end)
+{
+    int c = (unsigned char)*p;
+    if (c == '-' || (unsigned)(c - '0') < 10)
+        return scan_number(p, end);
+    const char *word = c == 't' ? "true" : c == 'f' ? "false" : c == 'n' ? "null" : NULL;
+    if (!word)
+        return FAST_GIVE_UP;
+    size_t n = strlen(word);
+    if (end - p <= (ptrdiff_t)n || memcmp(p, word, n) != 0 || !is_plain_delim(p[n]))
+        return FAST_GIVE_UP;
+    return p + n;
+}
+
 static inline __attribute__((always_inline)) const char *fast_skip_body(const char *p, const char *end, scan_fn scan)
 {
     uint64_t stack = 0; /* 1 bit per level: 1 = object */
@@ -544,17 +568,7 @@ value:
         if (c == ']')
             goto close;
         goto value;
-    } else if (c == '-' || (unsigned)(c - '0') < 10) {
-        p = scan_number(p, end);
-        if (!p)
-            return FAST_GIVE_UP;
-    } else if (c == 't' && end - p > 4 && !memcmp(p, "true", 4) && is_plain_delim(p[4]))
-        p += 4;
-    else if (c == 'f' && end - p > 5 && !memcmp(p, "false", 5) && is_plain_delim(p[5]))
-        p += 5;
-    else if (c == 'n' && end - p > 4 && !memcmp(p, "null", 4) && is_plain_delim(p[4]))
-        p += 4;
-    else
+    } else if (!(p = scan_scalar(p, end)))
         return FAST_GIVE_UP;
 after_value:
     if (depth == 0)
@@ -601,19 +615,254 @@ __attribute__((target("avx2"))) static const char *fast_skip_avx2(const char *p,
 {
     return fast_skip_body(p, end, scan_str_avx2);
 }
+
+/* ---- block walk ----
+ *
+ * block_skip() reads the value in 64-byte blocks from its opening bracket.
+ * Per block, vector compares give bit masks (bit i = byte i) of quotes,
+ * backslashes, structural characters, blanks, bytes < 0x20, bytes >= 0x80,
+ * digits and zeros. Backslashes (rare) are walked one by one to find the
+ * escaped bytes and check each escape; the unescaped quotes then give the
+ * bytes inside strings as a prefix XOR (a carry-less multiply by all ones),
+ * carried from block to block. The tokens are the structural characters
+ * outside strings, the opening quotes and the first byte of each run of other
+ * non-blank bytes outside strings (a number or literal, or garbage). The walk
+ * visits only those, checking each one's class against the two before it and
+ * the type of the enclosing container (next_ok), which is the whole grammar
+ * of RFC 8259 once brackets match. Runs of plain digits are vouched for by the
+ * masks; every other run goes through scan_scalar.
+ *
+ * Positions that make the walk give up (a raw control byte or bad UTF-8 in a
+ * string, a bad escape) are collected in a mask and only count when they lie
+ * before the value's end, since the rest of a block belongs to whatever
+ * follows the value. Bytes past the window end are never read as data: the
+ * last partial block is copied into a zero-filled buffer, and a zero byte
+ * makes any string or number that reaches it give up. */
+
+/* Token classes; opening brackets are T_OBJ and T_ARR, closing ones come after. */
+enum { T_SCALAR, T_STR, T_COLON, T_COMMA, T_OBJ, T_ARR, T_OBJ_END, T_ARR_END, T_KEY };
+
+/* The class of a token by its first byte: every other byte starts a scalar. */
+static const uint8_t tok_class[256] = {['"'] = T_STR,     [':'] = T_COLON, [','] = T_COMMA,  ['{'] = T_OBJ,
+                                       ['['] = T_ARR,     ['}'] = T_OBJ_END, [']'] = T_ARR_END};
+
+/* The one-letter escapes the fast walks accept (\u goes to the general skip). */
+static const uint8_t esc_ok[256] = {['"'] = 1, ['\\'] = 1, ['/'] = 1, ['b'] = 1,
+                                    ['f'] = 1, ['n'] = 1,  ['r'] = 1, ['t'] = 1};
+
+/* next_ok[((p2 * 8 + p1) * 2 + in_obj)] is the set (bit per class) of tokens
+ * that may follow a token of class p1 preceded by one of class p2, inside an
+ * object (in_obj 1) or an array or at the top (0). A string is a key when it
+ * follows '{' or an object's ','. */
+#define NX_VALUE (1u << T_SCALAR | 1u << T_STR | 1u << T_OBJ | 1u << T_ARR)
+#define NX_AFTER_VALUE(in_obj) (1u << T_COMMA | ((in_obj) ? 1u << T_OBJ_END : 1u << T_ARR_END))
+#define NX_ROLE(p2, p1, in_obj) ((p1) == T_STR && (in_obj) && ((p2) == T_OBJ || (p2) == T_COMMA) ? T_KEY : (p1))
+#define NX_OF(r, in_obj)                                                                                               \
+    ((r) == T_OBJ     ? 1u << T_STR | 1u << T_OBJ_END                                                                  \
+     : (r) == T_ARR   ? NX_VALUE | 1u << T_ARR_END                                                                     \
+     : (r) == T_COLON ? NX_VALUE                                                                                       \
+     : (r) == T_COMMA ? ((in_obj) ? 1u << T_STR : NX_VALUE)                                                            \
+     : (r) == T_KEY   ? 1u << T_COLON                                                                                  \
+                      : NX_AFTER_VALUE(in_obj))
+#define NX(p2, p1) NX_OF(NX_ROLE(p2, p1, 0), 0), NX_OF(NX_ROLE(p2, p1, 1), 1)
+#define NX_ROW(p2) NX(p2, 0), NX(p2, 1), NX(p2, 2), NX(p2, 3), NX(p2, 4), NX(p2, 5), NX(p2, 6), NX(p2, 7)
+static const uint8_t next_ok[128] = {NX_ROW(0), NX_ROW(1), NX_ROW(2), NX_ROW(3),
+                                     NX_ROW(4), NX_ROW(5), NX_ROW(6), NX_ROW(7)};
+
+/* One 64-byte block as bit masks (bit i = byte i). */
+struct blk {
+    uint64_t quote, bslash, op, blank, lt20, high, digit, zero;
+};
+
+/* The masks of 32 bytes, in the low half of each field of m (upper == 0) or
+ * its high half (upper == 1). Structural characters and blanks come from two
+ * nibble lookups whose AND has a bit per group: 1 ',', 2 ':', 4 brackets,
+ * 8 space, 16 \t \n \r (each group is exactly its low nibbles times its high
+ * nibbles; bytes >= 0x80 look up 0). */
+__attribute__((target("avx2"), always_inline)) static inline void classify32(const char *s, int upper, struct blk *m)
+{
+    const __m256i lo_tab = _mm256_broadcastsi128_si256(_mm_setr_epi8(8, 0, 0, 0, 0, 0, 0, 0, 0, 16, 2 | 16, 4, 1, 4 | 16, 0, 0));
+    const __m256i hi_tab = _mm256_broadcastsi128_si256(_mm_setr_epi8(16, 0, 1 | 8, 2, 0, 4, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0));
+    const __m256i nib = _mm256_set1_epi8(0x0F), zero = _mm256_setzero_si256();
+    __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)s);
+    __m256i lo = _mm256_shuffle_epi8(lo_tab, _mm256_and_si256(v, nib));
+    __m256i hi = _mm256_shuffle_epi8(hi_tab, _mm256_and_si256(_mm256_srli_epi16(v, 4), nib));
+    __m256i cls = _mm256_and_si256(lo, hi);
+    unsigned sh = upper ? 32 : 0;
+#define MASK(x) ((uint64_t)(uint32_t)_mm256_movemask_epi8(x) << sh)
+    m->quote |= MASK(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')));
+    m->bslash |= MASK(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\')));
+    m->op |= ~MASK(_mm256_cmpeq_epi8(_mm256_and_si256(cls, _mm256_set1_epi8(7)), zero)) & (0xFFFFFFFFULL << sh);
+    m->blank |= ~MASK(_mm256_cmpeq_epi8(_mm256_and_si256(cls, _mm256_set1_epi8(0x18)), zero)) & (0xFFFFFFFFULL << sh);
+    m->lt20 |= MASK(_mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v)); /* signed: bytes >= 0x80 too */
+    m->high |= MASK(v);
+    m->digit |= MASK(_mm256_and_si256(_mm256_cmpgt_epi8(v, _mm256_set1_epi8('0' - 1)), _mm256_cmpgt_epi8(_mm256_set1_epi8('9' + 1), v)));
+    m->zero |= MASK(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('0')));
+#undef MASK
+}
+
+/* Classifies the 64 bytes at s into m. */
+__attribute__((target("avx2"), always_inline)) static inline void classify(const char *s, struct blk *m)
+{
+    *m = (struct blk){0};
+    classify32(s, 0, m);
+    classify32(s + 32, 1, m);
+}
+
+/* Bit i set when an odd number of bits 0..i of x are set: one carry-less
+ * multiply by all ones. */
+__attribute__((target("pclmul"))) static inline uint64_t prefix_xor(uint64_t x)
+{
+    __m128i r = _mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)x), _mm_set1_epi8(-1), 0);
+    return (uint64_t)_mm_cvtsi128_si64(r);
+}
+
+/* Skips the object or array at p (*p is '{' or '['); returns the position
+ * after it, or NULL to give up. */
+__attribute__((target("avx2,pclmul"))) static const char *block_skip(const char *p, const char *end)
+{
+    char tail[64 + STINT_JSON_PAD]; /* the last partial block, zero-filled */
+    uint64_t in_str = 0;  /* all ones when the block starts inside a string */
+    uint64_t esc_in = 0;  /* bit 0: the block's first byte is escaped */
+    uint64_t sc_in = 0;   /* 1 when the previous block ends inside a scalar run */
+    uint64_t cont_in = 0; /* continuation bytes of a UTF-8 sequence begun in the previous block */
+    uint64_t stack = 0;   /* 1 bit per level: 1 = object */
+    unsigned depth = 0, fail = 0;
+    unsigned hist = T_COLON; /* classes of the two previous tokens; the first token is a value */
+    for (const char *b = p;; b += 64) {
+        const char *base = b;
+        if (end - b < 64) {
+            if (b >= end)
+                return FAST_GIVE_UP;
+            size_t n = (size_t)(end - b);
+            memcpy(tail, b, n);
+            memset(tail + n, 0, sizeof tail - n);
+            base = tail;
+        }
+        struct blk m;
+        classify(base, &m);
+        uint64_t bad = 0; /* bytes that make the walk give up if they are part of the value */
+
+        uint64_t esc = esc_in;
+        if (m.bslash | esc_in) {
+            /* each unescaped backslash escapes the next byte, which must be a one-letter escape;
+             * base[64] is readable: the next block, the padding or the tail's zeros */
+            uint64_t todo = m.bslash & ~esc_in, escapers = 0;
+            while (todo) {
+                unsigned k = (unsigned)__builtin_ctzll(todo);
+                if (!esc_ok[(unsigned char)base[k + 1]]) {
+                    bad |= 1ULL << k; /* nothing after it matters: the walk gives up there */
+                    break;
+                }
+                escapers |= 1ULL << k;
+                esc |= 2ULL << k;
+                todo &= ~(3ULL << k);
+            }
+            esc_in = escapers >> 63;
+        }
+        uint64_t quote = m.quote & ~esc;
+        uint64_t pxor = prefix_xor(quote) ^ in_str; /* opening quote and body */
+        in_str = 0 - (pxor >> 63);
+        uint64_t inner = pxor & ~quote, outside = ~(pxor | quote);
+        bad |= inner & m.lt20 & ~m.high; /* raw control byte: an error or a counted leniency */
+        uint64_t hi = inner & m.high & ~cont_in;
+        cont_in = 0;
+        while (hi) {
+            unsigned k = (unsigned)__builtin_ctzll(hi);
+            int n = utf8_seq((const unsigned char *)b + k, (const unsigned char *)end);
+            if (n <= 0) {
+                bad |= 1ULL << k;
+                break;
+            }
+            if (k + (unsigned)n > 64)
+                cont_in = (1ULL << (k + (unsigned)n - 64)) - 1;
+            hi &= ~(((1ULL << n) - 1) << k);
+        }
+
+        uint64_t sc = outside & ~(m.op | m.blank);
+        uint64_t starts = sc & ~((sc << 1) | sc_in);
+        sc_in = sc >> 63;
+        uint64_t tok = (m.op & outside) | (quote & pxor) | starts;
+        /* scalar bytes the masks cannot vouch for: non-digits, a leading zero
+         * followed by a digit, a run that may go on in the next block */
+        uint64_t odd = (sc & ~m.digit) | (starts & m.zero & (m.digit >> 1)) | (sc & 1ULL << 63);
+        /* no branch per token but the rare slow scalar and the end: token
+         * classes come in any order, and mispredicted branches cost more than
+         * the few operations done for every token */
+        while (tok) {
+            unsigned i = (unsigned)__builtin_ctzll(tok);
+            tok &= tok - 1;
+            unsigned c = tok_class[(unsigned char)base[i]];
+            fail |= ((next_ok[hist * 2 + (unsigned)(stack & 1)] >> c) & 1) ^ 1;
+            hist = ((hist << 3) | c) & 63;
+            /* a scalar's run ends at the lowest set bit of ~sc >> i (none: it reaches bit 63);
+             * any other token has bit 0 of ~sc >> i set and no odd bit, so this is 0 */
+            uint64_t r = ~sc >> i;
+            if ((odd >> i) & (r ^ (r - 1)) && !scan_scalar(b + i, end))
+                fail = 1;
+            unsigned opens = c - T_OBJ < 2, closes = c >= T_OBJ_END;
+            stack = ((stack >> closes) << opens) | (c == T_OBJ);
+            depth += opens - closes;
+            fail |= depth > 64;
+            if (depth == 0) { /* only the value's own closing bracket gets here */
+                if (fail || (bad & (~0ULL >> (63 - i))))
+                    return FAST_GIVE_UP;
+                return b + i + 1;
+            }
+        }
+        if (fail || bad)
+            return FAST_GIVE_UP;
+    }
+}
+
+/* The AVX2 path: objects and arrays by blocks, anything else by tokens. */
+__attribute__((target("avx2,pclmul"))) static const char *fast_skip_block(const char *p, const char *end)
+{
+    while (p < end && is_ws(*p))
+        p++;
+    if (p < end && (*p == '{' || *p == '['))
+        return block_skip(p, end);
+    return fast_skip_avx2(p, end);
+}
 #endif
 
 typedef const char *(*skip_fn)(const char *p, const char *end);
 
-static skip_fn pick_fast_skip(void)
+/* Whether this CPU runs a fast path (the portable one always). */
+static int cpu_runs(int path)
 {
 #ifdef STINT_JSON_HAVE_AVX2
-    if (!getenv("STINT_NO_AVX2")) {
-        __builtin_cpu_init();
-        if (__builtin_cpu_supports("avx2"))
-            return fast_skip_avx2;
-    }
+    __builtin_cpu_init();
+    if (path == STINT_I_JSON_FAST_TOKEN)
+        return __builtin_cpu_supports("avx2");
+    if (path == STINT_I_JSON_FAST_BLOCK)
+        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul");
 #endif
+    return path == STINT_I_JSON_FAST_SWAR;
+}
+
+/* The function of a fast path, NULL where this build or CPU lacks it. */
+static skip_fn path_fn(int path)
+{
+    if (!cpu_runs(path))
+        return NULL;
+#ifdef STINT_JSON_HAVE_AVX2
+    if (path == STINT_I_JSON_FAST_TOKEN)
+        return fast_skip_avx2;
+    if (path == STINT_I_JSON_FAST_BLOCK)
+        return fast_skip_block;
+#endif
+    return fast_skip_swar;
+}
+
+/* The best path this CPU runs; STINT_NO_AVX2=1 forces the portable one. */
+static skip_fn pick_fast_skip(void)
+{
+    if (!getenv("STINT_NO_AVX2")) {
+        skip_fn f = path_fn(STINT_I_JSON_FAST_BLOCK);
+        if (f)
+            return f;
+    }
     return fast_skip_swar;
 }
 
@@ -638,6 +887,17 @@ int stint_json_skip(struct stint_json *j)
         return STINT_JSON_OK;
     }
     return skip_general(j);
+}
+
+int stint_i_json_skip_general(struct stint_json *j)
+{
+    return skip_general(j);
+}
+
+const char *stint_i_json_fast_skip(const char *p, const char *end, int path)
+{
+    skip_fn f = path == STINT_I_JSON_FAST_AUTO ? fast_skip : path_fn(path);
+    return f ? f(p, end) : NULL;
 }
 
 static size_t put_utf8(char *o, unsigned cp)
