@@ -618,95 +618,96 @@ __attribute__((target("avx2"))) static const char *fast_skip_avx2(const char *p,
 
 /* ---- block walk ----
  *
- * block_skip() reads the value in 64-byte blocks from its opening bracket.
- * Per block, vector compares give bit masks (bit i = byte i) of quotes,
- * backslashes, structural characters, blanks, bytes < 0x20, bytes >= 0x80,
- * digits and zeros. Backslashes (rare) are walked one by one to find the
- * escaped bytes and check each escape; the unescaped quotes then give the
- * bytes inside strings as a prefix XOR (a carry-less multiply by all ones),
- * carried from block to block. The tokens are the structural characters
- * outside strings, the opening quotes and the first byte of each run of other
- * non-blank bytes outside strings (a number or literal, or garbage). The walk
- * visits only those, checking each one's class against the two before it and
- * the type of the enclosing container (next_ok), which is the whole grammar
- * of RFC 8259 once brackets match. Runs of plain digits are vouched for by the
- * masks; every other run goes through scan_scalar.
+ * block_skip() validates an object or array 64 bytes at a time with bit masks
+ * (bit i = byte i of the block) and no work per token but for brackets:
  *
- * Positions that make the walk give up (a raw control byte or bad UTF-8 in a
- * string, a bad escape) are collected in a mask and only count when they lie
- * before the value's end, since the rest of a block belongs to whatever
- * follows the value. Bytes past the window end are never read as data: the
- * last partial block is copied into a zero-filled buffer, and a zero byte
- * makes any string or number that reaches it give up. */
-
-/* Token classes; opening brackets are T_OBJ and T_ARR, closing ones come after. */
-enum { T_SCALAR, T_STR, T_COLON, T_COMMA, T_OBJ, T_ARR, T_OBJ_END, T_ARR_END, T_KEY };
-
-/* The class of a token by its first byte: every other byte starts a scalar. */
-static const uint8_t tok_class[256] = {['"'] = T_STR,     [':'] = T_COLON, [','] = T_COMMA,  ['{'] = T_OBJ,
-                                       ['['] = T_ARR,     ['}'] = T_OBJ_END, [']'] = T_ARR_END};
+ * - Vector compares and nibble lookups classify the bytes: quotes,
+ *   backslashes, ',', ':', opening and closing brackets, blanks, bytes < 0x20
+ *   or >= 0x80, digits, zeros.
+ * - Backslashes (rare) are walked one by one to find the escaped bytes and
+ *   check each escape. The unescaped quotes give the bytes inside strings as a
+ *   prefix XOR (a carry-less multiply by all ones), carried across blocks.
+ * - Outside strings, the tokens are the structural characters, the opening
+ *   quotes and the runs of other non-blank bytes (numbers and literals, or
+ *   garbage). Runs of plain digits are vouched for by the masks; every other
+ *   run goes through scan_scalar.
+ * - Brackets are walked one by one: they must match, nest at most 64 deep, and
+ *   the one that closes the value ends the walk. The walk also marks which
+ *   bytes are directly inside an object (in_obj).
+ * - The grammar is checked as "what may follow what": for each kind of token,
+ *   the next non-blank byte after it (follows(): one addition carries each
+ *   token's end over the blanks after it) must start a token of an allowed
+ *   kind. A string is a key when it follows '{' or a ',' inside an object; an
+ *   addition over the in-string mask carries that from its opening quote to
+ *   its closing one. With matching brackets, these rules are RFC 8259's.
+ *
+ * Positions that make the walk give up only count at or before the value's
+ * end, since the rest of the last block belongs to whatever follows the
+ * value. Bytes past the window end are never read as data: the last partial
+ * block is copied into a zero-filled buffer, and a zero byte makes any string
+ * or number that reaches it give up. */
 
 /* The one-letter escapes the fast walks accept (\u goes to the general skip). */
 static const uint8_t esc_ok[256] = {['"'] = 1, ['\\'] = 1, ['/'] = 1, ['b'] = 1,
                                     ['f'] = 1, ['n'] = 1,  ['r'] = 1, ['t'] = 1};
 
-/* next_ok[((p2 * 8 + p1) * 2 + in_obj)] is the set (bit per class) of tokens
- * that may follow a token of class p1 preceded by one of class p2, inside an
- * object (in_obj 1) or an array or at the top (0). A string is a key when it
- * follows '{' or an object's ','. */
-#define NX_VALUE (1u << T_SCALAR | 1u << T_STR | 1u << T_OBJ | 1u << T_ARR)
-#define NX_AFTER_VALUE(in_obj) (1u << T_COMMA | ((in_obj) ? 1u << T_OBJ_END : 1u << T_ARR_END))
-#define NX_ROLE(p2, p1, in_obj) ((p1) == T_STR && (in_obj) && ((p2) == T_OBJ || (p2) == T_COMMA) ? T_KEY : (p1))
-#define NX_OF(r, in_obj)                                                                                               \
-    ((r) == T_OBJ     ? 1u << T_STR | 1u << T_OBJ_END                                                                  \
-     : (r) == T_ARR   ? NX_VALUE | 1u << T_ARR_END                                                                     \
-     : (r) == T_COLON ? NX_VALUE                                                                                       \
-     : (r) == T_COMMA ? ((in_obj) ? 1u << T_STR : NX_VALUE)                                                            \
-     : (r) == T_KEY   ? 1u << T_COLON                                                                                  \
-                      : NX_AFTER_VALUE(in_obj))
-#define NX(p2, p1) NX_OF(NX_ROLE(p2, p1, 0), 0), NX_OF(NX_ROLE(p2, p1, 1), 1)
-#define NX_ROW(p2) NX(p2, 0), NX(p2, 1), NX(p2, 2), NX(p2, 3), NX(p2, 4), NX(p2, 5), NX(p2, 6), NX(p2, 7)
-static const uint8_t next_ok[128] = {NX_ROW(0), NX_ROW(1), NX_ROW(2), NX_ROW(3),
-                                     NX_ROW(4), NX_ROW(5), NX_ROW(6), NX_ROW(7)};
-
-/* One 64-byte block as bit masks (bit i = byte i). */
+/* One 64-byte block as bit masks. */
 struct blk {
-    uint64_t quote, bslash, op, blank, lt20, high, digit, zero;
+    uint64_t quote, bslash, lt20, comma, colon, open, close, blank, digit, zero;
 };
 
-/* The masks of 32 bytes, in the low half of each field of m (upper == 0) or
- * its high half (upper == 1). Structural characters and blanks come from two
- * nibble lookups whose AND has a bit per group: 1 ',', 2 ':', 4 brackets,
- * 8 space, 16 \t \n \r (each group is exactly its low nibbles times its high
- * nibbles; bytes >= 0x80 look up 0). */
-__attribute__((target("avx2"), always_inline)) static inline void classify32(const char *s, int upper, struct blk *m)
-{
-    const __m256i lo_tab = _mm256_broadcastsi128_si256(_mm_setr_epi8(8, 0, 0, 0, 0, 0, 0, 0, 0, 16, 2 | 16, 4, 1, 4 | 16, 0, 0));
-    const __m256i hi_tab = _mm256_broadcastsi128_si256(_mm_setr_epi8(16, 0, 1 | 8, 2, 0, 4, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0));
-    const __m256i nib = _mm256_set1_epi8(0x0F), zero = _mm256_setzero_si256();
-    __m256i v = _mm256_loadu_si256((const __m256i *)(const void *)s);
-    __m256i lo = _mm256_shuffle_epi8(lo_tab, _mm256_and_si256(v, nib));
-    __m256i hi = _mm256_shuffle_epi8(hi_tab, _mm256_and_si256(_mm256_srli_epi16(v, 4), nib));
-    __m256i cls = _mm256_and_si256(lo, hi);
-    unsigned sh = upper ? 32 : 0;
-#define MASK(x) ((uint64_t)(uint32_t)_mm256_movemask_epi8(x) << sh)
-    m->quote |= MASK(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('"')));
-    m->bslash |= MASK(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('\\')));
-    m->op |= ~MASK(_mm256_cmpeq_epi8(_mm256_and_si256(cls, _mm256_set1_epi8(7)), zero)) & (0xFFFFFFFFULL << sh);
-    m->blank |= ~MASK(_mm256_cmpeq_epi8(_mm256_and_si256(cls, _mm256_set1_epi8(0x18)), zero)) & (0xFFFFFFFFULL << sh);
-    m->lt20 |= MASK(_mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v)); /* signed: bytes >= 0x80 too */
-    m->high |= MASK(v);
-    m->digit |= MASK(_mm256_and_si256(_mm256_cmpgt_epi8(v, _mm256_set1_epi8('0' - 1)), _mm256_cmpgt_epi8(_mm256_set1_epi8('9' + 1), v)));
-    m->zero |= MASK(_mm256_cmpeq_epi8(v, _mm256_set1_epi8('0')));
-#undef MASK
-}
-
-/* Classifies the 64 bytes at s into m. */
+/* Classifies the 64 bytes at s. All but three masks come from two nibble
+ * lookups whose AND has a bit per group: 1 ',', 2 ':', 4 '}' ']', 8 space,
+ * 16 \t \n \r, 32 digits, 64 '0', 128 '{' '['. Each group is exactly its
+ * low nibbles times its high nibbles, and bytes >= 0x80 look up 0. movemask
+ * takes bit 7 of each byte; a 16-bit shift left by 7 - k brings bit k there
+ * (from the same byte: the bits that cross into the upper byte land below
+ * its bit 7). */
 __attribute__((target("avx2"), always_inline)) static inline void classify(const char *s, struct blk *m)
 {
-    *m = (struct blk){0};
-    classify32(s, 0, m);
-    classify32(s + 32, 1, m);
+    const __m256i lo_tab = _mm256_broadcastsi128_si256(_mm_setr_epi8(
+        8 | 32 | 64, 32, 32, 32, 32, 32, 32, 32, 32, 16 | 32, 2 | 16, -128, 1, 4 | 16, 0, 0));
+    const __m256i hi_tab = _mm256_broadcastsi128_si256(
+        _mm_setr_epi8(16, 0, 1 | 8, 2 | 32 | 64, 0, 4 | -128, 0, 4 | -128, 0, 0, 0, 0, 0, 0, 0, 0));
+    const __m256i nib = _mm256_set1_epi8(0x0F);
+    __m256i v[2], c[2];
+    for (int h = 0; h < 2; h++) {
+        v[h] = _mm256_loadu_si256((const __m256i *)(const void *)(s + 32 * h));
+        c[h] = _mm256_and_si256(_mm256_shuffle_epi8(lo_tab, _mm256_and_si256(v[h], nib)),
+                                _mm256_shuffle_epi8(hi_tab, _mm256_and_si256(_mm256_srli_epi16(v[h], 4), nib)));
+    }
+#define MASK64(E) ((uint64_t)(uint32_t)_mm256_movemask_epi8(E##_(0)) | (uint64_t)(uint32_t)_mm256_movemask_epi8(E##_(1)) << 32)
+#define Q_(h) _mm256_cmpeq_epi8(v[h], _mm256_set1_epi8('"'))
+#define B_(h) _mm256_cmpeq_epi8(v[h], _mm256_set1_epi8('\\'))
+#define L_(h) _mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v[h]) /* signed: bytes >= 0x80 too */
+#define COMMA_(h) _mm256_slli_epi16(c[h], 7)
+#define COLON_(h) _mm256_slli_epi16(c[h], 6)
+#define CLOSE_(h) _mm256_slli_epi16(c[h], 5)
+#define BLANK_(h) _mm256_cmpgt_epi8(_mm256_and_si256(c[h], _mm256_set1_epi8(0x18)), _mm256_setzero_si256())
+#define DIGIT_(h) _mm256_slli_epi16(c[h], 2)
+#define ZERO_(h) _mm256_slli_epi16(c[h], 1)
+#define OPEN_(h) c[h]
+    m->quote = MASK64(Q);
+    m->bslash = MASK64(B);
+    m->lt20 = MASK64(L);
+    m->comma = MASK64(COMMA);
+    m->colon = MASK64(COLON);
+    m->close = MASK64(CLOSE);
+    m->blank = MASK64(BLANK);
+    m->digit = MASK64(DIGIT);
+    m->zero = MASK64(ZERO);
+    m->open = MASK64(OPEN);
+#undef MASK64
+#undef Q_
+#undef B_
+#undef L_
+#undef COMMA_
+#undef COLON_
+#undef CLOSE_
+#undef BLANK_
+#undef DIGIT_
+#undef ZERO_
+#undef OPEN_
 }
 
 /* Bit i set when an odd number of bits 0..i of x are set: one carry-less
@@ -717,18 +718,46 @@ __attribute__((target("pclmul"))) static inline uint64_t prefix_xor(uint64_t x)
     return (uint64_t)_mm_cvtsi128_si64(r);
 }
 
+/* a + b + *carry (0 or 1); *carry becomes the carry out. */
+static inline uint64_t add_carry(uint64_t a, uint64_t b, uint64_t *carry)
+{
+    unsigned long long s;
+    *carry = _addcarry_u64((unsigned char)*carry, a, b, &s); /* one adc */
+    return s;
+}
+
+/* The first non-blank byte after each position of after (bits), found by
+ * carrying each bit over the blanks; *pending (0 or 1) is a search begun in
+ * the previous block that starts at bit 0, and becomes 1 when one goes on past
+ * bit 63. */
+static inline uint64_t follows(uint64_t after, uint64_t blank, uint64_t *pending)
+{
+    return add_carry(after, blank, pending) & ~blank;
+}
+
+/* follows() for the bytes after single-byte tokens at the bits of t (a token
+ * at bit 63 starts a search in the next block). */
+static inline uint64_t follows_tok(uint64_t t, uint64_t blank, uint64_t *pending)
+{
+    uint64_t r = follows(t << 1, blank, pending);
+    *pending |= t >> 63;
+    return r;
+}
+
 /* Skips the object or array at p (*p is '{' or '['); returns the position
  * after it, or NULL to give up. */
 __attribute__((target("avx2,pclmul"))) static const char *block_skip(const char *p, const char *end)
 {
     char tail[64 + STINT_JSON_PAD]; /* the last partial block, zero-filled */
+    /* carried from block to block */
     uint64_t in_str = 0;  /* all ones when the block starts inside a string */
+    uint64_t in_key = 0;  /* 1 when that string is a key */
     uint64_t esc_in = 0;  /* bit 0: the block's first byte is escaped */
     uint64_t sc_in = 0;   /* 1 when the previous block ends inside a scalar run */
     uint64_t cont_in = 0; /* continuation bytes of a UTF-8 sequence begun in the previous block */
-    uint64_t stack = 0;   /* 1 bit per level: 1 = object */
-    unsigned depth = 0, fail = 0;
-    unsigned hist = T_COLON; /* classes of the two previous tokens; the first token is a value */
+    uint64_t pend[5] = {0}; /* follows() searches going on, one per kind of token */
+    uint64_t stack = 0;   /* 1 bit per open bracket: 1 = object */
+    unsigned depth = 0;
     for (const char *b = p;; b += 64) {
         const char *base = b;
         if (end - b < 64) {
@@ -741,8 +770,9 @@ __attribute__((target("avx2,pclmul"))) static const char *block_skip(const char 
         }
         struct blk m;
         classify(base, &m);
-        uint64_t bad = 0; /* bytes that make the walk give up if they are part of the value */
+        uint64_t bad = 0; /* positions that make the walk give up if they are part of the value */
 
+        /* strings */
         uint64_t esc = esc_in;
         if (m.bslash | esc_in) {
             /* each unescaped backslash escapes the next byte, which must be a one-letter escape;
@@ -764,12 +794,16 @@ __attribute__((target("avx2,pclmul"))) static const char *block_skip(const char 
         uint64_t pxor = prefix_xor(quote) ^ in_str; /* opening quote and body */
         in_str = 0 - (pxor >> 63);
         uint64_t inner = pxor & ~quote, outside = ~(pxor | quote);
-        bad |= inner & m.lt20 & ~m.high; /* raw control byte: an error or a counted leniency */
-        uint64_t hi = inner & m.high & ~cont_in;
+        uint64_t open_q = quote & pxor, close_q = quote & ~pxor;
+        /* bytes < 0x20 or >= 0x80 in strings (rare): a raw control byte is an
+         * error or a counted leniency, so the general skip decides; a UTF-8
+         * sequence is checked here (its continuation bytes may run into the
+         * next block) */
+        uint64_t hi = inner & m.lt20 & ~cont_in;
         cont_in = 0;
         while (hi) {
             unsigned k = (unsigned)__builtin_ctzll(hi);
-            int n = utf8_seq((const unsigned char *)b + k, (const unsigned char *)end);
+            int n = (unsigned char)base[k] < 0x80 ? -1 : utf8_seq((const unsigned char *)b + k, (const unsigned char *)end);
             if (n <= 0) {
                 bad |= 1ULL << k;
                 break;
@@ -779,39 +813,74 @@ __attribute__((target("avx2,pclmul"))) static const char *block_skip(const char 
             hi &= ~(((1ULL << n) - 1) << k);
         }
 
-        uint64_t sc = outside & ~(m.op | m.blank);
-        uint64_t starts = sc & ~((sc << 1) | sc_in);
-        sc_in = sc >> 63;
-        uint64_t tok = (m.op & outside) | (quote & pxor) | starts;
-        /* scalar bytes the masks cannot vouch for: non-digits, a leading zero
-         * followed by a digit, a run that may go on in the next block */
-        uint64_t odd = (sc & ~m.digit) | (starts & m.zero & (m.digit >> 1)) | (sc & 1ULL << 63);
-        /* no branch per token but the rare slow scalar and the end: token
-         * classes come in any order, and mispredicted branches cost more than
-         * the few operations done for every token */
-        while (tok) {
-            unsigned i = (unsigned)__builtin_ctzll(tok);
-            tok &= tok - 1;
-            unsigned c = tok_class[(unsigned char)base[i]];
-            fail |= ((next_ok[hist * 2 + (unsigned)(stack & 1)] >> c) & 1) ^ 1;
-            hist = ((hist << 3) | c) & 63;
-            /* a scalar's run ends at the lowest set bit of ~sc >> i (none: it reaches bit 63);
-             * any other token has bit 0 of ~sc >> i set and no odd bit, so this is 0 */
-            uint64_t r = ~sc >> i;
-            if ((odd >> i) & (r ^ (r - 1)) && !scan_scalar(b + i, end))
-                fail = 1;
-            unsigned opens = c - T_OBJ < 2, closes = c >= T_OBJ_END;
-            stack = ((stack >> closes) << opens) | (c == T_OBJ);
-            depth += opens - closes;
+        /* brackets: matching, depth, the value's end and in_obj */
+        uint64_t opens = m.open & outside, closes = m.close & outside;
+        uint64_t toggles = 0, upto = ~0ULL, top_in = 0 - (stack & 1);
+        unsigned last = 64, fail = 0; /* last: the value's closing bracket, if in this block */
+        for (uint64_t t = opens | closes; t; t &= t - 1) {
+            unsigned k = (unsigned)__builtin_ctzll(t);
+            unsigned c = (unsigned char)base[k]; /* bit 5: '{' '}', bit 1: '{' '[' */
+            uint64_t is_obj = (c >> 5) & 1, is_open = (c >> 1) & 1, before = stack;
+            stack = is_open ? (stack << 1) | is_obj : stack >> 1;
+            fail |= (unsigned)((~is_open & (before ^ is_obj)) & 1); /* a close must match */
+            toggles |= ((before ^ stack) & 1) << k;                 /* the innermost type changes */
+            depth = depth + 2 * (unsigned)is_open - 1;
             fail |= depth > 64;
-            if (depth == 0) { /* only the value's own closing bracket gets here */
-                if (fail || (bad & (~0ULL >> (63 - i))))
-                    return FAST_GIVE_UP;
-                return b + i + 1;
+            if (depth == 0) {
+                last = k;
+                upto = ~0ULL >> (63 - k);
+                break;
             }
         }
-        if (fail || bad)
+        if (fail)
             return FAST_GIVE_UP;
+        /* directly inside an object: the innermost type after the last bracket
+         * before each byte (a bracket itself belongs to its parent, or to the
+         * container it closes) */
+        uint64_t in_obj = prefix_xor(toggles << 1) ^ top_in;
+
+        /* numbers and literals */
+        uint64_t sc = outside & ~(m.comma | m.colon | m.open | m.close | m.blank);
+        uint64_t sc_starts = sc & ~((sc << 1) | sc_in);
+        uint64_t sc_after = ~sc & ((sc << 1) | sc_in);
+        sc_in = sc >> 63;
+        /* bytes the masks cannot vouch for: non-digits, a leading zero
+         * followed by a digit, a run that may go on in the next block */
+        uint64_t odd = (sc & ~m.digit) | (sc_starts & m.zero & (m.digit >> 1)) | (sc & 1ULL << 63);
+        while (odd) {
+            unsigned k = (unsigned)__builtin_ctzll(odd);
+            uint64_t starts_to_k = sc_starts & (~0ULL >> (63 - k));
+            if (starts_to_k) { /* else the run began in an earlier block, which checked it */
+                unsigned s = 63 - (unsigned)__builtin_clzll(starts_to_k);
+                if (!scan_scalar(b + s, end))
+                    bad |= 1ULL << s;
+            }
+            uint64_t r = ~sc >> k; /* the run ends at its lowest set bit; none: at bit 63 */
+            odd = r ? odd & (~0ULL << (k + (unsigned)__builtin_ctzll(r))) : 0;
+        }
+
+        /* grammar: what may follow each kind of token */
+        uint64_t colon = m.colon & outside, comma = m.comma & outside;
+        uint64_t value = open_q | sc_starts | opens;
+        /* in_obj at the token after '{' is 1 and after '[' 0, so one search serves both */
+        uint64_t after_open = follows_tok(opens, m.blank, &pend[0]);
+        uint64_t after_colon = follows_tok(colon, m.blank, &pend[1]);
+        uint64_t after_comma = follows_tok(comma, m.blank, &pend[2]);
+        uint64_t key_open = open_q & in_obj & (after_open | after_comma);
+        uint64_t key_close = add_carry(key_open, pxor, &in_key) & ~pxor; /* carried along each key's body */
+        uint64_t after_key = follows_tok(key_close, m.blank, &pend[3]);
+        uint64_t val_end = (close_q & ~key_close) | closes;
+        uint64_t after_val = follows((val_end << 1) | sc_after, m.blank, &pend[4]);
+        pend[4] |= val_end >> 63;
+        bad |= after_open & ~((in_obj & (open_q | closes)) | (~in_obj & (value | closes)));
+        bad |= after_colon & ~value;
+        bad |= after_comma & ~((in_obj & open_q) | (~in_obj & value));
+        bad |= after_key & ~colon;
+        bad |= after_val & ~(comma | closes);
+        if (bad & upto)
+            return FAST_GIVE_UP;
+        if (last < 64)
+            return b + last + 1;
     }
 }
 
@@ -828,16 +897,26 @@ __attribute__((target("avx2,pclmul"))) static const char *fast_skip_block(const 
 
 typedef const char *(*skip_fn)(const char *p, const char *end);
 
-/* Whether this CPU runs a fast path (the portable one always). */
+/* Whether this CPU runs a fast path (the portable one always). The answer is
+ * computed once: bit 0 says it is known, bit 1 AVX2, bit 2 AVX2 and PCLMUL
+ * (relaxed atomics: threads that race compute the same bits). */
 static int cpu_runs(int path)
 {
+    static int known;
+    int bits = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (!bits) {
+        bits = 1;
 #ifdef STINT_JSON_HAVE_AVX2
-    __builtin_cpu_init();
-    if (path == STINT_I_JSON_FAST_TOKEN)
-        return __builtin_cpu_supports("avx2");
-    if (path == STINT_I_JSON_FAST_BLOCK)
-        return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("pclmul");
+        __builtin_cpu_init();
+        if (__builtin_cpu_supports("avx2"))
+            bits |= 2 | (__builtin_cpu_supports("pclmul") ? 4 : 0);
 #endif
+        __atomic_store_n(&known, bits, __ATOMIC_RELAXED);
+    }
+    if (path == STINT_I_JSON_FAST_TOKEN)
+        return bits & 2;
+    if (path == STINT_I_JSON_FAST_BLOCK)
+        return bits & 4;
     return path == STINT_I_JSON_FAST_SWAR;
 }
 
