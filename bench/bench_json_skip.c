@@ -145,9 +145,10 @@ static void generate(void)
     }
 }
 
-enum { P_GENERAL, P_SWAR, P_TOKEN, P_BLOCK, NPATHS };
-static const char *const path_name[NPATHS] = {"general", "swar", "token", "block"};
-static const int path_id[NPATHS] = {-1, STINT_I_JSON_FAST_SWAR, STINT_I_JSON_FAST_TOKEN, STINT_I_JSON_FAST_BLOCK};
+enum { P_GENERAL, P_SWAR, P_TOKEN, P_DIGITS, P_BLOCK, NPATHS };
+static const char *const path_name[NPATHS] = {"general", "swar", "token", "digits", "block"};
+static const int path_id[NPATHS] = {-1, STINT_I_JSON_FAST_SWAR, STINT_I_JSON_FAST_TOKEN, STINT_I_JSON_FAST_DIGITS,
+                                    STINT_I_JSON_FAST_BLOCK};
 
 /* Skips every value with one path; returns the sum of end offsets (a check
  * that all paths agree) and counts the values the fast path gave up on. */

@@ -393,7 +393,7 @@ static int skip_general(struct stint_json *j)
  *   bodies 32 bytes at a time (AVX2) or 8 at a time (SWAR); it also gives up
  *   on non-ASCII bytes. It is the portable path, and the AVX2 path for values
  *   that are not objects or arrays.
- * - The block walk (block_skip, AVX2 + PCLMUL, objects and arrays) classifies
+ * - The block walk (block_skip, AVX2 + PCLMUL + POPCNT, objects and arrays) classifies
  *   64 bytes at a time into bit masks, finds the bytes inside strings with a
  *   prefix XOR of the unescaped quotes and visits only the token starts; see
  *   its own comment. */
@@ -480,26 +480,43 @@ static inline int is_plain_delim(int c)
     return c == ',' || c == '}' || c == ']' || is_ws(c);
 }
 
+/* The first non-digit at or after p. With swar, eight bytes at a time: no
+ * branch that depends on the number's length, which varies from number to
+ * number and so would be mispredicted (the padding's 0 or the byte after a
+ * sub-window stops it within the readable bytes). */
+static inline __attribute__((always_inline)) const char *skip_digits(const char *p, int swar)
+{
+    if (swar) {
+        for (;;) {
+            uint64_t t = load64(p) ^ (ONES * '0'); /* digits become 0..9 */
+            uint64_t nd = (((t & ~HIGHS) + ONES * 0x76) | t) & HIGHS;
+            if (nd)
+                return p + (__builtin_ctzll(nd) >> 3);
+            p += 8;
+        }
+    }
+    while ((unsigned)(*p - '0') < 10)
+        p++;
+    return p;
+}
+
 /* Skips a number at p (already known to start with '-' or a digit) with the
  * grammar of stint_json_number; NULL to give up (including at the window end). */
-static inline __attribute__((always_inline)) const char *scan_number(const char *p, const char *end)
+static inline __attribute__((always_inline)) const char *scan_number(const char *p, const char *end, int swar)
 {
     if (*p == '-')
         p++;
     if (*p == '0')
         p++;
-    else if ((unsigned)(*p - '1') < 9) {
-        p++;
-        while ((unsigned)(*p - '0') < 10)
-            p++;
-    } else
+    else if ((unsigned)(*p - '1') < 9)
+        p = skip_digits(p + 1, swar);
+    else
         return FAST_GIVE_UP;
     if (*p == '.') {
         p++;
         if ((unsigned)(*p - '0') >= 10)
             return FAST_GIVE_UP;
-        while ((unsigned)(*p - '0') < 10)
-            p++;
+        p = skip_digits(p + 1, swar);
     }
     if (*p == 'e' || *p == 'E') {
         p++;
@@ -507,10 +524,9 @@ static inline __attribute__((always_inline)) const char *scan_number(const char 
             p++;
         if ((unsigned)(*p - '0') >= 10)
             return FAST_GIVE_UP;
-        while ((unsigned)(*p - '0') < 10)
-            p++;
+        p = skip_digits(p + 1, swar);
     }
-    /* the padding's 0 stops every loop above; the end of the window is "more" */
+    /* the padding's 0 stops every scan above; the end of the window is "more" */
     if (p >= end || !is_plain_delim(*p))
         return FAST_GIVE_UP;
     return p;
@@ -518,11 +534,11 @@ static inline __attribute__((always_inline)) const char *scan_number(const char 
 
 /* Skips a number, true, false or null at p, which must be followed inside the
  * window by a plain delimiter; NULL to give up (any other byte at p included). */
-static inline __attribute__((always_inline)) const char *scan_scalar(const char *p, const char *end)
+static inline __attribute__((always_inline)) const char *scan_scalar(const char *p, const char *end, int swar)
 {
     int c = (unsigned char)*p;
     if (c == '-' || (unsigned)(c - '0') < 10)
-        return scan_number(p, end);
+        return scan_number(p, end, swar);
     const char *word = c == 't' ? "true" : c == 'f' ? "false" : c == 'n' ? "null" : NULL;
     if (!word)
         return FAST_GIVE_UP;
@@ -532,7 +548,8 @@ static inline __attribute__((always_inline)) const char *scan_scalar(const char 
     return p + n;
 }
 
-static inline __attribute__((always_inline)) const char *fast_skip_body(const char *p, const char *end, scan_fn scan)
+static inline __attribute__((always_inline)) const char *fast_skip_body(const char *p, const char *end, scan_fn scan,
+                                                                       int swar)
 {
     uint64_t stack = 0; /* 1 bit per level: 1 = object */
     unsigned depth = 0;
@@ -568,7 +585,7 @@ value:
         if (c == ']')
             goto close;
         goto value;
-    } else if (!(p = scan_scalar(p, end)))
+    } else if (!(p = scan_scalar(p, end, swar)))
         return FAST_GIVE_UP;
 after_value:
     if (depth == 0)
@@ -607,13 +624,19 @@ key:
 
 static const char *fast_skip_swar(const char *p, const char *end)
 {
-    return fast_skip_body(p, end, scan_str_swar);
+    return fast_skip_body(p, end, scan_str_swar, 1);
 }
 
 #ifdef STINT_JSON_HAVE_AVX2
 __attribute__((target("avx2"))) static const char *fast_skip_avx2(const char *p, const char *end)
 {
-    return fast_skip_body(p, end, scan_str_avx2);
+    return fast_skip_body(p, end, scan_str_avx2, 0);
+}
+
+/* The token walk with AVX2 strings and eight-byte digit runs. */
+__attribute__((target("avx2"))) static const char *fast_skip_avx2_digits(const char *p, const char *end)
+{
+    return fast_skip_body(p, end, scan_str_avx2, 1);
 }
 
 /* ---- block walk ----
@@ -746,7 +769,7 @@ static inline uint64_t follows_tok(uint64_t t, uint64_t blank, uint64_t *pending
 
 /* Skips the object or array at p (*p is '{' or '['); returns the position
  * after it, or NULL to give up. */
-__attribute__((target("avx2,pclmul"))) static const char *block_skip(const char *p, const char *end)
+__attribute__((target("avx2,pclmul,popcnt"))) static const char *block_skip(const char *p, const char *end)
 {
     char tail[64 + STINT_JSON_PAD]; /* the last partial block, zero-filled */
     /* carried from block to block */
@@ -817,15 +840,19 @@ __attribute__((target("avx2,pclmul"))) static const char *block_skip(const char 
         uint64_t opens = m.open & outside, closes = m.close & outside;
         uint64_t toggles = 0, upto = ~0ULL, top_in = 0 - (stack & 1);
         unsigned last = 64, fail = 0; /* last: the value's closing bracket, if in this block */
+        /* the bit stack holds 64 levels: give up (rarely needlessly) when this
+         * block's opening brackets could nest deeper, instead of a check per bracket */
+        if (depth + (unsigned)__builtin_popcountll(opens) > 64)
+            return FAST_GIVE_UP;
         for (uint64_t t = opens | closes; t; t &= t - 1) {
             unsigned k = (unsigned)__builtin_ctzll(t);
             unsigned c = (unsigned char)base[k]; /* bit 5: '{' '}', bit 1: '{' '[' */
             uint64_t is_obj = (c >> 5) & 1, is_open = (c >> 1) & 1, before = stack;
-            stack = is_open ? (stack << 1) | is_obj : stack >> 1;
+            uint64_t push = (stack << 1) | is_obj, pop = stack >> 1;
+            stack = pop ^ ((push ^ pop) & (0 - is_open)); /* no branch: opens and closes come in any order */
             fail |= (unsigned)((~is_open & (before ^ is_obj)) & 1); /* a close must match */
             toggles |= ((before ^ stack) & 1) << k;                 /* the innermost type changes */
             depth = depth + 2 * (unsigned)is_open - 1;
-            fail |= depth > 64;
             if (depth == 0) {
                 last = k;
                 upto = ~0ULL >> (63 - k);
@@ -852,7 +879,7 @@ __attribute__((target("avx2,pclmul"))) static const char *block_skip(const char 
             uint64_t starts_to_k = sc_starts & (~0ULL >> (63 - k));
             if (starts_to_k) { /* else the run began in an earlier block, which checked it */
                 unsigned s = 63 - (unsigned)__builtin_clzll(starts_to_k);
-                if (!scan_scalar(b + s, end))
+                if (!scan_scalar(b + s, end, 1))
                     bad |= 1ULL << s;
             }
             uint64_t r = ~sc >> k; /* the run ends at its lowest set bit; none: at bit 63 */
@@ -885,20 +912,20 @@ __attribute__((target("avx2,pclmul"))) static const char *block_skip(const char 
 }
 
 /* The AVX2 path: objects and arrays by blocks, anything else by tokens. */
-__attribute__((target("avx2,pclmul"))) static const char *fast_skip_block(const char *p, const char *end)
+__attribute__((target("avx2,pclmul,popcnt"))) static const char *fast_skip_block(const char *p, const char *end)
 {
     while (p < end && is_ws(*p))
         p++;
     if (p < end && (*p == '{' || *p == '['))
         return block_skip(p, end);
-    return fast_skip_avx2(p, end);
+    return fast_skip_avx2_digits(p, end);
 }
 #endif
 
 typedef const char *(*skip_fn)(const char *p, const char *end);
 
 /* Whether this CPU runs a fast path (the portable one always). The answer is
- * computed once: bit 0 says it is known, bit 1 AVX2, bit 2 AVX2 and PCLMUL
+ * computed once: bit 0 says it is known, bit 1 AVX2, bit 2 AVX2, PCLMUL and POPCNT
  * (relaxed atomics: threads that race compute the same bits). */
 static int cpu_runs(int path)
 {
@@ -909,11 +936,11 @@ static int cpu_runs(int path)
 #ifdef STINT_JSON_HAVE_AVX2
         __builtin_cpu_init();
         if (__builtin_cpu_supports("avx2"))
-            bits |= 2 | (__builtin_cpu_supports("pclmul") ? 4 : 0);
+            bits |= 2 | (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("popcnt") ? 4 : 0);
 #endif
         __atomic_store_n(&known, bits, __ATOMIC_RELAXED);
     }
-    if (path == STINT_I_JSON_FAST_TOKEN)
+    if (path == STINT_I_JSON_FAST_TOKEN || path == STINT_I_JSON_FAST_DIGITS)
         return bits & 2;
     if (path == STINT_I_JSON_FAST_BLOCK)
         return bits & 4;
@@ -928,21 +955,27 @@ static skip_fn path_fn(int path)
 #ifdef STINT_JSON_HAVE_AVX2
     if (path == STINT_I_JSON_FAST_TOKEN)
         return fast_skip_avx2;
+    if (path == STINT_I_JSON_FAST_DIGITS)
+        return fast_skip_avx2_digits;
     if (path == STINT_I_JSON_FAST_BLOCK)
         return fast_skip_block;
 #endif
     return fast_skip_swar;
 }
 
-/* The best path this CPU runs; STINT_NO_AVX2=1 forces the portable one. */
+/* The best path this CPU runs. STINT_NO_AVX2=1 forces the portable one;
+ * STINT_JSON_SKIP=swar|token|digits|block picks one (for measurements; the
+ * portable one where the CPU lacks it). */
 static skip_fn pick_fast_skip(void)
 {
-    if (!getenv("STINT_NO_AVX2")) {
-        skip_fn f = path_fn(STINT_I_JSON_FAST_BLOCK);
-        if (f)
-            return f;
-    }
-    return fast_skip_swar;
+    static const char *const names[] = {"", "swar", "token", "digits", "block"};
+    int path = STINT_I_JSON_FAST_BLOCK;
+    const char *want = getenv("STINT_JSON_SKIP");
+    for (int i = 1; want && i < (int)(sizeof names / sizeof names[0]); i++)
+        if (!strcmp(want, names[i]))
+            path = i;
+    skip_fn f = getenv("STINT_NO_AVX2") ? NULL : path_fn(path);
+    return f ? f : fast_skip_swar;
 }
 
 static skip_fn fast_skip_impl;
