@@ -14,7 +14,7 @@
  * block walk's ratio to the token walk and to general. A path this CPU lacks
  * is reported as such. All paths must end every value at the same byte.
  *
- * usage: bench_json_skip [FILE] [REPEAT]
+ * usage: bench_json_skip [FILE|-] [REPEAT] [PATH]  (PATH: only that one besides general)
  */
 #include "json.h"
 
@@ -189,8 +189,10 @@ int main(int argc, char **argv)
     memset(buf + len, 0, STINT_JSON_PAD);
     int have[NPATHS];
     char probe[3 + STINT_JSON_PAD] = "[] ";
+    const char *only = argc > 3 ? argv[3] : NULL; /* one path (and general), e.g. for callgrind */
     for (int p = 0; p < NPATHS; p++) /* a path this CPU lacks answers NULL even on "[]" */
-        have[p] = p == P_GENERAL || stint_i_json_fast_skip(probe, probe + 3, path_id[p]) != NULL;
+        have[p] = p == P_GENERAL || ((!only || !strcmp(only, path_name[p])) &&
+                                     stint_i_json_fast_skip(probe, probe + 3, path_id[p]) != NULL);
     static double t[NPATHS][MAX_REPEAT];
     size_t gave_up[NPATHS] = {0};
     uint64_t want = 0;
@@ -214,7 +216,7 @@ int main(int argc, char **argv)
     double mbs[NPATHS] = {0};
     for (int p = 0; p < NPATHS; p++) {
         if (!have[p]) {
-            printf("%-8s not run on this CPU\n", path_name[p]);
+            printf("%-8s not run (not on this CPU, or not asked for)\n", path_name[p]);
             continue;
         }
         qsort(t[p], (size_t)rep, sizeof t[p][0], cmp_d);

@@ -413,7 +413,7 @@ static inline const char *past_escape(const char *p, const char *end)
 }
 
 /* Finds the closing quote of a string body starting at p; NULL to give up. */
-static inline const char *scan_str_swar(const char *p, const char *end)
+static inline __attribute__((always_inline)) const char *scan_str_swar(const char *p, const char *end)
 {
     for (;;) {
         while (p + 8 <= end) {
@@ -440,7 +440,7 @@ static inline const char *scan_str_swar(const char *p, const char *end)
 #include <immintrin.h>
 #define STINT_JSON_HAVE_AVX2 1
 
-__attribute__((target("avx2"))) static inline const char *scan_str_avx2(const char *p, const char *end)
+__attribute__((target("avx2"), always_inline)) static inline const char *scan_str_avx2(const char *p, const char *end)
 {
     const __m256i q = _mm256_set1_epi8('"'), bs = _mm256_set1_epi8('\\'), sp = _mm256_set1_epi8(0x20);
     for (;;) {
