@@ -8,6 +8,7 @@
 #include "json.h"
 
 #include <stdint.h>
+#include <string.h>
 
 #define MAXROWS 64
 #define MAXCOLS 4
@@ -184,6 +185,47 @@ static void check_partitioned(const char *dir, const char *name)
     fprintf(stderr, "PASS %s (%d rows)\n", name, ngot);
 }
 
+/* stint_select_i64 against a full sort: random values with many duplicates,
+ * sorted, reversed, constant and organ-pipe inputs, every k for small n and
+ * the quantile ranks for large n. */
+static void check_select(void)
+{
+    enum { M = 5000 };
+    static int64_t a[M], b[M], ref[M];
+    static uint32_t u[M];
+    uint64_t x = 99;
+    for (int shape = 0; shape < 5; shape++)
+        for (size_t n = 1; n <= M; n = n < 64 ? n + 1 : n * 3) {
+            for (size_t i = 0; i < n; i++) {
+                x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+                int64_t r = (int64_t)(x >> 50) - 4000; /* 14 bits: duplicates, negatives */
+                a[i] = shape == 0 ? r : shape == 1 ? (int64_t)i : shape == 2 ? -(int64_t)i : shape == 3 ? 7
+                       : (int64_t)(i < n / 2 ? i : n - i);
+            }
+            memcpy(ref, a, n * sizeof *a);
+            stint_sort_i64(ref, n);
+            size_t ks[] = {0, n / 2, (n * 9 + 9) / 10 - 1, (n * 99 + 99) / 100 - 1, n - 1};
+            for (size_t q = 0; q < (n <= 64 ? n : 5); q++) {
+                size_t k = n <= 64 ? q : ks[q];
+                memcpy(b, a, n * sizeof *a);
+                stint_select_i64(b, n, k);
+                int ok = b[k] == ref[k];
+                for (size_t i = 0; i < n && ok; i++)
+                    ok = i < k ? b[i] <= b[k] : i > k ? b[i] >= b[k] : 1;
+                /* the same on 32-bit values (offset to keep them unsigned and ordered) */
+                for (size_t i = 0; i < n; i++)
+                    u[i] = (uint32_t)(a[i] + 100000);
+                stint_select_u32(u, n, k);
+                ok = ok && u[k] == (uint32_t)(ref[k] + 100000);
+                for (size_t i = 0; i < n && ok; i++)
+                    ok = i < k ? u[i] <= u[k] : i > k ? u[i] >= u[k] : 1;
+                if (!ok)
+                    fprintf(stderr, "select: shape %d n %zu k %zu\n", shape, n, k);
+                CHECK(ok);
+            }
+        }
+}
+
 int main(void)
 {
     /* seed 003: [0,10],[2,7],[8,12] -> union 12, sum 19 */
@@ -214,6 +256,7 @@ int main(void)
     for (int i = 0; i < N; i++)
         stint_union_acc_add(&acc, big[i].start, big[i].end);
     CHECK_EQ_I64(stint_union_acc_total(&acc), stint_intervals_union_sorted(big, N));
+    check_select();
 
     const char *dir = check_corpus_dir();
     if (!dir) {

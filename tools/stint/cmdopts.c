@@ -70,10 +70,17 @@ int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_o
 
 int stint_cmd_load(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags)
 {
+    return stint_cmd_load_sink(o, m, model_flags, NULL, NULL);
+}
+
+int stint_cmd_load_sink(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags,
+                        stint_span_sink sink, void *ctx)
+{
     if (stint_model_init(m, model_flags) != 0) {
         fprintf(stderr, "stint: out of memory\n");
         return 3;
     }
+    stint_model_set_span_sink(m, sink, ctx);
     struct stint_read_opts ro = {.format = o->format, .strict = o->strict};
     int rc = stint_read_trace(o->path, m, &ro);
     stint_report_problems(stderr, o->path, m);

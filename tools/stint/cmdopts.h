@@ -25,6 +25,9 @@ int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_o
 /* Reads o->path into m (initialised with flags) with o's reader options;
  * prints problems to stderr. Returns the reader's exit code (0, 1, 3). */
 int stint_cmd_load(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags);
+/* The same with a span sink set before reading (model.h, stint_model_set_span_sink). */
+int stint_cmd_load_sink(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags,
+                        stint_span_sink sink, void *ctx);
 
 /* Opens path ("-" = stdout) for writing through a 256 KiB buffer. On
  * failure prints "stint CMD: cannot open PATH for writing: why" and returns

@@ -16,6 +16,7 @@ static inline int iv_less(const struct stint_interval *a, const struct stint_int
 }
 
 static inline int i64_less(const int64_t *a, const int64_t *b) { return *a < *b; }
+static inline int u32_less(const uint32_t *a, const uint32_t *b) { return *a < *b; }
 
 /* An in-place introsort (median-of-3 quicksort, heapsort when the depth
  * budget runs out, insertion sort on short runs), instantiated per type so
@@ -119,6 +120,52 @@ STINT_DEFINE_SORT(sort_i64, int64_t, i64_less)
 void stint_intervals_sort(struct stint_interval *iv, size_t n) { sort_iv(iv, n); }
 
 void stint_sort_i64(int64_t *v, size_t n) { sort_i64(v, n); }
+
+/* Quickselect (see intervals.h) for one element type; after a run of bad
+ * pivots the rest is sorted, which bounds the work. */
+#define STINT_DEFINE_SELECT(NAME, T, SORT)                                                         \
+    void NAME(T *v, size_t n, size_t k)                                                            \
+    {                                                                                              \
+        if (k >= n)                                                                                \
+            return;                                                                                \
+        size_t lo = 0, hi = n; /* v[k] is in [lo, hi) */                                           \
+        int budget = 2;                                                                            \
+        for (size_t x = n; x; x >>= 1)                                                             \
+            budget += 2;                                                                           \
+        while (hi - lo > 24) {                                                                     \
+            if (budget-- == 0)                                                                     \
+                break;                                                                             \
+            T *w = v + lo;                                                                         \
+            size_t m = hi - lo, mid = m / 2;                                                       \
+            T a = w[0], b = w[mid], c = w[m - 1];                                                  \
+            T p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));           \
+            size_t i = 0, j = m - 1;                                                               \
+            for (;;) {                                                                             \
+                while (w[i] < p)                                                                   \
+                    i++;                                                                           \
+                while (p < w[j])                                                                   \
+                    j--;                                                                           \
+                if (i >= j)                                                                        \
+                    break;                                                                         \
+                T t = w[i];                                                                        \
+                w[i] = w[j];                                                                       \
+                w[j] = t;                                                                          \
+                i++;                                                                               \
+                j--;                                                                               \
+            }                                                                                      \
+            /* w[0..j] <= p <= w[j+1..m) */                                                        \
+            if (k - lo <= j)                                                                       \
+                hi = lo + j + 1;                                                                   \
+            else                                                                                   \
+                lo += j + 1;                                                                       \
+        }                                                                                          \
+        SORT(v + lo, hi - lo);                                                                     \
+    }
+
+STINT_DEFINE_SORT(sort_u32, uint32_t, u32_less)
+STINT_DEFINE_SELECT(stint_select_i64, int64_t, sort_i64)
+STINT_DEFINE_SELECT(stint_select_u32, uint32_t, sort_u32)
+
 
 size_t stint_intervals_merge(struct stint_interval *iv, size_t n, int64_t epsilon)
 {

@@ -24,6 +24,12 @@ void stint_intervals_sort(struct stint_interval *iv, size_t n);
 /* Sorts v[0..n) ascending in place (no allocation). */
 void stint_sort_i64(int64_t *v, size_t n);
 
+/* Reorders v[0..n) in place so that v[k] is the value sorting would put
+ * there, with nothing larger before it and nothing smaller after it
+ * (quickselect; sorts the rest after a run of bad pivots). No allocation. */
+void stint_select_i64(int64_t *v, size_t n, size_t k);
+void stint_select_u32(uint32_t *v, size_t n, size_t k);
+
 /* Merges iv[0..n) in place: afterwards iv[0..k) are disjoint and sorted, and
  * k is returned. Two intervals merge when the next start is <= the current
  * end + epsilon (epsilon 0: touching merges). Zero-length intervals not

@@ -10,7 +10,7 @@
  * sorts each track only when its input order was not already sorted, and
  * computes depth and parent with one stack pass per track.
  */
-#include "model.h"
+#include "model_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -27,18 +27,6 @@ struct end_ev {
     uint32_t name;
 };
 
-/* A pending flow event, bound in finish(). */
-struct flow_ev {
-    int64_t ts_ns;
-    uint32_t track;
-    uint32_t key;
-    uint32_t slice; /* v2: input index of the slice */
-    uint32_t seq;
-    uint8_t phase;
-    uint8_t enclosing;
-    uint8_t in, out;
-};
-
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -47,7 +35,8 @@ static int cmp_u64(const void *a, const void *b)
 
 /* ---- big arrays ------------------------------------------------------------- */
 
-#define BIG_MMAP_BYTES ((size_t)4 << 20) /* from here on, mmap + MADV_HUGEPAGE */
+#define BIG_MMAP_BYTES ((size_t)64 << 10) /* from here on, mmap (grown by mremap: no copy, no heap holes) */
+#define BIG_HUGE_BYTES ((size_t)16 << 20) /* and from here on MADV_HUGEPAGE (the last 2 MB page is at most 1/8 unused) */
 
 void stint_bigarray_init(struct stint_bigarray *a, size_t elem_size)
 {
@@ -62,7 +51,8 @@ static void *big_alloc(size_t bytes, int *mapped)
         if (p == MAP_FAILED)
             return NULL;
 #ifdef MADV_HUGEPAGE
-        madvise(p, bytes, MADV_HUGEPAGE);
+        if (bytes >= BIG_HUGE_BYTES)
+            madvise(p, bytes, MADV_HUGEPAGE);
 #endif
         *mapped = 1;
         return p;
@@ -94,7 +84,8 @@ int stint_bigarray_reserve(struct stint_bigarray *a, size_t n)
         if (q == MAP_FAILED)
             return -1;
 #ifdef MADV_HUGEPAGE
-        madvise(q, cap * a->elem, MADV_HUGEPAGE);
+        if (cap * a->elem >= BIG_HUGE_BYTES)
+            madvise(q, cap * a->elem, MADV_HUGEPAGE);
 #endif
         a->data = q;
         a->cap = cap;
@@ -128,6 +119,21 @@ void stint_bigarray_free(struct stint_bigarray *a)
     big_release(a->data, a->cap * a->elem, a->mapped);
     a->data = NULL;
     a->len = a->cap = 0;
+}
+
+/* Gives the pages of a's first done elements back to the system once they
+ * are no longer needed (a mapped array being copied elsewhere); *released
+ * is how many bytes from the start were already given back. The array is
+ * freed afterwards; the contents of given-back pages read as zeros. */
+static void release_done(struct stint_bigarray *a, size_t done, size_t *released)
+{
+    if (!a->mapped)
+        return;
+    size_t upto = done * a->elem & ~(size_t)4095;
+    if (upto > *released) {
+        madvise((char *)a->data + *released, upto - *released, MADV_DONTNEED);
+        *released = upto;
+    }
 }
 
 static void *xpush(struct stint_bigarray *a)
@@ -415,17 +421,21 @@ static void open_free(struct stint_open *o)
     free(o);
 }
 
+static void intern_free(struct stint_intern *t)
+{
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->nblocks; i++)
+        free(t->blocks[i]);
+    free(t->blocks);
+    free(t->ents);
+    free(t->table);
+    free(t);
+}
+
 void stint_model_free(struct stint_model *m)
 {
-    if (m->strings) {
-        struct stint_intern *t = m->strings;
-        for (size_t i = 0; i < t->nblocks; i++)
-            free(t->blocks[i]);
-        free(t->blocks);
-        free(t->ents);
-        free(t->table);
-        free(t);
-    }
+    intern_free(m->strings);
     if (m->open)
         open_free(m->open);
     stint_bigarray_free(&m->processes);
@@ -440,6 +450,7 @@ void stint_model_free(struct stint_model *m)
     stint_bigarray_free(&m->ends);
     stint_bigarray_free(&m->flows);
     stint_bigarray_free(&m->flow_evs);
+    stint_i_lean_free(m);
     for (int i = 0; i < STINT_REPAIR_COUNT; i++)
         free(m->repair_first[i]);
     free(m->dropped_first);
@@ -580,22 +591,40 @@ int64_t stint_model_synthetic_tid(struct stint_model *m, int64_t pid, uint32_t n
 
 /* ---- slices ------------------------------------------------------------------------ */
 
+/* A duration below -1 (the "unfinished" mark) is kept as 0 and counted. */
+static void fix_negative_dur(struct stint_model *m, struct stint_slice *s)
+{
+    if (s->dur_ns < -1) {
+        stint_model_repair(m, STINT_REPAIR_NEGATIVE_DUR, "slice '%s' at ts %lld ns has dur %lld ns",
+                           stint_model_str(m, s->name, NULL), (long long)s->ts_ns, (long long)s->dur_ns);
+        s->dur_ns = 0;
+    }
+}
+
 uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *s)
 {
+    struct stint_slice c = *s;
+    fix_negative_dur(m, &c);
+    if (stint_i_lean_add(m, &c)) {
+        m->seq++;
+        return STINT_NO_ID;
+    }
     struct stint_slice *n = xpush(&m->slices);
-    *n = *s;
+    *n = c;
     n->args = STINT_NO_ID;
     n->nargs = 0;
     if (!(n->flags & STINT_SLICE_EXPLICIT_PARENT))
         n->parent = STINT_NO_ID;
     n->depth = 0;
     n->seq = (uint32_t)m->seq++;
-    if (n->dur_ns < -1) {
-        stint_model_repair(m, STINT_REPAIR_NEGATIVE_DUR, "slice '%s' at ts %lld ns has dur %lld ns",
-                           stint_model_str(m, n->name, NULL), (long long)n->ts_ns, (long long)n->dur_ns);
-        n->dur_ns = 0;
-    }
+    n->flags &= (uint16_t)~STINT_SLICE_NEEDS_INDEX;
     return (uint32_t)(m->slices.len - 1);
+}
+
+void stint_model_set_span_sink(struct stint_model *m, stint_span_sink fn, void *ctx)
+{
+    m->span_sink = fn;
+    m->span_sink_ctx = ctx;
 }
 
 void stint_model_add_arg(struct stint_model *m, uint32_t slice, const struct stint_arg *a)
@@ -663,6 +692,7 @@ void stint_model_flow(struct stint_model *m, enum stint_flow_phase phase, uint32
     e->track = track;
     e->key = key;
     e->slice = slice;
+    e->bound = STINT_NO_ID;
     e->seq = (uint32_t)m->seq++;
     e->phase = (uint8_t)phase;
     e->enclosing = (uint8_t)(enclosing != 0);
@@ -962,7 +992,8 @@ static void add_flow(struct stint_model *m, uint32_t out, uint32_t in)
     f->slice_in = in;
 }
 
-/* Binds the pending flow events to slices (after nesting; start[] as above). */
+/* Binds the pending flow events to slices (after nesting; start[] as above,
+ * or NULL when the v1 events carry their binding in bound). */
 static void bind_flows(struct stint_model *m, const size_t *start)
 {
     size_t nf = m->flow_evs.len, n = m->slices.len;
@@ -1010,8 +1041,9 @@ static void bind_flows(struct stint_model *m, const size_t *start)
                 k->v = STINT_NO_ID;
             continue;
         }
-        uint32_t s = (e->phase == STINT_FLOW_V1_END && !e->enclosing) ? slice_next(sl, start, e->track, e->ts_ns)
-                                                                      : slice_enclosing(sl, start, e->track, e->ts_ns);
+        uint32_t s = !start ? e->bound /* bound by the lean track walks (or nothing to bind to) */
+                     : (e->phase == STINT_FLOW_V1_END && !e->enclosing) ? slice_next(sl, start, e->track, e->ts_ns)
+                                                                         : slice_enclosing(sl, start, e->track, e->ts_ns);
         if (s == STINT_NO_ID) {
             stint_model_repair(m, STINT_REPAIR_UNBOUND_FLOW, "flow event '%c' at ts %lld ns has no slice to bind to",
                                e->phase, (long long)e->ts_ns);
@@ -1032,6 +1064,28 @@ static void bind_flows(struct stint_model *m, const size_t *start)
     stint_bigarray_free(&m->flow_evs);
 }
 
+/* Counts an E (or async e) event that closes nothing. */
+static void end_unmatched(struct stint_model *m, const struct end_ev *ev)
+{
+    const struct stint_track *tr = &STINT_BA_AT(&m->tracks, struct stint_track, ev->track);
+    if (tr->kind == STINT_TRACK_THREAD) {
+        const struct stint_lane *ln = &STINT_BA_AT(&m->lanes, struct stint_lane, tr->lane);
+        stint_model_repair(m, STINT_REPAIR_E_UNMATCHED, "E '%s' at ts %lld ns on pid %lld tid %lld closes no open B",
+                           stint_model_str(m, ev->name, NULL), (long long)ev->ts_ns, (long long)ln->pid,
+                           (long long)ln->tid);
+    } else
+        stint_model_repair(m, STINT_REPAIR_ASYNC_UNMATCHED, "async end '%s' at ts %lld ns matches no begin",
+                           stint_model_str(m, ev->name, NULL), (long long)ev->ts_ns);
+}
+
+static int flow_track_cmp(const void *pa, const void *pb)
+{
+    const struct flow_ev *a = pa, *b = pb;
+    if (a->track != b->track)
+        return a->track < b->track ? -1 : 1;
+    return flow_ev_cmp(pa, pb);
+}
+
 void stint_model_finish(struct stint_model *m)
 {
     if (m->finished)
@@ -1045,13 +1099,21 @@ void stint_model_finish(struct stint_model *m)
             qsort(ends, nends, sizeof *ends, end_cmp);
             break;
         }
-    if (n == 0) {
+    int lean = stint_i_lean_active(m);
+    if (n == 0 && !lean) {
         for (size_t k = 0; k < nends; k++)
-            stint_model_repair(m, STINT_REPAIR_E_UNMATCHED, "E '%s' at ts %lld ns closes no open B",
-                               stint_model_str(m, ends[k].name, NULL), (long long)ends[k].ts_ns);
+            end_unmatched(m, &ends[k]);
         stint_bigarray_free(&m->ends);
+        bind_flows(m, NULL);
+        if (m->span_sink)
+            stint_i_stream_finished(m);
         return;
     }
+    /* lean mode: v1 flow events grouped per track, bound by the track walks */
+    struct flow_ev *lfe = m->flow_evs.data;
+    size_t lnfe = lean ? m->flow_evs.len : 0, lfi = 0;
+    if (lnfe)
+        qsort(lfe, lnfe, sizeof *lfe, flow_track_cmp);
     /* Group by track: a stable counting sort, applied in place by following
      * the permutation's cycles (4 bytes per slice, not a second 72-byte copy). */
     size_t *start = calloc(ntracks + 1, sizeof *start);
@@ -1098,7 +1160,12 @@ void stint_model_finish(struct stint_model *m)
     int any_explicit = 0;
     for (size_t t = 0; t < ntracks; t++) {
         size_t a = start[t], b = start[t + 1];
-        if (a == b)
+        /* E events of a track without slices (they close nothing) */
+        while (ei < nends && ends[ei].track < t)
+            end_unmatched(m, &ends[ei++]);
+        const struct stint_track *trk = &STINT_BA_AT(&m->tracks, struct stint_track, t);
+        int lean_track = lean && trk->kind == STINT_TRACK_THREAD;
+        if (a == b && !lean_track)
             continue;
         /* most tracks arrive in order: one linear check, sort only when needed */
         for (size_t i = a + 1; i < b; i++)
@@ -1148,16 +1215,7 @@ void stint_model_finish(struct stint_model *m)
                             sl[q].tdur_ns = ev->tts_ns - sl[q].tts_ns;
                         continue;
                     }
-                    const struct stint_track *tr = &STINT_BA_AT(&m->tracks, struct stint_track, t);
-                    if (tr->kind == STINT_TRACK_THREAD) {
-                        const struct stint_lane *ln = &STINT_BA_AT(&m->lanes, struct stint_lane, tr->lane);
-                        stint_model_repair(m, STINT_REPAIR_E_UNMATCHED,
-                                           "E '%s' at ts %lld ns on pid %lld tid %lld closes no open B",
-                                           stint_model_str(m, ev->name, NULL), (long long)ev->ts_ns,
-                                           (long long)ln->pid, (long long)ln->tid);
-                    } else
-                        stint_model_repair(m, STINT_REPAIR_ASYNC_UNMATCHED, "async end '%s' at ts %lld ns matches no begin",
-                                           stint_model_str(m, ev->name, NULL), (long long)ev->ts_ns);
+                    end_unmatched(m, ev);
                     continue;
                 }
                 struct stint_slice *c = &sl[st.v[k]];
@@ -1176,7 +1234,7 @@ void stint_model_finish(struct stint_model *m)
                 struct stint_slice *top = &sl[st.v[st.n - 1]];
                 s->parent = st.v[st.n - 1];
                 s->depth = top->depth + 1;
-                if (!is_open(top) && !is_open(s) && s->ts_ns + s->dur_ns > top->ts_ns + top->dur_ns) {
+                if (!lean_track && !is_open(top) && !is_open(s) && s->ts_ns + s->dur_ns > top->ts_ns + top->dur_ns) {
                     s->flags |= STINT_SLICE_OVERLAP;
                     stint_model_repair(m, STINT_REPAIR_OVERLAP,
                                        "'%s' [%lld, %lld) ns starts inside '%s' [%lld, %lld) ns but ends after it",
@@ -1192,7 +1250,7 @@ void stint_model_finish(struct stint_model *m)
             i++;
         }
         /* a B/E child that outlived a parent (known only once its E was matched) */
-        for (size_t q = a; q < b; q++) {
+        for (size_t q = a; q < b && !lean_track; q++) {
             struct stint_slice *c = &sl[q];
             if (c->parent == STINT_NO_ID || (c->flags & (STINT_SLICE_OVERLAP | STINT_SLICE_EXPLICIT_PARENT)) || is_open(c))
                 continue;
@@ -1209,13 +1267,26 @@ void stint_model_finish(struct stint_model *m)
                 stint_model_repair(m, STINT_REPAIR_UNFINISHED, "%s '%s' at ts %lld ns never ended (dur -1)",
                                    (sl[q].flags & STINT_SLICE_ASYNC) ? "async begin" : "B",
                                    stint_model_str(m, sl[q].name, NULL), (long long)sl[q].ts_ns);
+        if (lean_track) {
+            while (lfi < lnfe && lfe[lfi].track < t)
+                lfi++;
+            size_t lfj = lfi;
+            while (lfj < lnfe && lfe[lfj].track == t)
+                lfj++;
+            stint_i_lean_track(m, (uint32_t)t, a, b, lnfe ? lfe + lfi : NULL, lfj - lfi);
+            lfi = lfj;
+        }
     }
+    while (ei < nends)
+        end_unmatched(m, &ends[ei++]);
     free(st.v);
-    bind_flows(m, start);
+    bind_flows(m, lean ? NULL : start);
     free(start);
     stint_bigarray_free(&m->ends);
     if (any_explicit)
         resolve_explicit_parents(m);
+    if (m->span_sink && !lean)
+        stint_i_stream_finished(m);
 }
 
 /* ---- merging (parallel reading) ------------------------------------------------------------- */
@@ -1244,6 +1315,11 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
     }
     for (size_t i = 0; i < ss->n; i++)
         smap[i] = stint_model_intern(dst, ss->ents[i].s, ss->ents[i].len);
+    /* src's pieces are freed as soon as they are copied: joining the halves
+     * of a big file then needs little more memory than the two halves */
+    intern_free(src->strings);
+    src->strings = NULL;
+    ss = NULL;
     struct stint_process *sp = src->processes.data;
     for (size_t i = 0; i < src->processes.len; i++) {
         int64_t pid = sp[i].pid;
@@ -1317,7 +1393,10 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
             a->sval = smap[a->sval];
     }
     const struct stint_slice *ssl = src->slices.data;
+    size_t released = 0;
     for (size_t i = 0; i < src->slices.len; i++) {
+        if ((i & 4095) == 0)
+            release_done(&src->slices, i, &released);
         struct stint_slice *s = xpush(&dst->slices);
         *s = ssl[i];
         s->track = tmap[s->track];
@@ -1329,16 +1408,25 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
         if ((s->flags & STINT_SLICE_EXPLICIT_PARENT) && s->parent != STINT_NO_ID)
             s->parent += (uint32_t)slice0;
     }
+    stint_bigarray_free(&src->slices);
+    stint_bigarray_free(&src->args);
     const struct end_ev *se = src->ends.data;
+    released = 0;
     for (size_t i = 0; i < src->ends.len; i++) {
+        if ((i & 4095) == 0)
+            release_done(&src->ends, i, &released);
         struct end_ev *e = xpush(&dst->ends);
         *e = se[i];
         e->track = tmap[e->track];
         e->name = smap[e->name];
         e->seq += (uint32_t)seq0;
     }
+    stint_bigarray_free(&src->ends);
     const struct flow_ev *sfe = src->flow_evs.data;
+    released = 0;
     for (size_t i = 0; i < src->flow_evs.len; i++) {
+        if ((i & 4095) == 0)
+            release_done(&src->flow_evs, i, &released);
         struct flow_ev *e = xpush(&dst->flow_evs);
         *e = sfe[i];
         e->track = tmap[e->track];
@@ -1347,7 +1435,12 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
         if (e->phase == STINT_FLOW_V2)
             e->slice += (uint32_t)slice0;
     }
+    stint_bigarray_free(&src->flow_evs);
     dst->seq += src->seq;
+    if (stint_i_lean_merge(dst, src, smap, lmap) != 0) {
+        free(smap), free(pmap), free(pidmap), free(lmap), free(tmap);
+        return -1;
+    }
     /* counters: combine series aggregates, append samples */
     const struct stint_counter_series *sc = src->counters.data;
     uint32_t *cmap = malloc((src->counters.len + 1) * sizeof *cmap);

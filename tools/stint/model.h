@@ -54,9 +54,19 @@
  * args only when STINT_MODEL_KEEP_ARGS is set, plus counter samples only when
  * STINT_MODEL_KEEP_SAMPLES is set (otherwise per-series aggregates only).
  * Everything else grows with lanes, tracks, distinct strings and open B spans.
- * Large arrays are allocated with mmap + MADV_HUGEPAGE (stint_bigarray).
- * (The issue's 16 bytes-per-span bound for `summary` is not met yet: see
- * docs/formats/summary-json.md, "Memory".)
+ * Large arrays are allocated with mmap (64 KiB and up, grown by mremap) and
+ * MADV_HUGEPAGE from 16 MiB (stint_bigarray).
+ *
+ * Lean mode (STINT_MODEL_LEAN, used by `summary`): complete (X) spans on host
+ * thread tracks are not kept as slices but as 16-byte records per lane
+ * (start, 40-bit duration, 24-bit (cat, name) pair); spans that do not fit
+ * (duration >= 2^40 ns, more than 2^24 pairs, a slice index needed for a v2
+ * flow) stay ordinary slices. finish() then streams every thread-track slice,
+ * lean or not, to the span sink (stint_model_set_span_sink) in nesting order
+ * and frees each lane's records once streamed; slices[] holds only the other
+ * slices, whose parent/depth are not computed on thread tracks. Repairs and
+ * flow bindings are the same as without lean mode (arrows that touch a lean
+ * span carry STINT_LEAN_SLICE instead of an index).
  */
 #ifndef STINT_CLI_MODEL_H
 #define STINT_CLI_MODEL_H
@@ -66,6 +76,7 @@
 
 #define STINT_NO_ID UINT32_MAX   /* "none" for parent, args, lane ... */
 #define STINT_TS_NONE INT64_MIN  /* absent optional timestamp (tts, tdur) */
+#define STINT_LEAN_SLICE (UINT32_MAX - 1) /* lean mode: a flow end on a span kept as a lean record */
 
 /* A growable array backed by mmap + MADV_HUGEPAGE once it is large. */
 struct stint_bigarray {
@@ -108,6 +119,7 @@ enum {
      * chain instead of from nesting on the track. */
     STINT_SLICE_EXPLICIT_PARENT = 1u << 5,
     STINT_SLICE_FROM_B = 1u << 6,   /* opened by a B event: its end came from an E (finish) */
+    STINT_SLICE_NEEDS_INDEX = 1u << 7, /* the reader uses the returned index (v2 flows): never lean */
 };
 
 enum stint_repair {
@@ -222,9 +234,31 @@ struct stint_instant_stat {
 enum {
     STINT_MODEL_KEEP_ARGS = 1u << 0,    /* keep slice args (slices, convert, report) */
     STINT_MODEL_KEEP_SAMPLES = 1u << 1, /* keep every counter sample (counters) */
+    STINT_MODEL_LEAN = 1u << 2,         /* X spans as 16-byte records, streamed to the sink (summary) */
 };
 
+struct stint_model;
+
+/* One thread-track slice as finish() streams it to a span sink: per track in
+ * the model's slice order (start, then longest first). level is how many of
+ * its ancestors are on its track: the consumer keeps one frame per level,
+ * ends the frames at >= level, and when parent_on_top is set the frame at
+ * level-1 is its parent (else the parent is elsewhere, e.g. a JSONL parent on
+ * another thread). Every thread-track slice is streamed (instants and
+ * unfinished spans too), so levels stay consistent for a consumer that skips
+ * some. */
+struct stint_span_ev {
+    int64_t ts_ns;
+    int64_t dur_ns;      /* -1: never finished */
+    uint32_t track, lane, cat, name;
+    uint32_t level;
+    uint16_t flags;      /* STINT_SLICE_* */
+    uint8_t parent_on_top;
+};
+typedef void (*stint_span_sink)(void *ctx, const struct stint_model *m, const struct stint_span_ev *ev);
+
 struct stint_intern; /* string table, model.c */
+struct stint_lean;   /* lean span records, model_lean.c */
 struct stint_open;   /* open B stacks, model.c */
 
 struct stint_model {
@@ -254,6 +288,9 @@ struct stint_model {
     char *error;           /* that error's message (owned) */
     int finished;
     const char *format;    /* "chrome-json", "jsonl", "markers" (static) */
+    struct stint_lean *lean;  /* STINT_MODEL_LEAN records until finish */
+    stint_span_sink span_sink;
+    void *span_sink_ctx;
 };
 
 /* Initialises an empty model; flags are STINT_MODEL_*. 0 ok, -1 out of memory. */
@@ -278,7 +315,8 @@ uint32_t stint_model_track_async(struct stint_model *m, enum stint_async_scope s
 int64_t stint_model_synthetic_pid(struct stint_model *m, uint32_t name);
 int64_t stint_model_synthetic_tid(struct stint_model *m, int64_t pid, uint32_t name);
 
-/* Appends a finished slice (X, an instant, a JSONL span...). Returns its index. */
+/* Appends a finished slice (X, an instant, a JSONL span...). Returns its index,
+ * or STINT_NO_ID when lean mode kept it as a lean record (no index). */
 uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *s);
 /* Args for the slice just added: appended args are attached to slice index idx
  * (they must be appended right after that slice, before any other slice). */
@@ -325,6 +363,11 @@ void stint_model_fail(struct stint_model *m, const char *fmt, ...) __attribute__
  * input order. Used to join the halves of a file read on two threads; src
  * must be freed afterwards. 0 ok, -1 out of memory. */
 int stint_model_merge(struct stint_model *dst, struct stint_model *src);
+
+/* Has finish() stream every thread-track slice to fn (see struct
+ * stint_span_ev); set it before reading. In lean mode it is the only way to
+ * see the lean spans. */
+void stint_model_set_span_sink(struct stint_model *m, stint_span_sink fn, void *ctx);
 
 /* Closes the reading phase: counts unfinished spans, sorts slices, computes
  * depth and parent. Safe to call once; analyses call it through the readers. */

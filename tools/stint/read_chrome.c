@@ -729,6 +729,8 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
         s.track = STINT_BA_AT(&m->lanes, struct stint_lane, lane).track;
         s.dur_ns = d;
         s.flags = STINT_SLICE_COMPLETE;
+        if (e->bind_id.set) /* a v2 flow needs the slice's index */
+            s.flags |= STINT_SLICE_NEEDS_INDEX;
         idx = stint_model_add_slice(m, &s);
         break;
     }

@@ -203,8 +203,11 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
             if (rc < 0) {
                 /* no usable split: start again on one thread */
                 unsigned flags = m->flags;
+                stint_span_sink sink = m->span_sink;
+                void *sink_ctx = m->span_sink_ctx;
                 stint_model_free(m);
                 stint_model_init(m, flags);
+                stint_model_set_span_sink(m, sink, sink_ctx);
                 rc = stint_input_open(&in, path);
                 if (rc == 0)
                     rc = stint_read_chrome(&in, m, o);

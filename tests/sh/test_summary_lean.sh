@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# `stint summary` keeps complete spans as 16-byte lean records (model.h,
+# "Lean mode"); STINT_SUMMARY_NO_LEAN=1 keeps them as full slices. Both must
+# give byte-identical stdout and stderr, on one thread and on two (the split
+# parse merges two models), for adversarial traces made here (equal starts,
+# unsorted input, partial overlaps, B/E around X, instants that stack, flows
+# v1 and v2, negative and huge durations, E events on threads without
+# slices) and, when ../shared is present, for generated realistic traces.
+set -euo pipefail
+STINT=${STINT_BIN:?}
+work=$(mktemp -d "${TMPDIR:-/tmp}/stint-lean.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+fail=0
+
+python3 - "$work" <<'PY'
+import json, random, sys
+out = sys.argv[1]
+for seed in range(12):
+    r = random.Random(seed)
+    ev = [{"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "main"}}]
+    names = ["a", "b", "c", "d", "e"]
+    cats = ["", "x", "y"]
+    for i in range(r.randint(50, 400)):
+        pid, tid = r.choice([(1, 1), (1, 2), (2, 7), (3, "w")])
+        ts = r.choice([0, 5, 10, 10.5, 20, 33.25]) + r.randint(0, 40) * r.choice([1, 0.5])
+        k = r.random()
+        e = {"pid": pid, "tid": tid, "ts": ts, "name": r.choice(names), "cat": r.choice(cats)}
+        if k < 0.45:
+            e["ph"] = "X"
+            e["dur"] = r.choice([0, 1, 2.5, 5, 10, 40, r.randint(0, 60)])
+            if r.random() < 0.03:
+                e["dur"] = -3
+            if r.random() < 0.03:
+                e["dur"] = 2000000000  # 2e9 us = 2e15 ns > 2^40 ns: not lean
+            if r.random() < 0.05:
+                e["bind_id"] = r.randint(1, 4)
+                e["flow_out" if r.random() < 0.5 else "flow_in"] = True
+        elif k < 0.60:
+            e["ph"] = "B"
+        elif k < 0.75:
+            e["ph"] = "E"
+            if r.random() < 0.5:
+                del e["name"]
+        elif k < 0.85:
+            e["ph"] = r.choice(["i", "I"])
+            e["s"] = r.choice(["t", "p", "g"])
+        elif k < 0.95:
+            e["ph"] = r.choice(["s", "t", "f"])
+            e["id"] = r.randint(1, 5)
+            e["name"] = "flow"
+            if e["ph"] == "f" and r.random() < 0.5:
+                e["bp"] = "e"
+        else:
+            e["ph"] = r.choice(["b", "e"])
+            e["id"] = r.randint(1, 3)
+        ev.append(e)
+    if seed % 3 == 0:
+        ev.sort(key=lambda e: e.get("ts", 0))
+    with open(f"{out}/adv{seed}.json", "w") as f:
+        f.write("[\n" + ",\n".join(json.dumps(e) for e in ev) + "\n]\n")
+PY
+
+GEN=${STINT_SHARED_DIR:-}/tools/gen_chrome.py
+if [ -n "${STINT_SHARED_DIR:-}" ] && [ -f "$GEN" ]; then
+  python3 "$GEN" --size 3M --seed 7 -o "$work/gen_mixed.json" >/dev/null
+  python3 "$GEN" --size 3M --seed 8 --flavor chrome --be-frac 0.4 --style compact -o "$work/gen_chrome.json" >/dev/null
+  python3 "$GEN" --size 3M --seed 9 --flavor kineto --format array-open -o "$work/gen_kineto.json" >/dev/null
+else
+  echo "SKIP (generated traces): ../shared/tools/gen_chrome.py is absent; adversarial traces only"
+fi
+
+n=0
+for f in "$work"/*.json; do
+  for threads in 1 2; do
+    for json in --json ""; do
+      STINT_THREADS=$threads STINT_SPLIT_MIN_BYTES=4096 "$STINT" summary $json "$f" >"$work/lean.out" 2>"$work/lean.err" && rl=0 || rl=$?
+      STINT_SUMMARY_NO_LEAN=1 STINT_THREADS=$threads STINT_SPLIT_MIN_BYTES=4096 "$STINT" summary $json "$f" \
+        >"$work/full.out" 2>"$work/full.err" && rf=0 || rf=$?
+      n=$((n + 1))
+      if [ "$rl" != "$rf" ] || ! cmp -s "$work/lean.out" "$work/full.out" || ! cmp -s "$work/lean.err" "$work/full.err"; then
+        echo "FAIL: $(basename "$f") threads=$threads ${json:-human}: lean and full summaries differ (rc $rl vs $rf)"
+        diff "$work/full.out" "$work/lean.out" | head -20 || true
+        diff "$work/full.err" "$work/lean.err" | head -5 || true
+        fail=1
+      fi
+    done
+  done
+done
+# the lean path must really have been taken: a span over 2^40 ns stays a full slice and still counts
+grep -q '"spans":[1-9]' <("$STINT" summary --json "$work/adv0.json" 2>/dev/null) || { echo "FAIL: no spans counted"; fail=1; }
+[ "$fail" = 0 ] && echo "ok: $n lean/full comparisons identical"
+exit "$fail"

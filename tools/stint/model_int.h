@@ -1,0 +1,45 @@
+/*
+ * model_int.h - what model.c and model_lean.c share; not for readers or
+ * analyses (they use model.h).
+ */
+#ifndef STINT_CLI_MODEL_INT_H
+#define STINT_CLI_MODEL_INT_H
+
+#include "model.h"
+
+/* A pending flow event, bound in finish(). */
+struct flow_ev {
+    int64_t ts_ns;
+    uint32_t track;
+    uint32_t key;
+    uint32_t slice; /* v2: input index of the slice */
+    uint32_t seq;
+    uint32_t bound; /* v1, lean mode: what the track walk bound it to (slice, STINT_LEAN_SLICE or STINT_NO_ID) */
+    uint8_t phase;
+    uint8_t enclosing;
+    uint8_t in, out;
+};
+
+/* Keeps s as a lean record when lean mode is on and s qualifies (a complete
+ * span on a host thread track whose duration and (cat, name) pair fit).
+ * Returns 1 when kept (the caller assigns no index), 0 when s must become an
+ * ordinary slice. Out of memory exits like every model allocation. */
+int stint_i_lean_add(struct stint_model *m, const struct stint_slice *s);
+/* Whether any lean record was kept (lean finish needed). */
+int stint_i_lean_active(const struct stint_model *m);
+/* Moves src's lean records into dst (src is being merged into dst): smap
+ * maps src string ids, lmap src lanes to dst lanes. 0 ok, -1 out of memory. */
+int stint_i_lean_merge(struct stint_model *dst, struct stint_model *src, const uint32_t *smap, const uint32_t *lmap);
+void stint_i_lean_free(struct stint_model *m);
+
+/* Lean finish of thread track t: merges its ordinary slices sl[a..b)
+ * (sorted, B/E already matched) with the lane's lean records in slice order,
+ * nests them with Perfetto's rule, counts overlap repairs, streams each to
+ * the span sink, binds the track's v1 flow events fe[0..nfe) (sorted by ts;
+ * sets their bound field) and frees the lane's records. */
+void stint_i_lean_track(struct stint_model *m, uint32_t t, size_t a, size_t b, struct flow_ev *fe, size_t nfe);
+
+/* Streams the finished (not lean) model's thread-track slices to the sink. */
+void stint_i_stream_finished(struct stint_model *m);
+
+#endif

@@ -1,0 +1,547 @@
+/*
+ * model_lean.c - lean mode (model.h): complete spans on host thread tracks
+ * kept as 16-byte records per lane instead of 64-byte slices, and the finish
+ * pass that nests them together with the ordinary slices and streams every
+ * thread-track slice to the span sink.
+ *
+ * A record is (start ns, duration ns << 24 | pair), where pair indexes a
+ * table of (cat, name) string-id pairs. Records are appended per lane in
+ * input order; a reader part merged in later (two-thread parse) adds its
+ * records as another segment of the same lane, so merging copies nothing.
+ * At finish each lane is checked for order (start ascending, longer first at
+ * equal start: the model's slice order) and sorted only when needed, walked
+ * once, streamed, and freed before the next lane, so the records' memory
+ * goes down while the consumer's grows.
+ *
+ * The nesting walk applies the rule of stint_model_finish() (model.h) with
+ * every duration already known (B/E pairs were matched before): a slice
+ * nests under the innermost open one that has not ended before it, and one
+ * that ends after its parent is counted as STINT_REPAIR_OVERLAP with the
+ * message finish() uses. Flow events (v1) on the track are bound against the
+ * same stack, as finish() binds them against parent chains.
+ */
+#include "model_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PAIR_BITS 24
+#define PAIR_MASK ((UINT64_C(1) << PAIR_BITS) - 1)
+#define DUR_MAX ((int64_t)((UINT64_C(1) << (64 - PAIR_BITS)) - 1))
+
+struct lean_rec {
+    int64_t ts_ns;
+    uint64_t dp; /* dur_ns << PAIR_BITS | pair */
+};
+
+struct lean_lane {
+    struct stint_bigarray *segs; /* struct lean_rec, in input order */
+    size_t nsegs, cap;
+};
+
+struct lean_frame {
+    int64_t ts_ns, dur_ns;
+    uint32_t name;
+    uint16_t flags;
+};
+
+struct lean_overlap { /* a B/E-related overlap, reported after its track (as finish() does) */
+    int64_t ts_ns, end_ns;
+    uint32_t name, parent_name;
+};
+
+struct stint_lean {
+    struct lean_lane *lanes;
+    size_t nlanes;
+    uint32_t *pcat, *pname; /* by pair */
+    size_t npairs, pcap;
+    uint64_t *hkey;         /* (cat << 32 | name) -> pair + 1 in hval */
+    uint32_t *hval;
+    size_t hcap;
+    struct pcache_ent {     /* a direct-mapped cache in front of the hash */
+        uint64_t key;
+        uint32_t pair1;     /* pair + 1, 0 = empty */
+    } pcache[256];
+    size_t total;
+    struct lean_frame *frames; /* walk scratch, reused across tracks */
+    size_t fcap;
+    struct lean_overlap *ovl;
+    size_t novl, ocap;
+};
+
+static void die_oom(void)
+{
+    fprintf(stderr, "stint: out of memory\n");
+    exit(3);
+}
+
+static void *grow(void *p, size_t *cap, size_t need, size_t elem)
+{
+    if (need <= *cap)
+        return p;
+    size_t nc = *cap ? *cap : 16;
+    while (nc < need)
+        nc *= 2;
+    void *q = realloc(p, nc * elem);
+    if (!q)
+        die_oom();
+    *cap = nc;
+    return q;
+}
+
+static inline int64_t rec_dur(const struct lean_rec *r) { return (int64_t)(r->dp >> PAIR_BITS); }
+static inline uint32_t rec_pair(const struct lean_rec *r) { return (uint32_t)(r->dp & PAIR_MASK); }
+
+static uint64_t hmix(uint64_t x)
+{
+    x ^= x >> 32;
+    x *= 0x9e3779b97f4a7c15ULL;
+    return x ^ (x >> 29);
+}
+
+/* The pair index of (cat, name), made on first use; UINT32_MAX when the
+ * table is full (the span then stays an ordinary slice). */
+static uint32_t pair_of(struct stint_lean *L, uint32_t cat, uint32_t name)
+{
+    uint64_t key = (uint64_t)cat << 32 | name;
+    struct pcache_ent *ce = &L->pcache[(name * 0x9e3779b1u ^ cat) & 255];
+    if (ce->pair1 && ce->key == key)
+        return ce->pair1 - 1;
+    if ((L->npairs + 1) * 2 > L->hcap) {
+        size_t nc = L->hcap ? L->hcap * 2 : 256;
+        uint64_t *nk = calloc(nc, sizeof *nk);
+        uint32_t *nv = calloc(nc, sizeof *nv);
+        if (!nk || !nv)
+            die_oom();
+        for (size_t i = 0; i < L->hcap; i++) {
+            if (!L->hval[i])
+                continue;
+            size_t j = hmix(L->hkey[i]) & (nc - 1);
+            while (nv[j])
+                j = (j + 1) & (nc - 1);
+            nk[j] = L->hkey[i];
+            nv[j] = L->hval[i];
+        }
+        free(L->hkey);
+        free(L->hval);
+        L->hkey = nk;
+        L->hval = nv;
+        L->hcap = nc;
+    }
+    size_t j = hmix(key) & (L->hcap - 1);
+    while (L->hval[j] && L->hkey[j] != key)
+        j = (j + 1) & (L->hcap - 1);
+    uint32_t p;
+    if (L->hval[j])
+        p = L->hval[j] - 1;
+    else {
+        if (L->npairs > PAIR_MASK)
+            return UINT32_MAX;
+        L->pcat = grow(L->pcat, &L->pcap, L->npairs + 1, sizeof *L->pcat);
+        L->pname = realloc(L->pname, L->pcap * sizeof *L->pname);
+        if (!L->pname)
+            die_oom();
+        p = (uint32_t)L->npairs++;
+        L->pcat[p] = cat;
+        L->pname[p] = name;
+        L->hkey[j] = key;
+        L->hval[j] = p + 1;
+    }
+    ce->key = key;
+    ce->pair1 = p + 1;
+    return p;
+}
+
+/* The lane's last segment, made when the lane has none. */
+static struct stint_bigarray *lane_tail(struct stint_lean *L, uint32_t lane)
+{
+    if (lane >= L->nlanes) {
+        size_t n = L->nlanes ? L->nlanes : 8;
+        while (n <= lane)
+            n *= 2;
+        struct lean_lane *nl = realloc(L->lanes, n * sizeof *nl);
+        if (!nl)
+            die_oom();
+        memset(nl + L->nlanes, 0, (n - L->nlanes) * sizeof *nl);
+        L->lanes = nl;
+        L->nlanes = n;
+    }
+    struct lean_lane *ll = &L->lanes[lane];
+    if (!ll->nsegs) {
+        ll->segs = grow(ll->segs, &ll->cap, 1, sizeof *ll->segs);
+        stint_bigarray_init(&ll->segs[0], sizeof(struct lean_rec));
+        ll->nsegs = 1;
+    }
+    return &ll->segs[ll->nsegs - 1];
+}
+
+int stint_i_lean_add(struct stint_model *m, const struct stint_slice *s)
+{
+    if (!(m->flags & STINT_MODEL_LEAN) || (m->flags & STINT_MODEL_KEEP_ARGS) || s->flags != STINT_SLICE_COMPLETE ||
+        s->dur_ns < 0 || s->dur_ns > DUR_MAX)
+        return 0;
+    const struct stint_track *t = stint_model_track_at(m, s->track);
+    if (t->kind != STINT_TRACK_THREAD || stint_model_lane_at(m, t->lane)->clock != STINT_CLOCK_HOST)
+        return 0;
+    if (!m->lean && !(m->lean = calloc(1, sizeof *m->lean)))
+        die_oom();
+    struct stint_lean *L = m->lean;
+    uint32_t pair = pair_of(L, s->cat, s->name);
+    if (pair == UINT32_MAX)
+        return 0;
+    struct lean_rec *r = stint_bigarray_push(lane_tail(L, t->lane));
+    if (!r)
+        die_oom();
+    r->ts_ns = s->ts_ns;
+    r->dp = (uint64_t)s->dur_ns << PAIR_BITS | pair;
+    L->total++;
+    return 1;
+}
+
+int stint_i_lean_active(const struct stint_model *m)
+{
+    return m->lean && m->lean->total;
+}
+
+int stint_i_lean_merge(struct stint_model *dst, struct stint_model *src, const uint32_t *smap, const uint32_t *lmap)
+{
+    struct stint_lean *S = src->lean;
+    if (!S || !S->total)
+        return 0;
+    if (!dst->lean && !(dst->lean = calloc(1, sizeof *dst->lean)))
+        return -1;
+    struct stint_lean *D = dst->lean;
+    uint32_t *pmap = malloc((S->npairs ? S->npairs : 1) * sizeof *pmap);
+    if (!pmap)
+        return -1;
+    int widened = 0;
+    for (size_t p = 0; p < S->npairs; p++)
+        if ((pmap[p] = pair_of(D, smap[S->pcat[p]], smap[S->pname[p]])) == UINT32_MAX)
+            widened = 1;
+    if (widened) { /* more distinct pairs than 24 bits across both halves: cannot happen below 16M names */
+        free(pmap);
+        return -1;
+    }
+    for (size_t i = 0; i < S->nlanes; i++) {
+        struct lean_lane *sl = &S->lanes[i];
+        if (!sl->nsegs)
+            continue;
+        lane_tail(D, lmap[i]); /* makes the lane (and an empty first segment) */
+        struct lean_lane *dl = &D->lanes[lmap[i]];
+        for (size_t g = 0; g < sl->nsegs; g++) {
+            struct lean_rec *r = sl->segs[g].data;
+            for (size_t k = 0; k < sl->segs[g].len; k++)
+                r[k].dp = (r[k].dp & ~PAIR_MASK) | pmap[rec_pair(&r[k])];
+            dl->segs = grow(dl->segs, &dl->cap, dl->nsegs + 1, sizeof *dl->segs);
+            dl->segs[dl->nsegs++] = sl->segs[g]; /* moved, not copied */
+        }
+        sl->nsegs = 0;
+    }
+    D->total += S->total;
+    S->total = 0;
+    free(pmap);
+    return 0;
+}
+
+void stint_i_lean_free(struct stint_model *m)
+{
+    struct stint_lean *L = m->lean;
+    if (!L)
+        return;
+    for (size_t i = 0; i < L->nlanes; i++) {
+        for (size_t g = 0; g < L->lanes[i].nsegs; g++)
+            stint_bigarray_free(&L->lanes[i].segs[g]);
+        free(L->lanes[i].segs);
+    }
+    free(L->lanes);
+    free(L->pcat);
+    free(L->pname);
+    free(L->hkey);
+    free(L->hval);
+    free(L->frames);
+    free(L->ovl);
+    free(L);
+    m->lean = NULL;
+}
+
+/* ---- ordering ------------------------------------------------------------------- */
+
+/* The model's slice order among lean records: start, then longer first. */
+static inline int rec_before(const struct lean_rec *a, const struct lean_rec *b)
+{
+    return a->ts_ns != b->ts_ns ? a->ts_ns < b->ts_ns : rec_dur(a) > rec_dur(b);
+}
+
+/* Stable bottom-up merge sort of r[0..n) with scratch t[0..n). */
+static void rec_sort(struct lean_rec *r, struct lean_rec *t, size_t n)
+{
+    const size_t run = 16;
+    for (size_t a = 0; a < n; a += run) {
+        size_t b = a + run < n ? a + run : n;
+        for (size_t i = a + 1; i < b; i++) {
+            struct lean_rec x = r[i];
+            size_t j = i;
+            while (j > a && rec_before(&x, &r[j - 1])) {
+                r[j] = r[j - 1];
+                j--;
+            }
+            r[j] = x;
+        }
+    }
+    struct lean_rec *src = r, *dst = t;
+    for (size_t w = run; w < n; w *= 2) {
+        for (size_t a = 0; a < n; a += 2 * w) {
+            size_t mid = a + w < n ? a + w : n, b = a + 2 * w < n ? a + 2 * w : n;
+            size_t i = a, j = mid, o = a;
+            while (i < mid && j < b)
+                dst[o++] = rec_before(&src[j], &src[i]) ? src[j++] : src[i++];
+            while (i < mid)
+                dst[o++] = src[i++];
+            while (j < b)
+                dst[o++] = src[j++];
+        }
+        struct lean_rec *x = src;
+        src = dst;
+        dst = x;
+    }
+    if (src != r)
+        memcpy(r, src, n * sizeof *r);
+}
+
+/* Leaves the lane as one or more segments that are in slice order one after
+ * the other: usually they already are; otherwise they are joined into one
+ * segment and sorted (scratch: 16 bytes per record of this lane only). */
+static void lane_order(struct lean_lane *ll)
+{
+    const struct lean_rec *prev = NULL;
+    int sorted = 1;
+    for (size_t g = 0; g < ll->nsegs && sorted; g++) {
+        const struct lean_rec *r = ll->segs[g].data;
+        for (size_t k = 0; k < ll->segs[g].len; k++) {
+            if (prev && rec_before(&r[k], prev)) {
+                sorted = 0;
+                break;
+            }
+            prev = &r[k];
+        }
+    }
+    if (sorted)
+        return;
+    size_t n = 0;
+    for (size_t g = 0; g < ll->nsegs; g++)
+        n += ll->segs[g].len;
+    struct stint_bigarray one, tmp;
+    stint_bigarray_init(&one, sizeof(struct lean_rec));
+    stint_bigarray_init(&tmp, sizeof(struct lean_rec));
+    if (ll->nsegs == 1)
+        one = ll->segs[0];
+    else {
+        if (stint_bigarray_reserve(&one, n) != 0)
+            die_oom();
+        for (size_t g = 0; g < ll->nsegs; g++) {
+            memcpy((struct lean_rec *)one.data + one.len, ll->segs[g].data, ll->segs[g].len * sizeof(struct lean_rec));
+            one.len += ll->segs[g].len;
+            stint_bigarray_free(&ll->segs[g]);
+        }
+    }
+    if (stint_bigarray_reserve(&tmp, n) != 0)
+        die_oom();
+    rec_sort(one.data, tmp.data, n);
+    stint_bigarray_free(&tmp);
+    ll->segs[0] = one;
+    ll->nsegs = 1;
+}
+
+/* ---- the nesting walk ----------------------------------------------------------- */
+
+/* One slice of the merged stream. */
+struct item {
+    int64_t ts_ns, dur_ns;
+    uint32_t cat, name;
+    uint16_t flags;
+};
+
+/* Perfetto's order between a lean record (class 0, known duration) and an
+ * ordinary slice: start; then known-duration slices before B-made slices and
+ * instants; then longer first (-1 as infinite); an exact tie puts the
+ * ordinary slice first. */
+static int lean_first(const struct lean_rec *r, const struct stint_slice *s)
+{
+    if (r->ts_ns != s->ts_ns)
+        return r->ts_ns < s->ts_ns;
+    if (s->flags & (STINT_SLICE_FROM_B | STINT_SLICE_INSTANT))
+        return 1;
+    uint64_t ds = s->dur_ns < 0 ? UINT64_MAX : (uint64_t)s->dur_ns;
+    return (uint64_t)rec_dur(r) > ds;
+}
+
+/* Binds a v1 flow event against the stack (the last slice that starts at or
+ * before it and its ancestors) as finish()'s slice_enclosing / slice_next do. */
+static void bind_v1(struct flow_ev *f, const struct lean_frame *st, size_t sn, int have_next, int64_t last_ts,
+                    int any_pushed)
+{
+    if (f->phase == STINT_FLOW_V2)
+        return;
+    f->bound = STINT_NO_ID;
+    if (f->phase == STINT_FLOW_V1_END && !f->enclosing) {
+        if (have_next || (any_pushed && last_ts >= f->ts_ns))
+            f->bound = STINT_LEAN_SLICE;
+        return;
+    }
+    for (size_t k = sn; k-- > 0;) {
+        const struct lean_frame *x = &st[k];
+        if (x->dur_ns < 0 || f->ts_ns < x->ts_ns + x->dur_ns || (x->dur_ns == 0 && f->ts_ns == x->ts_ns)) {
+            f->bound = STINT_LEAN_SLICE;
+            return;
+        }
+    }
+}
+
+void stint_i_lean_track(struct stint_model *m, uint32_t t, size_t a, size_t b, struct flow_ev *fe, size_t nfe)
+{
+    if (!m->lean && !(m->lean = calloc(1, sizeof *m->lean)))
+        die_oom();
+    struct stint_lean *L = m->lean;
+    const struct stint_track *tr = stint_model_track_at(m, t);
+    uint32_t lane = tr->lane;
+    struct lean_lane *ll = lane < L->nlanes ? &L->lanes[lane] : NULL;
+    if (ll)
+        lane_order(ll);
+    const struct stint_slice *sl = m->slices.data;
+    size_t g = 0, k = 0, i = a, fi = 0, sn = 0;
+    int64_t last_ts = 0;
+    int any = 0;
+    L->novl = 0;
+    for (;;) {
+        while (ll && g < ll->nsegs && k >= ll->segs[g].len) {
+            g++;
+            k = 0;
+        }
+        const struct lean_rec *r = ll && g < ll->nsegs ? &((const struct lean_rec *)ll->segs[g].data)[k] : NULL;
+        const struct stint_slice *s = i < b ? &sl[i] : NULL;
+        struct item x = {0};
+        int have = r || s;
+        if (r && (!s || lean_first(r, s))) {
+            x.ts_ns = r->ts_ns;
+            x.dur_ns = rec_dur(r);
+            x.cat = L->pcat[rec_pair(r)];
+            x.name = L->pname[rec_pair(r)];
+            x.flags = STINT_SLICE_COMPLETE;
+            k++;
+        } else if (s) {
+            x.ts_ns = s->ts_ns;
+            x.dur_ns = s->dur_ns;
+            x.cat = s->cat;
+            x.name = s->name;
+            x.flags = s->flags;
+            i++;
+        }
+        /* flow events before this slice's start see the stack as it is now */
+        while (fi < nfe && (!have || fe[fi].ts_ns < x.ts_ns)) {
+            bind_v1(&fe[fi], L->frames, sn, have, last_ts, any);
+            fi++;
+        }
+        if (!have)
+            break;
+        /* slices with a known end that has passed are closed */
+        while (sn) {
+            const struct lean_frame *top = &L->frames[sn - 1];
+            if (top->dur_ns < 0)
+                break;
+            int64_t end = top->ts_ns + top->dur_ns;
+            if (end < x.ts_ns || (end == x.ts_ns && top->dur_ns > 0))
+                sn--;
+            else
+                break;
+        }
+        if (sn) {
+            const struct lean_frame *top = &L->frames[sn - 1];
+            if (top->dur_ns >= 0 && x.dur_ns >= 0 && x.ts_ns + x.dur_ns > top->ts_ns + top->dur_ns) {
+                if (!((top->flags | x.flags) & STINT_SLICE_FROM_B))
+                    stint_model_repair(m, STINT_REPAIR_OVERLAP,
+                                       "'%s' [%lld, %lld) ns starts inside '%s' [%lld, %lld) ns but ends after it",
+                                       stint_model_str(m, x.name, NULL), (long long)x.ts_ns,
+                                       (long long)(x.ts_ns + x.dur_ns), stint_model_str(m, top->name, NULL),
+                                       (long long)top->ts_ns, (long long)(top->ts_ns + top->dur_ns));
+                else { /* finish() finds these once the E is matched, after the track */
+                    L->ovl = grow(L->ovl, &L->ocap, L->novl + 1, sizeof *L->ovl);
+                    L->ovl[L->novl++] = (struct lean_overlap){x.ts_ns, x.ts_ns + x.dur_ns, x.name, top->name};
+                }
+            }
+        }
+        if (m->span_sink) {
+            struct stint_span_ev ev = {.ts_ns = x.ts_ns,
+                                       .dur_ns = x.dur_ns,
+                                       .track = t,
+                                       .lane = lane,
+                                       .cat = x.cat,
+                                       .name = x.name,
+                                       .level = (uint32_t)sn,
+                                       .flags = x.flags,
+                                       .parent_on_top = sn > 0};
+            m->span_sink(m->span_sink_ctx, m, &ev);
+        }
+        L->frames = grow(L->frames, &L->fcap, sn + 1, sizeof *L->frames);
+        L->frames[sn++] = (struct lean_frame){x.ts_ns, x.dur_ns, x.name, x.flags};
+        last_ts = x.ts_ns;
+        any = 1;
+    }
+    for (size_t q = 0; q < L->novl; q++)
+        stint_model_repair(m, STINT_REPAIR_OVERLAP, "'%s' [%lld, %lld) ns starts inside '%s' but ends after it",
+                           stint_model_str(m, L->ovl[q].name, NULL), (long long)L->ovl[q].ts_ns,
+                           (long long)L->ovl[q].end_ns, stint_model_str(m, L->ovl[q].parent_name, NULL));
+    if (ll) {
+        for (size_t q = 0; q < ll->nsegs; q++)
+            stint_bigarray_free(&ll->segs[q]);
+        ll->nsegs = 0;
+    }
+}
+
+/* ---- streaming a finished (not lean) model --------------------------------------- */
+
+/* Whether slice a is on s's parent chain. */
+static int is_ancestor(const struct stint_model *m, uint32_t a, const struct stint_slice *s)
+{
+    uint32_t depth_a = stint_model_slice(m, a)->depth;
+    for (uint32_t p = s->parent; p != STINT_NO_ID;) {
+        const struct stint_slice *ps = stint_model_slice(m, p);
+        if (p == a)
+            return 1;
+        if (ps->depth <= depth_a)
+            return 0;
+        p = ps->parent;
+    }
+    return 0;
+}
+
+void stint_i_stream_finished(struct stint_model *m)
+{
+    size_t n = stint_model_nslices(m), sn = 0, cap = 0;
+    uint32_t *stack = NULL, cur = STINT_NO_ID;
+    for (size_t i = 0; i < n; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        const struct stint_track *t = stint_model_track_at(m, s->track);
+        if (t->kind != STINT_TRACK_THREAD)
+            continue;
+        if (s->track != cur) {
+            sn = 0;
+            cur = s->track;
+        }
+        while (sn && !is_ancestor(m, stack[sn - 1], s))
+            sn--;
+        struct stint_span_ev ev = {.ts_ns = s->ts_ns,
+                                   .dur_ns = s->dur_ns,
+                                   .track = s->track,
+                                   .lane = t->lane,
+                                   .cat = s->cat,
+                                   .name = s->name,
+                                   .level = (uint32_t)sn,
+                                   .flags = s->flags,
+                                   .parent_on_top = sn && stack[sn - 1] == s->parent};
+        m->span_sink(m->span_sink_ctx, m, &ev);
+        stack = grow(stack, &cap, sn + 1, sizeof *stack);
+        stack[sn++] = (uint32_t)i;
+    }
+    free(stack);
+}
