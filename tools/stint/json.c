@@ -6,10 +6,12 @@
  * validated as UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF).
  * Nothing allocates: skip() keeps its container stack as a bit stack.
  * Every function either consumes a complete token or leaves j->p unchanged.
- * skip() first tries a fast walk (AVX2 string scan when the CPU has it,
- * chosen once at run time; STINT_NO_AVX2=1 forces the portable one) that
- * accepts a strict subset of valid values and otherwise starts over in the
- * general skip, so errors and repair counts have one source.
+ * skip() first tries a fast walk that accepts a strict subset of valid
+ * values and otherwise starts over in the general skip, so errors and repair
+ * counts have one source. The walk is chosen once at run time: objects and
+ * arrays by 64-byte blocks of bit masks where the CPU has AVX2, PCLMUL and
+ * POPCNT, else token by token (STINT_NO_AVX2=1 forces the portable token
+ * walk; STINT_JSON_SKIP=swar|token|digits|block picks one, for measuring).
  */
 #include "json.h"
 
