@@ -7,12 +7,14 @@
  * runs with the window ending at the buffer's end, as in the reader.
  *
  * Paths, each one followed by the general skip where it gives up (what
- * stint_json_skip does): general alone; the token walk with 8-byte (swar) and
- * 32-byte (token, the fast path before the block walk) string scans; the
- * 64-byte block walk (block). Each round times every path once, in turn, and
- * the medians over REPEAT rounds (default 11) are printed in MB/s with the
- * block walk's ratio to the token walk and to general. A path this CPU lacks
- * is reported as such. All paths must end every value at the same byte.
+ * stint_json_skip does): general alone; the token walk with 8-byte strings
+ * and digits (swar), with 32-byte strings (token, the fast path before this
+ * bench was written) and with 32-byte strings and 8-byte digit runs (digits);
+ * the 64-byte block walk (block). Each round times every path once, in turn, in thread CPU time (the
+ * machine may be shared), and the medians over REPEAT rounds (default 11) are
+ * printed in MB/s with the block walk's ratio to the token walk and to
+ * general. A path this CPU lacks is reported as such. All paths must end
+ * every value at the same byte.
  *
  * usage: bench_json_skip [FILE|-] [REPEAT] [PATH]  (PATH: only that one besides general)
  */
