@@ -781,7 +781,10 @@ __attribute__((target("avx2,pclmul,popcnt"))) static const char *block_skip(cons
     uint64_t sc_in = 0;   /* 1 when the previous block ends inside a scalar run */
     uint64_t cont_in = 0; /* continuation bytes of a UTF-8 sequence begun in the previous block */
     uint64_t pend[5] = {0}; /* follows() searches going on, one per kind of token */
-    uint64_t stack = 0;   /* 1 bit per open bracket: 1 = object */
+    /* kind[d] is 1 when the container at depth d is an object (kind[0]: the
+     * top, not one); an array rather than a bit stack keeps the dependency
+     * from bracket to bracket down to the depth */
+    uint8_t kind[66] = {0};
     unsigned depth = 0;
     for (const char *b = p;; b += 64) {
         const char *base = b;
@@ -840,21 +843,23 @@ __attribute__((target("avx2,pclmul,popcnt"))) static const char *block_skip(cons
 
         /* brackets: matching, depth, the value's end and in_obj */
         uint64_t opens = m.open & outside, closes = m.close & outside;
-        uint64_t toggles = 0, upto = ~0ULL, top_in = 0 - (stack & 1);
+        uint64_t toggles = 0, upto = ~0ULL, top_in = 0 - (uint64_t)kind[depth];
         unsigned last = 64, fail = 0; /* last: the value's closing bracket, if in this block */
-        /* the bit stack holds 64 levels: give up (rarely needlessly) when this
+        /* kind[] holds 64 levels: give up (rarely needlessly) when this
          * block's opening brackets could nest deeper, instead of a check per bracket */
         if (depth + (unsigned)__builtin_popcountll(opens) > 64)
             return FAST_GIVE_UP;
         for (uint64_t t = opens | closes; t; t &= t - 1) {
             unsigned k = (unsigned)__builtin_ctzll(t);
             unsigned c = (unsigned char)base[k]; /* bit 5: '{' '}', bit 1: '{' '[' */
-            uint64_t is_obj = (c >> 5) & 1, is_open = (c >> 1) & 1, before = stack;
-            uint64_t push = (stack << 1) | is_obj, pop = stack >> 1;
-            stack = pop ^ ((push ^ pop) & (0 - is_open)); /* no branch: opens and closes come in any order */
-            fail |= (unsigned)((~is_open & (before ^ is_obj)) & 1); /* a close must match */
-            toggles |= ((before ^ stack) & 1) << k;                 /* the innermost type changes */
-            depth = depth + 2 * (unsigned)is_open - 1;
+            unsigned is_obj = (c >> 5) & 1, is_open = (c >> 1) & 1;
+            /* no branch: opens and closes come in any order. A close stores
+             * above the top, where nothing is read before an open stores again */
+            kind[depth + 1] = (uint8_t)is_obj;
+            unsigned before = kind[depth], next = depth + 2 * is_open - 1;
+            fail |= ~is_open & (before ^ is_obj) & 1; /* a close must match */
+            toggles |= (uint64_t)(before ^ kind[next]) << k; /* the innermost type changes */
+            depth = next;
             if (depth == 0) {
                 last = k;
                 upto = ~0ULL >> (63 - k);
