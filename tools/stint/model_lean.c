@@ -340,7 +340,9 @@ static void lane_order(struct lean_lane *ll)
         if (stint_bigarray_reserve(&one, n) != 0)
             die_oom();
         for (size_t g = 0; g < ll->nsegs; g++) {
-            memcpy((struct lean_rec *)one.data + one.len, ll->segs[g].data, ll->segs[g].len * sizeof(struct lean_rec));
+            if (ll->segs[g].len) /* (an empty segment may have no memory at all) */
+                memcpy((struct lean_rec *)one.data + one.len, ll->segs[g].data,
+                       ll->segs[g].len * sizeof(struct lean_rec));
             one.len += ll->segs[g].len;
             stint_bigarray_free(&ll->segs[g]);
         }
