@@ -257,6 +257,24 @@ int main(void)
         stint_union_acc_add(&acc, big[i].start, big[i].end);
     CHECK_EQ_I64(stint_union_acc_total(&acc), stint_intervals_union_sorted(big, N));
     check_select();
+    /* k-way union of sorted runs equals the union of everything */
+    for (int trial = 0; trial < 50; trial++) {
+        static struct stint_interval runs[4000], copy[4000];
+        size_t starts[40], nr = 0, n = 0;
+        for (int r = 0; r < 1 + trial % 40; r++) {
+            starts[nr++] = n;
+            int64_t t = (int64_t)(x >> 54);
+            for (int k = 0; k < (trial * 7 + r * 13) % 97; k++) {
+                x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+                t += (int64_t)((x >> 33) % 50);
+                runs[n].start = t;
+                runs[n].end = t + (int64_t)((x >> 45) % 40);
+                n++;
+            }
+        }
+        memcpy(copy, runs, n * sizeof *runs);
+        CHECK_EQ_I64(stint_intervals_union_runs(runs, n, starts, nr), stint_intervals_union(copy, n));
+    }
 
     const char *dir = check_corpus_dir();
     if (!dir) {

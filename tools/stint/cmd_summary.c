@@ -45,6 +45,7 @@ struct cat_row {
     int run_open;
     struct stint_interval *iv;  /* finished runs of every track, unioned at the end */
     size_t niv, ivcap;
+    size_t *seg, nseg, segcap;  /* where each track's runs start in iv (each track's are sorted) */
 };
 
 struct name_row {
@@ -203,8 +204,18 @@ static void track_end(struct summary *S)
 {
     while (S->sn)
         frame_end(S, &S->frames[--S->sn]);
-    for (size_t c = 0; c < S->ncats; c++)
-        cat_run_flush(&S->cats[c]);
+    for (size_t c = 0; c < S->ncats; c++) {
+        struct cat_row *cr = &S->cats[c];
+        cat_run_flush(cr);
+        size_t mark = cr->nseg ? cr->seg[cr->nseg - 1] : 0;
+        if (cr->niv > mark) {
+            if (cr->nseg == cr->segcap) {
+                cr->segcap = cr->segcap ? cr->segcap * 2 : 16;
+                cr->seg = xrealloc2(cr->seg, cr->segcap * sizeof *cr->seg);
+            }
+            cr->seg[cr->nseg++] = cr->niv; /* where this track's runs end */
+        }
+    }
 }
 
 static uint32_t cat_row_of(struct summary *S, uint32_t cat, uint8_t clk)
@@ -396,9 +407,19 @@ static void compute(struct summary *S, const struct stint_model *m)
     free(amap.vals);
     for (size_t c = 0; c < S->ncats; c++) {
         struct cat_row *cr = &S->cats[c];
-        cr->busy_ns = stint_intervals_union(cr->iv, cr->niv);
+        /* seg[] holds each track's end: turn it into run starts */
+        size_t nruns = cr->nseg;
+        for (size_t k = nruns; k-- > 0;)
+            cr->seg[k] = k ? cr->seg[k - 1] : 0;
+        cr->busy_ns = stint_intervals_union_runs(cr->iv, cr->niv, cr->seg, nruns);
+        if (cr->busy_ns < 0) {
+            fprintf(stderr, "stint: out of memory\n");
+            exit(3);
+        }
         free(cr->iv);
+        free(cr->seg);
         cr->iv = NULL;
+        cr->seg = NULL;
     }
     for (size_t k = 0; k < S->nnames; k++) {
         struct name_row *nr = &S->names[k];

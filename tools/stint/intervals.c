@@ -266,3 +266,55 @@ size_t stint_intervals_overlap_count(const int64_t *ts, const int64_t *dur, size
     free(e);
     return k;
 }
+
+int64_t stint_intervals_union_runs(const struct stint_interval *iv, size_t n, const size_t *starts, size_t nruns)
+{
+    if (!nruns)
+        return 0;
+    /* a binary min-heap of run cursors keyed by the start at the cursor */
+    size_t *cur = malloc(nruns * sizeof *cur), *end = malloc(nruns * sizeof *end), *heap = malloc(nruns * sizeof *heap);
+    if (!cur || !end || !heap) {
+        free(cur), free(end), free(heap);
+        return -1;
+    }
+    size_t hn = 0;
+#define HK(x) (iv[cur[heap[x]]].start)
+    for (size_t r = 0; r < nruns; r++) {
+        cur[r] = starts[r];
+        end[r] = r + 1 < nruns ? starts[r + 1] : n;
+        if (cur[r] >= end[r])
+            continue;
+        size_t c = hn++;
+        heap[c] = r;
+        while (c && HK((c - 1) / 2) > HK(c)) {
+            size_t p = (c - 1) / 2, t = heap[p];
+            heap[p] = heap[c];
+            heap[c] = t;
+            c = p;
+        }
+    }
+    struct stint_union_acc acc;
+    stint_union_acc_init(&acc);
+    while (hn) {
+        size_t r = heap[0];
+        stint_union_acc_add(&acc, iv[cur[r]].start, iv[cur[r]].end);
+        if (++cur[r] >= end[r])
+            heap[0] = heap[--hn];
+        for (size_t c = 0;;) { /* sift down */
+            size_t l = 2 * c + 1, rr = l + 1, b = c;
+            if (l < hn && HK(l) < HK(b))
+                b = l;
+            if (rr < hn && HK(rr) < HK(b))
+                b = rr;
+            if (b == c)
+                break;
+            size_t t = heap[b];
+            heap[b] = heap[c];
+            heap[c] = t;
+            c = b;
+        }
+    }
+#undef HK
+    free(cur), free(end), free(heap);
+    return stint_union_acc_total(&acc);
+}

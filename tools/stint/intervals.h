@@ -42,6 +42,12 @@ int64_t stint_intervals_union(struct stint_interval *iv, size_t n);
 /* Length of the union of a sequence already sorted by start (no changes). */
 int64_t stint_intervals_union_sorted(const struct stint_interval *iv, size_t n);
 
+/* Length of the union of iv[0..n) given as nruns runs, each sorted by start:
+ * run r is iv[starts[r] .. starts[r+1]) (the last one ends at n). A k-way
+ * merge, O(n log nruns), nothing changed; -1 when out of memory for the
+ * 3 x nruns words it needs. */
+int64_t stint_intervals_union_runs(const struct stint_interval *iv, size_t n, const size_t *starts, size_t nruns);
+
 /* Streaming union over intervals given in nondecreasing start order. */
 struct stint_union_acc {
     int64_t cur_start, cur_end;

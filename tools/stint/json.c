@@ -6,10 +6,12 @@
  * validated as UTF-8 (no overlongs, no surrogates, nothing above U+10FFFF).
  * Nothing allocates: skip() keeps its container stack as a bit stack.
  * Every function either consumes a complete token or leaves j->p unchanged.
- * skip() first tries a fast walk (AVX2 string scan when the CPU has it,
- * chosen once at run time; STINT_NO_AVX2=1 forces the portable one) that
- * accepts a strict subset of valid values and otherwise starts over in the
- * general skip, so errors and repair counts have one source.
+ * skip() first tries a fast walk that accepts a strict subset of valid
+ * values and otherwise starts over in the general skip, so errors and repair
+ * counts have one source. The walk is chosen once at run time: objects and
+ * arrays by 64-byte blocks of bit masks where the CPU has AVX2, PCLMUL and
+ * POPCNT, else token by token (STINT_NO_AVX2=1 forces the portable token
+ * walk; STINT_JSON_SKIP=swar|token|digits|block picks one, for measuring).
  */
 #include "json.h"
 
@@ -394,13 +396,21 @@ static int skip_general(struct stint_json *j)
 /* ---- fast skip ---------------------------------------------------------------------
  *
  * Most skipped values (Chrome "args" objects) are plain: ASCII strings without
- * control bytes, ordinary numbers, shallow nesting. fast_skip() walks such a
- * value with a tight loop and scans string bodies 32 bytes at a time (AVX2)
- * or 8 at a time (SWAR). It accepts a strict subset of what the general
- * skip accepts and produces the same end position; on anything else (window
- * end, non-ASCII, \u escapes, control bytes, trailing commas, nesting deeper
- * than 64, any error) it gives up and the general skip starts the value over,
- * so messages, offsets and repair counts come from one place only. */
+ * control bytes, ordinary numbers, shallow nesting. Two fast walks handle
+ * those; each accepts a strict subset of what the general skip accepts and
+ * produces the same end position. On anything else (window end, \u escapes,
+ * control bytes, trailing commas, nesting deeper than 64, any error) they give
+ * up and the general skip starts the value over, so messages, offsets and
+ * repair counts come from one place only.
+ *
+ * - The token walk (fast_skip_body) goes from token to token, scanning string
+ *   bodies 32 bytes at a time (AVX2) or 8 at a time (SWAR); it also gives up
+ *   on non-ASCII bytes. It is the portable path, and the AVX2 path for values
+ *   that are not objects or arrays.
+ * - The block walk (block_skip, AVX2 + PCLMUL + POPCNT, objects and arrays) classifies
+ *   64 bytes at a time into bit masks, finds the bytes inside strings with a
+ *   prefix XOR of the unescaped quotes and visits only the token starts; see
+ *   its own comment. */
 
 #define FAST_GIVE_UP NULL
 
@@ -417,7 +427,7 @@ static inline const char *past_escape(const char *p, const char *end)
 }
 
 /* Finds the closing quote of a string body starting at p; NULL to give up. */
-static inline const char *scan_str_swar(const char *p, const char *end)
+static inline __attribute__((always_inline)) const char *scan_str_swar(const char *p, const char *end)
 {
     for (;;) {
         while (p + 8 <= end) {
@@ -444,7 +454,7 @@ static inline const char *scan_str_swar(const char *p, const char *end)
 #include <immintrin.h>
 #define STINT_JSON_HAVE_AVX2 1
 
-__attribute__((target("avx2"))) static inline const char *scan_str_avx2(const char *p, const char *end)
+__attribute__((target("avx2"), always_inline)) static inline const char *scan_str_avx2(const char *p, const char *end)
 {
     const __m256i q = _mm256_set1_epi8('"'), bs = _mm256_set1_epi8('\\'), sp = _mm256_set1_epi8(0x20);
     for (;;) {
@@ -484,26 +494,43 @@ static inline int is_plain_delim(int c)
     return c == ',' || c == '}' || c == ']' || is_ws(c);
 }
 
+/* The first non-digit at or after p. With swar, eight bytes at a time: no
+ * branch that depends on the number's length, which varies from number to
+ * number and so would be mispredicted (the padding's 0 or the byte after a
+ * sub-window stops it within the readable bytes). */
+static inline __attribute__((always_inline)) const char *skip_digits(const char *p, int swar)
+{
+    if (swar) {
+        for (;;) {
+            uint64_t t = load64(p) ^ (ONES * '0'); /* digits become 0..9 */
+            uint64_t nd = (((t & ~HIGHS) + ONES * 0x76) | t) & HIGHS;
+            if (nd)
+                return p + (__builtin_ctzll(nd) >> 3);
+            p += 8;
+        }
+    }
+    while ((unsigned)(*p - '0') < 10)
+        p++;
+    return p;
+}
+
 /* Skips a number at p (already known to start with '-' or a digit) with the
  * grammar of stint_json_number; NULL to give up (including at the window end). */
-static inline __attribute__((always_inline)) const char *scan_number(const char *p, const char *end)
+static inline __attribute__((always_inline)) const char *scan_number(const char *p, const char *end, int swar)
 {
     if (*p == '-')
         p++;
     if (*p == '0')
         p++;
-    else if ((unsigned)(*p - '1') < 9) {
-        p++;
-        while ((unsigned)(*p - '0') < 10)
-            p++;
-    } else
+    else if ((unsigned)(*p - '1') < 9)
+        p = skip_digits(p + 1, swar);
+    else
         return FAST_GIVE_UP;
     if (*p == '.') {
         p++;
         if ((unsigned)(*p - '0') >= 10)
             return FAST_GIVE_UP;
-        while ((unsigned)(*p - '0') < 10)
-            p++;
+        p = skip_digits(p + 1, swar);
     }
     if (*p == 'e' || *p == 'E') {
         p++;
@@ -511,16 +538,32 @@ static inline __attribute__((always_inline)) const char *scan_number(const char 
             p++;
         if ((unsigned)(*p - '0') >= 10)
             return FAST_GIVE_UP;
-        while ((unsigned)(*p - '0') < 10)
-            p++;
+        p = skip_digits(p + 1, swar);
     }
-    /* the padding's 0 stops every loop above; the end of the window is "more" */
+    /* the padding's 0 stops every scan above; the end of the window is "more" */
     if (p >= end || !is_plain_delim(*p))
         return FAST_GIVE_UP;
     return p;
 }
 
-static inline __attribute__((always_inline)) const char *fast_skip_body(const char *p, const char *end, scan_fn scan)
+/* Skips a number, true, false or null at p, which must be followed inside the
+ * window by a plain delimiter; NULL to give up (any other byte at p included). */
+static inline __attribute__((always_inline)) const char *scan_scalar(const char *p, const char *end, int swar)
+{
+    int c = (unsigned char)*p;
+    if (c == '-' || (unsigned)(c - '0') < 10)
+        return scan_number(p, end, swar);
+    const char *word = c == 't' ? "true" : c == 'f' ? "false" : c == 'n' ? "null" : NULL;
+    if (!word)
+        return FAST_GIVE_UP;
+    size_t n = strlen(word);
+    if (end - p <= (ptrdiff_t)n || memcmp(p, word, n) != 0 || !is_plain_delim(p[n]))
+        return FAST_GIVE_UP;
+    return p + n;
+}
+
+static inline __attribute__((always_inline)) const char *fast_skip_body(const char *p, const char *end, scan_fn scan,
+                                                                       int swar)
 {
     uint64_t stack = 0; /* 1 bit per level: 1 = object */
     unsigned depth = 0;
@@ -556,17 +599,7 @@ value:
         if (c == ']')
             goto close;
         goto value;
-    } else if (c == '-' || (unsigned)(c - '0') < 10) {
-        p = scan_number(p, end);
-        if (!p)
-            return FAST_GIVE_UP;
-    } else if (c == 't' && end - p > 4 && !memcmp(p, "true", 4) && is_plain_delim(p[4]))
-        p += 4;
-    else if (c == 'f' && end - p > 5 && !memcmp(p, "false", 5) && is_plain_delim(p[5]))
-        p += 5;
-    else if (c == 'n' && end - p > 4 && !memcmp(p, "null", 4) && is_plain_delim(p[4]))
-        p += 4;
-    else
+    } else if (!(p = scan_scalar(p, end, swar)))
         return FAST_GIVE_UP;
 after_value:
     if (depth == 0)
@@ -605,28 +638,363 @@ key:
 
 static const char *fast_skip_swar(const char *p, const char *end)
 {
-    return fast_skip_body(p, end, scan_str_swar);
+    return fast_skip_body(p, end, scan_str_swar, 1);
 }
 
 #ifdef STINT_JSON_HAVE_AVX2
 __attribute__((target("avx2"))) static const char *fast_skip_avx2(const char *p, const char *end)
 {
-    return fast_skip_body(p, end, scan_str_avx2);
+    return fast_skip_body(p, end, scan_str_avx2, 0);
+}
+
+/* The token walk with AVX2 strings and eight-byte digit runs. */
+__attribute__((target("avx2"))) static const char *fast_skip_avx2_digits(const char *p, const char *end)
+{
+    return fast_skip_body(p, end, scan_str_avx2, 1);
+}
+
+/* ---- block walk ----
+ *
+ * block_skip() validates an object or array 64 bytes at a time with bit masks
+ * (bit i = byte i of the block) and no work per token but for brackets:
+ *
+ * - Vector compares and nibble lookups classify the bytes: quotes,
+ *   backslashes, ',', ':', opening and closing brackets, blanks, bytes < 0x20
+ *   or >= 0x80, digits, zeros.
+ * - Backslashes (rare) are walked one by one to find the escaped bytes and
+ *   check each escape. The unescaped quotes give the bytes inside strings as a
+ *   prefix XOR (a carry-less multiply by all ones), carried across blocks.
+ * - Outside strings, the tokens are the structural characters, the opening
+ *   quotes and the runs of other non-blank bytes (numbers and literals, or
+ *   garbage). Runs of plain digits are vouched for by the masks; every other
+ *   run goes through scan_scalar.
+ * - Brackets are walked one by one: they must match, nest at most 64 deep, and
+ *   the one that closes the value ends the walk. The walk also marks which
+ *   bytes are directly inside an object (in_obj).
+ * - The grammar is checked as "what may follow what": for each kind of token,
+ *   the next non-blank byte after it (follows(): one addition carries each
+ *   token's end over the blanks after it) must start a token of an allowed
+ *   kind. A string is a key when it follows '{' or a ',' inside an object; an
+ *   addition over the in-string mask carries that from its opening quote to
+ *   its closing one. With matching brackets, these rules are RFC 8259's.
+ *
+ * Positions that make the walk give up only count at or before the value's
+ * end, since the rest of the last block belongs to whatever follows the
+ * value. Bytes past the window end are never read as data: the last partial
+ * block is copied into a zero-filled buffer, and a zero byte makes any string
+ * or number that reaches it give up. */
+
+/* The one-letter escapes the fast walks accept (\u goes to the general skip). */
+static const uint8_t esc_ok[256] = {['"'] = 1, ['\\'] = 1, ['/'] = 1, ['b'] = 1,
+                                    ['f'] = 1, ['n'] = 1,  ['r'] = 1, ['t'] = 1};
+
+/* One 64-byte block as bit masks. */
+struct blk {
+    uint64_t quote, bslash, lt20, comma, colon, open, close, blank, digit, zero;
+};
+
+/* Classifies the 64 bytes at s. All but three masks come from two nibble
+ * lookups whose AND has a bit per group: 1 ',', 2 ':', 4 '}' ']', 8 space,
+ * 16 \t \n \r, 32 digits, 64 '0', 128 '{' '['. Each group is exactly its
+ * low nibbles times its high nibbles, and bytes >= 0x80 look up 0. movemask
+ * takes bit 7 of each byte; a 16-bit shift left by 7 - k brings bit k there
+ * (from the same byte: the bits that cross into the upper byte land below
+ * its bit 7). */
+__attribute__((target("avx2"), always_inline)) static inline void classify(const char *s, struct blk *m)
+{
+    const __m256i lo_tab = _mm256_broadcastsi128_si256(_mm_setr_epi8(
+        8 | 32 | 64, 32, 32, 32, 32, 32, 32, 32, 32, 16 | 32, 2 | 16, -128, 1, 4 | 16, 0, 0));
+    const __m256i hi_tab = _mm256_broadcastsi128_si256(
+        _mm_setr_epi8(16, 0, 1 | 8, 2 | 32 | 64, 0, 4 | -128, 0, 4 | -128, 0, 0, 0, 0, 0, 0, 0, 0));
+    const __m256i nib = _mm256_set1_epi8(0x0F);
+    __m256i v[2], c[2];
+    for (int h = 0; h < 2; h++) {
+        v[h] = _mm256_loadu_si256((const __m256i *)(const void *)(s + 32 * h));
+        c[h] = _mm256_and_si256(_mm256_shuffle_epi8(lo_tab, _mm256_and_si256(v[h], nib)),
+                                _mm256_shuffle_epi8(hi_tab, _mm256_and_si256(_mm256_srli_epi16(v[h], 4), nib)));
+    }
+#define MASK64(E) ((uint64_t)(uint32_t)_mm256_movemask_epi8(E##_(0)) | (uint64_t)(uint32_t)_mm256_movemask_epi8(E##_(1)) << 32)
+#define Q_(h) _mm256_cmpeq_epi8(v[h], _mm256_set1_epi8('"'))
+#define B_(h) _mm256_cmpeq_epi8(v[h], _mm256_set1_epi8('\\'))
+#define L_(h) _mm256_cmpgt_epi8(_mm256_set1_epi8(0x20), v[h]) /* signed: bytes >= 0x80 too */
+#define COMMA_(h) _mm256_slli_epi16(c[h], 7)
+#define COLON_(h) _mm256_slli_epi16(c[h], 6)
+#define CLOSE_(h) _mm256_slli_epi16(c[h], 5)
+#define BLANK_(h) _mm256_cmpgt_epi8(_mm256_and_si256(c[h], _mm256_set1_epi8(0x18)), _mm256_setzero_si256())
+#define DIGIT_(h) _mm256_slli_epi16(c[h], 2)
+#define ZERO_(h) _mm256_slli_epi16(c[h], 1)
+#define OPEN_(h) c[h]
+    m->quote = MASK64(Q);
+    m->bslash = MASK64(B);
+    m->lt20 = MASK64(L);
+    m->comma = MASK64(COMMA);
+    m->colon = MASK64(COLON);
+    m->close = MASK64(CLOSE);
+    m->blank = MASK64(BLANK);
+    m->digit = MASK64(DIGIT);
+    m->zero = MASK64(ZERO);
+    m->open = MASK64(OPEN);
+#undef MASK64
+#undef Q_
+#undef B_
+#undef L_
+#undef COMMA_
+#undef COLON_
+#undef CLOSE_
+#undef BLANK_
+#undef DIGIT_
+#undef ZERO_
+#undef OPEN_
+}
+
+/* Bit i set when an odd number of bits 0..i of x are set: one carry-less
+ * multiply by all ones. */
+__attribute__((target("pclmul"))) static inline uint64_t prefix_xor(uint64_t x)
+{
+    __m128i r = _mm_clmulepi64_si128(_mm_set_epi64x(0, (long long)x), _mm_set1_epi8(-1), 0);
+    return (uint64_t)_mm_cvtsi128_si64(r);
+}
+
+/* a + b + *carry (0 or 1); *carry becomes the carry out. */
+static inline uint64_t add_carry(uint64_t a, uint64_t b, uint64_t *carry)
+{
+    unsigned long long s;
+    *carry = _addcarry_u64((unsigned char)*carry, a, b, &s); /* one adc */
+    return s;
+}
+
+/* The first non-blank byte after each position of after (bits), found by
+ * carrying each bit over the blanks; *pending (0 or 1) is a search begun in
+ * the previous block that starts at bit 0, and becomes 1 when one goes on past
+ * bit 63. */
+static inline uint64_t follows(uint64_t after, uint64_t blank, uint64_t *pending)
+{
+    return add_carry(after, blank, pending) & ~blank;
+}
+
+/* follows() for the bytes after single-byte tokens at the bits of t (a token
+ * at bit 63 starts a search in the next block). */
+static inline uint64_t follows_tok(uint64_t t, uint64_t blank, uint64_t *pending)
+{
+    uint64_t r = follows(t << 1, blank, pending);
+    *pending |= t >> 63;
+    return r;
+}
+
+/* Skips the object or array at p (*p is '{' or '['); returns the position
+ * after it, or NULL to give up. */
+__attribute__((target("avx2,pclmul,popcnt"))) static const char *block_skip(const char *p, const char *end)
+{
+    char tail[64 + STINT_JSON_PAD]; /* the last partial block, zero-filled */
+    /* carried from block to block */
+    uint64_t in_str = 0;  /* all ones when the block starts inside a string */
+    uint64_t in_key = 0;  /* 1 when that string is a key */
+    uint64_t esc_in = 0;  /* bit 0: the block's first byte is escaped */
+    uint64_t sc_in = 0;   /* 1 when the previous block ends inside a scalar run */
+    uint64_t cont_in = 0; /* continuation bytes of a UTF-8 sequence begun in the previous block */
+    uint64_t pend[5] = {0}; /* follows() searches going on, one per kind of token */
+    /* kind[d] is 1 when the container at depth d is an object (kind[0]: the
+     * top, not one); an array rather than a bit stack keeps the dependency
+     * from bracket to bracket down to the depth */
+    uint8_t kind[66] = {0};
+    unsigned depth = 0;
+    for (const char *b = p;; b += 64) {
+        const char *base = b;
+        if (end - b < 64) {
+            if (b >= end)
+                return FAST_GIVE_UP;
+            size_t n = (size_t)(end - b);
+            memcpy(tail, b, n);
+            memset(tail + n, 0, sizeof tail - n);
+            base = tail;
+        }
+        struct blk m;
+        classify(base, &m);
+        uint64_t bad = 0; /* positions that make the walk give up if they are part of the value */
+
+        /* strings */
+        uint64_t esc = esc_in;
+        if (m.bslash | esc_in) {
+            /* each unescaped backslash escapes the next byte, which must be a one-letter escape;
+             * base[64] is readable: the next block, the padding or the tail's zeros */
+            uint64_t todo = m.bslash & ~esc_in, escapers = 0;
+            while (todo) {
+                unsigned k = (unsigned)__builtin_ctzll(todo);
+                if (!esc_ok[(unsigned char)base[k + 1]]) {
+                    bad |= 1ULL << k; /* nothing after it matters: the walk gives up there */
+                    break;
+                }
+                escapers |= 1ULL << k;
+                esc |= 2ULL << k;
+                todo &= ~(3ULL << k);
+            }
+            esc_in = escapers >> 63;
+        }
+        uint64_t quote = m.quote & ~esc;
+        uint64_t pxor = prefix_xor(quote) ^ in_str; /* opening quote and body */
+        in_str = 0 - (pxor >> 63);
+        uint64_t inner = pxor & ~quote, outside = ~(pxor | quote);
+        uint64_t open_q = quote & pxor, close_q = quote & ~pxor;
+        /* bytes < 0x20 or >= 0x80 in strings (rare): a raw control byte is an
+         * error or a counted leniency, so the general skip decides; a UTF-8
+         * sequence is checked here (its continuation bytes may run into the
+         * next block) */
+        uint64_t hi = inner & m.lt20 & ~cont_in;
+        cont_in = 0;
+        while (hi) {
+            unsigned k = (unsigned)__builtin_ctzll(hi);
+            int n = (unsigned char)base[k] < 0x80 ? -1 : utf8_seq((const unsigned char *)b + k, (const unsigned char *)end);
+            if (n <= 0) {
+                bad |= 1ULL << k;
+                break;
+            }
+            if (k + (unsigned)n > 64)
+                cont_in = (1ULL << (k + (unsigned)n - 64)) - 1;
+            hi &= ~(((1ULL << n) - 1) << k);
+        }
+
+        /* brackets: matching, depth, the value's end and in_obj */
+        uint64_t opens = m.open & outside, closes = m.close & outside;
+        uint64_t toggles = 0, upto = ~0ULL, top_in = 0 - (uint64_t)kind[depth];
+        unsigned last = 64, fail = 0; /* last: the value's closing bracket, if in this block */
+        /* kind[] holds 64 levels: give up (rarely needlessly) when this
+         * block's opening brackets could nest deeper, instead of a check per bracket */
+        if (depth + (unsigned)__builtin_popcountll(opens) > 64)
+            return FAST_GIVE_UP;
+        for (uint64_t t = opens | closes; t; t &= t - 1) {
+            unsigned k = (unsigned)__builtin_ctzll(t);
+            unsigned c = (unsigned char)base[k]; /* bit 5: '{' '}', bit 1: '{' '[' */
+            unsigned is_obj = (c >> 5) & 1, is_open = (c >> 1) & 1;
+            /* no branch: opens and closes come in any order. A close stores
+             * above the top, where nothing is read before an open stores again */
+            kind[depth + 1] = (uint8_t)is_obj;
+            unsigned before = kind[depth], next = depth + 2 * is_open - 1;
+            fail |= ~is_open & (before ^ is_obj) & 1; /* a close must match */
+            toggles |= (uint64_t)(before ^ kind[next]) << k; /* the innermost type changes */
+            depth = next;
+            if (depth == 0) {
+                last = k;
+                upto = ~0ULL >> (63 - k);
+                break;
+            }
+        }
+        if (fail)
+            return FAST_GIVE_UP;
+        /* directly inside an object: the innermost type after the last bracket
+         * before each byte (a bracket itself belongs to its parent, or to the
+         * container it closes) */
+        uint64_t in_obj = prefix_xor(toggles << 1) ^ top_in;
+
+        /* numbers and literals */
+        uint64_t sc = outside & ~(m.comma | m.colon | m.open | m.close | m.blank);
+        uint64_t sc_starts = sc & ~((sc << 1) | sc_in);
+        uint64_t sc_after = ~sc & ((sc << 1) | sc_in);
+        sc_in = sc >> 63;
+        /* bytes the masks cannot vouch for: non-digits, a leading zero
+         * followed by a digit, a run that may go on in the next block */
+        uint64_t odd = (sc & ~m.digit) | (sc_starts & m.zero & (m.digit >> 1)) | (sc & 1ULL << 63);
+        while (odd) {
+            unsigned k = (unsigned)__builtin_ctzll(odd);
+            uint64_t starts_to_k = sc_starts & (~0ULL >> (63 - k));
+            if (starts_to_k) { /* else the run began in an earlier block, which checked it */
+                unsigned s = 63 - (unsigned)__builtin_clzll(starts_to_k);
+                if (!scan_scalar(b + s, end, 1))
+                    bad |= 1ULL << s;
+            }
+            uint64_t r = ~sc >> k; /* the run ends at its lowest set bit; none: at bit 63 */
+            odd = r ? odd & (~0ULL << (k + (unsigned)__builtin_ctzll(r))) : 0;
+        }
+
+        /* grammar: what may follow each kind of token */
+        uint64_t colon = m.colon & outside, comma = m.comma & outside;
+        uint64_t value = open_q | sc_starts | opens;
+        /* in_obj at the token after '{' is 1 and after '[' 0, so one search serves both */
+        uint64_t after_open = follows_tok(opens, m.blank, &pend[0]);
+        uint64_t after_colon = follows_tok(colon, m.blank, &pend[1]);
+        uint64_t after_comma = follows_tok(comma, m.blank, &pend[2]);
+        uint64_t key_open = open_q & in_obj & (after_open | after_comma);
+        uint64_t key_close = add_carry(key_open, pxor, &in_key) & ~pxor; /* carried along each key's body */
+        uint64_t after_key = follows_tok(key_close, m.blank, &pend[3]);
+        uint64_t val_end = (close_q & ~key_close) | closes;
+        uint64_t after_val = follows((val_end << 1) | sc_after, m.blank, &pend[4]);
+        pend[4] |= val_end >> 63;
+        bad |= after_open & ~((in_obj & (open_q | closes)) | (~in_obj & (value | closes)));
+        bad |= after_colon & ~value;
+        bad |= after_comma & ~((in_obj & open_q) | (~in_obj & value));
+        bad |= after_key & ~colon;
+        bad |= after_val & ~(comma | closes);
+        if (bad & upto)
+            return FAST_GIVE_UP;
+        if (last < 64)
+            return b + last + 1;
+    }
+}
+
+/* The AVX2 path: objects and arrays by blocks, anything else by tokens. */
+__attribute__((target("avx2,pclmul,popcnt"))) static const char *fast_skip_block(const char *p, const char *end)
+{
+    while (p < end && is_ws(*p))
+        p++;
+    if (p < end && (*p == '{' || *p == '['))
+        return block_skip(p, end);
+    return fast_skip_avx2_digits(p, end);
 }
 #endif
 
 typedef const char *(*skip_fn)(const char *p, const char *end);
 
-static skip_fn pick_fast_skip(void)
+/* Whether this CPU runs a fast path (the portable one always). The answer is
+ * computed once: bit 0 says it is known, bit 1 AVX2, bit 2 AVX2, PCLMUL and POPCNT
+ * (relaxed atomics: threads that race compute the same bits). */
+static int cpu_runs(int path)
 {
+    static int known;
+    int bits = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (!bits) {
+        bits = 1;
 #ifdef STINT_JSON_HAVE_AVX2
-    if (!getenv("STINT_NO_AVX2")) {
         __builtin_cpu_init();
         if (__builtin_cpu_supports("avx2"))
-            return fast_skip_avx2;
+            bits |= 2 | (__builtin_cpu_supports("pclmul") && __builtin_cpu_supports("popcnt") ? 4 : 0);
+#endif
+        __atomic_store_n(&known, bits, __ATOMIC_RELAXED);
     }
+    if (path == STINT_I_JSON_FAST_TOKEN || path == STINT_I_JSON_FAST_DIGITS)
+        return bits & 2;
+    if (path == STINT_I_JSON_FAST_BLOCK)
+        return bits & 4;
+    return path == STINT_I_JSON_FAST_SWAR;
+}
+
+/* The function of a fast path, NULL where this build or CPU lacks it. */
+static skip_fn path_fn(int path)
+{
+    if (!cpu_runs(path))
+        return NULL;
+#ifdef STINT_JSON_HAVE_AVX2
+    if (path == STINT_I_JSON_FAST_TOKEN)
+        return fast_skip_avx2;
+    if (path == STINT_I_JSON_FAST_DIGITS)
+        return fast_skip_avx2_digits;
+    if (path == STINT_I_JSON_FAST_BLOCK)
+        return fast_skip_block;
 #endif
     return fast_skip_swar;
+}
+
+/* The best path this CPU runs. STINT_NO_AVX2=1 forces the portable one;
+ * STINT_JSON_SKIP=swar|token|digits|block picks one (for measurements; the
+ * portable one where the CPU lacks it). */
+static skip_fn pick_fast_skip(void)
+{
+    static const char *const names[] = {"", "swar", "token", "digits", "block"};
+    int path = STINT_I_JSON_FAST_BLOCK;
+    const char *want = getenv("STINT_JSON_SKIP");
+    for (int i = 1; want && i < (int)(sizeof names / sizeof names[0]); i++)
+        if (!strcmp(want, names[i]))
+            path = i;
+    skip_fn f = getenv("STINT_NO_AVX2") ? NULL : path_fn(path);
+    return f ? f : fast_skip_swar;
 }
 
 static skip_fn fast_skip_impl;
@@ -650,6 +1018,17 @@ int stint_json_skip(struct stint_json *j)
         return STINT_JSON_OK;
     }
     return skip_general(j);
+}
+
+int stint_i_json_skip_general(struct stint_json *j)
+{
+    return skip_general(j);
+}
+
+const char *stint_i_json_fast_skip(const char *p, const char *end, int path)
+{
+    skip_fn f = path == STINT_I_JSON_FAST_AUTO ? fast_skip : path_fn(path);
+    return f ? f(p, end) : NULL;
 }
 
 static size_t put_utf8(char *o, unsigned cp)

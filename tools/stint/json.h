@@ -155,6 +155,24 @@ int stint_json_string(struct stint_json *j, const char **s, size_t *len, int *es
 int stint_json_number(struct stint_json *j, const char **s, size_t *len);
 /* Skips one complete value of any type (iteratively; depth-limited). */
 int stint_json_skip(struct stint_json *j);
+/* Internal hooks for the tests and benches only (not part of the reader's
+ * contract). stint_i_json_skip_general is the exact skip that
+ * stint_json_skip falls back to (same contract as stint_json_skip).
+ * stint_i_json_fast_skip runs one fast path on the value at p (blanks first)
+ * and returns the position after it, or NULL where that path gives up
+ * (anything it does not validate itself, the window end included, or a path
+ * this CPU cannot run); it never reports errors. Whenever it returns non-NULL,
+ * the general skip must return OK at the same position. */
+enum {
+    STINT_I_JSON_FAST_AUTO = 0,   /* what stint_json_skip picks on this CPU */
+    STINT_I_JSON_FAST_SWAR = 1,   /* token walk, strings and digits 8 bytes at a time (the portable path) */
+    STINT_I_JSON_FAST_TOKEN = 2,  /* token walk, strings 32 bytes at a time (AVX2; the fast path before the two below) */
+    STINT_I_JSON_FAST_DIGITS = 3, /* TOKEN with digits 8 bytes at a time */
+    STINT_I_JSON_FAST_BLOCK = 4   /* 64-byte block classifier (AVX2 + PCLMUL + POPCNT) */
+};
+int stint_i_json_skip_general(struct stint_json *j);
+const char *stint_i_json_fast_skip(const char *p, const char *end, int path);
+
 /* Decodes a validated string body with escapes into out (which must hold len
  * bytes: decoding never grows). Returns the decoded length. */
 size_t stint_json_unescape(const char *s, size_t len, char *out);

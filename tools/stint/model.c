@@ -1015,6 +1015,19 @@ static int flow_ev_cmp(const void *pa, const void *pb)
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* Puts the pending flow events in (ts, seq) order; a check first, as they
+ * mostly arrive in order (and a second call finds them sorted). */
+static void sort_flow_evs(struct stint_model *m)
+{
+    struct flow_ev *fe = m->flow_evs.data;
+    size_t nf = m->flow_evs.len;
+    for (size_t k = 1; k < nf; k++)
+        if (flow_ev_cmp(&fe[k - 1], &fe[k]) > 0) {
+            qsort(fe, nf, sizeof *fe, flow_ev_cmp);
+            return;
+        }
+}
+
 /* Slices of track t are sl[start[t] .. start[t+1]), sorted by ts. */
 static uint32_t slice_enclosing(const struct stint_slice *sl, const size_t *start, uint32_t t, int64_t ts)
 {
@@ -1067,7 +1080,7 @@ static void bind_flows(struct stint_model *m, const size_t *start)
         return;
     struct flow_ev *fe = m->flow_evs.data;
     struct stint_slice *sl = m->slices.data;
-    qsort(fe, nf, sizeof *fe, flow_ev_cmp);
+    sort_flow_evs(m);
     /* v2 names slices by input index: map those to sorted positions */
     uint32_t *pos = NULL;
     for (size_t i = 0; i < nf && !pos; i++)
@@ -1144,14 +1157,6 @@ static void end_unmatched(struct stint_model *m, const struct end_ev *ev)
                            stint_model_str(m, ev->name, NULL), (long long)ev->ts_ns);
 }
 
-static int flow_track_cmp(const void *pa, const void *pb)
-{
-    const struct flow_ev *a = pa, *b = pb;
-    if (a->track != b->track)
-        return a->track < b->track ? -1 : 1;
-    return flow_ev_cmp(pa, pb);
-}
-
 void stint_model_finish(struct stint_model *m)
 {
     if (m->finished)
@@ -1177,9 +1182,27 @@ void stint_model_finish(struct stint_model *m)
     }
     /* lean mode: v1 flow events grouped per track, bound by the track walks */
     struct flow_ev *lfe = m->flow_evs.data;
-    size_t lnfe = lean ? m->flow_evs.len : 0, lfi = 0;
-    if (lnfe)
-        qsort(lfe, lnfe, sizeof *lfe, flow_track_cmp);
+    size_t lnfe = lean ? m->flow_evs.len : 0;
+    uint32_t *lidx = NULL; /* flow events by track, each track's in (ts, seq) order */
+    size_t *lstart = NULL;
+    if (lnfe) {
+        sort_flow_evs(m);
+        lidx = xrealloc(NULL, lnfe * sizeof *lidx);
+        lstart = calloc(ntracks + 1, sizeof *lstart);
+        if (!lstart) {
+            fprintf(stderr, "stint: out of memory\n");
+            exit(3);
+        }
+        for (size_t k = 0; k < lnfe; k++)
+            lstart[lfe[k].track + 1]++;
+        for (size_t t = 0; t < ntracks; t++)
+            lstart[t + 1] += lstart[t];
+        size_t *pos = xrealloc(NULL, (ntracks + 1) * sizeof *pos);
+        memcpy(pos, lstart, (ntracks + 1) * sizeof *pos);
+        for (size_t k = 0; k < lnfe; k++)
+            lidx[pos[lfe[k].track]++] = (uint32_t)k;
+        free(pos);
+    }
     /* Group by track: a stable counting sort, applied in place by following
      * the permutation's cycles (4 bytes per slice, not a second 72-byte copy). */
     size_t *start = calloc(ntracks + 1, sizeof *start);
@@ -1336,18 +1359,17 @@ void stint_model_finish(struct stint_model *m)
                                    (sl[q].flags & STINT_SLICE_ASYNC) ? "async begin" : "B",
                                    stint_model_str(m, sl[q].name, NULL), (long long)sl[q].ts_ns);
         if (lean_track) {
-            while (lfi < lnfe && lfe[lfi].track < t)
-                lfi++;
-            size_t lfj = lfi;
-            while (lfj < lnfe && lfe[lfj].track == t)
-                lfj++;
-            stint_i_lean_track(m, (uint32_t)t, a, b, lnfe ? lfe + lfi : NULL, lfj - lfi);
-            lfi = lfj;
+            if (lnfe)
+                stint_i_lean_track(m, (uint32_t)t, a, b, lfe, lidx + lstart[t], lstart[t + 1] - lstart[t]);
+            else
+                stint_i_lean_track(m, (uint32_t)t, a, b, NULL, NULL, 0);
         }
     }
     while (ei < nends)
         end_unmatched(m, &ends[ei++]);
     free(st.v);
+    free(lidx);
+    free(lstart);
     bind_flows(m, lean ? NULL : start);
     free(start);
     stint_bigarray_free(&m->ends);

@@ -35,9 +35,10 @@ void stint_i_lean_free(struct stint_model *m);
 /* Lean finish of thread track t: merges its ordinary slices sl[a..b)
  * (sorted, B/E already matched) with the lane's lean records in slice order,
  * nests them with Perfetto's rule, counts overlap repairs, streams each to
- * the span sink, binds the track's v1 flow events fe[0..nfe) (sorted by ts;
- * sets their bound field) and frees the lane's records. */
-void stint_i_lean_track(struct stint_model *m, uint32_t t, size_t a, size_t b, struct flow_ev *fe, size_t nfe);
+ * the span sink, binds the track's v1 flow events fe[idx[0..nfe)] (in ts
+ * order; sets their bound field) and frees the lane's records. */
+void stint_i_lean_track(struct stint_model *m, uint32_t t, size_t a, size_t b, struct flow_ev *fe, const uint32_t *idx,
+                        size_t nfe);
 
 /* Streams the finished (not lean) model's thread-track slices to the sink. */
 void stint_i_stream_finished(struct stint_model *m);

@@ -340,7 +340,9 @@ static void lane_order(struct lean_lane *ll)
         if (stint_bigarray_reserve(&one, n) != 0)
             die_oom();
         for (size_t g = 0; g < ll->nsegs; g++) {
-            memcpy((struct lean_rec *)one.data + one.len, ll->segs[g].data, ll->segs[g].len * sizeof(struct lean_rec));
+            if (ll->segs[g].len) /* (an empty segment may have no memory at all) */
+                memcpy((struct lean_rec *)one.data + one.len, ll->segs[g].data,
+                       ll->segs[g].len * sizeof(struct lean_rec));
             one.len += ll->segs[g].len;
             stint_bigarray_free(&ll->segs[g]);
         }
@@ -398,7 +400,8 @@ static void bind_v1(struct flow_ev *f, const struct lean_frame *st, size_t sn, i
     }
 }
 
-void stint_i_lean_track(struct stint_model *m, uint32_t t, size_t a, size_t b, struct flow_ev *fe, size_t nfe)
+void stint_i_lean_track(struct stint_model *m, uint32_t t, size_t a, size_t b, struct flow_ev *fe, const uint32_t *idx,
+                        size_t nfe)
 {
     if (!m->lean && !(m->lean = calloc(1, sizeof *m->lean)))
         die_oom();
@@ -438,8 +441,8 @@ void stint_i_lean_track(struct stint_model *m, uint32_t t, size_t a, size_t b, s
             i++;
         }
         /* flow events before this slice's start see the stack as it is now */
-        while (fi < nfe && (!have || fe[fi].ts_ns < x.ts_ns)) {
-            bind_v1(&fe[fi], L->frames, sn, have, last_ts, any);
+        while (fi < nfe && (!have || fe[idx[fi]].ts_ns < x.ts_ns)) {
+            bind_v1(&fe[idx[fi]], L->frames, sn, have, last_ts, any);
             fi++;
         }
         if (!have)

@@ -10,6 +10,16 @@
  * categories and lanes go through small fixed caches in front of the
  * model's hash maps (a hit returns exactly what the model would).
  *
+ * The event parser has fast paths for the shapes real traces use: a key is
+ * matched as one word against the bytes seen at the same position in the
+ * previous events, plain strings and numbers are read inline (numbers
+ * converted exactly while scanned, never through a double). Each fast path
+ * only takes input it can read exactly as the general tokenizer would and
+ * leaves anything else (escapes, non-ASCII, control bytes, other number
+ * shapes, the window's end) to it, so results, errors, repairs and MORE are
+ * the same. They rely on the window's end being followed by a 0 byte
+ * (input.h), which no fast path accepts.
+ *
  * Leniencies of the container (never of the tokenizer's strict mode): a
  * missing final ']' (and '}'), trailing commas, and a trailing empty '{}'
  * event. Each is counted as a repair except the '{}' Chrome itself writes.
@@ -30,7 +40,13 @@ struct span {
     uint8_t str; /* given as a JSON string */
     uint8_t esc; /* string with escapes */
     uint8_t set;
+    uint8_t num; /* SPAN_NUM_*: v already holds the text's value */
+    int64_t v;
 };
+
+/* What a span's v holds when parse_event's fast paths already converted the
+ * text (else the text is parsed when needed, by the general parsers) */
+enum { SPAN_NUM_NONE, SPAN_NUM_US_NS, SPAN_NUM_INT };
 
 struct event {
     struct span ph, name, cat, ts, dur, tts, tdur, pid, tid, id, s, bp;
@@ -41,6 +57,43 @@ struct event {
     const char *args_a, *args_b; /* raw args object, when present */
 };
 
+#define ICACHE_BITS 12
+
+/* parse_event's guesses for the n-th key of an event: the bytes from the
+ * key's '"' through its ':' as last seen there, two ways (events of one
+ * trace write their keys in one or a few orders). A guess is taken only on an
+ * exact byte match, so a wrong one costs a compare; it is recorded only from
+ * keys the fast paths read (plain ASCII, no escapes), whose tokenizing has no
+ * side effect to repeat. An empty slot has w = 1, mask = 0: it never matches. */
+#define KPRED_N 16
+struct kpred {
+    uint64_t w, mask;
+    uint32_t len, code;
+};
+
+/* parse_event's memory of the last pid and of the last tid: the 8 bytes at
+ * the value when they hold the whole number and the byte after it, and the
+ * number. Equal bytes read as the same number, so a match skips the scan. */
+struct nmemo {
+    uint64_t raw; /* 0: empty (a number starts with a digit) */
+    int64_t v;
+    uint32_t len;
+};
+
+/* What parse_event learns from one event for the next. */
+struct ehints {
+    struct kpred pred[2 * KPRED_N];
+    struct nmemo ids[2]; /* pid, tid */
+};
+
+/* Empty hints (no guess matches, no memo). */
+static void ehints_init(struct ehints *h)
+{
+    memset(h, 0, sizeof *h);
+    for (size_t i = 0; i < 2 * KPRED_N; i++)
+        h->pred[i].w = 1;
+}
+
 struct creader {
     struct stint_model *m;
     struct stint_input *in;
@@ -50,12 +103,16 @@ struct creader {
     char *key;      /* flat-key builder */
     size_t key_cap;
     /* names and categories repeat: a direct-mapped cache of recent interned
-     * strings spares hashing them again (entries point at the model's
-     * strings, which never move) */
+     * strings spares hashing them again. An entry keeps the first and last 8
+     * bytes (zero-padded) and the length, which identify strings up to 16
+     * bytes outright; longer ones compare their middle with the model's copy
+     * (model strings never move). */
     struct icache_ent {
+        uint64_t a, b;
         const char *s;
         uint32_t len, id;
-    } icache[256];
+    } icache[1u << ICACHE_BITS];
+    struct ehints hints;
     /* the same for lanes: (pid, tid) -> host-clock lane; lanes are never
      * renumbered while a reader runs */
     struct lcache_ent {
@@ -64,17 +121,24 @@ struct creader {
     } lcache[64];
 };
 
-static uint32_t host_lane(struct creader *r, int64_t pid, int64_t tid)
+/* A lane cache miss: the model's lane, kept in entry c. */
+static __attribute__((noinline)) uint32_t lane_fill(struct creader *r, struct lcache_ent *c, int64_t pid, int64_t tid)
 {
-    uint64_t h = ((uint64_t)pid * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)tid * 0xff51afd7ed558ccdULL);
-    struct lcache_ent *c = &r->lcache[(h ^ (h >> 29)) & 63];
-    if (c->used && c->pid == pid && c->tid == tid)
-        return c->lane;
     c->lane = stint_model_lane(r->m, pid, tid, STINT_CLOCK_HOST);
     c->pid = pid;
     c->tid = tid;
     c->used = 1;
     return c->lane;
+}
+
+/* The host-clock lane of (pid, tid), through the cache. */
+static inline uint32_t host_lane(struct creader *r, int64_t pid, int64_t tid)
+{
+    uint64_t h = ((uint64_t)pid * 0x9e3779b97f4a7c15ULL) ^ ((uint64_t)tid * 0xff51afd7ed558ccdULL);
+    struct lcache_ent *c = &r->lcache[(h ^ (h >> 29)) & 63];
+    if (c->used && c->pid == pid && c->tid == tid)
+        return c->lane;
+    return lane_fill(r, c, pid, tid);
 }
 
 static char *scratch(struct creader *r, size_t n)
@@ -94,7 +158,21 @@ static char *scratch(struct creader *r, size_t n)
     return r->scratch;
 }
 
-static uint32_t intern_span(struct creader *r, const struct span *sp)
+/* 8 bytes at s as a number whose low byte is s[0], on any byte order. */
+static inline uint64_t load_le64(const char *s)
+{
+    uint64_t w;
+    memcpy(&w, s, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w;
+}
+
+/* The model's id for a span's text (unescaped), without the cache: for ids,
+ * mostly unique (one flow's or async span's few events), which would only
+ * crowd the cache. 0 for an absent or empty span. */
+static uint32_t intern_id(struct creader *r, const struct span *sp)
 {
     if (!sp->set || sp->n == 0)
         return 0;
@@ -103,22 +181,40 @@ static uint32_t intern_span(struct creader *r, const struct span *sp)
         size_t n = stint_json_unescape(sp->s, sp->n, b);
         return stint_model_intern(r->m, b, n);
     }
-    /* sp->s lies in the padded window, so 8-byte loads at either end are in bounds */
-    uint64_t a, b = 0;
-    memcpy(&a, sp->s, 8);
-    if (sp->n < 8)
-        a &= (1ULL << (8 * sp->n)) - 1;
-    else
-        memcpy(&b, sp->s + sp->n - 8, 8);
-    uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ULL) ^ sp->n) * 0xff51afd7ed558ccdULL;
-    struct icache_ent *c = &r->icache[h >> 56];
-    if (c->s && c->len == sp->n && memcmp(c->s, sp->s, sp->n) == 0)
-        return c->id;
+    return stint_model_intern(r->m, sp->s, sp->n);
+}
+
+/* A cache miss: the model's id, kept in entry c. */
+static __attribute__((noinline)) uint32_t intern_fill(struct creader *r, struct icache_ent *c, const struct span *sp,
+                                                      uint64_t a, uint64_t b)
+{
     uint32_t id = stint_model_intern(r->m, sp->s, sp->n);
+    c->a = a;
+    c->b = b;
     c->s = stint_model_str(r->m, id, NULL);
     c->len = sp->n;
     c->id = id;
     return id;
+}
+
+/* The model's id for a name's or category's text (unescaped), through the
+ * cache above (a hit returns what the model would). */
+static inline uint32_t intern_span(struct creader *r, const struct span *sp)
+{
+    if (!sp->set || sp->n == 0 || sp->esc)
+        return intern_id(r, sp);
+    /* sp->s lies in the padded window, so 8-byte loads at either end are in bounds */
+    uint32_t n = sp->n;
+    uint64_t a = load_le64(sp->s), b = 0;
+    if (n < 8)
+        a &= (1ULL << (8 * n)) - 1;
+    else
+        b = load_le64(sp->s + n - 8);
+    uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ULL) ^ n) * 0xff51afd7ed558ccdULL;
+    struct icache_ent *c = &r->icache[h >> (64 - ICACHE_BITS)];
+    if (c->a == a && c->b == b && c->len == n && (n <= 16 || memcmp(c->s + 8, sp->s + 8, n - 16) == 0))
+        return c->id;
+    return intern_fill(r, c, sp, a, b);
 }
 
 static uint64_t offset_of(const struct creader *r, const char *p)
@@ -217,44 +313,272 @@ out:
     return rc;
 }
 
-/* Parses one event object at '{'. Fields point into the window. */
-static int parse_event(struct stint_json *j, struct event *e)
+/* ---- one event object: the hot path ------------------------------------------------- */
+
+/* The event keys the reader keeps; every other key's value is skipped. */
+enum ekey {
+    K_OTHER,
+    K_PH,
+    K_TS,
+    K_ID,
+    K_BP,
+    K_S,
+    K_DUR,
+    K_PID,
+    K_TID,
+    K_CAT,
+    K_TTS,
+    K_ID2,
+    K_NAME,
+    K_TDUR,
+    K_ARGS,
+    K_BIND_ID,
+    K_FLOW_IN,
+    K_FLOW_OUT
+};
+
+/* A key of up to 8 bytes as one word, first byte lowest (load_le64 order). */
+#define KW(a, b, c, d, e, f, g, h)                                                                    \
+    ((uint64_t)(a) | (uint64_t)(b) << 8 | (uint64_t)(c) << 16 | (uint64_t)(d) << 24 | (uint64_t)(e) << 32 | \
+     (uint64_t)(f) << 40 | (uint64_t)(g) << 48 | (uint64_t)(h) << 56)
+/* A perfect hash of the 17 key words into 32 slots (the multiplier was found
+ * by search; two keys in one slot would be a duplicate initializer below,
+ * which -Woverride-init reports, and the unit test checks every key). */
+#define KSLOT(w) ((size_t)(((uint64_t)(w) * 0xabd0d7fb12926185ULL) >> 59))
+#define KENT(code, len, a, b, c, d, e, f, g, h)                                                       \
+    [KSLOT(KW(a, b, c, d, e, f, g, h))] = {KW(a, b, c, d, e, f, g, h), len, code}
+
+static const struct kent {
+    uint64_t w; /* the key's bytes, zero-padded */
+    uint32_t len;
+    uint32_t code; /* enum ekey */
+} ktab[32] = {
+    KENT(K_S, 1, 's', 0, 0, 0, 0, 0, 0, 0),
+    KENT(K_PH, 2, 'p', 'h', 0, 0, 0, 0, 0, 0),
+    KENT(K_TS, 2, 't', 's', 0, 0, 0, 0, 0, 0),
+    KENT(K_ID, 2, 'i', 'd', 0, 0, 0, 0, 0, 0),
+    KENT(K_BP, 2, 'b', 'p', 0, 0, 0, 0, 0, 0),
+    KENT(K_DUR, 3, 'd', 'u', 'r', 0, 0, 0, 0, 0),
+    KENT(K_PID, 3, 'p', 'i', 'd', 0, 0, 0, 0, 0),
+    KENT(K_TID, 3, 't', 'i', 'd', 0, 0, 0, 0, 0),
+    KENT(K_CAT, 3, 'c', 'a', 't', 0, 0, 0, 0, 0),
+    KENT(K_TTS, 3, 't', 't', 's', 0, 0, 0, 0, 0),
+    KENT(K_ID2, 3, 'i', 'd', '2', 0, 0, 0, 0, 0),
+    KENT(K_NAME, 4, 'n', 'a', 'm', 'e', 0, 0, 0, 0),
+    KENT(K_TDUR, 4, 't', 'd', 'u', 'r', 0, 0, 0, 0),
+    KENT(K_ARGS, 4, 'a', 'r', 'g', 's', 0, 0, 0, 0),
+    KENT(K_BIND_ID, 7, 'b', 'i', 'n', 'd', '_', 'i', 'd', 0),
+    KENT(K_FLOW_IN, 7, 'f', 'l', 'o', 'w', '_', 'i', 'n', 0),
+    KENT(K_FLOW_OUT, 8, 'f', 'l', 'o', 'w', '_', 'o', 'u', 't'),
+};
+
+/* Which field the key word w (a key's first kn <= 8 bytes, zero-padded) names. */
+static inline enum ekey key_lookup(uint64_t w, size_t kn)
+{
+    const struct kent *t = &ktab[KSLOT(w)];
+    return t->w == w && t->len == kn ? (enum ekey)t->code : K_OTHER;
+}
+
+/* Which field a raw key (as written, escapes not decoded, as the byte
+ * comparison it replaces did) names. k must be followed by 8 readable bytes
+ * (the window's padding covers a key at its end). */
+static inline enum ekey key_code(const char *k, size_t kn)
+{
+    if (kn > 8)
+        return K_OTHER;
+    return key_lookup(kn ? load_le64(k) & (~0ULL >> (64 - 8 * kn)) : 0, kn);
+}
+
+/* The closing quote of a string at p == '"' whose body is plain printable
+ * ASCII (no escape, no control byte, nothing >= 0x80) and ends inside the
+ * window; NULL for any other string, which the general tokenizer then reads
+ * (validating UTF-8, counting control bytes, reporting MORE or errors).
+ * Reads whole 16-byte blocks, never starting one at or past end: the
+ * window's padding covers the rest. */
+static inline const char *plain_string_end(const char *p, const char *end)
+{
+    const char *q = p + 1;
+#ifdef __SSE2__
+    /* signed bytes below 0x20 include every byte >= 0x80 */
+    for (;; q += 16) {
+        if (q >= end)
+            return NULL;
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)q);
+        __m128i hit = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                                   _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+        unsigned mask = (unsigned)_mm_movemask_epi8(hit);
+        if (mask) {
+            q += __builtin_ctz(mask);
+            break;
+        }
+    }
+#else
+    while (q < end && (unsigned char)*q >= 0x20 && (unsigned char)*q < 0x80 && *q != '"' && *q != '\\')
+        q++;
+#endif
+    return q < end && *q == '"' ? q : NULL;
+}
+
+/* A byte that may end a number inside an event object. */
+static inline int ends_number(int c)
+{
+    return c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t';
+}
+
+/* stint_json_ws for the main window (whose end is followed by a 0, which
+ * ends any run of blanks): 16 bytes per step, for the indented layouts. */
+static inline int ws_run(struct stint_json *j)
+{
+#ifdef __SSE2__
+    const char *p = j->p;
+    while (p < j->end) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i b = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(' ')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\n'))),
+                                 _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('\t')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\r'))));
+        unsigned other = ~(unsigned)_mm_movemask_epi8(b) & 0xFFFFu;
+        if (other) {
+            p += __builtin_ctz(other);
+            break;
+        }
+        p += 16;
+    }
+    j->p = p < j->end ? p : j->end;
+    return (unsigned char)*j->p; /* the 0 at end when the window ends in blanks */
+#else
+    return stint_json_ws(j);
+#endif
+}
+
+/* Skips blanks between tokens: none or one inline, else ws_run. */
+static inline int ws_fast(struct stint_json *j)
+{
+    int c = (unsigned char)*j->p;
+    if (c > ' ')
+        return c;
+    if (stint_json_is_blank(c) && (unsigned char)j->p[1] > ' ')
+        return (unsigned char)*++j->p;
+    return ws_run(j);
+}
+
+/* A plain string value at j->p ('"' checked by the caller) into sp, or 0. */
+static inline int fast_string(struct stint_json *j, struct span *sp)
+{
+    const char *q = plain_string_end(j->p, j->end);
+    if (!q)
+        return 0;
+    /* field by field: the event was cleared, and a compound literal would
+     * be built on the stack and copied */
+    sp->s = j->p + 1;
+    sp->n = (uint32_t)(q - j->p - 1);
+    sp->str = 1;
+    sp->esc = 0;
+    sp->set = 1;
+    sp->num = SPAN_NUM_NONE;
+    j->p = q + 1;
+    return 1;
+}
+
+/* Sets sp to the number text [j->p, q) of value v (a SPAN_NUM_* kind) and moves on. */
+static inline void set_number(struct stint_json *j, struct span *sp, const char *q, uint8_t num, int64_t v)
+{
+    sp->s = j->p;
+    sp->n = (uint32_t)(q - j->p);
+    sp->str = 0;
+    sp->esc = 0;
+    sp->set = 1;
+    sp->num = num;
+    sp->v = v;
+    j->p = q;
+}
+
+/* A plain number of microseconds (see stint_scan_num) into sp with its ns, or 0. */
+static inline __attribute__((always_inline)) int fast_time(struct stint_json *j, struct span *sp)
+{
+    int64_t v;
+    const char *q = stint_scan_num(j->p, 1000, &v);
+    if (!q || !ends_number((unsigned char)*q))
+        return 0; /* (the window's 0 at end is no number end: MORE comes from the general path) */
+    set_number(j, sp, q, SPAN_NUM_US_NS, v);
+    return 1;
+}
+
+/* A plain integer into sp with its value, or 0; through the memo mm. A memo
+ * match needs all the remembered bytes, number and the (non-0) byte after
+ * it, so they lie inside the window. */
+static inline __attribute__((always_inline)) int fast_int(struct stint_json *j, struct span *sp, struct nmemo *mm)
+{
+    uint64_t raw = load_le64(j->p);
+    if (raw == mm->raw) {
+        set_number(j, sp, j->p + mm->len, SPAN_NUM_INT, mm->v);
+        return 1;
+    }
+    int64_t v;
+    const char *q = stint_scan_num(j->p, 1, &v);
+    if (!q || !ends_number((unsigned char)*q))
+        return 0;
+    if (q - j->p < 8) {
+        mm->raw = raw;
+        mm->v = v;
+        mm->len = (uint32_t)(q - j->p);
+    }
+    set_number(j, sp, q, SPAN_NUM_INT, v);
+    return 1;
+}
+
+/* Zeroes an event. Explicit 16-byte stores: for a struct this size the
+ * compiler's memset is a rep stos, dearer per event. */
+static inline void event_clear(struct event *e)
+{
+#ifdef __SSE2__
+    char *p = (char *)e;
+    __m128i z = _mm_setzero_si128();
+    size_t i = 0;
+    for (; i + 64 <= sizeof *e; i += 64) {
+        _mm_storeu_si128((__m128i *)(void *)(p + i), z);
+        _mm_storeu_si128((__m128i *)(void *)(p + i + 16), z);
+        _mm_storeu_si128((__m128i *)(void *)(p + i + 32), z);
+        _mm_storeu_si128((__m128i *)(void *)(p + i + 48), z);
+    }
+    for (; i + 16 <= sizeof *e; i += 16)
+        _mm_storeu_si128((__m128i *)(void *)(p + i), z);
+    if (i < sizeof *e)
+        memset(p + i, 0, sizeof *e - i);
+#else
+    memset(e, 0, sizeof *e);
+#endif
+}
+
+/* Parses one event object at '{'. Fields point into the window, whose end
+ * must be followed by a 0 (the input layer's padding): the fast paths test
+ * bytes for the characters they expect without checking j->end first, and
+ * the 0 fails every such test. Anything out of the common shapes goes to
+ * the general tokenizer, which reports errors and MORE exactly as before. */
+static int parse_event(struct stint_json *j, struct event *e, struct ehints *h)
 {
     const char *save = j->p;
     int rc = STINT_JSON_OK;
-    memset(e, 0, sizeof *e);
+    event_clear(e);
     j->p++; /* '{' */
-    int first = 1;
-    for (;;) {
-        int c = stint_json_ws(j);
-        if (c == '}') { /* (a '}' after a ',' is handled below, as a trailing comma) */
-            j->p++;
-            return STINT_JSON_OK;
+    int c = ws_fast(j);
+    if (c == '}') {
+        j->p++;
+        return STINT_JSON_OK;
+    }
+    /* slot: this key's two guesses (the n-th key's, wrapping after KPRED_N) */
+    struct kpred *pred = h->pred;
+    for (struct kpred *slot = pred;; slot = slot + 2 == pred + 2 * KPRED_N ? pred : slot + 2) {
+        /* at a key: c is the byte at j->p */
+        const char *kq = j->p;
+        struct kpred *kp = slot;
+        enum ekey key;
+        uint64_t head = load_le64(kq);
+        if ((head & kp[0].mask) == kp[0].w || ((head & kp[1].mask) == kp[1].w && kp++)) {
+            /* a guess: these bytes are the key, its '"' and ':' */
+            key = (enum ekey)kp->code;
+            j->p = kq + kp->len;
+            c = ws_fast(j);
+            goto value;
         }
-        if (!first) {
-            if (c != ',') {
-                if (c == 0 && j->p >= j->end)
-                    goto more_or_eof;
-                j->err = "expected ',' or '}' in event object";
-                j->err_at = j->p;
-                rc = STINT_JSON_ERR;
-                goto out;
-            }
-            j->p++;
-            c = stint_json_ws(j);
-            if (c == '}') {
-                if (!(j->flags & STINT_JSON_TRAILING_COMMA)) {
-                    j->err = "trailing comma in event object";
-                    j->err_at = j->p;
-                    rc = STINT_JSON_ERR;
-                    goto out;
-                }
-                j->trailing_commas++;
-                j->p++;
-                return STINT_JSON_OK;
-            }
-        }
-        first = 0;
         if (c != '"') {
             if (c == 0 && j->p >= j->end)
                 goto more_or_eof;
@@ -263,13 +587,32 @@ static int parse_event(struct stint_json *j, struct event *e)
             rc = STINT_JSON_ERR;
             goto out;
         }
-        const char *k;
+        const char *k = j->p + 1;
         size_t kn;
-        int kesc;
-        if (!stint_json_string_short(j, &k, &kn) && (rc = stint_json_string(j, &k, &kn, &kesc)) != STINT_JSON_OK)
-            goto out;
-        c = *j->p == ':' ? ':' : stint_json_ws(j);
-        if (c != ':') {
+        int plain = 1;
+        /* the common case: a known key of up to 7 bytes. Find the first '"'
+         * in the next 8 bytes (the usual zero-byte test, exact for the first
+         * hit); a table match means the bytes before it are that key's
+         * letters, none of them the window's closing 0, so the '"' lies
+         * inside the window too. */
+        uint64_t w = load_le64(k), z = w ^ 0x2222222222222222ULL;
+        uint64_t quotes = (z - 0x0101010101010101ULL) & ~z & 0x8080808080808080ULL;
+        if (quotes && (kn = (size_t)__builtin_ctzll(quotes) >> 3,
+                       key = key_lookup(w & ((1ULL << (8 * kn)) - 1), kn)) != K_OTHER) {
+            j->p = k + kn + 1;
+        } else {
+            const char *q = plain_string_end(j->p, j->end);
+            if (q) {
+                kn = (size_t)(q - k);
+                j->p = q + 1;
+            } else if ((rc = stint_json_string(j, &k, &kn, NULL)) != STINT_JSON_OK)
+                goto out;
+            else
+                plain = 0;
+            key = key_code(k, kn);
+        }
+        c = (unsigned char)*j->p;
+        if (c != ':' && (c = stint_json_ws(j)) != ':') {
             if (c == 0 && j->p >= j->end)
                 goto more_or_eof;
             j->err = "expected ':' after key in event object";
@@ -277,73 +620,101 @@ static int parse_event(struct stint_json *j, struct event *e)
             rc = STINT_JSON_ERR;
             goto out;
         }
-        j->p++;
+        const char *colon = j->p++;
+        c = ws_fast(j);
+        if (plain && colon - kq < 8) {
+            /* the guess takes the blanks after ':' too when they fit */
+            size_t len = j->p - kq <= 8 ? (size_t)(j->p - kq) : (size_t)(colon + 1 - kq);
+            kp[1] = kp[0];
+            kp->mask = ~0ULL >> (64 - 8 * len);
+            kp->w = load_le64(kq) & kp->mask;
+            kp->len = (uint32_t)len;
+            kp->code = key;
+        }
+    value:;
         struct span *dst = NULL;
-        switch (kn) {
-        case 1:
-            if (k[0] == 's')
-                dst = &e->s;
-            break;
-        case 2:
-            if (k[0] == 'p' && k[1] == 'h')
-                dst = &e->ph;
-            else if (k[0] == 't' && k[1] == 's')
-                dst = &e->ts;
-            else if (k[0] == 'i' && k[1] == 'd')
-                dst = &e->id;
-            else if (k[0] == 'b' && k[1] == 'p')
-                dst = &e->bp;
-            break;
-        case 3:
-            if (!memcmp(k, "dur", 3))
-                dst = &e->dur;
-            else if (!memcmp(k, "pid", 3))
-                dst = &e->pid;
-            else if (!memcmp(k, "tid", 3))
-                dst = &e->tid;
-            else if (!memcmp(k, "cat", 3))
-                dst = &e->cat;
-            else if (!memcmp(k, "tts", 3))
-                dst = &e->tts;
-            else if (!memcmp(k, "id2", 3)) {
-                if ((rc = read_id2(j, e)) != STINT_JSON_OK)
-                    goto out;
-                continue;
+        switch (key) {
+        case K_PH: {
+            const char *v = j->p;
+            /* one printable ASCII letter, the common phase */
+            if (c == '"' && (unsigned char)v[1] >= 0x20 && (unsigned char)v[1] < 0x80 && v[1] != '"' && v[1] != '\\' &&
+                v[2] == '"') {
+                e->ph = (struct span){.s = v + 1, .n = 1, .str = 1, .set = 1};
+                j->p = v + 3;
+                goto next;
             }
+            dst = &e->ph;
             break;
-        case 4:
-            if (!memcmp(k, "name", 4))
-                dst = &e->name;
-            else if (!memcmp(k, "tdur", 4))
-                dst = &e->tdur;
-            else if (!memcmp(k, "args", 4)) {
-                stint_json_ws(j);
-                const char *a = j->p;
-                if ((rc = stint_json_skip(j)) != STINT_JSON_OK)
-                    goto out;
-                if (*a == '{') {
-                    e->args_a = a;
-                    e->args_b = j->p;
-                }
-                continue;
+        }
+        case K_NAME:
+            dst = &e->name;
+            goto string_field;
+        case K_CAT:
+            dst = &e->cat;
+        string_field:
+            if (c == '"' && fast_string(j, dst))
+                goto next;
+            break;
+        case K_PID:
+        case K_TID:
+            dst = key == K_PID ? &e->pid : &e->tid;
+            if ((unsigned)(c - '0') < 10 && fast_int(j, dst, &h->ids[key == K_TID]))
+                goto next;
+            break;
+        case K_TS:
+            dst = &e->ts;
+            goto number_field;
+        case K_DUR:
+            dst = &e->dur;
+            goto number_field;
+        case K_TTS:
+            dst = &e->tts;
+            goto number_field;
+        case K_TDUR:
+            dst = &e->tdur;
+        number_field:
+            if ((unsigned)(c - '0') < 10 && fast_time(j, dst))
+                goto next;
+            break;
+        case K_ID:
+            dst = &e->id;
+            break;
+        case K_S:
+            dst = &e->s;
+            break;
+        case K_BP:
+            dst = &e->bp;
+            break;
+        case K_BIND_ID:
+            dst = &e->bind_id;
+            break;
+        case K_ID2:
+            if ((rc = read_id2(j, e)) != STINT_JSON_OK)
+                goto out;
+            goto next;
+        case K_ARGS: {
+            stint_json_ws(j);
+            const char *a = j->p;
+            if ((rc = stint_json_skip(j)) != STINT_JSON_OK)
+                goto out;
+            if (*a == '{') {
+                e->args_a = a;
+                e->args_b = j->p;
             }
-            break;
-        case 7:
-        case 8:
-            if (kn == 7 && !memcmp(k, "bind_id", 7))
-                dst = &e->bind_id;
-            else if ((kn == 7 && !memcmp(k, "flow_in", 7)) || (kn == 8 && !memcmp(k, "flow_out", 8))) {
-                uint8_t on = stint_json_ws(j) == 't';
-                if ((rc = stint_json_skip(j)) != STINT_JSON_OK)
-                    goto out;
-                if (kn == 7)
-                    e->flow_in = on;
-                else
-                    e->flow_out = on;
-                continue;
-            }
-            break;
-        default:
+            goto next;
+        }
+        case K_FLOW_IN:
+        case K_FLOW_OUT: {
+            uint8_t on = stint_json_ws(j) == 't';
+            if ((rc = stint_json_skip(j)) != STINT_JSON_OK)
+                goto out;
+            if (key == K_FLOW_IN)
+                e->flow_in = on;
+            else
+                e->flow_out = on;
+            goto next;
+        }
+        case K_OTHER:
             break;
         }
         if (dst) {
@@ -351,6 +722,44 @@ static int parse_event(struct stint_json *j, struct event *e)
                 goto out;
         } else if ((rc = stint_json_skip(j)) != STINT_JSON_OK)
             goto out;
+    next:
+        /* after a value: ',' and the next key, or '}' */
+        c = (unsigned char)*j->p;
+        if (c != ',') {
+            if (c != '}')
+                c = ws_fast(j);
+            if (c == '}') {
+                j->p++;
+                return STINT_JSON_OK;
+            }
+            if (c != ',') {
+                if (c == 0 && j->p >= j->end)
+                    goto more_or_eof;
+                j->err = "expected ',' or '}' in event object";
+                j->err_at = j->p;
+                rc = STINT_JSON_ERR;
+                goto out;
+            }
+        }
+        c = (unsigned char)*++j->p;
+        if (c == '"')
+            continue;
+        if (c == ' ' && j->p[1] == '"') {
+            c = (unsigned char)*++j->p;
+            continue;
+        }
+        c = ws_run(j);
+        if (c == '}') { /* a trailing comma */
+            if (!(j->flags & STINT_JSON_TRAILING_COMMA)) {
+                j->err = "trailing comma in event object";
+                j->err_at = j->p;
+                rc = STINT_JSON_ERR;
+                goto out;
+            }
+            j->trailing_commas++;
+            j->p++;
+            return STINT_JSON_OK;
+        }
     }
 more_or_eof:
     if (!j->at_eof) {
@@ -560,6 +969,10 @@ struct counter_ctx {
 static int span_i64(struct creader *r, const struct span *sp, int64_t *out)
 {
     (void)r;
+    if (sp->num == SPAN_NUM_INT) {
+        *out = sp->v;
+        return 0;
+    }
     if (stint_parse_i64(sp->s, sp->n, out) == 0)
         return 0;
     return -1;
@@ -588,6 +1001,10 @@ static int64_t resolve_tid(struct creader *r, const struct event *e, int64_t pid
 static int parse_time(struct creader *r, const struct span *sp, int64_t *out)
 {
     (void)r;
+    if (sp->num == SPAN_NUM_US_NS) {
+        *out = sp->v;
+        return 0;
+    }
     return stint_parse_ts(sp->s, sp->n, 1000, out);
 }
 
@@ -826,10 +1243,10 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
         uint32_t idtext = 0;
         enum stint_async_scope scope = STINT_ASYNC_PROCESS;
         if (e->id2.set) {
-            idtext = intern_span(r, &e->id2);
+            idtext = intern_id(r, &e->id2);
             scope = e->id2_global ? STINT_ASYNC_GLOBAL : STINT_ASYNC_PROCESS;
         } else if (e->id.set)
-            idtext = intern_span(r, &e->id);
+            idtext = intern_id(r, &e->id);
         uint32_t track = stint_model_track_async(m, scope, pid, s.cat, idtext, s.name);
         if (ph == 'b' || ph == 'S')
             idx = stint_model_async_begin(m, track, &s);
@@ -855,9 +1272,15 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
     case 'f': {
         /* v1 flow identity: cat + name + id */
         size_t cn, nn, in_ = 0;
-        const char *cs = stint_model_str(m, s.cat, &cn), *ns = stint_model_str(m, s.name, &nn);
-        uint32_t idv = e->id.set ? intern_span(r, &e->id) : (e->id2.set ? intern_span(r, &e->id2) : 0);
-        const char *is = stint_model_str(m, idv, &in_);
+        const char *cs = stint_model_str(m, s.cat, &cn), *ns = stint_model_str(m, s.name, &nn), *is;
+        const struct span *ids = e->id.set ? &e->id : &e->id2;
+        if ((m->flags & STINT_MODEL_LEAN) && ids->set && !(ids->str && ids->esc)) {
+            /* lean mode (summary) keeps no string table for output: the id's
+             * text goes into the key without a string of its own */
+            is = ids->s;
+            in_ = ids->n;
+        } else
+            is = stint_model_str(m, ids->set ? intern_id(r, ids) : 0, &in_);
         char *b = scratch(r, cn + nn + in_ + 2);
         memcpy(b, cs, cn);
         b[cn] = '\x1f';
@@ -878,7 +1301,7 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
     }
     if (idx != STINT_NO_ID && e->bind_id.set && (e->flow_in || e->flow_out)) {
         /* flow v2: the key is the bind id alone, apart from v1 keys */
-        uint32_t bid = intern_span(r, &e->bind_id);
+        uint32_t bid = intern_id(r, &e->bind_id);
         size_t bn;
         const char *bs = stint_model_str(m, bid, &bn);
         char *b = scratch(r, bn + 1);
@@ -1032,14 +1455,24 @@ static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj
             return STINT_JSON_OK;
         }
         if (c == '{') {
-            struct event e;
-            const char *at = j->p;
-            int rc = parse_event(j, &e);
-            if (rc != STINT_JSON_OK)
-                return rc;
-            add_event(r, &e, at);
-            *state = S_EV_NEXT;
-            return STINT_JSON_OK;
+            /* events back to back without returning to the caller: the
+             * state and j->p stay what single steps would leave, so MORE,
+             * the window end and the split boundary are seen as before */
+            for (;;) {
+                struct event e;
+                const char *at = j->p;
+                int rc = parse_event(j, &e, &r->hints);
+                if (rc != STINT_JSON_OK)
+                    return rc;
+                add_event(r, &e, at);
+                *state = S_EV_NEXT;
+                if (ws_fast(j) != ',')
+                    return STINT_JSON_OK;
+                j->p++;
+                *state = S_EV_COMMA;
+                if (ws_fast(j) != '{')
+                    return STINT_JSON_OK;
+            }
         }
         j->err = "expected an event object '{' in the event array";
         j->err_at = j->p;
@@ -1099,6 +1532,7 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
                              int part_in_obj, int *boundary_ok)
 {
     struct creader r = {.m = m, .in = in, .o = o};
+    ehints_init(&r.hints);
     m->format = "chrome-json";
     int state = part == 2 ? S_EV_FIRST : S_START, in_obj = part == 2 ? part_in_obj : 0, rc = 0;
     if (boundary_ok)

@@ -10,6 +10,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 /* Parses a JSON-style decimal number (optional '-', digits, optional
  * fraction, optional exponent) given in units of 10^-scale_exp10 ns... in
@@ -25,5 +26,91 @@ int stint_parse_duration(const char *s, size_t len, int64_t *out);
 
 /* Parses a plain decimal integer (optional '-'), exact. Same return codes. */
 int stint_parse_i64(const char *s, size_t len, int64_t *out);
+
+/* ---- fused scan-and-convert fast paths (readers' hot loops) ------------------------------ */
+
+/* Per byte of x = 8 text bytes XOR '0': the high bit set where the byte was
+ * not a decimal digit (masking off bit 7 first keeps the add carry-free). */
+static inline uint64_t stint_i_nondigits(uint64_t x)
+{
+    return (((x & 0x7F7F7F7F7F7F7F7FULL) + 0x7676767676767676ULL) | x) & 0x8080808080808080ULL;
+}
+
+/* The value of 8 digit bytes (each already XOR '0', first byte most significant). */
+static inline uint64_t stint_i_digits8(uint64_t x)
+{
+    x = (x * 10) + (x >> 8); /* pairs of digits */
+    return (((x & 0x000000FF000000FFULL) * (100 + (1000000ULL << 32))) +
+            (((x >> 16) & 0x000000FF000000FFULL) * (1 + (10000ULL << 32)))) >>
+           32;
+}
+
+/* Loads 8 bytes as digits XOR '0', the first byte in the low byte. */
+static inline uint64_t stint_i_load_digits(const char *s)
+{
+    uint64_t w;
+    memcpy(&w, s, 8);
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    w = __builtin_bswap64(w);
+#endif
+    return w ^ 0x3030303030303030ULL;
+}
+
+/* Scans the common shapes of a non-negative JSON number at s and converts it
+ * exactly, as stint_parse_ts(text, len, mult_ns, out) would for mult_ns 1000
+ * (microseconds: fraction digits past the third are truncated) or 1 (integer
+ * nanoseconds: no fraction accepted). Shapes: "0" or 1-15 digits without a
+ * leading zero, then for us an optional '.' with at least one digit. Returns
+ * the byte after the number, or NULL when the text is another shape (sign,
+ * exponent, leading zero, more digits, a '.' without digits): the caller then
+ * uses the general parser, which also reports any error. It does not check
+ * what follows the number. Reads up to 16 bytes past the end of the number
+ * text, so s must lie in a buffer padded like the JSON window (a non-digit,
+ * such as the window's 0, stops it). */
+static inline __attribute__((always_inline)) const char *stint_scan_num(const char *s, int64_t mult_ns, int64_t *out)
+{
+    uint64_t x = stint_i_load_digits(s), m = stint_i_nondigits(x), v;
+    unsigned nd;
+    if (m) {
+        nd = (unsigned)__builtin_ctzll(m) >> 3;
+        if (nd == 0)
+            return NULL;
+        v = stint_i_digits8(x << (64 - 8 * nd));
+    } else {
+        uint64_t x1 = stint_i_load_digits(s + 8), m1 = stint_i_nondigits(x1);
+        if (!m1) /* 15 digits at most: v * 1000 + 999 stays below 2^63 */
+            return NULL;
+        unsigned nd1 = (unsigned)__builtin_ctzll(m1) >> 3;
+        static const uint64_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
+        v = stint_i_digits8(x) * pow10[nd1] + (nd1 ? stint_i_digits8(x1 << (64 - 8 * nd1)) : 0);
+        nd = 8 + nd1;
+    }
+    if (s[0] == '0' && nd > 1)
+        return NULL; /* a leading zero: not JSON, the general parser says so */
+    const char *p = s + nd;
+    if (mult_ns == 1) {
+        if (*p == '.' || *p == 'e' || *p == 'E')
+            return NULL;
+        *out = (int64_t)v;
+        return p;
+    }
+    uint64_t frac = 0;
+    if (*p == '.') {
+        x = stint_i_load_digits(p + 1);
+        m = stint_i_nondigits(x);
+        unsigned nf = m ? (unsigned)__builtin_ctzll(m) >> 3 : 8;
+        if (nf == 0)
+            return NULL;
+        /* the first three fraction digits, missing ones as zeros */
+        x &= nf >= 3 ? 0xFFFFFFULL : (1ULL << (8 * nf)) - 1;
+        frac = (x & 0xFF) * 100 + (x >> 8 & 0xFF) * 10 + (x >> 16);
+        p += 1 + nf;
+        if (nf == 8)
+            while ((unsigned)(*p - '0') < 10)
+                p++;
+    }
+    *out = (int64_t)(v * 1000 + frac);
+    return p;
+}
 
 #endif
