@@ -119,7 +119,19 @@ struct creader {
         int64_t pid, tid;
         uint32_t lane, used;
     } lcache[64];
+    /* the tokenizer's repair counts at the start of the unit being parsed
+     * (see step_once) */
+    uint64_t unit_tc, unit_cc, unit_ls;
 };
+
+/* Marks the start of a unit (an event, a top-level key): if it returns MORE
+ * it is parsed again after the refill, and step_once takes its counts back. */
+static inline void unit_start(struct creader *r, const struct stint_json *j)
+{
+    r->unit_tc = j->trailing_commas;
+    r->unit_cc = j->control_chars;
+    r->unit_ls = j->lone_surrogates;
+}
 
 /* A lane cache miss: the model's lane, kept in entry c. */
 static __attribute__((noinline)) uint32_t lane_fill(struct creader *r, struct lcache_ent *c, int64_t pid, int64_t tid)
@@ -1461,6 +1473,7 @@ static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj
             for (;;) {
                 struct event e;
                 const char *at = j->p;
+                unit_start(r, j);
                 int rc = parse_event(j, &e, &r->hints);
                 if (rc != STINT_JSON_OK)
                     return rc;
@@ -1510,15 +1523,17 @@ static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj
 /* step() for the read loop: a unit that returns MORE is parsed again after
  * the refill, so the tokenizer's counts from its first try are taken back
  * (else an event straddling a window boundary would count its trailing
- * commas, control bytes and lone surrogates twice). */
+ * commas, control bytes and lone surrogates twice). step() parses events
+ * back to back, so each event marks its own start (unit_start); the counts
+ * of the events completed before it stay. */
 static int step_once(struct creader *r, struct stint_json *j, int *state, int *in_obj)
 {
-    uint64_t tc = j->trailing_commas, cc = j->control_chars, ls = j->lone_surrogates;
+    unit_start(r, j);
     int s = step(r, j, state, in_obj);
     if (s == STINT_JSON_MORE) {
-        j->trailing_commas = tc;
-        j->control_chars = cc;
-        j->lone_surrogates = ls;
+        j->trailing_commas = r->unit_tc;
+        j->control_chars = r->unit_cc;
+        j->lone_surrogates = r->unit_ls;
     }
     return s;
 }
