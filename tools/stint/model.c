@@ -39,6 +39,20 @@ static int cmp_u64(const void *a, const void *b)
 
 /* ---- big arrays ------------------------------------------------------------- */
 
+/* ThreadSanitizer does not follow mremap: memory moved by it keeps another
+ * thread's old accesses in TSan's shadow and shows up as races. TSan builds
+ * grow mapped arrays by map + copy instead. */
+#if defined(__SANITIZE_THREAD__)
+#define STINT_NO_MREMAP 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define STINT_NO_MREMAP 1
+#endif
+#endif
+#ifndef STINT_NO_MREMAP
+#define STINT_NO_MREMAP 0
+#endif
+
 #define BIG_MMAP_BYTES ((size_t)64 << 10) /* from here on, mmap (grown by mremap: no copy, no heap holes) */
 #define BIG_HUGE_BYTES ((size_t)16 << 20) /* and from here on MADV_HUGEPAGE (the last 2 MB page is at most 1/8 unused) */
 
@@ -82,7 +96,7 @@ int stint_bigarray_reserve(struct stint_bigarray *a, size_t n)
     size_t cap = a->cap ? a->cap : 16;
     while (cap < a->len + n)
         cap *= 2;
-    if (a->mapped) {
+    if (a->mapped && !STINT_NO_MREMAP) {
         /* grow in place or move the page tables: no copy, no second touch of old pages */
         void *q = mremap(a->data, a->cap * a->elem, cap * a->elem, MREMAP_MAYMOVE);
         if (q == MAP_FAILED)
