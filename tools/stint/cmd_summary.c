@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "intervals.h"
 #include "textout.h"
+#include "umap.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -69,13 +70,6 @@ struct async_row {
     int64_t sum_ns;
 };
 
-/* A small open-addressing map from a 64-bit key to a row index. */
-struct umap {
-    uint64_t *keys;
-    uint32_t *vals;
-    size_t cap, len;
-};
-
 static void *xcalloc(size_t n, size_t sz)
 {
     void *p = calloc(n ? n : 1, sz);
@@ -94,51 +88,6 @@ static void *xrealloc2(void *p, size_t n)
         exit(3);
     }
     return q;
-}
-
-static uint64_t hkey(uint64_t x)
-{
-    x ^= x >> 31;
-    x *= 0x9e3779b97f4a7c15ULL;
-    x ^= x >> 29;
-    return x;
-}
-
-/* Returns the value slot for key; *isnew when inserted (value set to next). */
-static uint32_t umap_get(struct umap *m, uint64_t key, uint32_t next, int *isnew)
-{
-    if ((m->len + 1) * 2 > m->cap) {
-        size_t nc = m->cap ? m->cap * 2 : 256;
-        uint64_t *nk = xcalloc(nc, sizeof *nk);
-        uint32_t *nv = xcalloc(nc, sizeof *nv);
-        for (size_t i = 0; i < m->cap; i++) {
-            if (!m->vals[i])
-                continue;
-            size_t j = hkey(m->keys[i]) & (nc - 1);
-            while (nv[j])
-                j = (j + 1) & (nc - 1);
-            nk[j] = m->keys[i];
-            nv[j] = m->vals[i];
-        }
-        free(m->keys);
-        free(m->vals);
-        m->keys = nk;
-        m->vals = nv;
-        m->cap = nc;
-    }
-    size_t j = hkey(key) & (m->cap - 1);
-    while (m->vals[j]) {
-        if (m->keys[j] == key) {
-            *isnew = 0;
-            return m->vals[j] - 1;
-        }
-        j = (j + 1) & (m->cap - 1);
-    }
-    m->keys[j] = key;
-    m->vals[j] = next + 1;
-    m->len++;
-    *isnew = 1;
-    return next;
 }
 
 struct frame {
@@ -160,7 +109,7 @@ struct summary {
     size_t nasync;
     uint64_t spans, unfinished;
     int64_t sum_ns;
-    struct umap cmap, nmap;
+    struct stint_umap cmap, nmap;
     struct frame *frames;     /* the current track's open spans, by level */
     size_t sn, fcap;
     uint32_t track;           /* the track being streamed */
@@ -221,7 +170,7 @@ static void track_end(struct summary *S)
 static uint32_t cat_row_of(struct summary *S, uint32_t cat, uint8_t clk)
 {
     int isnew;
-    uint32_t c = umap_get(&S->cmap, ((uint64_t)clk << 32) | cat, (uint32_t)S->ncats, &isnew);
+    uint32_t c = stint_umap_get(&S->cmap, ((uint64_t)clk << 32) | cat, (uint32_t)S->ncats, &isnew);
     if (isnew) {
         if (S->ncats == S->ccap) {
             S->ccap = S->ccap ? S->ccap * 2 : 64;
@@ -244,7 +193,7 @@ static uint32_t name_row_of(struct summary *S, uint32_t cat, uint32_t name, uint
     struct rcache_ent *ce = &S->rcache[(name * 0x9e3779b1u ^ cat) & (RCACHE - 1)];
     if (ce->row1 && ce->key == nk)
         return ce->row1 - 1;
-    uint32_t r = umap_get(&S->nmap, nk, (uint32_t)S->nnames, &isnew);
+    uint32_t r = stint_umap_get(&S->nmap, nk, (uint32_t)S->nnames, &isnew);
     ce->key = nk;
     ce->row1 = r + 1;
     if (isnew) {
@@ -379,13 +328,13 @@ static void compute(struct summary *S, const struct stint_model *m)
     if (!S->lanes)
         S->lanes = xcalloc(m->lanes.len ? m->lanes.len : 1, sizeof *S->lanes);
     size_t acap = 0;
-    struct umap amap = {0};
+    struct stint_umap amap = {0};
     for (size_t i = 0; i < stint_model_nslices(m); i++) {
         const struct stint_slice *s = stint_model_slice(m, i);
         if (!(s->flags & STINT_SLICE_ASYNC) || (s->flags & STINT_SLICE_INSTANT) || !stint_filter_slice(S->f, m, s))
             continue;
         int isnew;
-        uint32_t a = umap_get(&amap, ((uint64_t)s->cat << 32) | s->name, (uint32_t)S->nasync, &isnew);
+        uint32_t a = stint_umap_get(&amap, ((uint64_t)s->cat << 32) | s->name, (uint32_t)S->nasync, &isnew);
         if (isnew) {
             if (S->nasync == acap) {
                 acap = acap ? acap * 2 : 64;
@@ -403,8 +352,7 @@ static void compute(struct summary *S, const struct stint_model *m)
             S->asyncs[a].sum_ns += s->dur_ns;
         }
     }
-    free(amap.keys);
-    free(amap.vals);
+    stint_umap_free(&amap);
     for (size_t c = 0; c < S->ncats; c++) {
         struct cat_row *cr = &S->cats[c];
         /* seg[] holds each track's end: turn it into run starts */
@@ -428,21 +376,20 @@ static void compute(struct summary *S, const struct stint_model *m)
         if (nr->d_len) {
             /* three selections instead of a sort: each one narrows the next (r50 <= r90 <= r99) */
             size_t n = nr->d_len, r99 = rank_of(n, 99, 100), r90 = rank_of(n, 90, 100), r50 = rank_of(n, 50, 100);
-            if (nr->d) {
-                stint_select_i64(nr->d, n, r99);
-                stint_select_i64(nr->d, r99 + 1, r90);
-                stint_select_i64(nr->d, r90 + 1, r50);
-                nr->p50 = nr->d[r50];
-                nr->p90 = nr->d[r90];
-                nr->p99 = nr->d[r99];
-            } else {
-                stint_select_u32(nr->d32, n, r99);
-                stint_select_u32(nr->d32, r99 + 1, r90);
-                stint_select_u32(nr->d32, r90 + 1, r50);
-                nr->p50 = nr->d32[r50];
-                nr->p90 = nr->d32[r90];
-                nr->p99 = nr->d32[r99];
-            }
+#define SELECT3(sel, v)                                                                                                \
+    do {                                                                                                               \
+        sel(v, n, r99);                                                                                                \
+        sel(v, r99 + 1, r90);                                                                                          \
+        sel(v, r90 + 1, r50);                                                                                          \
+        nr->p50 = (int64_t)v[r50];                                                                                     \
+        nr->p90 = (int64_t)v[r90];                                                                                     \
+        nr->p99 = (int64_t)v[r99];                                                                                     \
+    } while (0)
+            if (nr->d)
+                SELECT3(stint_select_i64, nr->d);
+            else
+                SELECT3(stint_select_u32, nr->d32);
+#undef SELECT3
             nr->mean_ns = (nr->sum_ns + (int64_t)nr->spans / 2) / (int64_t)nr->spans;
         }
         free(nr->d);
@@ -451,10 +398,8 @@ static void compute(struct summary *S, const struct stint_model *m)
         nr->d32 = NULL;
     }
     free(S->frames);
-    free(S->cmap.keys);
-    free(S->cmap.vals);
-    free(S->nmap.keys);
-    free(S->nmap.vals);
+    stint_umap_free(&S->cmap);
+    stint_umap_free(&S->nmap);
 }
 
 /* ---- output ----------------------------------------------------------------------- */

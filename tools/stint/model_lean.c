@@ -21,6 +21,7 @@
  * same stack, as finish() binds them against parent chains.
  */
 #include "model_int.h"
+#include "umap.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -56,9 +57,7 @@ struct stint_lean {
     size_t nlanes;
     uint32_t *pcat, *pname; /* by pair */
     size_t npairs, pcap;
-    uint64_t *hkey;         /* (cat << 32 | name) -> pair + 1 in hval */
-    uint32_t *hval;
-    size_t hcap;
+    struct stint_umap pairs; /* (cat << 32 | name) -> pair */
     struct pcache_ent {     /* a direct-mapped cache in front of the hash */
         uint64_t key;
         uint32_t pair1;     /* pair + 1, 0 = empty */
@@ -93,13 +92,6 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 static inline int64_t rec_dur(const struct lean_rec *r) { return (int64_t)(r->dp >> PAIR_BITS); }
 static inline uint32_t rec_pair(const struct lean_rec *r) { return (uint32_t)(r->dp & PAIR_MASK); }
 
-static uint64_t hmix(uint64_t x)
-{
-    x ^= x >> 32;
-    x *= 0x9e3779b97f4a7c15ULL;
-    return x ^ (x >> 29);
-}
-
 /* The pair index of (cat, name), made on first use; UINT32_MAX when the
  * table is full (the span then stays an ordinary slice). */
 static uint32_t pair_of(struct stint_lean *L, uint32_t cat, uint32_t name)
@@ -108,45 +100,18 @@ static uint32_t pair_of(struct stint_lean *L, uint32_t cat, uint32_t name)
     struct pcache_ent *ce = &L->pcache[(name * 0x9e3779b1u ^ cat) & 255];
     if (ce->pair1 && ce->key == key)
         return ce->pair1 - 1;
-    if ((L->npairs + 1) * 2 > L->hcap) {
-        size_t nc = L->hcap ? L->hcap * 2 : 256;
-        uint64_t *nk = calloc(nc, sizeof *nk);
-        uint32_t *nv = calloc(nc, sizeof *nv);
-        if (!nk || !nv)
-            die_oom();
-        for (size_t i = 0; i < L->hcap; i++) {
-            if (!L->hval[i])
-                continue;
-            size_t j = hmix(L->hkey[i]) & (nc - 1);
-            while (nv[j])
-                j = (j + 1) & (nc - 1);
-            nk[j] = L->hkey[i];
-            nv[j] = L->hval[i];
-        }
-        free(L->hkey);
-        free(L->hval);
-        L->hkey = nk;
-        L->hval = nv;
-        L->hcap = nc;
-    }
-    size_t j = hmix(key) & (L->hcap - 1);
-    while (L->hval[j] && L->hkey[j] != key)
-        j = (j + 1) & (L->hcap - 1);
-    uint32_t p;
-    if (L->hval[j])
-        p = L->hval[j] - 1;
-    else {
-        if (L->npairs > PAIR_MASK)
-            return UINT32_MAX;
+    if (L->npairs > PAIR_MASK) /* (a lookup could still hit, but the table is done growing) */
+        return UINT32_MAX;
+    int isnew;
+    uint32_t p = stint_umap_get(&L->pairs, key, (uint32_t)L->npairs, &isnew);
+    if (isnew) {
         L->pcat = grow(L->pcat, &L->pcap, L->npairs + 1, sizeof *L->pcat);
         L->pname = realloc(L->pname, L->pcap * sizeof *L->pname);
         if (!L->pname)
             die_oom();
-        p = (uint32_t)L->npairs++;
+        L->npairs++;
         L->pcat[p] = cat;
         L->pname[p] = name;
-        L->hkey[j] = key;
-        L->hval[j] = p + 1;
     }
     ce->key = key;
     ce->pair1 = p + 1;
@@ -257,8 +222,7 @@ void stint_i_lean_free(struct stint_model *m)
     free(L->lanes);
     free(L->pcat);
     free(L->pname);
-    free(L->hkey);
-    free(L->hval);
+    stint_umap_free(&L->pairs);
     free(L->frames);
     free(L->ovl);
     free(L);
