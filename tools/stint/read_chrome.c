@@ -170,16 +170,6 @@ static char *scratch(struct creader *r, size_t n)
     return r->scratch;
 }
 
-/* 8 bytes at s as a number whose low byte is s[0], on any byte order. */
-static inline uint64_t load_le64(const char *s)
-{
-    uint64_t w;
-    memcpy(&w, s, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    w = __builtin_bswap64(w);
-#endif
-    return w;
-}
 
 /* The model's id for a span's text (unescaped), without the cache: for ids,
  * mostly unique (one flow's or async span's few events), which would only
@@ -217,11 +207,11 @@ static inline uint32_t intern_span(struct creader *r, const struct span *sp)
         return intern_id(r, sp);
     /* sp->s lies in the padded window, so 8-byte loads at either end are in bounds */
     uint32_t n = sp->n;
-    uint64_t a = load_le64(sp->s), b = 0;
+    uint64_t a = stint_i_load_le64(sp->s), b = 0;
     if (n < 8)
         a &= (1ULL << (8 * n)) - 1;
     else
-        b = load_le64(sp->s + n - 8);
+        b = stint_i_load_le64(sp->s + n - 8);
     uint64_t h = (a ^ (b * 0x9e3779b97f4a7c15ULL) ^ n) * 0xff51afd7ed558ccdULL;
     struct icache_ent *c = &r->icache[h >> (64 - ICACHE_BITS)];
     if (c->a == a && c->b == b && c->len == n && (n <= 16 || memcmp(c->s + 8, sp->s + 8, n - 16) == 0))
@@ -398,7 +388,7 @@ static inline enum ekey key_code(const char *k, size_t kn)
 {
     if (kn > 8)
         return K_OTHER;
-    return key_lookup(kn ? load_le64(k) & (~0ULL >> (64 - 8 * kn)) : 0, kn);
+    return key_lookup(kn ? stint_i_load_le64(k) & (~0ULL >> (64 - 8 * kn)) : 0, kn);
 }
 
 /* The closing quote of a string at p == '"' whose body is plain printable
@@ -519,7 +509,7 @@ static inline __attribute__((always_inline)) int fast_time(struct stint_json *j,
  * it, so they lie inside the window. */
 static inline __attribute__((always_inline)) int fast_int(struct stint_json *j, struct span *sp, struct nmemo *mm)
 {
-    uint64_t raw = load_le64(j->p);
+    uint64_t raw = stint_i_load_le64(j->p);
     if (raw == mm->raw) {
         set_number(j, sp, j->p + mm->len, SPAN_NUM_INT, mm->v);
         return 1;
@@ -583,7 +573,7 @@ static int parse_event(struct stint_json *j, struct event *e, struct ehints *h)
         const char *kq = j->p;
         struct kpred *kp = slot;
         enum ekey key;
-        uint64_t head = load_le64(kq);
+        uint64_t head = stint_i_load_le64(kq);
         if ((head & kp[0].mask) == kp[0].w || ((head & kp[1].mask) == kp[1].w && kp++)) {
             /* a guess: these bytes are the key, its '"' and ':' */
             key = (enum ekey)kp->code;
@@ -607,7 +597,7 @@ static int parse_event(struct stint_json *j, struct event *e, struct ehints *h)
          * hit); a table match means the bytes before it are that key's
          * letters, none of them the window's closing 0, so the '"' lies
          * inside the window too. */
-        uint64_t w = load_le64(k), z = w ^ 0x2222222222222222ULL;
+        uint64_t w = stint_i_load_le64(k), z = w ^ 0x2222222222222222ULL;
         uint64_t quotes = (z - 0x0101010101010101ULL) & ~z & 0x8080808080808080ULL;
         if (quotes && (kn = (size_t)__builtin_ctzll(quotes) >> 3,
                        key = key_lookup(w & ((1ULL << (8 * kn)) - 1), kn)) != K_OTHER) {
@@ -639,7 +629,7 @@ static int parse_event(struct stint_json *j, struct event *e, struct ehints *h)
             size_t len = j->p - kq <= 8 ? (size_t)(j->p - kq) : (size_t)(colon + 1 - kq);
             kp[1] = kp[0];
             kp->mask = ~0ULL >> (64 - 8 * len);
-            kp->w = load_le64(kq) & kp->mask;
+            kp->w = stint_i_load_le64(kq) & kp->mask;
             kp->len = (uint32_t)len;
             kp->code = key;
         }

@@ -45,15 +45,21 @@ static inline uint64_t stint_i_digits8(uint64_t x)
            32;
 }
 
-/* Loads 8 bytes as digits XOR '0', the first byte in the low byte. */
-static inline uint64_t stint_i_load_digits(const char *s)
+/* 8 bytes at s as a number whose low byte is s[0], on any byte order. */
+static inline uint64_t stint_i_load_le64(const char *s)
 {
     uint64_t w;
     memcpy(&w, s, 8);
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
     w = __builtin_bswap64(w);
 #endif
-    return w ^ 0x3030303030303030ULL;
+    return w;
+}
+
+/* Loads 8 bytes as digits XOR '0', the first byte in the low byte. */
+static inline uint64_t stint_i_load_digits(const char *s)
+{
+    return stint_i_load_le64(s) ^ 0x3030303030303030ULL;
 }
 
 /* Scans the common shapes of a non-negative JSON number at s and converts it
