@@ -11,6 +11,7 @@
  * attrs are looked at one by one. Nothing is allocated per line or per record.
  */
 #include "markers_parse.h"
+#include "tsparse.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -130,7 +131,7 @@ static inline __attribute__((always_inline)) const char *blanks(const char *q, c
     return q;
 }
 
-static inline __attribute__((always_inline)) uint64_t load8(const char *q);
+static inline __attribute__((always_inline)) uint64_t stint_i_load_le64(const char *q);
 
 /* Expects `k` (klen <= 8 bytes) at q; returns the byte after it, or NULL.
  * With 8 bytes of room this is one masked word compare (k is a literal, so
@@ -145,7 +146,7 @@ static inline __attribute__((always_inline)) const char *key(const char *q, cons
         kw = __builtin_bswap64(kw);
 #endif
         uint64_t mask = klen >= 8 ? ~(uint64_t)0 : (((uint64_t)1 << (8 * klen)) - 1);
-        return ((load8(q) ^ kw) & mask) ? NULL : q + klen;
+        return ((stint_i_load_le64(q) ^ kw) & mask) ? NULL : q + klen;
     }
     if ((size_t)(e - q) < klen)
         return NULL;
@@ -155,16 +156,6 @@ static inline __attribute__((always_inline)) const char *key(const char *q, cons
     return q + klen;
 }
 
-/* 8 bytes at q as a little-endian word (memcpy: no alignment assumed). */
-static inline __attribute__((always_inline)) uint64_t load8(const char *q)
-{
-    uint64_t w;
-    memcpy(&w, q, 8);
-#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
-    w = __builtin_bswap64(w);
-#endif
-    return w;
-}
 
 /* Number of leading ASCII digits in the word (0..8). */
 static inline __attribute__((always_inline)) unsigned digit_run(uint64_t w)
@@ -193,7 +184,7 @@ static inline __attribute__((always_inline)) const char *decimal(const char *q, 
                                                                  uint64_t *out, int *ovf)
 {
     if (e - q >= 16) {
-        uint64_t w = load8(q);
+        uint64_t w = stint_i_load_le64(q);
         unsigned n = digit_run(w);
         if (n == 0)
             return NULL;
@@ -203,7 +194,7 @@ static inline __attribute__((always_inline)) const char *decimal(const char *q, 
                 *ovf = 1;
             return q + n;
         }
-        uint64_t w2 = load8(q + 8);
+        uint64_t w2 = stint_i_load_le64(q + 8);
         unsigned n2 = digit_run(w2);
         if (n2 < 8) {
             static const uint64_t pow10[8] = {1, 10, 100, 1000, 10000, 100000, 1000000, 10000000};
@@ -259,7 +250,7 @@ static inline __attribute__((always_inline)) uint64_t hex8_value(uint64_t w)
 static const char *name_end(const char *q, const char *e)
 {
     while (e - q >= 8) {
-        uint64_t w = load8(q);
+        uint64_t w = stint_i_load_le64(q);
         /* bytes below 0x21: every blank and line break is one of them */
         uint64_t low = (w - 0x2121212121212121ull) & ~w & 0x8080808080808080ull;
         if (!low) {
@@ -361,7 +352,7 @@ static const char *parse_record(markers_parser *p, const char *at, const char *e
             unsigned zeros = (unsigned)__builtin_ctz(~zm | 0x10000u);
             sig = run - (zeros < run ? zeros : run);
             if (run == 16) {
-                hv = (hex8_value(load8(q)) << 32) | hex8_value(load8(q + 8));
+                hv = (hex8_value(stint_i_load_le64(q)) << 32) | hex8_value(stint_i_load_le64(q + 8));
             } else {
                 for (unsigned i = 0; i < run; i++)
                     hv = (hv << 4) | (uint64_t)hex_val((unsigned char)q[i]);
