@@ -113,7 +113,7 @@ struct summary {
     struct frame *frames;     /* the current track's open spans, by level */
     size_t sn, fcap;
     uint32_t track;           /* the track being streamed */
-#define RCACHE 256
+#define RCACHE 1024
     struct rcache_ent {
         uint64_t key;
         uint32_t row1;        /* name row + 1, 0 = empty */
@@ -190,7 +190,7 @@ static uint32_t name_row_of(struct summary *S, uint32_t cat, uint32_t name, uint
     /* (cat, name, clock) key: cat and name ids are < 2^31 in practice; fold the clock in */
     uint64_t nk = ((uint64_t)cat << 32) ^ name ^ ((uint64_t)clk << 63);
     /* names repeat: a direct-mapped cache in front of the map */
-    struct rcache_ent *ce = &S->rcache[(name * 0x9e3779b1u ^ cat) & (RCACHE - 1)];
+    struct rcache_ent *ce = &S->rcache[(nk * 0x9e3779b97f4a7c15ULL) >> 54]; /* (RCACHE is 1024) */
     if (ce->row1 && ce->key == nk)
         return ce->row1 - 1;
     uint32_t r = stint_umap_get(&S->nmap, nk, (uint32_t)S->nnames, &isnew);
@@ -257,9 +257,13 @@ static void on_slice(void *ctx, const struct stint_model *m, const struct stint_
         frame_end(S, &S->frames[--S->sn]);
     uint32_t row = STINT_NO_ID;
     if (!(ev->flags & (STINT_SLICE_INSTANT | STINT_SLICE_ASYNC))) {
-        struct stint_slice s = {.ts_ns = ev->ts_ns, .dur_ns = ev->dur_ns, .track = ev->track, .cat = ev->cat,
-                                .name = ev->name, .flags = ev->flags};
-        if (!S->filtering || stint_filter_slice(S->f, m, &s)) {
+        int pass = 1;
+        if (S->filtering) {
+            struct stint_slice s = {.ts_ns = ev->ts_ns, .dur_ns = ev->dur_ns, .track = ev->track, .cat = ev->cat,
+                                    .name = ev->name, .flags = ev->flags};
+            pass = stint_filter_slice(S->f, m, &s);
+        }
+        if (pass) {
             if (ev->dur_ns < 0)
                 S->unfinished++;
             else {

@@ -198,36 +198,6 @@ int64_t stint_intervals_union(struct stint_interval *iv, size_t n)
     return stint_intervals_union_sorted(iv, n);
 }
 
-void stint_union_acc_init(struct stint_union_acc *a)
-{
-    a->cur_start = a->cur_end = 0;
-    a->total = 0;
-    a->open = 0;
-}
-
-void stint_union_acc_add(struct stint_union_acc *a, int64_t start, int64_t end)
-{
-    if (!a->open) {
-        a->cur_start = start;
-        a->cur_end = end;
-        a->open = 1;
-        return;
-    }
-    if (start <= a->cur_end) {
-        if (end > a->cur_end)
-            a->cur_end = end;
-        return;
-    }
-    a->total += a->cur_end - a->cur_start;
-    a->cur_start = start;
-    a->cur_end = end;
-}
-
-int64_t stint_union_acc_total(const struct stint_union_acc *a)
-{
-    return a->total + (a->open ? a->cur_end - a->cur_start : 0);
-}
-
 struct ev {
     int64_t ts;
     int64_t delta;

@@ -54,9 +54,36 @@ struct stint_union_acc {
     int64_t total;
     int open;
 };
-void stint_union_acc_init(struct stint_union_acc *a);
-void stint_union_acc_add(struct stint_union_acc *a, int64_t start, int64_t end);
-int64_t stint_union_acc_total(const struct stint_union_acc *a);
+/* (inline: summary calls them several times per span) */
+static inline void stint_union_acc_init(struct stint_union_acc *a)
+{
+    a->cur_start = a->cur_end = 0;
+    a->total = 0;
+    a->open = 0;
+}
+
+static inline void stint_union_acc_add(struct stint_union_acc *a, int64_t start, int64_t end)
+{
+    if (!a->open) {
+        a->cur_start = start;
+        a->cur_end = end;
+        a->open = 1;
+        return;
+    }
+    if (start <= a->cur_end) {
+        if (end > a->cur_end)
+            a->cur_end = end;
+        return;
+    }
+    a->total += a->cur_end - a->cur_start;
+    a->cur_start = start;
+    a->cur_end = end;
+}
+
+static inline int64_t stint_union_acc_total(const struct stint_union_acc *a)
+{
+    return a->total + (a->open ? a->cur_end - a->cur_start : 0);
+}
 
 /* Concurrency step function (Perfetto's intervals_overlap_count): +1 at each
  * start, -1 at each end (no end for dur < 0, i.e. unfinished); one point per

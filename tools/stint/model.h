@@ -110,7 +110,7 @@ void stint_bigarray_init(struct stint_bigarray *a, size_t elem_size);
 /* Appends one zeroed element and returns it, or NULL when out of memory. */
 void *stint_bigarray_push(struct stint_bigarray *a);
 /* Makes room for n more elements; 0 ok, -1 out of memory. */
-int stint_bigarray_reserve(struct stint_bigarray *a, size_t n);
+int stint_bigarray_reserve(struct stint_bigarray *a, size_t n); /* (the room is not zeroed) */
 void stint_bigarray_free(struct stint_bigarray *a);
 #define STINT_BA_AT(a, type, i) (((type *)(a)->data)[i])
 

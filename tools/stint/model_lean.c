@@ -61,7 +61,7 @@ struct stint_lean {
     struct pcache_ent {     /* a direct-mapped cache in front of the hash */
         uint64_t key;
         uint32_t pair1;     /* pair + 1, 0 = empty */
-    } pcache[256];
+    } pcache[1024];
     size_t total;
     struct lean_frame *frames; /* walk scratch, reused across tracks */
     size_t fcap;
@@ -97,7 +97,7 @@ static inline uint32_t rec_pair(const struct lean_rec *r) { return (uint32_t)(r-
 static uint32_t pair_of(struct stint_lean *L, uint32_t cat, uint32_t name)
 {
     uint64_t key = (uint64_t)cat << 32 | name;
-    struct pcache_ent *ce = &L->pcache[(name * 0x9e3779b1u ^ cat) & 255];
+    struct pcache_ent *ce = &L->pcache[(key * 0x9e3779b97f4a7c15ULL) >> 54];
     if (ce->pair1 && ce->key == key)
         return ce->pair1 - 1;
     if (L->npairs > PAIR_MASK) /* (a lookup could still hit, but the table is done growing) */
@@ -119,8 +119,10 @@ static uint32_t pair_of(struct stint_lean *L, uint32_t cat, uint32_t name)
 }
 
 /* The lane's last segment, made when the lane has none. */
-static struct stint_bigarray *lane_tail(struct stint_lean *L, uint32_t lane)
+static inline struct stint_bigarray *lane_tail(struct stint_lean *L, uint32_t lane)
 {
+    if (lane < L->nlanes && L->lanes[lane].nsegs)
+        return &L->lanes[lane].segs[L->lanes[lane].nsegs - 1];
     if (lane >= L->nlanes) {
         size_t n = L->nlanes ? L->nlanes : 8;
         while (n <= lane)
@@ -155,9 +157,10 @@ int stint_i_lean_add(struct stint_model *m, const struct stint_slice *s)
     uint32_t pair = pair_of(L, s->cat, s->name);
     if (pair == UINT32_MAX)
         return 0;
-    struct lean_rec *r = stint_bigarray_push(lane_tail(L, t->lane));
-    if (!r)
+    struct stint_bigarray *seg = lane_tail(L, t->lane);
+    if (seg->len == seg->cap && stint_bigarray_reserve(seg, 1) != 0)
         die_oom();
+    struct lean_rec *r = (struct lean_rec *)seg->data + seg->len++; /* (every field written below) */
     r->ts_ns = s->ts_ns;
     r->dp = (uint64_t)s->dur_ns << PAIR_BITS | pair;
     L->total++;
