@@ -137,6 +137,7 @@ void stint_bigarray_free(struct stint_bigarray *a)
     big_release(a->data, a->cap * a->elem, a->mapped);
     a->data = NULL;
     a->len = a->cap = 0;
+    a->mapped = 0; /* (the array may be used again) */
 }
 
 /* Gives the pages of a's first done elements back to the system once they
