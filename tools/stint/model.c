@@ -1113,26 +1113,28 @@ static void bind_flows(struct stint_model *m, const size_t *start)
                 pos[r] = (uint32_t)key[r];
             free(key);
         }
-    struct kmap last = {0};
+    /* the last slice of each flow key, v1 and v2 keys apart: keys are string
+     * ids, so a plain array (slot 2 * key + v2) instead of a hash map */
+    size_t nkeys = m->strings->n;
+    uint32_t *last = xrealloc(NULL, 2 * (nkeys ? nkeys : 1) * sizeof *last);
+    for (size_t k = 0; k < 2 * nkeys; k++)
+        last[k] = STINT_NO_ID;
     for (size_t i = 0; i < nf; i++) {
         const struct flow_ev *e = &fe[i];
-        int found;
         if (e->phase == STINT_FLOW_V2) {
             if (e->slice >= n)
                 continue;
             uint32_t s = pos[e->slice];
-            struct kmap_slot *k = kmap_get(&last, e->key, 2, 0, &found);
+            uint32_t *k = &last[2 * (size_t)e->key + 1];
             if (e->in) {
-                if (found && k->v != STINT_NO_ID)
-                    add_flow(m, k->v, s);
+                if (*k != STINT_NO_ID)
+                    add_flow(m, *k, s);
                 else
                     stint_model_repair(m, STINT_REPAIR_UNBOUND_FLOW, "flow_in on '%s' at ts %lld ns has no flow_out before it",
                                        stint_model_str(m, sl[s].name, NULL), (long long)sl[s].ts_ns);
             }
             if (e->out)
-                k->v = s;
-            else if (!found)
-                k->v = STINT_NO_ID;
+                *k = s;
             continue;
         }
         uint32_t s = !start ? e->bound /* bound by the lean track walks (or nothing to bind to) */
@@ -1143,17 +1145,17 @@ static void bind_flows(struct stint_model *m, const size_t *start)
                                e->phase, (long long)e->ts_ns);
             continue;
         }
-        struct kmap_slot *k = kmap_get(&last, e->key, 1, 0, &found);
+        uint32_t *k = &last[2 * (size_t)e->key];
         if (e->phase != STINT_FLOW_V1_START) {
-            if (found && k->v != STINT_NO_ID)
-                add_flow(m, k->v, s);
+            if (*k != STINT_NO_ID)
+                add_flow(m, *k, s);
             else
                 stint_model_repair(m, STINT_REPAIR_UNBOUND_FLOW, "flow event '%c' at ts %lld ns continues no started flow",
                                    e->phase, (long long)e->ts_ns);
         }
-        k->v = e->phase == STINT_FLOW_V1_END ? STINT_NO_ID : s;
+        *k = e->phase == STINT_FLOW_V1_END ? STINT_NO_ID : s;
     }
-    free(last.slots);
+    free(last);
     free(pos);
     stint_bigarray_free(&m->flow_evs);
 }
