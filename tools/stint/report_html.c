@@ -434,12 +434,28 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
     fprintf(f, "<div id=\"tip\"></div>\n<script type=\"application/json\" id=\"stint-data\">{\"span_ns\":%" PRId64
                ",\"max_rows\":24,\"names\":[",
             span);
-    /* names: every string id used by a slice (ids are dense: emit 0..max) */
+    /* names: the strings slice names use, renumbered densely in id order (the
+     * string table also holds categories, args and internal flow keys, which
+     * the page never shows) */
     uint32_t maxname = 0;
     for (size_t i = 0; i < n; i++)
         if (stint_model_slice(m, i)->name > maxname)
             maxname = stint_model_slice(m, i)->name;
+    uint32_t *name_ix = malloc(((size_t)maxname + 1) * sizeof *name_ix);
+    if (!name_ix) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    for (uint32_t k = 0; k <= maxname; k++)
+        name_ix[k] = STINT_NO_ID;
+    name_ix[0] = 0;
+    for (size_t i = 0; i < n; i++)
+        name_ix[stint_model_slice(m, i)->name] = 0;
+    uint32_t nnames = 0;
     for (uint32_t k = 0; k <= maxname; k++) {
+        if (name_ix[k] == STINT_NO_ID)
+            continue;
+        name_ix[k] = nnames++;
         size_t l;
         const char *s = stint_model_str(m, k, &l);
         if (k)
@@ -477,7 +493,7 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
         if (tr->kind == STINT_TRACK_THREAD && stint_model_lane_at(m, tr->lane)->clock == STINT_CLOCK_DEVICE)
             org = dev_origin[tr->lane];
         fprintf(f, "%s%u,%u,%" PRId64 ",%" PRId64 ",%u", k ? (k % 8 ? "," : ",\n") : "", lane_of_track[s->track],
-                row_of[k], s->ts_ns - org, s->dur_ns, s->name);
+                row_of[k], s->ts_ns - org, s->dur_ns, name_ix[s->name]);
     }
     /* flame: host tree nodes, parent before child: [parent, name, total, self, depth, calls] */
     fputs("],\n\"flame\":[", f);
@@ -503,7 +519,8 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
             uint32_t c = stack[--sp];
             const struct stint_tnode *nd = &t.nodes[c];
             remap[c] = next++;
-            fprintf(f, ",\n[%u,%u,%" PRId64 ",%" PRId64 ",%u,%" PRIu64 "]", remap[nd->parent], nd->name, nd->total_ns,
+            fprintf(f, ",\n[%u,%u,%" PRId64 ",%" PRId64 ",%u,%" PRIu64 "]", remap[nd->parent],
+                    nd->name <= maxname ? name_ix[nd->name] : 0, nd->total_ns,
                     nd->self_ns, nd->depth, nd->calls);
             /* push children last-first so they pop (and draw) in sorted order */
             size_t mark = sp;
@@ -518,6 +535,7 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
     } else
         fputs("[-1,0,0,0,0,0]", f);
     free(remap);
+    free(name_ix);
     free(stack);
     fputs("]}</script>\n<script>", f);
     for (size_t k = 0; stint_report_js[k]; k++)
