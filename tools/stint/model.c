@@ -496,7 +496,7 @@ const char *stint_repair_name(enum stint_repair r)
         "unfinished_span", "unmatched_end", "overlapping_complete", "negative_dur",
         "trailing_comma", "missing_close", "unknown_phase", "string_number",
         "unmatched_async_end", "torn_record", "unknown_version", "control_char_in_string", "x_without_dur", "unbound_flow",
-        "async_step", "sample_event", "lone_surrogate",
+        "async_step", "sample_event", "lone_surrogate", "legacy_async",
     };
     return (unsigned)r < STINT_REPAIR_COUNT ? names[r] : "?";
 }

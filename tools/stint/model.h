@@ -60,6 +60,8 @@
  * repair; nothing is dropped silently.
  *   - T with dur: Perfetto's thread-state interval; kept as a slice flagged
  *     STINT_SLICE_THREAD_STATE (see there). Not a repair.
+ *   - S, F: legacy async begin / end, which Perfetto ignores: kept as an
+ *     async slice like b/e (keyed by cat + id), STINT_REPAIR_LEGACY_ASYNC.
  *   - T without dur, p: legacy async steps (step-into / step-past), which
  *     Perfetto ignores: kept as instants on the async track of their id
  *     (where the S/F slice of that id lives), STINT_REPAIR_ASYNC_STEP.
@@ -168,6 +170,7 @@ enum stint_repair {
     STINT_REPAIR_SAMPLE_EVENT,     /* Chrome: P sample (Perfetto reads only V8 cpuProfile ones): kept as
                                       a thread instant; its stack (sf, cpuProfile) is not modelled */
     STINT_REPAIR_LONE_SURROGATE,   /* Chrome: a \u escape with an unpaired surrogate: decoded as U+FFFD */
+    STINT_REPAIR_LEGACY_ASYNC,     /* Chrome: legacy async S/F (Perfetto ignores them): kept as an async slice */
     STINT_REPAIR_COUNT
 };
 const char *stint_repair_name(enum stint_repair r);

@@ -1250,6 +1250,10 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
         } else if (e->id.set)
             idtext = intern_id(r, &e->id);
         uint32_t track = stint_model_track_async(m, scope, pid, s.cat, idtext, s.name);
+        if (ph == 'S' || ph == 'F')
+            stint_model_repair(m, STINT_REPAIR_LEGACY_ASYNC,
+                               "byte %llu: legacy async '%c' '%s' (Perfetto ignores S/F): kept as an async slice",
+                               (unsigned long long)offset_of(r, at), ph, stint_model_str(m, s.name, NULL));
         if (ph == 'b' || ph == 'S')
             idx = stint_model_async_begin(m, track, &s);
         else if (ph == 'e' || ph == 'F') {
