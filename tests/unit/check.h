@@ -45,6 +45,15 @@
 #define CHECK_UBSAN 0
 #endif
 
+/* A small deterministic generator for tests (xorshift64; state never 0). */
+static inline uint64_t check_xorshift(uint64_t *state)
+{
+    *state ^= *state << 13;
+    *state ^= *state >> 7;
+    *state ^= *state << 17;
+    return *state;
+}
+
 static int check_failures_;
 static int check_count_;
 

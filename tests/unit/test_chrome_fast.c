@@ -31,13 +31,7 @@
 
 static uint64_t rng_state = 0x243F6A8885A308D3ULL;
 
-static uint64_t rnd(void)
-{
-    rng_state ^= rng_state << 13;
-    rng_state ^= rng_state >> 7;
-    rng_state ^= rng_state << 17;
-    return rng_state;
-}
+static uint64_t rnd(void) { return check_xorshift(&rng_state); }
 
 static unsigned rnd_below(unsigned n)
 {

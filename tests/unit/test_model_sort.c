@@ -11,13 +11,7 @@
 
 static uint64_t rng = 0x243F6A8885A308D3ULL;
 
-static uint64_t next(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return rng;
-}
+static uint64_t next(void) { return check_xorshift(&rng); }
 
 static int cls(const struct stint_slice *s)
 {
