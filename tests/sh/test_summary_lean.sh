@@ -5,7 +5,8 @@
 # parse merges two models), for adversarial traces made here (equal starts,
 # unsorted input, partial overlaps, B/E around X, instants that stack, flows
 # v1 and v2, negative and huge durations, E events on threads without
-# slices) and, when ../shared is present, for generated realistic traces.
+# slices) and, when ../shared is present, for generated realistic traces and
+# every JSON file of the shared corpus.
 set -euo pipefail
 STINT=${STINT_BIN:?}
 work=$(mktemp -d "${TMPDIR:-/tmp}/stint-lean.XXXXXX")
@@ -86,6 +87,20 @@ for f in "$work"/*.json; do
     done
   done
 done
+# every Chrome JSON file of the shared corpus (Perfetto, speedscope, catapult cases...), read in place
+CORPUS=${STINT_SHARED_DIR:-}/corpus
+if [ -n "${STINT_SHARED_DIR:-}" ] && [ -d "$CORPUS" ]; then
+  nc=0
+  while IFS= read -r f; do
+    a=$("$STINT" summary --json "$f" 2>&1; echo "rc=$?")
+    b=$(STINT_SUMMARY_NO_LEAN=1 "$STINT" summary --json "$f" 2>&1; echo "rc=$?")
+    nc=$((nc + 1))
+    [ "$a" = "$b" ] || { echo "FAIL: corpus $f: lean and full summaries differ"; fail=1; }
+  done < <(find "$CORPUS" \( -name '*.json' -o -name '*.json.gz' \) | sort)
+  echo "corpus: $nc files compared"
+else
+  echo "SKIP (corpus part): ../shared/corpus is absent"
+fi
 # the lean path must really have been taken: a span over 2^40 ns stays a full slice and still counts
 grep -q '"spans":[1-9]' <("$STINT" summary --json "$work/adv0.json" 2>/dev/null) || { echo "FAIL: no spans counted"; fail=1; }
 [ "$fail" = 0 ] && echo "ok: $n lean/full comparisons identical"
