@@ -97,7 +97,6 @@ struct frame {
 };
 
 struct summary {
-    const struct stint_model *m;
     const struct stint_filter *f;
     int filtering;            /* any filter option given */
     struct lane_row *lanes;   /* by lane index */
@@ -682,9 +681,7 @@ int stint_cmd_summary(int argc, char **argv)
     struct summary S;
     memset(&S, 0, sizeof S);
     S.f = &o.filter;
-    S.filtering = o.filter.has_pid || o.filter.has_tid || o.filter.has_range || o.filter.has_min_dur || o.filter.cat ||
-                  o.filter.name_glob;
-    S.m = &m;
+    S.filtering = stint_filter_active(&o.filter);
     /* STINT_SUMMARY_NO_LEAN=1 keeps every span as a full slice (the same
      * results with more memory; the differential test compares the two) */
     const char *nl = getenv("STINT_SUMMARY_NO_LEAN");

@@ -370,9 +370,7 @@ static void bind_v1(struct flow_ev *f, const struct lean_frame *st, size_t sn, i
 void stint_i_lean_track(struct stint_model *m, uint32_t t, size_t a, size_t b, struct flow_ev *fe, const uint32_t *idx,
                         size_t nfe)
 {
-    if (!m->lean && !(m->lean = calloc(1, sizeof *m->lean)))
-        die_oom();
-    struct stint_lean *L = m->lean;
+    struct stint_lean *L = m->lean; /* (lean finish runs only when records were kept) */
     const struct stint_track *tr = stint_model_track_at(m, t);
     uint32_t lane = tr->lane;
     struct lean_lane *ll = lane < L->nlanes ? &L->lanes[lane] : NULL;
