@@ -229,9 +229,11 @@ static void test_numbers(void)
 {
     struct got g;
     markers_stats st = parse("[STRACE] v=2 pid=1 tid=1 inv=18446744073709551615 hid=00000000000000000abcdef "
-                             "depth=0 name=a ts=9223372036854775807 dur=0\n"
+                             "depth=0 name=a ts=4611686018427387904 dur=0\n"
                              "[STRACE] v=1 pid=18446744073709551616 tid=1 inv=1 hid=a depth=0 name=a ts=1 dur=2\n"
                              "[STRACE] v=1 pid=1 tid=1 inv=1 hid=a depth=0 name=a ts=9223372036854775808 dur=2\n"
+                             "[STRACE] v=1 pid=1 tid=1 inv=1 hid=a depth=0 name=a ts=4611686018427387904 dur=1\n"
+                             "[STRACE] v=1 pid=1 tid=1 inv=1 hid=a depth=0 name=a ts=1 dur=4611686018427387904\n"
                              "[STRACE] v=1 pid=1 tid=1 inv=1 hid=1234567890abcdef12 depth=0 name=a ts=1 dur=2\n",
                              0, &g, 0);
     CHECK_EQ_I64(g.n, 2);
@@ -239,13 +241,14 @@ static void test_numbers(void)
     CHECK_EQ_U64(g.r[0].inv, UINT64_MAX);
     CHECK_EQ_U64(g.r[0].hid, 0xabcdef);
     CHECK_EQ_I64(g.r[0].hid_wide, 0);
-    CHECK_EQ_I64(g.r[0].ts_ns, INT64_MAX);
+    CHECK_EQ_I64(g.r[0].ts_ns, (int64_t)1 << 62); /* the kept range's end (STINT_TS_LIMIT) */
     CHECK_EQ_I64(g.r[1].hid_wide, 1);
     CHECK_EQ_U64(g.r[1].hid, 0x34567890abcdef12ull);
     CHECK_EQ_U64(st.unknown_version, 1);
-    CHECK_EQ_U64(st.overflow, 2);
-    CHECK_EQ_U64(st.torn, 2);
-    CHECK_EQ_U64(st.heads, 4);
+    /* pid too wide; ts too wide; ts + dur past the kept range (twice) */
+    CHECK_EQ_U64(st.overflow, 4);
+    CHECK_EQ_U64(st.torn, 4);
+    CHECK_EQ_U64(st.heads, 6);
 }
 
 /* Every split point and piece size gives the same records. */

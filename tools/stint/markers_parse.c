@@ -385,9 +385,11 @@ static const char *parse_record(markers_parser *p, const char *at, const char *e
         goto torn;
     r.name.len = (size_t)(q - r.name.ptr);
 
-    FIELD_NUM(ts, "ts=", (uint64_t)INT64_MAX, ts);
-    FIELD_NUM(dur, "dur=", (uint64_t)INT64_MAX, dur);
+    FIELD_NUM(ts, "ts=", (uint64_t)STINT_TS_LIMIT, ts);
+    FIELD_NUM(dur, "dur=", (uint64_t)STINT_TS_LIMIT, dur);
 #undef FIELD_NUM
+    if (!stint_end_in_range((int64_t)ts, (int64_t)dur)) /* both <= 2^62: the sum fits */
+        ovf = 1;
 
     if (ovf) {
         why = "a number that fits its field";

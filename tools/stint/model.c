@@ -11,6 +11,7 @@
  * computes depth and parent with one stack pass per track.
  */
 #include "model_int.h"
+#include "tsparse.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -621,10 +622,26 @@ static void fix_negative_dur(struct stint_model *m, struct stint_slice *s)
     }
 }
 
+/* Thread times outside the kept range (tsparse.h) are forgotten: they only
+ * feed tdur, never an order or a nesting. */
+static int64_t tts_kept(int64_t tts)
+{
+    return stint_ts_in_range(tts) ? tts : STINT_TS_NONE;
+}
+
 uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *s)
 {
     struct stint_slice c = *s;
     fix_negative_dur(m, &c);
+    if (!stint_ts_in_range(c.ts_ns) || (c.dur_ns >= 0 && !stint_end_in_range(c.ts_ns, c.dur_ns))) {
+        stint_model_drop(m, "slice '%s' at ts %lld ns with dur %lld ns lies outside the kept time range "
+                         "(+-2^62 ns, about 146 years)",
+                         stint_model_str(m, c.name, NULL), (long long)c.ts_ns, (long long)c.dur_ns);
+        return STINT_NO_ID;
+    }
+    c.tts_ns = tts_kept(c.tts_ns);
+    if (c.tdur_ns != STINT_TS_NONE && (c.tts_ns == STINT_TS_NONE || !stint_ts_in_range(c.tdur_ns)))
+        c.tdur_ns = STINT_TS_NONE;
     if (stint_i_lean_add(m, &c)) {
         m->seq++;
         return STINT_NO_ID;
@@ -673,11 +690,25 @@ uint32_t stint_model_begin(struct stint_model *m, uint32_t lane, const struct st
     return stint_model_add_slice(m, &c);
 }
 
+/* 1 when an end, flow or counter timestamp is in the kept range; else drops
+ * the event and counts it. */
+static int event_ts_ok(struct stint_model *m, const char *what, uint32_t name, int64_t ts_ns)
+{
+    if (stint_ts_in_range(ts_ns))
+        return 1;
+    stint_model_drop(m, "%s '%s' at ts %lld ns lies outside the kept time range (+-2^62 ns, about 146 years)", what,
+                     stint_model_str(m, name, NULL), (long long)ts_ns);
+    return 0;
+}
+
 uint32_t stint_model_end(struct stint_model *m, uint32_t lane, int64_t ts_ns, uint32_t name, int64_t tts_ns)
 {
+    m->end_dropped = !event_ts_ok(m, "end event", name, ts_ns);
+    if (m->end_dropped)
+        return STINT_NO_ID;
     struct end_ev *e = xpush(&m->ends);
     e->ts_ns = ts_ns;
-    e->tts_ns = tts_ns;
+    e->tts_ns = tts_kept(tts_ns);
     e->seq = (uint32_t)m->seq++;
     e->track = STINT_BA_AT(&m->lanes, struct stint_lane, lane).track;
     e->name = name;
@@ -687,7 +718,7 @@ uint32_t stint_model_end(struct stint_model *m, uint32_t lane, int64_t ts_ns, ui
 
 void stint_model_end_arg(struct stint_model *m, const struct stint_arg *a)
 {
-    if (!(m->flags & STINT_MODEL_KEEP_ARGS) || m->ends.len == 0)
+    if (!(m->flags & STINT_MODEL_KEEP_ARGS) || m->ends.len == 0 || m->end_dropped)
         return;
     struct end_ev *e = &STINT_BA_AT(&m->ends, struct end_ev, m->ends.len - 1);
     if (e->args == STINT_NO_ID) {
@@ -716,6 +747,9 @@ uint32_t stint_model_async_begin(struct stint_model *m, uint32_t track, const st
 
 uint32_t stint_model_async_end(struct stint_model *m, uint32_t track, int64_t ts_ns, uint32_t name)
 {
+    m->end_dropped = !event_ts_ok(m, "async end", name, ts_ns);
+    if (m->end_dropped)
+        return STINT_NO_ID;
     struct end_ev *e = xpush(&m->ends);
     e->ts_ns = ts_ns;
     e->tts_ns = STINT_TS_NONE;
@@ -729,6 +763,8 @@ uint32_t stint_model_async_end(struct stint_model *m, uint32_t track, int64_t ts
 void stint_model_flow(struct stint_model *m, enum stint_flow_phase phase, uint32_t track, int64_t ts_ns, uint32_t key,
                       int enclosing, uint32_t slice, int flow_in, int flow_out)
 {
+    if (!event_ts_ok(m, "flow event", key, ts_ns))
+        return;
     struct flow_ev *e = xpush(&m->flow_evs);
     e->ts_ns = ts_ns;
     e->track = track;
@@ -747,6 +783,8 @@ void stint_model_flow(struct stint_model *m, enum stint_flow_phase phase, uint32
 
 void stint_model_counter(struct stint_model *m, int64_t pid, uint32_t series_name, int64_t ts_ns, double value)
 {
+    if (!event_ts_ok(m, "counter sample", series_name, ts_ns))
+        return;
     int found;
     struct kmap_slot *s = kmap_get(&m->open->counters, (uint64_t)pid, series_name, 0, &found);
     if (!found) {

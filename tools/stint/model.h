@@ -308,6 +308,7 @@ struct stint_model {
     struct stint_bigarray instants;  /* struct stint_instant_stat, per (kind, cat, name) */
     struct stint_bigarray metadata;  /* struct stint_arg: top-level "metadata" keys */
     struct stint_bigarray ends;      /* pending E events until finish (internal) */
+    int end_dropped;                 /* the last end was dropped: its args go nowhere (internal) */
     struct stint_open *open;
     uint64_t repairs[STINT_REPAIR_COUNT];
     char *repair_first[STINT_REPAIR_COUNT]; /* first message per kind (owned) */
@@ -350,7 +351,11 @@ int64_t stint_model_synthetic_pid(struct stint_model *m, uint32_t name);
 int64_t stint_model_synthetic_tid(struct stint_model *m, int64_t pid, uint32_t name);
 
 /* Appends a finished slice (X, an instant, a JSONL span...). Returns its index,
- * or STINT_NO_ID when lean mode kept it as a lean record (no index). */
+ * or STINT_NO_ID when lean mode kept it as a lean record (no index) or when
+ * its ts or end lies outside the kept range (tsparse.h, STINT_TS_LIMIT: the
+ * slice is dropped and counted). Thread times outside that range are
+ * forgotten (STINT_TS_NONE). Ends, async ends, flows and counter samples
+ * outside the range are dropped and counted the same way. */
 uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *s);
 /* Args for the slice just added: appended args are attached to slice index idx
  * (they must be appended right after that slice, before any other slice). */

@@ -1100,6 +1100,8 @@ static uint32_t add_thread_state(struct creader *r, const struct event *e, struc
     struct stint_model *m = r->m;
     int64_t d;
     int rc = parse_time(r, &e->dur, &d);
+    if (rc == 0 && d >= 0 && !stint_end_in_range(s->ts_ns, d))
+        rc = -2;
     if (rc != 0) {
         stint_model_drop(m, "byte %llu: thread-state event 'T' '%s' has %s dur (expected microseconds)",
                          (unsigned long long)offset_of(r, at), stint_model_str(m, s->name, NULL),
@@ -1135,11 +1137,13 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
     }
     int64_t ts = 0;
     int ts_rc = e->ts.set ? parse_time(r, &e->ts, &ts) : -1;
+    if (ts_rc == 0 && !stint_ts_in_range(ts))
+        ts_rc = -2;
     if (ts_rc != 0) {
         stint_model_drop(m, "byte %llu: event '%.*s' has %s ts (expected a number of microseconds%s)",
                          (unsigned long long)offset_of(r, at), (int)(e->name.n > 80 ? 80 : e->name.n),
                          e->name.s ? e->name.s : "", !e->ts.set ? "no" : ts_rc == -2 ? "an out-of-range" : "an invalid",
-                         ts_rc == -2 ? " within +-9223372036854775.807, the int64 ns range" : "");
+                         ts_rc == -2 ? " within +-4611686018427387.904, the kept range of 2^62 ns" : "");
         return;
     }
     if (e->ts.str)
@@ -1162,11 +1166,13 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
                                "byte %llu: X event '%s' has no dur (Perfetto drops it; kept with dur 0)",
                                (unsigned long long)offset_of(r, at), stint_model_str(m, s.name, NULL));
         int dur_rc = e->dur.set ? parse_time(r, &e->dur, &d) : 0;
+        if (dur_rc == 0 && d >= 0 && !stint_end_in_range(ts, d))
+            dur_rc = -2;
         if (dur_rc != 0) {
             stint_model_drop(m, "byte %llu: X event '%s' has %s dur (expected microseconds%s)",
                              (unsigned long long)offset_of(r, at), stint_model_str(m, s.name, NULL),
                              dur_rc == -2 ? "an out-of-range" : "an invalid",
-                             dur_rc == -2 ? " within the int64 ns range" : "");
+                             dur_rc == -2 ? " ending within the kept range of 2^62 ns" : "");
             return;
         }
         if (e->tdur.set) {

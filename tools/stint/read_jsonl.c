@@ -237,6 +237,9 @@ static int handle(struct jreader *r, const struct field *f, int nf)
         if (!id || !id->is_str || field_i64(get(f, nf, "start_ns"), &start) != 0)
             FAIL("%s: line %llu: span_start needs a string \"id\" and an integer \"start_ns\"", r->path,
                  (unsigned long long)r->line);
+        if (!stint_ts_in_range(start))
+            FAIL("%s: line %llu: start_ns %lld lies outside the kept time range (expected within +-2^62 ns)",
+                 r->path, (unsigned long long)r->line, (long long)start);
         uint32_t sid = intern_field(r, id);
         ensure_span_map(r, sid);
         if (r->span_of[sid])
@@ -306,6 +309,11 @@ static int handle(struct jreader *r, const struct field *f, int nf)
                                (unsigned long long)r->line);
             dur = 0;
         }
+        if (!stint_end_in_range(s->ts_ns, dur))
+            FAIL("%s: line %llu: span \"%s\" would end at start_ns %lld + duration_ns %lld, outside the kept "
+                 "time range (expected an end within +-2^62 ns)",
+                 r->path, (unsigned long long)r->line, stint_model_str(m, sid, NULL), (long long)s->ts_ns,
+                 (long long)dur);
         s->dur_ns = dur;
         return 0;
     }

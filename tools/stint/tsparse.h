@@ -12,6 +12,25 @@
 #include <stdint.h>
 #include <string.h>
 
+/* The time range stint keeps: every timestamp, and every span's end (ts +
+ * dur), lies in [-STINT_TS_LIMIT, STINT_TS_LIMIT] ns (2^62 ns, about 146
+ * years either side of zero). Within it an end never overflows int64 and
+ * neither does the difference of two timestamps. Readers and the model drop
+ * (and count) what lies outside it. */
+#define STINT_TS_LIMIT ((int64_t)1 << 62)
+
+/* 1 when ts lies in the kept range. */
+static inline int stint_ts_in_range(int64_t ts)
+{
+    return ts >= -STINT_TS_LIMIT && ts <= STINT_TS_LIMIT;
+}
+
+/* 1 when a span starting at ts in range, lasting dur (>= 0), ends in range. */
+static inline int stint_end_in_range(int64_t ts, int64_t dur)
+{
+    return dur <= STINT_TS_LIMIT && ts + dur <= STINT_TS_LIMIT;
+}
+
 /* Parses a JSON-style decimal number (optional '-', digits, optional
  * fraction, optional exponent) given in units of 10^-scale_exp10 ns... in
  * practice: mult_ns is the number of ns per unit (1000 for us, 1 for ns,
