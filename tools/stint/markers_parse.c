@@ -131,8 +131,6 @@ static inline __attribute__((always_inline)) const char *blanks(const char *q, c
     return q;
 }
 
-static inline __attribute__((always_inline)) uint64_t stint_i_load_le64(const char *q);
-
 /* Expects `k` (klen <= 8 bytes) at q; returns the byte after it, or NULL.
  * With 8 bytes of room this is one masked word compare (k is a literal, so
  * its word folds to a constant). */

@@ -827,7 +827,7 @@ void stint_model_instant_stat(struct stint_model *m, enum stint_track_kind kind,
 
 /* ---- repairs and errors ------------------------------------------------------------------ */
 
-static char *vformat(const char *fmt, va_list ap)
+__attribute__((format(printf, 1, 0))) static char *vformat(const char *fmt, va_list ap)
 {
     char buf[512];
     vsnprintf(buf, sizeof buf, fmt, ap);
