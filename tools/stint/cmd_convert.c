@@ -30,26 +30,11 @@ int stint_cmd_convert(int argc, char **argv)
 {
     const char *out_path = NULL, *to = NULL;
     int rebase = 1;
-    int w = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--to")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "stint convert: %s needs a value\n", a);
-                return 2;
-            }
-            if (!strcmp(a, "--to"))
-                to = argv[++i];
-            else
-                out_path = argv[++i];
-        } else if (!strncmp(a, "--to=", 5))
-            to = a + 5;
-        else if (!strcmp(a, "--no-rebase"))
-            rebase = 0;
-        else
-            argv[w++] = argv[i];
-    }
-    argc = w;
+    const struct stint_cmd_extra ex[] = {{"--output", "-o", &out_path, NULL, 0},
+                                         {"--to", NULL, &to, NULL, 0},
+                                         {"--no-rebase", NULL, NULL, &rebase, 0}};
+    if (stint_cmd_take_extras("convert", &argc, argv, ex, sizeof ex / sizeof ex[0]) == 2)
+        return 2;
     struct stint_cmd_opts o;
     int rc = stint_cmd_parse(argc, argv, usage, &o);
     if (rc >= 0)

@@ -376,29 +376,17 @@ int stint_cmd_counters(int argc, char **argv)
 {
     const char *time_key = NULL, *fields = NULL, *time_unit = "s";
     int64_t gap_ns = 5000000000;
-    int w = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        const char **dst = !strcmp(a, "--time-key") ? &time_key
-                           : !strcmp(a, "--fields") ? &fields
-                           : !strcmp(a, "--time-unit") ? &time_unit
-                                                       : NULL;
-        if (dst || !strcmp(a, "--gap")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "stint counters: %s needs a value\n", a);
-                return 2;
-            }
-            if (dst)
-                *dst = argv[++i];
-            else if (stint_parse_duration(argv[i + 1], strlen(argv[i + 1]), &gap_ns) != 0 || gap_ns <= 0) {
-                fprintf(stderr, "stint counters: --gap: '%s' is not a duration (e.g. 5s, 500ms)\n", argv[i + 1]);
-                return 2;
-            } else
-                i++;
-        } else
-            argv[w++] = argv[i];
+    const char *gap = NULL;
+    const struct stint_cmd_extra ex[] = {{"--time-key", NULL, &time_key, NULL, 0},
+                                         {"--fields", NULL, &fields, NULL, 0},
+                                         {"--time-unit", NULL, &time_unit, NULL, 0},
+                                         {"--gap", NULL, &gap, NULL, 0}};
+    if (stint_cmd_take_extras("counters", &argc, argv, ex, sizeof ex / sizeof ex[0]) == 2)
+        return 2;
+    if (gap && (stint_parse_duration(gap, strlen(gap), &gap_ns) != 0 || gap_ns <= 0)) {
+        fprintf(stderr, "stint counters: --gap: '%s' is not a duration (e.g. 5s, 500ms)\n", gap);
+        return 2;
     }
-    argc = w;
     struct stint_cmd_opts o;
     int rc = stint_cmd_parse(argc, argv, usage, &o);
     if (rc >= 0)

@@ -231,14 +231,8 @@ static int rec_cmp(const void *pa, const void *pb)
 int stint_cmd_memory(int argc, char **argv)
 {
     int timeline = 0;
-    int w = 1;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--timeline"))
-            timeline = 1;
-        else
-            argv[w++] = argv[i];
-    }
-    argc = w;
+    const struct stint_cmd_extra ex[] = {{"--timeline", NULL, NULL, &timeline, 1}};
+    stint_cmd_take_extras("memory", &argc, argv, ex, 1);
     struct stint_cmd_opts o;
     int rc = stint_cmd_parse(argc, argv, usage, &o);
     if (rc >= 0)

@@ -20,35 +20,22 @@ int stint_cmd_report(int argc, char **argv)
 {
     struct stint_report_opts ro = {0};
     const char *out_path = NULL;
-    int w = 1;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "-o") || !strcmp(a, "--output") || !strcmp(a, "--step") || !strcmp(a, "--title") ||
-            !strcmp(a, "--max-slices")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "stint report: %s needs a value\n", a);
-                return 2;
-            }
-            const char *v = argv[++i];
-            if (a[1] == 'o' || !strcmp(a, "--output"))
-                out_path = v;
-            else if (!strcmp(a, "--step"))
-                ro.step = v;
-            else if (!strcmp(a, "--title"))
-                ro.title = v;
-            else {
-                char *end;
-                long long n = strtoll(v, &end, 10);
-                if (*end || n < 1) {
-                    fprintf(stderr, "stint report: --max-slices: '%s' is not a positive count\n", v);
-                    return 2;
-                }
-                ro.max_slices = (size_t)n;
-            }
-        } else
-            argv[w++] = argv[i];
+    const char *max_slices = NULL;
+    const struct stint_cmd_extra ex[] = {{"--output", "-o", &out_path, NULL, 0},
+                                         {"--step", NULL, &ro.step, NULL, 0},
+                                         {"--title", NULL, &ro.title, NULL, 0},
+                                         {"--max-slices", NULL, &max_slices, NULL, 0}};
+    if (stint_cmd_take_extras("report", &argc, argv, ex, sizeof ex / sizeof ex[0]) == 2)
+        return 2;
+    if (max_slices) {
+        char *end;
+        long long n = strtoll(max_slices, &end, 10);
+        if (*end || n < 1) {
+            fprintf(stderr, "stint report: --max-slices: '%s' is not a positive count\n", max_slices);
+            return 2;
+        }
+        ro.max_slices = (size_t)n;
     }
-    argc = w;
     struct stint_cmd_opts o;
     int rc = stint_cmd_parse(argc, argv, usage, &o);
     if (rc >= 0)

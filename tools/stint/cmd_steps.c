@@ -29,20 +29,9 @@ static const char usage[] =
 int stint_cmd_steps(int argc, char **argv)
 {
     const char *step_glob = NULL;
-    int w = 1;
-    for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--step")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "stint steps: --step needs a span name\n");
-                return 2;
-            }
-            step_glob = argv[++i];
-        } else if (!strncmp(argv[i], "--step=", 7))
-            step_glob = argv[i] + 7;
-        else
-            argv[w++] = argv[i];
-    }
-    argc = w;
+    const struct stint_cmd_extra ex[] = {{"--step", NULL, &step_glob, NULL, 0}};
+    if (stint_cmd_take_extras("steps", &argc, argv, ex, 1) == 2)
+        return 2;
     struct stint_cmd_opts o;
     int rc = stint_cmd_parse(argc, argv, usage, &o);
     if (rc >= 0)

@@ -7,6 +7,41 @@
 #include <stdio.h>
 #include <string.h>
 
+int stint_cmd_take_extras(const char *cmd, int *argc, char **argv, const struct stint_cmd_extra *ex, size_t n)
+{
+    int w = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+        const struct stint_cmd_extra *x = NULL;
+        const char *inline_value = NULL;
+        for (size_t k = 0; k < n && !x; k++) {
+            size_t len = strlen(ex[k].name);
+            if (!strcmp(a, ex[k].name) || (ex[k].alias && !strcmp(a, ex[k].alias)))
+                x = &ex[k];
+            else if (ex[k].value && !strncmp(a, ex[k].name, len) && a[len] == '=') {
+                x = &ex[k];
+                inline_value = a + len + 1;
+            }
+        }
+        if (!x) {
+            argv[w++] = argv[i];
+            continue;
+        }
+        if (!x->value) {
+            *x->flag = x->flag_value;
+        } else if (inline_value) {
+            *x->value = inline_value;
+        } else if (i + 1 < *argc) {
+            *x->value = argv[++i];
+        } else {
+            fprintf(stderr, "stint %s: %s needs a value\n", cmd, a);
+            return 2;
+        }
+    }
+    *argc = w;
+    return -1;
+}
+
 int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_opts *o)
 {
     memset(o, 0, sizeof *o);

@@ -17,6 +17,23 @@ struct stint_cmd_opts {
     struct stint_filter filter;
 };
 
+/* An option one command takes besides the shared ones: name ("--to", also
+ * given as "--to=VALUE") and an optional alias ("-o"). With value set, the
+ * option takes a value (stored there as given: the command converts it);
+ * else it is a flag that stores flag_value in *flag. */
+struct stint_cmd_extra {
+    const char *name;
+    const char *alias;
+    const char **value;
+    int *flag;
+    int flag_value;
+};
+
+/* Takes the extras (n of them) out of argv, keeping the rest in order for
+ * stint_cmd_parse (argc is updated). An option that needs a value but ends
+ * argv prints "stint CMD: OPTION needs a value" and returns 2; else -1. */
+int stint_cmd_take_extras(const char *cmd, int *argc, char **argv, const struct stint_cmd_extra *ex, size_t n);
+
 /* Parses argv (argv[0] = command name). usage is printed for --help (stdout,
  * returns 0) and on errors (stderr, returns 2). Returns -1 when the command
  * should run. */

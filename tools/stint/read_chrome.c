@@ -1355,19 +1355,16 @@ static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj
         case S_EV_FIRST:
         case S_EV_NEXT:
         case S_EV_COMMA:
-            stint_model_repair(m, STINT_REPAIR_MISSING_CLOSE,
-                               "byte %llu: input ends without the closing ']' of the event array",
-                               (unsigned long long)offset_of(r, j->p));
-            *state = S_DONE;
-            return STINT_JSON_OK;
         case S_OBJ_FIRST:
         case S_OBJ_NEXT:
-        case S_OBJ_KEY:
-            stint_model_repair(m, STINT_REPAIR_MISSING_CLOSE,
-                               "byte %llu: input ends without the closing '}' of the trace object",
-                               (unsigned long long)offset_of(r, j->p));
+        case S_OBJ_KEY: {
+            int ev = *state == S_EV_FIRST || *state == S_EV_NEXT || *state == S_EV_COMMA;
+            stint_model_repair(m, STINT_REPAIR_MISSING_CLOSE, "byte %llu: input ends without the closing %s",
+                               (unsigned long long)offset_of(r, j->p),
+                               ev ? "']' of the event array" : "'}' of the trace object");
             *state = S_DONE;
             return STINT_JSON_OK;
+        }
         default:
             *state = S_DONE;
             return STINT_JSON_OK;
