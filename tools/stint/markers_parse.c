@@ -386,7 +386,7 @@ static const char *parse_record(markers_parser *p, const char *at, const char *e
     FIELD_NUM(ts, "ts=", (uint64_t)STINT_TS_LIMIT, ts);
     FIELD_NUM(dur, "dur=", (uint64_t)STINT_TS_LIMIT, dur);
 #undef FIELD_NUM
-    if (!stint_end_in_range((int64_t)ts, (int64_t)dur)) /* both <= 2^62: the sum fits */
+    if (!ovf && !stint_end_in_range((int64_t)ts, (int64_t)dur)) /* both <= 2^62 here: the sum fits */
         ovf = 1;
 
     if (ovf) {
@@ -459,14 +459,25 @@ markers_parser *markers_parser_new(const markers_options *opt)
     markers_parser *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
-    p->opt = *opt;
-    p->cap = 2 * MARKERS_CHUNK_BYTES;
-    p->buf = malloc(p->cap);
-    if (!p->buf) {
-        free(p);
-        return NULL;
-    }
+    p->opt = *opt; /* buf comes with the first bytes (grow): a small log needs a small buffer */
     return p;
+}
+
+/* Makes room for at least want more bytes, doubling from 64 KiB. Returns 0,
+ * or -1 when out of memory (buf unchanged). */
+static int grow(markers_parser *p, size_t want)
+{
+    if (p->cap - p->len >= want)
+        return 0;
+    size_t ncap = p->cap ? p->cap : (size_t)64 << 10;
+    while (ncap - p->len < want)
+        ncap *= 2;
+    char *nb = realloc(p->buf, ncap);
+    if (!nb)
+        return -1;
+    p->buf = nb;
+    p->cap = ncap;
+    return 0;
 }
 
 void markers_parser_free(markers_parser *p)
@@ -479,15 +490,9 @@ void markers_parser_free(markers_parser *p)
 
 char *markers_write_ptr(markers_parser *p, size_t *cap)
 {
-    if (p->cap - p->len < MARKERS_CHUNK_BYTES / 2) {
-        size_t ncap = p->cap * 2;
-        char *nb = realloc(p->buf, ncap);
-        if (!nb) {
-            *cap = 0;
-            return NULL;
-        }
-        p->buf = nb;
-        p->cap = ncap;
+    if (p->cap - p->len < MARKERS_CHUNK_BYTES / 2 && grow(p, MARKERS_CHUNK_BYTES) != 0) {
+        *cap = 0;
+        return NULL;
     }
     size_t room = p->cap - p->len;
     *cap = room < MARKERS_CHUNK_BYTES ? room : MARKERS_CHUNK_BYTES;
@@ -515,12 +520,12 @@ int markers_feed(markers_parser *p, const void *data, size_t n)
 {
     const char *s = data;
     while (n && !p->stop_rc) {
-        size_t room;
-        char *w = markers_write_ptr(p, &room);
-        if (!w)
+        /* room for this piece only (up to a chunk), so that feeding a few
+         * bytes does not cost a 1 MiB buffer */
+        size_t k = n < MARKERS_CHUNK_BYTES ? n : MARKERS_CHUNK_BYTES;
+        if (grow(p, k) != 0)
             return p->stop_rc = -1;
-        size_t k = n < room ? n : room;
-        memcpy(w, s, k);
+        memcpy(p->buf + p->len, s, k);
         s += k;
         n -= k;
         markers_commit(p, k);
