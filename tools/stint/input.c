@@ -35,7 +35,11 @@
  * reads, and one quarter of the pages a 4 MiB buffer would touch. The first
  * read of any input (the format sniff) is this size too, straight into the
  * window. */
+#ifdef STINT_SMALL_BUFFERS
+#define ZIN_CHUNK ((size_t)4 << 10)
+#else
 #define ZIN_CHUNK ((size_t)1 << 20)
+#endif
 
 int stint_input_errcode(const struct stint_input *in) { return in->err[0] && in->corrupt ? 1 : 3; }
 
@@ -213,8 +217,15 @@ static ssize_t inflate_into(struct stint_input *in, char *dst, size_t room)
  * decompressor state. */
 
 #define PIPE_BLOCKS 4
+#ifdef STINT_SMALL_BUFFERS
+/* fuzz builds: inputs of a few KiB cross block ends and take the slow path,
+ * and each run maps kilobytes instead of megabytes */
+#define PIPE_BLOCK ((size_t)4 << 10)
+#define PIPE_HEAD ((size_t)1 << 10)
+#else
 #define PIPE_BLOCK ((size_t)1 << 20)
 #define PIPE_HEAD ((size_t)256 << 10)
+#endif
 #define PIPE_STRIDE (PIPE_HEAD + PIPE_BLOCK + STINT_JSON_PAD)
 
 struct gzpipe {
