@@ -463,17 +463,41 @@ static void jstr(FILE *f, const struct stint_model *m, uint32_t id)
 }
 
 /* Human duration: ns below 10 us, else us/ms/s with 3 decimals. */
-static void fmt_dur(char *buf, size_t n, int64_t ns)
+/* Writes v in decimal at p (at least `digits` digits, zero-padded); returns
+ * the end. */
+static char *put_dec(char *p, uint64_t v, int digits)
 {
-    int64_t a = ns < 0 ? -ns : ns;
-    if (a < 10000)
-        snprintf(buf, n, "%" PRId64 " ns", ns);
-    else if (a < 10000000)
-        snprintf(buf, n, "%.3f us", (double)ns / 1e3);
-    else if (a < 10000000000LL)
-        snprintf(buf, n, "%.3f ms", (double)ns / 1e6);
-    else
-        snprintf(buf, n, "%.3f s", (double)ns / 1e9);
+    char t[20];
+    int k = 0;
+    do
+        t[k++] = (char)('0' + v % 10);
+    while ((v /= 10) || k < digits);
+    while (k)
+        *p++ = t[--k];
+    return p;
+}
+
+/* ns as text in a unit chosen by size: below 10 us in ns, else us, ms or s
+ * with 3 decimals, rounded half away from zero from the exact integer (no
+ * double: large values keep every digit). buf holds at least 32 bytes. */
+static void fmt_dur(char *buf, int64_t ns)
+{
+    uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+    char *p = buf;
+    if (ns < 0)
+        *p++ = '-';
+    const char *unit = " ns";
+    if (a < 10000) {
+        p = put_dec(p, a, 1);
+    } else {
+        uint64_t div = a < 10000000 ? 1 : a < 10000000000ULL ? 1000 : 1000000; /* ns per thousandth */
+        unit = div == 1 ? " us" : div == 1000 ? " ms" : " s";
+        uint64_t q = a / div + (div > 1 && a % div >= (div + 1) / 2); /* thousandths of the unit */
+        p = put_dec(p, q / 1000, 1);
+        *p++ = '.';
+        p = put_dec(p, q % 1000, 3);
+    }
+    memcpy(p, unit, strlen(unit) + 1);
 }
 
 static void print_json(FILE *f, const struct summary *S, const struct stint_model *m, const uint32_t *lane_order,
@@ -580,8 +604,8 @@ static void print_human(FILE *f, const struct summary *S, const struct stint_mod
         if (!lr->spans)
             continue;
         const struct stint_lane *l = stint_model_lane_at(m, li);
-        fmt_dur(a, sizeof a, lr->sum_ns);
-        fmt_dur(b, sizeof b, stint_union_acc_total(&lr->busy));
+        fmt_dur(a, lr->sum_ns);
+        fmt_dur(b, stint_union_acc_total(&lr->busy));
         char nm[64];
         snprintf(nm, sizeof nm, "%s%s", stint_model_str(m, l->name, NULL), l->clock ? " [device clock]" : "");
         fprintf(f, "%10" PRId64 " %10" PRId64 " %-24.24s %10" PRIu64 " %14s %14s\n", l->pid, l->tid, nm, lr->spans, a,
@@ -591,8 +615,8 @@ static void print_human(FILE *f, const struct summary *S, const struct stint_mod
     fprintf(f, "%-32s %10s %14s %14s\n", "cat", "spans", "sum", "busy");
     for (size_t k = 0; k < S->ncats; k++) {
         const struct cat_row *cr = &S->cats[k];
-        fmt_dur(a, sizeof a, cr->sum_ns);
-        fmt_dur(b, sizeof b, cr->busy_ns);
+        fmt_dur(a, cr->sum_ns);
+        fmt_dur(b, cr->busy_ns);
         char nm[64];
         snprintf(nm, sizeof nm, "%s%s", cr->cat ? stint_model_str(m, cr->cat, NULL) : "(none)",
                  cr->clock ? " [device clock]" : "");
@@ -612,14 +636,14 @@ static void print_human(FILE *f, const struct summary *S, const struct stint_mod
             "self", "min", "p50", "p90", "p99", "max");
     for (size_t k = 0; k < S->nnames; k++) {
         const struct name_row *nr = &S->names[k];
-        fmt_dur(a, sizeof a, nr->sum_ns);
-        fmt_dur(b, sizeof b, nr->total_ns);
-        fmt_dur(c, sizeof c, nr->self_ns);
-        fmt_dur(d, sizeof d, nr->min_ns);
-        fmt_dur(e, sizeof e, nr->p50);
-        fmt_dur(g, sizeof g, nr->p90);
-        fmt_dur(h, sizeof h, nr->p99);
-        fmt_dur(i9, sizeof i9, nr->max_ns);
+        fmt_dur(a, nr->sum_ns);
+        fmt_dur(b, nr->total_ns);
+        fmt_dur(c, nr->self_ns);
+        fmt_dur(d, nr->min_ns);
+        fmt_dur(e, nr->p50);
+        fmt_dur(g, nr->p90);
+        fmt_dur(h, nr->p99);
+        fmt_dur(i9, nr->max_ns);
         (void)j9;
         fprintf(f, "%-16.16s %-*.*s %8" PRIu64 " %12s %12s %12s %12s %12s %12s %12s %12s\n",
                 nr->cat ? stint_model_str(m, nr->cat, NULL) : "", nw, nw, stint_model_str(m, nr->name, NULL), nr->spans,
@@ -630,7 +654,7 @@ static void print_human(FILE *f, const struct summary *S, const struct stint_mod
         fprintf(f, "%-16s %-28s %8s %14s %10s\n", "cat", "name", "spans", "sum", "unfinished");
         for (size_t k = 0; k < S->nasync; k++) {
             const struct async_row *r = &S->asyncs[k];
-            fmt_dur(a, sizeof a, r->sum_ns);
+            fmt_dur(a, r->sum_ns);
             fprintf(f, "%-16.16s %-28.28s %8" PRIu64 " %14s %10" PRIu64 "\n", stint_model_str(m, r->cat, NULL),
                     stint_model_str(m, r->name, NULL), r->spans, a, r->unfinished);
         }
