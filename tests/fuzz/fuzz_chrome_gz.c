@@ -8,8 +8,9 @@
  *              most runs reach the JSON reader and truncation is exercised;
  *   mode odd:  the rest is used as the raw stream after a 1f 8b magic, so the
  *              decompressor itself sees hostile bytes.
- * Mode bits 3-5 also run whole commands on the file (output to /dev/null):
- * `stint summary --json`, `stint slices --json`, `stint timing`, so the
+ * Mode bits 3-7 also run whole commands on the file (output to /dev/null):
+ * `stint summary --json`, `stint slices --json`, `stint timing`, `stint tree
+ * --json`, `stint report -o -`, so the
  * analyses behind the readers see the same inputs. Their exit code must be
  * one of the documented 0, 1, 3. */
 #include "commands.h"
@@ -93,11 +94,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     stint_model_free(&m);
     static const struct {
         unsigned bit;
-        const char *argv[4];
+        int (*run)(int, char **);
+        const char *argv[5];
         int argc;
-    } cmds[] = {{8, {"summary", NULL, "--json", NULL}, 3},
-                {16, {"slices", NULL, "--json", NULL}, 3},
-                {32, {"timing", NULL, NULL, NULL}, 2}};
+    } cmds[] = {{8, stint_cmd_summary, {"summary", NULL, "--json", NULL, NULL}, 3},
+                {16, stint_cmd_slices, {"slices", NULL, "--json", NULL, NULL}, 3},
+                {32, stint_cmd_timing, {"timing", NULL, NULL, NULL, NULL}, 2},
+                {64, stint_cmd_tree, {"tree", NULL, "--json", NULL, NULL}, 3},
+                {128, stint_cmd_report, {"report", NULL, "-o", "-", NULL}, 4}};
     static int quiet = 0;
     if (!quiet) { /* reports go nowhere (run.sh passes -close_fd_mask=2 for stderr:
                      libFuzzer keeps its own and the sanitizers' output) */
@@ -110,12 +114,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
         if (!(mode & cmds[k].bit))
             continue;
-        char *argv[4];
-        for (int i = 0; i < 4; i++)
+        char *argv[5];
+        for (int i = 0; i < 5; i++)
             argv[i] = (char *)(uintptr_t)cmds[k].argv[i];
         argv[1] = path;
-        int crc = k == 0 ? stint_cmd_summary(cmds[k].argc, argv)
-                         : k == 1 ? stint_cmd_slices(cmds[k].argc, argv) : stint_cmd_timing(cmds[k].argc, argv);
+        int crc = cmds[k].run(cmds[k].argc, argv);
         fflush(stdout);
         if (crc != 0 && crc != 1 && crc != 3)
             abort();

@@ -229,7 +229,7 @@ static void test_numbers(void)
 {
     struct got g;
     markers_stats st = parse("[STRACE] v=2 pid=1 tid=1 inv=18446744073709551615 hid=00000000000000000abcdef "
-                             "depth=0 name=a ts=4611686018427387904 dur=0\n"
+                             "depth=0 name=a ts=4611686018427387903 dur=0\n"
                              "[STRACE] v=1 pid=18446744073709551616 tid=1 inv=1 hid=a depth=0 name=a ts=1 dur=2\n"
                              "[STRACE] v=1 pid=1 tid=1 inv=1 hid=a depth=0 name=a ts=9223372036854775808 dur=2\n"
                              "[STRACE] v=1 pid=1 tid=1 inv=1 hid=a depth=0 name=a ts=4611686018427387904 dur=1\n"
@@ -241,7 +241,7 @@ static void test_numbers(void)
     CHECK_EQ_U64(g.r[0].inv, UINT64_MAX);
     CHECK_EQ_U64(g.r[0].hid, 0xabcdef);
     CHECK_EQ_I64(g.r[0].hid_wide, 0);
-    CHECK_EQ_I64(g.r[0].ts_ns, (int64_t)1 << 62); /* the kept range's end (STINT_TS_LIMIT) */
+    CHECK_EQ_I64(g.r[0].ts_ns, ((int64_t)1 << 62) - 1); /* the kept range's end (STINT_TS_LIMIT) */
     CHECK_EQ_I64(g.r[1].hid_wide, 1);
     CHECK_EQ_U64(g.r[1].hid, 0x34567890abcdef12ull);
     CHECK_EQ_U64(st.unknown_version, 1);

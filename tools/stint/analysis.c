@@ -9,6 +9,7 @@
  * children, clipped to the parent, wherever they ran.
  */
 #include "analysis.h"
+#include "tsparse.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -81,13 +82,13 @@ int64_t stint_an_union_overlap(struct stint_iv *iv, size_t n, int64_t *overlap_n
                 continue;
             if (iv[i].start_ns > r) {
                 if (r > l)
-                    total += r - l;
+                    total = stint_sum_add(total, r - l);
                 l = iv[i].start_ns;
                 r = iv[i].end_ns;
             } else if (iv[i].end_ns > r)
                 r = iv[i].end_ns;
         }
-        return total + (r > l ? r - l : 0);
+        return stint_sum_add(total, r > l ? r - l : 0);
     }
     size_t hn = 0;
     int64_t uni = 0, ov = 0, t = INT64_MIN;
@@ -103,9 +104,9 @@ int64_t stint_an_union_overlap(struct stint_iv *iv, size_t n, int64_t *overlap_n
             break;
         int64_t next = hn && h[0] <= next_start ? h[0] : next_start;
         if (hn >= 1 && t != INT64_MIN)
-            uni += next - t;
+            uni = stint_sum_add(uni, next - t);
         if (hn >= 2 && t != INT64_MIN)
-            ov += next - t;
+            ov = stint_sum_add(ov, next - t);
         t = next;
         if (hn && h[0] <= next_start)
             heap_pop(h, &hn);
@@ -164,8 +165,10 @@ double stint_an_quantile_f64(const double *v, size_t n, double q)
     size_t lo = (size_t)pos;
     if (lo >= n - 1)
         return v[n - 1];
-    double frac = pos - (double)lo;
-    return v[lo] + frac * (v[lo + 1] - v[lo]);
+    double frac = pos - (double)lo, d = v[lo + 1] - v[lo];
+    if (isinf(d) && !isinf(v[lo]) && !isinf(v[lo + 1])) /* values near +-DBL_MAX: weigh instead */
+        return v[lo] * (1 - frac) + v[lo + 1] * frac;
+    return v[lo] + frac * d;
 }
 
 const char *stint_an_us(char *buf, int64_t ns)
@@ -181,7 +184,22 @@ const char *stint_an_us_f(char *buf, double ns)
         snprintf(buf, 32, "-");
         return buf;
     }
+    /* llround is undefined past the int64 range: clamp (only sums of centuries get there) */
+    if (ns >= 9223372036854775807.0)
+        return stint_an_us(buf, INT64_MAX);
+    if (ns <= -9223372036854775808.0)
+        return stint_an_us(buf, INT64_MIN);
     return stint_an_us(buf, (int64_t)llround(ns));
+}
+
+double stint_an_mean(const int64_t *v, size_t n)
+{
+    if (n == 0)
+        return NAN;
+    stint_i128 sum = 0;
+    for (size_t i = 0; i < n; i++)
+        sum += v[i];
+    return (double)((long double)sum / (long double)n);
 }
 
 /* ---- call tree ---------------------------------------------------------- */
@@ -349,7 +367,7 @@ int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, 
         if (s->parent == STINT_NO_ID || s->parent >= n)
             continue;
         const struct stint_slice *p = stint_model_slice(m, s->parent);
-        int64_t pend = p->dur_ns < 0 ? INT64_MAX : p->ts_ns + p->dur_ns;
+        int64_t pend = p->dur_ns < 0 ? STINT_TS_LIMIT : p->ts_ns + p->dur_ns; /* open: to the range's end */
         int64_t cend = s->dur_ns < 0 ? pend : s->ts_ns + s->dur_ns;
         int64_t cstart = s->ts_ns < p->ts_ns ? p->ts_ns : s->ts_ns;
         if (cend > pend)
@@ -367,14 +385,14 @@ int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, 
         int64_t l = kids[a].iv.start_ns, r = kids[a].iv.end_ns, cov = 0;
         while (b < nc && kids[b].parent == kids[a].parent) {
             if (kids[b].iv.start_ns > r) {
-                cov += r - l;
+                cov = stint_sum_add(cov, r - l);
                 l = kids[b].iv.start_ns;
                 r = kids[b].iv.end_ns;
             } else if (kids[b].iv.end_ns > r)
                 r = kids[b].iv.end_ns;
             b++;
         }
-        child_cov[kids[a].parent] = cov + (r - l);
+        child_cov[kids[a].parent] = stint_sum_add(cov, r - l);
         a = b;
     }
     /* pass 2: aggregate the spans that pass the filter */
@@ -401,8 +419,8 @@ int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, 
             self = 0; /* impossible: children are clipped to the span */
         t->slice_self[i] = self;
         nd->calls++;
-        nd->total_ns += s->dur_ns;
-        nd->self_ns += self;
+        nd->total_ns = stint_sum_add(nd->total_ns, s->dur_ns);
+        nd->self_ns = stint_sum_add(nd->self_ns, self);
         if (s->dur_ns > nd->max_ns)
             nd->max_ns = s->dur_ns;
         t->spans++;

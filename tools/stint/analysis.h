@@ -38,8 +38,12 @@ double stint_an_quantile_f64(const double *v, size_t n, double q);
 
 /* Writes ns as microseconds with three decimals ("12.345") into buf (>= 32). */
 const char *stint_an_us(char *buf, int64_t ns);
-/* Same for a fractional ns value (a mean or an interpolated quantile). */
+/* Same for a fractional ns value (a mean or an interpolated quantile);
+ * values past the int64 range print as its ends. */
 const char *stint_an_us_f(char *buf, double ns);
+/* The mean of n int64 values, summed exactly (no overflow, unlike a capped
+ * total / calls); NAN when n is 0. */
+double stint_an_mean(const int64_t *v, size_t n);
 
 /* ---- the aggregated call tree -------------------------------------------
  * Nodes are keyed by (parent node, name): one node per distinct call path.

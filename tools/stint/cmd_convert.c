@@ -99,7 +99,8 @@ int stint_cmd_convert(int argc, char **argv)
     if (!otlp) {
         fprintf(stderr, "stint convert: wrote %" PRIu64 " slices as %s to %s", st.slices, to, out_path);
         if (st.origin_ns)
-            fprintf(stderr, " (ts rebased by -%" PRId64 " ns)", st.origin_ns);
+            fprintf(stderr, " (ts rebased by %s%" PRId64 " ns)", st.origin_ns > 0 ? "-" : "+",
+                    st.origin_ns > 0 ? st.origin_ns : -st.origin_ns);
         fputc('\n', stderr);
         if (st.moved_overlap)
             fprintf(stderr,

@@ -20,6 +20,7 @@
 #include "commands.h"
 #include "intervals.h"
 #include "textout.h"
+#include "tsparse.h"
 #include "umap.h"
 
 #include <inttypes.h>
@@ -144,7 +145,8 @@ static void cat_run_flush(struct cat_row *c)
 static void frame_end(struct summary *S, struct frame *fr)
 {
     if (fr->row != STINT_NO_ID)
-        S->names[fr->row].self_ns += fr->dur_ns - stint_union_acc_total(&fr->kids);
+        S->names[fr->row].self_ns =
+            stint_sum_add(S->names[fr->row].self_ns, fr->dur_ns - stint_union_acc_total(&fr->kids));
 }
 
 /* The end of a track's stream: its open frames and category runs end. */
@@ -280,18 +282,18 @@ static void on_slice(void *ctx, const struct stint_model *m, const struct stint_
         }
         struct lane_row *lr = &S->lanes[ev->lane];
         lr->spans++;
-        lr->sum_ns += dur;
+        lr->sum_ns = stint_sum_add(lr->sum_ns, dur);
         stint_union_acc_add(&lr->busy, ts, end);
         struct name_row *nr = &S->names[row];
         nr->spans++;
-        nr->sum_ns += dur;
+        nr->sum_ns = stint_sum_add(nr->sum_ns, dur);
         if (dur < nr->min_ns)
             nr->min_ns = dur;
         if (dur > nr->max_ns)
             nr->max_ns = dur;
         if (nr->stamp != ev->lane) {
             if (nr->stamp != STINT_NO_ID)
-                nr->total_ns += stint_union_acc_total(&nr->acc);
+                nr->total_ns = stint_sum_add(nr->total_ns, stint_union_acc_total(&nr->acc));
             stint_union_acc_init(&nr->acc);
             nr->stamp = ev->lane;
         }
@@ -299,7 +301,7 @@ static void on_slice(void *ctx, const struct stint_model *m, const struct stint_
         dur_push(nr, dur);
         struct cat_row *cr = &S->cats[nr->crow];
         cr->spans++;
-        cr->sum_ns += dur;
+        cr->sum_ns = stint_sum_add(cr->sum_ns, dur);
         if (cr->run_open && ts <= cr->run_end) {
             if (end > cr->run_end)
                 cr->run_end = end;
@@ -310,7 +312,7 @@ static void on_slice(void *ctx, const struct stint_model *m, const struct stint_
             cr->run_open = 1;
         }
         S->spans++;
-        S->sum_ns += dur;
+        S->sum_ns = stint_sum_add(S->sum_ns, dur);
     }
     if (S->sn == S->fcap) {
         S->fcap = S->fcap ? S->fcap * 2 : 64;
@@ -352,7 +354,7 @@ static void compute(struct summary *S, const struct stint_model *m)
             S->asyncs[a].unfinished++;
         else {
             S->asyncs[a].spans++;
-            S->asyncs[a].sum_ns += s->dur_ns;
+            S->asyncs[a].sum_ns = stint_sum_add(S->asyncs[a].sum_ns, s->dur_ns);
         }
     }
     stint_umap_free(&amap);
@@ -375,7 +377,7 @@ static void compute(struct summary *S, const struct stint_model *m)
     for (size_t k = 0; k < S->nnames; k++) {
         struct name_row *nr = &S->names[k];
         if (nr->stamp != STINT_NO_ID)
-            nr->total_ns += stint_union_acc_total(&nr->acc);
+            nr->total_ns = stint_sum_add(nr->total_ns, stint_union_acc_total(&nr->acc));
         if (nr->d_len) {
             /* three selections instead of a sort: each one narrows the next (r50 <= r90 <= r99) */
             size_t n = nr->d_len, r99 = rank_of(n, 99, 100), r90 = rank_of(n, 90, 100), r50 = rank_of(n, 50, 100);
@@ -393,7 +395,15 @@ static void compute(struct summary *S, const struct stint_model *m)
             else
                 SELECT3(stint_select_u32, nr->d32);
 #undef SELECT3
-            nr->mean_ns = (nr->sum_ns + (int64_t)nr->spans / 2) / (int64_t)nr->spans;
+            /* exact, from the durations: sum_ns may be capped (tsparse.h, stint_sum_add) */
+            stint_i128 sum = 0;
+            if (nr->d)
+                for (size_t i = 0; i < n; i++)
+                    sum += nr->d[i];
+            else
+                for (size_t i = 0; i < n; i++)
+                    sum += nr->d32[i];
+            nr->mean_ns = (int64_t)((sum + (stint_i128)(n / 2)) / (stint_i128)n); /* rounded half up */
         }
         free(nr->d);
         free(nr->d32);

@@ -16,6 +16,7 @@
 #include "cmdopts.h"
 #include "commands.h"
 #include "textout.h"
+#include "tsparse.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -88,7 +89,7 @@ static void put_row_json(FILE *f, const struct stint_model *m, const struct stin
             nd->self_ns);
     if (nd->calls)
         fprintf(f, ",\"mean_ns\":%.1f,\"p50_ns\":%.1f,\"p90_ns\":%.1f,\"max_ns\":%" PRId64,
-                (double)nd->total_ns / (double)nd->calls, stint_an_quantile(nd->durs, nd->ndurs, 0.5),
+                stint_an_mean(nd->durs, nd->ndurs), stint_an_quantile(nd->durs, nd->ndurs, 0.5),
                 stint_an_quantile(nd->durs, nd->ndurs, 0.9), nd->max_ns);
     else
         fputs(",\"mean_ns\":null,\"p50_ns\":null,\"p90_ns\":null,\"max_ns\":null", f);
@@ -99,7 +100,7 @@ static void put_row_text(FILE *f, const struct stint_model *m, const struct stin
     char b[6][32];
     if (nd->calls)
         fprintf(f, "%8" PRIu64 " %14s %14s %12s %12s %12s %12s  ", nd->calls, stint_an_us(b[0], nd->total_ns),
-                stint_an_us(b[1], nd->self_ns), stint_an_us_f(b[2], (double)nd->total_ns / (double)nd->calls),
+                stint_an_us(b[1], nd->self_ns), stint_an_us_f(b[2], stint_an_mean(nd->durs, nd->ndurs)),
                 stint_an_us_f(b[3], stint_an_quantile(nd->durs, nd->ndurs, 0.5)),
                 stint_an_us_f(b[4], stint_an_quantile(nd->durs, nd->ndurs, 0.9)), stint_an_us(b[5], nd->max_ns));
     else
@@ -203,7 +204,7 @@ static int print_flat(FILE *f, const struct stint_model *m, const struct stint_c
         struct flat_row *r = &rows[s->name];
         r->name = s->name;
         r->calls++;
-        r->self_ns += t->slice_self[i];
+        r->self_ns = stint_sum_add(r->self_ns, t->slice_self[i]);
         if (s->dur_ns > r->max_ns)
             r->max_ns = s->dur_ns;
         int outer = 1;
@@ -214,7 +215,7 @@ static int print_flat(FILE *f, const struct stint_model *m, const struct stint_c
             }
         if (outer) {
             r->outer_calls++;
-            r->total_ns += s->dur_ns;
+            r->total_ns = stint_sum_add(r->total_ns, s->dur_ns);
         }
     }
     size_t k = 0;

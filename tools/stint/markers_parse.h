@@ -24,7 +24,7 @@
  *   - a record with v != 1 is delivered anyway (the reference reads it) and
  *     counted in unknown_version;
  *   - a number too wide for its type (pid/tid/inv/depth/v > UINT64_MAX,
- *     ts, dur or ts + dur > 2^62, stint's kept range, STINT_TS_LIMIT in
+ *     ts, dur or ts + dur >= 2^62, past stint's kept range, STINT_TS_LIMIT in
  *     tsparse.h) makes the record torn too (counted in overflow);
  *   - a line longer than MARKERS_MAX_LINE_BYTES is cut there (long_lines).
  *

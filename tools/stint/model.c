@@ -635,7 +635,7 @@ uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *
     fix_negative_dur(m, &c);
     if (!stint_ts_in_range(c.ts_ns) || (c.dur_ns >= 0 && !stint_end_in_range(c.ts_ns, c.dur_ns))) {
         stint_model_drop(m, "slice '%s' at ts %lld ns with dur %lld ns lies outside the kept time range "
-                         "(+-2^62 ns, about 146 years)",
+                         "(|t| < 2^62 ns, about 146 years)",
                          stint_model_str(m, c.name, NULL), (long long)c.ts_ns, (long long)c.dur_ns);
         return STINT_NO_ID;
     }
@@ -696,7 +696,7 @@ static int event_ts_ok(struct stint_model *m, const char *what, uint32_t name, i
 {
     if (stint_ts_in_range(ts_ns))
         return 1;
-    stint_model_drop(m, "%s '%s' at ts %lld ns lies outside the kept time range (+-2^62 ns, about 146 years)", what,
+    stint_model_drop(m, "%s '%s' at ts %lld ns lies outside the kept time range (|t| < 2^62 ns, about 146 years)", what,
                      stint_model_str(m, name, NULL), (long long)ts_ns);
     return 0;
 }

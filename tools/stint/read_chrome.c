@@ -1143,7 +1143,7 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
         stint_model_drop(m, "byte %llu: event '%.*s' has %s ts (expected a number of microseconds%s)",
                          (unsigned long long)offset_of(r, at), (int)(e->name.n > 80 ? 80 : e->name.n),
                          e->name.s ? e->name.s : "", !e->ts.set ? "no" : ts_rc == -2 ? "an out-of-range" : "an invalid",
-                         ts_rc == -2 ? " within +-4611686018427387.904, the kept range of 2^62 ns" : "");
+                         ts_rc == -2 ? " within +-4611686018427387.903, the kept range (|t| < 2^62 ns)" : "");
         return;
     }
     if (e->ts.str)
@@ -1172,7 +1172,7 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
             stint_model_drop(m, "byte %llu: X event '%s' has %s dur (expected microseconds%s)",
                              (unsigned long long)offset_of(r, at), stint_model_str(m, s.name, NULL),
                              dur_rc == -2 ? "an out-of-range" : "an invalid",
-                             dur_rc == -2 ? " ending within the kept range of 2^62 ns" : "");
+                             dur_rc == -2 ? " ending within the kept range (|t| < 2^62 ns)" : "");
             return;
         }
         if (e->tdur.set) {

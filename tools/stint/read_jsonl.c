@@ -238,7 +238,7 @@ static int handle(struct jreader *r, const struct field *f, int nf)
             FAIL("%s: line %llu: span_start needs a string \"id\" and an integer \"start_ns\"", r->path,
                  (unsigned long long)r->line);
         if (!stint_ts_in_range(start))
-            FAIL("%s: line %llu: start_ns %lld lies outside the kept time range (expected within +-2^62 ns)",
+            FAIL("%s: line %llu: start_ns %lld lies outside the kept time range (expected |start_ns| < 2^62)",
                  r->path, (unsigned long long)r->line, (long long)start);
         uint32_t sid = intern_field(r, id);
         ensure_span_map(r, sid);
@@ -311,7 +311,7 @@ static int handle(struct jreader *r, const struct field *f, int nf)
         }
         if (!stint_end_in_range(s->ts_ns, dur))
             FAIL("%s: line %llu: span \"%s\" would end at start_ns %lld + duration_ns %lld, outside the kept "
-                 "time range (expected an end within +-2^62 ns)",
+                 "time range (expected an end below 2^62 ns)",
                  r->path, (unsigned long long)r->line, stint_model_str(m, sid, NULL), (long long)s->ts_ns,
                  (long long)dur);
         s->dur_ns = dur;

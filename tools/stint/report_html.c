@@ -12,6 +12,7 @@
 #include "report_html.h"
 
 #include "analysis.h"
+#include "tsparse.h"
 #include "report_template.h"
 
 #include <inttypes.h>
@@ -315,7 +316,7 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
             }
             iv[ni].start_ns = s->ts_ns;
             iv[ni++].end_ns = s->ts_ns + s->dur_ns;
-            sum += s->dur_ns;
+            sum = stint_sum_add(sum, s->dur_ns);
         }
         int64_t uni = stint_an_union(iv, ni);
         free(iv);
@@ -347,7 +348,7 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
             struct name_row *r = &rows[s->name];
             r->name = s->name;
             r->calls++;
-            r->self_ns += t.slice_self[i];
+            r->self_ns = stint_sum_add(r->self_ns, t.slice_self[i]);
             if (s->dur_ns > r->max_ns)
                 r->max_ns = s->dur_ns;
             int outer = 1;
@@ -357,7 +358,7 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
                     break;
                 }
             if (outer)
-                r->total_ns += s->dur_ns;
+                r->total_ns = stint_sum_add(r->total_ns, s->dur_ns);
         }
         size_t k = 0;
         for (size_t i = 0; i < nstr; i++)
@@ -502,7 +503,7 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
     if (remap && stack) {
         int64_t root_total = 0;
         for (uint32_t c = t.nodes[0].first_child; c != STINT_NO_ID; c = t.nodes[c].next_sibling)
-            root_total += t.nodes[c].total_ns;
+            root_total = stint_sum_add(root_total, t.nodes[c].total_ns);
         fprintf(f, "[-1,0,%" PRId64 ",0,0,0]", root_total);
         remap[0] = 0;
         uint32_t next = 1;

@@ -10,13 +10,14 @@
  * points, as Python's str.format does.
  */
 #include "timing_out.h"
+#include "tsparse.h"
 
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-__extension__ typedef __int128 i128;
+typedef stint_i128 i128;
 
 #define BUCKET_INVS(m, b) ((m)->bucket_invs + (m)->buckets[b].off)
 

@@ -13,11 +13,12 @@
 #include <string.h>
 
 /* The time range stint keeps: every timestamp, and every span's end (ts +
- * dur), lies in [-STINT_TS_LIMIT, STINT_TS_LIMIT] ns (2^62 ns, about 146
- * years either side of zero). Within it an end never overflows int64 and
- * neither does the difference of two timestamps. Readers and the model drop
- * (and count) what lies outside it. */
-#define STINT_TS_LIMIT ((int64_t)1 << 62)
+ * dur), lies in [-STINT_TS_LIMIT, STINT_TS_LIMIT] ns (|t| < 2^62 ns, about
+ * 146 years either side of zero). Within it an end never overflows int64 and
+ * neither does the difference of two times (< 2^63). Readers and the model
+ * drop (and count) what lies outside it. An unfinished span's end, where one
+ * is needed for arithmetic, is STINT_TS_LIMIT. */
+#define STINT_TS_LIMIT (((int64_t)1 << 62) - 1)
 
 /* 1 when ts lies in the kept range. */
 static inline int stint_ts_in_range(int64_t ts)
@@ -29,6 +30,20 @@ static inline int stint_ts_in_range(int64_t ts)
 static inline int stint_end_in_range(int64_t ts, int64_t dur)
 {
     return dur <= STINT_TS_LIMIT && ts + dur <= STINT_TS_LIMIT;
+}
+
+/* Exact sums of many int64 values (means). */
+__extension__ typedef __int128 stint_i128;
+
+/* a + b for sums of durations and of unions: capped at INT64_MAX (292
+ * years) instead of overflowing, since three spans of a century each already
+ * pass it. A capped sum prints as 9223372036854775807. */
+static inline int64_t stint_sum_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
 }
 
 /* Parses a JSON-style decimal number (optional '-', digits, optional
