@@ -199,9 +199,9 @@ static char *put_prefix(char *p, const stint_i_event *ev)
 {
     int64_t mono0, real0;
     stint_i_clock_anchor(&mono0, &real0);
-    int64_t real = real0 + (ev->ts_ns + ev->dur_ns - mono0);
-    if (ev->kind == STINT_I_REC_DEVICE)
-        real = real0 + (stint_i_mono_ns() - mono0);
+    /* device spans carry device-clock times (any values): stamp them with now */
+    int64_t real = ev->kind == STINT_I_REC_DEVICE ? real0 + (stint_i_mono_ns() - mono0)
+                                                  : real0 + (ev->ts_ns + ev->dur_ns - mono0);
     time_t sec = (time_t)(real / 1000000000);
     struct tm tm;
     localtime_r(&sec, &tm);

@@ -371,7 +371,9 @@ void stint_device_span(const char *name, int64_t ts_ns, int64_t dur_ns, int dept
     r->depth = depth;
     r->name = name;
     r->start = ts_ns;
-    r->end = ts_ns + dur_ns;
+    /* a negative duration becomes 0; an end past int64 saturates (no overflow on any input) */
+    if (dur_ns < 0 || __builtin_add_overflow(ts_ns, dur_ns, &r->end))
+        r->end = dur_ns < 0 ? ts_ns : INT64_MAX;
     r->inv = t->inv;
     r->hid = t->hid;
     atomic_store_explicit(&t->head, new_head, memory_order_release);

@@ -112,6 +112,19 @@ int main(void)
     CHECK_STR(lines[0], WANT("[STRACE] v=1 pid=%d tid=%d inv=3 hid=abc depth=2 name=simpler_run.runner_run.device_wall "
                              "ts=0 dur=20000 clk=dev\n", pid_, tid_));
 
+    /* device spans with any values: a negative duration is 0, an end past
+     * int64 saturates, a start at INT64_MIN with the longest duration fits
+     * (UBSan runs this) */
+    reset();
+    stint_device_span("dev.neg", 5, -7, 0);
+    stint_device_span("dev.past", INT64_MAX - 5, 100, 0);
+    stint_device_span("dev.wide", INT64_MIN, INT64_MAX, 0);
+    REQUIRE(stint_flush() == STINT_OK);
+    REQUIRE(nlines == 3);
+    CHECK(strstr(lines[0], " name=dev.neg ts=5 dur=0 clk=dev\n") != NULL);
+    CHECK(strstr(lines[1], " name=dev.past ts=9223372036854775802 dur=5 clk=dev\n") != NULL);
+    CHECK(strstr(lines[2], " name=dev.wide ts=-9223372036854775808 dur=9223372036854775807 clk=dev\n") != NULL);
+
     /* copied names, truncation flagged */
     reset();
     char dyn[100];
