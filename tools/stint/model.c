@@ -629,19 +629,28 @@ static int64_t tts_kept(int64_t tts)
     return stint_ts_in_range(tts) ? tts : STINT_TS_NONE;
 }
 
+/* add_slice's rare path: counts a slice outside the kept range as dropped. */
+__attribute__((cold, noinline)) static uint32_t drop_out_of_range(struct stint_model *m, const struct stint_slice *c)
+{
+    stint_model_drop(m, "slice '%s' at ts %lld ns with dur %lld ns lies outside the kept time range "
+                     "(|t| < 2^62 ns, about 146 years)",
+                     stint_model_str(m, c->name, NULL), (long long)c->ts_ns, (long long)c->dur_ns);
+    return STINT_NO_ID;
+}
+
 uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *s)
 {
     struct stint_slice c = *s;
     fix_negative_dur(m, &c);
-    if (!stint_ts_in_range(c.ts_ns) || (c.dur_ns >= 0 && !stint_end_in_range(c.ts_ns, c.dur_ns))) {
-        stint_model_drop(m, "slice '%s' at ts %lld ns with dur %lld ns lies outside the kept time range "
-                         "(|t| < 2^62 ns, about 146 years)",
-                         stint_model_str(m, c.name, NULL), (long long)c.ts_ns, (long long)c.dur_ns);
-        return STINT_NO_ID;
-    }
-    c.tts_ns = tts_kept(c.tts_ns);
-    if (c.tdur_ns != STINT_TS_NONE && (c.tts_ns == STINT_TS_NONE || !stint_ts_in_range(c.tdur_ns)))
-        c.tdur_ns = STINT_TS_NONE;
+    if (__builtin_expect(!stint_ts_in_range(c.ts_ns) || (c.dur_ns >= 0 && !stint_end_in_range(c.ts_ns, c.dur_ns)),
+                         0))
+        return drop_out_of_range(m, &c);
+    if (c.tts_ns != STINT_TS_NONE) {
+        c.tts_ns = tts_kept(c.tts_ns);
+        if (c.tdur_ns != STINT_TS_NONE && (c.tts_ns == STINT_TS_NONE || !stint_ts_in_range(c.tdur_ns)))
+            c.tdur_ns = STINT_TS_NONE;
+    } else
+        c.tdur_ns = STINT_TS_NONE; /* no thread time: no thread duration either */
     if (stint_i_lean_add(m, &c)) {
         m->seq++;
         return STINT_NO_ID;
