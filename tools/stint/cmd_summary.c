@@ -472,7 +472,6 @@ static void jstr(FILE *f, const struct stint_model *m, uint32_t id)
     stint_out_json_str(f, s, n);
 }
 
-/* Human duration: ns below 10 us, else us/ms/s with 3 decimals. */
 /* Writes v in decimal at p (at least `digits` digits, zero-padded); returns
  * the end. */
 static char *put_dec(char *p, uint64_t v, int digits)
