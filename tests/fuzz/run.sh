@@ -6,7 +6,8 @@
 # A crash leaves its input in BUILD_DIR/fuzz-crashes/<target>/ and makes the
 # script fail: copy that file into tests/fuzz/regress/<target>/ with the fix.
 # FUZZ_TARGETS="fuzz_json fuzz_chrome" restricts the set; FUZZ_JOBS runs that
-# many targets at once. Prints "exec count" lines for docs/reliability.md.
+# many targets at once; FUZZ_SEED=N fixes libFuzzer's random seed (CI does, so
+# that a commit's short fuzzing explores the same way on every run). Prints "exec count" lines for docs/reliability.md.
 set -uo pipefail
 build=${1:?usage: run.sh BUILD_DIR SECONDS}
 secs=${2:?usage: run.sh BUILD_DIR SECONDS}
@@ -39,7 +40,9 @@ run_one() {
   # 2. fuzz: the live corpus grows across runs; seeds are read, never written
   # -close_fd_mask=2: the readers' own messages are noise here; libFuzzer and
   # the sanitizers keep a duplicate of stderr for their reports
-  "$bin" "${dict[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -close_fd_mask=2 \
+  local seed=()
+  [ -n "${FUZZ_SEED:-}" ] && seed=(-seed="$FUZZ_SEED")
+  "$bin" "${dict[@]}" "${seed[@]}" -max_total_time="$secs" -timeout=10 -rss_limit_mb=2048 -max_len=65536 -close_fd_mask=2 \
     -artifact_prefix="$crashes/" -print_final_stats=1 "$live" "$corpus/seed/$t" \
     >"$build/fuzz-$t.log" 2>&1
   local rc=$?
