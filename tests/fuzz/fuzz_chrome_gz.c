@@ -92,36 +92,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = stint_read_trace(path, &m, &o);
     fuzz_check_model(&m, rc);
     stint_model_free(&m);
-    static const struct {
-        unsigned bit;
-        int (*run)(int, char **);
-        const char *argv[5];
-        int argc;
-    } cmds[] = {{8, stint_cmd_summary, {"summary", NULL, "--json", NULL, NULL}, 3},
-                {16, stint_cmd_slices, {"slices", NULL, "--json", NULL, NULL}, 3},
-                {32, stint_cmd_timing, {"timing", NULL, NULL, NULL, NULL}, 2},
-                {64, stint_cmd_tree, {"tree", NULL, "--json", NULL, NULL}, 3},
-                {128, stint_cmd_report, {"report", NULL, "-o", "-", NULL}, 4}};
-    static int quiet = 0;
-    if (!quiet) { /* reports go nowhere (run.sh passes -close_fd_mask=2 for stderr:
-                     libFuzzer keeps its own and the sanitizers' output) */
-        int null = open("/dev/null", O_WRONLY);
-        if (null < 0 || dup2(null, 1) < 0)
-            abort();
-        close(null);
-        quiet = 1;
-    }
-    for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
-        if (!(mode & cmds[k].bit))
-            continue;
-        char *argv[5];
-        for (int i = 0; i < 5; i++)
-            argv[i] = (char *)(uintptr_t)cmds[k].argv[i];
-        argv[1] = path;
-        int crc = cmds[k].run(cmds[k].argc, argv);
-        fflush(stdout);
-        if (crc != 0 && crc != 1 && crc != 3)
-            abort();
-    }
+    static const struct fuzz_cmd cmds[] = {{8, stint_cmd_summary, {"summary", NULL, "--json", NULL, NULL}, 3},
+                                           {16, stint_cmd_slices, {"slices", NULL, "--json", NULL, NULL}, 3},
+                                           {32, stint_cmd_timing, {"timing", NULL, NULL, NULL, NULL}, 2},
+                                           {64, stint_cmd_tree, {"tree", NULL, "--json", NULL, NULL}, 3},
+                                           {128, stint_cmd_report, {"report", NULL, "-o", "-", NULL}, 4}};
+    fuzz_run_cmds(cmds, sizeof cmds / sizeof cmds[0], mode, path);
     return 0;
 }

@@ -17,10 +17,12 @@
 #include "model.h"
 #include "readers.h"
 
+#include <fcntl.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 typedef int (*fuzz_reader_fn)(struct stint_input *, struct stint_model *, const struct stint_read_opts *);
 
@@ -74,6 +76,41 @@ static inline void fuzz_read_memory(fuzz_reader_fn reader, const uint8_t *data, 
             rc = 1;
         fuzz_check_model(&m, rc);
         stint_model_free(&m);
+    }
+}
+
+/* A whole command run on the fuzzed file: argv[1] is replaced by the path. */
+struct fuzz_cmd {
+    unsigned bit; /* run when mask & bit (0: always) */
+    int (*run)(int, char **);
+    const char *argv[5];
+    int argc;
+};
+
+/* Runs the commands of cmds[0..n) that mask selects on path, stdout going to
+ * /dev/null (run.sh passes -close_fd_mask=2 for stderr: libFuzzer keeps its
+ * own and the sanitizers' output). Each must exit 0, 1 or 3. */
+static inline void fuzz_run_cmds(const struct fuzz_cmd *cmds, size_t n, unsigned mask, const char *path)
+{
+    static int quiet = 0;
+    if (!quiet) {
+        int null = open("/dev/null", O_WRONLY);
+        if (null < 0 || dup2(null, 1) < 0)
+            abort();
+        close(null);
+        quiet = 1;
+    }
+    for (size_t k = 0; k < n; k++) {
+        if (cmds[k].bit && !(mask & cmds[k].bit))
+            continue;
+        char *argv[5];
+        for (int i = 0; i < 5; i++)
+            argv[i] = (char *)(uintptr_t)cmds[k].argv[i];
+        argv[1] = (char *)(uintptr_t)path;
+        int crc = cmds[k].run(cmds[k].argc, argv);
+        fflush(stdout);
+        if (crc != 0 && crc != 1 && crc != 3)
+            abort();
     }
 }
 
