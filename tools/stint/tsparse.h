@@ -35,9 +35,10 @@ static inline int stint_end_in_range(int64_t ts, int64_t dur)
 /* Exact sums of many int64 values (means). */
 __extension__ typedef __int128 stint_i128;
 
-/* a + b for sums of durations and of unions: capped at INT64_MAX (292
- * years) instead of overflowing, since three spans of a century each already
- * pass it. A capped sum prints as 9223372036854775807. */
+/* a + b saturated at the int64 ends instead of overflowing: sums of
+ * durations and of unions (capped at INT64_MAX, 292 years: three spans of a
+ * century each already pass it; a capped sum prints as 9223372036854775807),
+ * and times moved by an anchor. */
 static inline int64_t stint_sum_add(int64_t a, int64_t b)
 {
     int64_t r;

@@ -14,6 +14,7 @@
 #include "write_otlp.h"
 
 #include "textout.h"
+#include "tsparse.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -271,15 +272,6 @@ struct otlp {
     uint32_t *root;    /* root ancestor per slice */
 };
 
-/* a + b, saturated: hostile inputs may hold timestamps near the int64 ends. */
-static int64_t sat_add(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (!__builtin_add_overflow(a, b, &r))
-        return r;
-    return b > 0 ? INT64_MAX : INT64_MIN;
-}
-
 static void put_time(FILE *f, const char *key, int64_t t)
 {
     /* fixed64: never negative after the rebase; clamp what an odd anchor
@@ -308,8 +300,9 @@ static void put_span(struct otlp *o, size_t i)
     stint_out_json_str(f, name, nl);
     fputs(",\"kind\":1", f);
     int64_t base = device ? 0 : o->base_ns;
-    int64_t start = sat_add(s->ts_ns, base);
-    int64_t end = s->dur_ns > 0 ? sat_add(start, s->dur_ns) : start;
+    /* saturated (tsparse.h): a realtime anchor near INT64_MAX plus a late ts */
+    int64_t start = stint_sum_add(s->ts_ns, base);
+    int64_t end = s->dur_ns > 0 ? stint_sum_add(start, s->dur_ns) : start;
     put_time(f, "startTimeUnixNano", start);
     put_time(f, "endTimeUnixNano", end);
     fputs(",\"attributes\":[", f);
