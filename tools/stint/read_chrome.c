@@ -557,7 +557,7 @@ static inline void event_clear(struct event *e)
  * the general tokenizer, which reports errors and MORE exactly as before. */
 static int parse_event(struct stint_json *j, struct event *e, struct ehints *h)
 {
-    const char *save = j->p;
+    const char *save = j->p, *want = NULL; /* want: what `unexpected` reports */
     int rc = STINT_JSON_OK;
     event_clear(e);
     j->p++; /* '{' */
@@ -582,12 +582,8 @@ static int parse_event(struct stint_json *j, struct event *e, struct ehints *h)
             goto value;
         }
         if (c != '"') {
-            if (c == 0 && j->p >= j->end)
-                goto more_or_eof;
-            j->err = "expected a string key in event object";
-            j->err_at = j->p;
-            rc = STINT_JSON_ERR;
-            goto out;
+            want = "expected a string key in event object";
+            goto unexpected;
         }
         const char *k = j->p + 1;
         size_t kn;
@@ -615,12 +611,8 @@ static int parse_event(struct stint_json *j, struct event *e, struct ehints *h)
         }
         c = (unsigned char)*j->p;
         if (c != ':' && (c = stint_json_ws(j)) != ':') {
-            if (c == 0 && j->p >= j->end)
-                goto more_or_eof;
-            j->err = "expected ':' after key in event object";
-            j->err_at = j->p;
-            rc = STINT_JSON_ERR;
-            goto out;
+            want = "expected ':' after key in event object";
+            goto unexpected;
         }
         const char *colon = j->p++;
         c = ws_fast(j);
@@ -735,12 +727,8 @@ static int parse_event(struct stint_json *j, struct event *e, struct ehints *h)
                 return STINT_JSON_OK;
             }
             if (c != ',') {
-                if (c == 0 && j->p >= j->end)
-                    goto more_or_eof;
-                j->err = "expected ',' or '}' in event object";
-                j->err_at = j->p;
-                rc = STINT_JSON_ERR;
-                goto out;
+                want = "expected ',' or '}' in event object";
+                goto unexpected;
             }
         }
         c = (unsigned char)*++j->p;
@@ -763,7 +751,15 @@ static int parse_event(struct stint_json *j, struct event *e, struct ehints *h)
             return STINT_JSON_OK;
         }
     }
-more_or_eof:
+unexpected:
+    /* c at j->p is not what the grammar wants (want), or the window ended there */
+    if (!(c == 0 && j->p >= j->end)) {
+        j->err = want;
+        j->err_at = j->p;
+        rc = STINT_JSON_ERR;
+        goto out;
+    }
+    /* the window ends inside the event: more input, or a cut-off trace */
     if (!j->at_eof) {
         rc = STINT_JSON_MORE;
     } else {
