@@ -44,7 +44,7 @@ void stint_i_free(void *ptr, size_t size);
  * Raw clock values are either CLOCK_MONOTONIC ns or TSC ticks; a frame
  * remembers which one it started with so a span that straddles a switch of
  * source still reads one clock for both ends. */
-enum { STINT_I_CLOCK_MONO = 0, STINT_I_CLOCK_TSC = 1, STINT_I_CLOCK_TEST = 2 };
+enum { STINT_I_CLOCK_MONO = 0, STINT_I_CLOCK_TSC = 1, STINT_I_CLOCK_TEST = 2, STINT_I_NCLOCKS = 3 };
 extern _Atomic int stint_i_clock_mode;
 int64_t stint_i_clock_read_slow(int mode);
 /* Reads the clock a frame started with; the TSC case is inline. */

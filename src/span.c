@@ -111,13 +111,10 @@ static inline void bump(_Atomic uint64_t *c)
 
 static void count_drop(stint_i_thread *t, int clock, int64_t ts)
 {
-    /* the drain takes drop_first (setting it to 0) at each report */
-    atomic_store_explicit(&t->drop_clock, clock, memory_order_relaxed);
-    if (atomic_load_explicit(&t->drop_first, memory_order_relaxed) == 0) {
-        atomic_store_explicit(&t->drop_first_clock, clock, memory_order_relaxed);
-        atomic_store_explicit(&t->drop_first, ts, memory_order_release);
-    }
-    atomic_store_explicit(&t->drop_last, ts, memory_order_relaxed);
+    /* the drain takes drop_first[] (setting it to 0) at each report */
+    if (atomic_load_explicit(&t->drop_first[clock], memory_order_relaxed) == 0)
+        atomic_store_explicit(&t->drop_first[clock], ts, memory_order_release);
+    atomic_store_explicit(&t->drop_last[clock], ts, memory_order_relaxed);
     atomic_store_explicit(&t->dropped, atomic_load_explicit(&t->dropped, memory_order_relaxed) + 1,
                           memory_order_release);
 }

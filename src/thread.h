@@ -43,11 +43,14 @@ struct stint_i_thread {
     uint64_t inv;
     uint64_t hid;
     _Atomic uint64_t dropped;
-    _Atomic int64_t drop_first; /* raw clock of the first/last dropped span */
-    _Atomic int64_t drop_last;
-    _Atomic int drop_clock;       /* clock of drop_last */
-    _Atomic int drop_first_clock; /* clock of drop_first: a range can span the switch from
-                                     CLOCK_MONOTONIC to the calibrated TSC */
+    /* raw clock values of the first and last dropped span since the last
+     * report, one slot per clock (STINT_I_CLOCK_*): spans are timed on the
+     * TSC once it is calibrated, other records on CLOCK_MONOTONIC, and a
+     * value is only ever converted with the clock it was read from (a clock
+     * kept beside the value could be overwritten between the drain's two
+     * loads) */
+    _Atomic int64_t drop_first[STINT_I_NCLOCKS];
+    _Atomic int64_t drop_last[STINT_I_NCLOCKS];
     _Atomic uint64_t autoclosed;
     _Atomic uint64_t too_deep;
     _Atomic uint64_t attrs_dropped;

@@ -293,18 +293,29 @@ static void drain_thread(stint_i_thread *t)
     }
     atomic_store_explicit(&t->tail, tail, memory_order_release);
     /* Take the range first, then the count: a span dropped in between is in
-     * the count and its time is drop_last; drop_first may then be left set
-     * for the next report, which only widens that report's range. */
-    int64_t first_raw = atomic_exchange_explicit(&t->drop_first, 0, memory_order_acq_rel);
+     * the count and its time is a drop_last; its drop_first may then be left
+     * set for the next report, which only widens that report's range. Each
+     * clock has its own slots (thread.h); the range is the earliest first and
+     * the latest last over the clocks, each converted with its own. */
+    int64_t first_raw[STINT_I_NCLOCKS];
+    for (int c = 0; c < STINT_I_NCLOCKS; c++)
+        first_raw[c] = atomic_exchange_explicit(&t->drop_first[c], 0, memory_order_acq_rel);
     uint64_t dropped = atomic_load_explicit(&t->dropped, memory_order_acquire);
     if (dropped != t->dropped_reported) {
-        int clock = atomic_load_explicit(&t->drop_clock, memory_order_relaxed);
-        int first_clock = atomic_load_explicit(&t->drop_first_clock, memory_order_relaxed);
-        int64_t last_raw = atomic_load_explicit(&t->drop_last, memory_order_relaxed);
-        int64_t last_ns = stint_i_clock_to_ns(clock, last_raw);
-        /* first and last may be on different clocks (the switch to the TSC
-         * happens while the program runs): convert each with its own */
-        int64_t first_ns = first_raw ? stint_i_clock_to_ns(first_clock, first_raw) : last_ns;
+        int64_t first_ns = INT64_MAX, last_ns = INT64_MIN;
+        for (int c = 0; c < STINT_I_NCLOCKS; c++) {
+            int64_t last_raw = atomic_load_explicit(&t->drop_last[c], memory_order_relaxed);
+            if (first_raw[c]) {
+                int64_t ns = stint_i_clock_to_ns(c, first_raw[c]);
+                first_ns = ns < first_ns ? ns : first_ns;
+            }
+            if (last_raw) {
+                int64_t ns = stint_i_clock_to_ns(c, last_raw);
+                last_ns = ns > last_ns ? ns : last_ns;
+            }
+        }
+        if (last_ns == INT64_MIN) /* (a count seen before its time: cannot happen, the time is stored first) */
+            last_ns = first_ns == INT64_MAX ? 0 : first_ns;
         if (first_ns > last_ns)
             first_ns = last_ns;
         stint_i_drop d = {g_pid, t->tid, dropped - t->dropped_reported, first_ns, last_ns};

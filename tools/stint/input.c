@@ -2,7 +2,7 @@
  * input.c - file/stdin reading with gzip detection (ISA-L, zlib fallback).
  *
  * Invariants: the window buf[0..len) is followed by STINT_JSON_PAD zero
- * bytes after every open, consume and fill; it lies in mem (cap +
+ * bytes after every open, consume and fill; it lies in mem (cap + STINT_INPUT_ALIGN +
  * STINT_JSON_PAD bytes) or, for gzip on the inflate thread, in one block of
  * the ring (see "gzip on a second thread"). Plain reads are
  * STINT_INPUT_CHUNK bytes (this machine pays ~1 us per syscall);
@@ -60,10 +60,19 @@ static ssize_t read_full(int fd, void *dst, size_t n)
     return (ssize_t)got;
 }
 
-/* Makes mem hold at least need bytes (doubling). The window must be at the
- * front of mem (it moves with mem) or outside mem (then mem's old bytes are
- * not kept). 0 ok; -1 with err set when need passes STINT_INPUT_MAX_WINDOW
- * (bad data) or memory runs out. */
+/* Whether the window lies in mem (addresses compared as integers: it may
+ * be in a block of the gzip ring instead). */
+static int window_in_mem(const struct stint_input *in)
+{
+    uintptr_t b = (uintptr_t)in->buf, m = (uintptr_t)in->mem;
+    return in->mem && in->buf && b >= m && b <= m + in->cap + STINT_INPUT_ALIGN;
+}
+
+/* Makes mem hold at least need bytes (doubling). The window, if it is in
+ * mem, moves with it (same offset); a window outside mem is left alone and
+ * mem's old bytes are not kept. mem has STINT_INPUT_ALIGN spare bytes
+ * before the padding, for make_room's shift. 0 ok; -1 with err set when
+ * need passes STINT_INPUT_MAX_WINDOW (bad data) or memory runs out. */
 static int grow(struct stint_input *in, size_t need)
 {
     if (need <= in->cap)
@@ -78,37 +87,50 @@ static int grow(struct stint_input *in, size_t need)
         in->corrupt = 1;
         return -1;
     }
-    int window_in_mem = in->mem && in->buf == in->mem;
+    int keep = window_in_mem(in);
+    size_t at = keep ? (size_t)(in->buf - in->mem) : 0;
     char *nb;
-    if (window_in_mem || !in->mem)
-        nb = realloc(in->mem, cap + STINT_JSON_PAD);
+    if (keep || !in->mem)
+        nb = realloc(in->mem, cap + STINT_INPUT_ALIGN + STINT_JSON_PAD);
     else { /* nothing to keep: no copy */
         free(in->mem);
         in->mem = NULL;
         in->cap = 0;
-        nb = malloc(cap + STINT_JSON_PAD);
+        nb = malloc(cap + STINT_INPUT_ALIGN + STINT_JSON_PAD);
     }
     if (!nb) {
         snprintf(in->err, sizeof in->err, "%s: out of memory for a %zu MiB window", in->path, cap >> 20);
         return -1;
     }
-    if (window_in_mem || !in->buf)
-        in->buf = nb;
+    if (keep || !in->buf)
+        in->buf = nb + at;
     in->mem = nb;
     in->cap = cap;
     return 0;
 }
 
-/* Moves the window (which is in mem) to the front of mem and makes room
- * after it. 0 ok, -1 as grow(). */
+/* Where a window that starts at input offset base goes in mem: the first of
+ * mem's bytes at the same address modulo STINT_INPUT_ALIGN as base, so that
+ * read() copies each page-cache page to a 64-byte-aligned spot. Measured
+ * here (Zen 5, 100 MB cached file, 1 MiB reads): 16 ms with that alignment,
+ * 55-73 ms with the destination 8 or 16 bytes off, which is where malloc
+ * puts a large block. */
+static char *aligned_front(const struct stint_input *in)
+{
+    return in->mem + ((in->base - (uintptr_t)in->mem) & (STINT_INPUT_ALIGN - 1));
+}
+
+/* Moves the window (which is in mem) to aligned_front() and makes room
+ * after it for at least cap - len bytes. 0 ok, -1 as grow(). */
 static int make_room(struct stint_input *in)
 {
-    if (in->buf != in->mem) {
-        memmove(in->mem, in->buf, in->len);
-        in->buf = in->mem;
-    }
-    if (in->len == in->cap && grow(in, in->cap * 2) != 0)
+    if (in->len >= in->cap && grow(in, in->cap * 2) != 0)
         return -1;
+    char *front = aligned_front(in);
+    if (in->buf != front) {
+        memmove(front, in->buf, in->len);
+        in->buf = front;
+    }
     return 0;
 }
 
@@ -454,6 +476,7 @@ static int open_common(struct stint_input *in, const char *path, uint64_t from, 
     in->stop_at = to;
     if (grow(in, STINT_INPUT_CHUNK) != 0)
         return 3;
+    in->buf = aligned_front(in);
     /* Sniff the magic bytes from the first read, made straight into the
      * window: plain input keeps it there, gzip input moves it to zin. */
     if (from == 0) {

@@ -24,6 +24,7 @@
 
 #define STINT_INPUT_CHUNK ((size_t)1 << 20)
 #define STINT_INPUT_MAX_WINDOW ((size_t)64 << 20)
+#define STINT_INPUT_ALIGN ((size_t)64) /* see aligned_front() in input.c */
 
 struct stint_input {
     const char *path;     /* as given ("-" for stdin) */
@@ -32,7 +33,7 @@ struct stint_input {
     int eof;              /* no more data will come: buf holds the rest */
     char *buf;            /* the window: inside mem, or inside a block of the gzip ring */
     size_t len;           /* valid bytes in buf */
-    char *mem;            /* the owned window allocation (cap + STINT_JSON_PAD bytes) */
+    char *mem;            /* the owned window allocation (cap + STINT_INPUT_ALIGN + STINT_JSON_PAD bytes) */
     size_t cap;           /* mem's size, excluding padding */
     uint64_t base;        /* decompressed offset of buf[0] */
     uint64_t file_size;   /* for plain regular files, else 0 */
