@@ -401,16 +401,21 @@ int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, 
         if (node == STINT_NO_ID)
             continue;
         const struct stint_slice *s = stint_model_slice(m, i);
+        /* a slice left out keeps no node (pass 1 needed it for its
+         * descendants' paths): every later pass sees only aggregated slices */
         if (f && !stint_filter_slice(f, m, s)) {
             t->filtered_out++;
+            t->slice_node[i] = STINT_NO_ID;
             continue;
         }
         if (s->flags & STINT_SLICE_INSTANT) {
             t->instants++;
+            t->slice_node[i] = STINT_NO_ID;
             continue;
         }
         if (s->dur_ns < 0) {
             t->unfinished++;
+            t->slice_node[i] = STINT_NO_ID;
             continue;
         }
         struct stint_tnode *nd = &t->nodes[node];
@@ -435,12 +440,10 @@ int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, 
     }
     for (size_t i = 0; i < n; i++) {
         uint32_t node = t->slice_node[i];
-        const struct stint_slice *s = stint_model_slice(m, i);
-        if (node == STINT_NO_ID || (s->flags & STINT_SLICE_INSTANT) || s->dur_ns < 0 ||
-            (f && !stint_filter_slice(f, m, s)))
+        if (node == STINT_NO_ID)
             continue;
         struct stint_tnode *nd = &t->nodes[node];
-        nd->durs[nd->ndurs++] = s->dur_ns;
+        nd->durs[nd->ndurs++] = stint_model_slice(m, i)->dur_ns;
     }
     for (size_t k = 0; k < t->n; k++)
         stint_an_sort_i64(t->nodes[k].durs, t->nodes[k].ndurs);
@@ -454,6 +457,45 @@ oom:
     free(child_cov);
     stint_calltree_free(t);
     return -1;
+}
+
+struct stint_flat_row *stint_calltree_flat(const struct stint_calltree *t, const struct stint_model *m, size_t *count)
+{
+    size_t nstr = 1;
+    for (size_t k = 0; k < t->n; k++)
+        if (t->nodes[k].name + 1u > nstr)
+            nstr = t->nodes[k].name + 1u;
+    struct stint_flat_row *rows = calloc(nstr, sizeof *rows);
+    if (!rows)
+        return NULL;
+    size_t n = stint_model_nslices(m);
+    for (size_t i = 0; i < n; i++) {
+        if (t->slice_node[i] == STINT_NO_ID)
+            continue;
+        const struct stint_slice *s = stint_model_slice(m, i);
+        struct stint_flat_row *r = &rows[s->name];
+        r->name = s->name;
+        r->calls++;
+        r->self_ns = stint_sum_add(r->self_ns, t->slice_self[i]);
+        if (s->dur_ns > r->max_ns)
+            r->max_ns = s->dur_ns;
+        int outer = 1;
+        for (uint32_t p = s->parent; p != STINT_NO_ID; p = stint_model_slice(m, p)->parent)
+            if (stint_model_slice(m, p)->name == s->name) {
+                outer = 0;
+                break;
+            }
+        if (outer) {
+            r->outer_calls++;
+            r->total_ns = stint_sum_add(r->total_ns, s->dur_ns);
+        }
+    }
+    size_t k = 0;
+    for (size_t i = 0; i < nstr; i++)
+        if (rows[i].calls)
+            rows[k++] = rows[i];
+    *count = k;
+    return rows;
 }
 
 static const struct stint_model *sort_model;

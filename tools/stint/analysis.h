@@ -70,7 +70,8 @@ struct stint_tnode {
 struct stint_calltree {
     struct stint_tnode *nodes;
     size_t n, cap;
-    uint32_t *slice_node; /* per model slice: its node, STINT_NO_ID when not aggregated */
+    uint32_t *slice_node; /* per model slice: its node, STINT_NO_ID when not aggregated
+                             (async, filtered out, instant or unfinished) */
     int64_t *slice_self;  /* per model slice: its self time (0 when not aggregated) */
     uint64_t spans, instants, unfinished, async, filtered_out, lanes_host, lanes_device;
     /* hash (parent, name) -> node */
@@ -83,6 +84,18 @@ struct stint_calltree {
  * Returns 0, or -1 when out of memory. Free with stint_calltree_free. */
 int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f);
 void stint_calltree_free(struct stint_calltree *t);
+
+/* Per name over the aggregated spans (`tree --flat`, the report's table):
+ * calls, self summed, max, and total over the outermost calls only (a call
+ * with a same-name ancestor on its parent chain is not added again). */
+struct stint_flat_row {
+    uint32_t name;
+    uint64_t calls, outer_calls;
+    int64_t total_ns, self_ns, max_ns; /* sums capped at INT64_MAX */
+};
+/* The rows of the names that have calls, in name-id order (malloc'd, *count
+ * of them); NULL when out of memory. */
+struct stint_flat_row *stint_calltree_flat(const struct stint_calltree *t, const struct stint_model *m, size_t *count);
 
 enum stint_tree_sort { STINT_TREE_SORT_TOTAL, STINT_TREE_SORT_SELF, STINT_TREE_SORT_CALLS };
 /* Reorders every node's children by key (descending, ties by name). */

@@ -16,7 +16,6 @@
 #include "cmdopts.h"
 #include "commands.h"
 #include "textout.h"
-#include "tsparse.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -164,16 +163,10 @@ static void walk(FILE *f, const struct stint_model *m, const struct stint_calltr
     free(stack);
 }
 
-struct flat_row {
-    uint32_t name;
-    uint64_t calls, outer_calls;
-    int64_t total_ns, self_ns, max_ns;
-};
-
 static int flat_cmp_key;
 static int flat_cmp(const void *pa, const void *pb)
 {
-    const struct flat_row *a = pa, *b = pb;
+    const struct stint_flat_row *a = pa, *b = pb;
     int64_t ka = flat_cmp_key == 1 ? a->self_ns : flat_cmp_key == 2 ? (int64_t)a->calls : a->total_ns;
     int64_t kb = flat_cmp_key == 1 ? b->self_ns : flat_cmp_key == 2 ? (int64_t)b->calls : b->total_ns;
     if (ka != kb)
@@ -186,49 +179,17 @@ static int flat_cmp(const void *pa, const void *pb)
 static int print_flat(FILE *f, const struct stint_model *m, const struct stint_calltree *t, const struct tree_opts *o,
                       int json)
 {
-    size_t nstr = 0;
-    for (size_t i = 0; i < t->n; i++)
-        if (t->nodes[i].name + 1u > nstr)
-            nstr = t->nodes[i].name + 1u;
-    struct flat_row *rows = calloc(nstr ? nstr : 1, sizeof *rows);
+    size_t k;
+    struct stint_flat_row *rows = stint_calltree_flat(t, m, &k);
     if (!rows)
         return 3;
-    size_t n = stint_model_nslices(m);
-    for (size_t i = 0; i < n; i++) {
-        uint32_t node = t->slice_node[i];
-        const struct stint_slice *s = stint_model_slice(m, i);
-        if (node == STINT_NO_ID || (s->flags & STINT_SLICE_INSTANT) || s->dur_ns < 0)
-            continue;
-        if (t->nodes[node].calls == 0)
-            continue;
-        struct flat_row *r = &rows[s->name];
-        r->name = s->name;
-        r->calls++;
-        r->self_ns = stint_sum_add(r->self_ns, t->slice_self[i]);
-        if (s->dur_ns > r->max_ns)
-            r->max_ns = s->dur_ns;
-        int outer = 1;
-        for (uint32_t p = s->parent; p != STINT_NO_ID; p = stint_model_slice(m, p)->parent)
-            if (stint_model_slice(m, p)->name == s->name) {
-                outer = 0;
-                break;
-            }
-        if (outer) {
-            r->outer_calls++;
-            r->total_ns = stint_sum_add(r->total_ns, s->dur_ns);
-        }
-    }
-    size_t k = 0;
-    for (size_t i = 0; i < nstr; i++)
-        if (rows[i].calls)
-            rows[k++] = rows[i];
     flat_cmp_key = o->sort == STINT_TREE_SORT_SELF ? 1 : o->sort == STINT_TREE_SORT_CALLS ? 2 : 0;
     qsort(rows, k, sizeof *rows, flat_cmp);
     char b[4][32];
     if (!json)
         fprintf(f, "%8s %8s %14s %14s %12s  %s\n", "calls", "outer", "total_us", "self_us", "max_us", "name");
     for (size_t i = 0; i < k; i++) {
-        const struct flat_row *r = &rows[i];
+        const struct stint_flat_row *r = &rows[i];
         size_t l;
         const char *s = stint_model_str(m, r->name, &l);
         if (json) {

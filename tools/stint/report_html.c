@@ -67,14 +67,9 @@ static int u32_asc(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-struct name_row {
-    uint32_t name;
-    uint64_t calls;
-    int64_t total_ns, self_ns, max_ns;
-};
 static int row_self_desc(const void *pa, const void *pb)
 {
-    const struct name_row *a = pa, *b = pb;
+    const struct stint_flat_row *a = pa, *b = pb;
     if (a->self_ns != b->self_ns)
         return a->self_ns > b->self_ns ? -1 : 1;
     return (a->name > b->name) - (a->name < b->name);
@@ -334,42 +329,15 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
     }
     fputs("</table>\n", f);
 
-    size_t nstr = 1;
-    for (size_t k = 0; k < t.n; k++)
-        if (t.nodes[k].name + 1u > nstr)
-            nstr = t.nodes[k].name + 1u;
-    struct name_row *rows = calloc(nstr, sizeof *rows);
+    size_t nrows;
+    struct stint_flat_row *rows = stint_calltree_flat(&t, m, &nrows);
     if (rows) {
-        for (size_t i = 0; i < n; i++) {
-            uint32_t node = t.slice_node[i];
-            const struct stint_slice *s = stint_model_slice(m, i);
-            if (node == STINT_NO_ID || (s->flags & STINT_SLICE_INSTANT) || s->dur_ns < 0)
-                continue;
-            struct name_row *r = &rows[s->name];
-            r->name = s->name;
-            r->calls++;
-            r->self_ns = stint_sum_add(r->self_ns, t.slice_self[i]);
-            if (s->dur_ns > r->max_ns)
-                r->max_ns = s->dur_ns;
-            int outer = 1;
-            for (uint32_t p = s->parent; p != STINT_NO_ID; p = stint_model_slice(m, p)->parent)
-                if (stint_model_slice(m, p)->name == s->name) {
-                    outer = 0;
-                    break;
-                }
-            if (outer)
-                r->total_ns = stint_sum_add(r->total_ns, s->dur_ns);
-        }
-        size_t k = 0;
-        for (size_t i = 0; i < nstr; i++)
-            if (rows[i].calls)
-                rows[k++] = rows[i];
-        qsort(rows, k, sizeof *rows, row_self_desc);
+        qsort(rows, nrows, sizeof *rows, row_self_desc);
         fprintf(f, "<h2>Summary by name</h2>\n<p class=\"hint\">%zu names on thread tracks, by self time%s</p>\n"
                    "<table><tr><th class=\"n\">name</th><th>calls</th><th>total (us, outermost calls)</th>"
                    "<th>self (us)</th><th>mean (us)</th><th>max (us)</th></tr>\n",
-                k, k > 200 ? " (first 200)" : "");
-        for (size_t i = 0; i < k && i < 200; i++) {
+                nrows, nrows > 200 ? " (first 200)" : "");
+        for (size_t i = 0; i < nrows && i < 200; i++) {
             fputs("<tr><td class=\"n\">", f);
             html_str(f, stint_model_str(m, rows[i].name, NULL));
             fprintf(f, "</td><td>%" PRIu64 "</td>", rows[i].calls);
