@@ -38,43 +38,33 @@ struct tree_opts {
  * stint_cmd_parse. Returns -1 to go on, else an exit code. */
 static int take_opts(int *argc, char **argv, struct tree_opts *o)
 {
-    int w = 1;
-    for (int i = 1; i < *argc; i++) {
-        const char *a = argv[i];
-        const char *v = NULL;
-        if (!strcmp(a, "--depth") || !strcmp(a, "--sort")) {
-            if (i + 1 >= *argc) {
-                fprintf(stderr, "stint tree: %s needs a value\n", a);
-                return 2;
-            }
-            v = argv[++i];
-        } else if (!strncmp(a, "--depth=", 8) || !strncmp(a, "--sort=", 7))
-            v = strchr(a, '=') + 1;
-        if (v && !strncmp(a, "--depth", 7)) {
-            char *end;
-            long d = strtol(v, &end, 10);
-            if (*end || d < 1 || d > 100000) {
-                fprintf(stderr, "stint tree: --depth: '%s' is not a depth >= 1\n", v);
-                return 2;
-            }
-            o->depth = (int)d;
-        } else if (v) {
-            if (!strcmp(v, "total"))
-                o->sort = STINT_TREE_SORT_TOTAL;
-            else if (!strcmp(v, "self"))
-                o->sort = STINT_TREE_SORT_SELF;
-            else if (!strcmp(v, "calls"))
-                o->sort = STINT_TREE_SORT_CALLS;
-            else {
-                fprintf(stderr, "stint tree: --sort: '%s' (expected total, self or calls)\n", v);
-                return 2;
-            }
-        } else if (!strcmp(a, "--flat"))
-            o->flat = 1;
-        else
-            argv[w++] = argv[i];
+    const char *depth = NULL, *sort = NULL;
+    const struct stint_cmd_extra ex[] = {{"--depth", NULL, &depth, NULL, 0},
+                                         {"--sort", NULL, &sort, NULL, 0},
+                                         {"--flat", NULL, NULL, &o->flat, 1}};
+    if (stint_cmd_take_extras("tree", argc, argv, ex, sizeof ex / sizeof ex[0]) == 2)
+        return 2;
+    if (depth) {
+        char *end;
+        long d = strtol(depth, &end, 10);
+        if (*end || d < 1 || d > 100000) {
+            fprintf(stderr, "stint tree: --depth: '%s' is not a depth >= 1\n", depth);
+            return 2;
+        }
+        o->depth = (int)d;
     }
-    *argc = w;
+    if (sort) {
+        if (!strcmp(sort, "total"))
+            o->sort = STINT_TREE_SORT_TOTAL;
+        else if (!strcmp(sort, "self"))
+            o->sort = STINT_TREE_SORT_SELF;
+        else if (!strcmp(sort, "calls"))
+            o->sort = STINT_TREE_SORT_CALLS;
+        else {
+            fprintf(stderr, "stint tree: --sort: '%s' (expected total, self or calls)\n", sort);
+            return 2;
+        }
+    }
     return -1;
 }
 
