@@ -11,6 +11,7 @@
  * computes depth and parent with one stack pass per track.
  */
 #include "model_int.h"
+#include "nearsort.h"
 #include "tsparse.h"
 
 #include <stdarg.h>
@@ -988,6 +989,17 @@ static int end_cmp(const void *pa, const void *pb)
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+static inline int end_less(const struct end_ev *a, const struct end_ev *b)
+{
+    if (a->track != b->track)
+        return a->track < b->track;
+    if (a->ts_ns != b->ts_ns)
+        return a->ts_ns < b->ts_ns;
+    return a->seq < b->seq;
+}
+
+STINT_DEFINE_NEAR_SORT(end_near_sort, struct end_ev, end_less)
+
 /* Merges the args of end event ev into slice c, which it closes (model.h:
  * the end's value wins on a key both have). Without begin args the slice
  * takes the end's run as it is; otherwise a fresh run is written at the end
@@ -1077,17 +1089,21 @@ static int flow_ev_cmp(const void *pa, const void *pb)
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
-/* Puts the pending flow events in (ts, seq) order; a check first, as they
- * mostly arrive in order (and a second call finds them sorted). */
+static inline int flow_ev_less(const struct flow_ev *a, const struct flow_ev *b)
+{
+    return a->ts_ns != b->ts_ns ? a->ts_ns < b->ts_ns : a->seq < b->seq;
+}
+
+STINT_DEFINE_NEAR_SORT(flow_near_sort, struct flow_ev, flow_ev_less)
+
+/* Puts the pending flow events in (ts, seq) order: they mostly arrive in
+ * order (and a second call finds them sorted), so nearsort.h first. */
 static void sort_flow_evs(struct stint_model *m)
 {
     struct flow_ev *fe = m->flow_evs.data;
     size_t nf = m->flow_evs.len;
-    for (size_t k = 1; k < nf; k++)
-        if (flow_ev_cmp(&fe[k - 1], &fe[k]) > 0) {
-            qsort(fe, nf, sizeof *fe, flow_ev_cmp);
-            return;
-        }
+    if (!flow_near_sort(fe, nf))
+        qsort(fe, nf, sizeof *fe, flow_ev_cmp);
 }
 
 /* Slices of track t are sl[start[t] .. start[t+1]), sorted by ts. */
@@ -1229,11 +1245,8 @@ void stint_model_finish(struct stint_model *m)
     size_t n = m->slices.len, ntracks = m->tracks.len;
     struct end_ev *ends = m->ends.data;
     size_t nends = m->ends.len, ei = 0;
-    for (size_t k = 1; k < nends; k++)
-        if (end_cmp(&ends[k - 1], &ends[k]) > 0) {
-            qsort(ends, nends, sizeof *ends, end_cmp);
-            break;
-        }
+    if (!end_near_sort(ends, nends))
+        qsort(ends, nends, sizeof *ends, end_cmp);
     int lean = stint_i_lean_active(m);
     if (n == 0 && !lean) {
         for (size_t k = 0; k < nends; k++)

@@ -21,6 +21,7 @@
  * same stack, as finish() binds them against parent chains.
  */
 #include "model_int.h"
+#include "nearsort.h"
 #include "umap.h"
 
 #include <stdio.h>
@@ -240,45 +241,12 @@ static inline int rec_before(const struct lean_rec *a, const struct lean_rec *b)
     return a->ts_ns != b->ts_ns ? a->ts_ns < b->ts_ns : rec_dur(a) > rec_dur(b);
 }
 
-/* Stable bottom-up merge sort of r[0..n) with scratch t[0..n). */
-static void rec_sort(struct lean_rec *r, struct lean_rec *t, size_t n)
-{
-    const size_t run = 16;
-    for (size_t a = 0; a < n; a += run) {
-        size_t b = a + run < n ? a + run : n;
-        for (size_t i = a + 1; i < b; i++) {
-            struct lean_rec x = r[i];
-            size_t j = i;
-            while (j > a && rec_before(&x, &r[j - 1])) {
-                r[j] = r[j - 1];
-                j--;
-            }
-            r[j] = x;
-        }
-    }
-    struct lean_rec *src = r, *dst = t;
-    for (size_t w = run; w < n; w *= 2) {
-        for (size_t a = 0; a < n; a += 2 * w) {
-            size_t mid = a + w < n ? a + w : n, b = a + 2 * w < n ? a + 2 * w : n;
-            size_t i = a, j = mid, o = a;
-            while (i < mid && j < b)
-                dst[o++] = rec_before(&src[j], &src[i]) ? src[j++] : src[i++];
-            while (i < mid)
-                dst[o++] = src[i++];
-            while (j < b)
-                dst[o++] = src[j++];
-        }
-        struct lean_rec *x = src;
-        src = dst;
-        dst = x;
-    }
-    if (src != r)
-        memcpy(r, src, n * sizeof *r);
-}
+STINT_DEFINE_NEAR_SORT(rec_near_sort, struct lean_rec, rec_before)
 
 /* Leaves the lane as one or more segments that are in slice order one after
  * the other: usually they already are; otherwise they are joined into one
- * segment and sorted (scratch: 16 bytes per record of this lane only). */
+ * segment and sorted (nearsort.h: scratch for the records out of place, or
+ * 16 bytes per record of this lane only). */
 static void lane_order(struct lean_lane *ll)
 {
     const struct lean_rec *prev = NULL;
@@ -298,9 +266,8 @@ static void lane_order(struct lean_lane *ll)
     size_t n = 0;
     for (size_t g = 0; g < ll->nsegs; g++)
         n += ll->segs[g].len;
-    struct stint_bigarray one, tmp;
+    struct stint_bigarray one;
     stint_bigarray_init(&one, sizeof(struct lean_rec));
-    stint_bigarray_init(&tmp, sizeof(struct lean_rec));
     if (ll->nsegs == 1)
         one = ll->segs[0];
     else {
@@ -314,10 +281,8 @@ static void lane_order(struct lean_lane *ll)
             stint_bigarray_free(&ll->segs[g]);
         }
     }
-    if (stint_bigarray_reserve(&tmp, n) != 0)
+    if (!rec_near_sort(one.data, n))
         die_oom();
-    rec_sort(one.data, tmp.data, n);
-    stint_bigarray_free(&tmp);
     ll->segs[0] = one;
     ll->nsegs = 1;
 }
