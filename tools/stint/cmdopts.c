@@ -1,9 +1,10 @@
 /*
  * cmdopts.c - shared option parsing and loading for the analysis commands.
  */
-#include <errno.h>
 #include "cmdopts.h"
+#include "sinkpipe.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -115,9 +116,16 @@ int stint_cmd_load_sink(const struct stint_cmd_opts *o, struct stint_model *m, u
         fprintf(stderr, "stint: out of memory\n");
         return 3;
     }
-    stint_model_set_span_sink(m, sink, ctx);
+    /* the finish walk and the sink overlap on two threads (sinkpipe.h) */
+    struct stint_sinkpipe pipe;
+    int piped = sink && stint_threads_wanted() > 1 && stint_sinkpipe_init(&pipe, sink, ctx) == 0;
+    stint_model_set_span_sink(m, piped ? stint_sinkpipe_sink : sink, piped ? (void *)&pipe : ctx);
     struct stint_read_opts ro = {.format = o->format, .strict = o->strict};
     int rc = stint_read_trace(o->path, m, &ro);
+    if (piped) {
+        stint_sinkpipe_close(&pipe);
+        stint_model_set_span_sink(m, sink, ctx);
+    }
     stint_report_problems(stderr, o->path, m);
     return rc;
 }

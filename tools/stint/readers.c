@@ -125,7 +125,7 @@ static uint64_t split_min_bytes(void)
     return e && *e ? (uint64_t)strtoull(e, NULL, 10) : SPLIT_MIN_BYTES;
 }
 
-static int threads_wanted(void)
+int stint_threads_wanted(void)
 {
     const char *e = getenv("STINT_THREADS");
     return e && *e ? atoi(e) : 2;
@@ -192,7 +192,7 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
         rc = 1;
     } else if (!strcmp(fmt, "chrome")) {
         rc = -1;
-        if (!in.gz && in.file_size >= split_min_bytes() && strcmp(path, "-") != 0 && threads_wanted() > 1) {
+        if (!in.gz && in.file_size >= split_min_bytes() && strcmp(path, "-") != 0 && stint_threads_wanted() > 1) {
             const char *p = in.buf;
             while (p < in.buf + in.len && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))
                 p++;

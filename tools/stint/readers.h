@@ -41,6 +41,10 @@ int stint_read_markers(struct stint_input *in, struct stint_model *m, const stru
 int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o, int part,
                              int in_obj, int *boundary_ok);
 
+/* How many threads the analyzer may use: STINT_THREADS when set (1 keeps
+ * everything on the calling thread), else 2. */
+int stint_threads_wanted(void);
+
 /* Prints the model's error, repairs and drops to f as "stint: ..." lines. */
 void stint_report_problems(FILE *f, const char *path, const struct stint_model *m);
 
