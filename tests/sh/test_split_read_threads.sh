@@ -3,7 +3,10 @@
 # middle, halves merged) gives exactly the same slices and summary as one
 # thread: array, object and unterminated-array forms, pretty and line styles,
 # and a file whose middle sits inside a long string (the split must be refused
-# and the file read again on one thread).
+# and the file read again on one thread). Summary's other two-thread steps
+# (the finish walk feeding its fold through sinkpipe, the quantiles of names
+# split in two shares from 65536 durations on) are checked the same way on a
+# file of 90,000 short spans.
 set -u
 STINT=${STINT_BIN:?STINT_BIN not set}
 GEN=${STINT_SHARED_DIR:-}/tools/gen_chrome.py
@@ -34,4 +37,19 @@ ev.insert(50, '{"ph":"X","name":"s","pid":1,"tid":1,"ts":50,"dur":1,"args":{"t":
 open(sys.argv[1], "w").write("[" + ",".join(ev) + "]")
 PY
 same "split point inside a string" "$T/s.json"
+python3 - "$T/many.json" <<'PY'
+import sys
+# 90,000 spans on 3 lanes, 300 names, nested two deep, durations spread so
+# that every name has its own quantiles
+out = []
+for i in range(30000):
+    for tid in (1, 2, 3):
+        ts = i * 100
+        out.append('{"ph":"X","cat":"c%d","name":"n%d","pid":1,"tid":%d,"ts":%d,"dur":%d}'
+                   % (i % 7, (i * 31 + tid) % 300, tid, ts, 50 + (i * 7919 + tid) % 47))
+        out.append('{"ph":"X","cat":"k","name":"inner%d","pid":1,"tid":%d,"ts":%d.5,"dur":%d}'
+                   % (i % 13, tid, ts + 1, 1 + (i * 104729) % 40)) if i % 2 else None
+open(sys.argv[1], "w").write("[" + ",\n".join(e for e in out if e) + "]")
+PY
+same "90,000 spans (finish and quantiles on two threads)" "$T/many.json"
 exit $fail

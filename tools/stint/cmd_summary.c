@@ -19,11 +19,13 @@
 #include "cmdopts.h"
 #include "commands.h"
 #include "intervals.h"
+#include "readers.h"
 #include "textout.h"
 #include "tsparse.h"
 #include "umap.h"
 
 #include <inttypes.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -325,6 +327,87 @@ static void on_slice(void *ctx, const struct stint_model *m, const struct stint_
     stint_union_acc_init(&fr->kids);
 }
 
+/* A name row's totals once its spans are in: the last lane's union, the
+ * quantiles and the exact mean; frees its durations. */
+static void name_finish(struct name_row *nr)
+{
+    if (nr->stamp != STINT_NO_ID)
+        nr->total_ns = stint_sum_add(nr->total_ns, stint_union_acc_total(&nr->acc));
+    if (nr->d_len) {
+        /* three selections instead of a sort: each one narrows the next (r50 <= r90 <= r99) */
+        size_t n = nr->d_len, r99 = rank_of(n, 99, 100), r90 = rank_of(n, 90, 100), r50 = rank_of(n, 50, 100);
+#define SELECT3(sel, v)                                                                                                \
+    do {                                                                                                               \
+        sel(v, n, r99);                                                                                                \
+        sel(v, r99 + 1, r90);                                                                                          \
+        sel(v, r90 + 1, r50);                                                                                          \
+        nr->p50 = (int64_t)v[r50];                                                                                     \
+        nr->p90 = (int64_t)v[r90];                                                                                     \
+        nr->p99 = (int64_t)v[r99];                                                                                     \
+    } while (0)
+        if (nr->d)
+            SELECT3(stint_select_i64, nr->d);
+        else
+            SELECT3(stint_select_u32, nr->d32);
+#undef SELECT3
+        /* exact, from the durations: sum_ns may be capped (tsparse.h, stint_sum_add) */
+        stint_i128 sum = 0;
+        if (nr->d)
+            for (size_t i = 0; i < n; i++)
+                sum += nr->d[i];
+        else
+            for (size_t i = 0; i < n; i++)
+                sum += nr->d32[i];
+        nr->mean_ns = (int64_t)((sum + (stint_i128)(n / 2)) / (stint_i128)n); /* rounded half up */
+    }
+    free(nr->d);
+    free(nr->d32);
+    nr->d = NULL;
+    nr->d32 = NULL;
+}
+
+/* From this many durations (all names) on, their quantiles are selected on two threads. */
+#define NAMES_SPLIT_MIN ((size_t)1 << 16)
+
+/* name_finish over rows [a, b) (a thread's share). */
+struct name_share {
+    struct name_row *rows;
+    size_t a, b;
+};
+
+static void *names_finish_share(void *arg)
+{
+    const struct name_share *sh = arg;
+    for (size_t k = sh->a; k < sh->b; k++)
+        name_finish(&sh->rows[k]);
+    return NULL;
+}
+
+/* name_finish on every row; with a second thread allowed and enough
+ * durations to select among, the rows are split in two shares of about
+ * equal durations and the second share runs on another thread. Each row is
+ * touched by one thread only. */
+static void names_finish(struct summary *S)
+{
+    size_t total = 0;
+    for (size_t k = 0; k < S->nnames; k++)
+        total += S->names[k].d_len;
+    struct name_share hi = {S->names, S->nnames, S->nnames};
+    pthread_t t;
+    int threaded = 0;
+    if (total >= NAMES_SPLIT_MIN && stint_threads_wanted() > 1) {
+        size_t half = 0, k = 0;
+        while (k < S->nnames && half < total / 2)
+            half += S->names[k++].d_len;
+        hi.a = k;
+        threaded = hi.a < hi.b && pthread_create(&t, NULL, names_finish_share, &hi) == 0;
+    }
+    struct name_share lo = {S->names, 0, threaded ? hi.a : S->nnames};
+    names_finish_share(&lo);
+    if (threaded)
+        pthread_join(t, NULL);
+}
+
 /* After the model streamed its spans: async rows, category unions across
  * lanes, per-lane name totals and the quantiles. */
 static void compute(struct summary *S, const struct stint_model *m)
@@ -374,42 +457,7 @@ static void compute(struct summary *S, const struct stint_model *m)
         cr->iv = NULL;
         cr->seg = NULL;
     }
-    for (size_t k = 0; k < S->nnames; k++) {
-        struct name_row *nr = &S->names[k];
-        if (nr->stamp != STINT_NO_ID)
-            nr->total_ns = stint_sum_add(nr->total_ns, stint_union_acc_total(&nr->acc));
-        if (nr->d_len) {
-            /* three selections instead of a sort: each one narrows the next (r50 <= r90 <= r99) */
-            size_t n = nr->d_len, r99 = rank_of(n, 99, 100), r90 = rank_of(n, 90, 100), r50 = rank_of(n, 50, 100);
-#define SELECT3(sel, v)                                                                                                \
-    do {                                                                                                               \
-        sel(v, n, r99);                                                                                                \
-        sel(v, r99 + 1, r90);                                                                                          \
-        sel(v, r90 + 1, r50);                                                                                          \
-        nr->p50 = (int64_t)v[r50];                                                                                     \
-        nr->p90 = (int64_t)v[r90];                                                                                     \
-        nr->p99 = (int64_t)v[r99];                                                                                     \
-    } while (0)
-            if (nr->d)
-                SELECT3(stint_select_i64, nr->d);
-            else
-                SELECT3(stint_select_u32, nr->d32);
-#undef SELECT3
-            /* exact, from the durations: sum_ns may be capped (tsparse.h, stint_sum_add) */
-            stint_i128 sum = 0;
-            if (nr->d)
-                for (size_t i = 0; i < n; i++)
-                    sum += nr->d[i];
-            else
-                for (size_t i = 0; i < n; i++)
-                    sum += nr->d32[i];
-            nr->mean_ns = (int64_t)((sum + (stint_i128)(n / 2)) / (stint_i128)n); /* rounded half up */
-        }
-        free(nr->d);
-        free(nr->d32);
-        nr->d = NULL;
-        nr->d32 = NULL;
-    }
+    names_finish(S);
     free(S->frames);
     stint_umap_free(&S->cmap);
     stint_umap_free(&S->nmap);
