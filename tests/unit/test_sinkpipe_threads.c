@@ -5,7 +5,8 @@
  * block, exactly one, a ring's worth, many rings), with a consumer that is
  * sometimes slower than the producer (so the producer waits for free blocks)
  * and sometimes faster. Long streams must reach the sink on another thread;
- * a stream shorter than a block on the caller's. Runs under TSan
+ * a stream shorter than a block on the caller's. Events of a second model
+ * arrive with that model, after every event of the first. Runs under TSan
  * (make test-tsan), which checks the hand-over.
  */
 #include "check.h"
@@ -15,7 +16,8 @@
 #include <time.h>
 
 struct seen {
-    const struct stint_model *m;
+    const struct stint_model *m, *m2; /* m2: the model from event `switch_at` on */
+    uint64_t switch_at;
     uint64_t n, bad_order, bad_model;
     int slow;
     int on_caller, on_other;
@@ -29,7 +31,7 @@ static void sink(void *ctx, const struct stint_model *m, const struct stint_span
     if (ev->ts_ns != (int64_t)s->n || ev->dur_ns != (int64_t)(s->n * 3) || ev->name != (uint32_t)(s->n ^ 0x5a5a) ||
         ev->level != (uint32_t)(s->n % 7))
         s->bad_order++;
-    if (m != s->m)
+    if (m != (s->m2 && s->n >= s->switch_at ? s->m2 : s->m))
         s->bad_model++;
     if (pthread_equal(pthread_self(), s->caller))
         s->on_caller = 1;
@@ -42,10 +44,16 @@ static void sink(void *ctx, const struct stint_model *m, const struct stint_span
     s->n++;
 }
 
-static void run(size_t n, int slow)
+/* n events; from event `at` on (when two_models) they come with a second
+ * model, which makes the pipe wait until the first model's are delivered */
+static void run_models(size_t n, int slow, int two_models, size_t at)
 {
-    struct stint_model model_storage; /* only its address matters */
-    struct seen s = {.m = &model_storage, .slow = slow, .caller = pthread_self()};
+    static struct stint_model model_storage[2]; /* only their addresses matter */
+    struct seen s = {.m = &model_storage[0], .slow = slow, .caller = pthread_self()};
+    if (two_models) {
+        s.m2 = &model_storage[1];
+        s.switch_at = at;
+    }
     struct stint_sinkpipe p;
     REQUIRE(stint_sinkpipe_init(&p, sink, &s) == 0);
     for (size_t k = 0; k < n; k++) {
@@ -53,12 +61,13 @@ static void run(size_t n, int slow)
                                    .dur_ns = (int64_t)(k * 3),
                                    .name = (uint32_t)(k ^ 0x5a5a),
                                    .level = (uint32_t)(k % 7)};
-        stint_sinkpipe_sink(&p, &model_storage, &ev);
+        stint_sinkpipe_sink(&p, &model_storage[two_models && k >= at], &ev);
     }
     stint_sinkpipe_close(&p);
     if (s.n != n || s.bad_order || s.bad_model)
-        fprintf(stderr, "n=%zu slow=%d: delivered %llu, %llu out of order, %llu with another model\n", n, slow,
-                (unsigned long long)s.n, (unsigned long long)s.bad_order, (unsigned long long)s.bad_model);
+        fprintf(stderr, "n=%zu slow=%d models=%d: delivered %llu, %llu out of order, %llu with another model\n", n,
+                slow, 1 + two_models, (unsigned long long)s.n, (unsigned long long)s.bad_order,
+                (unsigned long long)s.bad_model);
     CHECK(s.n == n);
     CHECK(s.bad_order == 0);
     CHECK(s.bad_model == 0);
@@ -68,6 +77,8 @@ static void run(size_t n, int slow)
         CHECK(s.on_other); /* the sink ran on the pipe's thread */
 }
 
+static void run(size_t n, int slow) { run_models(n, slow, 0, 0); }
+
 int main(void)
 {
     const size_t B = STINT_SINKPIPE_BLOCK, R = STINT_SINKPIPE_NBLOCKS * STINT_SINKPIPE_BLOCK;
@@ -76,6 +87,13 @@ int main(void)
         run(lens[i], 0);
         if (lens[i] <= 3 * R + B)
             run(lens[i], 1);
+    }
+    /* a second model: before the thread starts, mid-block, at a block's
+     * end, with the ring half full and full */
+    const size_t at[] = {100, B + 17, 2 * B, R / 2 + 3, R + 1, 5 * R};
+    for (size_t i = 0; i < sizeof at / sizeof *at; i++) {
+        run_models(at[i] + 3 * B + 5, 0, 1, at[i]);
+        run_models(at[i] + R, 1, 1, at[i]);
     }
     CHECK_DONE();
 }

@@ -4,11 +4,16 @@
  * A ring of STINT_SINKPIPE_NBLOCKS blocks: the producer fills block
  * head % NBLOCKS and publishes it (head++), the consumer takes block
  * tail % NBLOCKS (tail++). One mutex and two condition variables, touched
- * once per block (512 events), not per event.
+ * once per block (512 events), not per event. A side that has to wait sleeps
+ * until half the ring has moved (the producer until half is free, the
+ * consumer until half is full or the stream ended), so the two threads wake
+ * each other once per half ring rather than once per block.
  */
 #include "sinkpipe.h"
 
 #include <stdlib.h>
+
+#define HALF (STINT_SINKPIPE_NBLOCKS / 2)
 
 enum {
     SINKPIPE_IDLE,    /* no thread yet: the first block is still filling */
@@ -53,17 +58,25 @@ static void *consumer(void *arg)
     struct stint_sinkpipe *p = arg;
     pthread_mutex_lock(&p->mu);
     for (;;) {
-        while (p->tail == p->head && !p->done)
-            pthread_cond_wait(&p->filled, &p->mu);
-        if (p->tail == p->head)
-            break; /* done, and everything delivered */
+        if (p->tail == p->head) {
+            if (p->done)
+                break; /* everything delivered */
+            /* empty: sleep until half a ring is there, the stream ends, or a
+             * flush wants whatever there is */
+            p->consumer_waits = 1;
+            while (!(p->head - p->tail >= HALF || p->done || (p->flush && p->head != p->tail)))
+                pthread_cond_wait(&p->filled, &p->mu);
+            p->consumer_waits = 0;
+            continue;
+        }
         size_t b = p->tail % STINT_SINKPIPE_NBLOCKS, n = p->fill[b];
         const struct stint_model *m = p->m;
         pthread_mutex_unlock(&p->mu);
         deliver(p, m, b, n);
         pthread_mutex_lock(&p->mu);
         p->tail++;
-        pthread_cond_signal(&p->freed);
+        if (p->producer_waits && p->head - p->tail <= HALF)
+            pthread_cond_signal(&p->freed);
     }
     pthread_mutex_unlock(&p->mu);
     return NULL;
@@ -84,9 +97,14 @@ static void publish(struct stint_sinkpipe *p)
     pthread_mutex_lock(&p->mu);
     p->fill[b] = p->cur_n;
     p->head++;
-    pthread_cond_signal(&p->filled);
-    while (p->head - p->tail == STINT_SINKPIPE_NBLOCKS)
-        pthread_cond_wait(&p->freed, &p->mu);
+    if (p->consumer_waits && p->head - p->tail >= HALF)
+        pthread_cond_signal(&p->filled);
+    if (p->head - p->tail == STINT_SINKPIPE_NBLOCKS) {
+        p->producer_waits = 1;
+        while (p->head - p->tail > HALF)
+            pthread_cond_wait(&p->freed, &p->mu);
+        p->producer_waits = 0;
+    }
     pthread_mutex_unlock(&p->mu);
     p->cur_n = 0;
 }
@@ -100,8 +118,13 @@ void stint_sinkpipe_sink(void *pipe, const struct stint_model *m, const struct s
             publish(p);
         if (p->state == SINKPIPE_RUNNING) {
             pthread_mutex_lock(&p->mu);
+            p->flush = 1; /* the consumer takes what there is instead of waiting for half a ring */
+            p->producer_waits = 1;
+            pthread_cond_signal(&p->filled);
             while (p->tail != p->head)
                 pthread_cond_wait(&p->freed, &p->mu);
+            p->producer_waits = 0;
+            p->flush = 0;
             p->m = m;
             pthread_mutex_unlock(&p->mu);
         } else

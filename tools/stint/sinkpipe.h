@@ -41,6 +41,8 @@ struct stint_sinkpipe {
     size_t cur_n; /* events in the block being filled */
     int state;    /* SINKPIPE_* (sinkpipe.c) */
     int done;     /* no more blocks will be published */
+    int producer_waits, consumer_waits; /* a side sleeps (sinkpipe.c) */
+    int flush;    /* the producer waits for the ring to empty */
     pthread_t thread;
     pthread_mutex_t mu;
     pthread_cond_t filled, freed;
