@@ -52,4 +52,17 @@ for i in range(30000):
 open(sys.argv[1], "w").write("[" + ",\n".join(e for e in out if e) + "]")
 PY
 same "90,000 spans (finish and quantiles on two threads)" "$T/many.json"
+python3 - "$T/ids.json" <<'PY'
+import sys
+# pids and tids given as strings (synthetic ids) next to real negative ones,
+# on both sides of the split: the halves' models must agree on which is which
+ev = []
+for i in range(400):
+    ev.append('{"ph":"X","name":"s%d","pid":1,"tid":"w","ts":%d,"dur":3}' % (i % 5, 10 * i))
+    ev.append('{"ph":"X","name":"n%d","pid":1,"tid":-1,"ts":%d,"dur":3}' % (i % 3, 10 * i + 1))
+    ev.append('{"ph":"X","name":"p","pid":"proc","tid":"t%d","ts":%d,"dur":2}' % (i % 2, 10 * i + 2))
+    ev.append('{"ph":"X","name":"q","pid":-7,"tid":-7,"ts":%d,"dur":2}' % (10 * i + 3))
+open(sys.argv[1], "w").write("[" + ",\n".join(ev) + "]")
+PY
+same "string and negative pids and tids" "$T/ids.json"
 exit $fail

@@ -5,7 +5,8 @@
 # parse merges two models), for adversarial traces made here (equal starts,
 # unsorted input, partial overlaps, B/E around X, instants that stack, flows
 # v1 and v2, negative and huge durations, E events on threads without
-# slices) and, when ../shared is present, for generated realistic traces and
+# slices, exact ties between spans kept as records and spans that cannot be)
+# and, when ../shared is present, for generated realistic traces and
 # every JSON file of the shared corpus.
 set -euo pipefail
 STINT=${STINT_BIN:?}
@@ -58,6 +59,21 @@ for seed in range(12):
     if seed % 3 == 0:
         ev.sort(key=lambda e: e.get("ts", 0))
     with open(f"{out}/adv{seed}.json", "w") as f:
+        f.write("[\n" + ",\n".join(json.dumps(e) for e in ev) + "\n]\n")
+# exact ties in start and duration between spans lean mode keeps as records
+# and spans it cannot (a v2 flow needs the slice's index), in both input
+# orders and in runs: the earlier one in the input is the parent either way
+for name, order in (("tie_rec_first", "RS"), ("tie_slice_first", "SR"), ("tie_runs", "RRSRSSR")):
+    ev = []
+    for rep in range(3):
+        for k, kind in enumerate(order):
+            e = {"ph": "X", "pid": 1, "tid": 1, "ts": 100 * rep, "dur": 50, "name": f"{kind}{k}"}
+            if kind == "S":
+                e["bind_id"] = f"0x{rep}{k}"
+                e["flow_out"] = True
+            ev.append(e)
+        ev.append({"ph": "X", "pid": 1, "tid": 1, "ts": 100 * rep + 10, "dur": 5, "name": "child"})
+    with open(f"{out}/{name}.json", "w") as f:
         f.write("[\n" + ",\n".join(json.dumps(e) for e in ev) + "\n]\n")
 PY
 

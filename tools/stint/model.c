@@ -427,7 +427,7 @@ int stint_model_init(struct stint_model *m, unsigned flags)
     t->ents[0].hash32 = 0;
     t->n = 1;
     m->open->global_track = STINT_NO_ID;
-    m->open->next_synthetic = -1;
+    m->open->next_synthetic = 0;
     return 0;
 }
 
@@ -589,13 +589,11 @@ int64_t stint_model_synthetic_pid(struct stint_model *m, uint32_t name)
     int found;
     struct kmap_slot *s = kmap_get(&m->open->synth, 0, name, 0, &found);
     if (!found) {
-        /* Synthetic ids count down from -1 so they never meet a real pid. */
-        int64_t pid = m->open->next_synthetic--;
-        s->v = (uint32_t)(-pid);
-        uint32_t p = stint_model_process(m, pid);
+        s->v = (uint32_t)m->open->next_synthetic++;
+        uint32_t p = stint_model_process(m, STINT_SYNTHETIC_ID0 - (int64_t)s->v);
         ((struct stint_process *)m->processes.data)[p].name = name;
     }
-    return -(int64_t)s->v;
+    return STINT_SYNTHETIC_ID0 - (int64_t)s->v;
 }
 
 int64_t stint_model_synthetic_tid(struct stint_model *m, int64_t pid, uint32_t name)
@@ -603,12 +601,11 @@ int64_t stint_model_synthetic_tid(struct stint_model *m, int64_t pid, uint32_t n
     int found;
     struct kmap_slot *s = kmap_get(&m->open->synth, 1 + (uint64_t)pid, name, 1, &found);
     if (!found) {
-        int64_t tid = m->open->next_synthetic--;
-        s->v = (uint32_t)(-tid);
-        uint32_t l = stint_model_lane(m, pid, tid, STINT_CLOCK_HOST);
+        s->v = (uint32_t)m->open->next_synthetic++;
+        uint32_t l = stint_model_lane(m, pid, STINT_SYNTHETIC_ID0 - (int64_t)s->v, STINT_CLOCK_HOST);
         ((struct stint_lane *)m->lanes.data)[l].name = name;
     }
-    return -(int64_t)s->v;
+    return STINT_SYNTHETIC_ID0 - (int64_t)s->v;
 }
 
 /* ---- slices ------------------------------------------------------------------------ */
@@ -665,6 +662,8 @@ uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *
     n->depth = 0;
     n->seq = (uint32_t)m->seq++;
     n->flags &= (uint16_t)~STINT_SLICE_NEEDS_INDEX;
+    if (m->flags & STINT_MODEL_LEAN)
+        stint_i_lean_note(m, n);
     return (uint32_t)(m->slices.len - 1);
 }
 
@@ -1458,13 +1457,19 @@ void stint_model_finish(struct stint_model *m)
 
 /* ---- merging (parallel reading) ------------------------------------------------------------- */
 
-/* The string a synthetic (negative) pid or tid was made from, or 0. */
-static uint32_t synthetic_name(const struct stint_model *m, uint64_t k0, uint64_t k2, int64_t id)
+/* Whether the pid or tid id was made synthetic by m (from a string, which
+ * *name receives) rather than read as a number. */
+static int synthetic_name(const struct stint_model *m, uint64_t k0, uint64_t k2, int64_t id, uint32_t *name)
 {
+    if (id > STINT_SYNTHETIC_ID0)
+        return 0;
     const struct kmap *t = &m->open->synth;
     for (size_t i = 0; i < t->cap; i++)
-        if (t->slots[i].used && t->slots[i].k[0] == k0 && t->slots[i].k[2] == k2 && (int64_t)t->slots[i].v == -id)
-            return (uint32_t)t->slots[i].k[1];
+        if (t->slots[i].used && t->slots[i].k[0] == k0 && t->slots[i].k[2] == k2 &&
+            STINT_SYNTHETIC_ID0 - (int64_t)t->slots[i].v == id) {
+            *name = (uint32_t)t->slots[i].k[1];
+            return 1;
+        }
     return 0;
 }
 
@@ -1490,10 +1495,9 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
     struct stint_process *sp = src->processes.data;
     for (size_t i = 0; i < src->processes.len; i++) {
         int64_t pid = sp[i].pid;
-        if (pid < 0) {
-            uint32_t nm = synthetic_name(src, 0, 0, pid);
+        uint32_t nm;
+        if (pid < 0 && synthetic_name(src, 0, 0, pid, &nm))
             pid = stint_model_synthetic_pid(dst, smap[nm]);
-        }
         pidmap[i] = pid;
         pmap[i] = stint_model_process(dst, pid);
         struct stint_process *dp = &STINT_BA_AT(&dst->processes, struct stint_process, pmap[i]);
@@ -1507,10 +1511,9 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
     struct stint_lane *sl = src->lanes.data;
     for (size_t i = 0; i < src->lanes.len; i++) {
         int64_t pid = pidmap[sl[i].process], tid = sl[i].tid;
-        if (tid < 0) {
-            uint32_t nm = synthetic_name(src, 1 + (uint64_t)sl[i].pid, 1, tid);
+        uint32_t nm;
+        if (tid < 0 && synthetic_name(src, 1 + (uint64_t)sl[i].pid, 1, tid, &nm))
             tid = stint_model_synthetic_tid(dst, pid, smap[nm]);
-        }
         lmap[i] = stint_model_lane(dst, pid, tid, (enum stint_clock)sl[i].clock);
         struct stint_lane *dl = &STINT_BA_AT(&dst->lanes, struct stint_lane, lmap[i]);
         if (sl[i].name)
@@ -1524,10 +1527,9 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
     for (size_t i = 0; i < src->tracks.len; i++) {
         const struct stint_track *t = &st[i];
         int64_t pid = t->pid;
-        if (pid < 0) {
-            uint32_t nm = synthetic_name(src, 0, 0, pid);
+        uint32_t nm;
+        if (pid < 0 && synthetic_name(src, 0, 0, pid, &nm))
             pid = stint_model_synthetic_pid(dst, smap[nm]);
-        }
         switch (t->kind) {
         case STINT_TRACK_THREAD:
             tmap[i] = STINT_BA_AT(&dst->lanes, struct stint_lane, lmap[t->lane]).track;
@@ -1606,7 +1608,7 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
     }
     stint_bigarray_free(&src->flow_evs);
     dst->seq += src->seq;
-    if (stint_i_lean_merge(dst, src, smap, lmap) != 0) {
+    if (stint_i_lean_merge(dst, src, smap, lmap, seq0) != 0) {
         free(smap), free(pmap), free(pidmap), free(lmap), free(tmap);
         return -1;
     }
@@ -1619,7 +1621,9 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
     }
     for (size_t i = 0; i < src->counters.len; i++) {
         int found;
-        int64_t pid = sc[i].pid < 0 ? stint_model_synthetic_pid(dst, smap[synthetic_name(src, 0, 0, sc[i].pid)]) : sc[i].pid;
+        uint32_t nm;
+        int64_t pid = sc[i].pid < 0 && synthetic_name(src, 0, 0, sc[i].pid, &nm) ? stint_model_synthetic_pid(dst, smap[nm])
+                                                                                 : sc[i].pid;
         struct kmap_slot *slot = kmap_get(&dst->open->counters, (uint64_t)pid, smap[sc[i].name], 0, &found);
         if (!found) {
             struct stint_counter_series *c = xpush(&dst->counters);

@@ -11,6 +11,9 @@
  *   string id   uint32 index into the interning table; 0 is always "" (absent).
  *   process     one per pid seen (pid as int64; a string pid becomes a fresh
  *               synthetic pid and the string its name, as Perfetto does).
+ *               Synthetic pids and tids are STINT_SYNTHETIC_ID0 and down:
+ *               below every 32-bit id, so they never meet one a program
+ *               wrote (negative ones such as -1 included).
  *   lane        one thread: (pid, tid), plus a clock domain. Device-clock lanes
  *               (markers with clk=dev) are separate lanes keyed (pid, inv) and
  *               are never unioned or nested with host lanes.
@@ -346,6 +349,8 @@ uint32_t stint_model_track_process(struct stint_model *m, int64_t pid);
 uint32_t stint_model_track_global(struct stint_model *m);
 uint32_t stint_model_track_async(struct stint_model *m, enum stint_async_scope scope, int64_t pid,
                                  uint32_t cat, uint32_t id, uint32_t name);
+/* The first synthetic pid or tid (-2^32); later ones count down from it. */
+#define STINT_SYNTHETIC_ID0 (-((int64_t)1 << 32))
 /* A fresh pid for a string pid (Perfetto interns string pids). Same string -> same pid. */
 int64_t stint_model_synthetic_pid(struct stint_model *m, uint32_t name);
 int64_t stint_model_synthetic_tid(struct stint_model *m, int64_t pid, uint32_t name);

@@ -25,11 +25,19 @@ struct flow_ev {
  * Returns 1 when kept (the caller assigns no index), 0 when s must become an
  * ordinary slice. Out of memory exits like every model allocation. */
 int stint_i_lean_add(struct stint_model *m, const struct stint_slice *s);
+/* Notes an ordinary slice s (its seq assigned) that lean mode could not keep
+ * as a record, when it lies on a host thread track and may tie with records
+ * (not B-made, not an instant): how many records its lane held when it came
+ * decides, at an exact tie in start and duration, which came first (records
+ * keep no sequence number). No-op outside lean mode. */
+void stint_i_lean_note(struct stint_model *m, const struct stint_slice *s);
 /* Whether any lean record was kept (lean finish needed). */
 int stint_i_lean_active(const struct stint_model *m);
-/* Moves src's lean records into dst (src is being merged into dst): smap
- * maps src string ids, lmap src lanes to dst lanes. 0 ok, -1 out of memory. */
-int stint_i_lean_merge(struct stint_model *dst, struct stint_model *src, const uint32_t *smap, const uint32_t *lmap);
+/* Moves src's lean records and notes into dst (src is being merged into dst):
+ * smap maps src string ids, lmap src lanes to dst lanes, seq0 is what src's
+ * sequence numbers are moved by. 0 ok, -1 out of memory. */
+int stint_i_lean_merge(struct stint_model *dst, struct stint_model *src, const uint32_t *smap, const uint32_t *lmap,
+                       uint64_t seq0);
 void stint_i_lean_free(struct stint_model *m);
 
 /* Lean finish of thread track t: merges its ordinary slices sl[a..b)

@@ -48,6 +48,13 @@ struct lean_frame {
     uint16_t flags;
 };
 
+/* An ordinary slice on a host thread track in lean mode (stint_i_lean_note):
+ * which one (seq), and how many records its lane held when it came. */
+struct lean_note {
+    uint32_t seq, lane;
+    uint64_t before;
+};
+
 struct lean_overlap { /* a B/E-related overlap, reported after its track (as finish() does) */
     int64_t ts_ns, end_ns;
     uint32_t name, parent_name;
@@ -68,6 +75,8 @@ struct stint_lean {
     size_t fcap;
     struct lean_overlap *ovl;
     size_t novl, ocap;
+    struct lean_note *notes; /* in seq order */
+    size_t nnotes, ncap;
 };
 
 static void die_oom(void)
@@ -168,19 +177,55 @@ int stint_i_lean_add(struct stint_model *m, const struct stint_slice *s)
     return 1;
 }
 
+/* Records the lane holds so far (all segments). */
+static uint64_t lane_count(const struct stint_lean *L, uint32_t lane)
+{
+    uint64_t n = 0;
+    if (lane < L->nlanes)
+        for (size_t g = 0; g < L->lanes[lane].nsegs; g++)
+            n += L->lanes[lane].segs[g].len;
+    return n;
+}
+
+void stint_i_lean_note(struct stint_model *m, const struct stint_slice *s)
+{
+    if (!(m->flags & STINT_MODEL_LEAN) || (m->flags & STINT_MODEL_KEEP_ARGS) ||
+        (s->flags & (STINT_SLICE_FROM_B | STINT_SLICE_INSTANT)))
+        return;
+    const struct stint_track *t = stint_model_track_at(m, s->track);
+    if (t->kind != STINT_TRACK_THREAD || stint_model_lane_at(m, t->lane)->clock != STINT_CLOCK_HOST)
+        return;
+    if (!m->lean && !(m->lean = calloc(1, sizeof *m->lean)))
+        die_oom();
+    struct stint_lean *L = m->lean;
+    L->notes = grow(L->notes, &L->ncap, L->nnotes + 1, sizeof *L->notes);
+    L->notes[L->nnotes++] = (struct lean_note){s->seq, t->lane, lane_count(L, t->lane)};
+}
+
 int stint_i_lean_active(const struct stint_model *m)
 {
     return m->lean && m->lean->total;
 }
 
-int stint_i_lean_merge(struct stint_model *dst, struct stint_model *src, const uint32_t *smap, const uint32_t *lmap)
+int stint_i_lean_merge(struct stint_model *dst, struct stint_model *src, const uint32_t *smap, const uint32_t *lmap,
+                       uint64_t seq0)
 {
     struct stint_lean *S = src->lean;
-    if (!S || !S->total)
+    if (!S || (!S->total && !S->nnotes))
         return 0;
     if (!dst->lean && !(dst->lean = calloc(1, sizeof *dst->lean)))
         return -1;
     struct stint_lean *D = dst->lean;
+    /* src's notes come after dst's (in seq order), counting dst's records of their lane too */
+    for (size_t k = 0; k < S->nnotes; k++) {
+        const struct lean_note *x = &S->notes[k];
+        D->notes = grow(D->notes, &D->ncap, D->nnotes + 1, sizeof *D->notes);
+        D->notes[D->nnotes++] =
+            (struct lean_note){x->seq + (uint32_t)seq0, lmap[x->lane], x->before + lane_count(D, lmap[x->lane])};
+    }
+    S->nnotes = 0;
+    if (!S->total)
+        return 0;
     uint32_t *pmap = malloc((S->npairs ? S->npairs : 1) * sizeof *pmap);
     if (!pmap)
         return -1;
@@ -229,6 +274,7 @@ void stint_i_lean_free(struct stint_model *m)
     stint_umap_free(&L->pairs);
     free(L->frames);
     free(L->ovl);
+    free(L->notes);
     free(L);
     m->lean = NULL;
 }
@@ -298,16 +344,85 @@ struct item {
 
 /* Perfetto's order between a lean record (class 0, known duration) and an
  * ordinary slice: start; then known-duration slices before B-made slices and
- * instants; then longer first (-1 as infinite); an exact tie puts the
- * ordinary slice first. */
-static int lean_first(const struct lean_rec *r, const struct stint_slice *s)
+ * instants; then longer first (-1 as infinite); an exact tie goes by input
+ * order, which the caller knows (rec_came_first). */
+static int lean_first(const struct lean_rec *r, const struct stint_slice *s, int rec_came_first)
 {
     if (r->ts_ns != s->ts_ns)
         return r->ts_ns < s->ts_ns;
     if (s->flags & (STINT_SLICE_FROM_B | STINT_SLICE_INSTANT))
         return 1;
     uint64_t ds = s->dur_ns < 0 ? UINT64_MAX : (uint64_t)s->dur_ns;
-    return (uint64_t)rec_dur(r) > ds;
+    if ((uint64_t)rec_dur(r) != ds)
+        return (uint64_t)rec_dur(r) > ds;
+    return rec_came_first;
+}
+
+/* For an exact tie (same start and duration) between the lane's records and
+ * its ordinary slices sl[a..b): for each slice, how many records with its
+ * start and duration came before it in the input (*out, indexed from a;
+ * NULL when no slice of the track was noted with records before it). Counted
+ * over the records in input order, so before the lane is sorted. */
+static uint32_t *tie_counts(const struct stint_lean *L, const struct lean_lane *ll, const struct stint_slice *sl,
+                            size_t a, size_t b)
+{
+    struct want {
+        int64_t ts, dur;
+        uint64_t before;
+        size_t at; /* index from a */
+    } *w = NULL;
+    size_t nw = 0, wcap = 0;
+    for (size_t i = a; i < b && L->nnotes; i++) {
+        if (sl[i].flags & (STINT_SLICE_FROM_B | STINT_SLICE_INSTANT) || sl[i].dur_ns < 0)
+            continue;
+        size_t lo = 0, hi = L->nnotes; /* the note of this slice, by seq */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (L->notes[mid].seq < sl[i].seq)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        if (lo == L->nnotes || L->notes[lo].seq != sl[i].seq || !L->notes[lo].before)
+            continue;
+        w = grow(w, &wcap, nw + 1, sizeof *w);
+        w[nw++] = (struct want){sl[i].ts_ns, sl[i].dur_ns, L->notes[lo].before, i - a};
+    }
+    if (!nw)
+        return NULL;
+    /* by (ts, dur): a record finds its slices by binary search */
+    for (size_t x = 1; x < nw; x++) {
+        struct want t = w[x];
+        size_t y = x;
+        while (y > 0 && (w[y - 1].ts > t.ts || (w[y - 1].ts == t.ts && w[y - 1].dur > t.dur))) {
+            w[y] = w[y - 1];
+            y--;
+        }
+        w[y] = t;
+    }
+    uint32_t *c = calloc(b - a, sizeof *c);
+    if (!c)
+        die_oom();
+    uint64_t idx = 0;
+    for (size_t g = 0; g < ll->nsegs; g++) {
+        const struct lean_rec *r = ll->segs[g].data;
+        for (size_t k = 0; k < ll->segs[g].len; k++, idx++) {
+            int64_t ts = r[k].ts_ns, dur = rec_dur(&r[k]);
+            size_t lo = 0, hi = nw;
+            while (lo < hi) {
+                size_t mid = lo + (hi - lo) / 2;
+                if (w[mid].ts < ts || (w[mid].ts == ts && w[mid].dur < dur))
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            for (; lo < nw && w[lo].ts == ts && w[lo].dur == dur; lo++)
+                if (idx < w[lo].before)
+                    c[w[lo].at]++;
+        }
+    }
+    free(w);
+    return c;
 }
 
 /* Binds a v1 flow event against the stack (the last slice that starts at or
@@ -339,8 +454,12 @@ void stint_i_lean_track(struct stint_model *m, uint32_t t, size_t a, size_t b, s
     const struct stint_track *tr = stint_model_track_at(m, t);
     uint32_t lane = tr->lane;
     struct lean_lane *ll = lane < L->nlanes ? &L->lanes[lane] : NULL;
+    uint32_t *tie = ll ? tie_counts(L, ll, m->slices.data, a, b) : NULL;
     if (ll)
         lane_order(ll);
+    /* records of the last start and duration taken, for the ties */
+    int64_t tie_ts = 0, tie_dur = -1;
+    uint32_t tie_taken = 0;
     const struct stint_slice *sl = m->slices.data;
     size_t g = 0, k = 0, i = a, fi = 0, sn = 0;
     int64_t last_ts = 0;
@@ -355,7 +474,19 @@ void stint_i_lean_track(struct stint_model *m, uint32_t t, size_t a, size_t b, s
         const struct stint_slice *s = i < b ? &sl[i] : NULL;
         struct item x = {0};
         int have = r || s;
-        if (r && (!s || lean_first(r, s))) {
+        int rec_first = 0;
+        if (r && s && tie) {
+            uint32_t taken = r->ts_ns == tie_ts && rec_dur(r) == tie_dur ? tie_taken : 0;
+            rec_first = tie[i - a] > taken;
+        }
+        if (r && (!s || lean_first(r, s, rec_first))) {
+            if (r->ts_ns == tie_ts && rec_dur(r) == tie_dur)
+                tie_taken++;
+            else {
+                tie_ts = r->ts_ns;
+                tie_dur = rec_dur(r);
+                tie_taken = 1;
+            }
             x.ts_ns = r->ts_ns;
             x.dur_ns = rec_dur(r);
             x.cat = L->pcat[rec_pair(r)];
@@ -429,6 +560,7 @@ void stint_i_lean_track(struct stint_model *m, uint32_t t, size_t a, size_t b, s
             stint_bigarray_free(&ll->segs[q]);
         ll->nsegs = 0;
     }
+    free(tie);
 }
 
 /* ---- streaming a finished (not lean) model --------------------------------------- */
