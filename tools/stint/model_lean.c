@@ -363,14 +363,24 @@ static int lean_first(const struct lean_rec *r, const struct stint_slice *s, int
  * start and duration came before it in the input (*out, indexed from a;
  * NULL when no slice of the track was noted with records before it). Counted
  * over the records in input order, so before the lane is sorted. */
+struct want {
+    int64_t ts, dur;
+    uint64_t before;
+    size_t at; /* index from a */
+};
+
+static int want_cmp(const void *pa, const void *pb)
+{
+    const struct want *x = pa, *y = pb;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    return x->dur < y->dur ? -1 : x->dur > y->dur;
+}
+
 static uint32_t *tie_counts(const struct stint_lean *L, const struct lean_lane *ll, const struct stint_slice *sl,
                             size_t a, size_t b)
 {
-    struct want {
-        int64_t ts, dur;
-        uint64_t before;
-        size_t at; /* index from a */
-    } *w = NULL;
+    struct want *w = NULL;
     size_t nw = 0, wcap = 0;
     for (size_t i = a; i < b && L->nnotes; i++) {
         if (sl[i].flags & (STINT_SLICE_FROM_B | STINT_SLICE_INSTANT) || sl[i].dur_ns < 0)
@@ -391,15 +401,7 @@ static uint32_t *tie_counts(const struct stint_lean *L, const struct lean_lane *
     if (!nw)
         return NULL;
     /* by (ts, dur): a record finds its slices by binary search */
-    for (size_t x = 1; x < nw; x++) {
-        struct want t = w[x];
-        size_t y = x;
-        while (y > 0 && (w[y - 1].ts > t.ts || (w[y - 1].ts == t.ts && w[y - 1].dur > t.dur))) {
-            w[y] = w[y - 1];
-            y--;
-        }
-        w[y] = t;
-    }
+    qsort(w, nw, sizeof *w, want_cmp);
     uint32_t *c = calloc(b - a, sizeof *c);
     if (!c)
         die_oom();
