@@ -46,38 +46,15 @@ static void on_span(void *ctx, const struct stint_model *m, const struct stint_s
     st->n++;
 }
 
-/* Reads data with model_flags and the stream sink; fills st and m's counts. */
+/* Reads data with model_flags and the stream sink; fills st and the counts. */
 static void read_streamed(const uint8_t *data, size_t size, unsigned model_flags, struct stream *st,
                           uint64_t repairs[STINT_REPAIR_COUNT], uint64_t *dropped, int *rc_out)
 {
-    struct stint_input in;
-    memset(&in, 0, sizeof in);
-    in.path = "fuzz";
-    in.fd = -1;
-    in.eof = 1;
-    in.cap = size;
-    in.len = size;
-    in.mem = in.buf = malloc(size + STINT_JSON_PAD);
-    if (!in.buf)
-        abort();
-    if (size)
-        memcpy(in.buf, data, size);
-    memset(in.buf + size, 0, STINT_JSON_PAD);
     struct stint_model m;
-    if (stint_model_init(&m, model_flags) != 0)
-        abort();
-    stint_model_set_span_sink(&m, on_span, st);
-    struct stint_read_opts o = {NULL, 0, 1};
-    int rc = stint_read_chrome(&in, &m, &o);
-    stint_input_close(&in);
-    stint_model_finish(&m);
-    if (rc == 0 && m.partial)
-        rc = 1;
-    fuzz_check_model(&m, rc);
+    *rc_out = fuzz_read_model(stint_read_chrome, data, size, model_flags, 0, on_span, st, &m);
     for (int k = 0; k < STINT_REPAIR_COUNT; k++)
         repairs[k] = m.repairs[k];
     *dropped = m.dropped;
-    *rc_out = rc;
     stint_model_free(&m);
 }
 

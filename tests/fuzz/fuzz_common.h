@@ -48,33 +48,50 @@ static inline void fuzz_check_model(const struct stint_model *m, int rc)
     }
 }
 
+/* Makes *in an input holding data[0..size) in one padded window, at eof. */
+static inline void fuzz_memory_input(struct stint_input *in, const uint8_t *data, size_t size)
+{
+    memset(in, 0, sizeof *in);
+    in->path = "fuzz";
+    in->fd = -1;
+    in->eof = 1;
+    in->cap = size;
+    in->len = size;
+    in->mem = in->buf = malloc(size + STINT_JSON_PAD); /* the window is all of mem (input.h) */
+    if (!in->buf)
+        abort();
+    if (size)
+        memcpy(in->buf, data, size);
+    memset(in->buf + size, 0, STINT_JSON_PAD);
+}
+
+/* Reads data[0..size) held in memory into *m (initialised here with
+ * model_flags and the span sink, if any), finishes it and checks it; returns
+ * the exit code. The caller frees m. */
+static inline int fuzz_read_model(fuzz_reader_fn reader, const uint8_t *data, size_t size, unsigned model_flags,
+                                  int strict, stint_span_sink sink, void *sink_ctx, struct stint_model *m)
+{
+    struct stint_input in;
+    fuzz_memory_input(&in, data, size);
+    if (stint_model_init(m, model_flags) != 0)
+        abort();
+    stint_model_set_span_sink(m, sink, sink_ctx);
+    struct stint_read_opts o = {NULL, strict, 1};
+    int rc = reader(&in, m, &o);
+    stint_input_close(&in);
+    stint_model_finish(m);
+    if (rc == 0 && m->partial)
+        rc = 1;
+    fuzz_check_model(m, rc);
+    return rc;
+}
+
 /* Runs reader over data[0..size) held in memory, with and without strict. */
 static inline void fuzz_read_memory(fuzz_reader_fn reader, const uint8_t *data, size_t size, unsigned model_flags)
 {
     for (int strict = 0; strict < 2; strict++) {
-        struct stint_input in;
-        memset(&in, 0, sizeof in);
-        in.path = "fuzz";
-        in.fd = -1;
-        in.eof = 1;
-        in.cap = size;
-        in.len = size;
-        in.mem = in.buf = malloc(size + STINT_JSON_PAD); /* the window is all of mem (input.h) */
-        if (!in.buf)
-            abort();
-        if (size)
-            memcpy(in.buf, data, size);
-        memset(in.buf + size, 0, STINT_JSON_PAD);
         struct stint_model m;
-        if (stint_model_init(&m, model_flags) != 0)
-            abort();
-        struct stint_read_opts o = {NULL, strict, 1};
-        int rc = reader(&in, &m, &o);
-        stint_input_close(&in);
-        stint_model_finish(&m);
-        if (rc == 0 && m.partial)
-            rc = 1;
-        fuzz_check_model(&m, rc);
+        fuzz_read_model(reader, data, size, model_flags, strict, NULL, NULL, &m);
         stint_model_free(&m);
     }
 }

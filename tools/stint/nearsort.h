@@ -10,7 +10,7 @@
  *   1. The elements below the running maximum of those kept so far are the
  *      strays; the kept ones are already in order.
  *   2. The kept ones are packed to the front, the strays copied out and
- *      sorted stably (bottom-up merge sort).
+ *      sorted stably (their ascending runs merged pairwise, as below).
  *   3. Both are merged from the back into place. On equal keys the kept
  *      element goes first: a kept element equal to a stray always came
  *      before it in the input (every element kept after a stray is >= the
@@ -50,19 +50,18 @@
                 dst[o++] = src[j++];                                                                                 \
         }                                                                                                            \
     }                                                                                                                \
-    static int NAME##_runs(T *v, size_t n)                                                                           \
+    /* the number of ascending runs of v[0..n) (n > 0) */                                                            \
+    static size_t NAME##_nruns(const T *v, size_t n)                                                                 \
     {                                                                                                                \
         size_t nr = 1;                                                                                               \
         for (size_t i = 1; i < n; i++)                                                                               \
             if (LESS(&v[i], &v[i - 1]))                                                                              \
                 nr++;                                                                                                \
-        size_t *run = malloc((nr + 1) * sizeof *run);                                                                \
-        T *t = malloc(n * sizeof *t);                                                                                \
-        if (!run || !t) {                                                                                            \
-            free(run);                                                                                               \
-            free(t);                                                                                                 \
-            return 0;                                                                                                \
-        }                                                                                                            \
+        return nr;                                                                                                   \
+    }                                                                                                                \
+    /* sorts v[0..n) (n > 0) stably by merging its nr ascending runs, with scratch t[0..n) and run[0..nr] */         \
+    static void NAME##_by_runs(T *v, T *t, size_t *run, size_t nr, size_t n)                                         \
+    {                                                                                                                \
         size_t k = 0;                                                                                                \
         run[k++] = 0;                                                                                                \
         for (size_t i = 1; i < n; i++)                                                                               \
@@ -83,9 +82,6 @@
         }                                                                                                            \
         if (src != v)                                                                                                \
             memcpy(v, src, n * sizeof *v);                                                                           \
-        free(run);                                                                                                   \
-        free(t);                                                                                                     \
-        return 1;                                                                                                    \
     }                                                                                                                \
     static int NAME(T *v, size_t n)                                                                                  \
     {                                                                                                                \
@@ -98,11 +94,24 @@
         }                                                                                                            \
         if (nstray == 0)                                                                                             \
             return 1;                                                                                                \
-        if (nstray > n / 8)                                                                                          \
-            return NAME##_runs(v, n);                                                                                \
-        T *s = malloc(2 * nstray * sizeof *s); /* the strays, then merge scratch */                                  \
-        if (!s)                                                                                                      \
+        if (nstray > n / 8) {                                                                                        \
+            size_t nr = NAME##_nruns(v, n);                                                                          \
+            size_t *run = malloc((nr + 1) * sizeof *run);                                                            \
+            T *t = malloc(n * sizeof *t);                                                                            \
+            if (run && t)                                                                                            \
+                NAME##_by_runs(v, t, run, nr, n);                                                                    \
+            free(run);                                                                                               \
+            free(t);                                                                                                 \
+            return run && t;                                                                                         \
+        }                                                                                                            \
+        /* the strays, then their merge scratch, then their run starts */                                            \
+        T *s = malloc(2 * nstray * sizeof *s);                                                                       \
+        size_t *run = malloc((nstray + 1) * sizeof *run);                                                            \
+        if (!s || !run) {                                                                                            \
+            free(s);                                                                                                 \
+            free(run);                                                                                               \
             return 0;                                                                                                \
+        }                                                                                                            \
         size_t k = 1, ns = 0;                                                                                        \
         for (size_t i = 1; i < n; i++) {                                                                             \
             if (LESS(&v[i], &v[k - 1]))                                                                              \
@@ -110,30 +119,16 @@
             else                                                                                                     \
                 v[k++] = v[i];                                                                                       \
         }                                                                                                            \
-        T *src = s, *dst = s + ns;                                                                                   \
-        for (size_t w = 1; w < ns; w *= 2) {                                                                         \
-            for (size_t a = 0; a < ns; a += 2 * w) {                                                                 \
-                size_t mid = a + w < ns ? a + w : ns, b = a + 2 * w < ns ? a + 2 * w : ns;                           \
-                size_t i = a, j = mid, o = a;                                                                        \
-                while (i < mid && j < b)                                                                             \
-                    dst[o++] = LESS(&src[j], &src[i]) ? src[j++] : src[i++];                                         \
-                while (i < mid)                                                                                      \
-                    dst[o++] = src[i++];                                                                             \
-                while (j < b)                                                                                        \
-                    dst[o++] = src[j++];                                                                             \
-            }                                                                                                        \
-            T *x = src;                                                                                              \
-            src = dst;                                                                                               \
-            dst = x;                                                                                                 \
-        }                                                                                                            \
+        NAME##_by_runs(s, s + ns, run, NAME##_nruns(s, ns), ns);                                                     \
         size_t i = k, j = ns, o = n;                                                                                 \
         while (j > 0) {                                                                                              \
-            if (i > 0 && LESS(&src[j - 1], &v[i - 1]))                                                               \
+            if (i > 0 && LESS(&s[j - 1], &v[i - 1]))                                                                 \
                 v[--o] = v[--i];                                                                                     \
             else                                                                                                     \
-                v[--o] = src[--j];                                                                                   \
+                v[--o] = s[--j];                                                                                     \
         }                                                                                                            \
         free(s);                                                                                                     \
+        free(run);                                                                                                   \
         return 1;                                                                                                    \
     }
 
