@@ -10,7 +10,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 corpus=${STINT_SHARED_DIR:-$src/../shared}/corpus
 mkdir -p "$out"
-for t in chrome chrome_gz jsonl json markers tsparse; do mkdir -p "$out/fuzz_$t"; done
+for t in chrome chrome_gz chrome_split jsonl json markers tsparse; do mkdir -p "$out/fuzz_$t"; done
 
 n=0
 add() { # add TARGET FILE [PREFIX_BYTES_AS_PRINTF]
@@ -40,6 +40,7 @@ if [ -d "$corpus" ]; then
   while IFS= read -r -d '' f; do
     add chrome "$f"
     add chrome_gz "$f" '\000\000'
+    add chrome_split "$f"
   done < <(find "$corpus/perfetto-json" "$corpus/speedscope" "$corpus/catapult" "$corpus/spec-examples" \
              "$corpus/seed-systems" -name '*.json' -print0 2>/dev/null)
   while IFS= read -r -d '' f; do
@@ -59,7 +60,7 @@ fi
 # the project's own data: CLI golden cases and any test inputs
 while IFS= read -r -d '' f; do
   case "$f" in
-    *.json) add chrome "$f" ;;
+    *.json) add chrome "$f"; add chrome_split "$f" ;;
     *.jsonl) add jsonl "$f" ;;
     *.log) add markers "$f" '\003' ;;
   esac

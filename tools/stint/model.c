@@ -592,6 +592,7 @@ int64_t stint_model_synthetic_pid(struct stint_model *m, uint32_t name)
         s->v = (uint32_t)m->open->next_synthetic++;
         uint32_t p = stint_model_process(m, STINT_SYNTHETIC_ID0 - (int64_t)s->v);
         ((struct stint_process *)m->processes.data)[p].name = name;
+        ((struct stint_process *)m->processes.data)[p].id_text = name;
     }
     return STINT_SYNTHETIC_ID0 - (int64_t)s->v;
 }
@@ -604,6 +605,7 @@ int64_t stint_model_synthetic_tid(struct stint_model *m, int64_t pid, uint32_t n
         s->v = (uint32_t)m->open->next_synthetic++;
         uint32_t l = stint_model_lane(m, pid, STINT_SYNTHETIC_ID0 - (int64_t)s->v, STINT_CLOCK_HOST);
         ((struct stint_lane *)m->lanes.data)[l].name = name;
+        ((struct stint_lane *)m->lanes.data)[l].tid_text = name;
     }
     return STINT_SYNTHETIC_ID0 - (int64_t)s->v;
 }

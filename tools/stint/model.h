@@ -13,7 +13,8 @@
  *               synthetic pid and the string its name, as Perfetto does).
  *               Synthetic pids and tids are STINT_SYNTHETIC_ID0 and down:
  *               below every 32-bit id, so they never meet one a program
- *               wrote (negative ones such as -1 included).
+ *               wrote (negative ones such as -1 included); the Chrome
+ *               reader drops events whose written ids lie that low.
  *   lane        one thread: (pid, tid), plus a clock domain. Device-clock lanes
  *               (markers with clk=dev) are separate lanes keyed (pid, inv) and
  *               are never unioned or nested with host lanes.
@@ -183,6 +184,7 @@ struct stint_process {
     uint32_t name;       /* string id, 0 = unnamed */
     int32_t sort_index;
     uint8_t has_sort_index;
+    uint32_t id_text;    /* a synthetic pid: the string it was made from (0: the pid as written) */
 };
 
 struct stint_lane {
@@ -194,6 +196,7 @@ struct stint_lane {
     uint8_t has_sort_index;
     uint8_t clock;       /* enum stint_clock */
     uint32_t track;      /* its thread track */
+    uint32_t tid_text;   /* a synthetic tid: the string it was made from (0: the tid as written) */
 };
 
 struct stint_track {

@@ -976,23 +976,32 @@ static int span_i64(struct creader *r, const struct span *sp, int64_t *out)
     return -1;
 }
 
-static int64_t resolve_pid(struct creader *r, const struct event *e)
+/* The event's pid: the number, 0 when absent, a synthetic pid for a string.
+ * *reserved is set when the number lies where synthetic ids do (at or below
+ * STINT_SYNTHETIC_ID0): the caller drops the event rather than let a
+ * written id and a string's id meet. */
+static int64_t resolve_pid(struct creader *r, const struct event *e, int *reserved)
 {
     if (!e->pid.set)
         return 0;
     int64_t v;
-    if (span_i64(r, &e->pid, &v) == 0)
+    if (span_i64(r, &e->pid, &v) == 0) {
+        *reserved |= v <= STINT_SYNTHETIC_ID0;
         return v;
+    }
     return stint_model_synthetic_pid(r->m, intern_span(r, &e->pid));
 }
 
-static int64_t resolve_tid(struct creader *r, const struct event *e, int64_t pid)
+/* The event's tid the same way (absent or 0: the pid). */
+static int64_t resolve_tid(struct creader *r, const struct event *e, int64_t pid, int *reserved)
 {
     if (!e->tid.set)
         return pid;
     int64_t v;
-    if (span_i64(r, &e->tid, &v) == 0)
+    if (span_i64(r, &e->tid, &v) == 0) {
+        *reserved |= v <= STINT_SYNTHETIC_ID0;
         return v == 0 ? pid : v; /* Perfetto: tid 0 means the process's main thread */
+    }
     return stint_model_synthetic_tid(r->m, pid, intern_span(r, &e->tid));
 }
 
@@ -1125,8 +1134,15 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
         return;
     }
     char ph = e->ph.s[0]; /* Perfetto reads the first character only */
-    int64_t pid = resolve_pid(r, e);
-    int64_t tid = resolve_tid(r, e, pid);
+    int reserved = 0;
+    int64_t pid = resolve_pid(r, e, &reserved);
+    int64_t tid = reserved ? 0 : resolve_tid(r, e, pid, &reserved);
+    if (reserved) {
+        stint_model_drop(m, "byte %llu: event '%.*s' has a pid or tid at or below -4294967296 (-2^32: kept for ids "
+                         "written as strings)", (unsigned long long)offset_of(r, at),
+                         (int)(e->name.n > 80 ? 80 : e->name.n), e->name.s ? e->name.s : "");
+        return;
+    }
     if (ph == 'M') {
         handle_metadata(r, e, pid, tid);
         return;

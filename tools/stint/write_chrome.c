@@ -119,6 +119,58 @@ static int sub_push(struct subtrack *t, int64_t end, int64_t dur)
     return 0;
 }
 
+/* The string of the synthetic pid last written (put_pid). */
+struct pid_memo {
+    int64_t pid;
+    uint32_t text;
+    int valid;
+};
+
+/* Writes a pid: the number, or for a synthetic pid (one made for a pid
+ * written as a string) that string, so that reading the output back makes
+ * the same process again rather than meet the reserved range (model.h).
+ * proc: the process's index when the caller knows it, else STINT_NO_ID. */
+static void put_pid(FILE *out, const struct stint_model *m, int64_t pid, uint32_t proc, struct pid_memo *pm)
+{
+    if (pid > STINT_SYNTHETIC_ID0) {
+        fprintf(out, "%" PRId64, pid);
+        return;
+    }
+    uint32_t text = 0;
+    if (proc != STINT_NO_ID)
+        text = stint_model_process_at(m, proc)->id_text;
+    else if (pm->valid && pm->pid == pid)
+        text = pm->text;
+    else {
+        for (size_t i = 0; i < m->processes.len && !text; i++)
+            if (stint_model_process_at(m, (uint32_t)i)->pid == pid)
+                text = stint_model_process_at(m, (uint32_t)i)->id_text;
+        *pm = (struct pid_memo){pid, text, 1};
+    }
+    if (text)
+        put_str(out, m, text);
+    else
+        fprintf(out, "%" PRId64, pid);
+}
+
+/* Writes a tid of lane l (its own or a spare one), the same way. */
+static void put_tid(FILE *out, const struct stint_model *m, const struct stint_lane *l, int64_t tid)
+{
+    if (tid == l->tid && l->tid_text)
+        put_str(out, m, l->tid_text);
+    else
+        fprintf(out, "%" PRId64, tid);
+}
+
+/* `"pid":P,"tid":T` for lane l written as tid. */
+static void put_lane_ids(FILE *out, const struct stint_model *m, const struct stint_lane *l, int64_t tid)
+{
+    fputs("\"pid\":", out);
+    put_pid(out, m, l->pid, l->process, NULL);
+    fputs(",\"tid\":", out);
+    put_tid(out, m, l, tid);
+}
+
 static const char *lane_label(const struct stint_model *m, const struct stint_lane *l, char *buf, size_t cap)
 {
     if (l->name)
@@ -136,6 +188,7 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
     st->origin_ns = origin;
     size_t n = stint_model_nslices(m);
     size_t nlanes = m->lanes.len;
+    struct pid_memo pm = {0};
     /* a tid above every real one for extra tracks and device lanes */
     int64_t spare_tid = 1000000;
     for (size_t i = 0; i < nlanes; i++) {
@@ -157,16 +210,17 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
     for (size_t i = 0; i < m->processes.len; i++) {
         const struct stint_process *p = stint_model_process_at(m, (uint32_t)i);
         if (p->name) {
-            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":%" PRId64 ",\"tid\":0,\"args\":{\"name\":",
-                    SEP(), p->pid);
+            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":", SEP());
+            put_pid(out, m, p->pid, (uint32_t)i, NULL);
+            fputs(",\"tid\":0,\"args\":{\"name\":", out);
             put_str(out, m, p->name);
             fputs("}}", out);
         }
-        if (p->has_sort_index)
-            fprintf(out,
-                    "%s{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":%" PRId64
-                    ",\"tid\":0,\"args\":{\"sort_index\":%d}}",
-                    SEP(), p->pid, p->sort_index);
+        if (p->has_sort_index) {
+            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":", SEP());
+            put_pid(out, m, p->pid, (uint32_t)i, NULL);
+            fprintf(out, ",\"tid\":0,\"args\":{\"sort_index\":%d}}", p->sort_index);
+        }
     }
     for (size_t i = 0; i < nlanes; i++) {
         const struct stint_lane *l = stint_model_lane_at(m, (uint32_t)i);
@@ -178,8 +232,9 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
         if (l->name || l->clock == STINT_CLOCK_DEVICE) {
             char lb[256];
             lane_label(m, l, lb, sizeof lb);
-            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"args\":{\"name\":",
-                    SEP(), l->pid, subs[i][0].tid);
+            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_name\",", SEP());
+            put_lane_ids(out, m, l, subs[i][0].tid);
+            fputs(",\"args\":{\"name\":", out);
             if (l->clock == STINT_CLOCK_DEVICE) {
                 char full[320];
                 snprintf(full, sizeof full, "device clock: %s (not host-aligned)", lb);
@@ -188,11 +243,11 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
                 put_str(out, m, l->name);
             fputs("}}", out);
         }
-        if (l->has_sort_index)
-            fprintf(out,
-                    "%s{\"ph\":\"M\",\"name\":\"thread_sort_index\",\"pid\":%" PRId64 ",\"tid\":%" PRId64
-                    ",\"args\":{\"sort_index\":%d}}",
-                    SEP(), l->pid, subs[i][0].tid, l->sort_index);
+        if (l->has_sort_index) {
+            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_sort_index\",", SEP());
+            put_lane_ids(out, m, l, subs[i][0].tid);
+            fprintf(out, ",\"args\":{\"sort_index\":%d}}", l->sort_index);
+        }
     }
     for (size_t i = 0; i < n; i++) {
         const struct stint_slice *s = stint_model_slice(m, i);
@@ -225,18 +280,18 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
                     char lb[256], full[320];
                     lane_label(m, l, lb, sizeof lb);
                     snprintf(full, sizeof full, "%s (overlap %zu)", lb, k);
-                    fprintf(out,
-                            "%s{\"ph\":\"M\",\"name\":\"thread_name\",\"pid\":%" PRId64 ",\"tid\":%" PRId64
-                            ",\"args\":{\"name\":",
-                            SEP(), l->pid, sv[k].tid);
+                    fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_name\",", SEP());
+                    put_lane_ids(out, m, l, sv[k].tid);
+                    fputs(",\"args\":{\"name\":", out);
                     stint_out_json_str(out, full, strlen(full));
                     fputs("}}", out);
                     sv[k].named = 1;
                 }
             }
             const char *ph = s->flags & STINT_SLICE_INSTANT ? "i" : s->dur_ns < 0 ? "B" : "X";
-            fprintf(out, "%s{\"ph\":\"%s\",\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"ts\":", SEP(), ph, l->pid,
-                    sv[k].tid);
+            fprintf(out, "%s{\"ph\":\"%s\",", SEP(), ph);
+            put_lane_ids(out, m, l, sv[k].tid);
+            fputs(",\"ts\":", out);
             stint_put_us3(out, ts);
             if (ph[0] == 'X') {
                 fputs(",\"dur\":", out);
@@ -245,15 +300,18 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
                 fputs(",\"s\":\"t\"", out);
         } else if (t->kind == STINT_TRACK_ASYNC) {
             const char *ph = s->flags & STINT_SLICE_INSTANT ? "n" : "b";
-            fprintf(out, "%s{\"ph\":\"%s\",\"pid\":%" PRId64 ",\"tid\":0,\"ts\":", SEP(), ph, t->pid);
+            fprintf(out, "%s{\"ph\":\"%s\",\"pid\":", SEP(), ph);
+            put_pid(out, m, t->pid, STINT_NO_ID, &pm);
+            fputs(",\"tid\":0,\"ts\":", out);
             stint_put_us3(out, ts);
             fputs(t->scope == STINT_ASYNC_GLOBAL ? ",\"id2\":{\"global\":" : ",\"id\":", out);
             put_str(out, m, t->id);
             if (t->scope == STINT_ASYNC_GLOBAL)
                 putc('}', out);
         } else {
-            fprintf(out, "%s{\"ph\":\"i\",\"s\":\"%s\",\"pid\":%" PRId64 ",\"tid\":0,\"ts\":", SEP(),
-                    t->kind == STINT_TRACK_GLOBAL ? "g" : "p", t->kind == STINT_TRACK_GLOBAL ? (int64_t)0 : t->pid);
+            fprintf(out, "%s{\"ph\":\"i\",\"s\":\"%s\",\"pid\":", SEP(), t->kind == STINT_TRACK_GLOBAL ? "g" : "p");
+            put_pid(out, m, t->kind == STINT_TRACK_GLOBAL ? (int64_t)0 : t->pid, STINT_NO_ID, &pm);
+            fputs(",\"tid\":0,\"ts\":", out);
             stint_put_us3(out, ts);
         }
         if (s->tts_ns != STINT_TS_NONE) {
@@ -274,7 +332,9 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
         put_args(out, m, s);
         putc('}', out);
         if (t->kind == STINT_TRACK_ASYNC && !(s->flags & STINT_SLICE_INSTANT) && s->dur_ns >= 0) {
-            fprintf(out, ",\n{\"ph\":\"e\",\"pid\":%" PRId64 ",\"tid\":0,\"ts\":", t->pid);
+            fputs(",\n{\"ph\":\"e\",\"pid\":", out);
+            put_pid(out, m, t->pid, STINT_NO_ID, &pm);
+            fputs(",\"tid\":0,\"ts\":", out);
             stint_put_us3(out, ts + s->dur_ns);
             fputs(t->scope == STINT_ASYNC_GLOBAL ? ",\"id2\":{\"global\":" : ",\"id\":", out);
             put_str(out, m, t->id);
@@ -298,7 +358,9 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
         /* series "<event name> <arg key>": split at the last space */
         const char *sp = memrchr(nm, ' ', nl);
         size_t en = sp ? (size_t)(sp - nm) : nl;
-        fprintf(out, "%s{\"ph\":\"C\",\"pid\":%" PRId64 ",\"tid\":0,\"ts\":", SEP(), c->pid);
+        fprintf(out, "%s{\"ph\":\"C\",\"pid\":", SEP());
+        put_pid(out, m, c->pid, STINT_NO_ID, &pm);
+        fputs(",\"tid\":0,\"ts\":", out);
         stint_put_us3(out, cs->ts_ns - origin);
         fputs(",\"name\":", out);
         stint_out_json_str(out, nm, en);
