@@ -2,8 +2,8 @@
  * one thread and on two (stint_read_trace on a memfd with the split size
  * set to one byte, so every input is split at an event boundary near its
  * middle and the halves' models merged) must give the same answers:
- * `stint summary --json` and `stint slices --json` print byte-identical
- * stdout and exit with the same code both ways. The merge maps strings,
+ * `stint summary`, `slices`, `counters` and `tree`, each with --json,
+ * print byte-identical stdout and exit with the same code both ways. The merge maps strings,
  * processes, lanes, tracks, counters, flows, end events and lean records
  * from the second half into the first; this checks all of it against the
  * one-thread read. (stderr is not compared: it is where the sanitizers
@@ -54,7 +54,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const struct {
         int (*run)(int, char **);
         const char *name;
-    } cmds[] = {{stint_cmd_summary, "summary"}, {stint_cmd_slices, "slices"}};
+    } cmds[] = {{stint_cmd_summary, "summary"},
+                {stint_cmd_slices, "slices"},
+                {stint_cmd_counters, "counters"},
+                {stint_cmd_tree, "tree"}};
     for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
         int rc1, rc2;
         size_t n1, n2;

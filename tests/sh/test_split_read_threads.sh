@@ -62,6 +62,11 @@ for i in range(400):
     ev.append('{"ph":"X","name":"n%d","pid":1,"tid":-1,"ts":%d,"dur":3}' % (i % 3, 10 * i + 1))
     ev.append('{"ph":"X","name":"p","pid":"proc","tid":"t%d","ts":%d,"dur":2}' % (i % 2, 10 * i + 2))
     ev.append('{"ph":"X","name":"q","pid":-7,"tid":-7,"ts":%d,"dur":2}' % (10 * i + 3))
+# in the second half only: a string tid met before a string pid (one thread
+# numbers them in that order; the merge must too)
+for i in range(400, 420):
+    ev.append('{"ph":"X","name":"late","pid":9,"tid":"late%d","ts":%d,"dur":1}' % (i % 3, 10 * i))
+    ev.append('{"ph":"X","name":"later","pid":"lp%d","tid":"x","ts":%d,"dur":1}' % (i % 2, 10 * i + 5))
 open(sys.argv[1], "w").write("[" + ",\n".join(ev) + "]")
 PY
 same "string and negative pids and tids" "$T/ids.json"

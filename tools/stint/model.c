@@ -584,30 +584,40 @@ uint32_t stint_model_track_async(struct stint_model *m, enum stint_async_scope s
     return s->v;
 }
 
-int64_t stint_model_synthetic_pid(struct stint_model *m, uint32_t name)
+/* The synthetic id of key (k0, name, k2) in m's map of them, made (the next
+ * number) when new, which *isnew then says. */
+static int64_t synth_id(struct stint_model *m, uint64_t k0, uint32_t name, uint64_t k2, int *isnew)
 {
     int found;
-    struct kmap_slot *s = kmap_get(&m->open->synth, 0, name, 0, &found);
-    if (!found) {
+    struct kmap_slot *s = kmap_get(&m->open->synth, k0, name, k2, &found);
+    if (!found)
         s->v = (uint32_t)m->open->next_synthetic++;
-        uint32_t p = stint_model_process(m, STINT_SYNTHETIC_ID0 - (int64_t)s->v);
+    *isnew = !found;
+    return STINT_SYNTHETIC_ID0 - (int64_t)s->v;
+}
+
+int64_t stint_model_synthetic_pid(struct stint_model *m, uint32_t name)
+{
+    int isnew;
+    int64_t pid = synth_id(m, 0, name, 0, &isnew);
+    if (isnew) {
+        uint32_t p = stint_model_process(m, pid);
         ((struct stint_process *)m->processes.data)[p].name = name;
         ((struct stint_process *)m->processes.data)[p].id_text = name;
     }
-    return STINT_SYNTHETIC_ID0 - (int64_t)s->v;
+    return pid;
 }
 
 int64_t stint_model_synthetic_tid(struct stint_model *m, int64_t pid, uint32_t name)
 {
-    int found;
-    struct kmap_slot *s = kmap_get(&m->open->synth, 1 + (uint64_t)pid, name, 1, &found);
-    if (!found) {
-        s->v = (uint32_t)m->open->next_synthetic++;
-        uint32_t l = stint_model_lane(m, pid, STINT_SYNTHETIC_ID0 - (int64_t)s->v, STINT_CLOCK_HOST);
+    int isnew;
+    int64_t tid = synth_id(m, 1 + (uint64_t)pid, name, 1, &isnew);
+    if (isnew) {
+        uint32_t l = stint_model_lane(m, pid, tid, STINT_CLOCK_HOST);
         ((struct stint_lane *)m->lanes.data)[l].name = name;
         ((struct stint_lane *)m->lanes.data)[l].tid_text = name;
     }
-    return STINT_SYNTHETIC_ID0 - (int64_t)s->v;
+    return tid;
 }
 
 /* ---- slices ------------------------------------------------------------------------ */
@@ -1475,6 +1485,44 @@ static int synthetic_name(const struct stint_model *m, uint64_t k0, uint64_t k2,
     return 0;
 }
 
+/* Numbers src's synthetic pids and tids in dst in the order src made them
+ * (see stint_model_merge); smap maps src string ids. 0, or -1 out of memory. */
+static int synth_reserve(struct stint_model *dst, const struct stint_model *src, const uint32_t *smap)
+{
+    const struct kmap *t = &src->open->synth;
+    size_t n = (size_t)src->open->next_synthetic;
+    if (!n)
+        return 0;
+    const struct kmap_slot **by_v = calloc(n, sizeof *by_v);
+    int64_t *dst_id = malloc(n * sizeof *dst_id); /* by src number: the dst id of a synthetic pid */
+    if (!by_v || !dst_id) {
+        free(by_v);
+        free(dst_id);
+        return -1;
+    }
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->slots[i].used && t->slots[i].v < n)
+            by_v[t->slots[i].v] = &t->slots[i];
+    for (size_t v = 0; v < n; v++) {
+        const struct kmap_slot *e = by_v[v];
+        int isnew;
+        if (!e)
+            continue;
+        if (e->k[2] == 0) { /* a pid: key (0, name, 0) */
+            dst_id[v] = synth_id(dst, 0, smap[e->k[1]], 0, &isnew);
+            continue;
+        }
+        /* a tid: key (1 + pid, name, 1), its pid made before it when synthetic */
+        int64_t pid = (int64_t)(e->k[0] - 1);
+        if (pid <= STINT_SYNTHETIC_ID0 && (uint64_t)(STINT_SYNTHETIC_ID0 - pid) < v)
+            pid = dst_id[STINT_SYNTHETIC_ID0 - pid];
+        synth_id(dst, 1 + (uint64_t)pid, smap[e->k[1]], 1, &isnew);
+    }
+    free(by_v);
+    free(dst_id);
+    return 0;
+}
+
 int stint_model_merge(struct stint_model *dst, struct stint_model *src)
 {
     const struct stint_intern *ss = src->strings;
@@ -1494,6 +1542,15 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
     intern_free(src->strings);
     src->strings = NULL;
     ss = NULL;
+    /* src's synthetic ids in the order src made them (pids and tids
+     * interleaved, as one thread reading both halves would have met them):
+     * numbered in dst now, so the same strings get the same numbers as on
+     * one thread; the loops below then make the processes and lanes in
+     * src's order */
+    if (synth_reserve(dst, src, smap) != 0) {
+        free(smap), free(pmap), free(pidmap), free(lmap), free(tmap);
+        return -1;
+    }
     struct stint_process *sp = src->processes.data;
     for (size_t i = 0; i < src->processes.len; i++) {
         int64_t pid = sp[i].pid;
@@ -1509,6 +1566,8 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
             dp->sort_index = sp[i].sort_index;
             dp->has_sort_index = 1;
         }
+        if (sp[i].id_text)
+            dp->id_text = smap[sp[i].id_text];
     }
     struct stint_lane *sl = src->lanes.data;
     for (size_t i = 0; i < src->lanes.len; i++) {
@@ -1524,6 +1583,8 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
             dl->sort_index = sl[i].sort_index;
             dl->has_sort_index = 1;
         }
+        if (sl[i].tid_text)
+            dl->tid_text = smap[sl[i].tid_text];
     }
     struct stint_track *st = src->tracks.data;
     for (size_t i = 0; i < src->tracks.len; i++) {
