@@ -3,11 +3,14 @@
  * set to one byte, so every input is split at an event boundary near its
  * middle and the halves' models merged) must give the same answers:
  * `stint summary`, `slices`, `counters` and `tree`, each with --json,
- * print byte-identical stdout and exit with the same code both ways. The merge maps strings,
+ * print byte-identical stdout and stderr and exit with the same code both
+ * ways. The merge maps strings,
  * processes, lanes, tracks, counters, flows, end events and lean records
  * from the second half into the first; this checks all of it against the
- * one-thread read. (stderr is not compared: it is where the sanitizers
- * report.) */
+ * one-thread read. stderr (repairs, drops, errors) is compared too: it is
+ * captured while a command runs, so a sanitizer report raised inside a
+ * command lands there; the crash itself still stops the run and its input is
+ * kept, and replaying it shows the report. */
 #include "commands.h"
 #include "fuzz_common.h"
 
@@ -16,27 +19,46 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int in_fd = -1, out_fd = -1;
+static int in_fd = -1, out_fd = -1, err_fd = -1;
 static char path[64];
 
-/* Runs cmd on path with STINT_THREADS=threads; stdout lands in out_fd, whose
- * bytes are returned in a fresh buffer (*len). */
-static char *run_captured(int (*cmd)(int, char **), const char *name, int threads, int *rc, size_t *len)
+/* The bytes of memfd fd, in a fresh buffer (*len). */
+static char *slurp(int fd, size_t *len)
 {
-    if (ftruncate(out_fd, 0) != 0 || lseek(out_fd, 0, SEEK_SET) != 0)
-        abort();
-    setenv("STINT_THREADS", threads == 1 ? "1" : "2", 1);
-    char *argv[] = {(char *)(uintptr_t)name, path, (char *)"--json", NULL};
-    *rc = cmd(3, argv);
-    fflush(stdout);
-    if (*rc != 0 && *rc != 1 && *rc != 3)
-        abort();
-    off_t n = lseek(out_fd, 0, SEEK_END);
+    off_t n = lseek(fd, 0, SEEK_END);
     char *b = malloc((size_t)n + 1);
-    if (!b || pread(out_fd, b, (size_t)n, 0) != (ssize_t)n)
+    if (n < 0 || !b || pread(fd, b, (size_t)n, 0) != (ssize_t)n)
         abort();
     *len = (size_t)n;
     return b;
+}
+
+/* Runs cmd on path with STINT_THREADS=threads; returns its stdout then its
+ * stderr, each in a fresh buffer (out[0], out[1]; lengths in len[]). */
+static void run_captured(int (*cmd)(int, char **), const char *name, int threads, int *rc, char *out[2],
+                         size_t len[2])
+{
+    if (ftruncate(out_fd, 0) != 0 || lseek(out_fd, 0, SEEK_SET) != 0 || ftruncate(err_fd, 0) != 0 ||
+        lseek(err_fd, 0, SEEK_SET) != 0)
+        abort();
+    setenv("STINT_THREADS", threads == 1 ? "1" : "2", 1);
+    char *argv[] = {(char *)(uintptr_t)name, path, (char *)"--json", NULL};
+    int saved = dup(2); /* -1 when closed (run.sh passes -close_fd_mask=2) */
+    if (dup2(err_fd, 2) < 0)
+        abort();
+    *rc = cmd(3, argv);
+    fflush(stdout);
+    fflush(stderr);
+    if (saved >= 0) {
+        if (dup2(saved, 2) < 0)
+            abort();
+        close(saved);
+    } else
+        close(2);
+    if (*rc != 0 && *rc != 1 && *rc != 3)
+        abort();
+    out[0] = slurp(out_fd, &len[0]);
+    out[1] = slurp(err_fd, &len[1]);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -44,7 +66,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (in_fd < 0) {
         in_fd = memfd_create("stint-fuzz-in", 0);
         out_fd = memfd_create("stint-fuzz-out", 0);
-        if (in_fd < 0 || out_fd < 0 || dup2(out_fd, 1) < 0)
+        err_fd = memfd_create("stint-fuzz-err", 0);
+        if (in_fd < 0 || out_fd < 0 || err_fd < 0 || dup2(out_fd, 1) < 0)
             abort();
         snprintf(path, sizeof path, "/proc/self/fd/%d", in_fd);
         setenv("STINT_SPLIT_MIN_BYTES", "1", 1);
@@ -60,13 +83,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 {stint_cmd_tree, "tree"}};
     for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
         int rc1, rc2;
-        size_t n1, n2;
-        char *one = run_captured(cmds[k].run, cmds[k].name, 1, &rc1, &n1);
-        char *two = run_captured(cmds[k].run, cmds[k].name, 2, &rc2, &n2);
-        if (rc1 != rc2 || n1 != n2 || memcmp(one, two, n1) != 0)
+        char *one[2], *two[2];
+        size_t n1[2], n2[2];
+        run_captured(cmds[k].run, cmds[k].name, 1, &rc1, one, n1);
+        run_captured(cmds[k].run, cmds[k].name, 2, &rc2, two, n2);
+        if (rc1 != rc2)
             abort();
-        free(one);
-        free(two);
+        for (int f = 0; f < 2; f++) {
+            if (n1[f] != n2[f] || memcmp(one[f], two[f], n1[f]) != 0)
+                abort();
+            free(one[f]);
+            free(two[f]);
+        }
     }
     return 0;
 }

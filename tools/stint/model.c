@@ -1523,6 +1523,28 @@ static int synth_reserve(struct stint_model *dst, const struct stint_model *src,
     return 0;
 }
 
+/* The dst lane of src's lane l (made, with its thread track, when new):
+ * pidmap maps src process indices to dst pids, smap src string ids. */
+static uint32_t merge_lane(struct stint_model *dst, const struct stint_model *src, const struct stint_lane *l,
+                           const int64_t *pidmap, const uint32_t *smap)
+{
+    int64_t pid = pidmap[l->process], tid = l->tid;
+    uint32_t nm;
+    if (tid < 0 && synthetic_name(src, 1 + (uint64_t)l->pid, 1, tid, &nm))
+        tid = stint_model_synthetic_tid(dst, pid, smap[nm]);
+    uint32_t d = stint_model_lane(dst, pid, tid, (enum stint_clock)l->clock);
+    struct stint_lane *dl = &STINT_BA_AT(&dst->lanes, struct stint_lane, d);
+    if (l->name)
+        dl->name = smap[l->name];
+    if (l->has_sort_index) {
+        dl->sort_index = l->sort_index;
+        dl->has_sort_index = 1;
+    }
+    if (l->tid_text)
+        dl->tid_text = smap[l->tid_text];
+    return d;
+}
+
 int stint_model_merge(struct stint_model *dst, struct stint_model *src)
 {
     const struct stint_intern *ss = src->strings;
@@ -1569,23 +1591,12 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
         if (sp[i].id_text)
             dp->id_text = smap[sp[i].id_text];
     }
-    struct stint_lane *sl = src->lanes.data;
-    for (size_t i = 0; i < src->lanes.len; i++) {
-        int64_t pid = pidmap[sl[i].process], tid = sl[i].tid;
-        uint32_t nm;
-        if (tid < 0 && synthetic_name(src, 1 + (uint64_t)sl[i].pid, 1, tid, &nm))
-            tid = stint_model_synthetic_tid(dst, pid, smap[nm]);
-        lmap[i] = stint_model_lane(dst, pid, tid, (enum stint_clock)sl[i].clock);
-        struct stint_lane *dl = &STINT_BA_AT(&dst->lanes, struct stint_lane, lmap[i]);
-        if (sl[i].name)
-            dl->name = smap[sl[i].name];
-        if (sl[i].has_sort_index) {
-            dl->sort_index = sl[i].sort_index;
-            dl->has_sort_index = 1;
-        }
-        if (sl[i].tid_text)
-            dl->tid_text = smap[sl[i].tid_text];
-    }
+    /* tracks in src's order, each lane with its thread track (a lane and
+     * its track are made together): the new ones come after dst's in the
+     * order one thread would have made them */
+    const struct stint_lane *sl = src->lanes.data;
+    for (size_t i = 0; i < src->lanes.len; i++)
+        lmap[i] = STINT_NO_ID;
     struct stint_track *st = src->tracks.data;
     for (size_t i = 0; i < src->tracks.len; i++) {
         const struct stint_track *t = &st[i];
@@ -1595,6 +1606,7 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
             pid = stint_model_synthetic_pid(dst, smap[nm]);
         switch (t->kind) {
         case STINT_TRACK_THREAD:
+            lmap[t->lane] = merge_lane(dst, src, &sl[t->lane], pidmap, smap);
             tmap[i] = STINT_BA_AT(&dst->lanes, struct stint_lane, lmap[t->lane]).track;
             break;
         case STINT_TRACK_PROCESS:
@@ -1609,6 +1621,9 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
             break;
         }
     }
+    for (size_t i = 0; i < src->lanes.len; i++) /* (every lane has its thread track: none is left) */
+        if (lmap[i] == STINT_NO_ID)
+            lmap[i] = merge_lane(dst, src, &sl[i], pidmap, smap);
     uint64_t seq0 = dst->seq;
     size_t slice0 = dst->slices.len, arg0 = dst->args.len;
     if (stint_bigarray_reserve(&dst->slices, src->slices.len) != 0 ||
