@@ -358,15 +358,12 @@ static int lean_first(const struct lean_rec *r, const struct stint_slice *s, int
     return rec_came_first;
 }
 
-/* For an exact tie (same start and duration) between the lane's records and
- * its ordinary slices sl[a..b): for each slice, how many records with its
- * start and duration came before it in the input (*out, indexed from a;
- * NULL when no slice of the track was noted with records before it). Counted
- * over the records in input order, so before the lane is sorted. */
+/* A slice tie_counts counts records for: its start and duration, how many
+ * records its lane held when it came, its index from a. */
 struct want {
     int64_t ts, dur;
     uint64_t before;
-    size_t at; /* index from a */
+    size_t at;
 };
 
 static int want_cmp(const void *pa, const void *pb)
@@ -377,6 +374,11 @@ static int want_cmp(const void *pa, const void *pb)
     return x->dur < y->dur ? -1 : x->dur > y->dur;
 }
 
+/* For an exact tie (same start and duration) between the lane's records and
+ * its ordinary slices sl[a..b): for each slice, how many records with its
+ * start and duration came before it in the input (an array indexed from a;
+ * NULL when no slice of the track was noted with records before it). Counted
+ * over the records in input order, so before the lane is sorted. */
 static uint32_t *tie_counts(const struct stint_lean *L, const struct lean_lane *ll, const struct stint_slice *sl,
                             size_t a, size_t b)
 {
