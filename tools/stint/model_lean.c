@@ -484,12 +484,14 @@ void stint_i_lean_track(struct stint_model *m, uint32_t t, size_t a, size_t b, s
             rec_first = tie[i - a] > taken;
         }
         if (r && (!s || lean_first(r, s, rec_first))) {
-            if (r->ts_ns == tie_ts && rec_dur(r) == tie_dur)
-                tie_taken++;
-            else {
-                tie_ts = r->ts_ns;
-                tie_dur = rec_dur(r);
-                tie_taken = 1;
+            if (tie) { /* (only tracks whose slices may tie keep count) */
+                if (r->ts_ns == tie_ts && rec_dur(r) == tie_dur)
+                    tie_taken++;
+                else {
+                    tie_ts = r->ts_ns;
+                    tie_dur = rec_dur(r);
+                    tie_taken = 1;
+                }
             }
             x.ts_ns = r->ts_ns;
             x.dur_ns = rec_dur(r);
