@@ -1523,6 +1523,14 @@ static int synth_reserve(struct stint_model *dst, const struct stint_model *src,
     return 0;
 }
 
+/* src's pid as dst has it: the same number, or for a synthetic pid the one
+ * dst gives its string (smap maps src string ids). */
+static int64_t merge_pid(struct stint_model *dst, const struct stint_model *src, const uint32_t *smap, int64_t pid)
+{
+    uint32_t nm;
+    return synthetic_name(src, 0, 0, pid, &nm) ? stint_model_synthetic_pid(dst, smap[nm]) : pid;
+}
+
 /* The dst lane of src's lane l (made, with its thread track, when new):
  * pidmap maps src process indices to dst pids, smap src string ids. */
 static uint32_t merge_lane(struct stint_model *dst, const struct stint_model *src, const struct stint_lane *l,
@@ -1530,7 +1538,7 @@ static uint32_t merge_lane(struct stint_model *dst, const struct stint_model *sr
 {
     int64_t pid = pidmap[l->process], tid = l->tid;
     uint32_t nm;
-    if (tid < 0 && synthetic_name(src, 1 + (uint64_t)l->pid, 1, tid, &nm))
+    if (synthetic_name(src, 1 + (uint64_t)l->pid, 1, tid, &nm))
         tid = stint_model_synthetic_tid(dst, pid, smap[nm]);
     uint32_t d = stint_model_lane(dst, pid, tid, (enum stint_clock)l->clock);
     struct stint_lane *dl = &STINT_BA_AT(&dst->lanes, struct stint_lane, d);
@@ -1575,10 +1583,7 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
     }
     struct stint_process *sp = src->processes.data;
     for (size_t i = 0; i < src->processes.len; i++) {
-        int64_t pid = sp[i].pid;
-        uint32_t nm;
-        if (pid < 0 && synthetic_name(src, 0, 0, pid, &nm))
-            pid = stint_model_synthetic_pid(dst, smap[nm]);
+        int64_t pid = merge_pid(dst, src, smap, sp[i].pid);
         pidmap[i] = pid;
         pmap[i] = stint_model_process(dst, pid);
         struct stint_process *dp = &STINT_BA_AT(&dst->processes, struct stint_process, pmap[i]);
@@ -1600,10 +1605,7 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
     struct stint_track *st = src->tracks.data;
     for (size_t i = 0; i < src->tracks.len; i++) {
         const struct stint_track *t = &st[i];
-        int64_t pid = t->pid;
-        uint32_t nm;
-        if (pid < 0 && synthetic_name(src, 0, 0, pid, &nm))
-            pid = stint_model_synthetic_pid(dst, smap[nm]);
+        int64_t pid = merge_pid(dst, src, smap, t->pid);
         switch (t->kind) {
         case STINT_TRACK_THREAD:
             lmap[t->lane] = merge_lane(dst, src, &sl[t->lane], pidmap, smap);
@@ -1699,9 +1701,7 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
     }
     for (size_t i = 0; i < src->counters.len; i++) {
         int found;
-        uint32_t nm;
-        int64_t pid = sc[i].pid < 0 && synthetic_name(src, 0, 0, sc[i].pid, &nm) ? stint_model_synthetic_pid(dst, smap[nm])
-                                                                                 : sc[i].pid;
+        int64_t pid = merge_pid(dst, src, smap, sc[i].pid);
         struct kmap_slot *slot = kmap_get(&dst->open->counters, (uint64_t)pid, smap[sc[i].name], 0, &found);
         if (!found) {
             struct stint_counter_series *c = xpush(&dst->counters);
