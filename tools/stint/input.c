@@ -480,7 +480,7 @@ static int open_common(struct stint_input *in, const char *path, uint64_t from, 
     /* Sniff the magic bytes from the first read, made straight into the
      * window: plain input keeps it there, gzip input moves it to zin. */
     if (from == 0) {
-        size_t want = ZIN_CHUNK;
+        size_t want = ZIN_CHUNK < in->cap ? ZIN_CHUNK : in->cap;
         if (in->stop_at && want > in->stop_at)
             want = (size_t)in->stop_at;
         ssize_t r = read_full(in->fd, in->buf, want);
