@@ -1,7 +1,7 @@
 /* fuzz_chrome_split.c - libFuzzer target: a plain Chrome JSON file read on
  * one thread and on two (stint_read_trace on a memfd with the split size
- * set to one byte, so every input is split at an event boundary near its
- * middle and the halves' models merged) must give the same answers:
+ * set to one byte, so every input is cut at event boundaries into 2 to 9
+ * parts, by its size, and the parts' models merged) must give the same answers:
  * `stint summary`, `slices`, `counters` and `tree`, each with --json,
  * print byte-identical stdout and stderr and exit with the same code both
  * ways. The merge maps strings,
@@ -74,6 +74,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     if (ftruncate(in_fd, 0) != 0 || (size && pwrite(in_fd, data, size, 0) != (ssize_t)size))
         abort();
+    char parts[8];
+    snprintf(parts, sizeof parts, "%zu", 2 + size % 8);
+    setenv("STINT_SPLIT_PARTS", parts, 1);
     static const struct {
         int (*run)(int, char **);
         const char *name;

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# A plain Chrome file read on two threads (split at an event boundary near the
-# middle, halves merged) gives exactly the same slices and summary as one
-# thread: array, object and unterminated-array forms, pretty and line styles,
-# and a file whose middle sits inside a long string (the split must be refused
-# and the file read again on one thread). Summary's other two-thread steps
+# A plain Chrome file read on several threads (cut at event boundaries into
+# parts that the threads take in turn, the parts' models merged in file order)
+# gives exactly the same slices and summary as one thread, for 2 to 64 parts
+# on 2 and 3 threads: array, object and unterminated-array forms, pretty and
+# line styles, a file whose cuts sit inside a long string (the split must be
+# refused and the file read again on one thread), a file cut off inside its
+# last part (partial report) and one with bad bytes in a middle part. Summary's other two-thread steps
 # (the finish walk feeding its fold through sinkpipe, the quantiles of names
 # split in two shares from 65536 durations on) are checked the same way on a
 # file of 90,000 short spans.
@@ -17,15 +19,24 @@ fail=0
 same() { # name file
   for cmd in "summary --json" "slices --json"; do
     STINT_THREADS=1 "$STINT" $cmd "$2" > "$T/one" 2> "$T/one.err"; r1=$?
-    STINT_THREADS=2 STINT_SPLIT_MIN_BYTES=1 "$STINT" $cmd "$2" > "$T/two" 2> "$T/two.err"; r2=$?
-    if [ $r1 = $r2 ] && cmp -s "$T/one" "$T/two" && cmp -s "$T/one.err" "$T/two.err"; then
-      echo "ok   $1: $cmd identical on 1 and 2 threads (rc $r1)"
-    else
-      echo "FAIL $1: $cmd differs (rc $r1 vs $r2)"; diff "$T/one.err" "$T/two.err" | head -5; fail=1
-    fi
+    # threads:parts ("-": the default for the size, 4 per thread here)
+    for tp in 2:- 2:2 3:7 2:64; do
+      parts=${tp#*:}; [ "$parts" = - ] && parts=
+      STINT_THREADS=${tp%:*} STINT_SPLIT_PARTS=$parts STINT_SPLIT_MIN_BYTES=1 "$STINT" $cmd "$2" > "$T/two" 2> "$T/two.err"; r2=$?
+      if [ $r1 = $r2 ] && cmp -s "$T/one" "$T/two" && cmp -s "$T/one.err" "$T/two.err"; then
+        echo "ok   $1: $cmd identical on 1 thread and on $tp threads:parts (rc $r1)"
+      else
+        echo "FAIL $1: $cmd differs on $tp threads:parts (rc $r1 vs $r2)"; diff "$T/one.err" "$T/two.err" | head -5; fail=1
+      fi
+    done
   done
 }
+split_says() { # name file expected-text: what the split did (STINT_DEBUG_SPLIT)
+  STINT_DEBUG_SPLIT=1 STINT_THREADS=2 STINT_SPLIT_MIN_BYTES=1 "$STINT" summary "$2" 2>&1 >/dev/null | grep -q "$3" &&
+    echo "ok   $1: the split read says '$3'" || { echo "FAIL $1: the split read does not say '$3'"; fail=1; }
+}
 python3 "$GEN" --size 3M --seed 3 --format array --style line -o "$T/a.json" 2>/dev/null; same "array/line" "$T/a.json"
+split_says "array/line" "$T/a.json" "split read: 8 parts on 2 threads$"
 python3 "$GEN" --size 3M --seed 4 --format object --style pretty -o "$T/o.json" 2>/dev/null; same "object/pretty" "$T/o.json"
 python3 "$GEN" --size 3M --seed 5 --format array-open --style compact -o "$T/c.json" 2>/dev/null; same "array-open/compact" "$T/c.json"
 python3 - "$T/s.json" <<'PY'
@@ -37,6 +48,18 @@ ev.insert(50, '{"ph":"X","name":"s","pid":1,"tid":1,"ts":50,"dur":1,"args":{"t":
 open(sys.argv[1], "w").write("[" + ",".join(ev) + "]")
 PY
 same "split point inside a string" "$T/s.json"
+split_says "split point inside a string" "$T/s.json" "read again on one thread"
+# cut off inside an event of the last part: the same partial report (rc 1)
+head -c 2000000 "$T/a.json" > "$T/cut.json"; same "cut off in the last part" "$T/cut.json"
+# bad bytes inside an event of a middle part: the error comes from a one-thread read
+python3 - "$T/a.json" "$T/bad.json" <<'PY'
+import sys
+b = open(sys.argv[1], "rb").read()
+at = b.index(b'"ph"', len(b) * 3 // 8)
+open(sys.argv[2], "wb").write(b[:at] + b'"ph" @@ ' + b[at + 4:])
+PY
+same "bad bytes in a middle part" "$T/bad.json"
+split_says "bad bytes in a middle part" "$T/bad.json" "read again on one thread"
 python3 - "$T/many.json" <<'PY'
 import sys
 # 90,000 spans on 3 lanes, 300 names, nested two deep, durations spread so

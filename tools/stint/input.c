@@ -472,7 +472,7 @@ static int open_common(struct stint_input *in, const char *path, uint64_t from, 
             return 3;
         }
     }
-    in->base = from;
+    in->base = in->progress_at = from;
     in->stop_at = to;
     if (grow(in, STINT_INPUT_CHUNK) != 0)
         return 3;

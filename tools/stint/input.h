@@ -36,6 +36,7 @@ struct stint_input {
     char *mem;            /* the owned window allocation (cap + STINT_INPUT_ALIGN + STINT_JSON_PAD bytes) */
     size_t cap;           /* mem's size, excluding padding */
     uint64_t base;        /* decompressed offset of buf[0] */
+    uint64_t progress_at; /* base when progress last counted this input's bytes (split reads) */
     uint64_t file_size;   /* for plain regular files, else 0 */
     uint64_t raw_read;    /* compressed bytes behind the window so far (the reader's view) */
     uint64_t zraw;        /* compressed bytes read by the decompressing side (its own) */

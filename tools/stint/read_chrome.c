@@ -1558,7 +1558,8 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
     struct creader r = {.m = m, .in = in, .o = o};
     ehints_init(&r.hints);
     m->format = "chrome-json";
-    int state = part == 2 ? S_EV_FIRST : S_START, in_obj = part == 2 ? part_in_obj : 0, rc = 0;
+    int state = part & STINT_PART_FROM_SPLIT ? S_EV_FIRST : S_START;
+    int in_obj = part & STINT_PART_FROM_SPLIT ? part_in_obj : 0, rc = 0;
     if (boundary_ok)
         *boundary_ok = 0;
     struct stint_json j = {.flags = STINT_JSON_TRAILING_COMMA | STINT_JSON_CONTROL_CHARS};
@@ -1572,8 +1573,8 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
         j.end = in->buf + in->len;
         j.at_eof = in->eof;
         int s = STINT_JSON_OK;
-        if (part == 1 && j.at_eof) {
-            /* the first half ends right after an event's ',': stop there */
+        if ((part & STINT_PART_TO_SPLIT) && j.at_eof) {
+            /* a part that ends at a split ends right after an event's ',': stop there */
             while (state != S_DONE) {
                 if (state == S_EV_COMMA && stint_json_ws(&j) == 0 && j.p >= j.end) {
                     if (boundary_ok)
@@ -1598,8 +1599,7 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
         /* MORE: keep the unparsed tail, read on */
         stint_input_consume(in, pos);
         pos = 0;
-        if (part != 2)
-            stint_i_progress(in, 0);
+        stint_i_progress(in, 0);
         if (stint_input_fill(in) < 0) {
             stint_model_fail(m, "%s", in->err);
             rc = stint_input_errcode(in);
@@ -1619,8 +1619,7 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
                            "\\u escape with an unpaired surrogate inside a string (decoded as U+FFFD)");
         m->repairs[STINT_REPAIR_LONE_SURROGATE] += j.lone_surrogates - 1;
     }
-    if (part != 2)
-        stint_i_progress(in, 1);
+    stint_i_progress(in, 1);
     free(r.scratch);
     free(r.key);
     return rc;

@@ -8,29 +8,49 @@
  */
 #include "readers.h"
 
+#include <sched.h>
 #include <fcntl.h>
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-void stint_i_progress(const struct stint_input *in, int done)
+/* A read split over threads (read_parts) counts the bytes of all its parts
+ * here, so that any part can show the file's progress; the part that moves
+ * the percentage on prints it. */
+static struct {
+    int on;         /* a split read is running (set and cleared around its threads) */
+    uint64_t done;  /* bytes the parts have consumed (atomic) */
+    int shown;      /* the last percentage printed (atomic) */
+} split_progress;
+
+void stint_i_progress(struct stint_input *in, int done)
 {
-    uint64_t total = in->file_size;
+    uint64_t total = in->file_size, at = in->base;
     if (total < ((uint64_t)64 << 20) && !in->gz)
         return;
     if (in->gz && in->raw_read < ((uint64_t)64 << 20) && !done)
         return;
-    if (!isatty(2)) /* checked per 4 MiB chunk: one cheap syscall, no shared state between threads */
+    if (!isatty(2)) /* checked per 1 MiB window: one cheap syscall, no shared state between threads */
         return;
+    if (__atomic_load_n(&split_progress.on, __ATOMIC_RELAXED)) {
+        if (done)
+            return; /* read_parts clears the line once every part is done */
+        at = __atomic_add_fetch(&split_progress.done, in->base - in->progress_at, __ATOMIC_RELAXED);
+        in->progress_at = in->base;
+        int pct = (int)(at * 100 / total), was = __atomic_load_n(&split_progress.shown, __ATOMIC_RELAXED);
+        if (pct <= was || !__atomic_compare_exchange_n(&split_progress.shown, &was, pct, 0, __ATOMIC_RELAXED,
+                                                       __ATOMIC_RELAXED))
+            return;
+    }
     if (done) {
         fprintf(stderr, "\r%60s\r", "");
         return;
     }
     if (total && !in->gz)
-        fprintf(stderr, "\rstint: reading %s: %3d%%", in->path, (int)(in->base * 100 / total));
+        fprintf(stderr, "\rstint: reading %s: %3d%%", in->path, (int)(at * 100 / total));
     else
-        fprintf(stderr, "\rstint: reading %s: %llu MB", in->path, (unsigned long long)(in->base >> 20));
+        fprintf(stderr, "\rstint: reading %s: %llu MB", in->path, (unsigned long long)(at >> 20));
 }
 
 static const char *detect(const struct stint_input *in)
@@ -65,59 +85,116 @@ static const char *detect(const struct stint_input *in)
     return NULL;
 }
 
-/* ---- two threads on one plain file ------------------------------------------------ */
+/* ---- several threads on one plain file ----------------------------------------------
+ * The file is cut at event boundaries into parts, a few per thread, and the
+ * threads take the parts in order as they become free (so a thread the host
+ * slows down takes fewer). Each part is read into a model of its own (the
+ * first into the caller's), and the models are merged into the caller's in
+ * file order as soon as the parts before them are in: a thread that finishes
+ * a part merges what is ready while the others read on. */
 
 #define SPLIT_MIN_BYTES ((uint64_t)32 << 20)
+#define PARTS_PER_THREAD_MAX 16
+#define SPLIT_SCAN ((size_t)64 << 10)    /* bytes searched per read for a boundary */
+#define SPLIT_SCAN_MAX ((uint64_t)1 << 20) /* and at most this far from the target */
 
-struct half {
-    const char *path;
-    uint64_t from, to;
-    int part, in_obj, rc, boundary_ok;
-    const struct stint_read_opts *o;
+struct part {
+    uint64_t from, to; /* to 0: the file's end */
+    int mode;          /* STINT_PART_* */
+    int rc, boundary_ok;
+    int done;          /* read (under the job's lock) */
     struct stint_model *m;
+    struct stint_model own; /* m for every part but the first */
 };
 
-static void *half_main(void *arg)
+struct split_job {
+    const char *path;
+    int in_obj;
+    const struct stint_read_opts *o;
+    struct part *parts;
+    size_t n;
+    size_t next; /* the next part to take (atomic) */
+    /* under mu: */
+    pthread_mutex_t mu;
+    size_t merged;   /* parts [0, merged) are in the first part's model */
+    int merging;     /* a thread is merging part `merged` */
+    int cut_failed;  /* a part before the last did not end at its cut, or failed: nothing more is merged */
+    int merge_rc;    /* 3 when a merge ran out of memory */
+};
+
+static void read_part(const struct split_job *J, struct part *p)
 {
-    struct half *h = arg;
     struct stint_input in;
-    h->rc = stint_input_open_range(&in, h->path, h->from, h->to);
-    if (h->rc != 0)
-        stint_model_fail(h->m, "%s", in.err);
+    p->rc = stint_input_open_range(&in, J->path, p->from, p->to);
+    if (p->rc != 0)
+        stint_model_fail(p->m, "%s", in.err);
     else
-        h->rc = stint_i_read_chrome_part(&in, h->m, h->o, h->part, h->in_obj, &h->boundary_ok);
+        p->rc = stint_i_read_chrome_part(&in, p->m, J->o, p->mode, J->in_obj, &p->boundary_ok);
     stint_input_close(&in);
+}
+
+/* Part k is read: merges every part that is ready, in order, unless another
+ * thread is merging (it then goes on with the ones this one made ready). */
+static void part_done(struct split_job *J, size_t k)
+{
+    pthread_mutex_lock(&J->mu);
+    struct part *p = &J->parts[k];
+    p->done = 1;
+    /* every part but the last must end at its cut, without an error (which
+     * may be the cut's doing): else the caller reads again on one thread */
+    if (k + 1 < J->n && (p->rc != 0 || !p->boundary_ok))
+        J->cut_failed = 1;
+    while (!J->merging && !J->cut_failed && !J->merge_rc && J->merged < J->n && J->parts[J->merged].done) {
+        size_t at = J->merged;
+        J->merging = 1;
+        pthread_mutex_unlock(&J->mu);
+        int rc = at ? stint_model_merge(J->parts[0].m, &J->parts[at].own) : 0;
+        pthread_mutex_lock(&J->mu);
+        J->merging = 0;
+        if (rc != 0)
+            J->merge_rc = 3;
+        else
+            J->merged++;
+    }
+    pthread_mutex_unlock(&J->mu);
+}
+
+static void *part_worker(void *arg)
+{
+    struct split_job *J = arg;
+    for (size_t k; (k = __atomic_fetch_add(&J->next, 1, __ATOMIC_RELAXED)) < J->n;) {
+        read_part(J, &J->parts[k]);
+        part_done(J, k);
+    }
     return NULL;
 }
 
-/* An event boundary near the middle of a plain file: the offset of a '{'
- * that follows a ',' (blanks between). Whether it truly is one (and not
- * inside a string) is checked afterwards by the first half's parser, which
- * must arrive at that offset right after an event's ','. 0 when none found. */
-static uint64_t find_split(const char *path, uint64_t size)
+/* An event boundary at or after offset at of a plain file (fd): the offset
+ * of a '{' that follows a ',' (blanks between), searched for up to
+ * SPLIT_SCAN_MAX bytes on. Whether it truly is one (and not inside a string)
+ * is checked afterwards by the previous part's parser, which must arrive at
+ * that offset right after an event's ','. 0 when none found. */
+static uint64_t find_split(int fd, char *buf, uint64_t at)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return 0;
-    static const size_t win = (size_t)1 << 20;
-    char *buf = malloc(win);
-    uint64_t at = size / 2, found = 0;
-    ssize_t n = buf ? pread(fd, buf, win, (off_t)at) : -1;
-    for (ssize_t i = 0; i < n && !found; i++) {
-        if (buf[i] != ',')
-            continue;
-        ssize_t k = i + 1;
-        while (k < n && (buf[k] == ' ' || buf[k] == '\n' || buf[k] == '\r' || buf[k] == '\t'))
-            k++;
-        if (k < n && buf[k] == '{')
-            found = at + (uint64_t)k;
+    int comma = 0; /* a ',' then only blanks, up to the end of the previous read */
+    for (uint64_t off = at; off - at < SPLIT_SCAN_MAX; off += SPLIT_SCAN) {
+        ssize_t n = pread(fd, buf, SPLIT_SCAN, (off_t)off);
+        if (n <= 0)
+            return 0;
+        for (ssize_t i = 0; i < n; i++) {
+            char c = buf[i];
+            if (c == ',')
+                comma = 1;
+            else if (c == '{' && comma)
+                return off + (uint64_t)i;
+            else if (c != ' ' && c != '\n' && c != '\r' && c != '\t')
+                comma = 0;
+        }
     }
-    free(buf);
-    close(fd);
-    return found;
+    return 0;
 }
 
-/* Files from this size on are read on two threads (STINT_SPLIT_MIN_BYTES
+/* Files from this size on are read on several threads (STINT_SPLIT_MIN_BYTES
  * overrides it, for tests). */
 static uint64_t split_min_bytes(void)
 {
@@ -128,43 +205,101 @@ static uint64_t split_min_bytes(void)
 int stint_threads_wanted(void)
 {
     const char *e = getenv("STINT_THREADS");
-    return e && *e ? atoi(e) : 2;
+    int n = 2;
+    if (e && *e)
+        n = atoi(e);
+    else {
+        cpu_set_t set;
+        if (sched_getaffinity(0, sizeof set, &set) == 0)
+            n = CPU_COUNT(&set);
+    }
+    return n < 1 ? 1 : n > STINT_MAX_THREADS ? STINT_MAX_THREADS : n;
 }
 
-/* Reads a plain Chrome file on two threads. Returns -1 when the split did not
- * work out (the caller reads the file again on one thread), else the exit code. */
-static int read_split(const char *path, uint64_t size, int in_obj, struct stint_model *m,
+/* How many parts a file of size bytes is cut into for threads threads: the
+ * same number per thread (1 to PARTS_PER_THREAD_MAX), each of at least half
+ * the split size; 4 per thread when the split size is under 2 bytes (tests).
+ * The last part a thread takes bounds how far the threads can end apart.
+ * STINT_SPLIT_PARTS sets the number, for tests and measurements. */
+static size_t parts_for(uint64_t size, int threads)
+{
+    const char *e = getenv("STINT_SPLIT_PARTS");
+    uint64_t least = split_min_bytes() / 2, per = least ? size / ((uint64_t)threads * least) : 4;
+    per = per < 1 ? 1 : per > PARTS_PER_THREAD_MAX ? PARTS_PER_THREAD_MAX : per;
+    uint64_t n = e && *e ? strtoull(e, NULL, 10) : (uint64_t)threads * per;
+    return n < 2 ? 2 : n > 256 ? 256 : (size_t)n;
+}
+
+/* Reads a plain Chrome file on several threads. Returns -1 when the split did
+ * not work out (the caller reads the file again on one thread), else the exit code. */
+static int read_parts(const char *path, uint64_t size, int in_obj, int threads, struct stint_model *m,
                       const struct stint_read_opts *o)
 {
-    uint64_t split = find_split(path, size);
-    if (!split)
-        return -1;
-    struct stint_model m2;
-    if (stint_model_init(&m2, m->flags) != 0)
-        return -1;
-    struct half h1 = {.path = path, .from = 0, .to = split, .part = 1, .in_obj = in_obj, .o = o, .m = m};
-    struct half h2 = {.path = path, .from = split, .to = 0, .part = 2, .in_obj = in_obj, .o = o, .m = &m2};
-    pthread_t t;
-    if (pthread_create(&t, NULL, half_main, &h2) != 0) {
-        stint_model_free(&m2);
+    size_t want = parts_for(size, threads), n = 0;
+    struct part *parts = calloc(want, sizeof *parts);
+    char *buf = malloc(SPLIT_SCAN);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    /* the cuts: each at or after its share of the file, past the previous one */
+    for (size_t k = 0; parts && buf && fd >= 0 && k < want; k++) {
+        uint64_t from = 0;
+        if (k) {
+            from = find_split(fd, buf, size / want * k);
+            if (!from || from <= parts[n - 1].from)
+                continue;
+        }
+        parts[n++].from = from;
+    }
+    free(buf);
+    if (fd >= 0)
+        close(fd);
+    if (n < 2) {
+        free(parts);
         return -1;
     }
-    half_main(&h1);
-    pthread_join(t, NULL);
-    int rc;
-    if (h1.rc != 0 || !h1.boundary_ok) {
-        /* the split was not an event boundary (or the first half has an error,
-         * which may be the split's doing): read again on one thread */
-        stint_model_free(&m2);
-        return -1;
-    } else {
-        if (stint_model_merge(m, &m2) != 0) {
-            stint_model_fail(m, "%s: out of memory joining the two halves", path);
-            rc = 3;
+    size_t made = 1;
+    for (size_t k = 0; k < n; k++) {
+        struct part *p = &parts[k];
+        p->to = k + 1 < n ? parts[k + 1].from : 0;
+        p->mode = (k + 1 < n ? STINT_PART_TO_SPLIT : 0) | (k ? STINT_PART_FROM_SPLIT : 0);
+        p->m = k ? &p->own : m;
+        if (k && stint_model_init(&p->own, m->flags) != 0)
+            break;
+        made = k + 1;
+    }
+    int rc = -1;
+    if (made == n) {
+        struct split_job J = {.path = path, .in_obj = in_obj, .o = o, .parts = parts, .n = n};
+        pthread_mutex_init(&J.mu, NULL);
+        pthread_t t[STINT_MAX_THREADS];
+        int started = 0;
+        if (threads > (int)n)
+            threads = (int)n;
+        __atomic_store_n(&split_progress.done, 0, __ATOMIC_RELAXED);
+        __atomic_store_n(&split_progress.shown, -1, __ATOMIC_RELAXED);
+        __atomic_store_n(&split_progress.on, 1, __ATOMIC_RELAXED);
+        while (started < threads - 1 && pthread_create(&t[started], NULL, part_worker, &J) == 0)
+            started++;
+        part_worker(&J);
+        for (int i = 0; i < started; i++)
+            pthread_join(t[i], NULL);
+        __atomic_store_n(&split_progress.on, 0, __ATOMIC_RELAXED);
+        if (__atomic_load_n(&split_progress.shown, __ATOMIC_RELAXED) >= 0)
+            fprintf(stderr, "\r%60s\r", "");
+        pthread_mutex_destroy(&J.mu);
+        if (getenv("STINT_DEBUG_SPLIT")) /* for tests: what the split did */
+            fprintf(stderr, "stint: split read: %zu parts on %d threads%s\n", n, threads,
+                    J.cut_failed ? ", a cut was no event boundary: read again on one thread" : "");
+        if (J.cut_failed)
+            rc = -1;
+        else if (J.merge_rc) {
+            stint_model_fail(m, "%s: out of memory joining the parts read on %d threads", path, threads);
+            rc = J.merge_rc;
         } else
-            rc = h2.rc;
+            rc = parts[n - 1].rc;
     }
-    stint_model_free(&m2);
+    for (size_t k = 1; k < made; k++)
+        stint_model_free(&parts[k].own);
+    free(parts);
     return rc;
 }
 
@@ -199,7 +334,7 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
             int in_obj = p < in.buf + in.len && *p == '{';
             uint64_t size = in.file_size;
             stint_input_close(&in);
-            rc = read_split(path, size, in_obj, m, o);
+            rc = read_parts(path, size, in_obj, stint_threads_wanted(), m, o);
             if (rc < 0) {
                 /* no usable split: start again on one thread */
                 unsigned flags = m->flags;

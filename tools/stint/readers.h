@@ -33,22 +33,27 @@ int stint_read_chrome(struct stint_input *in, struct stint_model *m, const struc
 int stint_read_jsonl(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o);
 int stint_read_markers(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o);
 
-/* Internal: the Chrome reader on one part of a plain file read on two threads.
- * part 0 = the whole input; 1 = the first half, which must end right after an
- * event's ',' (*boundary_ok tells whether it did); 2 = the second half, which
- * starts at an event's '{' inside the event array (in_obj: the trace is the
- * object form, so '}' may follow the array). */
+/* Internal: the Chrome reader on one part of a plain file read on several
+ * threads. part 0 = the whole input, else a mask: STINT_PART_TO_SPLIT, the
+ * part must end right after an event's ',' (*boundary_ok tells whether it
+ * did); STINT_PART_FROM_SPLIT, it starts at an event's '{' inside the event
+ * array (in_obj: the trace is the object form, so '}' may follow the array).
+ * The first part of a file has only the first bit, the last only the second,
+ * the ones between both. */
+enum { STINT_PART_TO_SPLIT = 1, STINT_PART_FROM_SPLIT = 2 };
 int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o, int part,
                              int in_obj, int *boundary_ok);
 
 /* How many threads the analyzer may use: STINT_THREADS when set (1 keeps
- * everything on the calling thread), else 2. */
+ * everything on the calling thread), else the CPUs this process may run on
+ * (at most STINT_MAX_THREADS). */
+#define STINT_MAX_THREADS 16
 int stint_threads_wanted(void);
 
 /* Prints the model's error, repairs and drops to f as "stint: ..." lines. */
 void stint_report_problems(FILE *f, const char *path, const struct stint_model *m);
 
 /* Internal helper for readers: progress on stderr (no-op unless enabled). */
-void stint_i_progress(const struct stint_input *in, int done);
+void stint_i_progress(struct stint_input *in, int done);
 
 #endif
