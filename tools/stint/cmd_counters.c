@@ -430,7 +430,9 @@ int stint_cmd_counters(int argc, char **argv)
         have_model = 1;
         if (rc == 3 || rc == 2)
             goto out;
-        struct series **map = calloc(m.counters.len + 1, sizeof *map);
+        /* the set's index + 1 of each model series (not a pointer: the set's
+         * array moves when it grows) */
+        size_t *map = calloc(m.counters.len + 1, sizeof *map);
         if (!map) {
             rc = 3;
             goto out;
@@ -443,9 +445,10 @@ int stint_cmd_counters(int argc, char **argv)
             if (!map[cs->series]) {
                 size_t l;
                 const char *nm = stint_model_str(&m, c->name, &l);
-                map[cs->series] = series_get(&set, nm, l, c->pid, 1);
+                struct series *se = series_get(&set, nm, l, c->pid, 1);
+                map[cs->series] = se ? (size_t)(se - set.v) + 1 : 0;
             }
-            if (!map[cs->series] || series_add(map[cs->series], cs->ts_ns, cs->value) != 0) {
+            if (!map[cs->series] || series_add(&set.v[map[cs->series] - 1], cs->ts_ns, cs->value) != 0) {
                 free(map);
                 rc = 3;
                 goto out;
