@@ -14,13 +14,13 @@
  * analyses behind the readers see the same inputs. Their exit code must be
  * one of the documented 0, 1, 3. */
 #include "commands.h"
+#define FUZZ_GZIP
 #include "fuzz_common.h"
 
 #include <fcntl.h>
 
 #include <sys/mman.h>
 #include <unistd.h>
-#include <zlib.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -28,23 +28,6 @@ static int memfd = -1;
 static char path[64];
 static unsigned char *zbuf;
 static size_t zcap;
-
-static size_t gzip_into(const uint8_t *src, size_t n, unsigned char *dst, size_t cap)
-{
-    z_stream zs;
-    memset(&zs, 0, sizeof zs);
-    if (deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-        abort();
-    zs.next_in = (Bytef *)(uintptr_t)src;
-    zs.avail_in = (uInt)n;
-    zs.next_out = dst;
-    zs.avail_out = (uInt)cap;
-    if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
-        abort();
-    size_t out = cap - zs.avail_out;
-    deflateEnd(&zs);
-    return out;
-}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -70,10 +53,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if ((mode & 1) == 0) {
         if (mode & 2) { /* two members: the reader must continue after the first */
             size_t half = n / 2;
-            len = gzip_into(body, half, zbuf, zcap);
-            len += gzip_into(body + half, n - half, zbuf + len, zcap - len);
+            len = fuzz_gzip_into(body, half, zbuf, zcap);
+            len += fuzz_gzip_into(body + half, n - half, zbuf + len, zcap - len);
         } else {
-            len = gzip_into(body, n, zbuf, zcap);
+            len = fuzz_gzip_into(body, n, zbuf, zcap);
         }
         if (cut)
             len = len * cut / 255;

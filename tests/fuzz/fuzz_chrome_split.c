@@ -1,7 +1,9 @@
-/* fuzz_chrome_split.c - libFuzzer target: a plain Chrome JSON file read on
- * one thread and on two (stint_read_trace on a memfd with the split size
- * set to one byte, so every input is cut at event boundaries into 2 to 9
- * parts, by its size, and the parts' models merged) must give the same answers:
+/* fuzz_chrome_split.c - libFuzzer target: a Chrome JSON file read on one
+ * thread and on two (stint_read_trace on a memfd with the split size set to
+ * one byte, so every input is cut at event boundaries into 2 to 9 parts, by
+ * its size, and the parts' models merged; one input in three is gzipped
+ * first, so each thread inflates from the start and parses its part) must
+ * give the same answers:
  * `stint summary`, `slices`, `counters` and `tree`, each with --json,
  * print byte-identical stdout and stderr and exit with the same code both
  * ways. The merge maps strings,
@@ -12,6 +14,7 @@
  * command lands there; the crash itself still stops the run and its input is
  * kept, and replaying it shows the report. */
 #include "commands.h"
+#define FUZZ_GZIP
 #include "fuzz_common.h"
 
 #include <sys/mman.h>
@@ -72,7 +75,21 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         snprintf(path, sizeof path, "/proc/self/fd/%d", in_fd);
         setenv("STINT_SPLIT_MIN_BYTES", "1", 1);
     }
-    if (ftruncate(in_fd, 0) != 0 || (size && pwrite(in_fd, data, size, 0) != (ssize_t)size))
+    static unsigned char *zbuf;
+    static size_t zcap;
+    const uint8_t *bytes = data;
+    size_t len = size;
+    if (size % 3 == 0) {
+        size_t need = size + size / 100 + 64;
+        if (need > zcap) {
+            free(zbuf);
+            if (!(zbuf = malloc(zcap = need)))
+                abort();
+        }
+        len = fuzz_gzip_into(data, size, zbuf, zcap);
+        bytes = zbuf;
+    }
+    if (ftruncate(in_fd, 0) != 0 || (len && pwrite(in_fd, bytes, len, 0) != (ssize_t)len))
         abort();
     char parts[8];
     snprintf(parts, sizeof parts, "%zu", 2 + size % 8);

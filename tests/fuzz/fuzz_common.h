@@ -131,4 +131,27 @@ static inline void fuzz_run_cmds(const struct fuzz_cmd *cmds, size_t n, unsigned
     }
 }
 
+#ifdef FUZZ_GZIP
+#include <zlib.h>
+
+/* n bytes at src as one gzip member (zlib, level 6) into dst (cap bytes:
+ * n + n / 100 + 64 is enough); its length. */
+static inline size_t fuzz_gzip_into(const uint8_t *src, size_t n, unsigned char *dst, size_t cap)
+{
+    z_stream zs;
+    memset(&zs, 0, sizeof zs);
+    if (deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+        abort();
+    zs.next_in = (Bytef *)(uintptr_t)src;
+    zs.avail_in = (uInt)n;
+    zs.next_out = dst;
+    zs.avail_out = (uInt)cap;
+    if (deflate(&zs, Z_FINISH) != Z_STREAM_END)
+        abort();
+    size_t out = cap - zs.avail_out;
+    deflateEnd(&zs);
+    return out;
+}
+#endif
+
 #endif

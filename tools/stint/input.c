@@ -426,11 +426,49 @@ int stint_input_fill(struct stint_input *in)
     }
     if (r < 0)
         return -1;
+    if (in->cut_at && r == 0)
+        in->cut_missed = 1; /* the stream ended before a cut: the part runs to the real end */
+    if (in->cut_at && in->base + in->len + (size_t)r > in->cut_at) {
+        /* a gzip part's end: the first cut at or after cut_at in the new bytes */
+        size_t from = in->base + in->len >= in->cut_at ? in->len : (size_t)(in->cut_at - in->base);
+        long k = stint_i_cut_scan(in->buf + from, in->len + (size_t)r - from, &in->cut_comma);
+        if (k >= 0) {
+            r = (ssize_t)(from + (size_t)k - in->len);
+            in->eof = 1;
+        }
+    }
     in->len += (size_t)r;
     memset(in->buf + in->len, 0, STINT_JSON_PAD);
     if (r == 0)
         in->eof = 1;
     return r > 0 ? 1 : 0;
+}
+
+double stint_i_gz_parse_share(void)
+{
+    /* per byte here: ISA-L inflates in ~0.6 ns, zlib in ~1.5 ns, and the
+     * Chrome reader parses in ~1.2 ns */
+#if defined(STINT_HAVE_ISAL)
+    return 1.2 / (0.6 + 1.2);
+#else
+    return 1.2 / (1.5 + 1.2);
+#endif
+}
+
+long stint_i_cut_scan(const char *p, size_t n, int *comma)
+{
+    int c = *comma;
+    for (size_t i = 0; i < n; i++) {
+        char b = p[i];
+        if (b == ',')
+            c = 1;
+        else if (b == '{' && c)
+            return (long)i;
+        else if (b != ' ' && b != '\n' && b != '\r' && b != '\t')
+            c = 0;
+    }
+    *comma = c;
+    return -1;
 }
 
 void stint_input_consume(struct stint_input *in, size_t n)
@@ -443,10 +481,13 @@ void stint_input_consume(struct stint_input *in, size_t n)
     in->base += n;
 }
 
-static int open_common(struct stint_input *in, const char *path, uint64_t from, uint64_t to)
+/* no_pipe: inflate on the calling thread; cut_at: see struct stint_input. */
+static int open_common(struct stint_input *in, const char *path, uint64_t from, uint64_t to, int no_pipe,
+                       uint64_t cut_at)
 {
     memset(in, 0, sizeof *in);
     in->path = path;
+    in->cut_at = cut_at;
     if (strcmp(path, "-") == 0) {
         in->fd = 0;
     } else {
@@ -528,18 +569,52 @@ static int open_common(struct stint_input *in, const char *path, uint64_t from, 
     } else {
         memset(in->buf, 0, STINT_JSON_PAD);
     }
-    if (in->gz && !getenv("STINT_NO_INFLATE_THREAD"))
+    if (in->gz && !no_pipe && !getenv("STINT_NO_INFLATE_THREAD"))
         pipe_start(in); /* on failure, inflate on this thread */
     if (stint_input_fill(in) < 0)
         return stint_input_errcode(in);
     return 0;
 }
 
-int stint_input_open(struct stint_input *in, const char *path) { return open_common(in, path, 0, 0); }
+int stint_input_open(struct stint_input *in, const char *path) { return open_common(in, path, 0, 0, 0, 0); }
 
 int stint_input_open_range(struct stint_input *in, const char *path, uint64_t from, uint64_t to)
 {
-    return open_common(in, path, from, to);
+    return open_common(in, path, from, to, 0, 0);
+}
+
+int stint_input_open_gz_part(struct stint_input *in, const char *path, uint64_t from, uint64_t to)
+{
+    int rc = open_common(in, path, 0, 0, 1, to);
+    if (rc != 0)
+        return rc;
+    if (!in->gz) {
+        snprintf(in->err, sizeof in->err, "%s: not a gzip file any more", path);
+        return 3;
+    }
+    if (!from)
+        return 0;
+    /* inflate and drop everything before from, then up to the first cut */
+    int comma = 0;
+    for (;;) {
+        if (in->base + in->len > from) {
+            size_t at = in->base >= from ? 0 : (size_t)(from - in->base);
+            long k = stint_i_cut_scan(in->buf + at, in->len - at, &comma);
+            if (k >= 0) {
+                stint_input_consume(in, at + (size_t)k);
+                in->progress_at = in->base;
+                return 0;
+            }
+        }
+        stint_input_consume(in, in->len);
+        int r = stint_input_fill(in);
+        if (r < 0)
+            return stint_input_errcode(in);
+        if (r == 0) {
+            in->no_cut = 1;
+            return 0;
+        }
+    }
 }
 
 void stint_input_close(struct stint_input *in)

@@ -47,6 +47,10 @@ struct stint_input {
     int zin_eof;
     int z_done;           /* the current gzip member ended */
     uint64_t stop_at;     /* plain files: stop at this offset (0 = none), for split parsing */
+    uint64_t cut_at;      /* gzip parts: stop at the first cut (stint_i_cut_scan) at or after this offset (0 = none) */
+    int cut_comma;        /* the scan's state at the window's end */
+    int no_cut;           /* gzip parts: no cut at or after the part's start: the part is empty */
+    int cut_missed;       /* gzip parts: the stream ended before the cut at or after cut_at */
     void *pipe;           /* gzip: the inflating thread (input.c), or NULL */
     int corrupt;          /* the error is bad compressed data (exit 1), not I/O (exit 3) */
 };
@@ -56,6 +60,23 @@ struct stint_input {
 int stint_input_open(struct stint_input *in, const char *path);
 /* Opens a byte range [from, to) of a plain regular file (for parallel parsing). */
 int stint_input_open_range(struct stint_input *in, const char *path, uint64_t from, uint64_t to);
+/* Opens a part of a gzip file (for parallel parsing), inflated on the calling
+ * thread: from the first cut at or after decompressed offset from (0: the
+ * start; everything before it is inflated and dropped) to the first cut at or
+ * after to (0: the end). When the stream has no cut at or after from, no_cut
+ * is set and the window is empty. Returns as stint_input_open (and 1 for bad
+ * compressed data before the part's start). */
+int stint_input_open_gz_part(struct stint_input *in, const char *path, uint64_t from, uint64_t to);
+/* The event-boundary guess both ways of splitting a file use: the index of
+ * the first '{' in p[0..n) that follows a ',' (blanks between) met after the
+ * scan began, or -1. *comma carries whether the scan ended after such a ','
+ * (start at 0, and pass the same int to the next piece). Whether a guess is
+ * a real boundary (and not inside a string) is for the part before it to
+ * check: it must arrive there right after an event's ','. */
+long stint_i_cut_scan(const char *p, size_t n, int *comma);
+/* The share of parsing in inflating plus parsing a byte of gzip input
+ * (measured here; it sizes the parts of a gzip file read on several threads). */
+double stint_i_gz_parse_share(void);
 /* Drops the first n bytes of the window. */
 void stint_input_consume(struct stint_input *in, size_t n);
 /* Reads more data after the unconsumed bytes. Returns 1 when data was added,

@@ -1573,8 +1573,9 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
         j.end = in->buf + in->len;
         j.at_eof = in->eof;
         int s = STINT_JSON_OK;
-        if ((part & STINT_PART_TO_SPLIT) && j.at_eof) {
-            /* a part that ends at a split ends right after an event's ',': stop there */
+        if ((part & STINT_PART_TO_SPLIT) && j.at_eof && !in->cut_missed) {
+            /* a part that ends at a split ends right after an event's ',': stop there
+             * (a gzip part whose stream ended first is the last one: read on) */
             while (state != S_DONE) {
                 if (state == S_EV_COMMA && stint_json_ws(&j) == 0 && j.p >= j.end) {
                     if (boundary_ok)
