@@ -101,10 +101,10 @@ static const char *detect(const struct stint_input *in)
 
 #define SPLIT_MIN_BYTES ((uint64_t)32 << 20)
 /* A gzip file is split from this many threads on: each part inflates the
- * stream up to its end, which is 1.6x the inflating of one thread for two
- * parts. With two threads the inflate-thread pipe (input.c) does better:
- * measured here, 100 MB .gz: 169 ms with the pipe, 206 ms in two parts
- * (medians of 11; this machine's two vCPUs give ~1.4x one for busy code). */
+ * stream up to its end, 1.6x the inflating of one thread for two parts.
+ * With two threads the inflate-thread pipe (input.c) is as fast or faster:
+ * measured here, 100 MB .gz: 174 ms with the pipe, 196 ms in two parts
+ * (medians of 11, minimums 150 and 149 ms). */
 #define GZ_SPLIT_MIN_THREADS 3
 #define PARTS_PER_THREAD_MAX 16
 #define SPLIT_SCAN ((size_t)64 << 10)    /* bytes searched per read for a boundary */
