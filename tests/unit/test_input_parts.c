@@ -8,6 +8,7 @@
  * uncompressed bytes. gzip comes from the gzip command (skipped when missing).
  */
 #include "check.h"
+#include "gz_files.h"
 #include "input.h"
 #include "json.h"
 
@@ -89,15 +90,9 @@ static void check_part(const char *gz, size_t from, size_t to, size_t step)
 int main(void)
 {
     test_cut_scan();
-    if (system("command -v gzip >/dev/null 2>&1") != 0) {
-        printf("SKIP: gzip is not installed (the gzip parts)\n");
-        return 77;
-    }
-    char dir[] = "/tmp/stint_parts.XXXXXX";
-    REQUIRE(mkdtemp(dir) != NULL);
-    char plain[64], gz[64], cmd[200];
-    snprintf(plain, sizeof plain, "%s/d", dir);
-    snprintf(gz, sizeof gz, "%s/d.gz", dir);
+    struct gz_files g;
+    gz_files_init(&g); /* (exits 77 without gzip, after the cut scan's checks) */
+    const char *plain = g.plain, *gz = g.gz;
     /* 3 MiB of event-like lines with strings that hold ",{" too (a cut may
      * fall inside a string: that is for the reader to find out) */
     size_t cap = (size_t)3 << 20;
@@ -111,10 +106,7 @@ int main(void)
                                  (unsigned long long)(x % 100000), x % 5 ? "a" : "x,{y", x % 3 ? "\n" : " ");
     }
     ndata += (size_t)sprintf(data + ndata, "{}]\n");
-    FILE *f = fopen(plain, "wb");
-    REQUIRE(f && fwrite(data, 1, ndata, f) == ndata && fclose(f) == 0);
-    snprintf(cmd, sizeof cmd, "gzip -1 -c %s > %s", plain, gz);
-    REQUIRE(system(cmd) == 0);
+    gz_files_write(&g, data, ndata);
 
     size_t last = ndata - 4; /* the last cut: the trailing "{}" */
     CHECK_EQ_I64(ref_cut(last - 3), last);
@@ -138,8 +130,7 @@ int main(void)
     CHECK_EQ_I64(stint_input_open_gz_part(&in, plain, 0, 0), 3);
     stint_input_close(&in);
 
-    snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-    (void)system(cmd);
+    gz_files_remove(&g);
     free(data);
     CHECK_DONE();
 }
