@@ -247,7 +247,11 @@ static size_t parts_for(uint64_t size, int threads)
     per = per < 1 ? 1 : per > PARTS_PER_THREAD_MAX ? PARTS_PER_THREAD_MAX : per;
     if ((uint64_t)threads * per > PARTS_MAX)
         per = PARTS_MAX / (uint64_t)threads ? PARTS_MAX / (uint64_t)threads : 1;
-    uint64_t n = e && *e ? strtoull(e, NULL, 10) : (uint64_t)threads * per;
+    uint64_t n = (uint64_t)threads * per;
+    if (least && n > size / least) /* more threads than parts of that size */
+        n = size / least;
+    if (e && *e)
+        n = strtoull(e, NULL, 10);
     return n < 2 ? 2 : n > 256 ? 256 : (size_t)n;
 }
 
