@@ -99,6 +99,11 @@ for i in range(400):
 for i in range(400, 420):
     ev.append('{"ph":"X","name":"late","pid":9,"tid":"late%d","ts":%d,"dur":1}' % (i % 3, 10 * i))
     ev.append('{"ph":"X","name":"later","pid":"lp%d","tid":"x","ts":%d,"dur":1}' % (i % 2, 10 * i + 5))
+# a string pid whose tid is absent or 0 (the tid is then the pid's number,
+# which the merge renumbers with the pid)
+for i in range(420, 440):
+    ev.append('{"ph":"X","name":"notid","pid":"np%d","ts":%d,"dur":1}' % (i % 2, 10 * i))
+    ev.append('{"ph":"X","name":"tid0","pid":"zp","tid":0,"ts":%d,"dur":1}' % (10 * i + 5))
 open(sys.argv[1], "w").write("[" + ",\n".join(ev) + "]")
 PY
 same "string and negative pids and tids" "$T/ids.json"

@@ -1540,6 +1540,8 @@ static uint32_t merge_lane(struct stint_model *dst, const struct stint_model *sr
     uint32_t nm;
     if (synthetic_name(src, 1 + (uint64_t)l->pid, 1, tid, &nm))
         tid = stint_model_synthetic_tid(dst, pid, smap[nm]);
+    else if (tid == l->pid)
+        tid = pid; /* a tid absent or 0 is the pid (read_chrome.c), which may have been renumbered */
     uint32_t d = stint_model_lane(dst, pid, tid, (enum stint_clock)l->clock);
     struct stint_lane *dl = &STINT_BA_AT(&dst->lanes, struct stint_lane, d);
     if (l->name)
