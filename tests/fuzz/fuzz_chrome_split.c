@@ -8,7 +8,7 @@
  * print byte-identical stdout and stderr and exit with the same code both
  * ways. The merge maps strings,
  * processes, lanes, tracks, counters, flows, end events and lean records
- * from the second half into the first; this checks all of it against the
+ * from each later part into the first; this checks all of it against the
  * one-thread read. stderr (repairs, drops, errors) is compared too: it is
  * captured while a command runs, so a sanitizer report raised inside a
  * command lands there; the crash itself still stops the run and its input is

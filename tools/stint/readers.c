@@ -235,16 +235,16 @@ int stint_threads_wanted(void)
 }
 
 /* How many parts a file of size bytes is cut into for threads threads: the
- * same number per thread (1 to PARTS_PER_THREAD_MAX, PARTS_MAX in all), each
- * of at least half the split size; 4 per thread when the split size is under
- * 2 bytes (tests).
+ * same number per thread (1 to PARTS_PER_THREAD_MAX, PARTS_MAX in all; one
+ * for a gzip file), each of at least half the split size; 4 per thread when
+ * the split size is under 2 bytes (tests).
  * The last part a thread takes bounds how far the threads can end apart.
  * STINT_SPLIT_PARTS sets the number, for tests and measurements. */
-static size_t parts_for(uint64_t size, int threads)
+static size_t parts_for(uint64_t size, int threads, int gz)
 {
     const char *e = getenv("STINT_SPLIT_PARTS");
     uint64_t least = split_min_bytes() / 2, per = least ? size / ((uint64_t)threads * least) : 4;
-    per = per < 1 ? 1 : per > PARTS_PER_THREAD_MAX ? PARTS_PER_THREAD_MAX : per;
+    per = per < 1 || gz ? 1 : per > PARTS_PER_THREAD_MAX ? PARTS_PER_THREAD_MAX : per;
     if ((uint64_t)threads * per > PARTS_MAX)
         per = PARTS_MAX / (uint64_t)threads ? PARTS_MAX / (uint64_t)threads : 1;
     uint64_t n = (uint64_t)threads * per;
@@ -329,9 +329,7 @@ static uint64_t gz_size(uint64_t csize, uint32_t isize)
 static int read_parts(const char *path, uint64_t size, int gz, int in_obj, int threads, struct stint_model *m,
                       const struct stint_read_opts *o)
 {
-    size_t want = parts_for(size, threads), n = 0;
-    if (gz && !getenv("STINT_SPLIT_PARTS"))
-        want = (size_t)threads < want ? (size_t)threads : want; /* one per thread */
+    size_t want = parts_for(size, threads, gz), n = 0;
     struct part *parts = calloc(want, sizeof *parts);
     if (parts && gz)
         gz_ranges(size, parts, n = want);

@@ -33,8 +33,8 @@ int stint_read_chrome(struct stint_input *in, struct stint_model *m, const struc
 int stint_read_jsonl(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o);
 int stint_read_markers(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o);
 
-/* Internal: the Chrome reader on one part of a plain file read on several
- * threads. part 0 = the whole input, else a mask: STINT_PART_TO_SPLIT, the
+/* Internal: the Chrome reader on one part of a file read on several
+ * threads (plain, or gzip through stint_input_open_gz_part). part 0 = the whole input, else a mask: STINT_PART_TO_SPLIT, the
  * part must end right after an event's ',' (*boundary_ok tells whether it
  * did); STINT_PART_FROM_SPLIT, it starts at an event's '{' inside the event
  * array (in_obj: the trace is the object form, so '}' may follow the array).
