@@ -16,6 +16,10 @@
 
 #include "json.h"
 
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
+
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -236,7 +240,17 @@ static ssize_t inflate_into(struct stint_input *in, char *dst, size_t room)
  * the slow path: tail and block are copied into mem, which grows as for
  * plain input. The reader holds at most one block (its window's); the
  * producer fills the others ahead. Only the producer touches the
- * decompressor state. */
+ * decompressor state.
+ *
+ * The producer is faster than the reader (inflating ~0.8 ns a byte here,
+ * parsing ~1.5), so the ring is mostly full and the producer would wait.
+ * Instead it skips ahead of the reader: in a ready block the reader is not
+ * about to take, it finds the "args" values of events and skips them
+ * (stint_i_json_fast_skip, the reader's own fast path), and hands the
+ * reader their lengths with the block (struct stint_input's hints), so the
+ * reader jumps over them. A fast skip that succeeds is what the reader's
+ * skip would return (json.h), so the result is the same with or without
+ * hints; a block the reader takes before its scan is done comes without. */
 
 #define PIPE_BLOCKS 4
 #ifdef STINT_SMALL_BUFFERS
@@ -250,8 +264,16 @@ static ssize_t inflate_into(struct stint_input *in, char *dst, size_t room)
 #endif
 #define PIPE_STRIDE (PIPE_HEAD + PIPE_BLOCK + STINT_JSON_PAD)
 
+/* Hints per block at most (an event with args takes more than 32 bytes) */
+#define PIPE_HINTS (PIPE_BLOCK / 32)
+enum { HINTS_NONE, HINTS_SCANNING, HINTS_READY, HINTS_LATE };
+
 struct gzpipe {
     pthread_t thread;
+    uint32_t *hint_off[PIPE_BLOCKS], *hint_len[PIPE_BLOCKS]; /* PIPE_HINTS each, touched as used */
+    size_t hint_n[PIPE_BLOCKS];
+    int hint_state[PIPE_BLOCKS]; /* HINTS_*, under mu */
+    int scan_all;             /* STINT_PIPE_SCAN_ALL (tests): every block, before the reader gets it */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     char *ring;               /* PIPE_BLOCKS x PIPE_STRIDE */
@@ -265,15 +287,95 @@ struct gzpipe {
 
 static char *block_data(struct gzpipe *g, int b) { return g->ring + (size_t)b * PIPE_STRIDE + PIPE_HEAD; }
 
+/* The first "args" (with its quotes) in p[0..end - p), or NULL: 16 bytes at
+ * a time on x86-64 (a '"' followed by 'a' and, five bytes on, '"'), else
+ * memmem. The block's padding makes the loads past end harmless. */
+static const char *find_args_key(const char *p, const char *end)
+{
+#ifdef __SSE2__
+    const __m128i q = _mm_set1_epi8('"'), a = _mm_set1_epi8('a');
+    for (; end - p >= 6; p += 16) {
+        __m128i m = _mm_and_si128(_mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)p), q),
+                                  _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 1)), a));
+        m = _mm_and_si128(m, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(const void *)(p + 5)), q));
+        for (unsigned bits = (unsigned)_mm_movemask_epi8(m); bits; bits &= bits - 1) {
+            const char *c = p + __builtin_ctz(bits);
+            if (end - c >= 6 && memcmp(c, "\"args\"", 6) == 0)
+                return c;
+        }
+    }
+    return NULL;
+#else
+    return end - p >= 6 ? memmem(p, (size_t)(end - p), "\"args\"", 6) : NULL;
+#endif
+}
+
+/* The args values of the events in d[0..n) that the fast skip takes, into
+ * off/len (at most PIPE_HINTS, ascending). A "args" that is not a key (in
+ * a string, say) only makes a hint the reader never asks for. */
+static size_t find_hints(const char *d, size_t n, uint32_t *off, uint32_t *len)
+{
+    size_t k = 0;
+    const char *p = d, *end = d + n;
+    while (k < PIPE_HINTS && (p = find_args_key(p, end)) != NULL) {
+        const char *q = p + 6;
+        while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
+            q++;
+        if (q < end && *q == ':') {
+            q++;
+            while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
+                q++;
+            const char *e = q < end && *q == '{' ? stint_i_json_fast_skip(q, end, STINT_I_JSON_FAST_AUTO) : NULL;
+            if (e) {
+                off[k] = (uint32_t)(q - d);
+                len[k] = (uint32_t)(e - q);
+                k++;
+                p = e;
+                continue;
+            }
+        }
+        p += 6;
+    }
+    return k;
+}
+
+/* Under mu: a ready block to find hints in, newest first, but not the one
+ * the reader takes next; -1 when none. */
+static int block_to_scan(struct gzpipe *g)
+{
+    for (int i = g->ready - 1; i >= 1; i--) {
+        int b = (g->head + i) % PIPE_BLOCKS;
+        if (g->hint_state[b] == HINTS_NONE)
+            return b;
+    }
+    return -1;
+}
+
 static void *pipe_main(void *arg)
 {
     struct stint_input *in = arg;
     struct gzpipe *g = in->pipe;
     for (;;) {
         pthread_mutex_lock(&g->mu);
-        while (g->ready + g->held == PIPE_BLOCKS && !g->stop)
+        int s = -1;
+        while (g->ready + g->held == PIPE_BLOCKS && !g->stop && (s = block_to_scan(g)) < 0)
             pthread_cond_wait(&g->cv, &g->mu);
+        if (g->ready + g->held == PIPE_BLOCKS && !g->stop && s >= 0) {
+            /* the ring is full: skip args ahead of the reader */
+            g->hint_state[s] = HINTS_SCANNING;
+            size_t len = g->len[s];
+            pthread_mutex_unlock(&g->mu);
+            size_t n = g->hint_off[s] ? find_hints(block_data(g, s), len, g->hint_off[s], g->hint_len[s]) : 0;
+            pthread_mutex_lock(&g->mu);
+            if (g->hint_state[s] == HINTS_SCANNING) { /* not taken meanwhile */
+                g->hint_n[s] = n;
+                g->hint_state[s] = HINTS_READY;
+            }
+            pthread_mutex_unlock(&g->mu);
+            continue;
+        }
         int stop = g->stop, t = (g->head + g->ready) % PIPE_BLOCKS;
+        g->hint_state[t] = HINTS_NONE;
         pthread_mutex_unlock(&g->mu);
         if (stop)
             break;
@@ -281,7 +383,21 @@ static void *pipe_main(void *arg)
         ssize_t n = inflate_into(in, dst, PIPE_BLOCK);
         if (n > 0)
             memset(dst + n, 0, STINT_JSON_PAD);
+        /* with two blocks or more waiting for the reader, find this one's
+         * hints before handing it over (it is not visible to the reader
+         * before ready++); with fewer the reader may be waiting: hand it over */
+        int scan = g->scan_all;
+        if (n > 0 && !scan) {
+            pthread_mutex_lock(&g->mu);
+            scan = g->ready >= 2;
+            pthread_mutex_unlock(&g->mu);
+        }
+        size_t nh = n > 0 && scan && g->hint_off[t] ? find_hints(dst, (size_t)n, g->hint_off[t], g->hint_len[t]) : 0;
         pthread_mutex_lock(&g->mu);
+        if (n > 0 && scan) {
+            g->hint_n[t] = nh;
+            g->hint_state[t] = HINTS_READY;
+        }
         if (n < 0)
             g->failed = 1;
         else if (n == 0)
@@ -300,6 +416,16 @@ static void *pipe_main(void *arg)
     return NULL;
 }
 
+static void pipe_free(struct gzpipe *g)
+{
+    for (int b = 0; b < PIPE_BLOCKS; b++) {
+        free(g->hint_off[b]);
+        free(g->hint_len[b]);
+    }
+    free(g->ring);
+    free(g);
+}
+
 static int pipe_start(struct stint_input *in)
 {
     struct gzpipe *g = calloc(1, sizeof *g);
@@ -309,6 +435,15 @@ static int pipe_start(struct stint_input *in)
         free(g);
         return -1;
     }
+    for (int b = 0; b < PIPE_BLOCKS; b++) { /* no hints where these fail */
+        g->hint_off[b] = malloc(PIPE_HINTS * sizeof(uint32_t));
+        g->hint_len[b] = g->hint_off[b] ? malloc(PIPE_HINTS * sizeof(uint32_t)) : NULL;
+        if (!g->hint_len[b]) {
+            free(g->hint_off[b]);
+            g->hint_off[b] = NULL;
+        }
+    }
+    g->scan_all = getenv("STINT_PIPE_SCAN_ALL") != NULL;
     pthread_mutex_init(&g->mu, NULL);
     pthread_cond_init(&g->cv, NULL);
     in->pipe = g;
@@ -316,8 +451,7 @@ static int pipe_start(struct stint_input *in)
         in->pipe = NULL;
         pthread_mutex_destroy(&g->mu);
         pthread_cond_destroy(&g->cv);
-        free(g->ring);
-        free(g);
+        pipe_free(g);
         return -1;
     }
     return 0;
@@ -335,11 +469,11 @@ static void pipe_stop(struct stint_input *in)
     pthread_join(g->thread, NULL);
     pthread_mutex_destroy(&g->mu);
     pthread_cond_destroy(&g->cv);
-    free(g->ring);
-    free(g);
+    pipe_free(g);
     in->pipe = NULL;
     in->buf = in->mem; /* the window may have been a block */
     in->len = 0;
+    in->hint_n = 0;
 }
 
 /* fill() with the inflate thread: the next block becomes the window, the
@@ -362,15 +496,25 @@ static int pipe_fill(struct stint_input *in)
     int h = g->head;
     size_t blen = g->len[h];
     in->raw_read = g->zraw[h];
+    size_t nh = g->hint_state[h] == HINTS_READY ? g->hint_n[h] : 0;
+    if (g->hint_state[h] == HINTS_SCANNING)
+        g->hint_state[h] = HINTS_LATE; /* the producer's result for it is dropped */
     pthread_mutex_unlock(&g->mu);
     char *data = block_data(g, h);
     size_t tail = in->len;
     int hold = tail <= PIPE_HEAD;
     int rc = 1;
+    in->hint_n = 0;
     if (hold) {
         memcpy(data - tail, in->buf, tail); /* another block, or mem: never overlapping */
         in->buf = data - tail;
         in->len = tail + blen;
+        /* the hints stay valid while the block is held (the producer fills
+         * and scans other blocks only) */
+        in->hint_off = g->hint_off[h];
+        in->hint_len = g->hint_len[h];
+        in->hint_n = nh;
+        in->hint_at = in->base + tail;
     } else {
         /* slow path: tail and block into mem */
         if (!g->held && in->buf != in->mem) { /* the window is in mem: to its front */

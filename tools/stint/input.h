@@ -53,6 +53,14 @@ struct stint_input {
     int cut_missed;       /* gzip parts: the stream ended before the cut at or after cut_at */
     void *pipe;           /* gzip: the inflating thread (input.c), or NULL */
     int corrupt;          /* the error is bad compressed data (exit 1), not I/O (exit 3) */
+    /* Args already skipped by the inflate thread (gzip pipe, input.c) in the
+     * block the window ends with: values starting at hint_at + hint_off[i]
+     * (hint_at: the block's first byte, as an input offset), hint_len[i]
+     * bytes long, ascending; hint_n is 0 when there are none. Valid until
+     * the next fill(). */
+    const uint32_t *hint_off, *hint_len;
+    size_t hint_n;
+    uint64_t hint_at;
 };
 
 /* Opens path ("-" = stdin) and reads the first chunk. Returns 0, or 3 (I/O

@@ -80,11 +80,45 @@ struct nmemo {
     uint32_t len;
 };
 
-/* What parse_event learns from one event for the next. */
+/* What parse_event learns from one event for the next, and the args the
+ * input's inflate thread already skipped in this window (input.h: hblk is
+ * the hints' block start in the window, hcur the next hint to look at). */
 struct ehints {
     struct kpred pred[2 * KPRED_N];
     struct nmemo ids[2]; /* pid, tid */
+    const char *hblk;
+    const uint32_t *hoff, *hlen;
+    size_t hn, hcur;
+    uint64_t hused; /* args skipped through a hint (for STINT_DEBUG_SPLIT) */
 };
+
+/* Takes the window's skipped args from in (after a fill). */
+static void ehints_window(struct ehints *h, const struct stint_input *in)
+{
+    h->hn = in->hint_n;
+    h->hcur = 0;
+    if (h->hn) {
+        h->hblk = in->buf + (in->hint_at - in->base);
+        h->hoff = in->hint_off;
+        h->hlen = in->hint_len;
+    }
+}
+
+/* Skips the value at j->p (an args object) when the inflate thread already
+ * did: 1, else 0. Args come in ascending order within a window. */
+static inline int hinted_skip(struct ehints *h, struct stint_json *j)
+{
+    if (j->p < h->hblk)
+        return 0;
+    uint64_t at = (uint64_t)(j->p - h->hblk);
+    while (h->hcur < h->hn && h->hoff[h->hcur] < at)
+        h->hcur++;
+    if (h->hcur == h->hn || h->hoff[h->hcur] != at)
+        return 0;
+    j->p += h->hlen[h->hcur++];
+    h->hused++;
+    return 1;
+}
 
 /* Empty hints (no guess matches, no memo). */
 static void ehints_init(struct ehints *h)
@@ -701,7 +735,7 @@ static int parse_event(struct stint_json *j, struct event *e, struct ehints *h)
         case K_ARGS: {
             stint_json_ws(j);
             const char *a = j->p;
-            if ((rc = stint_json_skip(j)) != STINT_JSON_OK)
+            if (!(h->hn && hinted_skip(h, j)) && (rc = stint_json_skip(j)) != STINT_JSON_OK)
                 goto out;
             if (*a == '{') {
                 e->args_a = a;
@@ -1569,6 +1603,7 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
 {
     struct creader r = {.m = m, .in = in, .o = o};
     ehints_init(&r.hints);
+    ehints_window(&r.hints, in);
     m->format = "chrome-json";
     int state = part & STINT_PART_FROM_SPLIT ? S_EV_FIRST : S_START;
     int in_obj = part & STINT_PART_FROM_SPLIT ? part_in_obj : 0, rc = 0;
@@ -1618,6 +1653,7 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
             rc = stint_input_errcode(in);
             break;
         }
+        ehints_window(&r.hints, in);
     }
     if (j.trailing_commas) {
         stint_model_repair(m, STINT_REPAIR_TRAILING_COMMA, "trailing comma inside an event or its args");
@@ -1633,6 +1669,8 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
         m->repairs[STINT_REPAIR_LONE_SURROGATE] += j.lone_surrogates - 1;
     }
     stint_i_progress(in, 1);
+    if (in->pipe && getenv("STINT_DEBUG_SPLIT")) /* for tests: whether the inflate thread's hints served */
+        fprintf(stderr, "stint: %llu args skipped by the inflate thread\n", (unsigned long long)r.hints.hused);
     free(r.scratch);
     free(r.key);
     return rc;

@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The inflate thread's args hints (input.c): while the reader is behind, the
+# thread that inflates a gzip trace also skips the events' "args" values and
+# hands the reader their lengths. The answers must not depend on it: a gzip
+# trace with args the fast skip takes and args it gives up on (\u escapes,
+# trailing commas, raw control bytes, nesting past 64 levels), args that are
+# arrays or strings, "args" keys inside other values, spaced-out keys, and
+# args of ~100 KB across the 1 MiB block ends, gives byte-identical stdout
+# and stderr (repairs included) and exit codes with hints for every block
+# (STINT_PIPE_SCAN_ALL), with hints when the thread is ahead (the default),
+# and with no inflate thread (STINT_NO_INFLATE_THREAD); the same for the file
+# cut off in the middle (exit 1, partial). With every block scanned, the
+# reader must say it used the hints (STINT_DEBUG_SPLIT).
+set -u
+STINT=${STINT_BIN:?STINT_BIN not set}
+command -v python3 >/dev/null || { echo "SKIP: python3 is not installed"; exit 77; }
+command -v gzip >/dev/null || { echo "SKIP: gzip is not installed"; exit 77; }
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+fail=0
+python3 - "$T/t.json" <<'PY'
+import random, sys
+random.seed(7)
+kinds = [
+    '"args": {"External id": %d, "Input Dims": [[512, 256], [512, 2048]], "name": "op"}',
+    '"args" : {"n": %d}',
+    '"args"\n:\n{"n": %d, "s": "a \\"quoted\\" word"}',
+    '"args": {"u": "caf\\u00e9 %d"}',
+    '"args": {"n": %d, "t": [1, 2,],}',
+    '"args": {"c": "tab\there %d"}',
+    '"args": [%d, 2, 3]',
+    '"args": "text %d"',
+    '"args": {}, "n%d": 0',
+    '"meta": {"args": {"inner": %d}}, "args": {"n": 1}',
+    '"args": {"args": {"n": %d}}',
+    '"args": ' + '{"d":' * 70 + '%d' + '}' * 70,
+    '"args": {"big": "' + 'x' * 100000 + '", "n": %d}',
+]
+weights = [40, 5, 5, 3, 2, 2, 3, 3, 5, 3, 3, 1, 0.05]
+ev = []
+ts = 0
+for i in range(24000):
+    k = random.choices(range(len(kinds)), weights)[0]
+    ts += random.randint(1, 50)
+    ev.append('{"ph": "X", "name": "n%d", "cat": "c%d", "pid": 1, "tid": %d, "ts": %d, "dur": %d, %s}'
+              % (i % 37, k, 1 + i % 3, ts, random.randint(0, 40), kinds[k] % i))
+open(sys.argv[1], "w").write('{"traceEvents": [\n' + ",\n".join(ev) + '\n], "otherData": {"args": {"x": 1}}}\n')
+PY
+gzip -1 -c "$T/t.json" > "$T/t.json.gz"
+size=$(stat -c %s "$T/t.json.gz")
+head -c $((size / 2)) "$T/t.json.gz" > "$T/cut.json.gz"
+for f in t cut; do
+  for cmd in "summary --json" "slices --json" "counters --json"; do
+    STINT_NO_INFLATE_THREAD=1 "$STINT" $cmd "$T/$f.json.gz" > "$T/ref" 2> "$T/ref.err"; r0=$?
+    for mode in STINT_PIPE_SCAN_ALL=1 STINT_PIPE_DEFAULT=1; do
+      env "$mode" "$STINT" $cmd "$T/$f.json.gz" > "$T/out" 2> "$T/out.err"; r=$?
+      if [ $r = $r0 ] && cmp -s "$T/ref" "$T/out" && cmp -s "$T/ref.err" "$T/out.err"; then
+        echo "ok   $f: $cmd identical with $mode and without the inflate thread (rc $r)"
+      else
+        echo "FAIL $f: $cmd differs with $mode (rc $r0 vs $r)"; diff "$T/ref.err" "$T/out.err" | head -5; fail=1
+      fi
+    done
+  done
+done
+STINT_NO_INFLATE_THREAD=1 "$STINT" summary "$T/t.json.gz" 2>&1 >/dev/null | grep -q "trailing_comma" &&
+  echo "ok   the trace has repairs the fast skip leaves to the reader" ||
+  { echo "FAIL the trace shows no trailing-comma repair"; fail=1; }
+n=$(STINT_PIPE_SCAN_ALL=1 STINT_DEBUG_SPLIT=1 "$STINT" summary "$T/t.json.gz" 2>&1 >/dev/null |
+  sed -n 's/^stint: \([0-9]*\) args skipped by the inflate thread$/\1/p')
+if [ -n "$n" ] && [ "$n" -gt 10000 ]; then
+  echo "ok   with every block scanned the reader skipped $n args through hints"
+else
+  echo "FAIL with every block scanned the reader used ${n:-no} hints (expected more than 10000)"; fail=1
+fi
+exit $fail
