@@ -98,7 +98,9 @@ static void ehints_window(struct ehints *h, const struct stint_input *in)
     h->hn = in->hint_n;
     h->hcur = 0;
     if (h->hn) {
-        h->hblk = in->buf + (in->hint_at - in->base);
+        /* the block may start before the window: a fill that found the end
+         * leaves the window, and the hints, as they were */
+        h->hblk = in->hint_at >= in->base ? in->buf + (in->hint_at - in->base) : in->buf - (in->base - in->hint_at);
         h->hoff = in->hint_off;
         h->hlen = in->hint_len;
     }
