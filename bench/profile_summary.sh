@@ -42,14 +42,16 @@ for line in open(sys.argv[1]):
 # Stages by function name (inlined helpers count in their caller). The
 # patterns are this build's function names: check them after a refactor.
 stages = [
+    ('inflate (ISA-L or zlib: .gz input)', r'^(decode_huffman.*|crc32_.*|isal_.*|inflate.*|adler32.*|read_header.*)$'),
     ('tokenizer (event keys and values, args skipped and validated)',
-     r'^(parse_event|block_skip|fast_skip.*|stint_json_.*|scan_.*|stint_scan_.*|stint_parse_ts|read_id2)$'),
+     r'^(parse_event|block_skip|fast_skip.*|stint_json_.*|scan_.*|stint_scan_.*|stint_parse_ts|read_id2|'
+     r'find_hints|find_args_key|pipe_main)$'),
     ('model while reading (names, lanes, lean records, flows)',
      r'^(step|add_event|intern_.*|stint_model_(intern|add_slice|begin|end|flow|counter|str|lane_at|track_.*|synthetic_.*)|'
      r'stint_i_lean_(add|note)|pair_of|lane_fill|stint_umap_.*|handle_.*|walk_.*|__memcmp.*)$'),
     ('finish walk, tally, quantiles, output',
      r'^(stint_model_finish|stint_i_lean_track|on_slice|.*near_sort.*|cat_run_flush.*|stint_select_.*|'
-     r'stint_intervals_.*|.*merge.*|cmd_summary.*|stint_text.*|__vfprintf.*)$'),
+     r'stint_intervals_.*|.*merge.*|cmd_summary.*|stint_text.*|__vfprintf.*|stint_sinkpipe_.*|deliver|consumer)$'),
 ]
 kernel = [('kernel: read() copy and page cache', r'(copy_to_iter|filemap|page_cache|folio|xas_|readahead)'),
           ('kernel: page faults', r'(page_fault|clear_page|anonymous_page|handle_mm|alloc_.*pages|lruvec|memcg|vma)')]
