@@ -45,8 +45,10 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
                              int in_obj, int *boundary_ok);
 
 /* How many threads the analyzer may use: STINT_THREADS when set (1 keeps
- * everything on the calling thread), else the CPUs this process may run on
- * (at most STINT_MAX_THREADS). */
+ * the parsing, merging and summarizing on the calling thread; gzip input is
+ * still inflated on a thread of its own unless STINT_NO_INFLATE_THREAD is
+ * set, input.c), else the CPUs this process may run on (at most
+ * STINT_MAX_THREADS). */
 #define STINT_MAX_THREADS 16
 int stint_threads_wanted(void);
 
