@@ -48,16 +48,12 @@ PY
 gzip -1 -c "$T/t.json" > "$T/t.json.gz"
 size=$(stat -c %s "$T/t.json.gz")
 head -c $((size / 2)) "$T/t.json.gz" > "$T/cut.json.gz"
+SAME_DIR=$T; . "$(dirname "$0")/same_output.sh"
 for f in t cut; do
   for cmd in "summary --json" "slices --json" "counters --json"; do
-    STINT_NO_INFLATE_THREAD=1 "$STINT" $cmd "$T/$f.json.gz" > "$T/ref" 2> "$T/ref.err"; r0=$?
+    ref_run env STINT_NO_INFLATE_THREAD=1 "$STINT" $cmd "$T/$f.json.gz"
     for mode in STINT_PIPE_SCAN_ALL=1 STINT_PIPE_DEFAULT=1; do
-      env "$mode" "$STINT" $cmd "$T/$f.json.gz" > "$T/out" 2> "$T/out.err"; r=$?
-      if [ $r = $r0 ] && cmp -s "$T/ref" "$T/out" && cmp -s "$T/ref.err" "$T/out.err"; then
-        echo "ok   $f: $cmd identical with $mode and without the inflate thread (rc $r)"
-      else
-        echo "FAIL $f: $cmd differs with $mode (rc $r0 vs $r)"; diff "$T/ref.err" "$T/out.err" | head -5; fail=1
-      fi
+      same_as_ref "$f: $cmd identical with $mode and without the inflate thread" env "$mode" "$STINT" $cmd "$T/$f.json.gz"
     done
   done
 done

@@ -26,17 +26,14 @@ configs="2:- 2:2 3:7 2:64" gzfiles="a o c many ids bad open"
 if [ -n "${TSAN_OPTIONS:-}${ASAN_OPTIONS:-}" ]; then
   configs="2:- 3:7" gzfiles="a bad open"
 fi
+SAME_DIR=$T; . "$(dirname "$0")/same_output.sh"
 same() { # name file
   for cmd in "summary --json" "slices --json" "counters --json"; do
-    STINT_THREADS=1 "$STINT" $cmd "$2" > "$T/one" 2> "$T/one.err"; r1=$?
+    ref_run env STINT_THREADS=1 "$STINT" $cmd "$2"
     for tp in $configs; do
       parts=${tp#*:}; [ "$parts" = - ] && parts=
-      STINT_THREADS=${tp%:*} STINT_SPLIT_PARTS=$parts STINT_SPLIT_MIN_BYTES=1 "$STINT" $cmd "$2" > "$T/two" 2> "$T/two.err"; r2=$?
-      if [ $r1 = $r2 ] && cmp -s "$T/one" "$T/two" && cmp -s "$T/one.err" "$T/two.err"; then
-        echo "ok   $1: $cmd identical on 1 thread and on $tp threads:parts (rc $r1)"
-      else
-        echo "FAIL $1: $cmd differs on $tp threads:parts (rc $r1 vs $r2)"; diff "$T/one.err" "$T/two.err" | head -5; fail=1
-      fi
+      same_as_ref "$1: $cmd identical on 1 thread and on $tp threads:parts" \
+        env STINT_THREADS=${tp%:*} STINT_SPLIT_PARTS=$parts STINT_SPLIT_MIN_BYTES=1 "$STINT" $cmd "$2"
     done
   done
 }
