@@ -270,7 +270,8 @@ enum { HINTS_NONE, HINTS_SCANNING, HINTS_READY, HINTS_LATE };
 
 struct gzpipe {
     pthread_t thread;
-    uint32_t *hint_off[PIPE_BLOCKS], *hint_len[PIPE_BLOCKS]; /* PIPE_HINTS each, touched as used */
+    uint32_t *hint_off[PIPE_BLOCKS], *hint_len[PIPE_BLOCKS]; /* PIPE_HINTS each, one allocation
+                                                              * per block (hint_len follows), touched as used */
     size_t hint_n[PIPE_BLOCKS];
     int hint_state[PIPE_BLOCKS]; /* HINTS_*, under mu */
     int scan_all;             /* STINT_PIPE_SCAN_ALL (tests): every block, before the reader gets it */
@@ -319,11 +320,11 @@ static size_t find_hints(const char *d, size_t n, uint32_t *off, uint32_t *len)
     const char *p = d, *end = d + n;
     while (k < PIPE_HINTS && (p = find_args_key(p, end)) != NULL) {
         const char *q = p + 6;
-        while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
+        while (q < end && stint_json_is_blank(*q))
             q++;
         if (q < end && *q == ':') {
             q++;
-            while (q < end && (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r'))
+            while (q < end && stint_json_is_blank(*q))
                 q++;
             const char *e = q < end && *q == '{' ? stint_i_json_fast_skip(q, end, STINT_I_JSON_FAST_AUTO) : NULL;
             if (e) {
@@ -418,10 +419,8 @@ static void *pipe_main(void *arg)
 
 static void pipe_free(struct gzpipe *g)
 {
-    for (int b = 0; b < PIPE_BLOCKS; b++) {
+    for (int b = 0; b < PIPE_BLOCKS; b++)
         free(g->hint_off[b]);
-        free(g->hint_len[b]);
-    }
     free(g->ring);
     free(g);
 }
@@ -435,14 +434,9 @@ static int pipe_start(struct stint_input *in)
         free(g);
         return -1;
     }
-    for (int b = 0; b < PIPE_BLOCKS; b++) { /* no hints where these fail */
-        g->hint_off[b] = malloc(PIPE_HINTS * sizeof(uint32_t));
-        g->hint_len[b] = g->hint_off[b] ? malloc(PIPE_HINTS * sizeof(uint32_t)) : NULL;
-        if (!g->hint_len[b]) {
-            free(g->hint_off[b]);
-            g->hint_off[b] = NULL;
-        }
-    }
+    for (int b = 0; b < PIPE_BLOCKS; b++) /* no hints where this fails */
+        if ((g->hint_off[b] = malloc(2 * PIPE_HINTS * sizeof(uint32_t))) != NULL)
+            g->hint_len[b] = g->hint_off[b] + PIPE_HINTS;
     g->scan_all = getenv("STINT_PIPE_SCAN_ALL") != NULL;
     pthread_mutex_init(&g->mu, NULL);
     pthread_cond_init(&g->cv, NULL);
