@@ -3,7 +3,8 @@
 # against a Python json.load baseline doing the same computation, measured in
 # the same run; medians of REPS runs. Also `.gz` input against bare ISA-L
 # inflate of the same file (bench_inflate --bare) and against the plain file
-# on one thread.
+# on one thread. A peer, once per size: speedscope's Trace Event importer
+# under node (tests/sh/speedscope_import.js --bench).
 #   bench/bench_summary.sh [BUILD_DIR]
 #   BENCH_QUICK=1      20 MB instead of 100 MB
 #   STINT_BENCH_1G=1   also 1 GB (python baseline run once: it needs ~7 GB RAM)
@@ -57,10 +58,27 @@ for sz in $sizes; do
   preps=$reps; [ "$sz" = 1G ] && preps=1
   for _ in $(seq "$preps"); do run_timed "$work/p" python3 "$here/summary_baseline.py" "$f"; done
   pspans=$(awk '{print $1}' "$work/p.stdout")
+  # a peer that reads the same file into call trees: speedscope's Trace Event
+  # importer under node (installed under the build folder by make test's
+  # test_speedscope_import.sh). Once per size; V8 strings stop at 512 MiB, so
+  # not at 1G.
+  ss=$build/speedscope-node/node_modules/speedscope/dist/release
+  ssnote=""
+  if [ "$sz" = 1G ]; then ssnote="speedscope: not run at 1G (node reads the file as one string; V8 strings stop at 512 MiB)"
+  elif ! command -v node >/dev/null 2>&1 || [ ! -d "$ss" ]; then ssnote="speedscope: SKIP (needs node and $ss: make test installs it)"
+  else
+    run_timed "$work/ss" node "$here/../tests/sh/speedscope_import.js" --bench "$ss" "$f"
+    if grep -q '^FAIL' "$work/ss.stdout" || ! grep -q ' profiles, ' "$work/ss.stdout"; then
+      ssnote="speedscope: FAILED: $(tail -c 300 "$work/ss.stdout")"; rm -f "$work/ss.t"
+    else ssnote="speedscope: $(sed -n 's/^.*: \([0-9]* profiles, [0-9]* warnings\)$/\1/p' "$work/ss.stdout") (warnings: span ends it could not match to the top of its stack)"
+    fi
+  fi
   bw=$(awk '{print $1}' "$work/s.t" | median); bc=$(awk '{print $3}' "$work/s.t" | median)
   row "$sz" "stint (2 threads)" "$work/s.t" "$mb" "$bw" "$bc"
   row "$sz" "stint (1 thread)" "$work/s1.t" "$mb" "$bw" "$bc"
   row "$sz" "python3 json.load" "$work/p.t" "$mb" "$bw" "$bc"
+  [ -f "$work/ss.t" ] && row "$sz" "speedscope (node)" "$work/ss.t" "$mb" "$bw" "$bc"
+  echo "       $ssnote"
   echo "       spans: stint $spans, python $pspans; RSS bound 64 MB + 16 B/span = $(awk -v s="$spans" 'BEGIN{printf "%.0f", 64 + s*16/1048576}') MB"
   # gzip input against the bare inflate of the same layer
   gzip -1 -c "$f" > "$f.gz"

@@ -1,7 +1,11 @@
 // speedscope_import.js - loads Chrome trace JSON files with speedscope's own
 // Trace Event importer under node and fails on any error.
 //
-// usage: node speedscope_import.js <speedscope/dist/release> <trace.json>...
+// usage: node speedscope_import.js [--bench] <speedscope/dist/release> <trace.json>...
+//
+// --bench (bench/bench_summary.sh's peer row): warnings are counted, not
+// failures; each file's line says how many, and only an exception or an
+// empty result fails.
 //
 // The npm package ships only the browser bundle, so this script finds the
 // importer function in it (the one that dispatches on `traceEvents`), exports
@@ -14,8 +18,9 @@ const fs = require('fs');
 const vm = require('vm');
 const path = require('path');
 
-const dir = process.argv[2];
-const files = process.argv.slice(3);
+const bench = process.argv[2] === '--bench';
+const dir = process.argv[bench ? 3 : 2];
+const files = process.argv.slice(bench ? 4 : 3);
 const bundleName = fs.readdirSync(dir).find((f) => /^speedscope-.*\.js$/.test(f));
 if (!bundleName) {
   console.error(`no speedscope bundle in ${dir}`);
@@ -40,10 +45,11 @@ function inert() {
   });
 }
 const problems = [];
+let warned = 0; /* --bench: warnings counted only */
 const quiet = {
   log: () => {},
   info: () => {},
-  warn: (...a) => problems.push('warn: ' + a.join(' ')),
+  warn: (...a) => (bench ? warned++ : problems.push('warn: ' + a.join(' '))),
   error: (...a) => problems.push('error: ' + a.join(' ')),
 };
 const ctx = { console: quiet, setTimeout, clearTimeout, URL, TextDecoder, TextEncoder };
@@ -61,6 +67,7 @@ ctx.__ss.init();
 let failed = 0;
 for (const file of files) {
   problems.length = 0;
+  warned = 0;
   try {
     const group = ctx.__ss.imp(JSON.parse(fs.readFileSync(file, 'utf8')));
     const profiles = (group && group.profiles) || [];
@@ -68,7 +75,11 @@ for (const file of files) {
     for (const p of profiles) {
       if (!(p.getTotalWeight() > 0)) problems.push(`profile "${p.getName()}" is empty`);
     }
-    console.log(`${file}: ${profiles.length} profiles: ` + profiles.map((p) => p.getName()).join('; '));
+    if (bench) {
+      console.log(`${file}: ${profiles.length} profiles, ${warned} warnings`);
+    } else {
+      console.log(`${file}: ${profiles.length} profiles: ` + profiles.map((p) => p.getName()).join('; '));
+    }
   } catch (e) {
     problems.push('exception: ' + (e && e.stack ? e.stack : e));
   }
