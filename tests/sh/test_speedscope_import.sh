@@ -53,4 +53,18 @@ for f in "${inputs[@]}"; do
   "$checker" --check "$f" || rc=1
 done
 node "$here/speedscope_import.js" "$release" "${inputs[@]}" || rc=1
+# --bench (bench_summary.sh's peer row): one "N profiles, M warnings" line per
+# file, warnings counted rather than failing; a trace whose ends do not match
+# its begins must pass and show them
+printf '%s\n' '{"traceEvents":[' \
+  '{"ph":"B","name":"outer","pid":1,"tid":1,"ts":0},{"ph":"B","name":"inner","pid":1,"tid":1,"ts":1},' \
+  '{"ph":"E","name":"outer","pid":1,"tid":1,"ts":2},{"ph":"E","name":"inner","pid":1,"tid":1,"ts":3}]}' >"$tmp/cross.json"
+out=$(node "$here/speedscope_import.js" --bench "$release" "$tmp/threads.json" "$tmp/cross.json") || {
+  echo "FAIL: --bench failed:"; echo "$out"; rc=1; }
+if ! echo "$out" | grep -Eq '/threads\.json: 5 profiles, 0 warnings$' ||
+   ! echo "$out" | grep -Eq '/cross\.json: 1 profiles, [1-9][0-9]* warnings$'; then
+  echo "FAIL: --bench lines not as bench_summary.sh reads them:"; echo "$out"; rc=1
+else
+  echo "--bench: $(echo "$out" | sed 's/^.*: //' | paste -sd';')"
+fi
 exit $rc
