@@ -106,6 +106,11 @@ while IFS= read -r line; do
   if [ "$rc" = 1 ] && [[ $args == summary* ]] && ! grep -q 'PARTIAL' "$tmp/err" && ! grep -q -- '--strict' "$tmp/err"; then
     fail "$name: exit 1 without the report marked PARTIAL"
   fi
+  # exit 3 prints no report: stdout empty, and stderr says so rather than PARTIAL
+  if [ "$rc" = 3 ] && [[ $args == summary* ]] &&
+     { [ -s "$tmp/out" ] || grep -q 'PARTIAL' "$tmp/err" || ! grep -q ': no report (the input could not be read' "$tmp/err"; }; then
+    fail "$name: exit 3 without 'no report' on stderr (or with a report or PARTIAL)"; sed 's/^/    /' "$tmp/err" | head -5
+  fi
   rss=$(cat "$tmp/rss" 2>/dev/null | tail -1)
   if [ -n "$rss" ]; then
     case $args in timing*) bound=$((288 * 1024)) ;; *) bound=$((160 * 1024)) ;; esac

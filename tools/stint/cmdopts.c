@@ -126,7 +126,7 @@ int stint_cmd_load_sink(const struct stint_cmd_opts *o, struct stint_model *m, u
         stint_sinkpipe_close(&pipe);
         stint_model_set_span_sink(m, sink, ctx);
     }
-    stint_report_problems(stderr, o->path, m);
+    stint_report_problems(stderr, o->path, m, rc);
     return rc;
 }
 

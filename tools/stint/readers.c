@@ -471,7 +471,7 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
     return rc;
 }
 
-void stint_report_problems(FILE *f, const char *path, const struct stint_model *m)
+void stint_report_problems(FILE *f, const char *path, const struct stint_model *m, int rc)
 {
     if (m->error)
         fprintf(f, "stint: error: %s\n", m->error);
@@ -482,6 +482,9 @@ void stint_report_problems(FILE *f, const char *path, const struct stint_model *
     if (m->dropped)
         fprintf(f, "stint: %s: dropped %llu event(s) (first: %s)\n", path, (unsigned long long)m->dropped,
                 m->dropped_first ? m->dropped_first : "");
-    if (m->partial)
+    if (rc == 2 || rc == 3)
+        fprintf(f, "stint: %s: no report (the input could not be read%s)\n", path,
+                m->events ? " to its end" : "");
+    else if (m->partial)
         fprintf(f, "stint: %s: the report is PARTIAL (input ended in an error)\n", path);
 }

@@ -52,8 +52,10 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
 #define STINT_MAX_THREADS 16
 int stint_threads_wanted(void);
 
-/* Prints the model's error, repairs and drops to f as "stint: ..." lines. */
-void stint_report_problems(FILE *f, const char *path, const struct stint_model *m);
+/* Prints the model's error, repairs and drops to f as "stint: ..." lines.
+ * rc is stint_read_trace's exit code: with 2 or 3 the commands print no
+ * report, and the last line says so instead of calling the report partial. */
+void stint_report_problems(FILE *f, const char *path, const struct stint_model *m, int rc);
 
 /* Internal helper for readers: progress on stderr (no-op unless enabled). */
 void stint_i_progress(struct stint_input *in, int done);
