@@ -69,7 +69,7 @@ int stint_cmd_convert(int argc, char **argv)
         fprintf(stderr, "stint convert: note: filters are ignored (convert writes the whole trace)\n");
     struct stint_model m;
     rc = stint_cmd_load(&o, &m, STINT_MODEL_KEEP_ARGS | STINT_MODEL_KEEP_SAMPLES);
-    if (rc == 3 || rc == 2) {
+    if (stint_no_report(rc, &m)) {
         stint_model_free(&m);
         return rc;
     }

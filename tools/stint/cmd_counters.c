@@ -428,7 +428,7 @@ int stint_cmd_counters(int argc, char **argv)
         source = "counter events";
         rc = stint_cmd_load(&o, &m, STINT_MODEL_KEEP_SAMPLES);
         have_model = 1;
-        if (rc == 3 || rc == 2)
+        if (stint_no_report(rc, &m))
             goto out;
         /* the set's index + 1 of each model series (not a pointer: the set's
          * array moves when it grows) */

@@ -49,7 +49,7 @@ int stint_cmd_report(int argc, char **argv)
         fprintf(stderr, "stint report: note: filters are ignored (the report covers the whole trace)\n");
     struct stint_model m;
     rc = stint_cmd_load(&o, &m, STINT_MODEL_KEEP_ARGS);
-    if (rc == 3 || rc == 2) {
+    if (stint_no_report(rc, &m)) {
         stint_model_free(&m);
         return rc;
     }

@@ -175,7 +175,7 @@ int stint_cmd_slices(int argc, char **argv)
         return rc;
     struct stint_model m;
     rc = stint_cmd_load(&o, &m, STINT_MODEL_KEEP_ARGS | STINT_MODEL_KEEP_SAMPLES);
-    if (rc == 3 || rc == 2) {
+    if (stint_no_report(rc, &m)) {
         stint_model_free(&m);
         return rc;
     }

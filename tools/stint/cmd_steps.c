@@ -43,7 +43,7 @@ int stint_cmd_steps(int argc, char **argv)
     struct stint_model m;
     /* args are only needed to find the measured span when no --step is given */
     rc = stint_cmd_load(&o, &m, step_glob ? 0 : STINT_MODEL_KEEP_ARGS);
-    if (rc == 3 || rc == 2) {
+    if (stint_no_report(rc, &m)) {
         stint_model_free(&m);
         return rc;
     }

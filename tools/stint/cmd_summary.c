@@ -767,7 +767,7 @@ int stint_cmd_summary(int argc, char **argv)
      * results with more memory; the differential test compares the two) */
     const char *nl = getenv("STINT_SUMMARY_NO_LEAN");
     rc = stint_cmd_load_sink(&o, &m, nl && *nl == '1' ? 0 : STINT_MODEL_LEAN, on_slice, &S);
-    if (rc == 3 || rc == 2) {
+    if (stint_no_report(rc, &m)) {
         stint_model_free(&m);
         return rc;
     }

@@ -214,7 +214,7 @@ int stint_cmd_tree(int argc, char **argv)
     }
     struct stint_model m;
     rc = stint_cmd_load(&o, &m, 0);
-    if (rc == 3 || rc == 2) {
+    if (stint_no_report(rc, &m)) {
         stint_model_free(&m);
         return rc;
     }

@@ -47,8 +47,32 @@
 
 int stint_input_errcode(const struct stint_input *in) { return in->err[0] && in->corrupt ? 1 : 3; }
 
+/* The test knob STINT_TEST_EIO_AT=N: on a seekable descriptor, the read
+ * that would pass file offset N fails with EIO, as a failing disk's would
+ * (test_read_error_partial.sh: an I/O error in the middle of a file). Read
+ * once; -1 when unset. */
+static long long eio_at(void)
+{
+    static long long at = -2;
+    long long v = __atomic_load_n(&at, __ATOMIC_RELAXED);
+    if (v == -2) {
+        const char *e = getenv("STINT_TEST_EIO_AT");
+        v = e && *e ? atoll(e) : -1;
+        __atomic_store_n(&at, v, __ATOMIC_RELAXED);
+    }
+    return v;
+}
+
 static ssize_t read_full(int fd, void *dst, size_t n)
 {
+    long long stop = eio_at();
+    if (stop >= 0) {
+        off_t off = lseek(fd, 0, SEEK_CUR);
+        if (off >= 0 && (long long)off + (long long)n > stop) {
+            errno = EIO;
+            return -1;
+        }
+    }
     size_t got = 0;
     while (got < n) {
         ssize_t r = read(fd, (char *)dst + got, n - got);
@@ -145,7 +169,8 @@ static int zin_fill(struct stint_input *in)
         return 0;
     ssize_t r = read_full(in->fd, in->zin, ZIN_CHUNK);
     if (r < 0) {
-        snprintf(in->err, sizeof in->err, "%s: read error: %s", in->path, strerror(errno));
+        snprintf(in->err, sizeof in->err, "%s: read error at compressed byte %llu: %s", in->path,
+                 (unsigned long long)in->zraw, strerror(errno));
         return -1;
     }
     in->zin_len = (size_t)r;
@@ -664,7 +689,7 @@ static int open_common(struct stint_input *in, const char *path, uint64_t from, 
             want = (size_t)in->stop_at;
         ssize_t r = read_full(in->fd, in->buf, want);
         if (r < 0) {
-            snprintf(in->err, sizeof in->err, "%s: read error: %s", path, strerror(errno));
+            snprintf(in->err, sizeof in->err, "%s: read error at byte 0: %s", path, strerror(errno));
             return 3;
         }
         if (r >= 2 && (unsigned char)in->buf[0] == 0x1f && (unsigned char)in->buf[1] == 0x8b) {

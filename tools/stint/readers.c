@@ -482,9 +482,8 @@ void stint_report_problems(FILE *f, const char *path, const struct stint_model *
     if (m->dropped)
         fprintf(f, "stint: %s: dropped %llu event(s) (first: %s)\n", path, (unsigned long long)m->dropped,
                 m->dropped_first ? m->dropped_first : "");
-    if (rc == 2 || rc == 3)
-        fprintf(f, "stint: %s: no report (the input could not be read%s)\n", path,
-                m->events ? " to its end" : "");
+    if (stint_no_report(rc, m))
+        fprintf(f, "stint: %s: no report (the input could not be read)\n", path);
     else if (m->partial)
         fprintf(f, "stint: %s: the report is PARTIAL (input ended in an error)\n", path);
 }

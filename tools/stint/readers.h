@@ -52,9 +52,18 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
 #define STINT_MAX_THREADS 16
 int stint_threads_wanted(void);
 
-/* Prints the model's error, repairs and drops to f as "stint: ..." lines.
- * rc is stint_read_trace's exit code: with 2 or 3 the commands print no
- * report, and the last line says so instead of calling the report partial. */
+/* Whether a command prints no report after a read that returned rc: a usage
+ * error (2), or an I/O error (3) before any event was read. An I/O error
+ * later leaves what was read, and the commands report it, marked PARTIAL,
+ * and still exit 3. */
+static inline int stint_no_report(int rc, const struct stint_model *m)
+{
+    return rc == 2 || (rc == 3 && m->events == 0);
+}
+
+/* Prints the model's error, repairs and drops to f as "stint: ..." lines;
+ * rc is the read's exit code: where stint_no_report() holds, the last line
+ * says that no report follows instead of calling the report partial. */
 void stint_report_problems(FILE *f, const char *path, const struct stint_model *m, int rc);
 
 /* Internal helper for readers: progress on stderr (no-op unless enabled). */

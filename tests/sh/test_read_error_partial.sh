@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# An I/O error in the middle of a file: what was read before it is still
+# reported, marked PARTIAL, and the command exits 3; an I/O error before any
+# event was read prints no report and says so ("no report", never PARTIAL).
+# The error comes from the test knob STINT_TEST_EIO_AT=N (input.c: the read
+# that would pass file offset N fails with EIO). Plain files on one thread
+# and cut into parts on two, and gzip input (its inflate thread).
+set -uo pipefail
+STINT=${STINT_BIN:?}
+work=$(mktemp -d "${TMPDIR:-/tmp}/stint-eio.XXXXXX")
+trap 'rm -rf "$work"' EXIT
+fail=0
+bad() { echo "FAIL: $*"; fail=1; }
+
+# 5 MB of complete spans whose args (random hex) compress about 2:1, so the
+# gzip file is over 1 MiB too (the readers read 1 MiB at a time)
+python3 - "$work/t.json" <<'PY'
+import random, sys
+r = random.Random(7)
+with open(sys.argv[1], "w") as f:
+    f.write('{"traceEvents":[\n')
+    ts, n = 0, 0
+    while f.tell() < 5_000_000:
+        ts += r.randint(5, 50)
+        f.write('{"ph":"X","name":"n%d","cat":"c","pid":1,"tid":%d,"ts":%d,"dur":%d,"args":{"h":"%032x","g":"%032x"}},\n'
+                % (r.randint(0, 30), r.randint(1, 4), ts, r.randint(1, 40), r.getrandbits(128), r.getrandbits(128)))
+        f.write('{"ph":"C","name":"mem","pid":1,"ts":%d,"args":{"bytes":%d}},\n' % (ts, r.randint(0, 1 << 20)))
+        n += 2
+    f.write('{}]}\n')
+PY
+gzip -1 -c "$work/t.json" >"$work/t.json.gz"
+total=$("$STINT" summary --json "$work/t.json" | python3 -c 'import json,sys; print(json.load(sys.stdin)["spans"])')
+[ "${total:-0}" -gt 1000 ] || bad "the whole file reads as ${total:-?} spans"
+zsize=$(stat -c %s "$work/t.json.gz")
+[ "$zsize" -gt 1200000 ] || bad "the gzip file is only $zsize bytes (needs more than 1 MiB)"
+
+# check NAME EXPECT FILE ARGS...: runs the command with the knob set (EIO_AT
+# in the environment); EXPECT is "partial" (rc 3, output, PARTIAL, the error
+# with its offset) or "none" (rc 3, no output, "no report"). The output is
+# stdout, or OUT when set (a command writing a file).
+check() {
+  local name=$1 expect=$2 file=$3 was=$fail; shift 3
+  fail=0
+  rm -f "${OUT:-$work/out}"
+  "$STINT" "$@" "$file" >"$work/out" 2>"$work/err"
+  local rc=$?
+  local out=${OUT:-$work/out}
+  if [ "$rc" != 3 ]; then bad "$name: exit $rc, expected 3"; sed 's/^/    /' "$work/err" | head -5; fail=1; return; fi
+  if ! grep -qE "^stint: error: .*: read error at (compressed )?byte [0-9]+: Input/output error$" "$work/err"; then
+    bad "$name: no read error with its byte offset on stderr"; sed 's/^/    /' "$work/err" | head -5
+  fi
+  if [ "$expect" = partial ]; then
+    [ -s "$out" ] || bad "$name: nothing reported of what was read"
+    grep -q 'the report is PARTIAL' "$work/err" || bad "$name: stderr does not mark the report PARTIAL"
+    grep -q 'no report' "$work/err" && bad "$name: stderr says 'no report' above a report"
+  else
+    [ -s "$out" ] && bad "$name: a report after an error before any event"
+    grep -q "no report (the input could not be read)" "$work/err" || bad "$name: stderr does not say 'no report'"
+    grep -q 'PARTIAL' "$work/err" && bad "$name: PARTIAL without a report"
+  fi
+  [ $fail = 0 ] && echo "ok   $name (exit 3, $(wc -c <"$out") bytes out)"
+  [ $was = 0 ] || fail=1
+}
+
+# summary --json: the spans read before the error, fewer than all, partial: true
+json_spans() {
+  python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(d["spans"] if d["partial"] is True else -1)' "$work/out"
+}
+
+export STINT_TEST_EIO_AT=2500000
+for cmd in "summary" "summary --json" "slices --csv" "tree" "counters"; do
+  STINT_THREADS=1 check "plain, one thread: $cmd" partial "$work/t.json" $cmd
+done
+STINT_THREADS=1 check "plain, one thread: summary --json (spans)" partial "$work/t.json" summary --json
+s=$(json_spans)
+{ [ "${s:-0}" -gt 0 ] && [ "$s" -lt "$total" ]; } || bad "one thread: $s spans reported partial, expected 1..$((total - 1))"
+STINT_THREADS=2 STINT_SPLIT_MIN_BYTES=1 check "plain, two threads in parts: summary --json" partial "$work/t.json" summary --json
+s=$(json_spans)
+{ [ "${s:-0}" -gt 0 ] && [ "$s" -lt "$total" ]; } || bad "two threads: $s spans reported partial, expected 1..$((total - 1))"
+OUT=$work/folded.txt check "plain: convert" partial "$work/t.json" convert --to folded -o "$work/folded.txt"
+
+export STINT_TEST_EIO_AT=$((zsize - 100000))
+check "gzip, inflate thread: summary --json" partial "$work/t.json.gz" summary --json
+s=$(json_spans)
+{ [ "${s:-0}" -gt 0 ] && [ "$s" -lt "$total" ]; } || bad "gzip: $s spans reported partial, expected 1..$((total - 1))"
+STINT_NO_INFLATE_THREAD=1 check "gzip, no inflate thread: slices" partial "$work/t.json.gz" slices --csv
+
+export STINT_TEST_EIO_AT=0
+for cmd in "summary" "slices" "tree"; do
+  check "error at the first read: $cmd" none "$work/t.json" $cmd
+done
+check "error at the first read, gzip: summary" none "$work/t.json.gz" summary
+unset STINT_TEST_EIO_AT
+exit $fail
