@@ -78,6 +78,11 @@ STINT_THREADS=2 STINT_SPLIT_MIN_BYTES=1 check "plain, two threads in parts: summ
 s=$(json_spans)
 { [ "${s:-0}" -gt 0 ] && [ "$s" -lt "$total" ]; } || bad "two threads: $s spans reported partial, expected 1..$((total - 1))"
 OUT=$work/folded.txt check "plain: convert" partial "$work/t.json" convert --to folded -o "$work/folded.txt"
+check "plain: diff" partial "$work/t.json" diff "$work/t.json"
+grep -q '^# PARTIAL: A and B each ended in an error' "$work/out" || bad "diff: the comparison is not marked PARTIAL"
+check "plain: diff --json" partial "$work/t.json" diff --json "$work/t.json"
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["partial_a"] is True and d["partial_b"] is True and d["rows"]))' \
+  "$work/out" || bad "diff --json: partial_a/partial_b not true, or no rows"
 
 export STINT_TEST_EIO_AT=$((zsize - 100000))
 check "gzip, inflate thread: summary --json" partial "$work/t.json.gz" summary --json

@@ -208,12 +208,13 @@ int stint_cmd_diff(int argc, char **argv)
     struct stint_cmd_opts ob = o;
     ob.path = paths[1];
     int rcb = stint_cmd_load(&ob, &mb, 0);
-    if (rca >= 2 || rcb >= 2) {
+    if (stint_no_report(rca, &ma) || stint_no_report(rcb, &mb)) {
         stint_model_free(&ma);
         stint_model_free(&mb);
-        return rca >= 2 ? rca : rcb;
+        return stint_no_report(rca, &ma) ? rca : rcb;
     }
-    rc = rca || rcb ? 1 : 0;
+    /* a read error after some events: what was read is compared, PARTIAL, exit 3 */
+    rc = rca == 3 || rcb == 3 ? 3 : rca || rcb ? 1 : 0;
     size_t nka, nkb;
     struct key_dur *ka = collect(&ma, &o.filter, &nka), *kb = collect(&mb, &o.filter, &nkb);
     /* groups: merge the two sorted lists by (cat text, name text) */
@@ -324,13 +325,16 @@ int stint_cmd_diff(int argc, char **argv)
         fprintf(f,
                 ",\"threshold\":%g,\"seed\":%" PRIu64 ",\"resamples\":%zu,\"min_samples\":%ld,\"scope\":\"durations of finished spans "
                 "per (cat, name), any track, wall clock of each input; ratio = median B / median A; ci95 = "
-                "percentile bootstrap of that ratio\",\n\"rows\":[",
-                threshold, seed, eff_resamples, min_samples);
+                "percentile bootstrap of that ratio\",\"partial_a\":%s,\"partial_b\":%s,\n\"rows\":[",
+                threshold, seed, eff_resamples, min_samples, ma.partial ? "true" : "false", mb.partial ? "true" : "false");
     } else {
         fprintf(f, "# A = %s, B = %s; per (cat, name): median span duration (us), ratio = B/A,\n"
                    "# 95%% bootstrap CI of the ratio (seed %" PRIu64 ", %zu resamples); flagged when the CI excludes 1 and |ratio-1| "
                    "> %g%%\n",
                 paths[0], paths[1], seed, eff_resamples, threshold * 100);
+        if (ma.partial || mb.partial)
+            fprintf(f, "# PARTIAL: %s ended in an error; what was read before it is compared\n",
+                    ma.partial && mb.partial ? "A and B each" : ma.partial ? "A" : "B");
         fprintf(f, "%7s %7s %12s %12s %8s %17s  %-9s %s\n", "n_a", "n_b", "median_a", "median_b", "ratio", "ci95",
                 "verdict", "cat/name");
     }
