@@ -4,7 +4,8 @@
 # event was read prints no report and says so ("no report", never PARTIAL).
 # The error comes from the test knob STINT_TEST_EIO_AT=N (input.c: the read
 # that would pass file offset N fails with EIO). Plain files on one thread
-# and cut into parts on two, and gzip input (its inflate thread).
+# and cut into parts on two, gzip input (its inflate thread), diff, and
+# marker logs through `stint timing`'s own reader.
 set -uo pipefail
 STINT=${STINT_BIN:?}
 work=$(mktemp -d "${TMPDIR:-/tmp}/stint-eio.XXXXXX")
@@ -46,12 +47,12 @@ check() {
   local rc=$?
   local out=${OUT:-$work/out}
   if [ "$rc" != 3 ]; then bad "$name: exit $rc, expected 3"; sed 's/^/    /' "$work/err" | head -5; fail=1; return; fi
-  if ! grep -qE "^stint: error: .*: read error at (compressed )?byte [0-9]+: Input/output error$" "$work/err"; then
+  if ! grep -qE "^stint( timing: cannot read .* at byte [0-9]+|: error: .*: read error at (compressed )?byte [0-9]+): Input/output error$" "$work/err"; then
     bad "$name: no read error with its byte offset on stderr"; sed 's/^/    /' "$work/err" | head -5
   fi
   if [ "$expect" = partial ]; then
     [ -s "$out" ] || bad "$name: nothing reported of what was read"
-    grep -q 'the report is PARTIAL' "$work/err" || bad "$name: stderr does not mark the report PARTIAL"
+    grep -qE 'the report is PARTIAL|the tables below are PARTIAL' "$work/err" || bad "$name: stderr does not mark the report PARTIAL"
     grep -q 'no report' "$work/err" && bad "$name: stderr says 'no report' above a report"
   else
     [ -s "$out" ] && bad "$name: a report after an error before any event"
@@ -89,6 +90,25 @@ check "gzip, inflate thread: summary --json" partial "$work/t.json.gz" summary -
 s=$(json_spans)
 { [ "${s:-0}" -gt 0 ] && [ "$s" -lt "$total" ]; } || bad "gzip: $s spans reported partial, expected 1..$((total - 1))"
 STINT_NO_INFLATE_THREAD=1 check "gzip, no inflate thread: slices" partial "$work/t.json.gz" slices --csv
+
+# marker logs: `stint timing` (its own reader) and `summary` of the same log
+python3 - "$work/m.log" <<'PY'
+import random, sys
+r = random.Random(3)
+with open(sys.argv[1], "w") as f:
+    ts, inv = 1000, 0
+    while f.tell() < 3_000_000:
+        inv += 1
+        for d, name in enumerate(("run", "orch", "sched")):
+            f.write("I1201 12:00:00.000 host] [STRACE] v=1 pid=7 tid=8 inv=%d hid=%d depth=%d name=%s ts=%d dur=%d\n"
+                    % (inv, d + 1, d, name, ts + d, r.randint(100, 900) - 50 * d))
+        ts += 1000
+PY
+export STINT_TEST_EIO_AT=1500000
+check "markers: timing" partial "$work/m.log" timing
+check "markers: summary" partial "$work/m.log" summary
+export STINT_TEST_EIO_AT=0
+check "markers, error at the first read: timing" none "$work/m.log" timing
 
 export STINT_TEST_EIO_AT=0
 for cmd in "summary" "slices" "tree"; do

@@ -42,6 +42,7 @@ struct reader {
     uint64_t first_torn_off;
     const char *first_torn_why;
     uint64_t torn;
+    int read_error; /* the input ended in a read error (what came before it is kept) */
 };
 
 /* Parser callback: the record goes into the model; OOM stops the parse. */
@@ -128,7 +129,9 @@ static int read_input(tm_model *m, const char *path, markers_stats *total, struc
     if (fd)
         close(fd);
     if (rc == -2) {
-        fprintf(stderr, "stint timing: cannot read %s: %s\n", path, strerror(err));
+        fprintf(stderr, "stint timing: cannot read %s at byte %llu: %s\n", path, (unsigned long long)st->bytes,
+                strerror(err));
+        rd->read_error = 1;
         return STINT_EXIT_IO;
     }
     if (rc) {
@@ -206,19 +209,31 @@ int stint_cmd_timing(int argc, char **argv)
     tm_init(&m, (o.trace_out ? TM_KEEP_ATTRS : 0) | (o.view == VIEW_TREE ? TM_KEEP_SPANS : 0));
     markers_stats st;
     memset(&st, 0, sizeof st);
-    int rc = 0;
+    int rc = 0, partial = 0, left = 0;
+    const char *partial_path = NULL;
     struct reader first_bad = {0};
     for (int i = 0; i < ninputs && !rc; i++) {
-        struct reader rd;
+        struct reader rd = {0}; /* (read_input fills it only once the file is open) */
         rc = read_input(&m, inputs[i], &st, &rd);
         if (rd.torn && !first_bad.torn)
             first_bad = rd;
+        partial = rd.read_error;
+        partial_path = inputs[i];
+        left = ninputs - i - 1;
     }
-    free(inputs);
-    if (rc) {
+    /* a read error after some records: what was read is timed, marked
+     * PARTIAL, and the exit code stays 3 */
+    if (rc && !(partial && st.records)) {
+        if (partial)
+            fprintf(stderr, "stint timing: %s: no report (the input could not be read)\n", partial_path);
+        free(inputs);
         tm_free(&m);
         return rc;
     }
+    if (partial)
+        fprintf(stderr, "stint timing: the tables below are PARTIAL: %s ended in a read error%s\n", partial_path,
+                left ? ", and the inputs after it were not read" : "");
+    free(inputs);
     if (tm_analyze(&m)) {
         fprintf(stderr, "stint timing: out of memory\n");
         tm_free(&m);
@@ -269,7 +284,7 @@ int stint_cmd_timing(int argc, char **argv)
         fprintf(stderr, "stint timing: cannot write the report to stdout\n");
         return STINT_EXIT_IO;
     }
-    if (wrc)
+    if (wrc || rc)
         return STINT_EXIT_IO;
     if (o.strict && (st.torn || st.unknown_version || st.long_lines)) {
         if (first_bad.torn)

@@ -47,10 +47,7 @@
 
 int stint_input_errcode(const struct stint_input *in) { return in->err[0] && in->corrupt ? 1 : 3; }
 
-/* The test knob STINT_TEST_EIO_AT=N: on a seekable descriptor, the read
- * that would pass file offset N fails with EIO, as a failing disk's would
- * (test_read_error_partial.sh: an I/O error in the middle of a file). Read
- * once; -1 when unset. */
+/* The test knob STINT_TEST_EIO_AT=N (input.h). Read once; -1 when unset. */
 static long long eio_at(void)
 {
     static long long at = -2;
@@ -63,16 +60,22 @@ static long long eio_at(void)
     return v;
 }
 
-static ssize_t read_full(int fd, void *dst, size_t n)
+int stint_i_test_eio(int fd, size_t n)
 {
     long long stop = eio_at();
-    if (stop >= 0) {
-        off_t off = lseek(fd, 0, SEEK_CUR);
-        if (off >= 0 && (long long)off + (long long)n > stop) {
-            errno = EIO;
-            return -1;
-        }
-    }
+    if (stop < 0)
+        return 0;
+    off_t off = lseek(fd, 0, SEEK_CUR);
+    if (off < 0 || (long long)off + (long long)n <= stop)
+        return 0;
+    errno = EIO;
+    return 1;
+}
+
+static ssize_t read_full(int fd, void *dst, size_t n)
+{
+    if (stint_i_test_eio(fd, n))
+        return -1;
     size_t got = 0;
     while (got < n) {
         ssize_t r = read(fd, (char *)dst + got, n - got);

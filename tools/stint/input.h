@@ -63,6 +63,12 @@ struct stint_input {
     uint64_t hint_at;
 };
 
+/* The test knob STINT_TEST_EIO_AT=N: 1 (errno EIO) when a read of n bytes
+ * at fd's offset would pass file offset N, as a failing disk's read would
+ * (test_read_error_partial.sh); 0 when unset, or for a descriptor that does
+ * not seek. The readers and the marker parser's fd loop ask before each read. */
+int stint_i_test_eio(int fd, size_t n);
+
 /* Opens path ("-" = stdin) and reads the first chunk. Returns 0, or 3 (I/O
  * error: err filled, naming the file). */
 int stint_input_open(struct stint_input *in, const char *path);

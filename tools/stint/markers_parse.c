@@ -11,6 +11,7 @@
  * attrs are looked at one by one. Nothing is allocated per line or per record.
  */
 #include "markers_parse.h"
+#include "input.h"
 #include "tsparse.h"
 
 #include <errno.h>
@@ -548,7 +549,7 @@ int markers_read_fd(markers_parser *p, int fd)
         char *w = markers_write_ptr(p, &room);
         if (!w)
             return p->stop_rc = -1;
-        ssize_t got = read(fd, w, room);
+        ssize_t got = stint_i_test_eio(fd, room) ? -1 : read(fd, w, room);
         if (got < 0) {
             if (errno == EINTR)
                 continue;
