@@ -4,8 +4,9 @@
 # event was read prints no report and says so ("no report", never PARTIAL).
 # The error comes from the test knob STINT_TEST_EIO_AT=N (input.c: the read
 # that would pass file offset N fails with EIO). Plain files on one thread
-# and cut into parts on two, gzip input (its inflate thread), diff, and
-# marker logs through `stint timing`'s own reader.
+# and cut into parts on two, gzip input (its inflate thread), diff, marker
+# logs through `stint timing`'s own reader, and JSONL read line by line
+# (memory, counters --time-key).
 set -uo pipefail
 STINT=${STINT_BIN:?}
 work=$(mktemp -d "${TMPDIR:-/tmp}/stint-eio.XXXXXX")
@@ -109,6 +110,34 @@ check "markers: timing" partial "$work/m.log" timing
 check "markers: summary" partial "$work/m.log" summary
 export STINT_TEST_EIO_AT=0
 check "markers, error at the first read: timing" none "$work/m.log" timing
+
+# JSONL read line by line by `memory` and `counters --time-key` (jsonl_scan.c)
+python3 - "$work/mem.jsonl" "$work/tele.jsonl" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    i = 0
+    while f.tell() < 3_000_000:
+        f.write('{"kind":"memory","timestamp_ns":%d,"tensor_id":"t%d","device":"cpu","bytes":4096,"action":"%s","category":"activation"}\n'
+                % (1000 + i, i // 2, "alloc" if i % 2 == 0 else "free"))
+        i += 1
+with open(sys.argv[2], "w") as f:
+    i = 0
+    while f.tell() < 3_000_000:
+        f.write('{"unix": %d, "power_w": %d, "pad": "%s"}\n' % (i, 100 + i % 50, "x" * 40))
+        i += 1
+PY
+export STINT_TEST_EIO_AT=1500000
+check "jsonl: memory" partial "$work/mem.jsonl" memory
+grep -q '^# PARTIAL' "$work/out" || bad "memory: the report is not marked PARTIAL"
+check "jsonl: memory --json" partial "$work/mem.jsonl" memory --json
+python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["partial"] is not True)' "$work/out" ||
+  bad "memory --json: partial is not true"
+check "jsonl: counters --time-key" partial "$work/tele.jsonl" counters --time-key unix --fields power_w --json
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["partial"] is True and 0 < d["series"][0]["samples"] < 40000))' \
+  "$work/out" || bad "counters --time-key --json: not partial, or not the rows before the error"
+export STINT_TEST_EIO_AT=0
+check "jsonl, error at the first read: memory" none "$work/mem.jsonl" memory
+check "jsonl, error at the first read: counters --time-key" none "$work/tele.jsonl" counters --time-key unix --fields power_w
 
 export STINT_TEST_EIO_AT=0
 for cmd in "summary" "slices" "tree"; do

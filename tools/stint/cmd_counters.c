@@ -399,7 +399,7 @@ int stint_cmd_counters(int argc, char **argv)
     }
     struct set set = {0};
     struct stint_model m;
-    int have_model = 0;
+    int have_model = 0, cut = 0; /* cut: a JSONL read ended in an error after some rows */
     struct tele t;
     memset(&t, 0, sizeof t);
     const char *source;
@@ -414,16 +414,24 @@ int stint_cmd_counters(int argc, char **argv)
             return 3;
         }
         char err[600];
+        err[0] = 0;
         rc = stint_jl_each(o.path, tele_row, &t, err, sizeof err);
         if (rc) {
-            fprintf(stderr, "stint: error: %s\n", rc == 3 && !err[0] ? "out of memory" : err);
-            goto out;
+            int oom = rc == 3 && !err[0];
+            fprintf(stderr, "stint: error: %s\n", oom ? "out of memory" : err);
+            if (oom || !t.rows) {
+                fprintf(stderr, "stint: %s: no report (the input could not be read)\n", o.path);
+                goto out;
+            }
+            /* what was read before the error is reported, PARTIAL, with the error's exit code */
+            cut = 1;
+            fprintf(stderr, "stint: %s: the report is PARTIAL (input ended in an error)\n", o.path);
         }
         if (t.bad_rows || t.no_time)
             fprintf(stderr, "stint: %s: %" PRIu64 " row(s) not usable (first: %s)\n", o.path, t.bad_rows + t.no_time,
                     t.first_bad);
         if (t.rows && t.bad_rows + t.no_time == t.rows)
-            rc = 1;
+            rc = rc ? rc : 1;
     } else {
         source = "counter events";
         rc = stint_cmd_load(&o, &m, STINT_MODEL_KEEP_SAMPLES);
@@ -508,6 +516,8 @@ int stint_cmd_counters(int argc, char **argv)
                 "# %zu series from %s; stats unweighted over samples; integral = trapezoid (value x s) over "
                 "intervals <= %.6g s, with the observed time it covers; '-' = no usable interval\n",
                 set.n, source, (double)gap_ns * 1e-9);
+        if (rc == 1 || cut || (have_model && m.partial))
+            fprintf(f, "# PARTIAL: the input ended in an error; what was read before it is reported\n");
         fprintf(f, "%8s %12s %12s %12s %12s %12s %12s %7s %14s %12s  %s\n", "samples", "min", "median", "mean", "max",
                 "first_s", "gap_med_s", "gaps>", "integral", "observed_s", "series");
     }
@@ -556,7 +566,7 @@ int stint_cmd_counters(int argc, char **argv)
         }
     }
     if (o.json)
-        fprintf(f, "],\n\"partial\":%s}\n", rc == 1 || (have_model && m.partial) ? "true" : "false");
+        fprintf(f, "],\n\"partial\":%s}\n", rc == 1 || cut || (have_model && m.partial) ? "true" : "false");
     free(vals);
     free(gaps);
     if (fflush(f) != 0) {

@@ -241,15 +241,22 @@ int stint_cmd_memory(int argc, char **argv)
     memset(&c, 0, sizeof c);
     char err[600] = "";
     rc = stint_jl_each(o.path, mem_line, &c, err, sizeof err);
+    int cut = 0;
     if (rc) {
         fprintf(stderr, "stint: error: %s\n", c.oom ? "out of memory" : err);
-        goto out;
+        if (c.oom || !c.lines) {
+            fprintf(stderr, "stint: %s: no report (the input could not be read)\n", o.path);
+            goto out;
+        }
+        /* what was read before the error is reported, PARTIAL, with the error's exit code */
+        cut = 1;
+        fprintf(stderr, "stint: %s: the report is PARTIAL (input ended in an error)\n", o.path);
     }
     if (c.bad)
         fprintf(stderr, "stint: %s: %" PRIu64 " line(s) not usable (first: %s)\n", o.path, c.bad, c.first_bad);
     if (c.lines && c.bad == c.lines) {
         fprintf(stderr, "stint: %s: no line is a JSON object: not a JSONL session\n", o.path);
-        rc = 1;
+        rc = rc ? rc : 1;
     }
     if (c.n > 1)
         qsort(c.r, c.n, sizeof *c.r, rec_cmp);
@@ -372,9 +379,11 @@ int stint_cmd_memory(int argc, char **argv)
                 fprintf(f, ":%" PRIu64, peak_by_name[k]);
                 first = 0;
             }
-        fprintf(f, "},\"partial\":%s}\n", rc == 1 ? "true" : "false");
+        fprintf(f, "},\"partial\":%s}\n", rc == 1 || cut ? "true" : "false");
     } else {
         fprintf(f, "# %s\n", scope);
+        if (rc == 1 || cut)
+            fprintf(f, "# PARTIAL: the input ended in an error; what was read before it is reported\n");
         fprintf(f, "memory records      %zu (%" PRIu64 " allocs, %" PRIu64 " frees)\n", c.n, allocs, frees);
         fprintf(f, "frees without alloc %" PRIu64 "%s\n", unmatched, unmatched ? " (counted, ignored)" : "");
         if (realloc_live)
