@@ -118,6 +118,7 @@ static int read_input(tm_model *m, const char *path, markers_stats *total, struc
     int rc = markers_read_fd(p, fd);
     int err = errno;
     const markers_stats *st = markers_get_stats(p);
+    uint64_t nbytes = st->bytes; /* (st goes with the parser, freed below) */
     total->bytes += st->bytes;
     total->heads += st->heads;
     total->records += st->records;
@@ -129,7 +130,7 @@ static int read_input(tm_model *m, const char *path, markers_stats *total, struc
     if (fd)
         close(fd);
     if (rc == -2) {
-        fprintf(stderr, "stint timing: cannot read %s at byte %llu: %s\n", path, (unsigned long long)st->bytes,
+        fprintf(stderr, "stint timing: cannot read %s at byte %llu: %s\n", path, (unsigned long long)nbytes,
                 strerror(err));
         rd->read_error = 1;
         return STINT_EXIT_IO;
