@@ -420,12 +420,12 @@ int stint_cmd_counters(int argc, char **argv)
             int oom = rc == 3 && !err[0];
             fprintf(stderr, "stint: error: %s\n", oom ? "out of memory" : err);
             if (oom || !t.rows) {
-                fprintf(stderr, "stint: %s: no report (the input could not be read)\n", o.path);
+                stint_report_end(stderr, o.path, 1, 0);
                 goto out;
             }
             /* what was read before the error is reported, PARTIAL, with the error's exit code */
             cut = 1;
-            fprintf(stderr, "stint: %s: the report is PARTIAL (input ended in an error)\n", o.path);
+            stint_report_end(stderr, o.path, 0, 1);
         }
         if (t.bad_rows || t.no_time)
             fprintf(stderr, "stint: %s: %" PRIu64 " row(s) not usable (first: %s)\n", o.path, t.bad_rows + t.no_time,

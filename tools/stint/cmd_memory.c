@@ -245,12 +245,12 @@ int stint_cmd_memory(int argc, char **argv)
     if (rc) {
         fprintf(stderr, "stint: error: %s\n", c.oom ? "out of memory" : err);
         if (c.oom || !c.lines) {
-            fprintf(stderr, "stint: %s: no report (the input could not be read)\n", o.path);
+            stint_report_end(stderr, o.path, 1, 0);
             goto out;
         }
         /* what was read before the error is reported, PARTIAL, with the error's exit code */
         cut = 1;
-        fprintf(stderr, "stint: %s: the report is PARTIAL (input ended in an error)\n", o.path);
+        stint_report_end(stderr, o.path, 0, 1);
     }
     if (c.bad)
         fprintf(stderr, "stint: %s: %" PRIu64 " line(s) not usable (first: %s)\n", o.path, c.bad, c.first_bad);

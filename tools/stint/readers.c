@@ -482,8 +482,13 @@ void stint_report_problems(FILE *f, const char *path, const struct stint_model *
     if (m->dropped)
         fprintf(f, "stint: %s: dropped %llu event(s) (first: %s)\n", path, (unsigned long long)m->dropped,
                 m->dropped_first ? m->dropped_first : "");
-    if (stint_no_report(rc, m))
+    stint_report_end(f, path, stint_no_report(rc, m), m->partial);
+}
+
+void stint_report_end(FILE *f, const char *path, int no_report, int partial)
+{
+    if (no_report)
         fprintf(f, "stint: %s: no report (the input could not be read)\n", path);
-    else if (m->partial)
+    else if (partial)
         fprintf(f, "stint: %s: the report is PARTIAL (input ended in an error)\n", path);
 }

@@ -61,6 +61,12 @@ static inline int stint_no_report(int rc, const struct stint_model *m)
     return rc == 2 || (rc == 3 && m->events == 0);
 }
 
+/* The last "stint: PATH: ..." line about a read: that no report follows
+ * (no_report), or that the report is PARTIAL (partial), or nothing. The
+ * commands that read without a model (memory, counters --time-key) use it
+ * too, so every command says it in the same words. */
+void stint_report_end(FILE *f, const char *path, int no_report, int partial);
+
 /* Prints the model's error, repairs and drops to f as "stint: ..." lines;
  * rc is the read's exit code: where stint_no_report() holds, the last line
  * says that no report follows instead of calling the report partial. */
