@@ -39,7 +39,10 @@ def names(d):
     return procs, threads
 
 def thread_or_process(d):
-    return [s for s in d["slices"] if s["track"] in ("thread", "process")]
+    """Perfetto's thread_or_process_slice: thread tracks and process tracks,
+    process-scoped async tracks (id2.local) included."""
+    return [s for s in d["slices"] if s["track"] in ("thread", "process") or
+            (s["track"] == "async" and s.get("async_scope") == "process")]
 
 def arg_rows(s):
     """LEFT JOIN args: (flat_key, key, string_value, int_value) per arg, or one NULL row."""

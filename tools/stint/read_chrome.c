@@ -1308,13 +1308,18 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
     case 'n':
     case 'S':
     case 'F': {
+        /* Perfetto's tracks: id2.local is process-scoped; id2.global and a
+         * plain id are global (one track per cat + id across processes);
+         * with neither (Perfetto drops the event) the process keeps it */
         uint32_t idtext = 0;
         enum stint_async_scope scope = STINT_ASYNC_PROCESS;
         if (e->id2.set) {
             idtext = intern_id(r, &e->id2);
             scope = e->id2_global ? STINT_ASYNC_GLOBAL : STINT_ASYNC_PROCESS;
-        } else if (e->id.set)
+        } else if (e->id.set) {
             idtext = intern_id(r, &e->id);
+            scope = STINT_ASYNC_GLOBAL;
+        }
         uint32_t track = stint_model_track_async(m, scope, pid, s.cat, idtext, s.name);
         if (ph == 'S' || ph == 'F')
             stint_model_repair(m, STINT_REPAIR_LEGACY_ASYNC,

@@ -304,10 +304,9 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
             put_pid(out, m, t->pid, STINT_NO_ID, &pm);
             fputs(",\"tid\":0,\"ts\":", out);
             stint_put_us3(out, ts);
-            fputs(t->scope == STINT_ASYNC_GLOBAL ? ",\"id2\":{\"global\":" : ",\"id\":", out);
+            fputs(t->scope == STINT_ASYNC_GLOBAL ? ",\"id2\":{\"global\":" : ",\"id2\":{\"local\":", out);
             put_str(out, m, t->id);
-            if (t->scope == STINT_ASYNC_GLOBAL)
-                putc('}', out);
+            putc('}', out);
         } else {
             fprintf(out, "%s{\"ph\":\"i\",\"s\":\"%s\",\"pid\":", SEP(), t->kind == STINT_TRACK_GLOBAL ? "g" : "p");
             put_pid(out, m, t->kind == STINT_TRACK_GLOBAL ? (int64_t)0 : t->pid, STINT_NO_ID, &pm);
@@ -336,10 +335,9 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
             put_pid(out, m, t->pid, STINT_NO_ID, &pm);
             fputs(",\"tid\":0,\"ts\":", out);
             stint_put_us3(out, ts + s->dur_ns);
-            fputs(t->scope == STINT_ASYNC_GLOBAL ? ",\"id2\":{\"global\":" : ",\"id\":", out);
+            fputs(t->scope == STINT_ASYNC_GLOBAL ? ",\"id2\":{\"global\":" : ",\"id2\":{\"local\":", out);
             put_str(out, m, t->id);
-            if (t->scope == STINT_ASYNC_GLOBAL)
-                putc('}', out);
+            putc('}', out);
             if (s->cat) {
                 fputs(",\"cat\":", out);
                 put_str(out, m, s->cat);
