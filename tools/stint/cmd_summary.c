@@ -115,6 +115,14 @@ struct summary {
     struct frame *frames;     /* the current track's open spans, by level */
     size_t sn, fcap;
     uint32_t track;           /* the track being streamed */
+    /* with filters, the instants and counter samples that pass them (the
+     * model's own tallies count everything): */
+    uint64_t *icount;         /* per m->instants row */
+    struct stint_umap imap[4]; /* (cat, name) -> m->instants row, per track kind */
+    struct ctally {
+        uint64_t samples;
+        double min, max, sum;
+    } *ctally;                /* per m->counters row, with --pid or --time-range */
 #define RCACHE 1024
     struct rcache_ent {
         uint64_t key;
@@ -240,9 +248,34 @@ static void dur_push(struct name_row *nr, int64_t dur)
         nr->d32[nr->d_len++] = (uint32_t)dur;
 }
 
+/* With filters: indexes the model's instant tallies for instant_pass(). */
+static void instants_index(struct summary *S, const struct stint_model *m)
+{
+    if (S->icount || !S->filtering)
+        return;
+    S->icount = xcalloc(m->instants.len + 1, sizeof *S->icount);
+    for (size_t k = 0; k < m->instants.len; k++) {
+        const struct stint_instant_stat *st = &STINT_BA_AT(&m->instants, struct stint_instant_stat, k);
+        int isnew;
+        stint_umap_get(&S->imap[st->kind & 3], ((uint64_t)st->cat << 32) | st->name, (uint32_t)k, &isnew);
+    }
+}
+
+/* With filters: one instant of track kind kind that passes them. */
+static void instant_pass(struct summary *S, const struct stint_model *m, enum stint_track_kind kind, uint32_t cat,
+                         uint32_t name)
+{
+    int isnew;
+    uint32_t k = stint_umap_get(&S->imap[kind & 3], ((uint64_t)cat << 32) | name, (uint32_t)m->instants.len, &isnew);
+    if (k < m->instants.len)
+        S->icount[k]++;
+}
+
 /* The span sink (model.h): one thread-track slice at a time, per track in
  * start order with its nesting level. Instants, unfinished and filtered-out
- * slices take a frame too (so levels line up) but count for nothing. */
+ * slices take a frame too (so levels line up) but count for nothing, except
+ * that a filtered-out span still covers its parent: self time is a property
+ * of the call tree, the same whatever the filters select (as in `tree`). */
 static void on_slice(void *ctx, const struct stint_model *m, const struct stint_span_ev *ev)
 {
     struct summary *S = ctx;
@@ -251,6 +284,7 @@ static void on_slice(void *ctx, const struct stint_model *m, const struct stint_
         for (size_t i = 0; i < m->lanes.len; i++)
             stint_union_acc_init(&S->lanes[i].busy);
         S->track = STINT_NO_ID;
+        instants_index(S, m);
     }
     if (ev->track != S->track) {
         track_end(S);
@@ -259,6 +293,12 @@ static void on_slice(void *ctx, const struct stint_model *m, const struct stint_
     while (S->sn > ev->level)
         frame_end(S, &S->frames[--S->sn]);
     uint32_t row = STINT_NO_ID;
+    if (S->icount && (ev->flags & STINT_SLICE_INSTANT) && !(ev->flags & STINT_SLICE_ASYNC)) {
+        struct stint_slice s = {.ts_ns = ev->ts_ns, .dur_ns = ev->dur_ns, .track = ev->track, .cat = ev->cat,
+                                .name = ev->name, .flags = ev->flags};
+        if (stint_filter_slice(S->f, m, &s))
+            instant_pass(S, m, STINT_TRACK_THREAD, ev->cat, ev->name);
+    }
     if (!(ev->flags & (STINT_SLICE_INSTANT | STINT_SLICE_ASYNC))) {
         int pass = 1;
         if (S->filtering) {
@@ -274,14 +314,15 @@ static void on_slice(void *ctx, const struct stint_model *m, const struct stint_
             }
         }
     }
+    if (ev->level && ev->parent_on_top && ev->level <= S->sn && S->frames[ev->level - 1].row != STINT_NO_ID &&
+        !(ev->flags & (STINT_SLICE_INSTANT | STINT_SLICE_ASYNC)) && ev->dur_ns >= 0) {
+        /* a direct child, counted or filtered out: clipped into the parent's child union */
+        struct frame *p = &S->frames[ev->level - 1];
+        int64_t end = ev->ts_ns + ev->dur_ns, pend = p->ts_ns + p->dur_ns;
+        stint_union_acc_add(&p->kids, ev->ts_ns, end < pend ? end : pend);
+    }
     if (row != STINT_NO_ID) {
         int64_t ts = ev->ts_ns, dur = ev->dur_ns, end = ts + dur;
-        if (ev->level && ev->parent_on_top && ev->level <= S->sn && S->frames[ev->level - 1].row != STINT_NO_ID) {
-            /* a direct child: clipped into the parent's child union */
-            struct frame *p = &S->frames[ev->level - 1];
-            int64_t pend = p->ts_ns + p->dur_ns;
-            stint_union_acc_add(&p->kids, ts, end < pend ? end : pend);
-        }
         struct lane_row *lr = &S->lanes[ev->lane];
         lr->spans++;
         lr->sum_ns = stint_sum_add(lr->sum_ns, dur);
@@ -417,8 +458,16 @@ static void compute(struct summary *S, const struct stint_model *m)
         S->lanes = xcalloc(m->lanes.len ? m->lanes.len : 1, sizeof *S->lanes);
     size_t acap = 0;
     struct stint_umap amap = {0};
+    instants_index(S, m);
     for (size_t i = 0; i < stint_model_nslices(m); i++) {
         const struct stint_slice *s = stint_model_slice(m, i);
+        if (S->icount && (s->flags & STINT_SLICE_INSTANT)) {
+            /* instants off thread tracks (those came through on_slice) */
+            enum stint_track_kind kind = (enum stint_track_kind)stint_model_track_at(m, s->track)->kind;
+            if (kind != STINT_TRACK_THREAD && stint_filter_slice(S->f, m, s))
+                instant_pass(S, m, kind, s->cat, s->name);
+            continue;
+        }
         if (!(s->flags & STINT_SLICE_ASYNC) || (s->flags & STINT_SLICE_INSTANT) || !stint_filter_slice(S->f, m, s))
             continue;
         int isnew;
@@ -441,6 +490,25 @@ static void compute(struct summary *S, const struct stint_model *m)
         }
     }
     stint_umap_free(&amap);
+    for (int k = 0; k < 4; k++)
+        stint_umap_free(&S->imap[k]);
+    if (S->f->has_pid || S->f->has_range) {
+        /* counter samples at their process and time (the samples were kept) */
+        S->ctally = xcalloc(m->counters.len + 1, sizeof *S->ctally);
+        for (size_t k = 0; k < m->samples.len; k++) {
+            const struct stint_counter_sample *cs = &STINT_BA_AT(&m->samples, struct stint_counter_sample, k);
+            const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, cs->series);
+            if (!stint_filter_point(S->f, c->pid, cs->ts_ns))
+                continue;
+            struct ctally *t = &S->ctally[cs->series];
+            if (!t->samples || cs->value < t->min)
+                t->min = cs->value;
+            if (!t->samples || cs->value > t->max)
+                t->max = cs->value;
+            t->sum += cs->value;
+            t->samples++;
+        }
+    }
     for (size_t c = 0; c < S->ncats; c++) {
         struct cat_row *cr = &S->cats[c];
         /* seg[] holds each track's end: turn it into run starts */
@@ -464,6 +532,32 @@ static void compute(struct summary *S, const struct stint_model *m)
 }
 
 /* ---- output ----------------------------------------------------------------------- */
+
+/* Counter series k as reported (the samples that pass --pid and
+ * --time-range when given): 0 when none does. */
+static int counter_view(const struct summary *S, const struct stint_model *m, size_t k, uint64_t *n, double *mn,
+                        double *mx, double *mean)
+{
+    const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, k);
+    double sum = c->sum;
+    *n = c->samples;
+    *mn = c->min;
+    *mx = c->max;
+    if (S->ctally) {
+        *n = S->ctally[k].samples;
+        *mn = S->ctally[k].min;
+        *mx = S->ctally[k].max;
+        sum = S->ctally[k].sum;
+    }
+    *mean = *n ? sum / (double)*n : 0.0;
+    return *n != 0 || !S->ctally;
+}
+
+/* How many instants of tally k are reported (those passing the filters, when given). */
+static uint64_t instant_count(const struct summary *S, const struct stint_model *m, size_t k)
+{
+    return S->icount ? S->icount[k] : STINT_BA_AT(&m->instants, struct stint_instant_stat, k).count;
+}
 
 static const struct stint_model *sort_model;
 
@@ -614,21 +708,29 @@ static void print_json(FILE *f, const struct summary *S, const struct stint_mode
     first = 1;
     for (size_t k = 0; k < m->counters.len; k++) {
         const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, k);
+        uint64_t n;
+        double mn, mx, mean;
+        if (!counter_view(S, m, k, &n, &mn, &mx, &mean))
+            continue;
         fprintf(f, "%s\n{\"pid\":%" PRId64 ",\"name\":", first ? "" : ",", c->pid);
         first = 0;
         jstr(f, m, c->name);
-        fprintf(f, ",\"samples\":%" PRIu64 ",\"min\":%.17g,\"max\":%.17g,\"mean\":%.17g}", c->samples, c->min, c->max,
-                c->samples ? c->sum / (double)c->samples : 0.0);
+        fprintf(f, ",\"samples\":%" PRIu64 ",\"min\":%.17g,\"max\":%.17g,\"mean\":%.17g}", n, mn, mx, mean);
     }
     fputs("],\n\"instants\":[", f);
+    first = 1;
     for (size_t k = 0; k < m->instants.len; k++) {
         const struct stint_instant_stat *st = &STINT_BA_AT(&m->instants, struct stint_instant_stat, k);
-        fprintf(f, "%s\n{\"scope\":\"%s\",\"cat\":", k ? "," : "",
+        uint64_t n = instant_count(S, m, k);
+        if (!n)
+            continue;
+        fprintf(f, "%s\n{\"scope\":\"%s\",\"cat\":", first ? "" : ",",
                 stint_track_kind_name((enum stint_track_kind)st->kind));
+        first = 0;
         jstr(f, m, st->cat);
         fputs(",\"name\":", f);
         jstr(f, m, st->name);
-        fprintf(f, ",\"count\":%" PRIu64 "}", st->count);
+        fprintf(f, ",\"count\":%" PRIu64 "}", n);
     }
     fputs("],\n\"repairs\":{", f);
     first = 1;
@@ -716,22 +818,28 @@ static void print_human(FILE *f, const struct summary *S, const struct stint_mod
                     stint_model_str(m, r->name, NULL), r->spans, a, r->unfinished);
         }
     }
-    if (m->counters.len) {
-        fprintf(f, "\ncounters  (per series: samples, min, max, mean of the sample values)\n");
-        for (size_t k = 0; k < m->counters.len; k++) {
-            const struct stint_counter_series *cs = &STINT_BA_AT(&m->counters, struct stint_counter_series, k);
-            fprintf(f, "  pid %-8" PRId64 " %-32s %8" PRIu64 " samples  min %g  max %g  mean %g\n", cs->pid,
-                    stint_model_str(m, cs->name, NULL), cs->samples, cs->min, cs->max,
-                    cs->samples ? cs->sum / (double)cs->samples : 0.0);
-        }
+    int head = 0;
+    for (size_t k = 0; k < m->counters.len; k++) {
+        const struct stint_counter_series *cs = &STINT_BA_AT(&m->counters, struct stint_counter_series, k);
+        uint64_t n;
+        double mn, mx, mean;
+        if (!counter_view(S, m, k, &n, &mn, &mx, &mean))
+            continue;
+        if (!head++)
+            fprintf(f, "\ncounters  (per series: samples, min, max, mean of the sample values)\n");
+        fprintf(f, "  pid %-8" PRId64 " %-32s %8" PRIu64 " samples  min %g  max %g  mean %g\n", cs->pid,
+                stint_model_str(m, cs->name, NULL), n, mn, mx, mean);
     }
-    if (m->instants.len) {
-        fprintf(f, "\ninstants  (count per scope, cat and name)\n");
-        for (size_t k = 0; k < m->instants.len; k++) {
-            const struct stint_instant_stat *st = &STINT_BA_AT(&m->instants, struct stint_instant_stat, k);
-            fprintf(f, "  %-8s %-16s %-32s %8" PRIu64 "\n", stint_track_kind_name((enum stint_track_kind)st->kind),
-                    stint_model_str(m, st->cat, NULL), stint_model_str(m, st->name, NULL), st->count);
-        }
+    head = 0;
+    for (size_t k = 0; k < m->instants.len; k++) {
+        const struct stint_instant_stat *st = &STINT_BA_AT(&m->instants, struct stint_instant_stat, k);
+        uint64_t n = instant_count(S, m, k);
+        if (!n)
+            continue;
+        if (!head++)
+            fprintf(f, "\ninstants  (count per scope, cat and name)\n");
+        fprintf(f, "  %-8s %-16s %-32s %8" PRIu64 "\n", stint_track_kind_name((enum stint_track_kind)st->kind),
+                stint_model_str(m, st->cat, NULL), stint_model_str(m, st->name, NULL), n);
     }
     int any = 0;
     for (int k = 0; k < STINT_REPAIR_COUNT; k++)
@@ -766,7 +874,9 @@ int stint_cmd_summary(int argc, char **argv)
     /* STINT_SUMMARY_NO_LEAN=1 keeps every span as a full slice (the same
      * results with more memory; the differential test compares the two) */
     const char *nl = getenv("STINT_SUMMARY_NO_LEAN");
-    rc = stint_cmd_load_sink(&o, &m, nl && *nl == '1' ? 0 : STINT_MODEL_LEAN, on_slice, &S);
+    unsigned flags = (nl && *nl == '1' ? 0 : STINT_MODEL_LEAN) |
+                     (o.filter.has_pid || o.filter.has_range ? STINT_MODEL_KEEP_SAMPLES : 0);
+    rc = stint_cmd_load_sink(&o, &m, flags, on_slice, &S);
     if (stint_no_report(rc, &m)) {
         stint_model_free(&m);
         return rc;
@@ -797,6 +907,8 @@ int stint_cmd_summary(int argc, char **argv)
     free(S.cats);
     free(S.names);
     free(S.asyncs);
+    free(S.icount);
+    free(S.ctally);
     stint_model_free(&m);
     return rc;
 }

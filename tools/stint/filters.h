@@ -10,7 +10,10 @@
  *                    side may be empty (open). Slices are not clipped.
  *   --min-dur D      dur_ns >= D (same units); unfinished slices fail it
  *
- * Counters and instants obey --pid and --time-range (sample time).
+ * Counter samples obey --pid and --time-range (sample time) only. Instants
+ * are zero-length slices and obey every filter, as in `slices`. A filter
+ * selects what is reported, never the call tree: a parent's self time
+ * still subtracts the children a filter leaves out (`tree`, `summary`).
  */
 #ifndef STINT_CLI_FILTERS_H
 #define STINT_CLI_FILTERS_H

@@ -1,0 +1,551 @@
+#!/usr/bin/env python3
+"""summary_oracle.py TRACE [STINT_JSON] - an independent reading of a Chrome
+trace into `stint summary --json`'s numbers, written from the rules in
+docs/formats/summary-json.md and tools/stint/model.h, not from stint's code.
+
+It loads the whole file with json (numbers kept as decimal text, so times are
+exact), matches B/E and b/e, nests each thread track in one pass, and
+computes lanes, categories, names (sum, per-lane union, self time, nearest-
+rank quantiles, mean), async slices, counters, instants, repairs and event
+counts. With STINT_JSON (stint's output for the same file) it compares every
+field and prints one line per difference (exit 1), else "same" (exit 0);
+without it, it prints its own result as JSON.
+
+It covers the phases the generator of ../shared/tools/gen_chrome.py writes
+(X B E i I C M b e s f) and says so (exit 2) on any other. Not covered:
+flow binding (`flows`), markers and JSONL input.
+
+summary_oracle.py --adversarial FIRST COUNT runs $STINT_BIN on COUNT small
+traces (seeds FIRST..) built to hit the hard rules: many equal timestamps,
+sub-ns digits, B/E with wrong, missing or no names, E before any B,
+zero-length pairs, X without or with negative dur, instants of every scope
+stacking at one ts, async b/e of every id scope across processes, files out
+of time order; half of them with random filters (--pid --tid --cat --name
+--time-range --min-dur); on one thread and split in three parts on two
+threads. It prints the seeds that differ (exit 1) or one line saying all
+were the same.
+"""
+import json
+import sys
+from collections import defaultdict
+from decimal import Decimal
+
+INF = float("inf")
+
+
+def ns(text):
+    """Microseconds as decimal text (or int) -> int ns, digits below 1 ns truncated."""
+    d = Decimal(str(text)) * 1000
+    return int(d)  # int() truncates toward zero
+
+
+def union_len(iv):
+    """Length of the union of [a, b) intervals; touching ones merge."""
+    total, end = 0, None
+    for a, b in sorted(iv):
+        if b <= a:
+            continue
+        if end is None or a > end:
+            total += b - a
+            end = b
+        elif b > end:
+            total += b - end
+            end = b
+    return total
+
+
+def load_events(path):
+    """The events, and whether the closing ']' had to be added (a repair)."""
+    text = open(path, "rb").read().decode("utf-8")
+    try:
+        doc = json.loads(text, parse_float=Decimal)
+        added = False
+    except json.JSONDecodeError:
+        # the generator's array-open form: no closing ']'
+        t = text.rstrip()
+        if t.endswith(","):
+            t = t[:-1]
+        doc = json.loads(t + "]", parse_float=Decimal)
+        added = True
+    evs = doc["traceEvents"] if isinstance(doc, dict) else doc
+    return evs, added
+
+
+class Slice:
+    __slots__ = ("ts", "dur", "cat", "name", "seq", "kind", "parent", "lane")
+
+    def __init__(self, ts, dur, cat, name, seq, kind, lane):
+        self.ts, self.dur, self.cat, self.name, self.seq, self.kind, self.lane = ts, dur, cat, name, seq, kind, lane
+        self.parent = None
+
+    def open(self):
+        return self.dur < 0
+
+    def end(self):
+        return self.ts + self.dur
+
+
+def match_and_nest(slices, ends, repairs):
+    """One thread track, model.h's single pass: slices in (ts, class, dur
+    desc for class 0, file order), E events by (ts, file order) and first at
+    equal ts; an E closes the innermost open B of its name (any B when it has
+    none), or a zero-length B written before it at the same ts; sets
+    parent and the B durations; counts overlaps."""
+    def cls(s):
+        return 1 if s.kind in ("B", "I") else 0
+
+    slices.sort(key=lambda s: (s.ts, cls(s), -(INF if s.dur < 0 else s.dur) if cls(s) == 0 else 0, s.seq))
+    ends.sort(key=lambda e: (e[0], e[1]))
+    stack = []
+    i = ei = 0
+    flagged = set()
+    while i < len(slices) or ei < len(ends):
+        have_end = ei < len(ends)
+        now = ends[ei][0] if have_end and (i >= len(slices) or ends[ei][0] <= slices[i].ts) else slices[i].ts
+        while stack:
+            top = stack[-1]
+            if top.open():
+                break
+            e = top.end()
+            if e < now or (e == now and top.dur > 0):
+                stack.pop()
+            else:
+                break
+        if have_end and ends[ei][0] == now:
+            ets, eseq, ename = ends[ei]
+            ei += 1
+            k = len(stack) - 1
+            while k >= 0:
+                c = stack[k]
+                if c.kind == "B" and c.open() and (ename == "" or c.name == ename):
+                    break
+                k -= 1
+            if k < 0:
+                q = i
+                found = None
+                while q < len(slices) and slices[q].ts == ets:
+                    s = slices[q]
+                    if s.kind == "B" and s.open() and s.seq < eseq and (ename == "" or s.name == ename):
+                        found = s
+                        break
+                    q += 1
+                if found is not None:
+                    found.dur = 0
+                else:
+                    repairs["unmatched_end"] += 1
+                continue
+            c = stack[k]
+            c.dur = ets - c.ts
+            del stack[k]
+            continue
+        s = slices[i]
+        if stack:
+            top = stack[-1]
+            s.parent = top
+            if not top.open() and not s.open() and s.end() > top.end():
+                flagged.add(id(s))
+                repairs["overlapping_complete"] += 1
+        stack.append(s)
+        i += 1
+    for c in slices:
+        p = c.parent
+        if p is None or id(c) in flagged or c.open() or p.open():
+            continue
+        if c.end() > p.end():
+            repairs["overlapping_complete"] += 1
+    for c in slices:
+        if c.kind == "B" and c.dur < 0:
+            repairs["unfinished_span"] += 1
+
+
+def nearest_rank(sorted_d, pct):
+    n = len(sorted_d)
+    idx = -(-(pct * n) // 100) - 1
+    return sorted_d[max(idx, 0)]
+
+
+class Filter:
+    """The shared filters (tools/stint/filters.h): which spans, async slices
+    and instants are reported, and which counter samples."""
+
+    def __init__(self, pid=None, tid=None, cat=None, name=None, t0=None, t1=None, min_dur=None):
+        self.pid, self.tid, self.cat, self.name = pid, tid, cat, name
+        self.t0, self.t1, self.min_dur = t0, t1, min_dur
+
+    def args(self):
+        a = []
+        if self.pid is not None:
+            a += ["--pid", str(self.pid)]
+        if self.tid is not None:
+            a += ["--tid", str(self.tid)]
+        if self.cat is not None:
+            a += ["--cat", self.cat]
+        if self.name is not None:
+            a += ["--name", self.name]
+        if self.t0 is not None or self.t1 is not None:
+            a += ["--time-range", "%s:%s" % ("" if self.t0 is None else self.t0, "" if self.t1 is None else self.t1)]
+        if self.min_dur is not None:
+            a += ["--min-dur", str(self.min_dur)]
+        return a
+
+    def slice(self, pid, tid, cat, name, ts, dur, global_track=False):
+        """Whether a slice passes; tid None: not on a thread track."""
+        import fnmatch
+        if self.pid is not None or self.tid is not None:
+            if global_track or (self.pid is not None and pid != self.pid):
+                return False
+            if self.tid is not None and (tid is None or tid != self.tid):
+                return False
+        if self.cat is not None and cat != self.cat and self.cat not in cat.split(","):
+            return False
+        if self.name is not None and not fnmatch.fnmatchcase(name, self.name):
+            return False
+        if self.min_dur is not None and (dur < 0 or dur < self.min_dur):
+            return False
+        if self.t0 is not None or self.t1 is not None:
+            end = INF if dur < 0 else ts + dur
+            if self.t1 is not None and ts >= self.t1:
+                return False
+            if self.t0 is not None and (end < self.t0 or (end == self.t0 and dur > 0)):
+                return False
+        return True
+
+    def point(self, pid, ts):
+        """Whether a counter sample passes (--pid and --time-range only)."""
+        if self.pid is not None and pid != self.pid:
+            return False
+        if self.t0 is not None and ts < self.t0:
+            return False
+        if self.t1 is not None and ts >= self.t1:
+            return False
+        return True
+
+
+def summarize(evs, missing_close=False, flt=None):
+    """The summary; with flt, what `stint summary` reports under those filters.
+    Self time always subtracts every direct child, reported or not."""
+    flt = flt or Filter()
+    repairs = defaultdict(int)
+    if missing_close:
+        repairs["missing_close"] = 1
+    lane_names = {}
+    per_track = defaultdict(lambda: ([], []))  # (pid, tid) -> (slices, ends)
+    async_tracks = defaultdict(lambda: ([], []))
+    async_pid = {}
+    counters = defaultdict(list)
+    instants = defaultdict(int)
+    flow_events = 0
+    events = 0
+    for seq, e in enumerate(evs):
+        events += 1
+        if not isinstance(e, dict) or not e:
+            continue
+        ph = str(e.get("ph", ""))[:1]
+        name = e.get("name", "")
+        cat = e.get("cat", "")
+        pid, tid = e.get("pid", 0), e.get("tid", 0)
+        if ph == "M":
+            if name == "thread_name":
+                lane_names[(pid, tid)] = e.get("args", {}).get("name", "")
+            continue
+        ts = ns(e["ts"])
+        if ph == "X":
+            if "dur" not in e:
+                repairs["x_without_dur"] += 1
+            dur = ns(e.get("dur", 0))
+            if dur < 0:
+                repairs["negative_dur"] += 1
+                dur = 0
+            per_track[(pid, tid)][0].append(Slice(ts, dur, cat, name, seq, "X", (pid, tid)))
+        elif ph == "B":
+            per_track[(pid, tid)][0].append(Slice(ts, -1, cat, name, seq, "B", (pid, tid)))
+        elif ph == "E":
+            per_track[(pid, tid)][1].append((ts, seq, name))
+        elif ph in ("i", "I"):
+            scope = e.get("s", "t")
+            if scope == "g":
+                if flt.slice(pid, None, cat, name, ts, 0, global_track=True):
+                    instants[("global", cat, name)] += 1
+            elif scope == "p":
+                if flt.slice(pid, None, cat, name, ts, 0):
+                    instants[("process", cat, name)] += 1
+            else:
+                if flt.slice(pid, tid, cat, name, ts, 0):
+                    instants[("thread", cat, name)] += 1
+                per_track[(pid, tid)][0].append(Slice(ts, 0, cat, name, seq, "I", (pid, tid)))
+        elif ph == "C":
+            for k, v in (e.get("args") or {}).items():
+                if isinstance(v, (int, Decimal)) and not isinstance(v, bool):
+                    series = counters[(pid, "%s %s" % (name, k))]
+                    if flt.point(pid, ts):
+                        series.append(Decimal(v))
+        elif ph in ("b", "e"):
+            # Perfetto's tracks: id2.local per process; a plain id or id2.global across processes
+            if "id2" in e and "local" in e["id2"]:
+                key = ("process", pid, str(e["id2"]["local"]))
+            elif "id2" in e:
+                key = ("global", str(e["id2"].get("global")))
+            else:
+                key = ("global", str(e.get("id")))
+            tkey = (cat,) + key
+            async_pid.setdefault(tkey, pid)  # a track takes the pid of its first event
+            if ph == "b":
+                async_tracks[tkey][0].append(Slice(ts, -1, cat, name, seq, "B", None))
+            else:
+                async_tracks[tkey][1].append((ts, seq, name))
+        elif ph in ("s", "t", "f"):
+            flow_events += 1
+        else:
+            print("oracle: phase %r is not covered" % ph, file=sys.stderr)
+            sys.exit(2)
+
+    spans = []
+    for key, (sl, en) in per_track.items():
+        match_and_nest(sl, en, repairs)
+        spans.extend(s for s in sl if s.kind != "I" and s.dur >= 0)
+    # async: matched the same way on their own tracks (their unmatched ends are another kind)
+    async_rows = defaultdict(lambda: [0, 0, 0])
+    for key, (sl, en) in async_tracks.items():
+        r = defaultdict(int)
+        match_and_nest(sl, en, r)
+        repairs["unmatched_async_end"] += r["unmatched_end"]
+        repairs["unfinished_span"] += r["unfinished_span"]
+        repairs["overlapping_complete"] += r["overlapping_complete"]
+        for s in sl:
+            if not flt.slice(async_pid[key], None, s.cat, s.name, s.ts, s.dur):
+                continue
+            row = async_rows[(s.cat, s.name)]
+            if s.dur < 0:
+                row[2] += 1
+            else:
+                row[0] += 1
+                row[1] += s.dur
+
+    # self time: duration minus the union of direct children clipped to it
+    kids = defaultdict(list)
+    for s in spans:
+        if s.parent is not None and s.parent.kind != "I" and s.parent.dur >= 0:
+            p = s.parent
+            kids[id(p)].append((s.ts, min(s.end(), p.end())))
+
+    spans = [s for s in spans if flt.slice(s.lane[0], s.lane[1], s.cat, s.name, s.ts, s.dur)]
+    lanes = defaultdict(list)
+    cats = defaultdict(list)
+    names = defaultdict(list)
+    for s in spans:
+        lanes[s.lane].append(s)
+        cats[s.cat].append(s)
+        names[(s.cat, s.name)].append(s)
+
+    out = {"events": events, "spans": len(spans), "sum_ns": sum(s.dur for s in spans),
+           "flow_events": flow_events, "dropped": 0, "partial": False}
+    out["lanes"] = [{"pid": k[0], "tid": k[1], "clock": "host", "name": lane_names.get(k, ""),
+                     "spans": len(v), "sum_ns": sum(s.dur for s in v),
+                     "busy_ns": union_len([(s.ts, s.end()) for s in v])}
+                    for k, v in sorted(lanes.items())]
+    crow = [{"cat": k, "clock": "host", "spans": len(v), "sum_ns": sum(s.dur for s in v),
+             "busy_ns": union_len([(s.ts, s.end()) for s in v])} for k, v in cats.items()]
+    crow.sort(key=lambda r: (-r["busy_ns"], r["cat"].encode()))
+    out["categories"] = crow
+    nrow = []
+    for (cat, name), v in names.items():
+        d = sorted(s.dur for s in v)
+        per_lane = defaultdict(list)
+        for s in v:
+            per_lane[s.lane].append((s.ts, s.end()))
+        total = sum(union_len(iv) for iv in per_lane.values())
+        self_ns = sum(s.dur - union_len(kids.get(id(s), [])) for s in v)
+        n, sm = len(d), sum(d)
+        nrow.append({"cat": cat, "name": name, "clock": "host", "spans": n, "sum_ns": sm, "total_ns": total,
+                     "self_ns": self_ns, "min_ns": d[0], "p50_ns": nearest_rank(d, 50),
+                     "p90_ns": nearest_rank(d, 90), "p99_ns": nearest_rank(d, 99), "max_ns": d[-1],
+                     "mean_ns": (2 * sm + n) // (2 * n)})
+    nrow.sort(key=lambda r: (-r["total_ns"], r["cat"].encode(), r["name"].encode()))
+    out["names"] = nrow
+    out["async"] = sorted(({"cat": k[0], "name": k[1], "spans": v[0], "sum_ns": v[1], "unfinished": v[2]}
+                           for k, v in async_rows.items()), key=lambda r: (r["cat"], r["name"]))
+    out["counters"] = sorted(({"pid": k[0], "name": k[1], "samples": len(v), "min": min(v), "max": max(v),
+                               "mean": sum(v) / len(v)} for k, v in counters.items() if v),
+                             key=lambda r: (r["pid"], r["name"]))
+    out["instants"] = sorted(({"scope": k[0], "cat": k[1], "name": k[2], "count": c} for k, c in instants.items()),
+                             key=lambda r: (r["scope"], r["cat"], r["name"]))
+    out["repairs"] = {k: v for k, v in sorted(repairs.items()) if v}
+    return out
+
+
+def compare(mine, theirs):
+    """Lines describing each difference between the oracle and stint."""
+    diffs = []
+    for k in ("events", "spans", "sum_ns", "flow_events", "dropped", "partial", "repairs"):
+        if mine[k] != theirs.get(k):
+            diffs.append("%s: oracle %r, stint %r" % (k, mine[k], theirs.get(k)))
+    for sect in ("lanes", "categories", "names"):
+        a, b = mine[sect], theirs.get(sect, [])
+        if len(a) != len(b):
+            diffs.append("%s: oracle %d rows, stint %d" % (sect, len(a), len(b)))
+        for i, (ra, rb) in enumerate(zip(a, b)):
+            for f, v in ra.items():
+                if rb.get(f) != v:
+                    diffs.append("%s[%d] %s: oracle %r, stint %r (oracle row %s)" %
+                                 (sect, i, f, v, rb.get(f), json.dumps(ra, default=str)[:160]))
+                    break
+    b_async = sorted(theirs.get("async", []), key=lambda r: (r["cat"], r["name"]))
+    if mine["async"] != b_async:
+        diffs.append("async: oracle %s, stint %s" % (json.dumps(mine["async"])[:300], json.dumps(b_async)[:300]))
+    b_cnt = sorted(theirs.get("counters", []), key=lambda r: (r["pid"], r["name"]))
+    if len(b_cnt) != len(mine["counters"]):
+        diffs.append("counters: oracle %d series, stint %d" % (len(mine["counters"]), len(b_cnt)))
+    for ra, rb in zip(mine["counters"], b_cnt):
+        same = (ra["pid"], ra["name"], ra["samples"]) == (rb["pid"], rb["name"], rb["samples"]) and \
+            Decimal(str(rb["min"])) == ra["min"] and Decimal(str(rb["max"])) == ra["max"] and \
+            abs(Decimal(str(rb["mean"])) - ra["mean"]) <= abs(ra["mean"]) * Decimal("1e-12") + Decimal("1e-9")
+        if not same:
+            diffs.append("counter %s %s: oracle %s, stint %s" % (ra["pid"], ra["name"],
+                                                                 json.dumps(ra, default=str), json.dumps(rb)))
+    b_inst = sorted(theirs.get("instants", []), key=lambda r: (r["scope"], r["cat"], r["name"]))
+    if mine["instants"] != b_inst:
+        diffs.append("instants: oracle %s, stint %s" % (json.dumps(mine["instants"])[:300], json.dumps(b_inst)[:300]))
+    return diffs
+
+
+def adversarial(seed):
+    """A small trace (list of events) full of ties and mismatches."""
+    import random
+    r = random.Random(seed)
+    evs = []
+
+    def ts():
+        base = r.choice([0, 1, 2, 3, 5, 8, 10, 10, 12, 15, 20, 25, 30])
+        frac = r.choice(["", "", "", ".5", ".001", ".0004", ".25"])
+        return float(str(base) + frac) if frac else base  # short decimals: repr writes them back as typed
+
+    lanes = [(1, 1), (1, 2), (2, 7)][: r.randint(1, 3)]
+    for (pid, tid) in lanes:
+        evs.append({"name": "thread_name", "ph": "M", "pid": pid, "tid": tid, "args": {"name": "T%d" % tid}})
+        for _ in range(r.randint(5, 120)):
+            k = r.random()
+            name, cat = r.choice(["a", "b", "c"]), r.choice(["x", "y", ""])
+            if k < 0.35:
+                e = {"ph": "X", "name": name, "cat": cat, "pid": pid, "tid": tid, "ts": ts()}
+                d = r.random()
+                if d < 0.9:
+                    e["dur"] = r.choice([0, 0, 1, 2, 5, 10, 0.5, 3.0004, 20])
+                elif d < 0.95:
+                    e["dur"] = -1
+                evs.append(e)
+            elif k < 0.6:
+                evs.append({"ph": "B", "name": name, "cat": cat, "pid": pid, "tid": tid, "ts": ts()})
+            elif k < 0.85:
+                e = {"ph": "E", "pid": pid, "tid": tid, "ts": ts()}
+                if r.random() < 0.7:
+                    e["name"] = name
+                evs.append(e)
+            elif k < 0.95:
+                evs.append({"ph": "i", "name": name, "cat": cat, "pid": pid, "tid": tid, "ts": ts(),
+                            "s": r.choice(["t", "t", "p", "g"])})
+            else:
+                evs.append({"ph": "C", "name": "mem", "pid": pid, "tid": tid, "ts": ts(),
+                            "args": {"v": r.choice([1, 2.5, -3, 10 ** 12])}})
+        for _ in range(r.randint(0, 6)):
+            e = {"ph": r.choice(["b", "e"]), "name": r.choice(["a", "b"]), "cat": "as", "pid": pid, "tid": tid,
+                 "ts": ts()}
+            w = r.random()
+            if w < 0.5:
+                e["id"] = r.choice([1, 2])
+            elif w < 0.8:
+                e["id2"] = {"local": r.choice(["0x1", "0x2"])}
+            else:
+                e["id2"] = {"global": r.choice(["0x1", "0x2"])}
+            evs.append(e)
+    if r.random() < 0.7:
+        r.shuffle(evs)
+    else:  # in time order, as a well-behaved writer would
+        evs.sort(key=lambda e: e.get("ts", 0))
+    return evs
+
+
+def random_filter(seed):
+    """None for half the seeds, else one to three random filters."""
+    import random
+    r = random.Random(seed * 7919 + 1)
+    if r.random() < 0.5:
+        return None
+    f = Filter()
+    for _ in range(r.randint(1, 3)):
+        k = r.randrange(6)
+        if k == 0:
+            f.pid = r.choice([1, 2])
+        elif k == 1:
+            f.tid = r.choice([1, 2, 7])
+        elif k == 2:
+            f.cat = r.choice(["x", "y", "x,y"])
+        elif k == 3:
+            f.name = r.choice(["a", "[ab]", "*", "?", "c*"])
+        elif k == 4:
+            f.t0 = r.choice([None, 0, 1000, 5000, 10250])
+            f.t1 = r.choice([None, 5000, 10000, 20001])
+            if f.t0 is None and f.t1 is None:
+                f.t0 = 2000
+            if f.t0 is not None and f.t1 is not None and f.t1 < f.t0:
+                f.t0, f.t1 = f.t1, f.t0  # (a range ending before it starts is a usage error)
+        else:
+            f.min_dur = r.choice([0, 1000, 2500])
+    return f
+
+
+def run_adversarial(first, count):
+    import os
+    import subprocess
+    import tempfile
+    stint = os.environ["STINT_BIN"]
+    runs = [("one thread", {"STINT_THREADS": "1"}),
+            ("three parts on two threads", {"STINT_THREADS": "2", "STINT_SPLIT_MIN_BYTES": "1",
+                                            "STINT_SPLIT_PARTS": "3"})]
+    bad = filtered = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        path = os.path.join(tmp, "t.json")
+        for seed in range(first, first + count):
+            evs = adversarial(seed)
+            with open(path, "w") as f:
+                json.dump({"traceEvents": evs}, f)
+            flt = random_filter(seed)
+            mine = summarize(*load_events(path), flt=flt)
+            fargs = flt.args() if flt else []
+            filtered += 1 if fargs else 0
+            for label, env in runs:
+                p = subprocess.run([stint, "summary", "--json", path] + fargs, capture_output=True, text=True,
+                                   env=dict(os.environ, **env))
+                diffs = compare(mine, json.loads(p.stdout)) if p.stdout else ["no output: " + p.stderr[-300:]]
+                if diffs:
+                    bad += 1
+                    print("FAIL seed %d (%s%s):" % (seed, label, ", " + " ".join(fargs) if fargs else ""))
+                    for d in diffs[:5]:
+                        print("  " + d)
+    if bad:
+        print("adversarial: %d of %d runs differ from the oracle" % (bad, count * len(runs)))
+        return 1
+    print("adversarial: seeds %d..%d (%d with filters), %d runs, every summary field the same as the oracle's" %
+          (first, first + count - 1, filtered, count * len(runs)))
+    return 0
+
+
+def main():
+    if sys.argv[1] == "--adversarial":
+        return run_adversarial(int(sys.argv[2]), int(sys.argv[3]))
+    mine = summarize(*load_events(sys.argv[1]))
+    if len(sys.argv) < 3:
+        json.dump(mine, sys.stdout, default=str, indent=1)
+        return 0
+    theirs = json.load(open(sys.argv[2]))
+    diffs = compare(mine, theirs)
+    for d in diffs[:40]:
+        print(d)
+    if len(diffs) > 40:
+        print("... %d differences in all" % len(diffs))
+    if not diffs:
+        print("same")
+    return 1 if diffs else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
