@@ -27,10 +27,10 @@ WIDTH = 79
 FILTERS = [
     ("--pid N", "Only process N."),
     ("--tid N", "Only thread N."),
-    ("--cat C", "Only the category C."),
+    ("--cat C", "Only the category C (or a category list \"a,C,b\" that holds it)."),
     ("--name GLOB", "Only names matching the shell glob GLOB."),
-    ("--time-range A:B", "Only what overlaps [A, B]. Times are ns, or take a unit (12.5ms, 3us, 2s); "
-                         "either end may be empty."),
+    ("--time-range A:B", "Only what overlaps [A, B): starts before B and ends after A (a zero-length span at A "
+                         "counts). Times are ns, or take a unit (12.5ms, 3us, 2s); either end may be empty."),
     ("--min-dur D", "Only spans lasting at least D."),
 ]
 
