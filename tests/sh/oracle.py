@@ -1,13 +1,16 @@
 #!/usr/bin/env python3
-"""summary_oracle.py TRACE [STINT_JSON] - an independent reading of a Chrome
-trace into `stint summary --json`'s numbers, written from the rules in
-docs/formats/summary-json.md and tools/stint/model.h, not from stint's code.
+"""oracle.py [--tree] TRACE [STINT_JSON] - an independent reading of a Chrome
+trace into `stint summary --json`'s numbers (with --tree, `stint tree
+--json`'s), written from the rules in docs/formats/summary-json.md,
+docs/cli/tree.md and tools/stint/model.h, not from stint's code.
 
 It loads the whole file with json (numbers kept as decimal text, so times are
 exact), matches B/E and b/e, nests each thread track in one pass, and
 computes lanes, categories, names (sum, per-lane union, self time, nearest-
 rank quantiles, mean), async slices, counters, instants, repairs and event
-counts. With STINT_JSON (stint's output for the same file) it compares every
+counts; for the tree, one node per call path with calls, total, self,
+interpolated p50/p90, mean and max, and the counts of what was left out.
+With STINT_JSON (stint's output for the same file) it compares every
 field and prints one line per difference (exit 1), else "same" (exit 0);
 without it, it prints its own result as JSON.
 
@@ -15,20 +18,21 @@ It covers the phases the generator of ../shared/tools/gen_chrome.py writes
 (X B E i I C M b e s f) and says so (exit 2) on any other. Not covered:
 flow binding (`flows`), markers and JSONL input.
 
-summary_oracle.py --adversarial FIRST COUNT runs $STINT_BIN on COUNT small
+oracle.py --adversarial FIRST COUNT runs $STINT_BIN on COUNT small
 traces (seeds FIRST..) built to hit the hard rules: many equal timestamps,
 sub-ns digits, B/E with wrong, missing or no names, E before any B,
 zero-length pairs, X without or with negative dur, instants of every scope
 stacking at one ts, async b/e of every id scope across processes, files out
 of time order; half of them with random filters (--pid --tid --cat --name
 --time-range --min-dur); on one thread and split in three parts on two
-threads. It prints the seeds that differ (exit 1) or one line saying all
-were the same.
+threads; summary and tree each. It prints the seeds that differ (exit 1) or
+one line saying all were the same.
 """
 import json
 import sys
 from collections import defaultdict
 from decimal import Decimal
+from fractions import Fraction
 
 INF = float("inf")
 
@@ -232,6 +236,7 @@ def summarize(evs, missing_close=False, flt=None):
     per_track = defaultdict(lambda: ([], []))  # (pid, tid) -> (slices, ends)
     async_tracks = defaultdict(lambda: ([], []))
     async_pid = {}
+    instants_all = []
     counters = defaultdict(list)
     instants = defaultdict(int)
     flow_events = 0
@@ -263,6 +268,7 @@ def summarize(evs, missing_close=False, flt=None):
             per_track[(pid, tid)][1].append((ts, seq, name))
         elif ph in ("i", "I"):
             scope = e.get("s", "t")
+            instants_all.append((("global" if scope == "g" else "process" if scope == "p" else "thread"), seq))
             if scope == "g":
                 if flt.slice(pid, None, cat, name, ts, 0, global_track=True):
                     instants[("global", cat, name)] += 1
@@ -303,6 +309,9 @@ def summarize(evs, missing_close=False, flt=None):
     for key, (sl, en) in per_track.items():
         match_and_nest(sl, en, repairs)
         spans.extend(s for s in sl if s.kind != "I" and s.dur >= 0)
+    LAST["tracks"] = per_track  # for tree()
+    LAST["other_tracks"] = sum(len(sl) for sl, _ in async_tracks.values()) + \
+        sum(1 for k in instants_all if k[0] != "thread")
     # async: matched the same way on their own tracks (their unmatched ends are another kind)
     async_rows = defaultdict(lambda: [0, 0, 0])
     for key, (sl, en) in async_tracks.items():
@@ -371,6 +380,104 @@ def summarize(evs, missing_close=False, flt=None):
                              key=lambda r: (r["scope"], r["cat"], r["name"]))
     out["repairs"] = {k: v for k, v in sorted(repairs.items()) if v}
     return out
+
+
+LAST = {}
+
+
+def quantile(d, q):
+    """Linear interpolation between closest ranks (tree's p50/p90)."""
+    pos = Fraction(q) * (len(d) - 1)
+    lo = int(pos)
+    if lo >= len(d) - 1:
+        return Fraction(d[-1])
+    return d[lo] + (pos - lo) * (d[lo + 1] - d[lo])
+
+
+def tree(evs, missing_close=False, flt=None):
+    """`stint tree --json`'s host tree and scope counts: one node per call
+    path (names from the root down; instants, unfinished and filtered-out
+    spans lend their names to paths), aggregating the finished spans that
+    pass the filters; self subtracts every direct child clipped to the call
+    (an unfinished child up to the call's end)."""
+    flt = flt or Filter()
+    summarize(evs, missing_close, flt)
+    nodes = {}
+    scope = {"spans": 0, "instants_excluded": 0, "unfinished_excluded": 0, "async_excluded": LAST["other_tracks"],
+             "filtered_out": 0}
+    kids = defaultdict(list)
+    for sl, _ in LAST["tracks"].values():
+        for s in sl:
+            if s.parent is not None:
+                kids[id(s.parent)].append(s)
+    for (pid, tid), (sl, _) in LAST["tracks"].items():
+        for s in sl:
+            path, c = [], s
+            while c is not None:
+                path.append(c.name)
+                c = c.parent
+            path = tuple(reversed(path))
+            for k in range(1, len(path) + 1):
+                nodes.setdefault(path[:k], [])
+            if not flt.slice(pid, tid, s.cat, s.name, s.ts, s.dur):
+                scope["filtered_out"] += 1
+            elif s.kind == "I":
+                scope["instants_excluded"] += 1
+            elif s.dur < 0:
+                scope["unfinished_excluded"] += 1
+            else:
+                scope["spans"] += 1
+                iv = []
+                for c in kids[id(s)]:
+                    cs, ce = max(c.ts, s.ts), min(s.end() if c.dur < 0 else c.end(), s.end())
+                    if ce > cs:
+                        iv.append((cs, ce))
+                nodes[path].append((s.dur, s.dur - union_len(iv)))
+    rows = {}
+    for path, calls in nodes.items():
+        d = sorted(x for x, _ in calls)
+        row = {"calls": len(d), "total_ns": sum(d), "self_ns": sum(y for _, y in calls), "depth": len(path)}
+        if d:
+            row.update(mean_ns=Fraction(sum(d), len(d)), p50_ns=quantile(d, 0.5), p90_ns=quantile(d, 0.9),
+                       max_ns=d[-1])
+        rows[path] = row
+    return scope, rows
+
+
+def compare_tree(mine, theirs):
+    """Differences between the oracle's tree and stint's --json tree."""
+    scope, rows = mine
+    diffs = []
+    for k, v in scope.items():
+        if theirs["scope"].get(k) != v:
+            diffs.append("scope %s: oracle %r, stint %r" % (k, v, theirs["scope"].get(k)))
+    got = {}
+
+    def walk(lst, prefix):
+        prev = None
+        for n in lst:
+            path = prefix + (n["name"],)
+            if path in got:
+                diffs.append("path %s listed twice" % "/".join(path))
+            got[path] = n
+            if prev is not None and n["total_ns"] > prev:
+                diffs.append("path %s: siblings not in descending total" % "/".join(path))
+            prev = n["total_ns"]
+            walk(n["children"], path)
+    walk(theirs["host"], ())
+    for path in sorted(set(rows) | set(got)):
+        a, b = rows.get(path), got.get(path)
+        if a is None or b is None:
+            diffs.append("path %s: %s" % ("/".join(path), "only stint has it" if a is None else "stint lacks it"))
+            continue
+        for f in ("calls", "total_ns", "self_ns", "depth", "max_ns"):
+            if a.get(f) != b.get(f):
+                diffs.append("path %s %s: oracle %r, stint %r" % ("/".join(path), f, a.get(f), b.get(f)))
+        for f in ("mean_ns", "p50_ns", "p90_ns"):  # printed with one decimal
+            if (f in a) != (b.get(f) is not None) or \
+                    (f in a and abs(Fraction(str(b[f])) - a[f]) > Fraction(51, 1000)):
+                diffs.append("path %s %s: oracle %s, stint %r" % ("/".join(path), f, a.get(f), b.get(f)))
+    return diffs
 
 
 def compare(mine, theirs):
@@ -509,35 +616,42 @@ def run_adversarial(first, count):
             with open(path, "w") as f:
                 json.dump({"traceEvents": evs}, f)
             flt = random_filter(seed)
-            mine = summarize(*load_events(path), flt=flt)
             fargs = flt.args() if flt else []
             filtered += 1 if fargs else 0
-            for label, env in runs:
-                p = subprocess.run([stint, "summary", "--json", path] + fargs, capture_output=True, text=True,
-                                   env=dict(os.environ, **env))
-                diffs = compare(mine, json.loads(p.stdout)) if p.stdout else ["no output: " + p.stderr[-300:]]
-                if diffs:
-                    bad += 1
-                    print("FAIL seed %d (%s%s):" % (seed, label, ", " + " ".join(fargs) if fargs else ""))
-                    for d in diffs[:5]:
-                        print("  " + d)
+            for cmd, oracle, cmp in (("summary", summarize, compare), ("tree", tree, compare_tree)):
+                mine = oracle(*load_events(path), flt=flt)
+                for label, env in runs:
+                    p = subprocess.run([stint, cmd, "--json", path] + fargs, capture_output=True, text=True,
+                                       env=dict(os.environ, **env))
+                    diffs = cmp(mine, json.loads(p.stdout)) if p.stdout else ["no output: " + p.stderr[-300:]]
+                    if diffs:
+                        bad += 1
+                        print("FAIL seed %d (%s, %s%s):" % (seed, cmd, label, ", " + " ".join(fargs) if fargs else ""))
+                        for d in diffs[:5]:
+                            print("  " + d)
     if bad:
-        print("adversarial: %d of %d runs differ from the oracle" % (bad, count * len(runs)))
+        print("adversarial: %d of %d runs differ from the oracle" % (bad, 2 * count * len(runs)))
         return 1
-    print("adversarial: seeds %d..%d (%d with filters), %d runs, every summary field the same as the oracle's" %
-          (first, first + count - 1, filtered, count * len(runs)))
+    print("adversarial: seeds %d..%d (%d with filters), %d runs of summary and tree, every field the same as the "
+          "oracle's" % (first, first + count - 1, filtered, 2 * count * len(runs)))
     return 0
 
 
 def main():
-    if sys.argv[1] == "--adversarial":
-        return run_adversarial(int(sys.argv[2]), int(sys.argv[3]))
-    mine = summarize(*load_events(sys.argv[1]))
-    if len(sys.argv) < 3:
-        json.dump(mine, sys.stdout, default=str, indent=1)
+    args = sys.argv[1:]
+    if args[0] == "--adversarial":
+        return run_adversarial(int(args[1]), int(args[2]))
+    oracle, cmp = summarize, compare
+    if args[0] == "--tree":
+        oracle, cmp = tree, compare_tree
+        args = args[1:]
+    mine = oracle(*load_events(args[0]))
+    if len(args) < 2:
+        json.dump(mine if oracle is summarize else {"scope": mine[0], "paths": {"/".join(k): v for k, v in mine[1].items()}},
+                  sys.stdout, default=str, indent=1)
         return 0
-    theirs = json.load(open(sys.argv[2]))
-    diffs = compare(mine, theirs)
+    theirs = json.load(open(args[1]))
+    diffs = cmp(mine, theirs)
     for d in diffs[:40]:
         print(d)
     if len(diffs) > 40:

@@ -1,0 +1,107 @@
+#!/usr/bin/env bash
+# `stint summary --json` and `stint tree --json` against an independent
+# oracle (oracle.py: the whole file through python's json, the rules of
+# docs/formats/summary-json.md, docs/cli/tree.md and model.h written again):
+# every field of lanes, categories and names (sum, per-lane union, self
+# time, nearest-rank quantiles, mean), async slices, counters, instants,
+# repairs and event counts; every call path's calls, total, self,
+# interpolated quantiles and max, and what the tree left out.
+#  1. adversarial traces (ties, B/E with wrong or missing names, zero-length
+#     pairs, unfinished spans, bad durations, async ids of every scope,
+#     files out of time order, half of them with random filters), on one
+#     thread and split in three parts;
+#  2. traces of ../shared/tools/gen_chrome.py in each flavour, style and
+#     layout, on one thread, split on two threads, and gzipped;
+#  3. the comparisons themselves: an output with one number changed must
+#     differ.
+set -u
+STINT=${STINT_BIN:?STINT_BIN not set}
+here=$(cd "$(dirname "$0")" && pwd)
+ORACLE=$here/oracle.py
+command -v python3 >/dev/null || { echo "SKIP: python3 is not installed"; exit 77; }
+T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
+fail=0
+
+# 1. adversarial (fewer under a sanitizer, 10-40x slower)
+n=400
+[ -n "${TSAN_OPTIONS:-}${ASAN_OPTIONS:-}" ] && n=60
+if ! STINT_BIN=$STINT python3 "$ORACLE" --adversarial 1 "$n" >"$T/adv.out" 2>&1; then
+  echo "FAIL: adversarial traces differ from the oracle:"; head -30 "$T/adv.out"; fail=1
+else
+  cat "$T/adv.out"
+fi
+
+# 2. generated traces
+GEN=${STINT_SHARED_DIR:-}/tools/gen_chrome.py
+if [ ! -f "$GEN" ]; then
+  echo "SKIP (part 2): $GEN is absent (shared tools); adversarial traces only"
+else
+  k=0 bad=0 most=99
+  [ -n "${TSAN_OPTIONS:-}${ASAN_OPTIONS:-}" ] && most=3
+  while read -r cfg; do
+    [ $k -ge $most ] && break
+    k=$((k + 1)); f=$T/g$k.json
+    # shellcheck disable=SC2086 # cfg holds several generator options
+    if ! python3 "$GEN" --size 700K --seed "$k" $cfg -o "$f" 2>/dev/null; then
+      echo "FAIL: gen_chrome.py $cfg did not run"; bad=1; continue
+    fi
+    gzip -c "$f" >"$f.gz"
+    for cmd in summary tree; do
+      flag=; [ $cmd = tree ] && flag=--tree
+      for run in "1 $f" "2 $f" "1 $f.gz"; do
+        set -- $run
+        STINT_THREADS=$1 STINT_SPLIT_MIN_BYTES=1 STINT_SPLIT_PARTS=4 "$STINT" $cmd --json "$2" >"$T/s.json" 2>/dev/null
+        if ! out=$(python3 "$ORACLE" $flag "$f" "$T/s.json" 2>&1); then
+          echo "FAIL: $cmd of generated ($cfg) on $1 thread(s), $(basename "$2"):"; echo "$out" | head -8; bad=1
+        fi
+      done
+    done
+  done <<'EOF'
+--flavor mixed
+--flavor kineto
+--flavor chrome
+--style compact
+--style pretty --format array
+--format array-open
+--be-frac 0.6 --max-depth 8
+--instant-frac 0.3
+--procs 1 --threads 1 --be-frac 0.9
+--max-depth 1 --threads 12
+EOF
+  [ $bad = 0 ] && echo "ok: $k generated traces, summary and tree, each on one thread, in four parts on two threads and gzipped, the same as the oracle"
+  [ $bad = 0 ] || fail=1
+fi
+
+# 3. the comparisons can fail
+f=$T/adv3.json
+python3 -c "
+import json, sys
+sys.path.insert(0, '$here')
+import oracle
+json.dump({'traceEvents': oracle.adversarial(3)}, open('$f', 'w'))"
+"$STINT" summary --json "$f" >"$T/s.json" 2>/dev/null
+"$STINT" tree --json "$f" >"$T/t.json" 2>/dev/null
+for what in self_ns p90_ns total_ns busy_ns tree_self tree_p50 tree_calls; do
+  python3 - "$T/s.json" "$T/t.json" "$T/m.json" "$what" <<'EOF'
+import json, sys
+what = sys.argv[4]
+if what.startswith("tree_"):
+    d = json.load(open(sys.argv[2]))
+    n = d["host"][0]
+    while n["children"] and what != "tree_calls":
+        n = n["children"][0]
+    f = {"tree_self": "self_ns", "tree_p50": "p50_ns", "tree_calls": "calls"}[what]
+    n[f] += 1
+else:
+    d = json.load(open(sys.argv[1]))
+    rows = d["categories"] if what == "busy_ns" else d["names"]
+    rows[len(rows) // 2][what] += 1
+json.dump(d, open(sys.argv[3], "w"))
+EOF
+  flag=; case $what in tree_*) flag=--tree;; esac
+  if python3 "$ORACLE" $flag "$f" "$T/m.json" >/dev/null 2>&1; then
+    echo "FAIL: the oracle did not notice a changed $what"; fail=1
+  fi
+done
+[ $fail = 0 ] && echo "ok: a summary or tree with one self, p50, p90, total, busy or calls figure changed by 1 is caught"
+exit $fail
