@@ -398,8 +398,8 @@ def tree(evs, missing_close=False, flt=None):
     """`stint tree --json`'s host tree and scope counts: one node per call
     path (names from the root down; instants, unfinished and filtered-out
     spans lend their names to paths), aggregating the finished spans that
-    pass the filters; self subtracts every direct child clipped to the call
-    (an unfinished child up to the call's end)."""
+    pass the filters; self subtracts every finished direct child clipped to
+    the call."""
     flt = flt or Filter()
     summarize(evs, missing_close, flt)
     nodes = {}
@@ -429,7 +429,9 @@ def tree(evs, missing_close=False, flt=None):
                 scope["spans"] += 1
                 iv = []
                 for c in kids[id(s)]:
-                    cs, ce = max(c.ts, s.ts), min(s.end() if c.dur < 0 else c.end(), s.end())
+                    if c.dur < 0:
+                        continue
+                    cs, ce = max(c.ts, s.ts), min(c.end(), s.end())
                     if ce > cs:
                         iv.append((cs, ce))
                 nodes[path].append((s.dur, s.dur - union_len(iv)))

@@ -366,9 +366,13 @@ int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, 
         const struct stint_slice *s = stint_model_slice(m, i);
         if (s->parent == STINT_NO_ID || s->parent >= n)
             continue;
+        /* an unfinished child has no end to cover anything with (summary
+         * leaves it out of every time too: no made-up end) */
+        if (s->dur_ns < 0)
+            continue;
         const struct stint_slice *p = stint_model_slice(m, s->parent);
         int64_t pend = p->dur_ns < 0 ? STINT_TS_LIMIT : p->ts_ns + p->dur_ns; /* open: to the range's end */
-        int64_t cend = s->dur_ns < 0 ? pend : s->ts_ns + s->dur_ns;
+        int64_t cend = s->ts_ns + s->dur_ns;
         int64_t cstart = s->ts_ns < p->ts_ns ? p->ts_ns : s->ts_ns;
         if (cend > pend)
             cend = pend;

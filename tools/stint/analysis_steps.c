@@ -103,11 +103,12 @@ int stint_steps_compute(struct stint_steps *r, const struct stint_model *mm, con
         step_of[steps[k]] = (uint32_t)k;
     for (size_t i = 0; i < n; i++) {
         const struct stint_slice *s = stint_model_slice(mm, i);
-        if (s->parent == STINT_NO_ID || step_of[s->parent] == STINT_NO_ID)
+        /* an unfinished child has no end: it covers nothing (no made-up end, as in summary and tree) */
+        if (s->parent == STINT_NO_ID || step_of[s->parent] == STINT_NO_ID || s->dur_ns < 0)
             continue;
         const struct stint_slice *p = stint_model_slice(mm, s->parent);
         int64_t pend = p->ts_ns + p->dur_ns;
-        int64_t end = s->dur_ns < 0 ? pend : s->ts_ns + s->dur_ns;
+        int64_t end = s->ts_ns + s->dur_ns;
         if (end > pend)
             end = pend;
         uint32_t col = col_of[s->name];
