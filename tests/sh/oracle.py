@@ -237,6 +237,7 @@ def summarize(evs, missing_close=False, flt=None):
     async_tracks = defaultdict(lambda: ([], []))
     async_pid = {}
     instants_all = []
+    v2 = []
     counters = defaultdict(list)
     instants = defaultdict(int)
     flow_events = 0
@@ -245,6 +246,9 @@ def summarize(evs, missing_close=False, flt=None):
         events += 1
         if not isinstance(e, dict) or not e:
             continue
+        if "bind_id" in e and (e.get("flow_in") is True or e.get("flow_out") is True):
+            flow_events += 1  # a v2 flow event
+            v2.append((ns(e["ts"]), seq, str(e["bind_id"]), e.get("flow_in") is True, e.get("flow_out") is True))
         ph = str(e.get("ph", ""))[:1]
         name = e.get("name", "")
         cat = e.get("cat", "")
@@ -305,6 +309,13 @@ def summarize(evs, missing_close=False, flt=None):
             print("oracle: phase %r is not covered" % ph, file=sys.stderr)
             sys.exit(2)
 
+    # v2 flows in (ts, file order): a flow_in needs a flow_out of its id before it
+    last_out = set()
+    for ts_, seq_, key_, fin, fout in sorted(v2):
+        if fin and key_ not in last_out:
+            repairs["unbound_flow"] += 1
+        if fout:
+            last_out.add(key_)
     spans = []
     for key, (sl, en) in per_track.items():
         match_and_nest(sl, en, repairs)
@@ -537,10 +548,15 @@ def adversarial(seed):
             if k < 0.35:
                 e = {"ph": "X", "name": name, "cat": cat, "pid": pid, "tid": tid, "ts": ts()}
                 d = r.random()
-                if d < 0.9:
+                if d < 0.88:
                     e["dur"] = r.choice([0, 0, 1, 2, 5, 10, 0.5, 3.0004, 20])
+                elif d < 0.9:
+                    e["dur"] = r.choice([1100000000, 2000000000.5])  # 2^40 ns and more: not a lean record
                 elif d < 0.95:
                     e["dur"] = -1
+                if r.random() < 0.05:  # a v2 flow binding: a slice with an index, not a lean record
+                    e["bind_id"] = r.choice(["0x1", "0x2"])
+                    e[r.choice(["flow_in", "flow_out"])] = r.random() < 0.8
                 evs.append(e)
             elif k < 0.6:
                 evs.append({"ph": "B", "name": name, "cat": cat, "pid": pid, "tid": tid, "ts": ts()})
