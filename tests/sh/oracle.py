@@ -1,15 +1,18 @@
 #!/usr/bin/env python3
-"""oracle.py [--tree] TRACE [STINT_JSON] - an independent reading of a Chrome
-trace into `stint summary --json`'s numbers (with --tree, `stint tree
---json`'s), written from the rules in docs/formats/summary-json.md,
-docs/cli/tree.md and tools/stint/model.h, not from stint's code.
+"""oracle.py [--tree | --steps GLOB] TRACE [STINT_JSON] - an independent
+reading of a Chrome trace into `stint summary --json`'s numbers (with --tree,
+`stint tree --json`'s; with --steps, `stint steps --json --step GLOB`'s),
+written from the rules in docs/formats/summary-json.md, docs/cli/tree.md,
+docs/cli/steps.md and tools/stint/model.h, not from stint's code.
 
 It loads the whole file with json (numbers kept as decimal text, so times are
 exact), matches B/E and b/e, nests each thread track in one pass, and
 computes lanes, categories, names (sum, per-lane union, self time, nearest-
 rank quantiles, mean), async slices, counters, instants, repairs and event
 counts; for the tree, one node per call path with calls, total, self,
-interpolated p50/p90, mean and max, and the counts of what was left out.
+interpolated p50/p90, mean and max, and the counts of what was left out;
+for steps, each step's wall, per-child-name unions, overlap and unattributed
+time, and their min, median and max over the steps.
 With STINT_JSON (stint's output for the same file) it compares every
 field and prints one line per difference (exit 1), else "same" (exit 0);
 without it, it prints its own result as JSON.
@@ -25,7 +28,7 @@ zero-length pairs, X without or with negative dur, instants of every scope
 stacking at one ts, async b/e of every id scope across processes, files out
 of time order; half of them with random filters (--pid --tid --cat --name
 --time-range --min-dur); on one thread and split in three parts on two
-threads; summary and tree each. It prints the seeds that differ (exit 1) or
+threads; summary, tree and steps each. It prints the seeds that differ (exit 1) or
 one line saying all were the same.
 """
 import json
@@ -493,6 +496,85 @@ def compare_tree(mine, theirs):
     return diffs
 
 
+def covered_twice(iv):
+    """Time covered by two or more of the intervals."""
+    pts = sorted([(a, 1) for a, b in iv if b > a] + [(b, -1) for a, b in iv if b > a])
+    depth, last, total = 0, None, 0
+    for x, d in pts:
+        if depth >= 2 and last is not None:
+            total += x - last
+        depth += d
+        last = x
+    return total
+
+
+def steps(evs, missing_close=False, flt=None, glob="*"):
+    """`stint steps --json --step GLOB`: the finished thread-track spans whose
+    name matches and that pass the filters, in (ts, file) order; per step the
+    union of each direct child name's intervals clipped to the step, the time
+    covered twice, and wall minus the union of all children; then min,
+    interpolated median and max of every column."""
+    import fnmatch
+    flt = flt or Filter()
+    summarize(evs, missing_close, flt)
+    kids = defaultdict(list)
+    found, unfinished = [], 0
+    for (pid, tid), (sl, _) in LAST["tracks"].items():
+        for s in sl:
+            if s.parent is not None:
+                kids[id(s.parent)].append(s)
+            if s.kind == "I" or not fnmatch.fnmatchcase(s.name, glob) or \
+                    not flt.slice(pid, tid, s.cat, s.name, s.ts, s.dur):
+                continue
+            if s.dur < 0:
+                unfinished += 1
+            else:
+                found.append(s)
+    found.sort(key=lambda s: (s.ts, s.seq))
+    cols = set()
+    rows = []
+    for s in found:
+        by = defaultdict(list)
+        for c in kids[id(s)]:
+            if c.dur < 0:
+                continue
+            cols.add(c.name)
+            cs, ce = max(c.ts, s.ts), min(c.end(), s.end())
+            by[c.name].append((cs, ce))
+        every = [iv for lst in by.values() for iv in lst]
+        rows.append({"ts_ns": s.ts, "pid": s.lane[0], "tid": s.lane[1], "wall_ns": s.dur,
+                     "children_union_ns": {k: union_len(v) for k, v in by.items()},
+                     "overlap_ns": covered_twice(every), "unattributed_ns": s.dur - union_len(every)})
+    for r in rows:
+        for c in cols:
+            r["children_union_ns"].setdefault(c, 0)
+    over = {}
+    if rows:
+        for col in ["wall", "overlap", "unattributed"] + sorted(cols):
+            v = sorted(r[col + "_ns"] if col in ("wall", "overlap", "unattributed") else r["children_union_ns"][col]
+                       for r in rows)
+            over[col] = (v[0], quantile(v, 0.5), v[-1])
+    return {"steps_count": len(rows), "unfinished_steps": unfinished, "children": cols, "steps": rows, "over": over}
+
+
+def compare_steps(mine, theirs):
+    diffs = []
+    for k in ("steps_count", "unfinished_steps"):
+        if mine[k] != theirs.get(k):
+            diffs.append("%s: oracle %r, stint %r" % (k, mine[k], theirs.get(k)))
+    if mine["children"] != set(theirs.get("children", [])):
+        diffs.append("children: oracle %s, stint %s" % (sorted(mine["children"]), theirs.get("children")))
+    for i, (a, b) in enumerate(zip(mine["steps"], theirs.get("steps", []))):
+        for f, v in a.items():
+            if b.get(f) != v:
+                diffs.append("steps[%d] %s: oracle %r, stint %r" % (i, f, v, b.get(f)))
+    for col, (lo, med, hi) in mine["over"].items():
+        b = theirs.get("over_steps", {}).get(col)
+        if not b or b["min_ns"] != lo or b["max_ns"] != hi or abs(Fraction(str(b["median_ns"])) - med) > Fraction(51, 1000):
+            diffs.append("over_steps %s: oracle %s, stint %s" % (col, (lo, str(med), hi), b))
+    return diffs
+
+
 def compare(mine, theirs):
     """Lines describing each difference between the oracle and stint."""
     diffs = []
@@ -636,10 +718,13 @@ def run_adversarial(first, count):
             flt = random_filter(seed)
             fargs = flt.args() if flt else []
             filtered += 1 if fargs else 0
-            for cmd, oracle, cmp in (("summary", summarize, compare), ("tree", tree, compare_tree)):
+            glob = ["a", "b", "[ab]", "*"][seed % 4]
+            for cmd, oracle, cmp, extra in (("summary", summarize, compare, []), ("tree", tree, compare_tree, []),
+                                            ("steps", lambda *a, **k: steps(*a, glob=glob, **k), compare_steps,
+                                             ["--step", glob])):
                 mine = oracle(*load_events(path), flt=flt)
                 for label, env in runs:
-                    p = subprocess.run([stint, cmd, "--json", path] + fargs, capture_output=True, text=True,
+                    p = subprocess.run([stint, cmd, "--json", path] + extra + fargs, capture_output=True, text=True,
                                        env=dict(os.environ, **env))
                     diffs = cmp(mine, json.loads(p.stdout)) if p.stdout else ["no output: " + p.stderr[-300:]]
                     if diffs:
@@ -648,10 +733,10 @@ def run_adversarial(first, count):
                         for d in diffs[:5]:
                             print("  " + d)
     if bad:
-        print("adversarial: %d of %d runs differ from the oracle" % (bad, 2 * count * len(runs)))
+        print("adversarial: %d of %d runs differ from the oracle" % (bad, 3 * count * len(runs)))
         return 1
-    print("adversarial: seeds %d..%d (%d with filters), %d runs of summary and tree, every field the same as the "
-          "oracle's" % (first, first + count - 1, filtered, 2 * count * len(runs)))
+    print("adversarial: seeds %d..%d (%d with filters), %d runs of summary, tree and steps, every field the same "
+          "as the oracle's" % (first, first + count - 1, filtered, 3 * count * len(runs)))
     return 0
 
 
@@ -663,10 +748,15 @@ def main():
     if args[0] == "--tree":
         oracle, cmp = tree, compare_tree
         args = args[1:]
+    elif args[0] == "--steps":
+        glob = args[1]
+        oracle, cmp = (lambda *a, **k: steps(*a, glob=glob, **k)), compare_steps
+        args = args[2:]
     mine = oracle(*load_events(args[0]))
     if len(args) < 2:
-        json.dump(mine if oracle is summarize else {"scope": mine[0], "paths": {"/".join(k): v for k, v in mine[1].items()}},
-                  sys.stdout, default=str, indent=1)
+        if oracle is tree:
+            mine = {"scope": mine[0], "paths": {"/".join(k): v for k, v in mine[1].items()}}
+        json.dump(mine, sys.stdout, default=str, indent=1)
         return 0
     theirs = json.load(open(args[1]))
     diffs = cmp(mine, theirs)

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
-# `stint summary --json` and `stint tree --json` against an independent
-# oracle (oracle.py: the whole file through python's json, the rules of
-# docs/formats/summary-json.md, docs/cli/tree.md and model.h written again):
-# every field of lanes, categories and names (sum, per-lane union, self
-# time, nearest-rank quantiles, mean), async slices, counters, instants,
-# repairs and event counts; every call path's calls, total, self,
-# interpolated quantiles and max, and what the tree left out.
+# `stint summary --json`, `stint tree --json` and `stint steps --json`
+# against an independent oracle (oracle.py: the whole file through python's
+# json, the rules of docs/formats/summary-json.md, docs/cli/tree.md,
+# docs/cli/steps.md and model.h written again): every field of lanes,
+# categories and names (sum, per-lane union, self time, nearest-rank
+# quantiles, mean), async slices, counters, instants, repairs and event
+# counts; every call path's calls, total, self, interpolated quantiles and
+# max, and what the tree left out; every step's wall, child unions, overlap
+# and unattributed time and their min/median/max.
 #  1. adversarial traces (ties, B/E with wrong or missing names, zero-length
 #     pairs, unfinished spans, bad durations, async ids of every scope,
 #     files out of time order, half of them with random filters), on one
@@ -46,12 +48,14 @@ else
       echo "FAIL: gen_chrome.py $cfg did not run"; bad=1; continue
     fi
     gzip -c "$f" >"$f.gz"
-    for cmd in summary tree; do
-      flag=; [ $cmd = tree ] && flag=--tree
+    for cmd in summary tree steps; do
+      flag=() opt=()
+      [ $cmd = tree ] && flag=(--tree)
+      [ $cmd = steps ] && flag=(--steps 'ProfilerStep*') opt=(--step 'ProfilerStep*')
       for run in "1 $f" "2 $f" "1 $f.gz"; do
         set -- $run
-        STINT_THREADS=$1 STINT_SPLIT_MIN_BYTES=1 STINT_SPLIT_PARTS=4 "$STINT" $cmd --json "$2" >"$T/s.json" 2>/dev/null
-        if ! out=$(python3 "$ORACLE" $flag "$f" "$T/s.json" 2>&1); then
+        STINT_THREADS=$1 STINT_SPLIT_MIN_BYTES=1 STINT_SPLIT_PARTS=4 "$STINT" $cmd --json "${opt[@]}" "$2" >"$T/s.json" 2>/dev/null
+        if ! out=$(python3 "$ORACLE" "${flag[@]}" "$f" "$T/s.json" 2>&1); then
           echo "FAIL: $cmd of generated ($cfg) on $1 thread(s), $(basename "$2"):"; echo "$out" | head -8; bad=1
         fi
       done
@@ -68,7 +72,7 @@ else
 --procs 1 --threads 1 --be-frac 0.9
 --max-depth 1 --threads 12
 EOF
-  [ $bad = 0 ] && echo "ok: $k generated traces, summary and tree, each on one thread, in four parts on two threads and gzipped, the same as the oracle"
+  [ $bad = 0 ] && echo "ok: $k generated traces, summary, tree and steps, each on one thread, in four parts on two threads and gzipped, the same as the oracle"
   [ $bad = 0 ] || fail=1
 fi
 
@@ -81,11 +85,20 @@ import oracle
 json.dump({'traceEvents': oracle.adversarial(3)}, open('$f', 'w'))"
 "$STINT" summary --json "$f" >"$T/s.json" 2>/dev/null
 "$STINT" tree --json "$f" >"$T/t.json" 2>/dev/null
-for what in self_ns p90_ns total_ns busy_ns tree_self tree_p50 tree_calls; do
-  python3 - "$T/s.json" "$T/t.json" "$T/m.json" "$what" <<'EOF'
+"$STINT" steps --json --step '[ab]' "$f" >"$T/p.json" 2>/dev/null
+for what in self_ns p90_ns total_ns busy_ns tree_self tree_p50 tree_calls steps_union steps_unattributed; do
+  python3 - "$T/s.json" "$T/t.json" "$T/m.json" "$what" "$T/p.json" <<'EOF'
 import json, sys
 what = sys.argv[4]
-if what.startswith("tree_"):
+if what.startswith("steps_"):
+    d = json.load(open(sys.argv[5]))
+    st = [s for s in d["steps"] if s["children_union_ns"]][0]
+    if what == "steps_union":
+        k = sorted(st["children_union_ns"])[0]
+        st["children_union_ns"][k] += 1
+    else:
+        st["unattributed_ns"] += 1
+elif what.startswith("tree_"):
     d = json.load(open(sys.argv[2]))
     n = d["host"][0]
     while n["children"] and what != "tree_calls":
@@ -98,10 +111,10 @@ else:
     rows[len(rows) // 2][what] += 1
 json.dump(d, open(sys.argv[3], "w"))
 EOF
-  flag=; case $what in tree_*) flag=--tree;; esac
-  if python3 "$ORACLE" $flag "$f" "$T/m.json" >/dev/null 2>&1; then
+  flag=(); case $what in tree_*) flag=(--tree);; steps_*) flag=(--steps '[ab]');; esac
+  if python3 "$ORACLE" "${flag[@]}" "$f" "$T/m.json" >/dev/null 2>&1; then
     echo "FAIL: the oracle did not notice a changed $what"; fail=1
   fi
 done
-[ $fail = 0 ] && echo "ok: a summary or tree with one self, p50, p90, total, busy or calls figure changed by 1 is caught"
+[ $fail = 0 ] && echo "ok: a summary, tree or steps output with one self, p50, p90, total, busy, calls, union or unattributed figure changed by 1 is caught"
 exit $fail
