@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""oracle.py [--tree | --steps GLOB] TRACE [STINT_JSON] - an independent
-reading of a Chrome trace into `stint summary --json`'s numbers (with --tree,
-`stint tree --json`'s; with --steps, `stint steps --json --step GLOB`'s),
+"""oracle.py [--tree | --steps GLOB | --counters GAP_NS] TRACE [STINT_JSON] -
+an independent reading of a Chrome trace into `stint summary --json`'s
+numbers (with --tree, `stint tree --json`'s; with --steps, `stint steps
+--json --step GLOB`'s; with --counters, `stint counters --json --gap`'s),
 written from the rules in docs/formats/summary-json.md, docs/cli/tree.md,
 docs/cli/steps.md and tools/stint/model.h, not from stint's code.
 
@@ -12,7 +13,9 @@ rank quantiles, mean), async slices, counters, instants, repairs and event
 counts; for the tree, one node per call path with calls, total, self,
 interpolated p50/p90, mean and max, and the counts of what was left out;
 for steps, each step's wall, per-child-name unions, overlap and unattributed
-time, and their min, median and max over the steps.
+time, and their min, median and max over the steps; for counters, each
+series' statistics, spacing, gaps and trapezoid integral (exact fractions,
+compared within 1e-12).
 With STINT_JSON (stint's output for the same file) it compares every
 field and prints one line per difference (exit 1), else "same" (exit 0);
 without it, it prints its own result as JSON.
@@ -28,7 +31,7 @@ zero-length pairs, X without or with negative dur, instants of every scope
 stacking at one ts, async b/e of every id scope across processes, files out
 of time order; half of them with random filters (--pid --tid --cat --name
 --time-range --min-dur); on one thread and split in three parts on two
-threads; summary, tree and steps each. It prints the seeds that differ (exit 1) or
+threads; summary, tree, steps and counters each. It prints the seeds that differ (exit 1) or
 one line saying all were the same.
 """
 import json
@@ -575,6 +578,59 @@ def compare_steps(mine, theirs):
     return diffs
 
 
+def counters(evs, missing_close=False, flt=None, gap_ns=5000000000):
+    """`stint counters --json` for Chrome C events: per series (pid, "<name>
+    <key>") the samples passing --pid and --time-range in (ts, file) order;
+    min, interpolated median, mean and max of the values; the median spacing;
+    the gaps over the threshold; the trapezoid integral (value x s) over the
+    spacings no longer than it, and the time those cover."""
+    flt = flt or Filter()
+    ser = defaultdict(list)
+    for seq, e in enumerate(evs):
+        if isinstance(e, dict) and str(e.get("ph", ""))[:1] == "C":
+            pid, ts = e.get("pid", 0), ns(e["ts"])
+            for k, v in (e.get("args") or {}).items():
+                if isinstance(v, (int, Decimal)) and not isinstance(v, bool) and flt.point(pid, ts):
+                    ser[(pid, "%s %s" % (e.get("name", ""), k))].append((ts, seq, Fraction(v)))
+    out = {}
+    for key, smp in ser.items():
+        smp.sort()
+        vals = sorted(v for _, _, v in smp)
+        gaps = [b[0] - a[0] for a, b in zip(smp, smp[1:])]
+        integral, observed, over, has = Fraction(0), 0, 0, False
+        for a, b in zip(smp, smp[1:]):
+            dt = b[0] - a[0]
+            if dt > gap_ns:
+                over += 1
+            elif dt > 0:
+                has = True
+                integral += Fraction(dt, 10 ** 9) * (a[2] + b[2]) / 2
+                observed += dt
+        out[key] = {"samples": len(smp), "min": vals[0], "median": quantile(vals, 0.5),
+                    "mean": sum(vals) / len(vals), "max": vals[-1], "first_ts_ns": smp[0][0],
+                    "last_ts_ns": smp[-1][0], "gap_median_ns": quantile(sorted(gaps), 0.5) if gaps else None,
+                    "gaps_over_threshold": over, "integral": integral if has else None, "observed_ns": observed}
+    return out
+
+
+def compare_counters(mine, theirs):
+    diffs = []
+    got = {(s.get("pid"), s["name"]): s for s in theirs.get("series", [])}
+    if set(got) != set(mine):
+        diffs.append("series: oracle %s, stint %s" % (sorted(mine), sorted(got)))
+    for key in set(got) & set(mine):
+        a, b = mine[key], got[key]
+        for f, v in a.items():
+            w = b.get(f)
+            if v is None or w is None or isinstance(v, int) and not isinstance(v, bool) and f != "median":
+                ok = v == w
+            else:  # doubles: within a relative 1e-12
+                ok = abs(Fraction(repr(w)) - v) <= abs(v) * Fraction(1, 10 ** 12) + Fraction(1, 10 ** 9)
+            if not ok:
+                diffs.append("series %s %s: oracle %s, stint %r" % (key, f, v, w))
+    return diffs
+
+
 def compare(mine, theirs):
     """Lines describing each difference between the oracle and stint."""
     diffs = []
@@ -719,12 +775,19 @@ def run_adversarial(first, count):
             fargs = flt.args() if flt else []
             filtered += 1 if fargs else 0
             glob = ["a", "b", "[ab]", "*"][seed % 4]
+            gap = [5000000000, 1000, 2500][seed % 3]
             for cmd, oracle, cmp, extra in (("summary", summarize, compare, []), ("tree", tree, compare_tree, []),
                                             ("steps", lambda *a, **k: steps(*a, glob=glob, **k), compare_steps,
-                                             ["--step", glob])):
+                                             ["--step", glob]),
+                                            ("counters", lambda *a, **k: counters(*a, gap_ns=gap, **k),
+                                             compare_counters, ["--gap", str(gap)])):
                 mine = oracle(*load_events(path), flt=flt)
+                if cmd == "counters":
+                    extra = [a for i, a in enumerate(fargs) if a in ("--pid", "--time-range") or
+                             (i and fargs[i - 1] in ("--pid", "--time-range"))] + extra
                 for label, env in runs:
-                    p = subprocess.run([stint, cmd, "--json", path] + extra + fargs, capture_output=True, text=True,
+                    p = subprocess.run([stint, cmd, "--json", path] + extra + (fargs if cmd != "counters" else []),
+                                       capture_output=True, text=True,
                                        env=dict(os.environ, **env))
                     diffs = cmp(mine, json.loads(p.stdout)) if p.stdout else ["no output: " + p.stderr[-300:]]
                     if diffs:
@@ -733,10 +796,10 @@ def run_adversarial(first, count):
                         for d in diffs[:5]:
                             print("  " + d)
     if bad:
-        print("adversarial: %d of %d runs differ from the oracle" % (bad, 3 * count * len(runs)))
+        print("adversarial: %d of %d runs differ from the oracle" % (bad, 4 * count * len(runs)))
         return 1
-    print("adversarial: seeds %d..%d (%d with filters), %d runs of summary, tree and steps, every field the same "
-          "as the oracle's" % (first, first + count - 1, filtered, 3 * count * len(runs)))
+    print("adversarial: seeds %d..%d (%d with filters), %d runs of summary, tree, steps and counters, every field "
+          "the same as the oracle's" % (first, first + count - 1, filtered, 4 * count * len(runs)))
     return 0
 
 
@@ -752,10 +815,16 @@ def main():
         glob = args[1]
         oracle, cmp = (lambda *a, **k: steps(*a, glob=glob, **k)), compare_steps
         args = args[2:]
+    elif args[0] == "--counters":
+        gap = int(args[1])
+        oracle, cmp = (lambda *a, **k: counters(*a, gap_ns=gap, **k)), compare_counters
+        args = args[2:]
     mine = oracle(*load_events(args[0]))
     if len(args) < 2:
         if oracle is tree:
             mine = {"scope": mine[0], "paths": {"/".join(k): v for k, v in mine[1].items()}}
+        elif isinstance(mine, dict) and mine and isinstance(next(iter(mine)), tuple):
+            mine = {"%s %s" % k: v for k, v in mine.items()}
         json.dump(mine, sys.stdout, default=str, indent=1)
         return 0
     theirs = json.load(open(args[1]))

@@ -1,13 +1,14 @@
 #!/usr/bin/env bash
-# `stint summary --json`, `stint tree --json` and `stint steps --json`
-# against an independent oracle (oracle.py: the whole file through python's
+# `stint summary --json`, `stint tree --json`, `stint steps --json` and
+# `stint counters --json` against an independent oracle (oracle.py: the whole file through python's
 # json, the rules of docs/formats/summary-json.md, docs/cli/tree.md,
 # docs/cli/steps.md and model.h written again): every field of lanes,
 # categories and names (sum, per-lane union, self time, nearest-rank
 # quantiles, mean), async slices, counters, instants, repairs and event
 # counts; every call path's calls, total, self, interpolated quantiles and
 # max, and what the tree left out; every step's wall, child unions, overlap
-# and unattributed time and their min/median/max.
+# and unattributed time and their min/median/max; every counter series'
+# statistics, gaps and trapezoid integral.
 #  1. adversarial traces (ties, B/E with wrong or missing names, zero-length
 #     pairs, unfinished spans, bad durations, async ids of every scope,
 #     files out of time order, half of them with random filters), on one
@@ -25,7 +26,7 @@ T=$(mktemp -d); trap 'rm -rf "$T"' EXIT
 fail=0
 
 # 1. adversarial (fewer under a sanitizer, 10-40x slower)
-n=400
+n=300
 [ -n "${TSAN_OPTIONS:-}${ASAN_OPTIONS:-}" ] && n=60
 if ! STINT_BIN=$STINT python3 "$ORACLE" --adversarial 1 "$n" >"$T/adv.out" 2>&1; then
   echo "FAIL: adversarial traces differ from the oracle:"; head -30 "$T/adv.out"; fail=1
@@ -48,10 +49,11 @@ else
       echo "FAIL: gen_chrome.py $cfg did not run"; bad=1; continue
     fi
     gzip -c "$f" >"$f.gz"
-    for cmd in summary tree steps; do
+    for cmd in summary tree steps counters; do
       flag=() opt=()
       [ $cmd = tree ] && flag=(--tree)
       [ $cmd = steps ] && flag=(--steps 'ProfilerStep*') opt=(--step 'ProfilerStep*')
+      [ $cmd = counters ] && flag=(--counters 20000000) opt=(--gap 20ms)
       for run in "1 $f" "2 $f" "1 $f.gz"; do
         set -- $run
         STINT_THREADS=$1 STINT_SPLIT_MIN_BYTES=1 STINT_SPLIT_PARTS=4 "$STINT" $cmd --json "${opt[@]}" "$2" >"$T/s.json" 2>/dev/null
@@ -72,25 +74,32 @@ else
 --procs 1 --threads 1 --be-frac 0.9
 --max-depth 1 --threads 12
 EOF
-  [ $bad = 0 ] && echo "ok: $k generated traces, summary, tree and steps, each on one thread, in four parts on two threads and gzipped, the same as the oracle"
+  [ $bad = 0 ] && echo "ok: $k generated traces, summary, tree, steps and counters, each on one thread, in four parts on two threads and gzipped, the same as the oracle"
   [ $bad = 0 ] || fail=1
 fi
 
 # 3. the comparisons can fail
-f=$T/adv3.json
+f=$T/adv6.json
 python3 -c "
 import json, sys
 sys.path.insert(0, '$here')
 import oracle
-json.dump({'traceEvents': oracle.adversarial(3)}, open('$f', 'w'))"
+json.dump({'traceEvents': oracle.adversarial(6)}, open('$f', 'w'))"
 "$STINT" summary --json "$f" >"$T/s.json" 2>/dev/null
 "$STINT" tree --json "$f" >"$T/t.json" 2>/dev/null
 "$STINT" steps --json --step '[ab]' "$f" >"$T/p.json" 2>/dev/null
-for what in self_ns p90_ns total_ns busy_ns tree_self tree_p50 tree_calls steps_union steps_unattributed; do
-  python3 - "$T/s.json" "$T/t.json" "$T/m.json" "$what" "$T/p.json" <<'EOF'
+"$STINT" counters --json --gap 5000 "$f" >"$T/c.json" 2>/dev/null
+rm -f "$T/m.json"
+for what in self_ns p90_ns total_ns busy_ns tree_self tree_p50 tree_calls steps_union steps_unattributed \
+            counters_integral counters_median; do
+  python3 - "$T/s.json" "$T/t.json" "$T/m.json" "$what" "$T/p.json" "$T/c.json" <<'EOF'
 import json, sys
 what = sys.argv[4]
-if what.startswith("steps_"):
+if what.startswith("counters_"):
+    d = json.load(open(sys.argv[6]))
+    s = [s for s in d["series"] if s[what[9:]] is not None][0]
+    s[what[9:]] = s[what[9:]] * (1 + 1e-9) + 1
+elif what.startswith("steps_"):
     d = json.load(open(sys.argv[5]))
     st = [s for s in d["steps"] if s["children_union_ns"]][0]
     if what == "steps_union":
@@ -111,10 +120,11 @@ else:
     rows[len(rows) // 2][what] += 1
 json.dump(d, open(sys.argv[3], "w"))
 EOF
-  flag=(); case $what in tree_*) flag=(--tree);; steps_*) flag=(--steps '[ab]');; esac
+  [ $? = 0 ] || { echo "FAIL: could not change $what for the mutation check"; fail=1; continue; }
+  flag=(); case $what in tree_*) flag=(--tree);; steps_*) flag=(--steps '[ab]');; counters_*) flag=(--counters 5000);; esac
   if python3 "$ORACLE" "${flag[@]}" "$f" "$T/m.json" >/dev/null 2>&1; then
     echo "FAIL: the oracle did not notice a changed $what"; fail=1
   fi
 done
-[ $fail = 0 ] && echo "ok: a summary, tree or steps output with one self, p50, p90, total, busy, calls, union or unattributed figure changed by 1 is caught"
+[ $fail = 0 ] && echo "ok: a summary, tree, steps or counters output with one self, p50, p90, total, busy, calls, union, unattributed, integral or median figure changed is caught"
 exit $fail

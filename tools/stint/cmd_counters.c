@@ -38,6 +38,7 @@ static const char usage[] =
 struct sample {
     int64_t ts_ns;
     double v;
+    size_t seq; /* arrival order: samples at one ts keep it (the last one is the value from then on) */
 };
 
 struct series {
@@ -91,6 +92,7 @@ static int series_add(struct series *s, int64_t ts, double v)
     }
     s->s[s->n].ts_ns = ts;
     s->s[s->n].v = v;
+    s->s[s->n].seq = s->n;
     s->n++;
     return 0;
 }
@@ -98,7 +100,9 @@ static int series_add(struct series *s, int64_t ts, double v)
 static int sample_cmp(const void *pa, const void *pb)
 {
     const struct sample *a = pa, *b = pb;
-    return (a->ts_ns > b->ts_ns) - (a->ts_ns < b->ts_ns);
+    if (a->ts_ns != b->ts_ns)
+        return (a->ts_ns > b->ts_ns) - (a->ts_ns < b->ts_ns);
+    return (a->seq > b->seq) - (a->seq < b->seq); /* qsort is not stable */
 }
 
 /* ---- telemetry rows ---- */
