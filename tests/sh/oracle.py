@@ -31,8 +31,11 @@ zero-length pairs, X without or with negative dur, instants of every scope
 stacking at one ts, async b/e of every id scope across processes, files out
 of time order; half of them with random filters (--pid --tid --cat --name
 --time-range --min-dur); on one thread and split in three parts on two
-threads; summary, tree, steps and counters each. It prints the seeds that differ (exit 1) or
-one line saying all were the same.
+threads; summary, tree, steps and counters each; and each seed again as a
+JSONL session (adversarial_jsonl: explicit parents, children on other
+threads, crashes before the end, a cut last line) through summary and tree.
+It prints the seeds that differ (exit 1) or one line saying all were the
+same.
 """
 import json
 import sys
@@ -231,9 +234,10 @@ class Filter:
         return True
 
 
-def summarize(evs, missing_close=False, flt=None):
+def summarize(evs, missing_close=False, flt=None, jsonl=None):
     """The summary; with flt, what `stint summary` reports under those filters.
-    Self time always subtracts every direct child, reported or not."""
+    Self time always subtracts every direct child on the span's own lane,
+    reported or not. jsonl: a session read by read_jsonl() instead of evs."""
     flt = flt or Filter()
     repairs = defaultdict(int)
     if missing_close:
@@ -248,7 +252,7 @@ def summarize(evs, missing_close=False, flt=None):
     instants = defaultdict(int)
     flow_events = 0
     events = 0
-    for seq, e in enumerate(evs):
+    for seq, e in enumerate(evs if jsonl is None else []):
         events += 1
         if not isinstance(e, dict) or not e:
             continue
@@ -322,9 +326,13 @@ def summarize(evs, missing_close=False, flt=None):
             repairs["unbound_flow"] += 1
         if fout:
             last_out.add(key_)
+    if jsonl is not None:  # spans with their parents already, no matching
+        per_track, events = jsonl["tracks"], jsonl["events"]
+        repairs.update(jsonl["repairs"])
     spans = []
     for key, (sl, en) in per_track.items():
-        match_and_nest(sl, en, repairs)
+        if jsonl is None:
+            match_and_nest(sl, en, repairs)
         spans.extend(s for s in sl if s.kind != "I" and s.dur >= 0)
     LAST["tracks"] = per_track  # for tree()
     LAST["other_tracks"] = sum(len(sl) for sl, _ in async_tracks.values()) + \
@@ -350,7 +358,7 @@ def summarize(evs, missing_close=False, flt=None):
     # self time: duration minus the union of direct children clipped to it
     kids = defaultdict(list)
     for s in spans:
-        if s.parent is not None and s.parent.kind != "I" and s.parent.dur >= 0:
+        if s.parent is not None and s.parent.kind != "I" and s.parent.dur >= 0 and s.parent.lane == s.lane:
             p = s.parent
             kids[id(p)].append((s.ts, min(s.end(), p.end())))
 
@@ -402,6 +410,82 @@ def summarize(evs, missing_close=False, flt=None):
 LAST = {}
 
 
+def read_jsonl(path):
+    """A stint/session/1 file as the model: one slice per span on lane (pid,
+    tid) with its explicit parent; a span without span_end is unfinished
+    (repair unfinished_span); a last line without newline is torn and not
+    read (repair torn_record)."""
+    raw = open(path, "rb").read().decode("utf-8")
+    lines = raw.split("\n")
+    repairs = defaultdict(int)
+    if lines and lines[-1] != "":
+        repairs["torn_record"] += 1
+    lines = [ln for ln in lines[:-1] if ln]
+    pid, spans, order = 0, {}, []
+    for seq, ln in enumerate(lines):
+        r = json.loads(ln)
+        if r["kind"] == "meta":
+            pid = r["pid"]
+        elif r["kind"] == "span_start":
+            spans[r["id"]] = Slice(r["start_ns"], -1, r["span_kind"], r["name"], seq, "X", None)
+            spans[r["id"]].lane = (pid, r["tid"])
+            spans[r["id"]].parent = r.get("parent_id")
+            order.append(r["id"])
+        elif r["kind"] == "span_end":
+            spans[r["id"]].dur = r["duration_ns"]
+    tracks = defaultdict(lambda: ([], []))
+    for sid in order:
+        s = spans[sid]
+        s.parent = spans.get(s.parent) if s.parent else None
+        if s.dur < 0:
+            s.kind = "B"
+            repairs["unfinished_span"] += 1
+        tracks[s.lane][0].append(s)
+    return {"tracks": tracks, "events": len(lines), "repairs": repairs}
+
+
+def adversarial_jsonl(seed):
+    """The lines of a small session: spans on one to three threads (the
+    root s1 on the first; a thread's outermost spans are children of s1),
+    equal timestamps, ends innermost first; some sessions end without closing
+    their spans (a crash), some with the last line cut."""
+    import random
+    r = random.Random(seed)
+    pid = 4242
+    tids = [100, 101, 102][: r.randint(1, 3)]
+    out = [{"kind": "meta", "schema": "stint/session/1", "run_id": "r", "pid": pid, "clock_monotonic_ns": 0}]
+    t, n = 0, 1
+    out.append({"kind": "span_start", "id": "s1", "name": "root", "start_ns": 0, "span_kind": "function",
+                "measured": False, "tid": tids[0]})
+    stack = {tid: [] for tid in tids}
+    stack[tids[0]].append(("s1", 0))
+    for _ in range(r.randint(3, 120)):
+        t += r.choice([0, 0, 1, 5, 10, 100, 1000])
+        tid = r.choice(tids)
+        own = [x for x in stack[tid] if x[0] != "s1"]
+        if r.random() < 0.55 or not own:
+            n += 1
+            parent = stack[tid][-1][0] if stack[tid] else "s1"
+            out.append({"kind": "span_start", "id": "s%d" % n, "parent_id": parent, "name": r.choice("abc"),
+                        "start_ns": t, "span_kind": r.choice(["function", "op", "module"]),
+                        "measured": False, "tid": tid})
+            stack[tid].append(("s%d" % n, t))
+        else:
+            sid, st = stack[tid].pop()
+            out.append({"kind": "span_end", "id": sid, "duration_ns": t - st})
+    if r.random() < 0.8:  # finish: every thread's spans innermost first, then the root
+        for tid in tids:
+            while stack[tid] and stack[tid][-1][0] != "s1":
+                t += r.choice([0, 1, 10])
+                sid, st = stack[tid].pop()
+                out.append({"kind": "span_end", "id": sid, "duration_ns": t - st})
+        out.append({"kind": "span_end", "id": "s1", "duration_ns": t + r.choice([0, 5])})
+    text = "".join(json.dumps(x) + "\n" for x in out)
+    if r.random() < 0.2:
+        text = text[:-1 - r.randint(0, 10)]  # the last line cut (no newline)
+    return text
+
+
 def quantile(d, q):
     """Linear interpolation between closest ranks (tree's p50/p90)."""
     pos = Fraction(q) * (len(d) - 1)
@@ -411,14 +495,14 @@ def quantile(d, q):
     return d[lo] + (pos - lo) * (d[lo + 1] - d[lo])
 
 
-def tree(evs, missing_close=False, flt=None):
+def tree(evs, missing_close=False, flt=None, jsonl=None):
     """`stint tree --json`'s host tree and scope counts: one node per call
     path (names from the root down; instants, unfinished and filtered-out
     spans lend their names to paths), aggregating the finished spans that
     pass the filters; self subtracts every finished direct child clipped to
     the call."""
     flt = flt or Filter()
-    summarize(evs, missing_close, flt)
+    summarize(evs, missing_close, flt, jsonl)
     nodes = {}
     scope = {"spans": 0, "instants_excluded": 0, "unfinished_excluded": 0, "async_excluded": LAST["other_tracks"],
              "filtered_out": 0}
@@ -795,11 +879,27 @@ def run_adversarial(first, count):
                         print("FAIL seed %d (%s, %s%s):" % (seed, cmd, label, ", " + " ".join(fargs) if fargs else ""))
                         for d in diffs[:5]:
                             print("  " + d)
+            # the same seed as a JSONL session: explicit parents, spans on other threads
+            jpath = os.path.join(tmp, "s.jsonl")
+            with open(jpath, "w") as f:
+                f.write(adversarial_jsonl(seed))
+            for cmd, oracle, cmp in (("summary", summarize, compare), ("tree", tree, compare_tree)):
+                mine = oracle([], False, flt, jsonl=read_jsonl(jpath))
+                for label, env in runs[:1]:
+                    p = subprocess.run([stint, cmd, "--json", jpath] + fargs, capture_output=True, text=True,
+                                       env=dict(os.environ, **env))
+                    diffs = cmp(mine, json.loads(p.stdout)) if p.stdout else ["no output: " + p.stderr[-300:]]
+                    if diffs:
+                        bad += 1
+                        print("FAIL seed %d (JSONL %s%s):" % (seed, cmd, ", " + " ".join(fargs) if fargs else ""))
+                        for d in diffs[:5]:
+                            print("  " + d)
     if bad:
-        print("adversarial: %d of %d runs differ from the oracle" % (bad, 4 * count * len(runs)))
+        print("adversarial: %d of %d runs differ from the oracle" % (bad, (4 * len(runs) + 2) * count))
         return 1
-    print("adversarial: seeds %d..%d (%d with filters), %d runs of summary, tree, steps and counters, every field "
-          "the same as the oracle's" % (first, first + count - 1, filtered, 4 * count * len(runs)))
+    print("adversarial: seeds %d..%d (%d with filters), %d runs of summary, tree, steps and counters on Chrome "
+          "traces and of summary and tree on JSONL sessions, every field the same as the oracle's" %
+          (first, first + count - 1, filtered, (4 * len(runs) + 2) * count))
     return 0
 
 

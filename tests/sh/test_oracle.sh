@@ -12,7 +12,9 @@
 #  1. adversarial traces (ties, B/E with wrong or missing names, zero-length
 #     pairs, unfinished spans, bad durations, async ids of every scope,
 #     files out of time order, half of them with random filters), on one
-#     thread and split in three parts;
+#     thread and split in three parts; each seed again as a JSONL session
+#     (explicit parents, children on other threads, crashes, a cut last
+#     line) through summary and tree;
 #  2. traces of ../shared/tools/gen_chrome.py in each flavour, style and
 #     layout, on one thread, split on two threads, and gzipped;
 #  3. the comparisons themselves: an output with one number changed must

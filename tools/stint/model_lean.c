@@ -586,11 +586,109 @@ static int is_ancestor(const struct stint_model *m, uint32_t a, const struct sti
     return 0;
 }
 
+/* A slice of a track in begin order: (start, input order). */
+struct begin_key {
+    int64_t ts_ns;
+    uint32_t seq, i;
+};
+
+static int begin_cmp(const void *pa, const void *pb)
+{
+    const struct begin_key *x = pa, *y = pb;
+    if (x->ts_ns != y->ts_ns)
+        return x->ts_ns < y->ts_ns ? -1 : 1;
+    return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+/* The order to stream the track slices [a, b) in: their model order, but
+ * for a track whose parents are explicit (JSONL), a walk of its parent tree
+ * with siblings in begin order, when that keeps the starts in order. Model
+ * order (start, longest first) is a walk of the tree only when the tree is
+ * the nesting in time: a zero-length span at the start of a deeper one's
+ * sibling sorts after it ([0,0] under the root after [0,9] under its
+ * sibling [0,10]), and the stack below would close that sibling too early
+ * and leave its later children without their parent. A tree whose walk
+ * would put starts out of order (children outside their parent) keeps model
+ * order. Returns 1 when order[0..b-a) holds the walk, else 0. */
+static int explicit_walk(const struct stint_model *m, size_t a, size_t b, uint32_t *order, uint32_t *first,
+                         uint32_t *next, uint32_t *todo, struct begin_key *keys)
+{
+    size_t k = b - a, any = 0;
+    for (size_t i = a; i < b; i++)
+        any |= stint_model_slice(m, i)->flags & STINT_SLICE_EXPLICIT_PARENT;
+    if (!any)
+        return 0;
+    for (size_t i = 0; i < k; i++) {
+        const struct stint_slice *s = stint_model_slice(m, a + i);
+        first[i] = next[i] = STINT_NO_ID;
+        keys[i] = (struct begin_key){s->ts_ns, s->seq, (uint32_t)i};
+    }
+    qsort(keys, k, sizeof *keys, begin_cmp);
+    /* children lists in begin order: link from the back */
+    uint32_t roots = STINT_NO_ID;
+    for (size_t r = k; r-- > 0;) {
+        size_t i = keys[r].i;
+        uint32_t p = stint_model_slice(m, a + i)->parent;
+        uint32_t *head = p != STINT_NO_ID && p >= a && p < b ? &first[p - a] : &roots;
+        next[i] = *head;
+        *head = (uint32_t)i;
+    }
+    size_t nt = 0, no = 0;
+    for (uint32_t r = roots; r != STINT_NO_ID; r = next[r]) {
+        todo[nt++] = r;
+        while (nt) {
+            uint32_t x = todo[--nt];
+            order[no++] = x;
+            /* children pushed last-first so the first comes off next */
+            size_t mark = nt;
+            for (uint32_t c = first[x]; c != STINT_NO_ID; c = next[c])
+                todo[nt++] = c;
+            for (size_t l = mark, h = nt; l + 1 < h; l++, h--) {
+                uint32_t t = todo[l];
+                todo[l] = todo[h - 1];
+                todo[h - 1] = t;
+            }
+        }
+    }
+    if (no != k)
+        return 0; /* (cannot happen: every slice has a root above it on its track) */
+    for (size_t i = 1; i < k; i++)
+        if (stint_model_slice(m, a + order[i])->ts_ns < stint_model_slice(m, a + order[i - 1])->ts_ns)
+            return 0;
+    return 1;
+}
+
 void stint_i_stream_finished(struct stint_model *m)
 {
     size_t n = stint_model_nslices(m), sn = 0, cap = 0;
     uint32_t *stack = NULL, cur = STINT_NO_ID;
-    for (size_t i = 0; i < n; i++) {
+    uint32_t *order = NULL, *first = NULL, *next = NULL, *todo = NULL;
+    struct begin_key *keys = NULL;
+    size_t ocap = 0, a = 0, b = 0;
+    int walk = 0;
+    for (size_t j = 0; j < n; j++) {
+        size_t i = j;
+        if (j >= b) { /* a new track: [a, b) */
+            a = j;
+            uint32_t tr = stint_model_slice(m, j)->track;
+            for (b = j + 1; b < n && stint_model_slice(m, b)->track == tr; b++)
+                ;
+            size_t need = b - a, c0 = ocap;
+            order = grow(order, &c0, need, sizeof *order);
+            c0 = ocap;
+            first = grow(first, &c0, need, sizeof *first);
+            c0 = ocap;
+            next = grow(next, &c0, need, sizeof *next);
+            c0 = ocap;
+            todo = grow(todo, &c0, need, sizeof *todo);
+            c0 = ocap;
+            keys = grow(keys, &c0, need, sizeof *keys);
+            ocap = c0;
+            walk = stint_model_track_at(m, tr)->kind == STINT_TRACK_THREAD &&
+                   explicit_walk(m, a, b, order, first, next, todo, keys);
+        }
+        if (walk)
+            i = a + order[j - a];
         const struct stint_slice *s = stint_model_slice(m, i);
         const struct stint_track *t = stint_model_track_at(m, s->track);
         if (t->kind != STINT_TRACK_THREAD)
@@ -615,4 +713,9 @@ void stint_i_stream_finished(struct stint_model *m)
         stack[sn++] = (uint32_t)i;
     }
     free(stack);
+    free(order);
+    free(first);
+    free(next);
+    free(todo);
+    free(keys);
 }
