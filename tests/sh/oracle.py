@@ -53,18 +53,14 @@ def ns(text):
 
 
 def union_len(iv):
-    """Length of the union of [a, b) intervals; touching ones merge."""
-    total, end = 0, None
-    for a, b in sorted(iv):
-        if b <= a:
-            continue
-        if end is None or a > end:
-            total += b - a
-            end = b
-        elif b > end:
-            total += b - end
-            end = b
-    return total
+    """Length of the union of [a, b) intervals (empty ones add nothing)."""
+    runs = []  # disjoint [start, end] runs, in start order
+    for a, b in sorted(x for x in iv if x[1] > x[0]):
+        if runs and a <= runs[-1][1]:
+            runs[-1][1] = max(runs[-1][1], b)
+        else:
+            runs.append([a, b])
+    return sum(b - a for a, b in runs)
 
 
 def load_events(path):
