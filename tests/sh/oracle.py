@@ -33,8 +33,9 @@ of time order; half of them with random filters (--pid --tid --cat --name
 --time-range --min-dur); on one thread and split in three parts on two
 threads; summary, tree, steps and counters each; and each seed again as a
 JSONL session (adversarial_jsonl: explicit parents, children on other
-threads, crashes before the end, a cut last line) through summary and tree.
-It prints the seeds that differ (exit 1) or one line saying all were the
+threads, crashes before the end, a cut last line) through summary and tree,
+and as a marker log (adversarial_markers: prefixes, two records on a line,
+CRLF, device-clock records, v=2, torn records) through summary. It prints the seeds that differ (exit 1) or one line saying all were the
 same.
 """
 import json
@@ -364,21 +365,21 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
     names = defaultdict(list)
     for s in spans:
         lanes[s.lane].append(s)
-        cats[s.cat].append(s)
-        names[(s.cat, s.name)].append(s)
+        cats[(clock_of(s.lane), s.cat)].append(s)
+        names[(clock_of(s.lane), s.cat, s.name)].append(s)
 
     out = {"events": events, "spans": len(spans), "sum_ns": sum(s.dur for s in spans),
            "flow_events": flow_events, "dropped": 0, "partial": False}
-    out["lanes"] = [{"pid": k[0], "tid": k[1], "clock": "host", "name": lane_names.get(k, ""),
+    out["lanes"] = [{"pid": k[0], "tid": k[1], "clock": clock_of(k), "name": lane_names.get(k[:2], ""),
                      "spans": len(v), "sum_ns": sum(s.dur for s in v),
                      "busy_ns": union_len([(s.ts, s.end()) for s in v])}
-                    for k, v in sorted(lanes.items())]
-    crow = [{"cat": k, "clock": "host", "spans": len(v), "sum_ns": sum(s.dur for s in v),
+                    for k, v in sorted(lanes.items(), key=lambda kv: (clock_of(kv[0]) == "device", kv[0][:2]))]
+    crow = [{"cat": k[1], "clock": k[0], "spans": len(v), "sum_ns": sum(s.dur for s in v),
              "busy_ns": union_len([(s.ts, s.end()) for s in v])} for k, v in cats.items()]
-    crow.sort(key=lambda r: (-r["busy_ns"], r["cat"].encode()))
+    crow.sort(key=lambda r: (r["clock"] == "device", -r["busy_ns"], r["cat"].encode()))
     out["categories"] = crow
     nrow = []
-    for (cat, name), v in names.items():
+    for (clock, cat, name), v in names.items():
         d = sorted(s.dur for s in v)
         per_lane = defaultdict(list)
         for s in v:
@@ -386,11 +387,11 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
         total = sum(union_len(iv) for iv in per_lane.values())
         self_ns = sum(s.dur - union_len(kids.get(id(s), [])) for s in v)
         n, sm = len(d), sum(d)
-        nrow.append({"cat": cat, "name": name, "clock": "host", "spans": n, "sum_ns": sm, "total_ns": total,
+        nrow.append({"cat": cat, "name": name, "clock": clock, "spans": n, "sum_ns": sm, "total_ns": total,
                      "self_ns": self_ns, "min_ns": d[0], "p50_ns": nearest_rank(d, 50),
                      "p90_ns": nearest_rank(d, 90), "p99_ns": nearest_rank(d, 99), "max_ns": d[-1],
                      "mean_ns": (2 * sm + n) // (2 * n)})
-    nrow.sort(key=lambda r: (-r["total_ns"], r["cat"].encode(), r["name"].encode()))
+    nrow.sort(key=lambda r: (r["clock"] == "device", -r["total_ns"], r["cat"].encode(), r["name"].encode()))
     out["names"] = nrow
     out["async"] = sorted(({"cat": k[0], "name": k[1], "spans": v[0], "sum_ns": v[1], "unfinished": v[2]}
                            for k, v in async_rows.items()), key=lambda r: (r["cat"], r["name"]))
@@ -404,6 +405,63 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
 
 
 LAST = {}
+
+
+def clock_of(lane):
+    """A lane is (pid, tid) on the host clock, or (pid, inv, "device") for marker spans with clk=dev."""
+    return lane[2] if len(lane) > 2 else "host"
+
+
+def adversarial_markers(seed):
+    """A marker log and what it holds: (text, model, torn). Records behind
+    log prefixes, two on one line, among noise lines, CRLF or LF, some
+    device-clock (clk=dev: lane (pid, inv)), a few with v=2 (read anyway),
+    some cut before their last field at a line's end (torn: counted, not
+    read); timestamps with many ties, depths that say nothing of the time
+    nesting (summary nests by time)."""
+    import random
+    r = random.Random(seed)
+    lines, recs, torn, unknown = [], [], 0, 0
+    for _ in range(r.randint(3, 150)):
+        if r.random() < 0.15:
+            lines.append(r.choice(["I1130 03:10:52.694171   6019 runtime.cc:99] stream 22: 36 kernels",
+                                   "2025-11-30 03:40:53,172 [rank3] ERROR step 99578 loss=4.3", "",
+                                   "[INFO] heartbeat ok (STRACE v=1 mentioned)"]))
+            continue
+        parts = []
+        for k in range(r.choice([1, 1, 1, 2])):
+            v = 2 if r.random() < 0.03 else 1
+            pid, tid, inv = r.choice([5, 6]), r.choice([7, 8]), r.choice([0, 1, 2])
+            dev = r.random() < 0.2
+            name, ts, dur = r.choice("abc"), r.choice([0, 1, 2, 5, 10, 10, 12, 20, 30]) * 100, \
+                r.choice([0, 0, 1, 5, 100, 250, 1000])
+            attrs = ("clk=dev " if dev else "") + r.choice(["", "n=3", "a=b c=1"])
+            rec = "[STRACE] v=%d pid=%d tid=%d inv=%d hid=%x depth=%d name=%s ts=%d dur=%d %s" % (
+                v, pid, tid, inv, r.randrange(1 << 40), r.randint(0, 3), name, ts, dur, attrs)
+            if r.random() < 0.3:
+                rec = "[2026-11-30 03:10:52.694171][T0x7f12][TIMING] f: [x.c:%d] " % r.randint(1, 99) + rec
+            last = k == 0 and r.random() < 0.06
+            if last:  # cut before its last field
+                rec = rec[:rec.index(r.choice([" dur=", " ts=", " name="]))]
+                torn += 1
+            else:
+                unknown += v != 1
+                lane = (pid, inv, "device") if dev else (pid, tid)
+                recs.append((ts, dur, name, lane))
+            parts.append(rec)
+            if last:
+                break
+        lines.append(" ".join(parts))
+    text = "".join(ln + r.choice(["\n", "\n", "\r\n"]) for ln in lines)
+    tracks = defaultdict(lambda: ([], []))
+    for seq, (ts, dur, name, lane) in enumerate(recs):
+        tracks[lane][0].append(Slice(ts, dur, "", name, seq, "X", lane))
+    repairs = defaultdict(int)
+    for sl, _ in tracks.values():
+        match_and_nest(sl, [], repairs)
+    repairs["torn_record"] += torn
+    repairs["unknown_version"] += unknown
+    return text, {"tracks": tracks, "events": len(recs) + torn, "repairs": repairs}
 
 
 def read_jsonl(path):
@@ -879,6 +937,19 @@ def run_adversarial(first, count):
             jpath = os.path.join(tmp, "s.jsonl")
             with open(jpath, "w") as f:
                 f.write(adversarial_jsonl(seed))
+            # and as a marker log (summary nests its records by time)
+            mpath = os.path.join(tmp, "m.log")
+            text, model = adversarial_markers(seed)
+            with open(mpath, "w", newline="") as f:
+                f.write(text)
+            mine = summarize([], False, flt, jsonl=model)
+            p = subprocess.run([stint, "summary", "--json", mpath] + fargs, capture_output=True, text=True)
+            diffs = compare(mine, json.loads(p.stdout)) if p.stdout else ["no output: " + p.stderr[-300:]]
+            if diffs:
+                bad += 1
+                print("FAIL seed %d (markers summary%s):" % (seed, ", " + " ".join(fargs) if fargs else ""))
+                for d in diffs[:5]:
+                    print("  " + d)
             for cmd, oracle, cmp in (("summary", summarize, compare), ("tree", tree, compare_tree)):
                 mine = oracle([], False, flt, jsonl=read_jsonl(jpath))
                 for label, env in runs[:1]:
@@ -891,11 +962,11 @@ def run_adversarial(first, count):
                         for d in diffs[:5]:
                             print("  " + d)
     if bad:
-        print("adversarial: %d of %d runs differ from the oracle" % (bad, (4 * len(runs) + 2) * count))
+        print("adversarial: %d of %d runs differ from the oracle" % (bad, (4 * len(runs) + 3) * count))
         return 1
     print("adversarial: seeds %d..%d (%d with filters), %d runs of summary, tree, steps and counters on Chrome "
-          "traces and of summary and tree on JSONL sessions, every field the same as the oracle's" %
-          (first, first + count - 1, filtered, (4 * len(runs) + 2) * count))
+          "traces, of summary and tree on JSONL sessions and of summary on marker logs, every field the same as "
+          "the oracle's" % (first, first + count - 1, filtered, (4 * len(runs) + 3) * count))
     return 0
 
 

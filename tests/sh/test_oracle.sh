@@ -14,7 +14,9 @@
 #     files out of time order, half of them with random filters), on one
 #     thread and split in three parts; each seed again as a JSONL session
 #     (explicit parents, children on other threads, crashes, a cut last
-#     line) through summary and tree;
+#     line) through summary and tree, and as a marker log (prefixes, two
+#     records on a line, CRLF, device-clock records, torn records) through
+#     summary;
 #  2. traces of ../shared/tools/gen_chrome.py in each flavour, style and
 #     layout, on one thread, split on two threads, and gzipped;
 #  3. the comparisons themselves: an output with one number changed must
