@@ -263,7 +263,7 @@ int stint_cmd_tree(int argc, char **argv)
         if (t.instants || t.unfinished || t.async || t.filtered_out)
             fprintf(f,
                     "# not aggregated: %" PRIu64 " instants, %" PRIu64 " unfinished spans, %" PRIu64
-                    " async slices, %" PRIu64 " filtered out\n",
+                    " slices off thread tracks (async; process and global instants), %" PRIu64 " filtered out\n",
                     t.instants, t.unfinished, t.async, t.filtered_out);
         if (to.flat) {
             rc = print_flat(f, &m, &t, &to, 0) ? 3 : rc;
