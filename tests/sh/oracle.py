@@ -53,6 +53,15 @@ def ns(text):
     return int(d)  # int() truncates toward zero
 
 
+def ns_or_none(text):
+    """ns(text), or None for text that is no number (the event is dropped)."""
+    from decimal import InvalidOperation
+    try:
+        return ns(text)
+    except InvalidOperation:
+        return None
+
+
 def union_len(iv):
     """Length of the union of [a, b) intervals (empty ones add nothing)."""
     runs = []  # disjoint [start, end] runs, in start order
@@ -248,7 +257,7 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
     counters = defaultdict(list)
     instants = defaultdict(int)
     flow_events = 0
-    events = 0
+    events = dropped = 0
     for seq, e in enumerate(evs if jsonl is None else []):
         events += 1
         if not isinstance(e, dict) or not e:
@@ -264,11 +273,19 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
             if name == "thread_name":
                 lane_names[(pid, tid)] = e.get("args", {}).get("name", "")
             continue
-        ts = ns(e["ts"])
+        ts = ns_or_none(e["ts"])
+        if ts is None:  # an invalid ts drops the event
+            dropped += 1
+            continue
+        if isinstance(e["ts"], str):
+            repairs["string_number"] += 1
         if ph == "X":
             if "dur" not in e:
                 repairs["x_without_dur"] += 1
-            dur = ns(e.get("dur", 0))
+            dur = ns_or_none(e.get("dur", 0))
+            if dur is None:
+                dropped += 1
+                continue
             if dur < 0:
                 repairs["negative_dur"] += 1
                 dur = 0
@@ -369,7 +386,7 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
         names[(clock_of(s.lane), s.cat, s.name)].append(s)
 
     out = {"events": events, "spans": len(spans), "sum_ns": sum(s.dur for s in spans),
-           "flow_events": flow_events, "dropped": 0, "partial": False}
+           "flow_events": flow_events, "dropped": dropped, "partial": False}
     out["lanes"] = [{"pid": k[0], "tid": k[1], "clock": clock_of(k), "name": lane_names.get(k[:2], ""),
                      "spans": len(v), "sum_ns": sum(s.dur for s in v),
                      "busy_ns": union_len([(s.ts, s.end()) for s in v])}
@@ -726,7 +743,9 @@ def counters(evs, missing_close=False, flt=None, gap_ns=5000000000):
     ser = defaultdict(list)
     for seq, e in enumerate(evs):
         if isinstance(e, dict) and str(e.get("ph", ""))[:1] == "C":
-            pid, ts = e.get("pid", 0), ns(e["ts"])
+            pid, ts = e.get("pid", 0), ns_or_none(e["ts"])
+            if ts is None:
+                continue
             for k, v in (e.get("args") or {}).items():
                 if isinstance(v, (int, Decimal)) and not isinstance(v, bool) and flt.point(pid, ts):
                     ser[(pid, "%s %s" % (e.get("name", ""), k))].append((ts, seq, Fraction(v)))
@@ -833,6 +852,8 @@ def adversarial(seed):
                 if r.random() < 0.05:  # a v2 flow binding: a slice with an index, not a lean record
                     e["bind_id"] = r.choice(["0x1", "0x2"])
                     e[r.choice(["flow_in", "flow_out"])] = r.random() < 0.8
+                elif "dur" in e and r.random() < 0.04:  # numbers as strings: read exactly, or dropped
+                    e["dur"] = r.choice([str(e["dur"]), "x"])
                 evs.append(e)
             elif k < 0.6:
                 evs.append({"ph": "B", "name": name, "cat": cat, "pid": pid, "tid": tid, "ts": ts()})
@@ -862,6 +883,9 @@ def adversarial(seed):
         r.shuffle(evs)
     else:  # in time order, as a well-behaved writer would
         evs.sort(key=lambda e: e.get("ts", 0))
+    for e in evs:  # ts as a string now and then (a repair), or not a number (the event is dropped)
+        if "ts" in e and "bind_id" not in e and r.random() < 0.06:
+            e["ts"] = r.choice([repr(e["ts"]), repr(e["ts"]), "1.5.2"])
     return evs
 
 
