@@ -229,6 +229,11 @@ class Filter:
                 return False
         return True
 
+    def series(self, name):
+        """Whether a counter series passes --name (its name)."""
+        import fnmatch
+        return self.name is None or fnmatch.fnmatchcase(name, self.name)
+
     def point(self, pid, ts):
         """Whether a counter sample passes (--pid and --time-range only)."""
         if self.pid is not None and pid != self.pid:
@@ -311,7 +316,7 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
             for k, v in (e.get("args") or {}).items():
                 if isinstance(v, (int, Decimal)) and not isinstance(v, bool):
                     series = counters[(pid, "%s %s" % (name, k))]
-                    if flt.point(pid, ts):
+                    if flt.point(pid, ts) and flt.series("%s %s" % (name, k)):
                         series.append(Decimal(v))
         elif ph in ("b", "e"):
             # Perfetto's tracks: id2.local per process; a plain id or id2.global across processes
@@ -747,8 +752,10 @@ def counters(evs, missing_close=False, flt=None, gap_ns=5000000000):
             if ts is None:
                 continue
             for k, v in (e.get("args") or {}).items():
-                if isinstance(v, (int, Decimal)) and not isinstance(v, bool) and flt.point(pid, ts):
-                    ser[(pid, "%s %s" % (e.get("name", ""), k))].append((ts, seq, Fraction(v)))
+                sname = "%s %s" % (e.get("name", ""), k)
+                if isinstance(v, (int, Decimal)) and not isinstance(v, bool) and flt.point(pid, ts) and \
+                        flt.series(sname):
+                    ser[(pid, sname)].append((ts, seq, Fraction(v)))
     out = {}
     for key, smp in ser.items():
         smp.sort()
@@ -945,8 +952,8 @@ def run_adversarial(first, count):
                                              compare_counters, ["--gap", str(gap)])):
                 mine = oracle(*load_events(path), flt=flt)
                 if cmd == "counters":
-                    extra = [a for i, a in enumerate(fargs) if a in ("--pid", "--time-range") or
-                             (i and fargs[i - 1] in ("--pid", "--time-range"))] + extra
+                    keep = ("--pid", "--name", "--time-range")  # (counters refuses the others)
+                    extra = [a for i, a in enumerate(fargs) if a in keep or (i and fargs[i - 1] in keep)] + extra
                 for label, env in runs:
                     p = subprocess.run([stint, cmd, "--json", path] + extra + (fargs if cmd != "counters" else []),
                                        capture_output=True, text=True,

@@ -113,10 +113,13 @@ elif what.startswith("steps_"):
         st["unattributed_ns"] += 1
 elif what.startswith("tree_"):
     d = json.load(open(sys.argv[2]))
-    n = d["host"][0]
-    while n["children"] and what != "tree_calls":
-        n = n["children"][0]
     f = {"tree_self": "self_ns", "tree_p50": "p50_ns", "tree_calls": "calls"}[what]
+    todo, nodes = list(d["host"]), []
+    while todo:  # every node, depth first
+        n = todo.pop()
+        nodes.append(n)
+        todo.extend(n["children"])
+    n = [n for n in nodes if n["calls"] and (n["children"] or what == "tree_calls")][0]
     n[f] += 1
 else:
     d = json.load(open(sys.argv[1]))

@@ -21,19 +21,22 @@
 #include "textout.h"
 #include "tsparse.h"
 
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
-    "usage: stint counters FILE [--json] [--gap D] [--pid N] [--time-range A:B]\n"
+    "usage: stint counters FILE [--json] [--gap D] [--pid N] [--name GLOB] [--time-range A:B]\n"
     "       stint counters TELEMETRY.jsonl --time-key KEY [--time-unit s|ms|us|ns]\n"
-    "                      [--fields [label=]path[,...]] [--gap D] [--time-range A:B] [--json]\n"
+    "                      [--fields [label=]path[,...]] [--gap D] [--name GLOB] [--time-range A:B] [--json]\n"
     "  per series: samples, min, median, mean, max, sampling gaps (median, count over the\n"
     "  gap threshold D, default 5s), and the trapezoid integral over intervals <= D with the\n"
     "  observed duration it covers (null when no interval qualifies). path: a.b.c,\n"
-    "  path[k] = k-th comma-separated part of a string (or element of an array).\n";
+    "  path[k] = k-th comma-separated part of a string (or element of an array).\n"
+    "  --name keeps the series whose name matches the glob; --pid and --time-range\n"
+    "  (ns, or with a unit: 12.5ms, 3us, 2s; A or B may be empty) select samples.\n";
 
 struct sample {
     int64_t ts_ns;
@@ -327,6 +330,24 @@ static int parse_fields(const char *spec, struct field **out, size_t *nout)
     return 0;
 }
 
+/* --name GLOB: keeps the series whose name matches (the filters' meaning of
+ * --name for a series; --pid and --time-range select samples as they are read). */
+static void keep_named(struct set *set, const char *glob)
+{
+    if (!glob)
+        return;
+    size_t k = 0;
+    for (size_t i = 0; i < set->n; i++) {
+        if (fnmatch(glob, set->v[i].name, 0) == 0) {
+            set->v[k++] = set->v[i];
+        } else {
+            free(set->v[i].name);
+            free(set->v[i].s);
+        }
+    }
+    set->n = k;
+}
+
 /* ---- output ---- */
 
 struct stats {
@@ -392,9 +413,26 @@ int stint_cmd_counters(int argc, char **argv)
         return 2;
     }
     struct stint_cmd_opts o;
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            fputs(usage, stdout); /* (its own filters: not the shared list) */
+            return 0;
+        }
     int rc = stint_cmd_parse(argc, argv, usage, &o);
     if (rc >= 0)
         return rc;
+    if (o.filter.has_tid || o.filter.cat || o.filter.has_min_dur) {
+        fprintf(stderr, "stint counters: --%s does not apply to counter series (a series belongs to a process, "
+                        "its samples have no category or duration); the filters here are --pid, --name and "
+                        "--time-range\n",
+                o.filter.has_tid ? "tid" : o.filter.cat ? "cat" : "min-dur");
+        return 2;
+    }
+    if (time_key && o.filter.has_pid) {
+        fprintf(stderr, "stint counters: --pid does not apply to telemetry rows (they carry no process); the "
+                        "filters here are --name and --time-range\n");
+        return 2;
+    }
     int64_t unit_ns = !strcmp(time_unit, "s") ? 1000000000 : !strcmp(time_unit, "ms") ? 1000000
                       : !strcmp(time_unit, "us") ? 1000 : !strcmp(time_unit, "ns") ? 1 : 0;
     if (!unit_ns) {
@@ -478,6 +516,7 @@ int stint_cmd_counters(int argc, char **argv)
             }
         }
     }
+    keep_named(&set, o.filter.name_glob);
     size_t maxn = 1;
     for (size_t i = 0; i < set.n; i++)
         if (set.v[i].n > maxn)

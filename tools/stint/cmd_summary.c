@@ -24,6 +24,7 @@
 #include "tsparse.h"
 #include "umap.h"
 
+#include <fnmatch.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -533,12 +534,14 @@ static void compute(struct summary *S, const struct stint_model *m)
 
 /* ---- output ----------------------------------------------------------------------- */
 
-/* Counter series k as reported (the samples that pass --pid and
- * --time-range when given): 0 when none does. */
+/* Counter series k as reported (its name matching --name, the samples that
+ * pass --pid and --time-range when given): 0 when it is left out. */
 static int counter_view(const struct summary *S, const struct stint_model *m, size_t k, uint64_t *n, double *mn,
                         double *mx, double *mean)
 {
     const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, k);
+    if (S->f->name_glob && fnmatch(S->f->name_glob, stint_model_str(m, c->name, NULL), 0) != 0)
+        return 0; /* --name: the series' name, as in `stint counters` */
     double sum = c->sum;
     *n = c->samples;
     *mn = c->min;

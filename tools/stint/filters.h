@@ -10,7 +10,10 @@
  *                    side may be empty (open). Slices are not clipped.
  *   --min-dur D      dur_ns >= D (same units); unfinished slices fail it
  *
- * Counter samples obey --pid and --time-range (sample time) only. Instants
+ * Counter samples obey --pid, --time-range (sample time) and --name (the
+ * series' name); `stint counters` refuses --tid, --cat and --min-dur, which
+ * mean nothing for a series, and `summary` applies them to its spans and
+ * instants only. Instants
  * are zero-length slices and obey every filter, as in `slices`. A filter
  * selects what is reported, never the call tree: a parent's self time
  * still subtracts the children a filter leaves out (`tree`, `summary`).
