@@ -19,7 +19,7 @@ _stint()
     tree) opts='--depth --sort --flat --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
     steps) opts='--step --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
     counters) opts='--gap --time-key --time-unit --fields --json --strict --format --pid --name --time-range --help' ;;
-    memory) opts='--timeline --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
+    memory) opts='--timeline --json --strict --format --time-range --help' ;;
     diff) opts='--threshold --fail-on-regression --seed --resamples --min-samples --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
     convert) opts='-o --output --to --no-rebase --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
     report) opts='-o --output --step --title --max-slices --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
