@@ -21,8 +21,8 @@ _stint()
     counters) opts='--gap --time-key --time-unit --fields --json --strict --format --pid --name --time-range --help' ;;
     memory) opts='--timeline --json --strict --format --time-range --help' ;;
     diff) opts='--threshold --fail-on-regression --seed --resamples --min-samples --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
-    convert) opts='-o --output --to --no-rebase --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
-    report) opts='-o --output --step --title --max-slices --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
+    convert) opts='-o --output --to --no-rebase --strict --format --help' ;;
+    report) opts='-o --output --step --title --max-slices --strict --format --help' ;;
     *) return 0 ;;
     esac
     case "$prev" in

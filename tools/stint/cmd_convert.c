@@ -36,7 +36,8 @@ int stint_cmd_convert(int argc, char **argv)
     if (stint_cmd_take_extras("convert", &argc, argv, ex, sizeof ex / sizeof ex[0]) == 2)
         return 2;
     struct stint_cmd_opts o;
-    int rc = stint_cmd_parse(argc, argv, usage, &o);
+    int rc = stint_cmd_parse_some(argc, argv, usage, &o, "convert", 0,
+                                  "convert writes the whole trace (no filter is taken)");
     if (rc >= 0)
         return rc;
     if (!to || !out_path) {
@@ -65,8 +66,6 @@ int stint_cmd_convert(int argc, char **argv)
         fprintf(stderr, "stint convert: --to '%s' (expected chrome, folded, jsonl, markers or otlp-json)\n", to);
         return 2;
     }
-    if (stint_filter_active(&o.filter))
-        fprintf(stderr, "stint convert: note: filters are ignored (convert writes the whole trace)\n");
     struct stint_model m;
     rc = stint_cmd_load(&o, &m, STINT_MODEL_KEEP_ARGS | STINT_MODEL_KEEP_SAMPLES);
     if (stint_no_report(rc, &m)) {

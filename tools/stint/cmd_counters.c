@@ -413,21 +413,11 @@ int stint_cmd_counters(int argc, char **argv)
         return 2;
     }
     struct stint_cmd_opts o;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage, stdout); /* (its own filters: not the shared list) */
-            return 0;
-        }
-    int rc = stint_cmd_parse(argc, argv, usage, &o);
+    int rc = stint_cmd_parse_some(argc, argv, usage, &o, "counters", STINT_FILT_PID | STINT_FILT_NAME | STINT_FILT_RANGE,
+                                  "a counter series belongs to a process and its samples have no category or "
+                                  "duration (the filters here are --pid, --name and --time-range)");
     if (rc >= 0)
         return rc;
-    if (o.filter.has_tid || o.filter.cat || o.filter.has_min_dur) {
-        fprintf(stderr, "stint counters: --%s does not apply to counter series (a series belongs to a process, "
-                        "its samples have no category or duration); the filters here are --pid, --name and "
-                        "--time-range\n",
-                o.filter.has_tid ? "tid" : o.filter.cat ? "cat" : "min-dur");
-        return 2;
-    }
     if (time_key && o.filter.has_pid) {
         fprintf(stderr, "stint counters: --pid does not apply to telemetry rows (they carry no process); the "
                         "filters here are --name and --time-range\n");

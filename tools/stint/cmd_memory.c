@@ -234,21 +234,11 @@ int stint_cmd_memory(int argc, char **argv)
     const struct stint_cmd_extra ex[] = {{"--timeline", NULL, NULL, &timeline, 1}};
     stint_cmd_take_extras("memory", &argc, argv, ex, 1);
     struct stint_cmd_opts o;
-    for (int i = 1; i < argc; i++)
-        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
-            fputs(usage, stdout); /* (its one filter: not the shared list) */
-            return 0;
-        }
-    int rc = stint_cmd_parse(argc, argv, usage, &o);
+    int rc = stint_cmd_parse_some(argc, argv, usage, &o, "memory", STINT_FILT_RANGE,
+                                  "memory records replay one session's allocations (the filter here is "
+                                  "--time-range)");
     if (rc >= 0)
         return rc;
-    if (o.filter.has_pid || o.filter.has_tid || o.filter.cat || o.filter.name_glob || o.filter.has_min_dur) {
-        fprintf(stderr, "stint memory: --%s does not apply to memory records (they replay one session's "
-                        "allocations); the filter here is --time-range\n",
-                o.filter.has_pid ? "pid" : o.filter.has_tid ? "tid" : o.filter.cat ? "cat"
-                : o.filter.name_glob ? "name" : "min-dur");
-        return 2;
-    }
     struct mctx c;
     memset(&c, 0, sizeof c);
     char err[600] = "";

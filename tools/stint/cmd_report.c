@@ -37,7 +37,8 @@ int stint_cmd_report(int argc, char **argv)
         ro.max_slices = (size_t)n;
     }
     struct stint_cmd_opts o;
-    int rc = stint_cmd_parse(argc, argv, usage, &o);
+    int rc = stint_cmd_parse_some(argc, argv, usage, &o, "report", 0,
+                                  "the report covers the whole trace (no filter is taken)");
     if (rc >= 0)
         return rc;
     if (!out_path) {
@@ -45,8 +46,6 @@ int stint_cmd_report(int argc, char **argv)
         fputs(usage, stderr);
         return 2;
     }
-    if (stint_filter_active(&o.filter))
-        fprintf(stderr, "stint report: note: filters are ignored (the report covers the whole trace)\n");
     struct stint_model m;
     rc = stint_cmd_load(&o, &m, STINT_MODEL_KEEP_ARGS);
     if (stint_no_report(rc, &m)) {

@@ -104,6 +104,33 @@ int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_o
     return -1;
 }
 
+int stint_cmd_parse_some(int argc, char **argv, const char *usage, struct stint_cmd_opts *o, const char *cmd,
+                         unsigned allowed, const char *why)
+{
+    for (int i = 1; i < argc; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            memset(o, 0, sizeof *o);
+            fputs(usage, stdout);
+            return 0;
+        }
+    int rc = stint_cmd_parse(argc, argv, usage, o);
+    if (rc >= 0)
+        return rc;
+    const struct stint_filter *f = &o->filter;
+    const char *bad = f->has_pid && !(allowed & STINT_FILT_PID)           ? "--pid"
+                      : f->has_tid && !(allowed & STINT_FILT_TID)         ? "--tid"
+                      : f->cat && !(allowed & STINT_FILT_CAT)             ? "--cat"
+                      : f->name_glob && !(allowed & STINT_FILT_NAME)      ? "--name"
+                      : f->has_range && !(allowed & STINT_FILT_RANGE)     ? "--time-range"
+                      : f->has_min_dur && !(allowed & STINT_FILT_MIN_DUR) ? "--min-dur"
+                                                                          : NULL;
+    if (bad) {
+        fprintf(stderr, "stint %s: %s does not apply here: %s\n", cmd, bad, why);
+        return 2;
+    }
+    return -1;
+}
+
 int stint_cmd_load(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags)
 {
     return stint_cmd_load_sink(o, m, model_flags, NULL, NULL);

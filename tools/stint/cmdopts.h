@@ -39,6 +39,23 @@ int stint_cmd_take_extras(const char *cmd, int *argc, char **argv, const struct 
  * should run. */
 int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_opts *o);
 
+/* The shared filters as bits, for commands that take only some of them. */
+enum {
+    STINT_FILT_PID = 1u << 0,
+    STINT_FILT_TID = 1u << 1,
+    STINT_FILT_CAT = 1u << 2,
+    STINT_FILT_NAME = 1u << 3,
+    STINT_FILT_RANGE = 1u << 4,
+    STINT_FILT_MIN_DUR = 1u << 5
+};
+
+/* stint_cmd_parse for a command that takes only the filters in allowed
+ * (STINT_FILT_* bits): --help prints usage alone (it lists the filters the
+ * command takes), and a filter outside allowed prints "stint CMD: --X does
+ * not apply here: WHY" on stderr and returns 2, instead of being ignored. */
+int stint_cmd_parse_some(int argc, char **argv, const char *usage, struct stint_cmd_opts *o, const char *cmd,
+                         unsigned allowed, const char *why);
+
 /* Reads o->path into m (initialised with flags) with o's reader options;
  * prints problems to stderr. Returns the reader's exit code (0, 1, 3). */
 int stint_cmd_load(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags);
