@@ -613,11 +613,7 @@ static int begin_cmp(const void *pa, const void *pb)
 static int explicit_walk(const struct stint_model *m, size_t a, size_t b, uint32_t *order, uint32_t *first,
                          uint32_t *next, uint32_t *todo, struct begin_key *keys)
 {
-    size_t k = b - a, any = 0;
-    for (size_t i = a; i < b; i++)
-        any |= stint_model_slice(m, i)->flags & STINT_SLICE_EXPLICIT_PARENT;
-    if (!any)
-        return 0;
+    size_t k = b - a;
     for (size_t i = 0; i < k; i++) {
         const struct stint_slice *s = stint_model_slice(m, a + i);
         first[i] = next[i] = STINT_NO_ID;
@@ -671,8 +667,12 @@ void stint_i_stream_finished(struct stint_model *m)
         if (j >= b) { /* a new track: [a, b) */
             a = j;
             uint32_t tr = stint_model_slice(m, j)->track;
+            int any = stint_model_slice(m, j)->flags & STINT_SLICE_EXPLICIT_PARENT;
             for (b = j + 1; b < n && stint_model_slice(m, b)->track == tr; b++)
-                ;
+                any |= stint_model_slice(m, b)->flags & STINT_SLICE_EXPLICIT_PARENT;
+            walk = 0;
+            if (!any || stint_model_track_at(m, tr)->kind != STINT_TRACK_THREAD)
+                goto stream; /* (time nesting: model order is already its walk) */
             size_t need = b - a, c0 = ocap;
             order = grow(order, &c0, need, sizeof *order);
             c0 = ocap;
@@ -684,9 +684,9 @@ void stint_i_stream_finished(struct stint_model *m)
             c0 = ocap;
             keys = grow(keys, &c0, need, sizeof *keys);
             ocap = c0;
-            walk = stint_model_track_at(m, tr)->kind == STINT_TRACK_THREAD &&
-                   explicit_walk(m, a, b, order, first, next, todo, keys);
+            walk = explicit_walk(m, a, b, order, first, next, todo, keys);
         }
+    stream:
         if (walk)
             i = a + order[j - a];
         const struct stint_slice *s = stint_model_slice(m, i);
