@@ -5,7 +5,10 @@
  * the same bytes go to a memfd and through the commands that read JSONL
  * lines on their own (jsonl_scan.c): `stint memory` (table, timeline) and
  * `stint counters --json` (telemetry lines), output to /dev/null. Their exit
- * code must be one of the documented 0, 1, 3. */
+ * code must be one of the documented 0, 1, 3. The model is also read once
+ * with a span sink (as `stint summary` reads it), whose stream must keep the
+ * sink's contract: per track, each level at most one above the previous
+ * slice's, starts never going back, every thread-track slice streamed once. */
 #include "commands.h"
 #include "fuzz_common.h"
 
@@ -17,9 +20,46 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static int memfd = -1;
 static char path[64];
 
+/* The span sink's contract, checked as the model streams. */
+struct stream_check {
+    uint32_t track, level;
+    int64_t ts;
+    size_t n;
+};
+
+static void check_sink(void *ctx, const struct stint_model *m, const struct stint_span_ev *ev)
+{
+    (void)m;
+    struct stream_check *c = ctx;
+    if (c->n && ev->track == c->track) {
+        if (ev->level > c->level + 1 || ev->ts_ns < c->ts)
+            abort();
+    } else if (ev->level != 0 && !c->n) {
+        abort();
+    }
+    if (ev->parent_on_top && !ev->level)
+        abort();
+    c->track = ev->track;
+    c->level = ev->level;
+    c->ts = ev->ts_ns;
+    c->n++;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_read_memory(stint_read_jsonl, data, size, STINT_MODEL_KEEP_ARGS);
+    {
+        struct stint_model m;
+        struct stream_check c = {0};
+        fuzz_read_model(stint_read_jsonl, data, size, 0, 0, check_sink, &c, &m);
+        size_t want = 0; /* every thread-track slice, once */
+        for (size_t i = 0; i < m.slices.len; i++)
+            want += stint_model_track_at(&m, STINT_BA_AT(&m.slices, struct stint_slice, i).track)->kind ==
+                    STINT_TRACK_THREAD;
+        if (c.n != want)
+            abort();
+        stint_model_free(&m);
+    }
 
     if (memfd < 0) {
         memfd = memfd_create("stint-fuzz-jsonl", 0);
