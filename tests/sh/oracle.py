@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
-"""oracle.py [--tree | --steps GLOB | --counters GAP_NS] TRACE [STINT_JSON] -
-an independent reading of a Chrome trace into `stint summary --json`'s
-numbers (with --tree, `stint tree --json`'s; with --steps, `stint steps
---json --step GLOB`'s; with --counters, `stint counters --json --gap`'s),
+"""oracle.py [--tree | --slices | --steps GLOB | --counters GAP_NS] TRACE
+[STINT_JSON] - an independent reading of a Chrome trace into `stint summary
+--json`'s numbers (with --tree, `stint tree --json`'s; with --slices, `stint
+slices --json`'s rows, depths and parents; with --steps, `stint steps --json
+--step GLOB`'s; with --counters, `stint counters --json --gap`'s),
 written from the rules in docs/formats/summary-json.md, docs/cli/tree.md,
 docs/cli/steps.md and tools/stint/model.h, not from stint's code.
 
@@ -31,7 +32,7 @@ zero-length pairs, X without or with negative dur, instants of every scope
 stacking at one ts, async b/e of every id scope across processes, files out
 of time order; half of them with random filters (--pid --tid --cat --name
 --time-range --min-dur); on one thread and split in three parts on two
-threads; summary, tree, steps and counters each; and each seed again as a
+threads; summary, tree, slices, steps and counters each; and each seed again as a
 JSONL session (adversarial_jsonl: explicit parents, children on other
 threads, crashes before the end, a cut last line) through summary and tree,
 and as a marker log (adversarial_markers: prefixes, two records on a line,
@@ -258,6 +259,7 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
     async_tracks = defaultdict(lambda: ([], []))
     async_pid = {}
     instants_all = []
+    other_inst = defaultdict(list)
     v2 = []
     counters = defaultdict(list)
     instants = defaultdict(int)
@@ -302,6 +304,9 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
         elif ph in ("i", "I"):
             scope = e.get("s", "t")
             instants_all.append((("global" if scope == "g" else "process" if scope == "p" else "thread"), seq))
+            if scope in ("g", "p"):  # (for slices(): instants on the process or the global track)
+                other_inst[("global",) if scope == "g" else ("process", pid)].append(
+                    Slice(ts, 0, cat, name, seq, "I", (pid, None)))
             if scope == "g":
                 if flt.slice(pid, None, cat, name, ts, 0, global_track=True):
                     instants[("global", cat, name)] += 1
@@ -353,7 +358,8 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
         if jsonl is None:
             match_and_nest(sl, en, repairs)
         spans.extend(s for s in sl if s.kind != "I" and s.dur >= 0)
-    LAST["tracks"] = per_track  # for tree()
+    LAST["tracks"] = per_track  # for tree() and slices()
+    LAST["async"], LAST["async_pid"], LAST["other_inst"] = async_tracks, async_pid, other_inst
     LAST["other_tracks"] = sum(len(sl) for sl, _ in async_tracks.values()) + \
         sum(1 for k in instants_all if k[0] != "thread")
     # async: matched the same way on their own tracks (their unmatched ends are another kind)
@@ -795,6 +801,66 @@ def compare_counters(mine, theirs):
     return diffs
 
 
+def slices(evs, missing_close=False, flt=None):
+    """`stint slices --json`'s rows as a multiset: (ts, dur, track, tid,
+    cat, name, depth, parent) for every slice that passes the filters, the
+    parent as its own (ts, dur, name, depth), or None when it has none or the
+    filters leave it out; depth counts every ancestor on the track."""
+    flt = flt or Filter()
+    summarize(evs, missing_close, flt)
+
+    def depth(s):
+        n, p = 0, s.parent
+        while p is not None:
+            n, p = n + 1, p.parent
+        return n
+
+    def key(s):
+        return (s.ts, s.dur, s.name, depth(s))
+
+    rows = []
+
+    def add(s, track, pid, tid, passes):
+        if not passes(s):
+            return
+        p = s.parent
+        rows.append((s.ts, s.dur, track, tid, s.cat, s.name, depth(s),
+                     key(p) if p is not None and passes(p) else None))
+
+    for (pid, tid), (sl, _) in LAST["tracks"].items():
+        for s in sl:
+            add(s, "thread", pid, tid, lambda x, pid=pid, tid=tid: flt.slice(pid, tid, x.cat, x.name, x.ts, x.dur))
+    for k, (sl, _) in LAST["async"].items():
+        pid = LAST["async_pid"][k]
+        for s in sl:
+            add(s, "async", pid, None, lambda x, pid=pid: flt.slice(pid, None, x.cat, x.name, x.ts, x.dur))
+    for k, sl in LAST["other_inst"].items():
+        match_and_nest(sl, [], defaultdict(int))
+        glob = k[0] == "global"
+        for s in sl:
+            add(s, k[0], s.lane[0], None,
+                lambda x, glob=glob: flt.slice(x.lane[0], None, x.cat, x.name, x.ts, x.dur, global_track=glob))
+    return sorted(rows, key=repr)
+
+
+def compare_slices(mine, theirs):
+    rows = theirs.get("slices", [])
+    got = []
+    for r in rows:
+        p = r.get("parent")
+        pk = None
+        if p is not None:
+            q = rows[p]
+            pk = (q["ts_ns"], q["dur_ns"], q["name"], q["depth"])
+        got.append((r["ts_ns"], r["dur_ns"], r["track"], r.get("tid"), r["cat"], r["name"], r["depth"], pk))
+    got.sort(key=repr)
+    if got == mine:
+        return []
+    a, b = set(mine), set(got)
+    return ["slices: %d rows in the oracle, %d in stint; only the oracle: %s; only stint: %s" %
+            (len(mine), len(got), sorted(a - b, key=repr)[:3], sorted(b - a, key=repr)[:3])]
+
+
 def compare(mine, theirs):
     """Lines describing each difference between the oracle and stint."""
     diffs = []
@@ -946,6 +1012,7 @@ def run_adversarial(first, count):
             glob = ["a", "b", "[ab]", "*"][seed % 4]
             gap = [5000000000, 1000, 2500][seed % 3]
             for cmd, oracle, cmp, extra in (("summary", summarize, compare, []), ("tree", tree, compare_tree, []),
+                                            ("slices", slices, compare_slices, []),
                                             ("steps", lambda *a, **k: steps(*a, glob=glob, **k), compare_steps,
                                              ["--step", glob]),
                                             ("counters", lambda *a, **k: counters(*a, gap_ns=gap, **k),
@@ -993,11 +1060,11 @@ def run_adversarial(first, count):
                         for d in diffs[:5]:
                             print("  " + d)
     if bad:
-        print("adversarial: %d of %d runs differ from the oracle" % (bad, (4 * len(runs) + 3) * count))
+        print("adversarial: %d of %d runs differ from the oracle" % (bad, (5 * len(runs) + 3) * count))
         return 1
-    print("adversarial: seeds %d..%d (%d with filters), %d runs of summary, tree, steps and counters on Chrome "
-          "traces, of summary and tree on JSONL sessions and of summary on marker logs, every field the same as "
-          "the oracle's" % (first, first + count - 1, filtered, (4 * len(runs) + 3) * count))
+    print("adversarial: seeds %d..%d (%d with filters), %d runs of summary, tree, slices, steps and counters "
+          "on Chrome traces, of summary and tree on JSONL sessions and of summary on marker logs, every field "
+          "the same as the oracle's" % (first, first + count - 1, filtered, (5 * len(runs) + 3) * count))
     return 0
 
 
@@ -1008,6 +1075,9 @@ def main():
     oracle, cmp = summarize, compare
     if args[0] == "--tree":
         oracle, cmp = tree, compare_tree
+        args = args[1:]
+    elif args[0] == "--slices":
+        oracle, cmp = slices, compare_slices
         args = args[1:]
     elif args[0] == "--steps":
         glob = args[1]

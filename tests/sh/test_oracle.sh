@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# `stint summary --json`, `stint tree --json`, `stint steps --json` and
-# `stint counters --json` against an independent oracle (oracle.py: the whole file through python's
+# `stint summary --json`, `stint tree --json`, `stint slices --json`, `stint
+# steps --json` and `stint counters --json` against an independent oracle (oracle.py: the whole file through python's
 # json, the rules of docs/formats/summary-json.md, docs/cli/tree.md,
 # docs/cli/steps.md and model.h written again): every field of lanes,
 # categories and names (sum, per-lane union, self time, nearest-rank
 # quantiles, mean), async slices, counters, instants, repairs and event
 # counts; every call path's calls, total, self, interpolated quantiles and
-# max, and what the tree left out; every step's wall, child unions, overlap
+# max, and what the tree left out; every slice row with its depth and parent;
+# every step's wall, child unions, overlap
 # and unattributed time and their min/median/max; every counter series'
 # statistics, gaps and trapezoid integral.
 #  1. adversarial traces (ties, B/E with wrong or missing names, zero-length
@@ -53,9 +54,10 @@ else
       echo "FAIL: gen_chrome.py $cfg did not run"; bad=1; continue
     fi
     gzip -c "$f" >"$f.gz"
-    for cmd in summary tree steps counters; do
+    for cmd in summary tree slices steps counters; do
       flag=() opt=()
       [ $cmd = tree ] && flag=(--tree)
+      [ $cmd = slices ] && flag=(--slices)
       [ $cmd = steps ] && flag=(--steps 'ProfilerStep*') opt=(--step 'ProfilerStep*')
       [ $cmd = counters ] && flag=(--counters 20000000) opt=(--gap 20ms)
       for run in "1 $f" "2 $f" "1 $f.gz"; do
@@ -78,7 +80,7 @@ else
 --procs 1 --threads 1 --be-frac 0.9
 --max-depth 1 --threads 12
 EOF
-  [ $bad = 0 ] && echo "ok: $k generated traces, summary, tree, steps and counters, each on one thread, in four parts on two threads and gzipped, the same as the oracle"
+  [ $bad = 0 ] && echo "ok: $k generated traces, summary, tree, slices, steps and counters, each on one thread, in four parts on two threads and gzipped, the same as the oracle"
   [ $bad = 0 ] || fail=1
 fi
 
@@ -93,13 +95,21 @@ json.dump({'traceEvents': oracle.adversarial(6)}, open('$f', 'w'))"
 "$STINT" tree --json "$f" >"$T/t.json" 2>/dev/null
 "$STINT" steps --json --step '[ab]' "$f" >"$T/p.json" 2>/dev/null
 "$STINT" counters --json --gap 5000 "$f" >"$T/c.json" 2>/dev/null
+"$STINT" slices --json "$f" >"$T/l.json" 2>/dev/null
 rm -f "$T/m.json"
 for what in self_ns p90_ns total_ns busy_ns tree_self tree_p50 tree_calls steps_union steps_unattributed \
-            counters_integral counters_median; do
-  python3 - "$T/s.json" "$T/t.json" "$T/m.json" "$what" "$T/p.json" "$T/c.json" <<'EOF'
+            counters_integral counters_median slices_depth slices_parent; do
+  python3 - "$T/s.json" "$T/t.json" "$T/m.json" "$what" "$T/p.json" "$T/c.json" "$T/l.json" <<'EOF'
 import json, sys
 what = sys.argv[4]
-if what.startswith("counters_"):
+if what.startswith("slices_"):
+    d = json.load(open(sys.argv[7]))
+    r = [r for r in d["slices"] if r["parent"] is not None and r["parent"] > 0][0]
+    if what == "slices_depth":
+        r["depth"] += 1
+    else:
+        r["parent"] -= 1
+elif what.startswith("counters_"):
     d = json.load(open(sys.argv[6]))
     s = [s for s in d["series"] if s[what[9:]] is not None][0]
     s[what[9:]] = s[what[9:]] * (1 + 1e-9) + 1
@@ -128,10 +138,10 @@ else:
 json.dump(d, open(sys.argv[3], "w"))
 EOF
   [ $? = 0 ] || { echo "FAIL: could not change $what for the mutation check"; fail=1; continue; }
-  flag=(); case $what in tree_*) flag=(--tree);; steps_*) flag=(--steps '[ab]');; counters_*) flag=(--counters 5000);; esac
+  flag=(); case $what in tree_*) flag=(--tree);; slices_*) flag=(--slices);; steps_*) flag=(--steps '[ab]');; counters_*) flag=(--counters 5000);; esac
   if python3 "$ORACLE" "${flag[@]}" "$f" "$T/m.json" >/dev/null 2>&1; then
     echo "FAIL: the oracle did not notice a changed $what"; fail=1
   fi
 done
-[ $fail = 0 ] && echo "ok: a summary, tree, steps or counters output with one self, p50, p90, total, busy, calls, union, unattributed, integral or median figure changed is caught"
+[ $fail = 0 ] && echo "ok: a summary, tree, slices, steps or counters output with one self, p50, p90, total, busy, calls, depth, parent, union, unattributed, integral or median figure changed is caught"
 exit $fail
