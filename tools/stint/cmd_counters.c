@@ -21,7 +21,6 @@
 #include "textout.h"
 #include "tsparse.h"
 
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -332,13 +331,11 @@ static int parse_fields(const char *spec, struct field **out, size_t *nout)
 
 /* --name GLOB: keeps the series whose name matches (the filters' meaning of
  * --name for a series; --pid and --time-range select samples as they are read). */
-static void keep_named(struct set *set, const char *glob)
+static void keep_named(struct set *set, const struct stint_filter *f)
 {
-    if (!glob)
-        return;
     size_t k = 0;
     for (size_t i = 0; i < set->n; i++) {
-        if (fnmatch(glob, set->v[i].name, 0) == 0) {
+        if (stint_filter_name(f, set->v[i].name)) {
             set->v[k++] = set->v[i];
         } else {
             free(set->v[i].name);
@@ -413,16 +410,16 @@ int stint_cmd_counters(int argc, char **argv)
         return 2;
     }
     struct stint_cmd_opts o;
-    int rc = stint_cmd_parse_some(argc, argv, usage, &o, "counters", STINT_FILT_PID | STINT_FILT_NAME | STINT_FILT_RANGE,
-                                  "a counter series belongs to a process and its samples have no category or "
-                                  "duration (the filters here are --pid, --name and --time-range)");
+    int rc = time_key ? stint_cmd_parse_some(argc, argv, usage, &o, "counters", STINT_FILT_NAME | STINT_FILT_RANGE,
+                                             "telemetry rows carry no process, thread, category or duration (the "
+                                             "filters here are --name and --time-range)")
+                      : stint_cmd_parse_some(argc, argv, usage, &o, "counters",
+                                             STINT_FILT_PID | STINT_FILT_NAME | STINT_FILT_RANGE,
+                                             "a counter series belongs to a process and its samples have no "
+                                             "category or duration (the filters here are --pid, --name and "
+                                             "--time-range)");
     if (rc >= 0)
         return rc;
-    if (time_key && o.filter.has_pid) {
-        fprintf(stderr, "stint counters: --pid does not apply to telemetry rows (they carry no process); the "
-                        "filters here are --name and --time-range\n");
-        return 2;
-    }
     int64_t unit_ns = !strcmp(time_unit, "s") ? 1000000000 : !strcmp(time_unit, "ms") ? 1000000
                       : !strcmp(time_unit, "us") ? 1000 : !strcmp(time_unit, "ns") ? 1 : 0;
     if (!unit_ns) {
@@ -506,7 +503,7 @@ int stint_cmd_counters(int argc, char **argv)
             }
         }
     }
-    keep_named(&set, o.filter.name_glob);
+    keep_named(&set, &o.filter);
     size_t maxn = 1;
     for (size_t i = 0; i < set.n; i++)
         if (set.v[i].n > maxn)

@@ -24,7 +24,6 @@
 #include "tsparse.h"
 #include "umap.h"
 
-#include <fnmatch.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -294,26 +293,19 @@ static void on_slice(void *ctx, const struct stint_model *m, const struct stint_
     while (S->sn > ev->level)
         frame_end(S, &S->frames[--S->sn]);
     uint32_t row = STINT_NO_ID;
-    if (S->icount && (ev->flags & STINT_SLICE_INSTANT) && !(ev->flags & STINT_SLICE_ASYNC)) {
+    int pass = 1;
+    if (S->filtering) {
         struct stint_slice s = {.ts_ns = ev->ts_ns, .dur_ns = ev->dur_ns, .track = ev->track, .cat = ev->cat,
                                 .name = ev->name, .flags = ev->flags};
-        if (stint_filter_slice(S->f, m, &s))
-            instant_pass(S, m, STINT_TRACK_THREAD, ev->cat, ev->name);
+        pass = stint_filter_slice(S->f, m, &s);
     }
-    if (!(ev->flags & (STINT_SLICE_INSTANT | STINT_SLICE_ASYNC))) {
-        int pass = 1;
-        if (S->filtering) {
-            struct stint_slice s = {.ts_ns = ev->ts_ns, .dur_ns = ev->dur_ns, .track = ev->track, .cat = ev->cat,
-                                    .name = ev->name, .flags = ev->flags};
-            pass = stint_filter_slice(S->f, m, &s);
-        }
-        if (pass) {
-            if (ev->dur_ns < 0)
-                S->unfinished++;
-            else {
-                row = name_row_of(S, ev->cat, ev->name, stint_model_lane_at(m, ev->lane)->clock);
-            }
-        }
+    if (S->icount && pass && (ev->flags & STINT_SLICE_INSTANT) && !(ev->flags & STINT_SLICE_ASYNC))
+        instant_pass(S, m, STINT_TRACK_THREAD, ev->cat, ev->name);
+    if (pass && !(ev->flags & (STINT_SLICE_INSTANT | STINT_SLICE_ASYNC))) {
+        if (ev->dur_ns < 0)
+            S->unfinished++;
+        else
+            row = name_row_of(S, ev->cat, ev->name, stint_model_lane_at(m, ev->lane)->clock);
     }
     if (ev->level && ev->parent_on_top && ev->level <= S->sn && S->frames[ev->level - 1].row != STINT_NO_ID &&
         !(ev->flags & (STINT_SLICE_INSTANT | STINT_SLICE_ASYNC)) && ev->dur_ns >= 0) {
@@ -540,7 +532,7 @@ static int counter_view(const struct summary *S, const struct stint_model *m, si
                         double *mx, double *mean)
 {
     const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, k);
-    if (S->f->name_glob && fnmatch(S->f->name_glob, stint_model_str(m, c->name, NULL), 0) != 0)
+    if (!stint_filter_name(S->f, stint_model_str(m, c->name, NULL)))
         return 0; /* --name: the series' name, as in `stint counters` */
     double sum = c->sum;
     *n = c->samples;

@@ -128,7 +128,7 @@ int stint_filter_slice(const struct stint_filter *f, const struct stint_model *m
     }
     if (f->cat && !cat_matches(f->cat, stint_model_str(m, s->cat, NULL)))
         return 0;
-    if (f->name_glob && fnmatch(f->name_glob, stint_model_str(m, s->name, NULL), 0) != 0)
+    if (!stint_filter_name(f, stint_model_str(m, s->name, NULL)))
         return 0;
     if (f->has_min_dur && (s->dur_ns < 0 || s->dur_ns < f->min_dur))
         return 0;
@@ -141,6 +141,11 @@ int stint_filter_slice(const struct stint_filter *f, const struct stint_model *m
             return 0;
     }
     return 1;
+}
+
+int stint_filter_name(const struct stint_filter *f, const char *name)
+{
+    return !f->name_glob || fnmatch(f->name_glob, name, 0) == 0;
 }
 
 int stint_filter_point(const struct stint_filter *f, int64_t pid, int64_t ts_ns)

@@ -586,15 +586,18 @@ static int is_ancestor(const struct stint_model *m, uint32_t a, const struct sti
     return 0;
 }
 
-/* A slice of a track in begin order: (start, input order). */
-struct begin_key {
+/* explicit_walk's scratch, one per slice of the track: (ts_ns, seq, i) are
+ * the slices sorted in begin order (start, input order), first/next the
+ * children lists, todo the walk's stack, order the walk. */
+struct walk_slot {
     int64_t ts_ns;
     uint32_t seq, i;
+    uint32_t first, next, todo, order;
 };
 
 static int begin_cmp(const void *pa, const void *pb)
 {
-    const struct begin_key *x = pa, *y = pb;
+    const struct walk_slot *x = pa, *y = pb;
     if (x->ts_ns != y->ts_ns)
         return x->ts_ns < y->ts_ns ? -1 : 1;
     return (x->seq > y->seq) - (x->seq < y->seq);
@@ -609,47 +612,50 @@ static int begin_cmp(const void *pa, const void *pb)
  * sibling [0,10]), and the stack below would close that sibling too early
  * and leave its later children without their parent. A tree whose walk
  * would put starts out of order (children outside their parent) keeps model
- * order. Returns 1 when order[0..b-a) holds the walk, else 0. */
-static int explicit_walk(const struct stint_model *m, size_t a, size_t b, uint32_t *order, uint32_t *first,
-                         uint32_t *next, uint32_t *todo, struct begin_key *keys)
+ * order. Returns 1 when w[0..b-a).order holds the walk, else 0. */
+static int explicit_walk(const struct stint_model *m, size_t a, size_t b, struct walk_slot *w)
 {
     size_t k = b - a;
     for (size_t i = 0; i < k; i++) {
         const struct stint_slice *s = stint_model_slice(m, a + i);
-        first[i] = next[i] = STINT_NO_ID;
-        keys[i] = (struct begin_key){s->ts_ns, s->seq, (uint32_t)i};
+        w[i].ts_ns = s->ts_ns;
+        w[i].seq = s->seq;
+        w[i].i = (uint32_t)i;
+        w[i].first = w[i].next = STINT_NO_ID;
     }
-    qsort(keys, k, sizeof *keys, begin_cmp);
+    /* the keys in begin order; first, next, todo and order are written after
+     * the sort and indexed by slice or stack position, not by key */
+    qsort(w, k, sizeof *w, begin_cmp);
     /* children lists in begin order: link from the back */
     uint32_t roots = STINT_NO_ID;
     for (size_t r = k; r-- > 0;) {
-        size_t i = keys[r].i;
+        size_t i = w[r].i;
         uint32_t p = stint_model_slice(m, a + i)->parent;
-        uint32_t *head = p != STINT_NO_ID && p >= a && p < b ? &first[p - a] : &roots;
-        next[i] = *head;
+        uint32_t *head = p != STINT_NO_ID && p >= a && p < b ? &w[p - a].first : &roots;
+        w[i].next = *head;
         *head = (uint32_t)i;
     }
     size_t nt = 0, no = 0;
-    for (uint32_t r = roots; r != STINT_NO_ID; r = next[r]) {
-        todo[nt++] = r;
+    for (uint32_t r = roots; r != STINT_NO_ID; r = w[r].next) {
+        w[nt++].todo = r;
         while (nt) {
-            uint32_t x = todo[--nt];
-            order[no++] = x;
+            uint32_t x = w[--nt].todo;
+            w[no++].order = x;
             /* children pushed last-first so the first comes off next */
             size_t mark = nt;
-            for (uint32_t c = first[x]; c != STINT_NO_ID; c = next[c])
-                todo[nt++] = c;
+            for (uint32_t c = w[x].first; c != STINT_NO_ID; c = w[c].next)
+                w[nt++].todo = c;
             for (size_t l = mark, h = nt; l + 1 < h; l++, h--) {
-                uint32_t t = todo[l];
-                todo[l] = todo[h - 1];
-                todo[h - 1] = t;
+                uint32_t t = w[l].todo;
+                w[l].todo = w[h - 1].todo;
+                w[h - 1].todo = t;
             }
         }
     }
     if (no != k)
         return 0; /* (cannot happen: every slice has a root above it on its track) */
     for (size_t i = 1; i < k; i++)
-        if (stint_model_slice(m, a + order[i])->ts_ns < stint_model_slice(m, a + order[i - 1])->ts_ns)
+        if (stint_model_slice(m, a + w[i].order)->ts_ns < stint_model_slice(m, a + w[i - 1].order)->ts_ns)
             return 0;
     return 1;
 }
@@ -658,9 +664,8 @@ void stint_i_stream_finished(struct stint_model *m)
 {
     size_t n = stint_model_nslices(m), sn = 0, cap = 0;
     uint32_t *stack = NULL, cur = STINT_NO_ID;
-    uint32_t *order = NULL, *first = NULL, *next = NULL, *todo = NULL;
-    struct begin_key *keys = NULL;
-    size_t ocap = 0, a = 0, b = 0;
+    struct walk_slot *w = NULL;
+    size_t wcap = 0, a = 0, b = 0;
     int walk = 0;
     for (size_t j = 0; j < n; j++) {
         size_t i = j;
@@ -670,25 +675,12 @@ void stint_i_stream_finished(struct stint_model *m)
             int any = stint_model_slice(m, j)->flags & STINT_SLICE_EXPLICIT_PARENT;
             for (b = j + 1; b < n && stint_model_slice(m, b)->track == tr; b++)
                 any |= stint_model_slice(m, b)->flags & STINT_SLICE_EXPLICIT_PARENT;
-            walk = 0;
-            if (!any || stint_model_track_at(m, tr)->kind != STINT_TRACK_THREAD)
-                goto stream; /* (time nesting: model order is already its walk) */
-            size_t need = b - a, c0 = ocap;
-            order = grow(order, &c0, need, sizeof *order);
-            c0 = ocap;
-            first = grow(first, &c0, need, sizeof *first);
-            c0 = ocap;
-            next = grow(next, &c0, need, sizeof *next);
-            c0 = ocap;
-            todo = grow(todo, &c0, need, sizeof *todo);
-            c0 = ocap;
-            keys = grow(keys, &c0, need, sizeof *keys);
-            ocap = c0;
-            walk = explicit_walk(m, a, b, order, first, next, todo, keys);
+            /* (time nesting: model order is already its walk) */
+            walk = any && stint_model_track_at(m, tr)->kind == STINT_TRACK_THREAD &&
+                   explicit_walk(m, a, b, w = grow(w, &wcap, b - a, sizeof *w));
         }
-    stream:
         if (walk)
-            i = a + order[j - a];
+            i = a + w[j - a].order;
         const struct stint_slice *s = stint_model_slice(m, i);
         const struct stint_track *t = stint_model_track_at(m, s->track);
         if (t->kind != STINT_TRACK_THREAD)
@@ -713,9 +705,5 @@ void stint_i_stream_finished(struct stint_model *m)
         stack[sn++] = (uint32_t)i;
     }
     free(stack);
-    free(order);
-    free(first);
-    free(next);
-    free(todo);
-    free(keys);
+    free(w);
 }

@@ -153,6 +153,21 @@ static void put_pid(FILE *out, const struct stint_model *m, int64_t pid, uint32_
         fprintf(out, "%" PRId64, pid);
 }
 
+/* `"pid":P,"tid":0,"ts":TS,"id2":{...}` of an async event at ts on track t:
+ * id2.local for a process-scoped track, id2.global for a global one, so
+ * that reading it back gives the same track. */
+static void put_async_at(FILE *out, const struct stint_model *m, const struct stint_track *t, int64_t ts,
+                         struct pid_memo *pm)
+{
+    fputs("\"pid\":", out);
+    put_pid(out, m, t->pid, STINT_NO_ID, pm);
+    fputs(",\"tid\":0,\"ts\":", out);
+    stint_put_us3(out, ts);
+    fputs(t->scope == STINT_ASYNC_GLOBAL ? ",\"id2\":{\"global\":" : ",\"id2\":{\"local\":", out);
+    put_str(out, m, t->id);
+    putc('}', out);
+}
+
 /* Writes a tid of lane l (its own or a spare one), the same way. */
 static void put_tid(FILE *out, const struct stint_model *m, const struct stint_lane *l, int64_t tid)
 {
@@ -300,13 +315,8 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
                 fputs(",\"s\":\"t\"", out);
         } else if (t->kind == STINT_TRACK_ASYNC) {
             const char *ph = s->flags & STINT_SLICE_INSTANT ? "n" : "b";
-            fprintf(out, "%s{\"ph\":\"%s\",\"pid\":", SEP(), ph);
-            put_pid(out, m, t->pid, STINT_NO_ID, &pm);
-            fputs(",\"tid\":0,\"ts\":", out);
-            stint_put_us3(out, ts);
-            fputs(t->scope == STINT_ASYNC_GLOBAL ? ",\"id2\":{\"global\":" : ",\"id2\":{\"local\":", out);
-            put_str(out, m, t->id);
-            putc('}', out);
+            fprintf(out, "%s{\"ph\":\"%s\",", SEP(), ph);
+            put_async_at(out, m, t, ts, &pm);
         } else {
             fprintf(out, "%s{\"ph\":\"i\",\"s\":\"%s\",\"pid\":", SEP(), t->kind == STINT_TRACK_GLOBAL ? "g" : "p");
             put_pid(out, m, t->kind == STINT_TRACK_GLOBAL ? (int64_t)0 : t->pid, STINT_NO_ID, &pm);
@@ -331,13 +341,8 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
         put_args(out, m, s);
         putc('}', out);
         if (t->kind == STINT_TRACK_ASYNC && !(s->flags & STINT_SLICE_INSTANT) && s->dur_ns >= 0) {
-            fputs(",\n{\"ph\":\"e\",\"pid\":", out);
-            put_pid(out, m, t->pid, STINT_NO_ID, &pm);
-            fputs(",\"tid\":0,\"ts\":", out);
-            stint_put_us3(out, ts + s->dur_ns);
-            fputs(t->scope == STINT_ASYNC_GLOBAL ? ",\"id2\":{\"global\":" : ",\"id2\":{\"local\":", out);
-            put_str(out, m, t->id);
-            putc('}', out);
+            fputs(",\n{\"ph\":\"e\",", out);
+            put_async_at(out, m, t, ts + s->dur_ns, &pm);
             if (s->cat) {
                 fputs(",\"cat\":", out);
                 put_str(out, m, s->cat);
