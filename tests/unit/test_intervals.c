@@ -273,7 +273,24 @@ int main(void)
             }
         }
         memcpy(copy, runs, n * sizeof *runs);
-        CHECK_EQ_I64(stint_intervals_union_runs(runs, n, starts, nr), stint_intervals_union(copy, n));
+        int64_t want = stint_intervals_union(copy, n);
+        CHECK_EQ_I64(stint_intervals_union_runs((const struct stint_interval *const[]){runs}, 63, n, starts, nr), want);
+        /* the same intervals cut into blocks of 2^shift, as summary keeps its category runs */
+        for (unsigned shift = 0; shift <= 6; shift += 3) {
+            /* each block followed by two intervals that would change the union if read */
+            static struct stint_interval pool[4000 * 3];
+            const struct stint_interval *blocks[4000];
+            size_t bsz = (size_t)1 << shift, nb = (n + bsz - 1) / bsz;
+            for (size_t b = 0; b < nb; b++) {
+                struct stint_interval *at = pool + b * (bsz + 2);
+                size_t m = n - b * bsz < bsz ? n - b * bsz : bsz;
+                memcpy(at, runs + b * bsz, m * sizeof *runs);
+                for (size_t g = m; g < bsz + 2; g++)
+                    at[g] = (struct stint_interval){-1000000, 1000000};
+                blocks[b] = at;
+            }
+            CHECK_EQ_I64(stint_intervals_union_runs(blocks, shift, n, starts, nr), want);
+        }
     }
 
     const char *dir = check_corpus_dir();

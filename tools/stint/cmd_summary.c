@@ -18,6 +18,7 @@
  */
 #include "cmdopts.h"
 #include "commands.h"
+#include "hmem.h"
 #include "intervals.h"
 #include "readers.h"
 #include "textout.h"
@@ -40,6 +41,10 @@ struct lane_row {
     struct stint_union_acc busy;
 };
 
+#define RUN_SHIFT 12
+#define RUN_BLOCK ((size_t)1 << RUN_SHIFT)
+#define RUN_MASK (RUN_BLOCK - 1)
+
 struct cat_row {
     uint32_t cat;
     uint8_t clock;
@@ -47,8 +52,12 @@ struct cat_row {
     int64_t sum_ns, busy_ns;
     int64_t run_start, run_end; /* the current track's merged run */
     int run_open;
-    struct stint_interval *iv;  /* finished runs of every track, unioned at the end */
-    size_t niv, ivcap;
+    /* finished runs of every track, unioned at the end: run i is
+     * ivb[i >> RUN_SHIFT][i & RUN_MASK]; block 0 doubles up to RUN_BLOCK
+     * runs, the others are RUN_BLOCK runs (64 KiB) each, so large
+     * categories take the same blocks as the span records they outlive */
+    struct stint_interval **ivb;
+    size_t niv, iv0cap, nivb;
     size_t *seg, nseg, segcap;  /* where each track's runs start in iv (each track's are sorted) */
 };
 
@@ -86,6 +95,17 @@ static void *xcalloc(size_t n, size_t sz)
 static void *xrealloc2(void *p, size_t n)
 {
     void *q = realloc(p, n ? n : 1);
+    if (!q) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    return q;
+}
+
+/* hmem (huge pages) for the arrays that grow with the spans; exits when out of memory. */
+static void *hgrow(void *p, size_t old_bytes, size_t new_bytes)
+{
+    void *q = stint_hmem_realloc(p, old_bytes, new_bytes);
     if (!q) {
         fprintf(stderr, "stint: out of memory\n");
         exit(3);
@@ -144,12 +164,33 @@ static void cat_run_flush(struct cat_row *c)
 {
     if (!c->run_open)
         return;
-    if (c->niv == c->ivcap) {
-        c->ivcap = c->ivcap ? c->ivcap * 2 : 16;
-        c->iv = xrealloc2(c->iv, c->ivcap * sizeof *c->iv);
+    size_t b = c->niv >> RUN_SHIFT, at = c->niv & RUN_MASK;
+    if (b == 0 && at == c->iv0cap) { /* block 0 grows */
+        size_t old = c->iv0cap;
+        c->iv0cap = c->iv0cap ? c->iv0cap * 2 : 16;
+        if (!c->ivb) {
+            c->ivb = xrealloc2(NULL, sizeof *c->ivb);
+            c->ivb[0] = NULL;
+            c->nivb = 1;
+        }
+        c->ivb[0] = hgrow(c->ivb[0], old * sizeof **c->ivb, c->iv0cap * sizeof **c->ivb);
+    } else if (b > 0 && at == 0) { /* a new block */
+        c->ivb = xrealloc2(c->ivb, (b + 1) * sizeof *c->ivb);
+        c->ivb[b] = hgrow(NULL, 0, RUN_BLOCK * sizeof **c->ivb);
+        c->nivb = b + 1;
     }
-    c->iv[c->niv++] = (struct stint_interval){c->run_start, c->run_end};
+    c->ivb[b][at] = (struct stint_interval){c->run_start, c->run_end};
+    c->niv++;
     c->run_open = 0;
+}
+
+static void cat_runs_free(struct cat_row *c)
+{
+    for (size_t b = 0; b < c->nivb; b++)
+        stint_hmem_free(c->ivb[b], (b ? RUN_BLOCK : c->iv0cap) * sizeof **c->ivb);
+    free(c->ivb);
+    c->ivb = NULL;
+    c->nivb = 0;
 }
 
 static void frame_end(struct summary *S, struct frame *fr)
@@ -170,8 +211,9 @@ static void track_end(struct summary *S)
         size_t mark = cr->nseg ? cr->seg[cr->nseg - 1] : 0;
         if (cr->niv > mark) {
             if (cr->nseg == cr->segcap) {
+                size_t old = cr->segcap;
                 cr->segcap = cr->segcap ? cr->segcap * 2 : 16;
-                cr->seg = xrealloc2(cr->seg, cr->segcap * sizeof *cr->seg);
+                cr->seg = hgrow(cr->seg, old * sizeof *cr->seg, cr->segcap * sizeof *cr->seg);
             }
             cr->seg[cr->nseg++] = cr->niv; /* where this track's runs end */
         }
@@ -229,17 +271,18 @@ static uint32_t name_row_of(struct summary *S, uint32_t cat, uint32_t name, uint
 static void dur_push(struct name_row *nr, int64_t dur)
 {
     if (nr->d_len == nr->d_cap) {
+        size_t old = nr->d_cap;
         nr->d_cap = nr->d_cap ? nr->d_cap + nr->d_cap / 2 : 16;
         if (nr->d)
-            nr->d = xrealloc2(nr->d, nr->d_cap * sizeof *nr->d);
+            nr->d = hgrow(nr->d, old * sizeof *nr->d, nr->d_cap * sizeof *nr->d);
         else
-            nr->d32 = xrealloc2(nr->d32, nr->d_cap * sizeof *nr->d32);
+            nr->d32 = hgrow(nr->d32, old * sizeof *nr->d32, nr->d_cap * sizeof *nr->d32);
     }
     if (!nr->d && (uint64_t)dur > UINT32_MAX) { /* widen once */
-        nr->d = xrealloc2(NULL, nr->d_cap * sizeof *nr->d);
+        nr->d = hgrow(NULL, 0, nr->d_cap * sizeof *nr->d);
         for (size_t i = 0; i < nr->d_len; i++)
             nr->d[i] = nr->d32[i];
-        free(nr->d32);
+        stint_hmem_free(nr->d32, nr->d_cap * sizeof *nr->d32);
         nr->d32 = NULL;
     }
     if (nr->d)
@@ -381,8 +424,17 @@ static void name_finish(struct name_row *nr)
     } while (0)
         if (nr->d)
             SELECT3(stint_select_i64, nr->d);
-        else
-            SELECT3(stint_select_u32, nr->d32);
+        else {
+            size_t ranks[3] = {r50, r90, r99};
+            uint32_t q[3];
+            if (stint_select_ranks_u32(nr->d32, n, ranks, 3, q) != 0) {
+                fprintf(stderr, "stint: out of memory\n");
+                exit(3);
+            }
+            nr->p50 = q[0];
+            nr->p90 = q[1];
+            nr->p99 = q[2];
+        }
 #undef SELECT3
         /* exact, from the durations: sum_ns may be capped (tsparse.h, stint_sum_add) */
         stint_i128 sum = 0;
@@ -394,8 +446,8 @@ static void name_finish(struct name_row *nr)
                 sum += nr->d32[i];
         nr->mean_ns = (int64_t)((sum + (stint_i128)(n / 2)) / (stint_i128)n); /* rounded half up */
     }
-    free(nr->d);
-    free(nr->d32);
+    stint_hmem_free(nr->d, nr->d_cap * sizeof *nr->d);
+    stint_hmem_free(nr->d32, nr->d_cap * sizeof *nr->d32);
     nr->d = NULL;
     nr->d32 = NULL;
 }
@@ -508,14 +560,14 @@ static void compute(struct summary *S, const struct stint_model *m)
         size_t nruns = cr->nseg;
         for (size_t k = nruns; k-- > 0;)
             cr->seg[k] = k ? cr->seg[k - 1] : 0;
-        cr->busy_ns = stint_intervals_union_runs(cr->iv, cr->niv, cr->seg, nruns);
+        cr->busy_ns = stint_intervals_union_runs((const struct stint_interval *const *)cr->ivb, RUN_SHIFT, cr->niv,
+                                                 cr->seg, nruns);
         if (cr->busy_ns < 0) {
             fprintf(stderr, "stint: out of memory\n");
             exit(3);
         }
-        free(cr->iv);
-        free(cr->seg);
-        cr->iv = NULL;
+        cat_runs_free(cr);
+        stint_hmem_free(cr->seg, cr->segcap * sizeof *cr->seg);
         cr->seg = NULL;
     }
     names_finish(S);

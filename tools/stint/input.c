@@ -13,6 +13,7 @@
  * front (it is at most one event) before reading after it.
  */
 #include "input.h"
+#include "hmem.h"
 
 #include "json.h"
 
@@ -99,6 +100,9 @@ static int window_in_mem(const struct stint_input *in)
     return in->mem && in->buf && b >= m && b <= m + in->cap + STINT_INPUT_ALIGN;
 }
 
+/* The bytes of a window allocation for cap bytes of window. */
+static size_t mem_bytes(size_t cap) { return cap + STINT_INPUT_ALIGN + STINT_JSON_PAD; }
+
 /* Makes mem hold at least need bytes (doubling). The window, if it is in
  * mem, moves with it (same offset); a window outside mem is left alone and
  * mem's old bytes are not kept. mem has STINT_INPUT_ALIGN spare bytes
@@ -122,12 +126,12 @@ static int grow(struct stint_input *in, size_t need)
     size_t at = keep ? (size_t)(in->buf - in->mem) : 0;
     char *nb;
     if (keep || !in->mem)
-        nb = realloc(in->mem, cap + STINT_INPUT_ALIGN + STINT_JSON_PAD);
+        nb = stint_hmem_realloc(in->mem, in->mem ? mem_bytes(in->cap) : 0, mem_bytes(cap));
     else { /* nothing to keep: no copy */
-        free(in->mem);
+        stint_hmem_free(in->mem, mem_bytes(in->cap));
         in->mem = NULL;
         in->cap = 0;
-        nb = malloc(cap + STINT_INPUT_ALIGN + STINT_JSON_PAD);
+        nb = stint_hmem_alloc(mem_bytes(cap));
     }
     if (!nb) {
         snprintf(in->err, sizeof in->err, "%s: out of memory for a %zu MiB window", in->path, cap >> 20);
@@ -294,6 +298,7 @@ static ssize_t inflate_into(struct stint_input *in, char *dst, size_t room)
 
 /* Hints per block at most (an event with args takes more than 32 bytes) */
 #define PIPE_HINTS (PIPE_BLOCK / 32)
+#define HINT_BYTES (2 * PIPE_HINTS * sizeof(uint32_t)) /* offsets and lengths */
 enum { HINTS_NONE, HINTS_SCANNING, HINTS_READY, HINTS_LATE };
 
 struct gzpipe {
@@ -448,8 +453,8 @@ static void *pipe_main(void *arg)
 static void pipe_free(struct gzpipe *g)
 {
     for (int b = 0; b < PIPE_BLOCKS; b++)
-        free(g->hint_off[b]);
-    free(g->ring);
+        stint_hmem_free(g->hint_off[b], HINT_BYTES);
+    stint_hmem_free(g->ring, PIPE_BLOCKS * PIPE_STRIDE);
     free(g);
 }
 
@@ -458,12 +463,12 @@ static int pipe_start(struct stint_input *in)
     struct gzpipe *g = calloc(1, sizeof *g);
     if (!g)
         return -1;
-    if (!(g->ring = malloc(PIPE_BLOCKS * PIPE_STRIDE))) {
+    if (!(g->ring = stint_hmem_alloc(PIPE_BLOCKS * PIPE_STRIDE))) {
         free(g);
         return -1;
     }
     for (int b = 0; b < PIPE_BLOCKS; b++) /* no hints where this fails */
-        if ((g->hint_off[b] = malloc(2 * PIPE_HINTS * sizeof(uint32_t))) != NULL)
+        if ((g->hint_off[b] = stint_hmem_alloc(HINT_BYTES)) != NULL)
             g->hint_len[b] = g->hint_off[b] + PIPE_HINTS;
     g->scan_all = getenv("STINT_PIPE_SCAN_ALL") != NULL;
     pthread_mutex_init(&g->mu, NULL);
@@ -696,7 +701,7 @@ static int open_common(struct stint_input *in, const char *path, uint64_t from, 
             return 3;
         }
         if (r >= 2 && (unsigned char)in->buf[0] == 0x1f && (unsigned char)in->buf[1] == 0x8b) {
-            in->zin = malloc(ZIN_CHUNK);
+            in->zin = stint_hmem_alloc(ZIN_CHUNK);
             if (!in->zin) {
                 snprintf(in->err, sizeof in->err, "%s: out of memory", path);
                 return 3;
@@ -798,9 +803,9 @@ void stint_input_close(struct stint_input *in)
     }
 #endif
     in->z = NULL;
-    free(in->zin);
+    stint_hmem_free(in->zin, ZIN_CHUNK);
     in->zin = NULL;
-    free(in->mem);
+    stint_hmem_free(in->mem, mem_bytes(in->cap));
     in->mem = NULL;
     in->buf = NULL;
     in->len = in->cap = 0;

@@ -9,6 +9,7 @@
 #include "intervals.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static inline int iv_less(const struct stint_interval *a, const struct stint_interval *b)
 {
@@ -166,6 +167,86 @@ STINT_DEFINE_SORT(sort_u32, uint32_t, u32_less)
 STINT_DEFINE_SELECT(stint_select_i64, int64_t, sort_i64)
 STINT_DEFINE_SELECT(stint_select_u32, uint32_t, sort_u32)
 
+/* The log-linear key of v: v itself below 64, else 64 per leading-bit
+ * position from 7 on plus the six bits below the leading one. Monotone:
+ * a < b gives key(a) <= key(b); 1728 keys in all. */
+#define RANK_KEYS 1728
+static inline uint32_t rank_key(uint32_t v)
+{
+    if (v < 64)
+        return v;
+    unsigned len = 32 - (unsigned)__builtin_clz(v); /* 7..32 */
+    return (len - 6) * 64 + ((v >> (len - 7)) & 63);
+}
+
+/* Below this many values the chained quickselects win (no histogram to clear). */
+#define RANK_HIST_MIN 512
+
+int stint_select_ranks_u32(uint32_t *v, size_t n, const size_t *ranks, size_t nr, uint32_t *out)
+{
+    if (!nr)
+        return 0;
+    if (n < RANK_HIST_MIN || nr > 8) {
+        /* from the highest rank down: each selection leaves the lower ranks in front */
+        size_t upto = n;
+        for (size_t i = nr; i-- > 0;) {
+            stint_select_u32(v, upto, ranks[i]);
+            out[i] = v[ranks[i]];
+            upto = ranks[i] + 1;
+        }
+        return 0;
+    }
+    uint32_t hist[RANK_KEYS];
+    memset(hist, 0, sizeof hist);
+    for (size_t i = 0; i < n; i++)
+        hist[rank_key(v[i])]++;
+    /* each rank's bucket and its rank inside the bucket; buckets come out ascending */
+    uint32_t within[8], ub[8], ucount[8], slot[8];
+    size_t nu = 0, below = 0, key = 0;
+    for (size_t i = 0; i < nr; i++) {
+        while (below + hist[key] <= ranks[i])
+            below += hist[key++];
+        within[i] = (uint32_t)(ranks[i] - below);
+        if (!nu || ub[nu - 1] != key) {
+            ub[nu] = (uint32_t)key;
+            ucount[nu++] = hist[key];
+        }
+        slot[i] = (uint32_t)(nu - 1);
+    }
+    size_t total = 0, off[8];
+    for (size_t u = 0; u < nu; u++) {
+        off[u] = total;
+        total += ucount[u];
+    }
+    uint32_t *g = malloc(total * sizeof *g);
+    if (!g)
+        return -1;
+    /* gather: which of the (at most eight) buckets a key is, through a small map */
+    uint8_t which[RANK_KEYS];
+    memset(which, 0xff, sizeof which);
+    for (size_t u = 0; u < nu; u++)
+        which[ub[u]] = (uint8_t)u;
+    size_t fill[8];
+    memcpy(fill, off, sizeof fill);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t w = which[rank_key(v[i])];
+        if (w != 0xff)
+            g[fill[w]++] = v[i];
+    }
+    for (size_t i = nr; i-- > 0;) {
+        uint32_t *b = g + off[slot[i]];
+        size_t bn = ucount[slot[i]];
+        /* a higher rank in the same bucket already put this one's values in front */
+        size_t upto = bn;
+        if (i + 1 < nr && slot[i + 1] == slot[i])
+            upto = within[i + 1] + 1;
+        stint_select_u32(b, upto, within[i]);
+        out[i] = b[within[i]];
+    }
+    free(g);
+    return 0;
+}
+
 
 size_t stint_intervals_merge(struct stint_interval *iv, size_t n, int64_t epsilon)
 {
@@ -237,8 +318,11 @@ size_t stint_intervals_overlap_count(const int64_t *ts, const int64_t *dur, size
     return k;
 }
 
-int64_t stint_intervals_union_runs(const struct stint_interval *iv, size_t n, const size_t *starts, size_t nruns)
+int64_t stint_intervals_union_runs(const struct stint_interval *const *blocks, unsigned shift, size_t n,
+                                   const size_t *starts, size_t nruns)
 {
+    const size_t mask = ((size_t)1 << shift) - 1;
+#define IV(i) (blocks[(i) >> shift][(i) & mask])
     if (!nruns)
         return 0;
     /* a binary min-heap of run cursors keyed by the start at the cursor */
@@ -248,7 +332,7 @@ int64_t stint_intervals_union_runs(const struct stint_interval *iv, size_t n, co
         return -1;
     }
     size_t hn = 0;
-#define HK(x) (iv[cur[heap[x]]].start)
+#define HK(x) (IV(cur[heap[x]]).start)
     for (size_t r = 0; r < nruns; r++) {
         cur[r] = starts[r];
         end[r] = r + 1 < nruns ? starts[r + 1] : n;
@@ -267,7 +351,7 @@ int64_t stint_intervals_union_runs(const struct stint_interval *iv, size_t n, co
     stint_union_acc_init(&acc);
     while (hn) {
         size_t r = heap[0];
-        stint_union_acc_add(&acc, iv[cur[r]].start, iv[cur[r]].end);
+        stint_union_acc_add(&acc, IV(cur[r]).start, IV(cur[r]).end);
         if (++cur[r] >= end[r])
             heap[0] = heap[--hn];
         for (size_t c = 0;;) { /* sift down */
@@ -285,6 +369,7 @@ int64_t stint_intervals_union_runs(const struct stint_interval *iv, size_t n, co
         }
     }
 #undef HK
+#undef IV
     free(cur), free(end), free(heap);
     return stint_union_acc_total(&acc);
 }

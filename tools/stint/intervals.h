@@ -30,6 +30,15 @@ void stint_sort_i64(int64_t *v, size_t n);
 void stint_select_i64(int64_t *v, size_t n, size_t k);
 void stint_select_u32(uint32_t *v, size_t n, size_t k);
 
+/* Sets out[i] to the value sorting v[0..n) would put at index ranks[i], for
+ * nr ranks given in ascending order, each < n; v may be reordered (its values
+ * kept). Large arrays go by a histogram on a monotone log-linear key (the
+ * top six bits below each value's leading one): one pass counts, one pass
+ * gathers the buckets that hold the ranks, and a quickselect finishes inside
+ * each; small ones by chained quickselects. 0 on success, -1 when out of
+ * memory for the gathered values (at most n words). */
+int stint_select_ranks_u32(uint32_t *v, size_t n, const size_t *ranks, size_t nr, uint32_t *out);
+
 /* Merges iv[0..n) in place: afterwards iv[0..k) are disjoint and sorted, and
  * k is returned. Two intervals merge when the next start is <= the current
  * end + epsilon (epsilon 0: touching merges). Zero-length intervals not
@@ -42,11 +51,13 @@ int64_t stint_intervals_union(struct stint_interval *iv, size_t n);
 /* Length of the union of a sequence already sorted by start (no changes). */
 int64_t stint_intervals_union_sorted(const struct stint_interval *iv, size_t n);
 
-/* Length of the union of iv[0..n) given as nruns runs, each sorted by start:
- * run r is iv[starts[r] .. starts[r+1]) (the last one ends at n). A k-way
- * merge, O(n log nruns), nothing changed; -1 when out of memory for the
- * 3 x nruns words it needs. */
-int64_t stint_intervals_union_runs(const struct stint_interval *iv, size_t n, const size_t *starts, size_t nruns);
+/* Length of the union of n intervals given as nruns runs, each sorted by
+ * start: run r is intervals starts[r] .. starts[r+1] (the last one ends at
+ * n). Interval i is blocks[i >> shift][i & (2^shift - 1)] (one contiguous
+ * array: blocks = &iv, shift = 63). A k-way merge, O(n log nruns), nothing
+ * changed; -1 when out of memory for the 3 x nruns words it needs. */
+int64_t stint_intervals_union_runs(const struct stint_interval *const *blocks, unsigned shift, size_t n,
+                                   const size_t *starts, size_t nruns);
 
 /* Streaming union over intervals given in nondecreasing start order. */
 struct stint_union_acc {

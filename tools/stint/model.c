@@ -11,6 +11,7 @@
  * computes depth and parent with one stack pass per track.
  */
 #include "model_int.h"
+#include "hmem.h"
 #include "nearsort.h"
 #include "tsparse.h"
 
@@ -41,54 +42,10 @@ static int cmp_u64(const void *a, const void *b)
 
 /* ---- big arrays ------------------------------------------------------------- */
 
-/* ThreadSanitizer does not follow mremap: memory moved by it keeps another
- * thread's old accesses in TSan's shadow and shows up as races. TSan builds
- * grow mapped arrays by map + copy instead. */
-#if defined(__SANITIZE_THREAD__)
-#define STINT_NO_MREMAP 1
-#elif defined(__has_feature)
-#if __has_feature(thread_sanitizer)
-#define STINT_NO_MREMAP 1
-#endif
-#endif
-#ifndef STINT_NO_MREMAP
-#define STINT_NO_MREMAP 0
-#endif
-
-#define BIG_MMAP_BYTES ((size_t)64 << 10) /* from here on, mmap (grown by mremap: no copy, no heap holes) */
-#define BIG_HUGE_BYTES ((size_t)16 << 20) /* and from here on MADV_HUGEPAGE (the last 2 MB page is at most 1/8 unused) */
-
 void stint_bigarray_init(struct stint_bigarray *a, size_t elem_size)
 {
     memset(a, 0, sizeof *a);
     a->elem = elem_size;
-}
-
-static void *big_alloc(size_t bytes, int *mapped)
-{
-    if (bytes >= BIG_MMAP_BYTES) {
-        void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (p == MAP_FAILED)
-            return NULL;
-#ifdef MADV_HUGEPAGE
-        if (bytes >= BIG_HUGE_BYTES)
-            madvise(p, bytes, MADV_HUGEPAGE);
-#endif
-        *mapped = 1;
-        return p;
-    }
-    *mapped = 0;
-    return malloc(bytes); /* (not zeroed: push zeroes each element it hands out) */
-}
-
-static void big_release(void *p, size_t bytes, int mapped)
-{
-    if (!p)
-        return;
-    if (mapped)
-        munmap(p, bytes);
-    else
-        free(p);
 }
 
 int stint_bigarray_reserve(struct stint_bigarray *a, size_t n)
@@ -98,29 +55,11 @@ int stint_bigarray_reserve(struct stint_bigarray *a, size_t n)
     size_t cap = a->cap ? a->cap : 16;
     while (cap < a->len + n)
         cap *= 2;
-    if (a->mapped && !STINT_NO_MREMAP) {
-        /* grow in place or move the page tables: no copy, no second touch of old pages */
-        void *q = mremap(a->data, a->cap * a->elem, cap * a->elem, MREMAP_MAYMOVE);
-        if (q == MAP_FAILED)
-            return -1;
-#ifdef MADV_HUGEPAGE
-        if (cap * a->elem >= BIG_HUGE_BYTES)
-            madvise(q, cap * a->elem, MADV_HUGEPAGE);
-#endif
-        a->data = q;
-        a->cap = cap;
-        return 0;
-    }
-    int mapped = 0;
-    void *p = big_alloc(cap * a->elem, &mapped);
+    void *p = stint_hmem_realloc(a->data, a->cap * a->elem, cap * a->elem);
     if (!p)
         return -1;
-    if (a->len)
-        memcpy(p, a->data, a->len * a->elem);
-    big_release(a->data, a->cap * a->elem, a->mapped);
     a->data = p;
     a->cap = cap;
-    a->mapped = mapped;
     return 0;
 }
 
@@ -136,24 +75,21 @@ void *stint_bigarray_push(struct stint_bigarray *a)
 
 void stint_bigarray_free(struct stint_bigarray *a)
 {
-    big_release(a->data, a->cap * a->elem, a->mapped);
+    stint_hmem_free(a->data, a->cap * a->elem);
     a->data = NULL;
-    a->len = a->cap = 0;
-    a->mapped = 0; /* (the array may be used again) */
+    a->len = a->cap = 0; /* (the array may be used again) */
 }
 
 /* Gives the pages of a's first done elements back to the system once they
- * are no longer needed (a mapped array being copied elsewhere); *released
+ * are no longer needed (a large array being copied elsewhere); *released
  * is how many bytes from the start were already given back. The array is
  * freed afterwards; the contents of given-back pages read as zeros. */
 static void release_done(struct stint_bigarray *a, size_t done, size_t *released)
 {
-    if (!a->mapped)
-        return;
-    size_t upto = done * a->elem & ~(size_t)4095;
-    if (upto > *released) {
-        madvise((char *)a->data + *released, upto - *released, MADV_DONTNEED);
-        *released = upto;
+    size_t upto = done * a->elem;
+    if (upto >= *released + ((size_t)1 << 20)) { /* a call per MiB at most */
+        stint_hmem_release(a->data, a->cap * a->elem, *released, upto);
+        *released = upto & ~(size_t)4095;
     }
 }
 
@@ -1115,6 +1051,11 @@ static void sort_flow_evs(struct stint_model *m)
     size_t nf = m->flow_evs.len;
     if (!flow_near_sort(fe, nf))
         qsort(fe, nf, sizeof *fe, flow_ev_cmp);
+}
+
+void stint_model_presort(struct stint_model *m)
+{
+    sort_flow_evs(m);
 }
 
 /* Slices of track t are sl[start[t] .. start[t+1]), sorted by ts. */

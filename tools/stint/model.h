@@ -80,8 +80,8 @@
  * args only when STINT_MODEL_KEEP_ARGS is set, plus counter samples only when
  * STINT_MODEL_KEEP_SAMPLES is set (otherwise per-series aggregates only).
  * Everything else grows with lanes, tracks, distinct strings and open B spans.
- * Large arrays are allocated with mmap (64 KiB and up, grown by mremap) and
- * MADV_HUGEPAGE from 16 MiB (stint_bigarray).
+ * Arrays of 16 KiB and up come from transparent huge pages (stint_bigarray,
+ * through hmem.h): a fresh 4 KiB page costs ~10 us at first touch here.
  *
  * Lean mode (STINT_MODEL_LEAN, used by `summary`): complete (X) spans on host
  * thread tracks are not kept as slices but as 16-byte records per lane
@@ -110,7 +110,6 @@ struct stint_bigarray {
     size_t len;      /* elements in use */
     size_t cap;      /* elements allocated */
     size_t elem;     /* element size in bytes */
-    int mapped;      /* data came from mmap (else malloc) */
 };
 void stint_bigarray_init(struct stint_bigarray *a, size_t elem_size);
 /* Appends one zeroed element and returns it, or NULL when out of memory. */
@@ -415,6 +414,14 @@ void stint_model_fail(struct stint_model *m, const char *fmt, ...) __attribute__
  * input order. Used to join the halves of a file read on two threads; src
  * must be freed afterwards. 0 ok, -1 out of memory. */
 int stint_model_merge(struct stint_model *dst, struct stint_model *src);
+
+/* Puts what a part read in the order finish() wants, while the part is
+ * small: its flow events, which a generated or recorded trace often writes
+ * well out of time order (an arrow's end after later events). Merged parts
+ * are then in order but where they overlap, and finish() sorts them with
+ * scratch for those strays only, not for all flow events at once. Nothing
+ * else changes; optional. */
+void stint_model_presort(struct stint_model *m);
 
 /* Has finish() stream every thread-track slice to fn (see struct
  * stint_span_ev); set it before reading. In lean mode it is the only way to

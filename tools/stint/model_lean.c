@@ -6,8 +6,9 @@
  *
  * A record is (start ns, duration ns << 24 | pair), where pair indexes a
  * table of (cat, name) string-id pairs. Records are appended per lane in
- * input order; a reader part merged in later (two-thread parse) adds its
- * records as another segment of the same lane, so merging copies nothing.
+ * input order, into segments of 64 KiB at most; a reader part merged in
+ * later (two-thread parse) adds its segments to the same lane, so merging
+ * copies nothing.
  * At finish each lane is checked for order (start ascending, longer first at
  * equal start: the model's slice order) and sorted only when needed, walked
  * once, streamed, and freed before the next lane, so the records' memory
@@ -36,6 +37,12 @@ struct lean_rec {
     int64_t ts_ns;
     uint64_t dp; /* dur_ns << PAIR_BITS | pair */
 };
+
+/* Records per segment at most (64 KiB): a lane's records fill segments of
+ * this size one after another instead of one array that doubles, so the
+ * lanes' records pack densely into hmem's shared huge pages (a 2 MiB page
+ * per lane would waste up to half of each). */
+#define SEG_RECS ((size_t)4096)
 
 struct lean_lane {
     struct stint_bigarray *segs; /* struct lean_rec, in input order */
@@ -168,8 +175,16 @@ int stint_i_lean_add(struct stint_model *m, const struct stint_slice *s)
     if (pair == UINT32_MAX)
         return 0;
     struct stint_bigarray *seg = lane_tail(L, t->lane);
-    if (seg->len == seg->cap && stint_bigarray_reserve(seg, 1) != 0)
-        die_oom();
+    if (seg->len == seg->cap) {
+        if (seg->cap >= SEG_RECS) { /* full: the lane goes on in a new segment */
+            struct lean_lane *ll = &L->lanes[t->lane];
+            ll->segs = grow(ll->segs, &ll->cap, ll->nsegs + 1, sizeof *ll->segs);
+            seg = &ll->segs[ll->nsegs++];
+            stint_bigarray_init(seg, sizeof(struct lean_rec));
+        }
+        if (stint_bigarray_reserve(seg, 1) != 0)
+            die_oom();
+    }
     struct lean_rec *r = (struct lean_rec *)seg->data + seg->len++; /* (every field written below) */
     r->ts_ns = s->ts_ns;
     r->dp = (uint64_t)s->dur_ns << PAIR_BITS | pair;

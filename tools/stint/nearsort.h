@@ -21,7 +21,7 @@
  * than late elements) it sorts by merging the input's ascending runs instead,
  * pairwise, as many rounds as log2 of their number: also stable, and cheap
  * when there are few runs. Both ways the comparison is inlined (glibc's qsort
- * calls it through a pointer). Returns 1 when sorted, 0 when the scratch
+ * calls it through a pointer); the scratch comes from hmem.h. Returns 1 when sorted, 0 when the scratch
  * could not be allocated (nothing was moved; the caller sorts another way).
  *
  * STINT_DEFINE_NEAR_SORT(NAME, T, LESS) defines
@@ -31,8 +31,9 @@
 #ifndef STINT_CLI_NEARSORT_H
 #define STINT_CLI_NEARSORT_H
 
+#include "hmem.h"
+
 #include <stddef.h>
-#include <stdlib.h>
 #include <string.h>
 
 #define STINT_DEFINE_NEAR_SORT(NAME, T, LESS)                                                                        \
@@ -96,20 +97,20 @@
             return 1;                                                                                                \
         if (nstray > n / 8) {                                                                                        \
             size_t nr = NAME##_nruns(v, n);                                                                          \
-            size_t *run = malloc((nr + 1) * sizeof *run);                                                            \
-            T *t = malloc(n * sizeof *t);                                                                            \
+            size_t *run = stint_hmem_alloc((nr + 1) * sizeof *run);                                                  \
+            T *t = stint_hmem_alloc(n * sizeof *t);                                                                  \
             if (run && t)                                                                                            \
                 NAME##_by_runs(v, t, run, nr, n);                                                                    \
-            free(run);                                                                                               \
-            free(t);                                                                                                 \
+            stint_hmem_free(run, (nr + 1) * sizeof *run);                                                            \
+            stint_hmem_free(t, n * sizeof *t);                                                                       \
             return run && t;                                                                                         \
         }                                                                                                            \
         /* the strays, then their merge scratch, then their run starts */                                            \
-        T *s = malloc(2 * nstray * sizeof *s);                                                                       \
-        size_t *run = malloc((nstray + 1) * sizeof *run);                                                            \
+        T *s = stint_hmem_alloc(2 * nstray * sizeof *s);                                                             \
+        size_t *run = stint_hmem_alloc((nstray + 1) * sizeof *run);                                                  \
         if (!s || !run) {                                                                                            \
-            free(s);                                                                                                 \
-            free(run);                                                                                               \
+            stint_hmem_free(s, 2 * nstray * sizeof *s);                                                              \
+            stint_hmem_free(run, (nstray + 1) * sizeof *run);                                                        \
             return 0;                                                                                                \
         }                                                                                                            \
         size_t k = 1, ns = 0;                                                                                        \
@@ -127,8 +128,8 @@
             else                                                                                                     \
                 v[--o] = s[--j];                                                                                     \
         }                                                                                                            \
-        free(s);                                                                                                     \
-        free(run);                                                                                                   \
+        stint_hmem_free(s, 2 * nstray * sizeof *s);                                                                  \
+        stint_hmem_free(run, (nstray + 1) * sizeof *run);                                                            \
         return 1;                                                                                                    \
     }
 

@@ -152,6 +152,7 @@ static void read_part(const struct split_job *J, struct part *p)
     else
         p->rc = stint_i_read_chrome_part(&in, p->m, J->o, p->mode, J->in_obj, &p->boundary_ok);
     stint_input_close(&in);
+    stint_model_presort(p->m);
 }
 
 /* Part k is read: merges every part that is ready, in order, unless another

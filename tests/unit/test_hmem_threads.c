@@ -1,0 +1,225 @@
+/*
+ * test_hmem_threads.c - hmem.h, the huge-page memory for growing arrays:
+ * random allocations, growths and frees of every kind (malloc, shared buddy
+ * blocks, own mappings) keep their contents and never overlap; freeing
+ * everything merges every chunk back whole; past the warm limit freed blocks
+ * give their pages back; two threads at once (TSan runs this test).
+ * STINT_HMEM=huge keeps the huge pages under ASan too.
+ */
+#include "check.h"
+#include "hmem.h"
+
+#include <pthread.h>
+#include <stdint.h>
+
+struct blk {
+    unsigned char *p;
+    size_t n;
+    unsigned char tag;
+};
+
+static uint64_t rnd(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ULL + 1442695040888963407ULL;
+    return *x >> 33;
+}
+
+/* A size of one of the three kinds; own mappings rarely (they are big). */
+static size_t pick_size(uint64_t *x)
+{
+    unsigned k = (unsigned)(rnd(x) % 100);
+    if (k < 30)
+        return 1 + rnd(x) % 4095;                      /* malloc */
+    if (k < 97)
+        return 4096 + rnd(x) % ((1u << 20) - 4096 + 1); /* shared, up to 1 MiB */
+    return (1u << 20) + 1 + rnd(x) % (3u << 20);        /* own */
+}
+
+/* Fills the first and last 64 bytes and every 4096th byte: enough to see a
+ * block written over or moved wrongly, without touching every page. */
+static void fill(struct blk *b)
+{
+    for (size_t i = 0; i < b->n; i += (i < 64 || i + 64 >= b->n) ? 1 : 4096)
+        b->p[i] = (unsigned char)(b->tag + i * 7);
+}
+
+static int intact(const struct blk *b, size_t upto)
+{
+    for (size_t i = 0; i < upto; i += (i < 64 || i + 64 >= b->n) ? 1 : 4096)
+        if (b->p[i] != (unsigned char)(b->tag + i * 7))
+            return 0;
+    return 1;
+}
+
+/* Random work on nb slots; returns the number of failed checks. */
+static int churn(uint64_t seed, struct blk *slot, size_t nb, int ops)
+{
+    int bad = 0;
+    uint64_t x = seed;
+    for (int op = 0; op < ops; op++) {
+        struct blk *b = &slot[rnd(&x) % nb];
+        unsigned what = (unsigned)(rnd(&x) % 3);
+        if (!b->p) {
+            b->n = pick_size(&x);
+            b->tag = (unsigned char)rnd(&x);
+            b->p = stint_hmem_alloc(b->n);
+            if (!b->p)
+                return bad + 1;
+            fill(b);
+        } else if (what == 0) {
+            bad += !intact(b, b->n);
+            stint_hmem_free(b->p, b->n);
+            b->p = NULL;
+        } else {
+            size_t n = pick_size(&x), keep = n < b->n ? n : b->n;
+            unsigned char *q = stint_hmem_realloc(b->p, b->n, n);
+            if (!q)
+                return bad + 1;
+            b->p = q;
+            size_t old = b->n;
+            b->n = n;
+            for (size_t i = 0; i < keep; i += (i < 64 || i + 64 >= old) ? 1 : 4096) /* where fill() wrote */
+                bad += b->p[i] != (unsigned char)(b->tag + i * 7);
+            fill(b);
+        }
+    }
+    return bad;
+}
+
+static int cmp_blk(const void *pa, const void *pb)
+{
+    const struct blk *a = pa, *b = pb;
+    return (uintptr_t)a->p < (uintptr_t)b->p ? -1 : (uintptr_t)a->p > (uintptr_t)b->p;
+}
+
+static int overlaps(struct blk *slot, size_t nb)
+{
+    struct blk *s = malloc(nb * sizeof *s);
+    size_t n = 0;
+    for (size_t i = 0; i < nb; i++)
+        if (slot[i].p)
+            s[n++] = slot[i];
+    qsort(s, n, sizeof *s, cmp_blk);
+    int bad = 0;
+    for (size_t i = 1; i < n; i++)
+        bad += s[i - 1].p + s[i - 1].n > s[i].p;
+    free(s);
+    return bad;
+}
+
+static void free_all(struct blk *slot, size_t nb)
+{
+    for (size_t i = 0; i < nb; i++)
+        if (slot[i].p) {
+            stint_hmem_free(slot[i].p, slot[i].n);
+            slot[i].p = NULL;
+        }
+}
+
+struct job {
+    uint64_t seed;
+    int bad;
+};
+
+static void *thread_churn(void *arg)
+{
+    struct job *j = arg;
+    static _Thread_local struct blk slot[64];
+    j->bad = churn(j->seed, slot, 64, CHECK_ASAN_OR_TSAN ? 1500 : 6000);
+    j->bad += overlaps(slot, 64);
+    for (size_t i = 0; i < 64; i++)
+        if (slot[i].p)
+            j->bad += !intact(&slot[i], slot[i].n);
+    free_all(slot, 64);
+    return NULL;
+}
+
+int main(void)
+{
+    setenv("STINT_HMEM", "huge", 1); /* before the first call: the mode is read once */
+    struct stint_hmem_stats st;
+
+    /* one thread: contents kept, no overlaps, checked along the way */
+    static struct blk slot[200];
+    for (int round = 0; round < 8; round++) {
+        CHECK_EQ_I64(churn(1000 + (uint64_t)round, slot, 200, CHECK_ASAN_OR_TSAN ? 2000 : 8000), 0);
+        CHECK_EQ_I64(overlaps(slot, 200), 0);
+    }
+    free_all(slot, 200);
+    /* everything freed: every block merged back into whole, empty chunks */
+    stint_hmem_stats(&st);
+    CHECK(st.chunks > 0);
+    CHECK_EQ_I64((int64_t)st.empty_chunks, (int64_t)st.chunks);
+    CHECK_EQ_I64((int64_t)st.warm_free, 0);
+    CHECK_EQ_I64((int64_t)st.cold_free, 0);
+
+    /* past 32 MiB of warm free memory, freed blocks go cold; what is still
+     * in use is untouched by that */
+    enum { NB = 1200 };
+    static struct blk b64[NB];
+    for (size_t i = 0; i < NB; i++) {
+        b64[i].n = 64 << 10;
+        b64[i].tag = (unsigned char)i;
+        b64[i].p = stint_hmem_alloc(b64[i].n);
+        REQUIRE(b64[i].p != NULL);
+        fill(&b64[i]);
+    }
+    for (size_t i = 0; i < NB; i += 2) { /* no buddy of these is free: nothing merges */
+        stint_hmem_free(b64[i].p, b64[i].n);
+        b64[i].p = NULL;
+    }
+    stint_hmem_stats(&st);
+    CHECK(st.warm_free <= (size_t)32 << 20);
+    CHECK(st.warm_free >= ((size_t)32 << 20) - ((size_t)64 << 10));
+    /* the freed half, plus what is left of the last chunk cut */
+    CHECK(st.warm_free + st.cold_free >= (size_t)(NB / 2) * (64 << 10));
+    CHECK(st.warm_free + st.cold_free < (size_t)(NB / 2) * (64 << 10) + ((size_t)2 << 20));
+    int kept = 1;
+    for (size_t i = 1; i < NB; i += 2)
+        kept &= intact(&b64[i], b64[i].n);
+    CHECK(kept);
+    /* a cold block handed out again works like any other */
+    for (size_t i = 0; i < NB; i += 2) {
+        b64[i].n = 64 << 10;
+        b64[i].tag = (unsigned char)(i * 3);
+        b64[i].p = stint_hmem_alloc(b64[i].n);
+        REQUIRE(b64[i].p != NULL);
+        fill(&b64[i]);
+    }
+    kept = 1;
+    for (size_t i = 0; i < NB; i++)
+        kept &= intact(&b64[i], b64[i].n);
+    CHECK(kept);
+    CHECK_EQ_I64(overlaps(b64, NB), 0);
+    free_all(b64, NB);
+    stint_hmem_stats(&st);
+    CHECK_EQ_I64((int64_t)st.empty_chunks, (int64_t)st.chunks);
+
+    /* an own mapping gives a prefix back: zeros there, the rest kept */
+    struct blk own = {stint_hmem_alloc(4u << 20), 4u << 20, 9};
+    REQUIRE(own.p != NULL);
+    memset(own.p, 0x5a, own.n);
+    stint_hmem_release(own.p, own.n, 0, 2u << 20);
+    CHECK_EQ_I64(own.p[0], 0);
+    CHECK_EQ_I64(own.p[(2u << 20) - 1], 0);
+    CHECK_EQ_I64(own.p[2u << 20], 0x5a);
+    CHECK_EQ_I64(own.p[own.n - 1], 0x5a);
+    /* grown past its mapping: moved, contents kept */
+    own.p = stint_hmem_realloc(own.p, own.n, 9u << 20);
+    REQUIRE(own.p != NULL);
+    CHECK_EQ_I64(own.p[(4u << 20) - 1], 0x5a);
+    CHECK_EQ_I64((int64_t)((uintptr_t)own.p & ((2u << 20) - 1)), 0); /* still 2 MiB-aligned */
+    stint_hmem_free(own.p, 9u << 20);
+
+    /* two threads at once */
+    struct job j[2] = {{77, 0}, {78, 0}};
+    pthread_t t;
+    REQUIRE(pthread_create(&t, NULL, thread_churn, &j[1]) == 0);
+    thread_churn(&j[0]);
+    pthread_join(t, NULL);
+    CHECK_EQ_I64(j[0].bad, 0);
+    CHECK_EQ_I64(j[1].bad, 0);
+    stint_hmem_stats(&st);
+    CHECK_EQ_I64((int64_t)st.empty_chunks, (int64_t)st.chunks);
+    CHECK_DONE();
+}

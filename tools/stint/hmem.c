@@ -1,0 +1,369 @@
+/*
+ * hmem.c - memory for the arrays that grow with the input (hmem.h).
+ */
+#include "hmem.h"
+#include "umap.h"
+
+#include <pthread.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#if defined(__SANITIZE_ADDRESS__)
+#define HMEM_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define HMEM_ASAN 1
+#endif
+#endif
+#ifndef HMEM_ASAN
+#define HMEM_ASAN 0
+#endif
+
+/* ThreadSanitizer does not follow mremap (see model.c): grow own mappings
+ * by map + copy there. */
+#if defined(__SANITIZE_THREAD__)
+#define HMEM_NO_MREMAP 1
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+#define HMEM_NO_MREMAP 1
+#endif
+#endif
+#ifndef HMEM_NO_MREMAP
+#define HMEM_NO_MREMAP 0
+#endif
+
+#define HUGE ((size_t)2 << 20)
+#define MIN_SHIFT 12 /* 4 KiB: the smallest shared block */
+#define TOP 9        /* orders 0..TOP: blocks of 4 KiB << order; TOP is a whole chunk */
+#define SMALL_MAX (((size_t)1 << MIN_SHIFT) - 1)
+#define SHARED_MAX ((size_t)1 << 20) /* larger blocks get their own mapping */
+#define RELEASE_ORDER 4           /* freed blocks from 64 KiB up may give their pages back */
+#define WARM_MAX ((size_t)32 << 20) /* once this much free memory is resident */
+
+enum kind { K_MALLOC, K_SHARED, K_OWN };
+
+/* The shared blocks are a buddy system over 2 MiB chunks: a block of order o
+ * (4 KiB << o) at offset x in its chunk has its buddy at x ^ (4 KiB << o);
+ * a freed block merges with its buddy when that one is free too, and so on
+ * up, so memory freed by one size serves any other. Free blocks are on
+ * per-order lists linked through their first bytes; a chunk that becomes
+ * wholly free is given back to the system (MADV_DONTNEED) and kept on a
+ * stack of empty chunks for reuse, touched again only when handed out. */
+struct fblk {
+    struct fblk *next, *prev;
+};
+
+struct chunk {
+    char *base;
+    uint64_t free_bits[16]; /* per order o, a bit per block: bits [1024 - (1024 >> o), ...) */
+    uint64_t cold_bits[16]; /* the same bits for free blocks whose pages were given back */
+};
+
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static struct fblk *free_list[TOP];  /* orders below TOP */
+static struct chunk *chunks;         /* every chunk ever mapped */
+static size_t nchunks, chunk_cap;
+static struct stint_umap chunk_of;   /* base >> 21 -> index in chunks */
+static uint32_t *empty;              /* indexes of wholly free chunks */
+static size_t nempty, empty_cap;
+static size_t warm; /* bytes of free blocks still resident */
+static int mode; /* 0 unknown, 1 huge pages, 2 malloc only (set once; racing threads set the same) */
+
+static int malloc_only(void)
+{
+    int m = __atomic_load_n(&mode, __ATOMIC_RELAXED);
+    if (!m) {
+        const char *e = getenv("STINT_HMEM");
+        m = e && !strcmp(e, "malloc") ? 2 : e && !strcmp(e, "huge") ? 1 : HMEM_ASAN ? 2 : 1;
+        __atomic_store_n(&mode, m, __ATOMIC_RELAXED);
+    }
+    return m == 2;
+}
+
+static enum kind kind_of(size_t bytes)
+{
+    if (bytes <= SMALL_MAX || malloc_only())
+        return K_MALLOC;
+    return bytes <= SHARED_MAX ? K_SHARED : K_OWN;
+}
+
+/* The order of a shared block of bytes (> SMALL_MAX): ceil(log2) - MIN_SHIFT. */
+static unsigned order_of(size_t bytes)
+{
+    return 64 - (unsigned)__builtin_clzll((unsigned long long)(bytes - 1)) - MIN_SHIFT;
+}
+
+static size_t own_size(size_t bytes) { return (bytes + HUGE - 1) & ~(HUGE - 1); }
+
+/* A fresh 2 MiB-aligned mapping of size bytes (a multiple of 2 MiB), advised
+ * MADV_HUGEPAGE; NULL when out of memory. */
+static char *map_aligned(size_t size)
+{
+    char *p = mmap(NULL, size + HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    uintptr_t a = ((uintptr_t)p + HUGE - 1) & ~(uintptr_t)(HUGE - 1);
+    size_t head = (size_t)(a - (uintptr_t)p);
+    if (head)
+        munmap(p, head);
+    munmap((char *)a + size, HUGE - head);
+#ifdef MADV_HUGEPAGE
+    madvise((void *)a, size, MADV_HUGEPAGE);
+#endif
+    return (char *)a;
+}
+
+static inline size_t bit_of(unsigned order, size_t off)
+{
+    return (size_t)1024 - ((size_t)1024 >> order) + (off >> (MIN_SHIFT + order));
+}
+
+/* Bit b of the chunk's free bits, or from 1024 on of its cold bits. */
+static inline void bit_set(struct chunk *c, size_t b, int on)
+{
+    uint64_t *w = b < 1024 ? &c->free_bits[b >> 6] : &c->cold_bits[(b - 1024) >> 6];
+    if (on)
+        *w |= 1ULL << (b & 63);
+    else
+        *w &= ~(1ULL << (b & 63));
+}
+
+static inline int bit_get(const struct chunk *c, size_t b)
+{
+    uint64_t w = b < 1024 ? c->free_bits[b >> 6] : c->cold_bits[(b - 1024) >> 6];
+    return (int)(w >> (b & 63)) & 1;
+}
+
+/* Puts the block at off of chunk c on the free list of its order (< TOP),
+ * cold when its pages (but the first) were given back. */
+static void link_free(struct chunk *c, size_t off, unsigned order, int cold)
+{
+    struct fblk *f = (struct fblk *)(void *)(c->base + off);
+    f->prev = NULL;
+    f->next = free_list[order];
+    if (f->next)
+        f->next->prev = f;
+    free_list[order] = f;
+    bit_set(c, bit_of(order, off), 1);
+    bit_set(c, bit_of(order, off) + 1024, cold);
+    if (!cold)
+        warm += (size_t)1 << (MIN_SHIFT + order);
+}
+
+/* Takes the free block at off of chunk c off its list; returns whether it was cold. */
+static int unlink_free(struct chunk *c, size_t off, unsigned order)
+{
+    struct fblk *f = (struct fblk *)(void *)(c->base + off);
+    if (f->prev)
+        f->prev->next = f->next;
+    else
+        free_list[order] = f->next;
+    if (f->next)
+        f->next->prev = f->prev;
+    bit_set(c, bit_of(order, off), 0);
+    int cold = bit_get(c, bit_of(order, off) + 1024);
+    if (!cold)
+        warm -= (size_t)1 << (MIN_SHIFT + order);
+    return cold;
+}
+
+static struct chunk *chunk_at(const void *p)
+{
+    int isnew;
+    uint32_t i = stint_umap_get(&chunk_of, (uint64_t)(uintptr_t)p >> 21, (uint32_t)nchunks, &isnew);
+    return isnew ? NULL : &chunks[i];
+}
+
+/* A wholly free chunk to cut: an empty one kept from before, else a new
+ * mapping; NULL when out of memory. */
+static struct chunk *take_chunk(void)
+{
+    if (nempty)
+        return &chunks[empty[--nempty]];
+    if (nchunks == chunk_cap) {
+        size_t nc = chunk_cap ? 2 * chunk_cap : 64;
+        struct chunk *x = realloc(chunks, nc * sizeof *x);
+        uint32_t *e = realloc(empty, nc * sizeof *e);
+        if (x)
+            chunks = x;
+        if (e)
+            empty = e;
+        if (!x || !e)
+            return NULL;
+        chunk_cap = empty_cap = nc;
+    }
+    char *base = map_aligned(HUGE);
+    if (!base)
+        return NULL;
+    struct chunk *c = &chunks[nchunks];
+    memset(c, 0, sizeof *c);
+    c->base = base;
+    int isnew;
+    stint_umap_get(&chunk_of, (uint64_t)(uintptr_t)base >> 21, (uint32_t)nchunks, &isnew);
+    nchunks++;
+    return c;
+}
+
+static void *shared_alloc(size_t bytes)
+{
+    unsigned want = order_of(bytes), k = want;
+    void *p = NULL;
+    pthread_mutex_lock(&lock);
+    while (k < TOP && !free_list[k])
+        k++;
+    struct chunk *c;
+    size_t off;
+    int cold = 1;
+    if (k < TOP) {
+        char *blk = (char *)free_list[k];
+        c = chunk_at(blk);
+        off = (size_t)(blk - c->base);
+        cold = unlink_free(c, off, k);
+    } else {
+        c = take_chunk();
+        off = 0;
+    }
+    if (c) {
+        while (k > want) { /* split: the upper half goes on the next list down */
+            k--;
+            link_free(c, off + ((size_t)1 << (MIN_SHIFT + k)), k, cold);
+        }
+        p = c->base + off;
+    }
+    pthread_mutex_unlock(&lock);
+    return p;
+}
+
+static void shared_free(void *p, size_t bytes)
+{
+    unsigned k = order_of(bytes);
+    pthread_mutex_lock(&lock);
+    struct chunk *c = chunk_at(p);
+    size_t off = (size_t)((char *)p - c->base);
+    int cold = 0;
+    while (k < TOP) {
+        size_t buddy = off ^ ((size_t)1 << (MIN_SHIFT + k));
+        if (!bit_get(c, bit_of(k, buddy)))
+            break;
+        cold |= unlink_free(c, buddy, k);
+        off &= ~((size_t)1 << (MIN_SHIFT + k));
+        k++;
+    }
+    if (k < TOP) {
+        /* Past WARM_MAX of resident free blocks, freed memory goes back to the
+         * system (all but the page that holds the links): while arrays grow
+         * and shrink, blocks are reused warm; when a phase ends and frees a
+         * lot (the records of a finished lane), the pages go back. */
+        size_t size = (size_t)1 << (MIN_SHIFT + k);
+        if (k >= RELEASE_ORDER && (cold || warm + size > WARM_MAX)) {
+            madvise(c->base + off + 4096, size - 4096, MADV_DONTNEED);
+            cold = 1;
+        }
+        link_free(c, off, k, cold);
+    } else {
+        /* a new mapping in its place, so that it faults in as a huge page again */
+        char *q = mmap(c->base, HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+#ifdef MADV_HUGEPAGE
+        if (q != MAP_FAILED)
+            madvise(q, HUGE, MADV_HUGEPAGE);
+#endif
+        empty[nempty++] = (uint32_t)(c - chunks);
+    }
+    pthread_mutex_unlock(&lock);
+}
+
+void *stint_hmem_alloc(size_t bytes)
+{
+    switch (kind_of(bytes)) {
+    case K_MALLOC:
+        return malloc(bytes);
+    case K_SHARED:
+        return shared_alloc(bytes);
+    default:
+        return map_aligned(own_size(bytes));
+    }
+}
+
+void stint_hmem_free(void *p, size_t bytes)
+{
+    if (!p)
+        return;
+    switch (kind_of(bytes)) {
+    case K_MALLOC:
+        free(p);
+        break;
+    case K_SHARED:
+        shared_free(p, bytes);
+        break;
+    default:
+        munmap(p, own_size(bytes));
+    }
+}
+
+void *stint_hmem_realloc(void *p, size_t old_bytes, size_t new_bytes)
+{
+    if (!p)
+        return stint_hmem_alloc(new_bytes);
+    enum kind ok = kind_of(old_bytes), nk = kind_of(new_bytes);
+    if (ok == K_MALLOC && nk == K_MALLOC)
+        return realloc(p, new_bytes);
+    if (ok == K_SHARED && nk == K_SHARED && order_of(old_bytes) == order_of(new_bytes))
+        return p;
+    if (ok == K_OWN && nk == K_OWN) {
+        size_t os = own_size(old_bytes), ns = own_size(new_bytes);
+        if (os == ns)
+            return p;
+        if (ns < os) {
+            munmap((char *)p + ns, os - ns);
+            return p;
+        }
+        if (!HMEM_NO_MREMAP) {
+            /* move the pages to a new aligned place (whose range is reserved first) */
+            char *q = map_aligned(ns);
+            if (!q)
+                return NULL;
+            void *r = mremap(p, os, ns, MREMAP_MAYMOVE | MREMAP_FIXED, q);
+            if (r == MAP_FAILED) {
+                munmap(q, ns);
+                return NULL;
+            }
+#ifdef MADV_HUGEPAGE
+            madvise(r, ns, MADV_HUGEPAGE);
+#endif
+            return r;
+        }
+    }
+    void *q = stint_hmem_alloc(new_bytes);
+    if (!q)
+        return NULL;
+    memcpy(q, p, old_bytes < new_bytes ? old_bytes : new_bytes);
+    stint_hmem_free(p, old_bytes);
+    return q;
+}
+
+void stint_hmem_release(void *p, size_t bytes, size_t from, size_t upto)
+{
+    if (!p || kind_of(bytes) != K_OWN)
+        return;
+    from = (from + 4095) & ~(size_t)4095;
+    upto &= ~(size_t)4095;
+    if (upto > from)
+        madvise((char *)p + from, upto - from, MADV_DONTNEED);
+}
+
+void stint_hmem_stats(struct stint_hmem_stats *st)
+{
+    pthread_mutex_lock(&lock);
+    st->chunks = nchunks;
+    st->empty_chunks = nempty;
+    st->warm_free = warm;
+    size_t cold = 0;
+    for (unsigned k = 0; k < TOP; k++)
+        for (struct fblk *f = free_list[k]; f; f = f->next)
+            if (bit_get(chunk_at(f), bit_of(k, (size_t)((char *)f - chunk_at(f)->base)) + 1024))
+                cold += (size_t)1 << (MIN_SHIFT + k);
+    st->cold_free = cold;
+    pthread_mutex_unlock(&lock);
+}

@@ -1,0 +1,69 @@
+/*
+ * hmem.h - memory for the arrays that grow with the input (CLI internal).
+ *
+ * On this machine class the first touch of a fresh 4 KiB page costs about
+ * 10 us (a trap into the hypervisor-aware kernel per page), while a 2 MiB
+ * transparent huge page costs about 0.2 ms at its first touch: some 50 times
+ * less per byte. Summarizing a 100 MB trace touches ~16 MB of fresh memory
+ * (per-lane span records, category runs, durations for the quantiles, the
+ * model's growing arrays), which in 4 KiB pages took a sixth of the run.
+ * So these arrays come from 2 MiB-aligned memory advised MADV_HUGEPAGE:
+ *
+ *   - under 4 KiB: malloc (small arrays never pay for a huge page);
+ *   - 4 KiB up to 1 MiB: power-of-two blocks from a buddy system over shared
+ *     2 MiB chunks: a freed block merges with its free buddy, so memory freed
+ *     in one size serves any other (the span records of a finished lane
+ *     become the category runs and durations of the tally);
+ *   - over 1 MiB: a mapping of its own, rounded up to 2 MiB and aligned to
+ *     2 MiB, grown by mremap to another aligned address (the page tables
+ *     move; nothing is copied or touched again) and unmapped when freed.
+ *
+ * Resident memory: the blocks in use, plus free blocks kept warm for reuse
+ * up to 32 MiB; past that, a freed block of 64 KiB or more gives its pages
+ * back (MADV_DONTNEED, all but its first page), and a chunk that is wholly
+ * free is mapped afresh (not resident, a huge page again when next used).
+ * A huge page is resident as a whole: an array's partly filled last 2 MiB
+ * counts in full, which is why arrays that grow with the input in many
+ * places at once (one per lane) are kept as lists of 64 KiB blocks.
+ *
+ * Every block is freed and grown with the byte count it was asked for last
+ * (the caller keeps it; the size class follows from it). Thread-safe: the
+ * shared chunks and free lists are behind one mutex (taken only for blocks
+ * of 4 KiB to 1 MiB, a few thousand times a run). Under AddressSanitizer,
+ * or with STINT_HMEM=malloc in the environment, every block is plain
+ * malloc/realloc/free (so ASan sees each block's bounds; and for
+ * measurements); STINT_HMEM=huge keeps the huge pages even under ASan (the
+ * allocator's own test). None of these functions zeroes memory.
+ */
+#ifndef STINT_CLI_HMEM_H
+#define STINT_CLI_HMEM_H
+
+#include <stddef.h>
+
+/* A block of at least bytes (> 0), or NULL when out of memory. */
+void *stint_hmem_alloc(size_t bytes);
+
+/* Grows or shrinks p (from stint_hmem_alloc/realloc with old_bytes, or NULL
+ * with old_bytes 0) to new_bytes (> 0), keeping the first min(old, new)
+ * bytes. NULL when out of memory, p then unchanged and still valid. */
+void *stint_hmem_realloc(void *p, size_t old_bytes, size_t new_bytes);
+
+/* Frees p (NULL: nothing), which was last sized to bytes. */
+void stint_hmem_free(void *p, size_t bytes);
+
+/* Gives the whole pages within bytes [from, upto) of p back to the system
+ * when p (sized bytes) has a mapping of its own (they read as zeros
+ * afterwards); nothing otherwise. For memory whose start is done with while
+ * its end is still being read. */
+void stint_hmem_release(void *p, size_t bytes, size_t from, size_t upto);
+
+/* The shared chunks now (for tests and measurements). */
+struct stint_hmem_stats {
+    size_t chunks;       /* 2 MiB chunks mapped so far */
+    size_t empty_chunks; /* of which wholly free (not resident) */
+    size_t warm_free;    /* bytes of free blocks still resident */
+    size_t cold_free;    /* bytes of free blocks whose pages were given back */
+};
+void stint_hmem_stats(struct stint_hmem_stats *st);
+
+#endif
