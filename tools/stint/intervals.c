@@ -325,50 +325,57 @@ int64_t stint_intervals_union_runs(const struct stint_interval *const *blocks, u
 #define IV(i) (blocks[(i) >> shift][(i) & mask])
     if (!nruns)
         return 0;
-    /* a binary min-heap of run cursors keyed by the start at the cursor */
-    size_t *cur = malloc(nruns * sizeof *cur), *end = malloc(nruns * sizeof *end), *heap = malloc(nruns * sizeof *heap);
+    /* a binary min-heap of the runs' next intervals, keyed by start; each
+     * node holds its interval, so comparisons touch the heap only */
+    struct node {
+        int64_t start, end;
+        size_t run;
+    };
+    size_t *cur = malloc(nruns * sizeof *cur), *end = malloc(nruns * sizeof *end);
+    struct node *heap = malloc(nruns * sizeof *heap);
     if (!cur || !end || !heap) {
         free(cur), free(end), free(heap);
         return -1;
     }
     size_t hn = 0;
-#define HK(x) (IV(cur[heap[x]]).start)
     for (size_t r = 0; r < nruns; r++) {
         cur[r] = starts[r];
         end[r] = r + 1 < nruns ? starts[r + 1] : n;
         if (cur[r] >= end[r])
             continue;
+        struct node x = {IV(cur[r]).start, IV(cur[r]).end, r};
         size_t c = hn++;
-        heap[c] = r;
-        while (c && HK((c - 1) / 2) > HK(c)) {
-            size_t p = (c - 1) / 2, t = heap[p];
-            heap[p] = heap[c];
-            heap[c] = t;
-            c = p;
+        while (c && heap[(c - 1) / 2].start > x.start) { /* sift up */
+            heap[c] = heap[(c - 1) / 2];
+            c = (c - 1) / 2;
         }
+        heap[c] = x;
     }
     struct stint_union_acc acc;
     stint_union_acc_init(&acc);
     while (hn) {
-        size_t r = heap[0];
-        stint_union_acc_add(&acc, IV(cur[r]).start, IV(cur[r]).end);
-        if (++cur[r] >= end[r])
-            heap[0] = heap[--hn];
-        for (size_t c = 0;;) { /* sift down */
-            size_t l = 2 * c + 1, rr = l + 1, b = c;
-            if (l < hn && HK(l) < HK(b))
-                b = l;
-            if (rr < hn && HK(rr) < HK(b))
-                b = rr;
-            if (b == c)
+        struct node x = heap[0];
+        stint_union_acc_add(&acc, x.start, x.end);
+        if (++cur[x.run] < end[x.run]) { /* the run's next interval replaces the top */
+            x.start = IV(cur[x.run]).start;
+            x.end = IV(cur[x.run]).end;
+        } else
+            x = heap[--hn];
+        size_t c = 0;
+        for (;;) { /* sift x down from the top */
+            size_t l = 2 * c + 1, b = l;
+            if (l >= hn)
                 break;
-            size_t t = heap[b];
-            heap[b] = heap[c];
-            heap[c] = t;
+            if (l + 1 < hn && heap[l + 1].start < heap[l].start)
+                b = l + 1;
+            if (heap[b].start >= x.start)
+                break;
+            heap[c] = heap[b];
             c = b;
         }
+        if (hn)
+            heap[c] = x;
     }
-#undef HK
 #undef IV
     free(cur), free(end), free(heap);
     return stint_union_acc_total(&acc);

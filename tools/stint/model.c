@@ -198,13 +198,27 @@ struct str_entry {
 struct stint_intern {
     struct str_entry *ents; /* by id */
     size_t n, cap;
-    uint32_t *table; /* id+1, 0 = empty */
+    uint64_t *table; /* hash32 << 32 | id+1, 0 = empty: a probe compares hashes without touching ents */
     size_t tcap;
-    char **blocks;
+    struct arena_block {
+        char *p;
+        size_t size; /* ARENA_BLOCK (from hmem) or one long string's (malloc) */
+    } *blocks;
     size_t nblocks, bcap;
     char *cur;
     size_t cur_left;
 };
+
+/* stint_hmem_realloc, exiting when out of memory. */
+static void *xhgrow(void *p, size_t old_bytes, size_t new_bytes)
+{
+    void *q = stint_hmem_realloc(p, old_bytes, new_bytes);
+    if (!q) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    return q;
+}
 
 static void *xrealloc(void *p, size_t n)
 {
@@ -220,7 +234,7 @@ static char *arena_copy(struct stint_intern *t, const char *s, size_t len)
 {
     if (len + 1 > t->cur_left) {
         size_t sz = len + 1 > ARENA_BLOCK / 4 ? len + 1 : ARENA_BLOCK;
-        char *blk = malloc(sz);
+        char *blk = sz == ARENA_BLOCK ? stint_hmem_alloc(sz) : malloc(sz);
         if (!blk) {
             fprintf(stderr, "stint: out of memory\n");
             exit(3);
@@ -229,7 +243,7 @@ static char *arena_copy(struct stint_intern *t, const char *s, size_t len)
             t->bcap = t->bcap ? t->bcap * 2 : 16;
             t->blocks = xrealloc(t->blocks, t->bcap * sizeof *t->blocks);
         }
-        t->blocks[t->nblocks++] = blk;
+        t->blocks[t->nblocks++] = (struct arena_block){blk, sz};
         if (sz == ARENA_BLOCK) {
             t->cur = blk;
             t->cur_left = sz;
@@ -250,18 +264,15 @@ static char *arena_copy(struct stint_intern *t, const char *s, size_t len)
 static void intern_rehash(struct stint_intern *t)
 {
     size_t ncap = t->tcap ? t->tcap * 2 : 1024;
-    uint32_t *nt = calloc(ncap, sizeof *nt);
-    if (!nt) {
-        fprintf(stderr, "stint: out of memory\n");
-        exit(3);
-    }
+    uint64_t *nt = xhgrow(NULL, 0, ncap * sizeof *nt);
+    memset(nt, 0, ncap * sizeof *nt);
     for (size_t id = 0; id < t->n; id++) {
         size_t j = t->ents[id].hash32 & (ncap - 1);
         while (nt[j])
             j = (j + 1) & (ncap - 1);
-        nt[j] = (uint32_t)id + 1;
+        nt[j] = (uint64_t)t->ents[id].hash32 << 32 | ((uint64_t)id + 1);
     }
-    free(t->table);
+    stint_hmem_free(t->table, t->tcap * sizeof *t->table);
     t->table = nt;
     t->tcap = ncap;
 }
@@ -275,21 +286,24 @@ uint32_t stint_model_intern(struct stint_model *m, const char *s, size_t len)
         intern_rehash(t);
     uint32_t h = (uint32_t)hash_bytes(s, len);
     size_t j = h & (t->tcap - 1);
-    while (t->table[j]) {
-        struct str_entry *e = &t->ents[t->table[j] - 1];
-        if (e->hash32 == h && e->len == len && memcmp(e->s, s, len) == 0)
-            return t->table[j] - 1;
-        j = (j + 1) & (t->tcap - 1);
+    for (uint64_t slot; (slot = t->table[j]) != 0; j = (j + 1) & (t->tcap - 1)) {
+        if ((uint32_t)(slot >> 32) != h)
+            continue;
+        uint32_t id = (uint32_t)slot - 1;
+        const struct str_entry *e = &t->ents[id];
+        if (e->len == len && memcmp(e->s, s, len) == 0)
+            return id;
     }
     if (t->n == t->cap) {
+        size_t old = t->cap;
         t->cap = t->cap ? t->cap * 2 : 1024;
-        t->ents = xrealloc(t->ents, t->cap * sizeof *t->ents);
+        t->ents = xhgrow(t->ents, old * sizeof *t->ents, t->cap * sizeof *t->ents);
     }
     uint32_t id = (uint32_t)t->n++;
     t->ents[id].s = arena_copy(t, s, len);
     t->ents[id].len = (uint32_t)len;
     t->ents[id].hash32 = h;
-    t->table[j] = id + 1;
+    t->table[j] = (uint64_t)h << 32 | ((uint64_t)id + 1);
     return id;
 }
 
@@ -357,7 +371,7 @@ int stint_model_init(struct stint_model *m, unsigned flags)
     struct stint_intern *t = m->strings;
     intern_rehash(t);
     t->cap = 1024;
-    t->ents = xrealloc(NULL, t->cap * sizeof *t->ents);
+    t->ents = xhgrow(NULL, 0, t->cap * sizeof *t->ents);
     t->ents[0].s = "";
     t->ents[0].len = 0;
     t->ents[0].hash32 = 0;
@@ -382,11 +396,15 @@ static void intern_free(struct stint_intern *t)
 {
     if (!t)
         return;
-    for (size_t i = 0; i < t->nblocks; i++)
-        free(t->blocks[i]);
+    for (size_t i = 0; i < t->nblocks; i++) {
+        if (t->blocks[i].size == ARENA_BLOCK)
+            stint_hmem_free(t->blocks[i].p, ARENA_BLOCK);
+        else
+            free(t->blocks[i].p);
+    }
     free(t->blocks);
-    free(t->ents);
-    free(t->table);
+    stint_hmem_free(t->ents, t->cap * sizeof *t->ents);
+    stint_hmem_free(t->table, t->tcap * sizeof *t->table);
     free(t);
 }
 
