@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `stint summary` keeps complete spans as 16-byte lean records (model.h,
 # "Lean mode"); STINT_SUMMARY_NO_LEAN=1 keeps them as full slices. Both must
-# give byte-identical stdout and stderr, on one thread and on two (the split
+# give byte-identical stdout and stderr (and so must STINT_HMEM=malloc,
+# plain malloc instead of huge pages), on one thread and on two (the split
 # parse merges two models), for adversarial traces made here (equal starts,
 # unsorted input, partial overlaps, B/E around X, instants that stack, flows
 # v1 and v2, negative and huge durations, E events on threads without
@@ -94,6 +95,13 @@ for f in "$work"/*.json; do
       STINT_SUMMARY_NO_LEAN=1 STINT_THREADS=$threads STINT_SPLIT_MIN_BYTES=4096 "$STINT" summary $json "$f" \
         >"$work/full.out" 2>"$work/full.err" && rf=0 || rf=$?
       n=$((n + 1))
+      # and without huge pages (hmem.h): plain malloc gives the same
+      STINT_HMEM=malloc STINT_THREADS=$threads STINT_SPLIT_MIN_BYTES=4096 "$STINT" summary $json "$f" \
+        >"$work/malloc.out" 2>"$work/malloc.err" && rm_=0 || rm_=$?
+      if [ "$rl" != "$rm_" ] || ! cmp -s "$work/lean.out" "$work/malloc.out" || ! cmp -s "$work/lean.err" "$work/malloc.err"; then
+        echo "FAIL: $(basename "$f") threads=$threads ${json:-human}: STINT_HMEM=malloc changes the summary"
+        fail=1
+      fi
       if [ "$rl" != "$rf" ] || ! cmp -s "$work/lean.out" "$work/full.out" || ! cmp -s "$work/lean.err" "$work/full.err"; then
         echo "FAIL: $(basename "$f") threads=$threads ${json:-human}: lean and full summaries differ (rc $rl vs $rf)"
         diff "$work/full.out" "$work/lean.out" | head -20 || true
