@@ -62,7 +62,7 @@ struct chunk {
 };
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static struct fblk *free_list[TOP];  /* orders below TOP */
+static struct fblk *free_list[2][TOP]; /* [cold][order], orders below TOP */
 static struct chunk *chunks;         /* every chunk ever mapped */
 static size_t nchunks, chunk_cap;
 static struct stint_umap chunk_of;   /* base >> 21 -> index in chunks */
@@ -142,10 +142,10 @@ static void link_free(struct chunk *c, size_t off, unsigned order, int cold)
 {
     struct fblk *f = (struct fblk *)(void *)(c->base + off);
     f->prev = NULL;
-    f->next = free_list[order];
+    f->next = free_list[cold][order];
     if (f->next)
         f->next->prev = f;
-    free_list[order] = f;
+    free_list[cold][order] = f;
     bit_set(c, bit_of(order, off), 1);
     bit_set(c, bit_of(order, off) + 1024, cold);
     if (!cold)
@@ -156,14 +156,14 @@ static void link_free(struct chunk *c, size_t off, unsigned order, int cold)
 static int unlink_free(struct chunk *c, size_t off, unsigned order)
 {
     struct fblk *f = (struct fblk *)(void *)(c->base + off);
+    int cold = bit_get(c, bit_of(order, off) + 1024);
     if (f->prev)
         f->prev->next = f->next;
     else
-        free_list[order] = f->next;
+        free_list[cold][order] = f->next;
     if (f->next)
         f->next->prev = f->prev;
     bit_set(c, bit_of(order, off), 0);
-    int cold = bit_get(c, bit_of(order, off) + 1024);
     if (!cold)
         warm -= (size_t)1 << (MIN_SHIFT + order);
     return cold;
@@ -211,13 +211,18 @@ static void *shared_alloc(size_t bytes)
     unsigned want = order_of(bytes), k = want;
     void *p = NULL;
     pthread_mutex_lock(&lock);
-    while (k < TOP && !free_list[k])
+    /* a resident free block first, then one given back, then a new chunk */
+    int list = 0;
+    while (k < TOP && !free_list[0][k])
         k++;
+    if (k == TOP)
+        for (k = want, list = 1; k < TOP && !free_list[1][k];)
+            k++;
     struct chunk *c;
     size_t off;
-    int cold = 1;
+    int cold = 0;
     if (k < TOP) {
-        char *blk = (char *)free_list[k];
+        char *blk = (char *)free_list[list][k];
         c = chunk_at(blk);
         off = (size_t)(blk - c->base);
         cold = unlink_free(c, off, k);
@@ -361,9 +366,23 @@ void stint_hmem_stats(struct stint_hmem_stats *st)
     st->warm_free = warm;
     size_t cold = 0;
     for (unsigned k = 0; k < TOP; k++)
-        for (struct fblk *f = free_list[k]; f; f = f->next)
-            if (bit_get(chunk_at(f), bit_of(k, (size_t)((char *)f - chunk_at(f)->base)) + 1024))
-                cold += (size_t)1 << (MIN_SHIFT + k);
+        for (struct fblk *f = free_list[1][k]; f; f = f->next)
+            cold += (size_t)1 << (MIN_SHIFT + k);
     st->cold_free = cold;
+    pthread_mutex_unlock(&lock);
+}
+
+void stint_hmem_trim(void)
+{
+    pthread_mutex_lock(&lock);
+    for (unsigned k = RELEASE_ORDER; k < TOP; k++)
+        while (free_list[0][k]) {
+            char *blk = (char *)free_list[0][k];
+            struct chunk *c = chunk_at(blk);
+            size_t off = (size_t)(blk - c->base), size = (size_t)1 << (MIN_SHIFT + k);
+            unlink_free(c, off, k);
+            madvise(blk + 4096, size - 4096, MADV_DONTNEED);
+            link_free(c, off, k, 1);
+        }
     pthread_mutex_unlock(&lock);
 }

@@ -57,6 +57,13 @@ void stint_hmem_free(void *p, size_t bytes);
  * its end is still being read. */
 void stint_hmem_release(void *p, size_t bytes, size_t from, size_t upto);
 
+/* Gives back the pages of every resident free block of 64 KiB or more (all
+ * but each block's first page): for the end of a phase whose leftovers the
+ * next phase may not need (reading done, the finish about to start), so
+ * that they do not add to the peak. Blocks given back are handed out only
+ * when no resident one fits. */
+void stint_hmem_trim(void);
+
 /* The shared chunks now (for tests and measurements). */
 struct stint_hmem_stats {
     size_t chunks;       /* 2 MiB chunks mapped so far */

@@ -198,7 +198,7 @@ struct str_entry {
 struct stint_intern {
     struct str_entry *ents; /* by id */
     size_t n, cap;
-    uint64_t *table; /* hash32 << 32 | id+1, 0 = empty: a probe compares hashes without touching ents */
+    uint32_t *table; /* id+1, 0 = empty */
     size_t tcap;
     struct arena_block {
         char *p;
@@ -264,13 +264,13 @@ static char *arena_copy(struct stint_intern *t, const char *s, size_t len)
 static void intern_rehash(struct stint_intern *t)
 {
     size_t ncap = t->tcap ? t->tcap * 2 : 1024;
-    uint64_t *nt = xhgrow(NULL, 0, ncap * sizeof *nt);
+    uint32_t *nt = xhgrow(NULL, 0, ncap * sizeof *nt);
     memset(nt, 0, ncap * sizeof *nt);
     for (size_t id = 0; id < t->n; id++) {
         size_t j = t->ents[id].hash32 & (ncap - 1);
         while (nt[j])
             j = (j + 1) & (ncap - 1);
-        nt[j] = (uint64_t)t->ents[id].hash32 << 32 | ((uint64_t)id + 1);
+        nt[j] = (uint32_t)id + 1;
     }
     stint_hmem_free(t->table, t->tcap * sizeof *t->table);
     t->table = nt;
@@ -286,13 +286,10 @@ uint32_t stint_model_intern(struct stint_model *m, const char *s, size_t len)
         intern_rehash(t);
     uint32_t h = (uint32_t)hash_bytes(s, len);
     size_t j = h & (t->tcap - 1);
-    for (uint64_t slot; (slot = t->table[j]) != 0; j = (j + 1) & (t->tcap - 1)) {
-        if ((uint32_t)(slot >> 32) != h)
-            continue;
-        uint32_t id = (uint32_t)slot - 1;
-        const struct str_entry *e = &t->ents[id];
-        if (e->len == len && memcmp(e->s, s, len) == 0)
-            return id;
+    for (uint32_t slot; (slot = t->table[j]) != 0; j = (j + 1) & (t->tcap - 1)) {
+        const struct str_entry *e = &t->ents[slot - 1];
+        if (e->hash32 == h && e->len == len && memcmp(e->s, s, len) == 0)
+            return slot - 1;
     }
     if (t->n == t->cap) {
         size_t old = t->cap;
@@ -303,7 +300,7 @@ uint32_t stint_model_intern(struct stint_model *m, const char *s, size_t len)
     t->ents[id].s = arena_copy(t, s, len);
     t->ents[id].len = (uint32_t)len;
     t->ents[id].hash32 = h;
-    t->table[j] = (uint64_t)h << 32 | ((uint64_t)id + 1);
+    t->table[j] = id + 1;
     return id;
 }
 
@@ -1212,6 +1209,7 @@ void stint_model_finish(struct stint_model *m)
     if (m->finished)
         return;
     m->finished = 1;
+    stint_hmem_trim(); /* what reading left free need not be resident during the finish */
     size_t n = m->slices.len, ntracks = m->tracks.len;
     struct end_ev *ends = m->ends.data;
     size_t nends = m->ends.len, ei = 0;
