@@ -12,6 +12,7 @@
 #ifndef STINT_FUZZ_COMMON_H
 #define STINT_FUZZ_COMMON_H
 
+#include "hmem.h"
 #include "input.h"
 #include "json.h"
 #include "model.h"
@@ -57,7 +58,8 @@ static inline void fuzz_memory_input(struct stint_input *in, const uint8_t *data
     in->eof = 1;
     in->cap = size;
     in->len = size;
-    in->mem = in->buf = malloc(size + STINT_JSON_PAD); /* the window is all of mem (input.h) */
+    /* the window is all of mem, which stint_input_close() frees through hmem.h (input.h) */
+    in->mem = in->buf = stint_hmem_alloc(size + STINT_INPUT_ALIGN + STINT_JSON_PAD);
     if (!in->buf)
         abort();
     if (size)

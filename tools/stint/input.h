@@ -33,7 +33,7 @@ struct stint_input {
     int eof;              /* no more data will come: buf holds the rest */
     char *buf;            /* the window: inside mem, or inside a block of the gzip ring */
     size_t len;           /* valid bytes in buf */
-    char *mem;            /* the owned window allocation (cap + STINT_INPUT_ALIGN + STINT_JSON_PAD bytes) */
+    char *mem;            /* the owned window allocation: stint_hmem_alloc (hmem.h) of cap + STINT_INPUT_ALIGN + STINT_JSON_PAD bytes */
     size_t cap;           /* mem's size, excluding padding */
     uint64_t base;        /* decompressed offset of buf[0] */
     uint64_t progress_at; /* base when progress last counted this input's bytes (split reads) */
