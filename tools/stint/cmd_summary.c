@@ -102,17 +102,6 @@ static void *xrealloc2(void *p, size_t n)
     return q;
 }
 
-/* hmem (huge pages) for the arrays that grow with the spans; exits when out of memory. */
-static void *hgrow(void *p, size_t old_bytes, size_t new_bytes)
-{
-    void *q = stint_hmem_realloc(p, old_bytes, new_bytes);
-    if (!q) {
-        fprintf(stderr, "stint: out of memory\n");
-        exit(3);
-    }
-    return q;
-}
-
 struct frame {
     uint32_t row;    /* name row of a counted span, STINT_NO_ID for anything else */
     int64_t ts_ns, dur_ns;
@@ -173,10 +162,10 @@ static void cat_run_flush(struct cat_row *c)
             c->ivb[0] = NULL;
             c->nivb = 1;
         }
-        c->ivb[0] = hgrow(c->ivb[0], old * sizeof **c->ivb, c->iv0cap * sizeof **c->ivb);
+        c->ivb[0] = stint_hmem_xrealloc(c->ivb[0], old * sizeof **c->ivb, c->iv0cap * sizeof **c->ivb);
     } else if (b > 0 && at == 0) { /* a new block */
         c->ivb = xrealloc2(c->ivb, (b + 1) * sizeof *c->ivb);
-        c->ivb[b] = hgrow(NULL, 0, RUN_BLOCK * sizeof **c->ivb);
+        c->ivb[b] = stint_hmem_xrealloc(NULL, 0, RUN_BLOCK * sizeof **c->ivb);
         c->nivb = b + 1;
     }
     c->ivb[b][at] = (struct stint_interval){c->run_start, c->run_end};
@@ -213,7 +202,7 @@ static void track_end(struct summary *S)
             if (cr->nseg == cr->segcap) {
                 size_t old = cr->segcap;
                 cr->segcap = cr->segcap ? cr->segcap * 2 : 16;
-                cr->seg = hgrow(cr->seg, old * sizeof *cr->seg, cr->segcap * sizeof *cr->seg);
+                cr->seg = stint_hmem_xrealloc(cr->seg, old * sizeof *cr->seg, cr->segcap * sizeof *cr->seg);
             }
             cr->seg[cr->nseg++] = cr->niv; /* where this track's runs end */
         }
@@ -274,12 +263,12 @@ static void dur_push(struct name_row *nr, int64_t dur)
         size_t old = nr->d_cap;
         nr->d_cap = nr->d_cap ? nr->d_cap + nr->d_cap / 2 : 16;
         if (nr->d)
-            nr->d = hgrow(nr->d, old * sizeof *nr->d, nr->d_cap * sizeof *nr->d);
+            nr->d = stint_hmem_xrealloc(nr->d, old * sizeof *nr->d, nr->d_cap * sizeof *nr->d);
         else
-            nr->d32 = hgrow(nr->d32, old * sizeof *nr->d32, nr->d_cap * sizeof *nr->d32);
+            nr->d32 = stint_hmem_xrealloc(nr->d32, old * sizeof *nr->d32, nr->d_cap * sizeof *nr->d32);
     }
     if (!nr->d && (uint64_t)dur > UINT32_MAX) { /* widen once */
-        nr->d = hgrow(NULL, 0, nr->d_cap * sizeof *nr->d);
+        nr->d = stint_hmem_xrealloc(NULL, 0, nr->d_cap * sizeof *nr->d);
         for (size_t i = 0; i < nr->d_len; i++)
             nr->d[i] = nr->d32[i];
         stint_hmem_free(nr->d32, nr->d_cap * sizeof *nr->d32);

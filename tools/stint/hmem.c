@@ -5,6 +5,7 @@
 #include "umap.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -345,6 +346,16 @@ void *stint_hmem_realloc(void *p, size_t old_bytes, size_t new_bytes)
         return NULL;
     memcpy(q, p, old_bytes < new_bytes ? old_bytes : new_bytes);
     stint_hmem_free(p, old_bytes);
+    return q;
+}
+
+void *stint_hmem_xrealloc(void *p, size_t old_bytes, size_t new_bytes)
+{
+    void *q = stint_hmem_realloc(p, old_bytes, new_bytes);
+    if (!q) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
     return q;
 }
 

@@ -209,17 +209,6 @@ struct stint_intern {
     size_t cur_left;
 };
 
-/* stint_hmem_realloc, exiting when out of memory. */
-static void *xhgrow(void *p, size_t old_bytes, size_t new_bytes)
-{
-    void *q = stint_hmem_realloc(p, old_bytes, new_bytes);
-    if (!q) {
-        fprintf(stderr, "stint: out of memory\n");
-        exit(3);
-    }
-    return q;
-}
-
 static void *xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n);
@@ -264,7 +253,7 @@ static char *arena_copy(struct stint_intern *t, const char *s, size_t len)
 static void intern_rehash(struct stint_intern *t)
 {
     size_t ncap = t->tcap ? t->tcap * 2 : 1024;
-    uint32_t *nt = xhgrow(NULL, 0, ncap * sizeof *nt);
+    uint32_t *nt = stint_hmem_xrealloc(NULL, 0, ncap * sizeof *nt);
     memset(nt, 0, ncap * sizeof *nt);
     for (size_t id = 0; id < t->n; id++) {
         size_t j = t->ents[id].hash32 & (ncap - 1);
@@ -294,7 +283,7 @@ uint32_t stint_model_intern(struct stint_model *m, const char *s, size_t len)
     if (t->n == t->cap) {
         size_t old = t->cap;
         t->cap = t->cap ? t->cap * 2 : 1024;
-        t->ents = xhgrow(t->ents, old * sizeof *t->ents, t->cap * sizeof *t->ents);
+        t->ents = stint_hmem_xrealloc(t->ents, old * sizeof *t->ents, t->cap * sizeof *t->ents);
     }
     uint32_t id = (uint32_t)t->n++;
     t->ents[id].s = arena_copy(t, s, len);
@@ -368,7 +357,7 @@ int stint_model_init(struct stint_model *m, unsigned flags)
     struct stint_intern *t = m->strings;
     intern_rehash(t);
     t->cap = 1024;
-    t->ents = xhgrow(NULL, 0, t->cap * sizeof *t->ents);
+    t->ents = stint_hmem_xrealloc(NULL, 0, t->cap * sizeof *t->ents);
     t->ents[0].s = "";
     t->ents[0].len = 0;
     t->ents[0].hash32 = 0;
