@@ -2,11 +2,13 @@
  * cmdopts.c - shared option parsing and loading for the analysis commands.
  */
 #include "cmdopts.h"
+#include "hmem.h"
 #include "sinkpipe.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 
 int stint_cmd_take_extras(const char *cmd, int *argc, char **argv, const struct stint_cmd_extra *ex, size_t n)
 {
@@ -139,6 +141,9 @@ int stint_cmd_load(const struct stint_cmd_opts *o, struct stint_model *m, unsign
 int stint_cmd_load_sink(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags,
                         stint_span_sink sink, void *ctx)
 {
+    struct stat st; /* a large input: huge pages from the model's first arrays on (hmem.h) */
+    if (strcmp(o->path, "-") != 0 && stat(o->path, &st) == 0 && S_ISREG(st.st_mode))
+        stint_hmem_expect((uint64_t)st.st_size);
     if (stint_model_init(m, model_flags) != 0) {
         fprintf(stderr, "stint: out of memory\n");
         return 3;

@@ -6,6 +6,7 @@
 
 #include <pthread.h>
 #include <stdio.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,6 +71,12 @@ static struct stint_umap chunk_of;   /* base >> 21 -> index in chunks */
 static uint32_t *empty;              /* indexes of wholly free chunks */
 static size_t nempty, empty_cap;
 static size_t warm; /* bytes of free blocks still resident */
+static size_t own_total; /* bytes of own mappings (atomic) */
+/* Huge pages only once the input or the memory in use says the run is not
+ * small (atomic, 0 or 1): a huge page is zeroed whole at its first touch
+ * (~0.2 ms), which a run over a few kilobytes would pay for nothing. */
+static int huge;
+#define HUGE_FROM ((size_t)8 << 20)
 static int mode; /* 0 unknown, 1 huge pages, 2 malloc only (set once; racing threads set the same) */
 
 static int malloc_only(void)
@@ -78,6 +85,8 @@ static int malloc_only(void)
     if (!m) {
         const char *e = getenv("STINT_HMEM");
         m = e && !strcmp(e, "malloc") ? 2 : e && !strcmp(e, "huge") ? 1 : HMEM_ASAN ? 2 : 1;
+        if (e && !strcmp(e, "huge")) /* and huge pages from the start, whatever the input's size */
+            __atomic_store_n(&huge, 1, __ATOMIC_RELAXED);
         __atomic_store_n(&mode, m, __ATOMIC_RELAXED);
     }
     return m == 2;
@@ -98,6 +107,39 @@ static unsigned order_of(size_t bytes)
 
 static size_t own_size(size_t bytes) { return (bytes + HUGE - 1) & ~(HUGE - 1); }
 
+static void advise(char *p, size_t size)
+{
+#ifdef MADV_HUGEPAGE
+    if (__atomic_load_n(&huge, __ATOMIC_RELAXED))
+        madvise(p, size, MADV_HUGEPAGE);
+#else
+    (void)p, (void)size;
+#endif
+}
+
+/* Counts bytes of own mappings made (+) or unmapped (-), and checks the footprint. */
+static void footprint(void);
+static void own_add(ptrdiff_t d)
+{
+    __atomic_add_fetch(&own_total, (size_t)d, __ATOMIC_RELAXED);
+    if (d > 0)
+        footprint();
+}
+
+/* Huge pages from now on when the memory in use reaches HUGE_FROM. */
+static void footprint(void)
+{
+    if (!__atomic_load_n(&huge, __ATOMIC_RELAXED) &&
+        __atomic_load_n(&nchunks, __ATOMIC_RELAXED) * HUGE + __atomic_load_n(&own_total, __ATOMIC_RELAXED) >= HUGE_FROM)
+        __atomic_store_n(&huge, 1, __ATOMIC_RELAXED);
+}
+
+void stint_hmem_expect(uint64_t input_bytes)
+{
+    if (input_bytes >= HUGE_FROM)
+        __atomic_store_n(&huge, 1, __ATOMIC_RELAXED);
+}
+
 /* A fresh 2 MiB-aligned mapping of size bytes (a multiple of 2 MiB), advised
  * MADV_HUGEPAGE; NULL when out of memory. */
 static char *map_aligned(size_t size)
@@ -110,9 +152,7 @@ static char *map_aligned(size_t size)
     if (head)
         munmap(p, head);
     munmap((char *)a + size, HUGE - head);
-#ifdef MADV_HUGEPAGE
-    madvise((void *)a, size, MADV_HUGEPAGE);
-#endif
+    advise((char *)a, size);
     return (char *)a;
 }
 
@@ -195,6 +235,7 @@ static struct chunk *take_chunk(void)
             return NULL;
         chunk_cap = empty_cap = nc;
     }
+    footprint();
     char *base = map_aligned(HUGE);
     if (!base)
         return NULL;
@@ -269,12 +310,16 @@ static void shared_free(void *p, size_t bytes)
         }
         link_free(c, off, k, cold);
     } else {
-        /* a new mapping in its place, so that it faults in as a huge page again */
-        char *q = mmap(c->base, HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
-#ifdef MADV_HUGEPAGE
-        if (q != MAP_FAILED)
-            madvise(q, HUGE, MADV_HUGEPAGE);
-#endif
+        /* its pages go back; with huge pages on, as a new mapping in its
+         * place, so that it faults in as a huge page again (a zapped huge
+         * page leaves a page table behind that 4 KiB pages would fill) */
+        if (!__atomic_load_n(&huge, __ATOMIC_RELAXED))
+            madvise(c->base, HUGE, MADV_DONTNEED);
+        else {
+            char *q = mmap(c->base, HUGE, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+            if (q != MAP_FAILED)
+                advise(q, HUGE);
+        }
         empty[nempty++] = (uint32_t)(c - chunks);
     }
     pthread_mutex_unlock(&lock);
@@ -288,6 +333,7 @@ void *stint_hmem_alloc(size_t bytes)
     case K_SHARED:
         return shared_alloc(bytes);
     default:
+        own_add((ptrdiff_t)own_size(bytes));
         return map_aligned(own_size(bytes));
     }
 }
@@ -304,6 +350,7 @@ void stint_hmem_free(void *p, size_t bytes)
         shared_free(p, bytes);
         break;
     default:
+        own_add(-(ptrdiff_t)own_size(bytes));
         munmap(p, own_size(bytes));
     }
 }
@@ -322,22 +369,23 @@ void *stint_hmem_realloc(void *p, size_t old_bytes, size_t new_bytes)
         if (os == ns)
             return p;
         if (ns < os) {
+            own_add(-(ptrdiff_t)(os - ns));
             munmap((char *)p + ns, os - ns);
             return p;
         }
         if (!HMEM_NO_MREMAP) {
             /* move the pages to a new aligned place (whose range is reserved first) */
+            own_add((ptrdiff_t)(ns - os));
             char *q = map_aligned(ns);
             if (!q)
                 return NULL;
             void *r = mremap(p, os, ns, MREMAP_MAYMOVE | MREMAP_FIXED, q);
             if (r == MAP_FAILED) {
                 munmap(q, ns);
+                own_add(-(ptrdiff_t)(ns - os));
                 return NULL;
             }
-#ifdef MADV_HUGEPAGE
-            madvise(r, ns, MADV_HUGEPAGE);
-#endif
+            advise(r, ns);
             return r;
         }
     }
@@ -380,20 +428,5 @@ void stint_hmem_stats(struct stint_hmem_stats *st)
         for (struct fblk *f = free_list[1][k]; f; f = f->next)
             cold += (size_t)1 << (MIN_SHIFT + k);
     st->cold_free = cold;
-    pthread_mutex_unlock(&lock);
-}
-
-void stint_hmem_trim(void)
-{
-    pthread_mutex_lock(&lock);
-    for (unsigned k = RELEASE_ORDER; k < TOP; k++)
-        while (free_list[0][k]) {
-            char *blk = (char *)free_list[0][k];
-            struct chunk *c = chunk_at(blk);
-            size_t off = (size_t)(blk - c->base), size = (size_t)1 << (MIN_SHIFT + k);
-            unlink_free(c, off, k);
-            madvise(blk + 4096, size - 4096, MADV_DONTNEED);
-            link_free(c, off, k, 1);
-        }
     pthread_mutex_unlock(&lock);
 }

@@ -7,7 +7,8 @@
  * less per byte. Summarizing a 100 MB trace touches ~16 MB of fresh memory
  * (per-lane span records, category runs, durations for the quantiles, the
  * model's growing arrays), which in 4 KiB pages took a sixth of the run.
- * So these arrays come from 2 MiB-aligned memory advised MADV_HUGEPAGE:
+ * So these arrays come from 2 MiB-aligned memory advised MADV_HUGEPAGE
+ * (once the run is not small: stint_hmem_expect below):
  *
  *   - under 4 KiB: malloc (small arrays never pay for a huge page);
  *   - 4 KiB up to 1 MiB: power-of-two blocks from a buddy system over shared
@@ -32,13 +33,21 @@
  * of 4 KiB to 1 MiB, a few thousand times a run). Under AddressSanitizer,
  * or with STINT_HMEM=malloc in the environment, every block is plain
  * malloc/realloc/free (so ASan sees each block's bounds; and for
- * measurements); STINT_HMEM=huge keeps the huge pages even under ASan (the
- * allocator's own test). None of these functions zeroes memory.
+ * measurements); STINT_HMEM=huge uses huge pages from the start whatever
+ * the input's size, even under ASan (for tests). None of these functions
+ * zeroes memory.
  */
 #ifndef STINT_CLI_HMEM_H
 #define STINT_CLI_HMEM_H
 
 #include <stddef.h>
+#include <stdint.h>
+
+/* Huge pages are used once the memory in use reaches 8 MiB, or from the
+ * start when the input is that large (the caller says so here, with the
+ * input's size when it knows it): a huge page is zeroed whole at its first
+ * touch (~0.2 ms), which a run over a few kilobytes would pay for nothing. */
+void stint_hmem_expect(uint64_t input_bytes);
 
 /* A block of at least bytes (> 0), or NULL when out of memory. */
 void *stint_hmem_alloc(size_t bytes);
@@ -60,13 +69,6 @@ void stint_hmem_free(void *p, size_t bytes);
  * afterwards); nothing otherwise. For memory whose start is done with while
  * its end is still being read. */
 void stint_hmem_release(void *p, size_t bytes, size_t from, size_t upto);
-
-/* Gives back the pages of every resident free block of 64 KiB or more (all
- * but each block's first page): for the end of a phase whose leftovers the
- * next phase may not need (reading done, the finish about to start), so
- * that they do not add to the peak. Blocks given back are handed out only
- * when no resident one fits. */
-void stint_hmem_trim(void);
 
 /* The shared chunks now (for tests and measurements). */
 struct stint_hmem_stats {

@@ -1198,7 +1198,6 @@ void stint_model_finish(struct stint_model *m)
     if (m->finished)
         return;
     m->finished = 1;
-    stint_hmem_trim(); /* what reading left free need not be resident during the finish */
     size_t n = m->slices.len, ntracks = m->tracks.len;
     struct end_ev *ends = m->ends.data;
     size_t nends = m->ends.len, ei = 0;
