@@ -244,7 +244,7 @@ static struct chunk *take_chunk(void)
     c->base = base;
     int isnew;
     stint_umap_get(&chunk_of, (uint64_t)(uintptr_t)base >> 21, (uint32_t)nchunks, &isnew);
-    nchunks++;
+    __atomic_store_n(&nchunks, nchunks + 1, __ATOMIC_RELAXED); /* (footprint() reads it without the lock) */
     return c;
 }
 
