@@ -23,8 +23,9 @@
 #define HMEM_ASAN 0
 #endif
 
-/* ThreadSanitizer does not follow mremap (see model.c): grow own mappings
- * by map + copy there. */
+/* ThreadSanitizer does not follow mremap: memory moved by it keeps another
+ * thread's old accesses in TSan's shadow and shows up as races. TSan builds
+ * grow own mappings by map + copy instead. */
 #if defined(__SANITIZE_THREAD__)
 #define HMEM_NO_MREMAP 1
 #elif defined(__has_feature)
@@ -51,8 +52,8 @@ enum kind { K_MALLOC, K_SHARED, K_OWN };
  * a freed block merges with its buddy when that one is free too, and so on
  * up, so memory freed by one size serves any other. Free blocks are on
  * per-order lists linked through their first bytes; a chunk that becomes
- * wholly free is given back to the system (MADV_DONTNEED) and kept on a
- * stack of empty chunks for reuse, touched again only when handed out. */
+ * wholly free gives its pages back and is kept on a stack of empty chunks
+ * for reuse, touched again only when handed out. */
 struct fblk {
     struct fblk *next, *prev;
 };
@@ -68,8 +69,8 @@ static struct fblk *free_list[2][TOP]; /* [cold][order], orders below TOP */
 static struct chunk *chunks;         /* every chunk ever mapped */
 static size_t nchunks, chunk_cap;
 static struct stint_umap chunk_of;   /* base >> 21 -> index in chunks */
-static uint32_t *empty;              /* indexes of wholly free chunks */
-static size_t nempty, empty_cap;
+static uint32_t *empty;              /* indexes of wholly free chunks (room for chunk_cap) */
+static size_t nempty;
 static size_t warm; /* bytes of free blocks still resident */
 static size_t own_total; /* bytes of own mappings (atomic) */
 /* Huge pages only once the input or the memory in use says the run is not
@@ -84,8 +85,9 @@ static int malloc_only(void)
     int m = __atomic_load_n(&mode, __ATOMIC_RELAXED);
     if (!m) {
         const char *e = getenv("STINT_HMEM");
-        m = e && !strcmp(e, "malloc") ? 2 : e && !strcmp(e, "huge") ? 1 : HMEM_ASAN ? 2 : 1;
-        if (e && !strcmp(e, "huge")) /* and huge pages from the start, whatever the input's size */
+        int forced = e && !strcmp(e, "huge");
+        m = e && !strcmp(e, "malloc") ? 2 : forced ? 1 : HMEM_ASAN ? 2 : 1;
+        if (forced) /* and huge pages from the start, whatever the input's size */
             __atomic_store_n(&huge, 1, __ATOMIC_RELAXED);
         __atomic_store_n(&mode, m, __ATOMIC_RELAXED);
     }
@@ -233,7 +235,7 @@ static struct chunk *take_chunk(void)
             empty = e;
         if (!x || !e)
             return NULL;
-        chunk_cap = empty_cap = nc;
+        chunk_cap = nc;
     }
     footprint();
     char *base = map_aligned(HUGE);
@@ -332,9 +334,14 @@ void *stint_hmem_alloc(size_t bytes)
         return malloc(bytes);
     case K_SHARED:
         return shared_alloc(bytes);
-    default:
+    default: {
+        /* counted first, so that a footprint it completes maps it huge */
         own_add((ptrdiff_t)own_size(bytes));
-        return map_aligned(own_size(bytes));
+        char *p = map_aligned(own_size(bytes));
+        if (!p)
+            own_add(-(ptrdiff_t)own_size(bytes));
+        return p;
+    }
     }
 }
 
@@ -377,8 +384,10 @@ void *stint_hmem_realloc(void *p, size_t old_bytes, size_t new_bytes)
             /* move the pages to a new aligned place (whose range is reserved first) */
             own_add((ptrdiff_t)(ns - os));
             char *q = map_aligned(ns);
-            if (!q)
+            if (!q) {
+                own_add(-(ptrdiff_t)(ns - os));
                 return NULL;
+            }
             void *r = mremap(p, os, ns, MREMAP_MAYMOVE | MREMAP_FIXED, q);
             if (r == MAP_FAILED) {
                 munmap(q, ns);

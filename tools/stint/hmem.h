@@ -22,7 +22,8 @@
  * Resident memory: the blocks in use, plus free blocks kept warm for reuse
  * up to 32 MiB; past that, a freed block of 64 KiB or more gives its pages
  * back (MADV_DONTNEED, all but its first page), and a chunk that is wholly
- * free is mapped afresh (not resident, a huge page again when next used).
+ * free gives all its pages back (with huge pages on, by being mapped afresh:
+ * a huge page again when next used).
  * A huge page is resident as a whole: an array's partly filled last 2 MiB
  * counts in full, which is why arrays that grow with the input in many
  * places at once (one per lane) are kept as lists of 64 KiB blocks.

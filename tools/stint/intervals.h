@@ -55,7 +55,7 @@ int64_t stint_intervals_union_sorted(const struct stint_interval *iv, size_t n);
  * start: run r is intervals starts[r] .. starts[r+1] (the last one ends at
  * n). Interval i is blocks[i >> shift][i & (2^shift - 1)] (one contiguous
  * array: blocks = &iv, shift = 63). A k-way merge, O(n log nruns), nothing
- * changed; -1 when out of memory for the 3 x nruns words it needs. */
+ * changed; -1 when out of memory for the 5 x nruns words it needs. */
 int64_t stint_intervals_union_runs(const struct stint_interval *const *blocks, unsigned shift, size_t n,
                                    const size_t *starts, size_t nruns);
 

@@ -80,8 +80,9 @@
  * args only when STINT_MODEL_KEEP_ARGS is set, plus counter samples only when
  * STINT_MODEL_KEEP_SAMPLES is set (otherwise per-series aggregates only).
  * Everything else grows with lanes, tracks, distinct strings and open B spans.
- * Arrays of 16 KiB and up come from transparent huge pages (stint_bigarray,
- * through hmem.h): a fresh 4 KiB page costs ~10 us at first touch here.
+ * Arrays of 4 KiB and up come from hmem.h (stint_bigarray): transparent huge
+ * pages once the run is not small, as a fresh 4 KiB page costs ~10 us at
+ * its first touch here.
  *
  * Lean mode (STINT_MODEL_LEAN, used by `summary`): complete (X) spans on host
  * thread tracks are not kept as slices but as 16-byte records per lane

@@ -21,8 +21,9 @@
  * than late elements) it sorts by merging the input's ascending runs instead,
  * pairwise, as many rounds as log2 of their number: also stable, and cheap
  * when there are few runs. Both ways the comparison is inlined (glibc's qsort
- * calls it through a pointer); the scratch comes from hmem.h. Returns 1 when sorted, 0 when the scratch
- * could not be allocated (nothing was moved; the caller sorts another way).
+ * calls it through a pointer); the scratch comes from hmem.h. Returns 1 when
+ * sorted, 0 when the scratch could not be allocated (nothing was moved; the
+ * caller sorts another way).
  *
  * STINT_DEFINE_NEAR_SORT(NAME, T, LESS) defines
  *     static int NAME(T *v, size_t n);
