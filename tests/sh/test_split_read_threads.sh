@@ -10,9 +10,12 @@
 # part per thread unless it says otherwise; each thread inflates from the
 # start and parses its part), including a gzip file cut off (no trailer: the
 # size is guessed wrong). Summary's other two-thread steps
-# (the finish walk feeding its fold through sinkpipe, the quantiles of names
-# split in two shares from 65536 durations on) are checked the same way on a
-# file of 90,000 short spans.
+# (the finish walk and its tally split by track, the quantiles of names
+# split in two shares, both from 65536 on) are checked the same way on a
+# file of 90,000 short spans, and the split walk again (forced on with
+# STINT_FINISH_SPLIT_MIN=1) on small files whose repairs (overlaps, E
+# events that close nothing, unfinished B) fall on both sides of the split,
+# with filters.
 set -u
 STINT=${STINT_BIN:?STINT_BIN not set}
 GEN=${STINT_SHARED_DIR:-}/tools/gen_chrome.py
@@ -81,6 +84,51 @@ for i in range(30000):
 open(sys.argv[1], "w").write("[" + ",\n".join(e for e in out if e) + "]")
 PY
 same "90,000 spans (finish and quantiles on two threads)" "$T/many.json"
+STINT_DEBUG_SPLIT=1 STINT_THREADS=2 "$STINT" summary "$T/many.json" 2>&1 >/dev/null | grep -q "finish walk: tracks \[0, 1) and \[1, 3) on two threads" &&
+  echo "ok   90,000 spans: the finish walk was split" || { echo "FAIL 90,000 spans: the finish walk was not split"; fail=1; }
+python3 - "$T" <<'PY'
+import json, random, sys
+# many lanes, each with its own mix: X spans that overlap their parent, B/E
+# pairs, an E that closes nothing, a B that never ends, instants, both clocks
+# of names met on several lanes; the first repair of each kind on a late lane
+# in some files and an early one in others
+for seed in range(6):
+    r = random.Random(seed)
+    ev = []
+    lanes = [(p, t) for p in (1, 2, 3) for t in range(1, 6)]
+    for k, (pid, tid) in enumerate(lanes):
+        late = (k >= len(lanes) // 2) == (seed % 2 == 0)
+        ts = 0
+        for i in range(r.randint(5, 40)):
+            ts += r.randint(0, 20)
+            e = {"pid": pid, "tid": tid, "ts": ts, "name": r.choice("abcdefg"), "cat": r.choice(["", "x", "y"])}
+            q = r.random()
+            if q < 0.6:
+                e.update(ph="X", dur=r.choice([0, 1, 5, 30, 100]))
+            elif q < 0.75:
+                e["ph"] = "B"
+            elif q < 0.9:
+                e["ph"] = "E"
+            else:
+                e.update(ph="i", s="t")
+            ev.append(e)
+        if late:  # an overlap, an E that closes nothing, a B left open
+            ev += [{"ph": "X", "pid": pid, "tid": tid, "ts": ts + 100, "dur": 10, "name": "p"},
+                   {"ph": "X", "pid": pid, "tid": tid, "ts": ts + 105, "dur": 10, "name": "ovl%d" % k},
+                   {"ph": "E", "pid": pid, "tid": tid, "ts": ts + 200, "name": "none%d" % k},
+                   {"ph": "B", "pid": pid, "tid": tid, "ts": ts + 300, "name": "open%d" % k}]
+    r.shuffle(ev) if seed % 3 == 0 else None
+    json.dump(ev, open("%s/walk%d.json" % (sys.argv[1], seed), "w"))
+PY
+for f in "$T"/walk*.json; do
+  for args in "summary --json" "summary" "summary --json --name [a-c]*" "summary --json --pid 2 --time-range 0:150"; do
+    ref_run env STINT_THREADS=1 "$STINT" $args "$f"
+    same_as_ref "$(basename "$f") $args: the finish walk split in two gives the same" \
+      env STINT_THREADS=2 STINT_FINISH_SPLIT_MIN=1 "$STINT" $args "$f"
+  done
+done
+STINT_DEBUG_SPLIT=1 STINT_THREADS=2 STINT_FINISH_SPLIT_MIN=1 "$STINT" summary "$T/walk0.json" 2>&1 >/dev/null |
+  grep -q "finish walk: tracks" && echo "ok   walk0: the finish walk was split" || { echo "FAIL walk0: not split"; fail=1; }
 python3 - "$T/ids.json" <<'PY'
 import sys
 # pids and tids given as strings (synthetic ids) next to real negative ones,

@@ -393,6 +393,133 @@ static void on_slice(void *ctx, const struct stint_model *m, const struct stint_
     stint_union_acc_init(&fr->kids);
 }
 
+/* ---- the walk on two threads (struct stint_span_split) ---------------------------------
+ * The second walker tallies its tracks into a summary of its own; join folds
+ * it into the first. Every tally is per lane (lanes, the per-lane name
+ * unions), per track (self time, category runs) or a plain count, sum,
+ * minimum or maximum, and the durations are only selected from, so the
+ * result is the one a single walker gives. */
+
+static void *summary_fork(void *ctx, const struct stint_model *m)
+{
+    const struct summary *S = ctx;
+    struct summary *T = xcalloc(1, sizeof *T);
+    (void)m;
+    T->f = S->f;
+    T->filtering = S->filtering;
+    return T;
+}
+
+/* Appends from's durations to nr's (widening nr when either is wide) and
+ * frees from's. */
+static void dur_append(struct name_row *nr, struct name_row *from)
+{
+    size_t need = nr->d_len + from->d_len;
+    int wide = nr->d || from->d;
+    if (need > nr->d_cap || (wide && !nr->d)) {
+        size_t cap = need > nr->d_cap ? need : nr->d_cap;
+        if (wide) {
+            int64_t *d = stint_hmem_xrealloc(nr->d, nr->d ? nr->d_cap * sizeof *d : 0, cap * sizeof *d);
+            if (!nr->d) {
+                for (size_t i = 0; i < nr->d_len; i++)
+                    d[i] = nr->d32[i];
+                stint_hmem_free(nr->d32, nr->d_cap * sizeof *nr->d32);
+                nr->d32 = NULL;
+            }
+            nr->d = d;
+        } else
+            nr->d32 = stint_hmem_xrealloc(nr->d32, nr->d_cap * sizeof *nr->d32, cap * sizeof *nr->d32);
+        nr->d_cap = cap;
+    }
+    if (nr->d)
+        for (size_t i = 0; i < from->d_len; i++)
+            nr->d[nr->d_len + i] = from->d ? from->d[i] : (int64_t)from->d32[i];
+    else if (from->d_len)
+        memcpy(nr->d32 + nr->d_len, from->d32, from->d_len * sizeof *nr->d32);
+    nr->d_len = need;
+    stint_hmem_free(from->d, from->d_cap * sizeof *from->d);
+    stint_hmem_free(from->d32, from->d_cap * sizeof *from->d32);
+    from->d = NULL;
+    from->d32 = NULL;
+    from->d_len = from->d_cap = 0;
+}
+
+static void summary_join(void *ctx, void *forked, const struct stint_model *m)
+{
+    struct summary *S = ctx, *T = forked;
+    track_end(S);
+    track_end(T);
+    if (T->lanes) {
+        if (!S->lanes) {
+            S->lanes = T->lanes;
+            T->lanes = NULL;
+        } else /* a lane has one thread track: T's lanes are not S's */
+            for (size_t i = 0; i < m->lanes.len; i++)
+                if (T->lanes[i].spans)
+                    S->lanes[i] = T->lanes[i];
+    }
+    for (size_t r = 0; r < T->nnames; r++) {
+        struct name_row *tr = &T->names[r];
+        if (tr->stamp != STINT_NO_ID)
+            tr->total_ns = stint_sum_add(tr->total_ns, stint_union_acc_total(&tr->acc));
+        uint32_t q = name_row_of(S, tr->cat, tr->name, tr->clock); /* (may move S->names) */
+        struct name_row *nr = &S->names[q];
+        nr->spans += tr->spans;
+        nr->sum_ns = stint_sum_add(nr->sum_ns, tr->sum_ns);
+        nr->total_ns = stint_sum_add(nr->total_ns, tr->total_ns);
+        nr->self_ns = stint_sum_add(nr->self_ns, tr->self_ns);
+        if (tr->min_ns < nr->min_ns)
+            nr->min_ns = tr->min_ns;
+        if (tr->max_ns > nr->max_ns)
+            nr->max_ns = tr->max_ns;
+        dur_append(nr, tr);
+    }
+    for (size_t c = 0; c < T->ncats; c++) {
+        struct cat_row *tc = &T->cats[c];
+        uint32_t q = cat_row_of(S, tc->cat, tc->clock); /* (may move S->cats) */
+        struct cat_row *sc = &S->cats[q];
+        sc->spans += tc->spans;
+        sc->sum_ns = stint_sum_add(sc->sum_ns, tc->sum_ns);
+        /* T's runs after S's, each of T's tracks still a sorted segment */
+        size_t base = sc->niv;
+        for (size_t i = 0; i < tc->niv; i++) {
+            const struct stint_interval *iv = &tc->ivb[i >> RUN_SHIFT][i & RUN_MASK];
+            sc->run_start = iv->start;
+            sc->run_end = iv->end;
+            sc->run_open = 1;
+            cat_run_flush(sc);
+        }
+        for (size_t k = 0; k < tc->nseg; k++) {
+            if (sc->nseg == sc->segcap) {
+                size_t old = sc->segcap;
+                sc->segcap = sc->segcap ? sc->segcap * 2 : 16;
+                sc->seg = stint_hmem_xrealloc(sc->seg, old * sizeof *sc->seg, sc->segcap * sizeof *sc->seg);
+            }
+            sc->seg[sc->nseg++] = base + tc->seg[k];
+        }
+        cat_runs_free(tc);
+        stint_hmem_free(tc->seg, tc->segcap * sizeof *tc->seg);
+    }
+    S->spans += T->spans;
+    S->unfinished += T->unfinished;
+    S->sum_ns = stint_sum_add(S->sum_ns, T->sum_ns);
+    if (T->icount) {
+        instants_index(S, m);
+        for (size_t k = 0; k < m->instants.len; k++)
+            S->icount[k] += T->icount[k];
+    }
+    for (int k = 0; k < 4; k++)
+        stint_umap_free(&T->imap[k]);
+    stint_umap_free(&T->cmap);
+    stint_umap_free(&T->nmap);
+    free(T->icount);
+    free(T->lanes);
+    free(T->cats);
+    free(T->names);
+    free(T->frames);
+    free(T);
+}
+
 /* A name row's totals once its spans are in: the last lane's union, the
  * quantiles and the exact mean; frees its durations. */
 static void name_finish(struct name_row *nr)
@@ -912,7 +1039,12 @@ int stint_cmd_summary(int argc, char **argv)
     const char *nl = getenv("STINT_SUMMARY_NO_LEAN");
     unsigned flags = (nl && *nl == '1' ? 0 : STINT_MODEL_LEAN) |
                      (o.filter.has_pid || o.filter.has_range ? STINT_MODEL_KEEP_SAMPLES : 0);
-    rc = stint_cmd_load_sink(&o, &m, flags, on_slice, &S);
+    /* the finish walk on two threads from this many spans on (STINT_FINISH_SPLIT_MIN
+     * overrides it, for tests) */
+    const char *fs = getenv("STINT_FINISH_SPLIT_MIN");
+    struct stint_span_split split = {summary_fork, summary_join,
+                                     fs && *fs ? (size_t)strtoull(fs, NULL, 10) : (size_t)1 << 16};
+    rc = stint_cmd_load_split(&o, &m, flags, on_slice, &S, &split);
     if (stint_no_report(rc, &m)) {
         stint_model_free(&m);
         return rc;

@@ -62,6 +62,12 @@ int stint_cmd_load(const struct stint_cmd_opts *o, struct stint_model *m, unsign
 /* The same with a span sink set before reading (model.h, stint_model_set_span_sink). */
 int stint_cmd_load_sink(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags,
                         stint_span_sink sink, void *ctx);
+/* The same with a sink that can be split over two threads at the finish
+ * (stint_model_set_span_split), used when two or more threads are allowed
+ * (stint_threads_wanted); a sink that cannot is run behind a sink pipe
+ * (sinkpipe.h) instead. split NULL: as stint_cmd_load_sink. */
+int stint_cmd_load_split(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags,
+                         stint_span_sink sink, void *ctx, const struct stint_span_split *split);
 
 /* Opens path ("-" = stdout) for writing through a 256 KiB buffer. On
  * failure prints "stint CMD: cannot open PATH for writing: why" and returns

@@ -112,7 +112,7 @@ static int grow(struct stint_input *in, size_t need)
 {
     if (need <= in->cap)
         return 0;
-    size_t cap = in->cap ? in->cap : STINT_INPUT_CHUNK;
+    size_t cap = in->cap ? in->cap : STINT_INPUT_CHUNK - STINT_INPUT_ALIGN - STINT_JSON_PAD;
     while (cap < need)
         cap *= 2;
     if (cap > STINT_INPUT_MAX_WINDOW) {
@@ -687,7 +687,7 @@ static int open_common(struct stint_input *in, const char *path, uint64_t from, 
     }
     in->base = in->progress_at = from;
     in->stop_at = to;
-    if (grow(in, STINT_INPUT_CHUNK) != 0)
+    if (grow(in, STINT_INPUT_CHUNK - STINT_INPUT_ALIGN - STINT_JSON_PAD) != 0)
         return 3;
     in->buf = aligned_front(in);
     /* Sniff the magic bytes from the first read, made straight into the

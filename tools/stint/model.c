@@ -15,6 +15,7 @@
 #include "nearsort.h"
 #include "tsparse.h"
 
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -619,6 +620,8 @@ uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *
     return (uint32_t)(m->slices.len - 1);
 }
 
+void stint_model_set_span_split(struct stint_model *m, const struct stint_span_split *sp) { m->span_split = sp; }
+
 void stint_model_set_span_sink(struct stint_model *m, stint_span_sink fn, void *ctx)
 {
     m->span_sink = fn;
@@ -795,10 +798,28 @@ __attribute__((format(printf, 1, 0))) static char *vformat(const char *fmt, va_l
     return strdup(buf);
 }
 
+/* The repairs of a finish walker on a second thread (stint_model_finish):
+ * counted here, not in the model, and added to it after the first walker,
+ * so that counts and first messages come out as on one thread. */
+struct repair_log {
+    uint64_t n[STINT_REPAIR_COUNT];
+    char *first[STINT_REPAIR_COUNT];
+};
+static _Thread_local struct repair_log *repair_redirect;
+
 void stint_model_repair(struct stint_model *m, enum stint_repair kind, const char *fmt, ...)
 {
     if ((unsigned)kind >= STINT_REPAIR_COUNT)
         return;
+    if (repair_redirect) {
+        if (repair_redirect->n[kind]++ == 0) {
+            va_list ap;
+            va_start(ap, fmt);
+            repair_redirect->first[kind] = vformat(fmt, ap);
+            va_end(ap);
+        }
+        return;
+    }
     if (m->repairs[kind]++ == 0) {
         va_list ap;
         va_start(ap, fmt);
@@ -1193,6 +1214,205 @@ static void end_unmatched(struct stint_model *m, const struct end_ev *ev)
                            stint_model_str(m, ev->name, NULL), (long long)ev->ts_ns);
 }
 
+/* What the finish's track walk reads (struct finish_walk) and how far one
+ * walker goes. */
+struct finish_walk {
+    struct stint_model *m;
+    struct end_ev *ends;
+    size_t nends;
+    const size_t *start;         /* each track's slices: [start[t], start[t + 1]) */
+    int lean;
+    struct flow_ev *lfe;         /* lean: v1 flow events, by track through lidx/lstart */
+    const uint32_t *lidx;
+    const size_t *lstart;
+    /* one walker's range and state */
+    size_t t0, t1, ei;           /* tracks [t0, t1); ends from ei (the first of track t0 or later) */
+    struct stint_i_walker w;
+    int any_explicit;
+    struct repair_log log;       /* the second walker's repairs */
+};
+
+/* Nests, matches E events and (lean) streams tracks [t0, t1) of the model
+ * grouped by track, with the E events of those tracks that match nothing
+ * counted as repairs. Touches those tracks' slices, ends and flow events,
+ * the walker and (through stint_model_repair) the repair counts only. */
+static void walk_tracks(struct finish_walk *F)
+{
+    struct stint_model *m = F->m;
+    struct end_ev *ends = F->ends;
+    size_t nends = F->nends, ei = F->ei;
+    const size_t *start = F->start, *lstart = F->lstart;
+    const uint32_t *lidx = F->lidx;
+    struct flow_ev *lfe = F->lfe;
+    int lean = F->lean, *any_explicit = &F->any_explicit;
+    size_t lnfe = lfe ? 1 : 0;
+    struct stint_i_walker *w = &F->w;
+    struct stint_slice *sl = m->slices.data;
+    struct ustack st = {0};
+    for (size_t t = F->t0; t < F->t1; t++) {
+        size_t a = start[t], b = start[t + 1];
+        /* E events of a track without slices (they close nothing) */
+        while (ei < nends && ends[ei].track < t)
+            end_unmatched(m, &ends[ei++]);
+        const struct stint_track *trk = &STINT_BA_AT(&m->tracks, struct stint_track, t);
+        int lean_track = lean && trk->kind == STINT_TRACK_THREAD;
+        if (a == b && !lean_track)
+            continue;
+        /* most tracks arrive in order: one linear check, sort only when needed */
+        for (size_t i = a + 1; i < b; i++)
+            if (slice_cmp(&sl[i - 1], &sl[i]) > 0) {
+                sort_slices(sl + a, b - a);
+                break;
+            }
+        st.n = 0;
+        size_t i = a;
+        for (;;) {
+            int have_end = ei < nends && ends[ei].track == t;
+            if (i >= b && !have_end)
+                break;
+            int64_t now = (have_end && (i >= b || ends[ei].ts_ns <= sl[i].ts_ns)) ? ends[ei].ts_ns : sl[i].ts_ns;
+            /* slices with a known end that has passed are closed */
+            while (st.n) {
+                const struct stint_slice *top = &sl[st.v[st.n - 1]];
+                if (is_open(top))
+                    break;
+                int64_t end = top->ts_ns + top->dur_ns;
+                if (end < now || (end == now && top->dur_ns > 0))
+                    st.n--;
+                else
+                    break;
+            }
+            if (have_end && ends[ei].ts_ns == now) {
+                /* E events first at equal ts */
+                const struct end_ev *ev = &ends[ei++];
+                size_t k = st.n;
+                while (k-- > 0) {
+                    const struct stint_slice *c = &sl[st.v[k]];
+                    if ((c->flags & STINT_SLICE_FROM_B) && is_open(c) && (ev->name == 0 || c->name == ev->name))
+                        break;
+                }
+                if (k == (size_t)-1) {
+                    /* A zero-length pair written B then E at one ts: Perfetto takes the E first
+                     * and leaves both unmatched; stint pairs them (dur 0), see
+                     * docs/speedscope-differences.md. */
+                    size_t q = i;
+                    for (; q < b && sl[q].ts_ns == ev->ts_ns; q++)
+                        if ((sl[q].flags & STINT_SLICE_FROM_B) && is_open(&sl[q]) && sl[q].seq < ev->seq &&
+                            (ev->name == 0 || sl[q].name == ev->name))
+                            break;
+                    if (q < b && sl[q].ts_ns == ev->ts_ns) {
+                        sl[q].dur_ns = 0;
+                        if (ev->tts_ns != STINT_TS_NONE && sl[q].tts_ns != STINT_TS_NONE)
+                            sl[q].tdur_ns = ev->tts_ns - sl[q].tts_ns;
+                        merge_end_args(m, &sl[q], ev);
+                        continue;
+                    }
+                    end_unmatched(m, ev);
+                    continue;
+                }
+                struct stint_slice *c = &sl[st.v[k]];
+                c->dur_ns = ev->ts_ns - c->ts_ns;
+                if (ev->tts_ns != STINT_TS_NONE && c->tts_ns != STINT_TS_NONE)
+                    c->tdur_ns = ev->tts_ns - c->tts_ns;
+                merge_end_args(m, c, ev);
+                /* slices opened above the match stay open: this E did not close them */
+                memmove(&st.v[k], &st.v[k + 1], (st.n - k - 1) * sizeof *st.v);
+                st.n--;
+                continue;
+            }
+            struct stint_slice *s = &sl[i];
+            if (s->flags & STINT_SLICE_EXPLICIT_PARENT) {
+                *any_explicit = 1;
+            } else if (st.n) {
+                struct stint_slice *top = &sl[st.v[st.n - 1]];
+                s->parent = st.v[st.n - 1];
+                s->depth = top->depth + 1;
+                if (!lean_track && !is_open(top) && !is_open(s) && s->ts_ns + s->dur_ns > top->ts_ns + top->dur_ns) {
+                    s->flags |= STINT_SLICE_OVERLAP;
+                    stint_model_repair(m, STINT_REPAIR_OVERLAP,
+                                       "'%s' [%lld, %lld) ns starts inside '%s' [%lld, %lld) ns but ends after it",
+                                       stint_model_str(m, s->name, NULL), (long long)s->ts_ns,
+                                       (long long)(s->ts_ns + s->dur_ns), stint_model_str(m, top->name, NULL),
+                                       (long long)top->ts_ns, (long long)(top->ts_ns + top->dur_ns));
+                }
+            } else {
+                s->parent = STINT_NO_ID;
+                s->depth = 0;
+            }
+            ustack_push(&st, (uint32_t)i);
+            i++;
+        }
+        /* a B/E child that outlived a parent (known only once its E was matched) */
+        for (size_t q = a; q < b && !lean_track; q++) {
+            struct stint_slice *c = &sl[q];
+            if (c->parent == STINT_NO_ID || (c->flags & (STINT_SLICE_OVERLAP | STINT_SLICE_EXPLICIT_PARENT)) || is_open(c))
+                continue;
+            const struct stint_slice *p = &sl[c->parent];
+            if (!is_open(p) && c->ts_ns + c->dur_ns > p->ts_ns + p->dur_ns) {
+                c->flags |= STINT_SLICE_OVERLAP;
+                stint_model_repair(m, STINT_REPAIR_OVERLAP, "'%s' [%lld, %lld) ns starts inside '%s' but ends after it",
+                                   stint_model_str(m, c->name, NULL), (long long)c->ts_ns,
+                                   (long long)(c->ts_ns + c->dur_ns), stint_model_str(m, p->name, NULL));
+            }
+        }
+        for (size_t q = a; q < b; q++)
+            if ((sl[q].flags & STINT_SLICE_FROM_B) && sl[q].dur_ns < 0)
+                stint_model_repair(m, STINT_REPAIR_UNFINISHED, "%s '%s' at ts %lld ns never ended (dur -1)",
+                                   (sl[q].flags & STINT_SLICE_ASYNC) ? "async begin" : "B",
+                                   stint_model_str(m, sl[q].name, NULL), (long long)sl[q].ts_ns);
+        if (lean_track) {
+            if (lnfe)
+                stint_i_lean_track(m, w, (uint32_t)t, a, b, lfe, lidx + lstart[t], lstart[t + 1] - lstart[t]);
+            else
+                stint_i_lean_track(m, w, (uint32_t)t, a, b, NULL, NULL, 0);
+        }
+    }
+    while (ei < nends && ends[ei].track < F->t1)
+        end_unmatched(m, &ends[ei++]);
+    free(st.v);
+    F->ei = ei;
+}
+
+static void *walk_tracks_thread(void *arg)
+{
+    struct finish_walk *F = arg;
+    repair_redirect = &F->log;
+    walk_tracks(F);
+    repair_redirect = NULL;
+    return NULL;
+}
+
+/* Where a second walker takes over in the finish (see struct
+ * stint_span_split), or ntracks when one walks all: the track before which
+ * about half the spans (slices and lean records) lie, when there are enough
+ * and no E event from there on carries args (merging those appends to the
+ * model's args). */
+static size_t walk_split_at(const struct stint_model *m, const size_t *start, const struct end_ev *ends,
+                            size_t nends)
+{
+    size_t ntracks = m->tracks.len, total = 0, half = 0, t;
+    const struct stint_span_split *sp = m->span_split;
+    if (!sp || !m->span_sink || (m->flags & STINT_MODEL_KEEP_ARGS) || ntracks < 2)
+        return ntracks;
+    size_t *wt = malloc(ntracks * sizeof *wt);
+    if (!wt)
+        return ntracks;
+    for (t = 0; t < ntracks; t++) {
+        const struct stint_track *trk = &STINT_BA_AT(&m->tracks, struct stint_track, t);
+        wt[t] = start[t + 1] - start[t] + (trk->kind == STINT_TRACK_THREAD ? stint_i_lean_count(m, trk->lane) : 0);
+        total += wt[t];
+    }
+    for (t = 0; t < ntracks && half + wt[t] / 2 < total / 2; t++)
+        half += wt[t];
+    free(wt);
+    if (total < sp->min_spans || total < 2 || t == 0 || t >= ntracks)
+        return ntracks;
+    for (size_t k = 0; k < nends; k++)
+        if (ends[k].track >= t && ends[k].args != STINT_NO_ID)
+            return ntracks;
+    return t;
+}
+
 void stint_model_finish(struct stint_model *m)
 {
     if (m->finished)
@@ -1277,130 +1497,57 @@ void stint_model_finish(struct stint_model *m)
         }
         stint_bigarray_free(&destv);
     }
-    struct stint_slice *sl = m->slices.data;
-    struct ustack st = {0};
-    int any_explicit = 0;
-    for (size_t t = 0; t < ntracks; t++) {
-        size_t a = start[t], b = start[t + 1];
-        /* E events of a track without slices (they close nothing) */
-        while (ei < nends && ends[ei].track < t)
-            end_unmatched(m, &ends[ei++]);
-        const struct stint_track *trk = &STINT_BA_AT(&m->tracks, struct stint_track, t);
-        int lean_track = lean && trk->kind == STINT_TRACK_THREAD;
-        if (a == b && !lean_track)
-            continue;
-        /* most tracks arrive in order: one linear check, sort only when needed */
-        for (size_t i = a + 1; i < b; i++)
-            if (slice_cmp(&sl[i - 1], &sl[i]) > 0) {
-                sort_slices(sl + a, b - a);
-                break;
-            }
-        st.n = 0;
-        size_t i = a;
-        for (;;) {
-            int have_end = ei < nends && ends[ei].track == t;
-            if (i >= b && !have_end)
-                break;
-            int64_t now = (have_end && (i >= b || ends[ei].ts_ns <= sl[i].ts_ns)) ? ends[ei].ts_ns : sl[i].ts_ns;
-            /* slices with a known end that has passed are closed */
-            while (st.n) {
-                const struct stint_slice *top = &sl[st.v[st.n - 1]];
-                if (is_open(top))
-                    break;
-                int64_t end = top->ts_ns + top->dur_ns;
-                if (end < now || (end == now && top->dur_ns > 0))
-                    st.n--;
-                else
-                    break;
-            }
-            if (have_end && ends[ei].ts_ns == now) {
-                /* E events first at equal ts */
-                const struct end_ev *ev = &ends[ei++];
-                size_t k = st.n;
-                while (k-- > 0) {
-                    const struct stint_slice *c = &sl[st.v[k]];
-                    if ((c->flags & STINT_SLICE_FROM_B) && is_open(c) && (ev->name == 0 || c->name == ev->name))
-                        break;
-                }
-                if (k == (size_t)-1) {
-                    /* A zero-length pair written B then E at one ts: Perfetto takes the E first
-                     * and leaves both unmatched; stint pairs them (dur 0), see
-                     * docs/speedscope-differences.md. */
-                    size_t q = i;
-                    for (; q < b && sl[q].ts_ns == ev->ts_ns; q++)
-                        if ((sl[q].flags & STINT_SLICE_FROM_B) && is_open(&sl[q]) && sl[q].seq < ev->seq &&
-                            (ev->name == 0 || sl[q].name == ev->name))
-                            break;
-                    if (q < b && sl[q].ts_ns == ev->ts_ns) {
-                        sl[q].dur_ns = 0;
-                        if (ev->tts_ns != STINT_TS_NONE && sl[q].tts_ns != STINT_TS_NONE)
-                            sl[q].tdur_ns = ev->tts_ns - sl[q].tts_ns;
-                        merge_end_args(m, &sl[q], ev);
-                        continue;
-                    }
-                    end_unmatched(m, ev);
-                    continue;
-                }
-                struct stint_slice *c = &sl[st.v[k]];
-                c->dur_ns = ev->ts_ns - c->ts_ns;
-                if (ev->tts_ns != STINT_TS_NONE && c->tts_ns != STINT_TS_NONE)
-                    c->tdur_ns = ev->tts_ns - c->tts_ns;
-                merge_end_args(m, c, ev);
-                /* slices opened above the match stay open: this E did not close them */
-                memmove(&st.v[k], &st.v[k + 1], (st.n - k - 1) * sizeof *st.v);
-                st.n--;
-                continue;
-            }
-            struct stint_slice *s = &sl[i];
-            if (s->flags & STINT_SLICE_EXPLICIT_PARENT) {
-                any_explicit = 1;
-            } else if (st.n) {
-                struct stint_slice *top = &sl[st.v[st.n - 1]];
-                s->parent = st.v[st.n - 1];
-                s->depth = top->depth + 1;
-                if (!lean_track && !is_open(top) && !is_open(s) && s->ts_ns + s->dur_ns > top->ts_ns + top->dur_ns) {
-                    s->flags |= STINT_SLICE_OVERLAP;
-                    stint_model_repair(m, STINT_REPAIR_OVERLAP,
-                                       "'%s' [%lld, %lld) ns starts inside '%s' [%lld, %lld) ns but ends after it",
-                                       stint_model_str(m, s->name, NULL), (long long)s->ts_ns,
-                                       (long long)(s->ts_ns + s->dur_ns), stint_model_str(m, top->name, NULL),
-                                       (long long)top->ts_ns, (long long)(top->ts_ns + top->dur_ns));
-                }
-            } else {
-                s->parent = STINT_NO_ID;
-                s->depth = 0;
-            }
-            ustack_push(&st, (uint32_t)i);
-            i++;
-        }
-        /* a B/E child that outlived a parent (known only once its E was matched) */
-        for (size_t q = a; q < b && !lean_track; q++) {
-            struct stint_slice *c = &sl[q];
-            if (c->parent == STINT_NO_ID || (c->flags & (STINT_SLICE_OVERLAP | STINT_SLICE_EXPLICIT_PARENT)) || is_open(c))
-                continue;
-            const struct stint_slice *p = &sl[c->parent];
-            if (!is_open(p) && c->ts_ns + c->dur_ns > p->ts_ns + p->dur_ns) {
-                c->flags |= STINT_SLICE_OVERLAP;
-                stint_model_repair(m, STINT_REPAIR_OVERLAP, "'%s' [%lld, %lld) ns starts inside '%s' but ends after it",
-                                   stint_model_str(m, c->name, NULL), (long long)c->ts_ns,
-                                   (long long)(c->ts_ns + c->dur_ns), stint_model_str(m, p->name, NULL));
-            }
-        }
-        for (size_t q = a; q < b; q++)
-            if ((sl[q].flags & STINT_SLICE_FROM_B) && sl[q].dur_ns < 0)
-                stint_model_repair(m, STINT_REPAIR_UNFINISHED, "%s '%s' at ts %lld ns never ended (dur -1)",
-                                   (sl[q].flags & STINT_SLICE_ASYNC) ? "async begin" : "B",
-                                   stint_model_str(m, sl[q].name, NULL), (long long)sl[q].ts_ns);
-        if (lean_track) {
-            if (lnfe)
-                stint_i_lean_track(m, (uint32_t)t, a, b, lfe, lidx + lstart[t], lstart[t + 1] - lstart[t]);
+    struct finish_walk F = {.m = m, .ends = ends, .nends = nends, .start = start, .lean = lean,
+                            .lfe = lnfe ? lfe : NULL, .lidx = lidx, .lstart = lstart, .t0 = 0, .t1 = ntracks,
+                            .w = {.fn = m->span_sink, .ctx = m->span_sink_ctx}};
+    size_t t_mid = lean ? walk_split_at(m, start, ends, nends) : ntracks;
+    struct finish_walk F2 = F;
+    pthread_t second;
+    void *forked = t_mid < ntracks ? m->span_split->fork(m->span_sink_ctx, m) : NULL;
+    int two = 0;
+    if (forked) {
+        F.t1 = F2.t0 = t_mid;
+        F2.w.ctx = forked;
+        size_t lo = 0, hi = nends; /* F2's first end: the first of track t_mid or later */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (ends[mid].track < t_mid)
+                lo = mid + 1;
             else
-                stint_i_lean_track(m, (uint32_t)t, a, b, NULL, NULL, 0);
+                hi = mid;
+        }
+        F2.ei = lo;
+        two = pthread_create(&second, NULL, walk_tracks_thread, &F2) == 0;
+        if (two && getenv("STINT_DEBUG_SPLIT")) /* for tests: the walk was split */
+            fprintf(stderr, "stint: finish walk: tracks [0, %zu) and [%zu, %zu) on two threads\n", t_mid, t_mid,
+                    ntracks);
+        if (!two) { /* walk them here after all */
+            F.t1 = ntracks;
+            m->span_split->join(m->span_sink_ctx, forked, m);
         }
     }
+    walk_tracks(&F);
+    if (two) {
+        pthread_join(second, NULL);
+        for (int k = 0; k < STINT_REPAIR_COUNT; k++) {
+            if (!F2.log.n[k])
+                continue;
+            if (m->repairs[k] == 0)
+                m->repair_first[k] = F2.log.first[k];
+            else
+                free(F2.log.first[k]);
+            m->repairs[k] += F2.log.n[k];
+        }
+        F.any_explicit |= F2.any_explicit;
+        F.ei = F2.ei;
+        stint_i_walker_free(&F2.w);
+        m->span_split->join(m->span_sink_ctx, forked, m);
+    }
+    stint_i_walker_free(&F.w);
+    int any_explicit = F.any_explicit;
+    ei = F.ei;
     while (ei < nends)
         end_unmatched(m, &ends[ei++]);
-    free(st.v);
     free(lidx);
     free(lstart);
     bind_flows(m, lean ? NULL : start);

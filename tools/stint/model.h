@@ -296,6 +296,20 @@ struct stint_span_ev {
     uint8_t parent_on_top;
 };
 typedef void (*stint_span_sink)(void *ctx, const struct stint_model *m, const struct stint_span_ev *ev);
+/* A span sink whose work can be split over two threads by track: fork makes
+ * a second, empty context for the same sink (called on the finishing thread
+ * before the second walker starts); the second walker streams tracks
+ * [t_mid, ntracks) to it while the first streams [0, t_mid) to the sink's
+ * own context; join (on the finishing thread, after both walkers are done)
+ * folds the second context into the first and frees it. The sink then
+ * sees every track exactly once, each whole and in its own order, but
+ * tracks from t_mid on in another context, so its results must not depend
+ * on which context a track went to (per-track or order-free tallies). */
+struct stint_span_split {
+    void *(*fork)(void *ctx, const struct stint_model *m);
+    void (*join)(void *ctx, void *forked, const struct stint_model *m);
+    size_t min_spans; /* walk on one thread under this many spans in all */
+};
 
 struct stint_intern; /* string table, model.c */
 struct stint_lean;   /* lean span records, model_lean.c */
@@ -332,6 +346,7 @@ struct stint_model {
     struct stint_lean *lean;  /* STINT_MODEL_LEAN records until finish */
     stint_span_sink span_sink;
     void *span_sink_ctx;
+    const struct stint_span_split *span_split; /* optional (stint_model_set_span_split) */
 };
 
 /* Initialises an empty model; flags are STINT_MODEL_*. 0 ok, -1 out of memory. */
@@ -428,6 +443,11 @@ void stint_model_presort(struct stint_model *m);
  * stint_span_ev); set it before reading. In lean mode it is the only way to
  * see the lean spans. */
 void stint_model_set_span_sink(struct stint_model *m, stint_span_sink fn, void *ctx);
+/* Lets a lean finish (STINT_MODEL_LEAN, no KEEP_ARGS) walk the tracks on two
+ * threads, the set span sink split as sp says (sp must outlive the finish);
+ * NULL or never set: one thread. Results are the same either way: repairs
+ * keep their counts and first messages as on one thread. */
+void stint_model_set_span_split(struct stint_model *m, const struct stint_span_split *sp);
 
 /* Closes the reading phase: counts unfinished spans, sorts slices, computes
  * depth and parent. Safe to call once; analyses call it through the readers. */

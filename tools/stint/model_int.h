@@ -40,13 +40,31 @@ int stint_i_lean_merge(struct stint_model *dst, struct stint_model *src, const u
                        uint64_t seq0);
 void stint_i_lean_free(struct stint_model *m);
 
+/* One walker of the finish (stint_model_finish runs one, or two on disjoint
+ * ranges of tracks): the span sink it streams to and its scratch, reused
+ * across tracks. Zero-initialize; free with stint_i_walker_free. */
+struct lean_frame;
+struct lean_overlap;
+struct stint_i_walker {
+    stint_span_sink fn; /* NULL: nothing is streamed */
+    void *ctx;
+    struct lean_frame *frames;
+    size_t fcap;
+    struct lean_overlap *ovl;
+    size_t novl, ocap;
+};
+void stint_i_walker_free(struct stint_i_walker *w);
+/* The lean records lane holds (what its walk will stream). */
+size_t stint_i_lean_count(const struct stint_model *m, uint32_t lane);
 /* Lean finish of thread track t: merges its ordinary slices sl[a..b)
  * (sorted, B/E already matched) with the lane's lean records in slice order,
  * nests them with Perfetto's rule, counts overlap repairs, streams each to
- * the span sink, binds the track's v1 flow events fe[idx[0..nfe)] (in ts
- * order; sets their bound field) and frees the lane's records. */
-void stint_i_lean_track(struct stint_model *m, uint32_t t, size_t a, size_t b, struct flow_ev *fe, const uint32_t *idx,
-                        size_t nfe);
+ * w's sink, binds the track's v1 flow events fe[idx[0..nfe)] (in ts order;
+ * sets their bound field) and frees the lane's records. Touches only track
+ * t's slices, flow events and records, and w: two walkers may run at once
+ * on different tracks (repairs aside, see stint_model_finish). */
+void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_t t, size_t a, size_t b,
+                        struct flow_ev *fe, const uint32_t *idx, size_t nfe);
 
 /* Streams the finished (not lean) model's thread-track slices to the sink. */
 void stint_i_stream_finished(struct stint_model *m);

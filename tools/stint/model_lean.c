@@ -78,10 +78,6 @@ struct stint_lean {
         uint32_t pair1;     /* pair + 1, 0 = empty */
     } pcache[1024];
     size_t total;
-    struct lean_frame *frames; /* walk scratch, reused across tracks */
-    size_t fcap;
-    struct lean_overlap *ovl;
-    size_t novl, ocap;
     struct lean_note *notes; /* in seq order */
     size_t nnotes, ncap;
 };
@@ -287,8 +283,6 @@ void stint_i_lean_free(struct stint_model *m)
     free(L->pcat);
     free(L->pname);
     stint_umap_free(&L->pairs);
-    free(L->frames);
-    free(L->ovl);
     free(L->notes);
     free(L);
     m->lean = NULL;
@@ -466,8 +460,27 @@ static void bind_v1(struct flow_ev *f, const struct lean_frame *st, size_t sn, i
     }
 }
 
-void stint_i_lean_track(struct stint_model *m, uint32_t t, size_t a, size_t b, struct flow_ev *fe, const uint32_t *idx,
-                        size_t nfe)
+void stint_i_walker_free(struct stint_i_walker *w)
+{
+    free(w->frames);
+    free(w->ovl);
+    w->frames = NULL;
+    w->ovl = NULL;
+    w->fcap = w->ocap = w->novl = 0;
+}
+
+size_t stint_i_lean_count(const struct stint_model *m, uint32_t lane)
+{
+    const struct stint_lean *L = m->lean;
+    size_t n = 0;
+    if (L && lane < L->nlanes)
+        for (size_t g = 0; g < L->lanes[lane].nsegs; g++)
+            n += L->lanes[lane].segs[g].len;
+    return n;
+}
+
+void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_t t, size_t a, size_t b,
+                        struct flow_ev *fe, const uint32_t *idx, size_t nfe)
 {
     struct stint_lean *L = m->lean; /* (lean finish runs only when records were kept) */
     const struct stint_track *tr = stint_model_track_at(m, t);
@@ -483,7 +496,7 @@ void stint_i_lean_track(struct stint_model *m, uint32_t t, size_t a, size_t b, s
     size_t g = 0, k = 0, i = a, fi = 0, sn = 0;
     int64_t last_ts = 0;
     int any = 0;
-    L->novl = 0;
+    w->novl = 0;
     for (;;) {
         while (ll && g < ll->nsegs && k >= ll->segs[g].len) {
             g++;
@@ -524,14 +537,14 @@ void stint_i_lean_track(struct stint_model *m, uint32_t t, size_t a, size_t b, s
         }
         /* flow events before this slice's start see the stack as it is now */
         while (fi < nfe && (!have || fe[idx[fi]].ts_ns < x.ts_ns)) {
-            bind_v1(&fe[idx[fi]], L->frames, sn, have, last_ts, any);
+            bind_v1(&fe[idx[fi]], w->frames, sn, have, last_ts, any);
             fi++;
         }
         if (!have)
             break;
         /* slices with a known end that has passed are closed */
         while (sn) {
-            const struct lean_frame *top = &L->frames[sn - 1];
+            const struct lean_frame *top = &w->frames[sn - 1];
             if (top->dur_ns < 0)
                 break;
             int64_t end = top->ts_ns + top->dur_ns;
@@ -541,7 +554,7 @@ void stint_i_lean_track(struct stint_model *m, uint32_t t, size_t a, size_t b, s
                 break;
         }
         if (sn) {
-            const struct lean_frame *top = &L->frames[sn - 1];
+            const struct lean_frame *top = &w->frames[sn - 1];
             if (top->dur_ns >= 0 && x.dur_ns >= 0 && x.ts_ns + x.dur_ns > top->ts_ns + top->dur_ns) {
                 if (!((top->flags | x.flags) & STINT_SLICE_FROM_B))
                     stint_model_repair(m, STINT_REPAIR_OVERLAP,
@@ -550,12 +563,12 @@ void stint_i_lean_track(struct stint_model *m, uint32_t t, size_t a, size_t b, s
                                        (long long)(x.ts_ns + x.dur_ns), stint_model_str(m, top->name, NULL),
                                        (long long)top->ts_ns, (long long)(top->ts_ns + top->dur_ns));
                 else { /* finish() finds these once the E is matched, after the track */
-                    L->ovl = grow(L->ovl, &L->ocap, L->novl + 1, sizeof *L->ovl);
-                    L->ovl[L->novl++] = (struct lean_overlap){x.ts_ns, x.ts_ns + x.dur_ns, x.name, top->name};
+                    w->ovl = grow(w->ovl, &w->ocap, w->novl + 1, sizeof *w->ovl);
+                    w->ovl[w->novl++] = (struct lean_overlap){x.ts_ns, x.ts_ns + x.dur_ns, x.name, top->name};
                 }
             }
         }
-        if (m->span_sink) {
+        if (w->fn) {
             struct stint_span_ev ev = {.ts_ns = x.ts_ns,
                                        .dur_ns = x.dur_ns,
                                        .track = t,
@@ -565,17 +578,17 @@ void stint_i_lean_track(struct stint_model *m, uint32_t t, size_t a, size_t b, s
                                        .level = (uint32_t)sn,
                                        .flags = x.flags,
                                        .parent_on_top = sn > 0};
-            m->span_sink(m->span_sink_ctx, m, &ev);
+            w->fn(w->ctx, m, &ev);
         }
-        L->frames = grow(L->frames, &L->fcap, sn + 1, sizeof *L->frames);
-        L->frames[sn++] = (struct lean_frame){x.ts_ns, x.dur_ns, x.name, x.flags};
+        w->frames = grow(w->frames, &w->fcap, sn + 1, sizeof *w->frames);
+        w->frames[sn++] = (struct lean_frame){x.ts_ns, x.dur_ns, x.name, x.flags};
         last_ts = x.ts_ns;
         any = 1;
     }
-    for (size_t q = 0; q < L->novl; q++)
+    for (size_t q = 0; q < w->novl; q++)
         stint_model_repair(m, STINT_REPAIR_OVERLAP, "'%s' [%lld, %lld) ns starts inside '%s' but ends after it",
-                           stint_model_str(m, L->ovl[q].name, NULL), (long long)L->ovl[q].ts_ns,
-                           (long long)L->ovl[q].end_ns, stint_model_str(m, L->ovl[q].parent_name, NULL));
+                           stint_model_str(m, w->ovl[q].name, NULL), (long long)w->ovl[q].ts_ns,
+                           (long long)w->ovl[q].end_ns, stint_model_str(m, w->ovl[q].parent_name, NULL));
     if (ll) {
         for (size_t q = 0; q < ll->nsegs; q++)
             stint_bigarray_free(&ll->segs[q]);

@@ -432,9 +432,11 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
                 unsigned flags = m->flags;
                 stint_span_sink sink = m->span_sink;
                 void *sink_ctx = m->span_sink_ctx;
+                const struct stint_span_split *split = m->span_split;
                 stint_model_free(m);
                 stint_model_init(m, flags);
                 stint_model_set_span_sink(m, sink, sink_ctx);
+                stint_model_set_span_split(m, split);
                 rc = stint_input_open(&in, path);
                 if (rc == 0)
                     rc = stint_read_chrome(&in, m, o);
