@@ -568,46 +568,89 @@ static void name_finish(struct name_row *nr)
     nr->d32 = NULL;
 }
 
-/* From this many durations (all names) on, their quantiles are selected on two threads. */
-#define NAMES_SPLIT_MIN ((size_t)1 << 16)
+/* A category's union across the tracks (its runs, each track's sorted);
+ * frees the runs. */
+static void cat_finish(struct cat_row *cr)
+{
+    /* seg[] holds each track's end: turn it into run starts */
+    size_t nruns = cr->nseg;
+    for (size_t k = nruns; k-- > 0;)
+        cr->seg[k] = k ? cr->seg[k - 1] : 0;
+    cr->busy_ns =
+        stint_intervals_union_runs((const struct stint_interval *const *)cr->ivb, RUN_SHIFT, cr->niv, cr->seg, nruns);
+    if (cr->busy_ns < 0) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    cat_runs_free(cr);
+    stint_hmem_free(cr->seg, cr->segcap * sizeof *cr->seg);
+    cr->seg = NULL;
+}
 
-/* name_finish over rows [a, b) (a thread's share). */
-struct name_share {
-    struct name_row *rows;
-    size_t a, b;
+/* From this many runs and durations (all categories and names) on, the
+ * tail work is done on two threads. */
+#define TAIL_SPLIT_MIN ((size_t)1 << 16)
+
+/* The work left once every span is in: the categories' unions and the
+ * names' totals and quantiles, one item per row, taken in turn through an
+ * atomic index by every thread that works on it, biggest first (so that the
+ * threads end together). Each item touches its own row only. */
+struct tail_work {
+    struct summary *S;
+    uint32_t *items; /* row k < ncats: category k; else name k - ncats */
+    size_t n;
+    size_t next;     /* the next item to take (atomic) */
 };
 
-static void *names_finish_share(void *arg)
+static void *tail_worker(void *arg)
 {
-    const struct name_share *sh = arg;
-    for (size_t k = sh->a; k < sh->b; k++)
-        name_finish(&sh->rows[k]);
+    struct tail_work *W = arg;
+    for (size_t i; (i = __atomic_fetch_add(&W->next, 1, __ATOMIC_RELAXED)) < W->n;) {
+        uint32_t k = W->items[i];
+        if (k < W->S->ncats)
+            cat_finish(&W->S->cats[k]);
+        else
+            name_finish(&W->S->names[k - W->S->ncats]);
+    }
     return NULL;
 }
 
-/* name_finish on every row; with a second thread allowed and enough
- * durations to select among, the rows are split in two shares of about
- * equal durations and the second share runs on another thread. Each row is
- * touched by one thread only. */
-static void names_finish(struct summary *S)
+static size_t tail_weight(const struct summary *S, uint32_t k)
 {
+    return k < S->ncats ? S->cats[k].niv : S->names[k - S->ncats].d_len;
+}
+
+static const struct summary *tail_sort_S;
+static int tail_cmp(const void *pa, const void *pb)
+{
+    size_t a = tail_weight(tail_sort_S, *(const uint32_t *)pa), b = tail_weight(tail_sort_S, *(const uint32_t *)pb);
+    if (a != b)
+        return a > b ? -1 : 1;
+    return (*(const uint32_t *)pa > *(const uint32_t *)pb) - (*(const uint32_t *)pa < *(const uint32_t *)pb);
+}
+
+/* cat_finish and name_finish on every row: on two threads when a second is
+ * allowed and there is enough work. */
+static void tail_finish(struct summary *S)
+{
+    struct tail_work W = {.S = S, .n = S->ncats + S->nnames};
+    W.items = xcalloc(W.n, sizeof *W.items);
     size_t total = 0;
-    for (size_t k = 0; k < S->nnames; k++)
-        total += S->names[k].d_len;
-    struct name_share hi = {S->names, S->nnames, S->nnames};
+    for (size_t k = 0; k < W.n; k++) {
+        W.items[k] = (uint32_t)k;
+        total += tail_weight(S, (uint32_t)k);
+    }
     pthread_t t;
     int threaded = 0;
-    if (total >= NAMES_SPLIT_MIN && stint_threads_wanted() > 1) {
-        size_t half = 0, k = 0;
-        while (k < S->nnames && half < total / 2)
-            half += S->names[k++].d_len;
-        hi.a = k;
-        threaded = hi.a < hi.b && pthread_create(&t, NULL, names_finish_share, &hi) == 0;
+    if (total >= TAIL_SPLIT_MIN && stint_threads_wanted() > 1) {
+        tail_sort_S = S;
+        qsort(W.items, W.n, sizeof *W.items, tail_cmp);
+        threaded = pthread_create(&t, NULL, tail_worker, &W) == 0;
     }
-    struct name_share lo = {S->names, 0, threaded ? hi.a : S->nnames};
-    names_finish_share(&lo);
+    tail_worker(&W);
     if (threaded)
         pthread_join(t, NULL);
+    free(W.items);
 }
 
 /* After the model streamed its spans: async rows, category unions across
@@ -670,23 +713,7 @@ static void compute(struct summary *S, const struct stint_model *m)
             t->samples++;
         }
     }
-    for (size_t c = 0; c < S->ncats; c++) {
-        struct cat_row *cr = &S->cats[c];
-        /* seg[] holds each track's end: turn it into run starts */
-        size_t nruns = cr->nseg;
-        for (size_t k = nruns; k-- > 0;)
-            cr->seg[k] = k ? cr->seg[k - 1] : 0;
-        cr->busy_ns = stint_intervals_union_runs((const struct stint_interval *const *)cr->ivb, RUN_SHIFT, cr->niv,
-                                                 cr->seg, nruns);
-        if (cr->busy_ns < 0) {
-            fprintf(stderr, "stint: out of memory\n");
-            exit(3);
-        }
-        cat_runs_free(cr);
-        stint_hmem_free(cr->seg, cr->segcap * sizeof *cr->seg);
-        cr->seg = NULL;
-    }
-    names_finish(S);
+    tail_finish(S);
     free(S->frames);
     stint_umap_free(&S->cmap);
     stint_umap_free(&S->nmap);

@@ -798,25 +798,32 @@ __attribute__((format(printf, 1, 0))) static char *vformat(const char *fmt, va_l
     return strdup(buf);
 }
 
-/* The repairs of a finish walker on a second thread (stint_model_finish):
- * counted here, not in the model, and added to it after the first walker,
- * so that counts and first messages come out as on one thread. */
+/* The repairs of the finish's walkers when two run (stint_model_finish):
+ * counted per walker, each kind's first message being that of the lowest
+ * track the walker met it on (its first there), and added to the model
+ * after both, the lower track's message first: counts and first messages
+ * come out as on one thread, which walks the tracks in order. */
 struct repair_log {
     uint64_t n[STINT_REPAIR_COUNT];
     char *first[STINT_REPAIR_COUNT];
+    size_t first_track[STINT_REPAIR_COUNT];
 };
 static _Thread_local struct repair_log *repair_redirect;
+static _Thread_local size_t repair_track; /* the track the walker is on */
 
 void stint_model_repair(struct stint_model *m, enum stint_repair kind, const char *fmt, ...)
 {
     if ((unsigned)kind >= STINT_REPAIR_COUNT)
         return;
-    if (repair_redirect) {
-        if (repair_redirect->n[kind]++ == 0) {
+    if (repair_redirect) { /* (a walker takes tracks in any order: keep the lowest track's first) */
+        struct repair_log *l = repair_redirect;
+        if (l->n[kind]++ == 0 || repair_track < l->first_track[kind]) {
             va_list ap;
             va_start(ap, fmt);
-            repair_redirect->first[kind] = vformat(fmt, ap);
+            free(l->first[kind]);
+            l->first[kind] = vformat(fmt, ap);
             va_end(ap);
+            l->first_track[kind] = repair_track;
         }
         return;
     }
@@ -1214,50 +1221,61 @@ static void end_unmatched(struct stint_model *m, const struct end_ev *ev)
                            stint_model_str(m, ev->name, NULL), (long long)ev->ts_ns);
 }
 
-/* What the finish's track walk reads (struct finish_walk) and how far one
- * walker goes. */
-struct finish_walk {
+/* What the finish's track walkers share (struct finish_walker). */
+struct finish_share {
     struct stint_model *m;
-    struct end_ev *ends;
-    size_t nends;
+    struct end_ev *ends;         /* sorted by track: track t's are [estart[t], estart[t + 1]) */
+    const size_t *estart;
     const size_t *start;         /* each track's slices: [start[t], start[t + 1]) */
     int lean;
     struct flow_ev *lfe;         /* lean: v1 flow events, by track through lidx/lstart */
     const uint32_t *lidx;
     const size_t *lstart;
-    /* one walker's range and state */
-    size_t t0, t1, ei;           /* tracks [t0, t1); ends from ei (the first of track t0 or later) */
-    struct stint_i_walker w;
-    int any_explicit;
-    struct repair_log log;       /* the second walker's repairs */
+    const uint32_t *order;       /* the tracks in the order they are taken (NULL: 0, 1, ...) */
+    size_t n;                    /* tracks */
+    size_t next;                 /* the next one to take (atomic) */
 };
 
-/* Nests, matches E events and (lean) streams tracks [t0, t1) of the model
- * grouped by track, with the E events of those tracks that match nothing
- * counted as repairs. Touches those tracks' slices, ends and flow events,
- * the walker and (through stint_model_repair) the repair counts only. */
-static void walk_tracks(struct finish_walk *F)
+/* One walker: its sink and scratch, and what it found. */
+struct finish_walker {
+    struct finish_share *sh;
+    struct stint_i_walker w;
+    int any_explicit;
+    int logged;                  /* repairs go to log (two walkers) */
+    struct repair_log log;
+};
+
+/* Takes tracks until none is left: nests them, matches their E events
+ * (those that match nothing counted as repairs) and (lean) streams them.
+ * Touches only the tracks' own slices, ends and flow events, the walker
+ * and the repair counts (its log when logged). */
+static void walk_tracks(struct finish_walker *W)
 {
-    struct stint_model *m = F->m;
-    struct end_ev *ends = F->ends;
-    size_t nends = F->nends, ei = F->ei;
-    const size_t *start = F->start, *lstart = F->lstart;
-    const uint32_t *lidx = F->lidx;
-    struct flow_ev *lfe = F->lfe;
-    int lean = F->lean, *any_explicit = &F->any_explicit;
+    struct finish_share *sh = W->sh;
+    struct stint_model *m = sh->m;
+    struct end_ev *ends = sh->ends;
+    const size_t *start = sh->start, *lstart = sh->lstart;
+    const uint32_t *lidx = sh->lidx;
+    struct flow_ev *lfe = sh->lfe;
+    int lean = sh->lean, *any_explicit = &W->any_explicit;
     size_t lnfe = lfe ? 1 : 0;
-    struct stint_i_walker *w = &F->w;
+    struct stint_i_walker *w = &W->w;
     struct stint_slice *sl = m->slices.data;
     struct ustack st = {0};
-    for (size_t t = F->t0; t < F->t1; t++) {
+    if (W->logged)
+        repair_redirect = &W->log;
+    for (size_t x; (x = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED)) < sh->n;) {
+        size_t t = sh->order ? sh->order[x] : x;
         size_t a = start[t], b = start[t + 1];
-        /* E events of a track without slices (they close nothing) */
-        while (ei < nends && ends[ei].track < t)
-            end_unmatched(m, &ends[ei++]);
+        size_t ei = sh->estart[t], nends = sh->estart[t + 1]; /* (ends past the track's are never looked at) */
+        repair_track = t;
         const struct stint_track *trk = &STINT_BA_AT(&m->tracks, struct stint_track, t);
         int lean_track = lean && trk->kind == STINT_TRACK_THREAD;
-        if (a == b && !lean_track)
+        if (a == b && !lean_track) { /* E events of a track without slices close nothing */
+            while (ei < nends)
+                end_unmatched(m, &ends[ei++]);
             continue;
+        }
         /* most tracks arrive in order: one linear check, sort only when needed */
         for (size_t i = a + 1; i < b; i++)
             if (slice_cmp(&sl[i - 1], &sl[i]) > 0) {
@@ -1367,50 +1385,61 @@ static void walk_tracks(struct finish_walk *F)
                 stint_i_lean_track(m, w, (uint32_t)t, a, b, NULL, NULL, 0);
         }
     }
-    while (ei < nends && ends[ei].track < F->t1)
-        end_unmatched(m, &ends[ei++]);
+    repair_redirect = NULL;
     free(st.v);
-    F->ei = ei;
 }
 
 static void *walk_tracks_thread(void *arg)
 {
-    struct finish_walk *F = arg;
-    repair_redirect = &F->log;
-    walk_tracks(F);
-    repair_redirect = NULL;
+    walk_tracks(arg);
     return NULL;
 }
 
-/* Where a second walker takes over in the finish (see struct
- * stint_span_split), or ntracks when one walks all: the track before which
- * about half the spans (slices and lean records) lie, when there are enough
- * and no E event from there on carries args (merging those appends to the
- * model's args). */
-static size_t walk_split_at(const struct stint_model *m, const size_t *start, const struct end_ev *ends,
-                            size_t nends)
+static const size_t *walk_weight;
+static int walk_weight_cmp(const void *pa, const void *pb)
 {
-    size_t ntracks = m->tracks.len, total = 0, half = 0, t;
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    if (walk_weight[a] != walk_weight[b])
+        return walk_weight[a] > walk_weight[b] ? -1 : 1;
+    return (a > b) - (a < b);
+}
+
+/* The order two walkers take the tracks in (heaviest first: slices and lean
+ * records, so that they end together), or NULL when one walks them all: no
+ * split sink, too few spans, or E events that carry args (merging those
+ * appends to the model's args). */
+static uint32_t *walk_split_order(const struct stint_model *m, const size_t *start, const struct end_ev *ends,
+                                  size_t nends)
+{
+    size_t ntracks = m->tracks.len, total = 0;
     const struct stint_span_split *sp = m->span_split;
     if (!sp || !m->span_sink || (m->flags & STINT_MODEL_KEEP_ARGS) || ntracks < 2)
-        return ntracks;
+        return NULL;
+    for (size_t k = 0; k < nends; k++)
+        if (ends[k].args != STINT_NO_ID)
+            return NULL;
     size_t *wt = malloc(ntracks * sizeof *wt);
-    if (!wt)
-        return ntracks;
-    for (t = 0; t < ntracks; t++) {
+    uint32_t *order = malloc(ntracks * sizeof *order);
+    if (!wt || !order) {
+        free(wt);
+        free(order);
+        return NULL;
+    }
+    for (size_t t = 0; t < ntracks; t++) {
         const struct stint_track *trk = &STINT_BA_AT(&m->tracks, struct stint_track, t);
         wt[t] = start[t + 1] - start[t] + (trk->kind == STINT_TRACK_THREAD ? stint_i_lean_count(m, trk->lane) : 0);
         total += wt[t];
+        order[t] = (uint32_t)t;
     }
-    for (t = 0; t < ntracks && half + wt[t] / 2 < total / 2; t++)
-        half += wt[t];
+    if (total < sp->min_spans || total < 2) {
+        free(wt);
+        free(order);
+        return NULL;
+    }
+    walk_weight = wt; /* (the finish runs on one thread at a time) */
+    qsort(order, ntracks, sizeof *order, walk_weight_cmp);
     free(wt);
-    if (total < sp->min_spans || total < 2 || t == 0 || t >= ntracks)
-        return ntracks;
-    for (size_t k = 0; k < nends; k++)
-        if (ends[k].track >= t && ends[k].args != STINT_NO_ID)
-            return ntracks;
-    return t;
+    return order;
 }
 
 void stint_model_finish(struct stint_model *m)
@@ -1420,7 +1449,7 @@ void stint_model_finish(struct stint_model *m)
     m->finished = 1;
     size_t n = m->slices.len, ntracks = m->tracks.len;
     struct end_ev *ends = m->ends.data;
-    size_t nends = m->ends.len, ei = 0;
+    size_t nends = m->ends.len;
     if (!end_near_sort(ends, nends))
         qsort(ends, nends, sizeof *ends, end_cmp);
     int lean = stint_i_lean_active(m);
@@ -1497,57 +1526,64 @@ void stint_model_finish(struct stint_model *m)
         }
         stint_bigarray_free(&destv);
     }
-    struct finish_walk F = {.m = m, .ends = ends, .nends = nends, .start = start, .lean = lean,
-                            .lfe = lnfe ? lfe : NULL, .lidx = lidx, .lstart = lstart, .t0 = 0, .t1 = ntracks,
-                            .w = {.fn = m->span_sink, .ctx = m->span_sink_ctx}};
-    size_t t_mid = lean ? walk_split_at(m, start, ends, nends) : ntracks;
-    struct finish_walk F2 = F;
+    /* each track's E events (sorted by track) */
+    size_t *estart = calloc(ntracks + 1, sizeof *estart);
+    if (!estart) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    for (size_t k = 0; k < nends; k++)
+        estart[ends[k].track + 1]++;
+    for (size_t t = 0; t < ntracks; t++)
+        estart[t + 1] += estart[t];
+    struct finish_share sh = {.m = m, .ends = ends, .estart = estart, .start = start, .lean = lean,
+                              .lfe = lnfe ? lfe : NULL, .lidx = lidx, .lstart = lstart, .n = ntracks};
+    struct finish_walker W = {.sh = &sh, .w = {.fn = m->span_sink, .ctx = m->span_sink_ctx}}, W2 = W;
+    uint32_t *order = lean ? walk_split_order(m, start, ends, nends) : NULL;
+    void *forked = order ? m->span_split->fork(m->span_sink_ctx, m) : NULL;
     pthread_t second;
-    void *forked = t_mid < ntracks ? m->span_split->fork(m->span_sink_ctx, m) : NULL;
     int two = 0;
     if (forked) {
-        F.t1 = F2.t0 = t_mid;
-        F2.w.ctx = forked;
-        size_t lo = 0, hi = nends; /* F2's first end: the first of track t_mid or later */
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (ends[mid].track < t_mid)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        F2.ei = lo;
-        two = pthread_create(&second, NULL, walk_tracks_thread, &F2) == 0;
+        sh.order = order;
+        W.logged = W2.logged = 1;
+        W2.w.ctx = forked;
+        two = pthread_create(&second, NULL, walk_tracks_thread, &W2) == 0;
         if (two && getenv("STINT_DEBUG_SPLIT")) /* for tests: the walk was split */
-            fprintf(stderr, "stint: finish walk: tracks [0, %zu) and [%zu, %zu) on two threads\n", t_mid, t_mid,
-                    ntracks);
-        if (!two) { /* walk them here after all */
-            F.t1 = ntracks;
+            fprintf(stderr, "stint: finish walk: %zu tracks on two threads\n", ntracks);
+        if (!two) /* one walker after all, in track order */
             m->span_split->join(m->span_sink_ctx, forked, m);
-        }
     }
-    walk_tracks(&F);
+    if (!two) {
+        sh.order = NULL;
+        W.logged = 0;
+    }
+    walk_tracks(&W);
     if (two) {
         pthread_join(second, NULL);
         for (int k = 0; k < STINT_REPAIR_COUNT; k++) {
-            if (!F2.log.n[k])
-                continue;
-            if (m->repairs[k] == 0)
-                m->repair_first[k] = F2.log.first[k];
-            else
-                free(F2.log.first[k]);
-            m->repairs[k] += F2.log.n[k];
+            struct repair_log *a = &W.log, *b = &W2.log;
+            if (b->n[k] && (!a->n[k] || b->first_track[k] < a->first_track[k])) {
+                struct repair_log *c = a;
+                a = b;
+                b = c;
+            }
+            /* a has the first message now: the lower track's */
+            if (a->n[k] && m->repairs[k] == 0) {
+                m->repair_first[k] = a->first[k];
+                a->first[k] = NULL;
+            }
+            m->repairs[k] += a->n[k] + b->n[k];
+            free(a->first[k]);
+            free(b->first[k]);
         }
-        F.any_explicit |= F2.any_explicit;
-        F.ei = F2.ei;
-        stint_i_walker_free(&F2.w);
+        W.any_explicit |= W2.any_explicit;
+        stint_i_walker_free(&W2.w);
         m->span_split->join(m->span_sink_ctx, forked, m);
     }
-    stint_i_walker_free(&F.w);
-    int any_explicit = F.any_explicit;
-    ei = F.ei;
-    while (ei < nends)
-        end_unmatched(m, &ends[ei++]);
+    free(order);
+    free(estart);
+    stint_i_walker_free(&W.w);
+    int any_explicit = W.any_explicit;
     free(lidx);
     free(lstart);
     bind_flows(m, lean ? NULL : start);

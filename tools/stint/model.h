@@ -298,13 +298,14 @@ struct stint_span_ev {
 typedef void (*stint_span_sink)(void *ctx, const struct stint_model *m, const struct stint_span_ev *ev);
 /* A span sink whose work can be split over two threads by track: fork makes
  * a second, empty context for the same sink (called on the finishing thread
- * before the second walker starts); the second walker streams tracks
- * [t_mid, ntracks) to it while the first streams [0, t_mid) to the sink's
- * own context; join (on the finishing thread, after both walkers are done)
- * folds the second context into the first and frees it. The sink then
- * sees every track exactly once, each whole and in its own order, but
- * tracks from t_mid on in another context, so its results must not depend
- * on which context a track went to (per-track or order-free tallies). */
+ * before the second walker starts); the two walkers take the tracks in turn
+ * (heaviest first), each streaming the tracks it takes to its context (the
+ * sink's own, or the forked one); join (on the finishing thread, after both
+ * walkers are done) folds the second context into the first and frees it.
+ * The sink then sees every track exactly once, each whole and in its own
+ * order, but not in track order and some in another context, so its
+ * results must not depend on which context a track went to or in what
+ * order (per-track or order-free tallies). */
 struct stint_span_split {
     void *(*fork)(void *ctx, const struct stint_model *m);
     void (*join)(void *ctx, void *forked, const struct stint_model *m);
