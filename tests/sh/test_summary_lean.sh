@@ -6,7 +6,8 @@
 # parse merges two models), for adversarial traces made here (equal starts,
 # unsorted input, partial overlaps, B/E around X, instants that stack, flows
 # v1 and v2, negative and huge durations, E events on threads without
-# slices, exact ties between spans kept as records and spans that cannot be)
+# slices, exact ties between spans kept as records and spans that cannot be,
+# a lane in order but for a few late spans)
 # and, when ../shared is present, for generated realistic traces and
 # every JSON file of the shared corpus.
 set -euo pipefail
@@ -76,6 +77,15 @@ for name, order in (("tie_rec_first", "RS"), ("tie_slice_first", "SR"), ("tie_ru
         ev.append({"ph": "X", "pid": 1, "tid": 1, "ts": 100 * rep + 10, "dur": 5, "name": "child"})
     with open(f"{out}/{name}.json", "w") as f:
         f.write("[\n" + ",\n".join(json.dumps(e) for e in ev) + "\n]\n")
+# a lane in order but for a few late spans (parents written after their
+# children, out of order among themselves, one tied with an earlier span):
+# under an eighth, so the walk merges them back from a sorted side list
+ev = [{"ph": "X", "pid": 1, "tid": 1, "ts": 10 * i, "dur": 4, "name": "leaf%d" % (i % 7)} for i in range(200)]
+ev.insert(60, {"ph": "X", "pid": 1, "tid": 1, "ts": 600, "dur": 95, "name": "kept600"})
+for t0 in (1500, 300, 900, 300, 1200, 600, 50):
+    ev.append({"ph": "X", "pid": 1, "tid": 1, "ts": t0, "dur": 95, "name": "late%d" % t0})
+with open(f"{out}/late_parents.json", "w") as f:
+    f.write("[\n" + ",\n".join(json.dumps(e) for e in ev) + "\n]\n")
 PY
 
 GEN=${STINT_SHARED_DIR:-}/tools/gen_chrome.py

@@ -47,6 +47,10 @@ struct lean_rec {
 struct lean_lane {
     struct stint_bigarray *segs; /* struct lean_rec, in input order */
     size_t nsegs, cap;
+    /* during its walk (lane_order): the records taken out of the segments
+     * to put them in order, sorted (hmem.h), to be merged back as it goes */
+    struct lean_rec *strays;
+    size_t nstrays;
 };
 
 struct lean_frame {
@@ -298,29 +302,65 @@ static inline int rec_before(const struct lean_rec *a, const struct lean_rec *b)
 
 STINT_DEFINE_NEAR_SORT(rec_near_sort, struct lean_rec, rec_before)
 
-/* Leaves the lane as one or more segments that are in slice order one after
- * the other: usually they already are; otherwise they are joined into one
- * segment and sorted (nearsort.h: scratch for the records out of place, or
- * 16 bytes per record of this lane only). */
+/* Puts the lane's records in slice order for its walk: usually they already
+ * are. Else, when few are out of place (an eighth at most, by nearsort.h's
+ * rule: those below the running maximum of the ones kept), the kept ones
+ * are packed forward in their segments and the strays taken out into
+ * ll->strays and sorted, stably; the walk merges the two, a kept record
+ * first on equal keys, which is the stable sort of the input (nearsort.h).
+ * No copy of the lane, so two walkers at once need no more memory than
+ * one. Otherwise the segments are joined into one and sorted (16 bytes per
+ * record of this lane). */
 static void lane_order(struct lean_lane *ll)
 {
-    const struct lean_rec *prev = NULL;
-    int sorted = 1;
-    for (size_t g = 0; g < ll->nsegs && sorted; g++) {
+    size_t n = 0, ns = 0;
+    const struct lean_rec *mx = NULL;
+    for (size_t g = 0; g < ll->nsegs; g++) {
         const struct lean_rec *r = ll->segs[g].data;
+        n += ll->segs[g].len;
         for (size_t k = 0; k < ll->segs[g].len; k++) {
-            if (prev && rec_before(&r[k], prev)) {
-                sorted = 0;
-                break;
-            }
-            prev = &r[k];
+            if (mx && rec_before(&r[k], mx))
+                ns++;
+            else
+                mx = &r[k];
         }
     }
-    if (sorted)
+    if (!ns)
         return;
-    size_t n = 0;
-    for (size_t g = 0; g < ll->nsegs; g++)
-        n += ll->segs[g].len;
+    if (ns <= n / 8) {
+        struct lean_rec *st = stint_hmem_alloc(ns * sizeof *st);
+        if (!st)
+            die_oom();
+        struct lean_rec top = {0};
+        size_t wg = 0, wk = 0, si = 0;
+        int have = 0;
+        for (size_t g = 0; g < ll->nsegs; g++) {
+            const struct lean_rec *r = ll->segs[g].data;
+            for (size_t k = 0; k < ll->segs[g].len; k++) {
+                if (have && rec_before(&r[k], &top)) {
+                    st[si++] = r[k];
+                    continue;
+                }
+                top = r[k];
+                have = 1;
+                /* write position <= read position: segments wg..g keep their lengths until packed */
+                while (wk == ll->segs[wg].len) {
+                    wg++;
+                    wk = 0;
+                }
+                ((struct lean_rec *)ll->segs[wg].data)[wk++] = top;
+            }
+        }
+        ll->segs[wg].len = wk;
+        for (size_t g = wg + 1; g < ll->nsegs; g++)
+            stint_bigarray_free(&ll->segs[g]);
+        ll->nsegs = wg + 1;
+        if (!rec_near_sort(st, ns))
+            die_oom();
+        ll->strays = st;
+        ll->nstrays = ns;
+        return;
+    }
     struct stint_bigarray one;
     stint_bigarray_init(&one, sizeof(struct lean_rec));
     if (ll->nsegs == 1)
@@ -493,16 +533,20 @@ void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_
     int64_t tie_ts = 0, tie_dur = -1;
     uint32_t tie_taken = 0;
     const struct stint_slice *sl = m->slices.data;
-    size_t g = 0, k = 0, i = a, fi = 0, sn = 0;
+    size_t g = 0, k = 0, i = a, fi = 0, sn = 0, si = 0, nst = ll ? ll->nstrays : 0;
+    const struct lean_rec *strays = ll ? ll->strays : NULL;
     int64_t last_ts = 0;
     int any = 0;
     w->novl = 0;
     for (;;) {
         while (ll && g < ll->nsegs && k >= ll->segs[g].len) {
-            g++;
+            stint_bigarray_free(&ll->segs[g++]); /* walked: its memory serves the sink's tallies */
             k = 0;
         }
         const struct lean_rec *r = ll && g < ll->nsegs ? &((const struct lean_rec *)ll->segs[g].data)[k] : NULL;
+        int stray = si < nst && (!r || rec_before(&strays[si], r)); /* (a kept record first on equal keys) */
+        if (stray)
+            r = &strays[si];
         const struct stint_slice *s = i < b ? &sl[i] : NULL;
         struct item x = {0};
         int have = r || s;
@@ -526,7 +570,10 @@ void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_
             x.cat = L->pcat[rec_pair(r)];
             x.name = L->pname[rec_pair(r)];
             x.flags = STINT_SLICE_COMPLETE;
-            k++;
+            if (stray)
+                si++;
+            else
+                k++;
         } else if (s) {
             x.ts_ns = s->ts_ns;
             x.dur_ns = s->dur_ns;
@@ -593,6 +640,9 @@ void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_
         for (size_t q = 0; q < ll->nsegs; q++)
             stint_bigarray_free(&ll->segs[q]);
         ll->nsegs = 0;
+        stint_hmem_free(ll->strays, ll->nstrays * sizeof *ll->strays);
+        ll->strays = NULL;
+        ll->nstrays = 0;
     }
     free(tie);
 }
