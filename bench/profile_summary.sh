@@ -51,7 +51,7 @@ stages = [
      r'stint_i_lean_(add|note)|pair_of|lane_fill|stint_umap_.*|handle_.*|walk_.*|__memcmp.*)$'),
     ('finish walk, tally, quantiles, output',
      r'^(stint_model_finish|stint_i_lean_track|on_slice|.*near_sort.*|cat_run_flush.*|stint_select_.*|'
-     r'stint_intervals_.*|.*merge.*|cmd_summary.*|stint_text.*|__vfprintf.*|stint_sinkpipe_.*|deliver|consumer)$'),
+     r'stint_intervals_.*|.*merge.*|cmd_summary.*|stint_text.*|__vfprintf.*|summary_join|dur_append|walk_tracks.*|tail_.*)$'),
 ]
 kernel = [('kernel: read() copy and page cache', r'(copy_to_iter|filemap|page_cache|folio|xas_|readahead)'),
           ('kernel: page faults', r'(page_fault|clear_page|anonymous_page|handle_mm|alloc_.*pages|lruvec|memcg|vma)')]

@@ -1071,7 +1071,7 @@ int stint_cmd_summary(int argc, char **argv)
     const char *fs = getenv("STINT_FINISH_SPLIT_MIN");
     struct stint_span_split split = {summary_fork, summary_join,
                                      fs && *fs ? (size_t)strtoull(fs, NULL, 10) : (size_t)1 << 16};
-    rc = stint_cmd_load_split(&o, &m, flags, on_slice, &S, &split);
+    rc = stint_cmd_load_sink(&o, &m, flags, on_slice, &S, &split);
     if (stint_no_report(rc, &m)) {
         stint_model_free(&m);
         return rc;

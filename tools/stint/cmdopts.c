@@ -3,7 +3,6 @@
  */
 #include "cmdopts.h"
 #include "hmem.h"
-#include "sinkpipe.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -135,17 +134,11 @@ int stint_cmd_parse_some(int argc, char **argv, const char *usage, struct stint_
 
 int stint_cmd_load(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags)
 {
-    return stint_cmd_load_sink(o, m, model_flags, NULL, NULL);
+    return stint_cmd_load_sink(o, m, model_flags, NULL, NULL, NULL);
 }
 
 int stint_cmd_load_sink(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags,
-                        stint_span_sink sink, void *ctx)
-{
-    return stint_cmd_load_split(o, m, model_flags, sink, ctx, NULL);
-}
-
-int stint_cmd_load_split(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags,
-                         stint_span_sink sink, void *ctx, const struct stint_span_split *split)
+                        stint_span_sink sink, void *ctx, const struct stint_span_split *split)
 {
     struct stat st; /* a large input: huge pages from the model's first arrays on (hmem.h) */
     if (strcmp(o->path, "-") != 0 && stat(o->path, &st) == 0 && S_ISREG(st.st_mode))
@@ -154,19 +147,11 @@ int stint_cmd_load_split(const struct stint_cmd_opts *o, struct stint_model *m, 
         fprintf(stderr, "stint: out of memory\n");
         return 3;
     }
-    /* the finish walk and the sink overlap on two threads (sinkpipe.h) */
-    struct stint_sinkpipe pipe;
-    int threads = stint_threads_wanted();
-    if (split && threads > 1)
+    stint_model_set_span_sink(m, sink, ctx);
+    if (split && stint_threads_wanted() > 1)
         stint_model_set_span_split(m, split);
-    int piped = sink && !(split && threads > 1) && threads > 1 && stint_sinkpipe_init(&pipe, sink, ctx) == 0;
-    stint_model_set_span_sink(m, piped ? stint_sinkpipe_sink : sink, piped ? (void *)&pipe : ctx);
     struct stint_read_opts ro = {.format = o->format, .strict = o->strict};
     int rc = stint_read_trace(o->path, m, &ro);
-    if (piped) {
-        stint_sinkpipe_close(&pipe);
-        stint_model_set_span_sink(m, sink, ctx);
-    }
     stint_report_problems(stderr, o->path, m, rc);
     return rc;
 }

@@ -59,15 +59,12 @@ int stint_cmd_parse_some(int argc, char **argv, const char *usage, struct stint_
 /* Reads o->path into m (initialised with flags) with o's reader options;
  * prints problems to stderr. Returns the reader's exit code (0, 1, 3). */
 int stint_cmd_load(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags);
-/* The same with a span sink set before reading (model.h, stint_model_set_span_sink). */
+/* The same with a span sink set before reading (model.h, stint_model_set_span_sink)
+ * and, when split is not NULL and two or more threads are allowed
+ * (stint_threads_wanted), the sink's split for a finish on two threads
+ * (stint_model_set_span_split). */
 int stint_cmd_load_sink(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags,
-                        stint_span_sink sink, void *ctx);
-/* The same with a sink that can be split over two threads at the finish
- * (stint_model_set_span_split), used when two or more threads are allowed
- * (stint_threads_wanted); a sink that cannot is run behind a sink pipe
- * (sinkpipe.h) instead. split NULL: as stint_cmd_load_sink. */
-int stint_cmd_load_split(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags,
-                         stint_span_sink sink, void *ctx, const struct stint_span_split *split);
+                        stint_span_sink sink, void *ctx, const struct stint_span_split *split);
 
 /* Opens path ("-" = stdout) for writing through a 256 KiB buffer. On
  * failure prints "stint CMD: cannot open PATH for writing: why" and returns

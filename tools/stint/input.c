@@ -282,7 +282,9 @@ static ssize_t inflate_into(struct stint_input *in, char *dst, size_t room)
  * reader their lengths with the block (struct stint_input's hints), so the
  * reader jumps over them. A fast skip that succeeds is what the reader's
  * skip would return (json.h), so the result is the same with or without
- * hints; a block the reader takes before its scan is done comes without. */
+ * hints; a block the reader takes before its scan is done comes without.
+ * Once the stream is inflated, the producer goes on doing so for the blocks
+ * still waiting (so the reader's last blocks are parsed faster). */
 
 #define PIPE_BLOCKS 4
 #ifdef STINT_SMALL_BUFFERS
@@ -385,6 +387,22 @@ static int block_to_scan(struct gzpipe *g)
     return -1;
 }
 
+/* Under mu, which it lets go of while it works: finds the hints of ready
+ * block s (the reader may take the block meanwhile; its hints are then
+ * dropped). */
+static void scan_block(struct gzpipe *g, int s)
+{
+    g->hint_state[s] = HINTS_SCANNING;
+    size_t len = g->len[s];
+    pthread_mutex_unlock(&g->mu);
+    size_t n = g->hint_off[s] ? find_hints(block_data(g, s), len, g->hint_off[s], g->hint_len[s]) : 0;
+    pthread_mutex_lock(&g->mu);
+    if (g->hint_state[s] == HINTS_SCANNING) { /* not taken meanwhile */
+        g->hint_n[s] = n;
+        g->hint_state[s] = HINTS_READY;
+    }
+}
+
 static void *pipe_main(void *arg)
 {
     struct stint_input *in = arg;
@@ -395,16 +413,7 @@ static void *pipe_main(void *arg)
         while (g->ready + g->held == PIPE_BLOCKS && !g->stop && (s = block_to_scan(g)) < 0)
             pthread_cond_wait(&g->cv, &g->mu);
         if (g->ready + g->held == PIPE_BLOCKS && !g->stop && s >= 0) {
-            /* the ring is full: skip args ahead of the reader */
-            g->hint_state[s] = HINTS_SCANNING;
-            size_t len = g->len[s];
-            pthread_mutex_unlock(&g->mu);
-            size_t n = g->hint_off[s] ? find_hints(block_data(g, s), len, g->hint_off[s], g->hint_len[s]) : 0;
-            pthread_mutex_lock(&g->mu);
-            if (g->hint_state[s] == HINTS_SCANNING) { /* not taken meanwhile */
-                g->hint_n[s] = n;
-                g->hint_state[s] = HINTS_READY;
-            }
+            scan_block(g, s); /* the ring is full: skip args ahead of the reader */
             pthread_mutex_unlock(&g->mu);
             continue;
         }
@@ -447,6 +456,12 @@ static void *pipe_main(void *arg)
         if (end)
             break;
     }
+    /* the stream is inflated: skip args in the blocks the reader has still
+     * to take (but the next), newest first, until none is left */
+    pthread_mutex_lock(&g->mu);
+    for (int s; !g->stop && !g->failed && (s = block_to_scan(g)) >= 0;)
+        scan_block(g, s);
+    pthread_mutex_unlock(&g->mu);
     return NULL;
 }
 
