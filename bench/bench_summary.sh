@@ -83,9 +83,12 @@ for sz in $sizes; do
   # gzip input against the bare inflate of the same layer
   gzip -1 -c "$f" > "$f.gz"
   rm -f "$f"
-  for _ in $(seq "$reps"); do run_timed "$work/g" "$STINT" summary --json "$f.gz"; done
+  # the two interleaved, run for run: the machine's speed drifts between minutes
+  for _ in $(seq "$reps"); do
+    run_timed "$work/g" "$STINT" summary --json "$f.gz"
+    if [ -x "$build/bench/bench_inflate" ]; then run_timed "$work/i" "$build/bench/bench_inflate" --bare "$f.gz"; fi
+  done
   if [ -x "$build/bench/bench_inflate" ]; then
-    for _ in $(seq "$reps"); do run_timed "$work/i" "$build/bench/bench_inflate" --bare "$f.gz"; done
     iw=$(awk '{print $1}' "$work/i.t" | median); ic=$(awk '{print $3}' "$work/i.t" | median)
     s1w=$(awk '{print $1}' "$work/s1.t" | median); s1c=$(awk '{print $3}' "$work/s1.t" | median)
     row "$sz" "bare ISA-L inflate" "$work/i.t" "$mb" 0 0

@@ -10,7 +10,8 @@
  * only when it is ahead of the reader, as in normal runs:
  * `stint summary`, `slices`, `counters` and `tree`, each with --json,
  * print byte-identical stdout and stderr and exit with the same code both
- * ways. The merge maps strings,
+ * ways (summary's two-thread run also splits its finish walk and tally by
+ * track, STINT_FINISH_SPLIT_MIN=1). The merge maps strings,
  * processes, lanes, tracks, counters, flows, end events and lean records
  * from each later part into the first; this checks all of it against the
  * one-thread read. stderr (repairs, drops, errors) is compared too: it is
@@ -78,6 +79,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
         snprintf(path, sizeof path, "/proc/self/fd/%d", in_fd);
         setenv("STINT_SPLIT_MIN_BYTES", "1", 1);
+        setenv("STINT_FINISH_SPLIT_MIN", "1", 1); /* summary's walk on two threads from one span on */
     }
     static unsigned char *zbuf;
     static size_t zcap;
