@@ -16,6 +16,7 @@
 #include "tsparse.h"
 
 #include <pthread.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -1442,6 +1443,26 @@ static uint32_t *walk_split_order(const struct stint_model *m, const size_t *sta
     return order;
 }
 
+/* Where each track's items start when n items of size bytes, whose
+ * uint32_t track field is at offset off, are grouped by track: an array of
+ * ntracks + 1 offsets (the last is n), calloc'd. */
+static size_t *track_starts(const void *items, size_t n, size_t size, size_t off, size_t ntracks)
+{
+    size_t *st = calloc(ntracks + 1, sizeof *st);
+    if (!st) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    for (size_t k = 0; k < n; k++) {
+        uint32_t t;
+        memcpy(&t, (const char *)items + k * size + off, sizeof t);
+        st[t + 1]++;
+    }
+    for (size_t t = 0; t < ntracks; t++)
+        st[t + 1] += st[t];
+    return st;
+}
+
 void stint_model_finish(struct stint_model *m)
 {
     if (m->finished)
@@ -1470,15 +1491,7 @@ void stint_model_finish(struct stint_model *m)
     if (lnfe) {
         sort_flow_evs(m);
         lidx = xrealloc(NULL, lnfe * sizeof *lidx);
-        lstart = calloc(ntracks + 1, sizeof *lstart);
-        if (!lstart) {
-            fprintf(stderr, "stint: out of memory\n");
-            exit(3);
-        }
-        for (size_t k = 0; k < lnfe; k++)
-            lstart[lfe[k].track + 1]++;
-        for (size_t t = 0; t < ntracks; t++)
-            lstart[t + 1] += lstart[t];
+        lstart = track_starts(lfe, lnfe, sizeof *lfe, offsetof(struct flow_ev, track), ntracks);
         size_t *pos = xrealloc(NULL, (ntracks + 1) * sizeof *pos);
         memcpy(pos, lstart, (ntracks + 1) * sizeof *pos);
         for (size_t k = 0; k < lnfe; k++)
@@ -1527,15 +1540,7 @@ void stint_model_finish(struct stint_model *m)
         stint_bigarray_free(&destv);
     }
     /* each track's E events (sorted by track) */
-    size_t *estart = calloc(ntracks + 1, sizeof *estart);
-    if (!estart) {
-        fprintf(stderr, "stint: out of memory\n");
-        exit(3);
-    }
-    for (size_t k = 0; k < nends; k++)
-        estart[ends[k].track + 1]++;
-    for (size_t t = 0; t < ntracks; t++)
-        estart[t + 1] += estart[t];
+    size_t *estart = track_starts(ends, nends, sizeof *ends, offsetof(struct end_ev, track), ntracks);
     struct finish_share sh = {.m = m, .ends = ends, .estart = estart, .start = start, .lean = lean,
                               .lfe = lnfe ? lfe : NULL, .lidx = lidx, .lstart = lstart, .n = ntracks};
     struct finish_walker W = {.sh = &sh, .w = {.fn = m->span_sink, .ctx = m->span_sink_ctx}}, W2 = W;
