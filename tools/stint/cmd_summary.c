@@ -173,6 +173,17 @@ static void cat_run_flush(struct cat_row *c)
     c->run_open = 0;
 }
 
+/* Appends end to the category's list of track ends (seg). */
+static void cat_seg_push(struct cat_row *c, size_t end)
+{
+    if (c->nseg == c->segcap) {
+        size_t old = c->segcap;
+        c->segcap = c->segcap ? c->segcap * 2 : 16;
+        c->seg = stint_hmem_xrealloc(c->seg, old * sizeof *c->seg, c->segcap * sizeof *c->seg);
+    }
+    c->seg[c->nseg++] = end;
+}
+
 static void cat_runs_free(struct cat_row *c)
 {
     for (size_t b = 0; b < c->nivb; b++)
@@ -198,14 +209,8 @@ static void track_end(struct summary *S)
         struct cat_row *cr = &S->cats[c];
         cat_run_flush(cr);
         size_t mark = cr->nseg ? cr->seg[cr->nseg - 1] : 0;
-        if (cr->niv > mark) {
-            if (cr->nseg == cr->segcap) {
-                size_t old = cr->segcap;
-                cr->segcap = cr->segcap ? cr->segcap * 2 : 16;
-                cr->seg = stint_hmem_xrealloc(cr->seg, old * sizeof *cr->seg, cr->segcap * sizeof *cr->seg);
-            }
-            cr->seg[cr->nseg++] = cr->niv; /* where this track's runs end */
-        }
+        if (cr->niv > mark)
+            cat_seg_push(cr, cr->niv); /* where this track's runs end */
     }
 }
 
@@ -256,24 +261,35 @@ static uint32_t name_row_of(struct summary *S, uint32_t cat, uint32_t name, uint
     return r;
 }
 
+/* Makes room for cap durations (no less than now) in the name's list, narrow or wide. */
+static void dur_reserve(struct name_row *nr, size_t cap)
+{
+    if (cap <= nr->d_cap)
+        return;
+    if (nr->d)
+        nr->d = stint_hmem_xrealloc(nr->d, nr->d_cap * sizeof *nr->d, cap * sizeof *nr->d);
+    else
+        nr->d32 = stint_hmem_xrealloc(nr->d32, nr->d_cap * sizeof *nr->d32, cap * sizeof *nr->d32);
+    nr->d_cap = cap;
+}
+
+/* Turns the name's narrow list into a wide one (once a duration needs it). */
+static void dur_widen(struct name_row *nr)
+{
+    nr->d = stint_hmem_xrealloc(NULL, 0, nr->d_cap * sizeof *nr->d);
+    for (size_t i = 0; i < nr->d_len; i++)
+        nr->d[i] = nr->d32[i];
+    stint_hmem_free(nr->d32, nr->d_cap * sizeof *nr->d32);
+    nr->d32 = NULL;
+}
+
 /* Appends one duration to the name's list (narrow while every value fits). */
 static void dur_push(struct name_row *nr, int64_t dur)
 {
-    if (nr->d_len == nr->d_cap) {
-        size_t old = nr->d_cap;
-        nr->d_cap = nr->d_cap ? nr->d_cap + nr->d_cap / 2 : 16;
-        if (nr->d)
-            nr->d = stint_hmem_xrealloc(nr->d, old * sizeof *nr->d, nr->d_cap * sizeof *nr->d);
-        else
-            nr->d32 = stint_hmem_xrealloc(nr->d32, old * sizeof *nr->d32, nr->d_cap * sizeof *nr->d32);
-    }
-    if (!nr->d && (uint64_t)dur > UINT32_MAX) { /* widen once */
-        nr->d = stint_hmem_xrealloc(NULL, 0, nr->d_cap * sizeof *nr->d);
-        for (size_t i = 0; i < nr->d_len; i++)
-            nr->d[i] = nr->d32[i];
-        stint_hmem_free(nr->d32, nr->d_cap * sizeof *nr->d32);
-        nr->d32 = NULL;
-    }
+    if (nr->d_len == nr->d_cap)
+        dur_reserve(nr, nr->d_cap ? nr->d_cap + nr->d_cap / 2 : 16);
+    if (!nr->d && (uint64_t)dur > UINT32_MAX)
+        dur_widen(nr);
     if (nr->d)
         nr->d[nr->d_len++] = dur;
     else
@@ -414,29 +430,15 @@ static void *summary_fork(void *ctx, const struct stint_model *m)
  * frees from's. */
 static void dur_append(struct name_row *nr, struct name_row *from)
 {
-    size_t need = nr->d_len + from->d_len;
-    int wide = nr->d || from->d;
-    if (need > nr->d_cap || (wide && !nr->d)) {
-        size_t cap = need > nr->d_cap ? need : nr->d_cap;
-        if (wide) {
-            int64_t *d = stint_hmem_xrealloc(nr->d, nr->d ? nr->d_cap * sizeof *d : 0, cap * sizeof *d);
-            if (!nr->d) {
-                for (size_t i = 0; i < nr->d_len; i++)
-                    d[i] = nr->d32[i];
-                stint_hmem_free(nr->d32, nr->d_cap * sizeof *nr->d32);
-                nr->d32 = NULL;
-            }
-            nr->d = d;
-        } else
-            nr->d32 = stint_hmem_xrealloc(nr->d32, nr->d_cap * sizeof *nr->d32, cap * sizeof *nr->d32);
-        nr->d_cap = cap;
-    }
+    dur_reserve(nr, nr->d_len + from->d_len);
+    if (from->d && !nr->d)
+        dur_widen(nr);
     if (nr->d)
         for (size_t i = 0; i < from->d_len; i++)
             nr->d[nr->d_len + i] = from->d ? from->d[i] : (int64_t)from->d32[i];
     else if (from->d_len)
         memcpy(nr->d32 + nr->d_len, from->d32, from->d_len * sizeof *nr->d32);
-    nr->d_len = need;
+    nr->d_len += from->d_len;
     stint_hmem_free(from->d, from->d_cap * sizeof *from->d);
     stint_hmem_free(from->d32, from->d_cap * sizeof *from->d32);
     from->d = NULL;
@@ -489,14 +491,8 @@ static void summary_join(void *ctx, void *forked, const struct stint_model *m)
             sc->run_open = 1;
             cat_run_flush(sc);
         }
-        for (size_t k = 0; k < tc->nseg; k++) {
-            if (sc->nseg == sc->segcap) {
-                size_t old = sc->segcap;
-                sc->segcap = sc->segcap ? sc->segcap * 2 : 16;
-                sc->seg = stint_hmem_xrealloc(sc->seg, old * sizeof *sc->seg, sc->segcap * sizeof *sc->seg);
-            }
-            sc->seg[sc->nseg++] = base + tc->seg[k];
-        }
+        for (size_t k = 0; k < tc->nseg; k++)
+            cat_seg_push(sc, base + tc->seg[k]);
         cat_runs_free(tc);
         stint_hmem_free(tc->seg, tc->segcap * sizeof *tc->seg);
     }
@@ -615,38 +611,23 @@ static void *tail_worker(void *arg)
     return NULL;
 }
 
-static size_t tail_weight(const struct summary *S, uint32_t k)
-{
-    return k < S->ncats ? S->cats[k].niv : S->names[k - S->ncats].d_len;
-}
-
-static const struct summary *tail_sort_S;
-static int tail_cmp(const void *pa, const void *pb)
-{
-    size_t a = tail_weight(tail_sort_S, *(const uint32_t *)pa), b = tail_weight(tail_sort_S, *(const uint32_t *)pb);
-    if (a != b)
-        return a > b ? -1 : 1;
-    return (*(const uint32_t *)pa > *(const uint32_t *)pb) - (*(const uint32_t *)pa < *(const uint32_t *)pb);
-}
-
 /* cat_finish and name_finish on every row: on two threads when a second is
  * allowed and there is enough work. */
 static void tail_finish(struct summary *S)
 {
     struct tail_work W = {.S = S, .n = S->ncats + S->nnames};
     W.items = xcalloc(W.n, sizeof *W.items);
-    size_t total = 0;
+    size_t *wt = xcalloc(W.n, sizeof *wt), total = 0;
     for (size_t k = 0; k < W.n; k++) {
         W.items[k] = (uint32_t)k;
-        total += tail_weight(S, (uint32_t)k);
+        wt[k] = k < S->ncats ? S->cats[k].niv : S->names[k - S->ncats].d_len;
+        total += wt[k];
     }
     pthread_t t;
     int threaded = 0;
-    if (total >= TAIL_SPLIT_MIN && stint_threads_wanted() > 1) {
-        tail_sort_S = S;
-        qsort(W.items, W.n, sizeof *W.items, tail_cmp);
+    if (total >= TAIL_SPLIT_MIN && stint_threads_wanted() > 1 && stint_order_heaviest(wt, W.n, W.items) == 0)
         threaded = pthread_create(&t, NULL, tail_worker, &W) == 0;
-    }
+    free(wt);
     tail_worker(&W);
     if (threaded)
         pthread_join(t, NULL);

@@ -102,6 +102,9 @@ static int window_in_mem(const struct stint_input *in)
 
 /* The bytes of a window allocation for cap bytes of window. */
 static size_t mem_bytes(size_t cap) { return cap + STINT_INPUT_ALIGN + STINT_JSON_PAD; }
+/* The first window: its allocation is STINT_INPUT_CHUNK bytes, one block
+ * that hmem.h reuses from part to part of a split read. */
+#define WINDOW0 (STINT_INPUT_CHUNK - STINT_INPUT_ALIGN - STINT_JSON_PAD)
 
 /* Makes mem hold at least need bytes (doubling). The window, if it is in
  * mem, moves with it (same offset); a window outside mem is left alone and
@@ -112,7 +115,7 @@ static int grow(struct stint_input *in, size_t need)
 {
     if (need <= in->cap)
         return 0;
-    size_t cap = in->cap ? in->cap : STINT_INPUT_CHUNK - STINT_INPUT_ALIGN - STINT_JSON_PAD;
+    size_t cap = in->cap ? in->cap : WINDOW0;
     while (cap < need)
         cap *= 2;
     if (cap > STINT_INPUT_MAX_WINDOW) {
@@ -702,7 +705,7 @@ static int open_common(struct stint_input *in, const char *path, uint64_t from, 
     }
     in->base = in->progress_at = from;
     in->stop_at = to;
-    if (grow(in, STINT_INPUT_CHUNK - STINT_INPUT_ALIGN - STINT_JSON_PAD) != 0)
+    if (grow(in, WINDOW0) != 0)
         return 3;
     in->buf = aligned_front(in);
     /* Sniff the magic bytes from the first read, made straight into the

@@ -248,6 +248,33 @@ int stint_select_ranks_u32(uint32_t *v, size_t n, const size_t *ranks, size_t nr
 }
 
 
+struct weighted {
+    size_t w;
+    uint32_t i;
+};
+
+static int heavier_first(const void *pa, const void *pb)
+{
+    const struct weighted *a = pa, *b = pb;
+    if (a->w != b->w)
+        return a->w > b->w ? -1 : 1;
+    return (a->i > b->i) - (a->i < b->i);
+}
+
+int stint_order_heaviest(const size_t *w, size_t n, uint32_t *order)
+{
+    struct weighted *x = malloc((n ? n : 1) * sizeof *x);
+    if (!x)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        x[i] = (struct weighted){w[i], (uint32_t)i};
+    qsort(x, n, sizeof *x, heavier_first);
+    for (size_t i = 0; i < n; i++)
+        order[i] = x[i].i;
+    free(x);
+    return 0;
+}
+
 size_t stint_intervals_merge(struct stint_interval *iv, size_t n, int64_t epsilon)
 {
     if (n == 0)

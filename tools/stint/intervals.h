@@ -39,6 +39,11 @@ void stint_select_u32(uint32_t *v, size_t n, size_t k);
  * memory for the gathered values (at most n words). */
 int stint_select_ranks_u32(uint32_t *v, size_t n, const size_t *ranks, size_t nr, uint32_t *out);
 
+/* Fills order[0..n) with 0..n-1 sorted by w[] descending, ties by index
+ * ascending (the order to hand out work items biggest first). 0, or -1 when
+ * out of memory for its scratch (16 bytes per item). */
+int stint_order_heaviest(const size_t *w, size_t n, uint32_t *order);
+
 /* Merges iv[0..n) in place: afterwards iv[0..k) are disjoint and sorted, and
  * k is returned. Two intervals merge when the next start is <= the current
  * end + epsilon (epsilon 0: touching merges). Zero-length intervals not

@@ -11,6 +11,7 @@
  * computes depth and parent with one stack pass per track.
  */
 #include "model_int.h"
+#include "intervals.h"
 #include "hmem.h"
 #include "nearsort.h"
 #include "tsparse.h"
@@ -1259,7 +1260,6 @@ static void walk_tracks(struct finish_walker *W)
     const uint32_t *lidx = sh->lidx;
     struct flow_ev *lfe = sh->lfe;
     int lean = sh->lean, *any_explicit = &W->any_explicit;
-    size_t lnfe = lfe ? 1 : 0;
     struct stint_i_walker *w = &W->w;
     struct stint_slice *sl = m->slices.data;
     struct ustack st = {0};
@@ -1380,7 +1380,7 @@ static void walk_tracks(struct finish_walker *W)
                                    (sl[q].flags & STINT_SLICE_ASYNC) ? "async begin" : "B",
                                    stint_model_str(m, sl[q].name, NULL), (long long)sl[q].ts_ns);
         if (lean_track) {
-            if (lnfe)
+            if (lfe)
                 stint_i_lean_track(m, w, (uint32_t)t, a, b, lfe, lidx + lstart[t], lstart[t + 1] - lstart[t]);
             else
                 stint_i_lean_track(m, w, (uint32_t)t, a, b, NULL, NULL, 0);
@@ -1394,15 +1394,6 @@ static void *walk_tracks_thread(void *arg)
 {
     walk_tracks(arg);
     return NULL;
-}
-
-static const size_t *walk_weight;
-static int walk_weight_cmp(const void *pa, const void *pb)
-{
-    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    if (walk_weight[a] != walk_weight[b])
-        return walk_weight[a] > walk_weight[b] ? -1 : 1;
-    return (a > b) - (a < b);
 }
 
 /* The order two walkers take the tracks in (heaviest first: slices and lean
@@ -1430,15 +1421,12 @@ static uint32_t *walk_split_order(const struct stint_model *m, const size_t *sta
         const struct stint_track *trk = &STINT_BA_AT(&m->tracks, struct stint_track, t);
         wt[t] = start[t + 1] - start[t] + (trk->kind == STINT_TRACK_THREAD ? stint_i_lean_count(m, trk->lane) : 0);
         total += wt[t];
-        order[t] = (uint32_t)t;
     }
-    if (total < sp->min_spans || total < 2) {
+    if (total < sp->min_spans || total < 2 || stint_order_heaviest(wt, ntracks, order) != 0) {
         free(wt);
         free(order);
         return NULL;
     }
-    walk_weight = wt; /* (the finish runs on one thread at a time) */
-    qsort(order, ntracks, sizeof *order, walk_weight_cmp);
     free(wt);
     return order;
 }

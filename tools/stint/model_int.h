@@ -40,8 +40,8 @@ int stint_i_lean_merge(struct stint_model *dst, struct stint_model *src, const u
                        uint64_t seq0);
 void stint_i_lean_free(struct stint_model *m);
 
-/* One walker of the finish (stint_model_finish runs one, or two on disjoint
- * ranges of tracks): the span sink it streams to and its scratch, reused
+/* One walker of the finish (stint_model_finish runs one, or two that take
+ * the tracks in turn): the span sink it streams to and its scratch, reused
  * across tracks. Zero-initialize; free with stint_i_walker_free. */
 struct lean_frame;
 struct lean_overlap;
