@@ -48,7 +48,7 @@ check() {
   local rc=$?
   local out=${OUT:-$work/out}
   if [ "$rc" != 3 ]; then bad "$name: exit $rc, expected 3"; sed 's/^/    /' "$work/err" | head -5; fail=1; return; fi
-  if ! grep -qE "^stint( timing: cannot read .* at byte [0-9]+|: error: .*: read error at (compressed )?byte [0-9]+): Input/output error$" "$work/err"; then
+  if ! grep -qE "^stint( timing: cannot read .* at byte [0-9]+|( timing:|: error:) .*: read error at (compressed )?byte [0-9]+): Input/output error$" "$work/err"; then
     bad "$name: no read error with its byte offset on stderr"; sed 's/^/    /' "$work/err" | head -5
   fi
   if [ "$expect" = partial ]; then
@@ -110,6 +110,47 @@ check "markers: timing" partial "$work/m.log" timing
 check "markers: summary" partial "$work/m.log" summary
 export STINT_TEST_EIO_AT=0
 check "markers, error at the first read: timing" none "$work/m.log" timing
+
+# a gzip marker log (found by content, as stdin too) reads as the plain one;
+# its attrs (random hex) keep the gzip file over 1 MiB
+python3 - "$work/mz.log" <<'PY'
+import random, sys
+r = random.Random(5)
+with open(sys.argv[1], "w") as f:
+    ts, inv = 1000, 0
+    while f.tell() < 5_000_000:
+        inv += 1
+        for d, name in enumerate(("run", "orch")):
+            f.write("[STRACE] v=1 pid=7 tid=8 inv=%d hid=%d depth=%d name=%s ts=%d dur=%d h=%032x\n"
+                    % (inv, d + 1, d, name, ts + d, r.randint(100, 900) - 50 * d, r.getrandbits(128)))
+        ts += 1000
+PY
+gzip -1 -c "$work/mz.log" >"$work/mz.log.gz"
+unset STINT_TEST_EIO_AT
+"$STINT" timing --json "$work/mz.log" >"$work/mz.plain.json" 2>/dev/null || bad "markers: timing of the plain log failed"
+"$STINT" timing --json "$work/mz.log.gz" >"$work/mz.gz.json" 2>"$work/err" || bad "markers, gzip: timing failed"
+"$STINT" timing --json - <"$work/mz.log.gz" >"$work/mz.stdin.json" 2>/dev/null || bad "markers, gzip on stdin: timing failed"
+grep -q '"spans": [1-9]' "$work/mz.plain.json" || bad "markers: the plain log gave no spans"
+cmp -s "$work/mz.plain.json" "$work/mz.gz.json" || bad "markers, gzip: timing differs from the plain log's"
+cmp -s "$work/mz.plain.json" "$work/mz.stdin.json" || bad "markers, gzip on stdin: timing differs from the plain log's"
+zm=$(stat -c %s "$work/mz.log.gz")
+[ "$zm" -gt 1200000 ] || bad "the gzip log is only $zm bytes (needs more than 1 MiB)"
+export STINT_TEST_EIO_AT=$((zm - 100000))
+check "markers, gzip: timing" partial "$work/mz.log.gz" timing
+unset STINT_TEST_EIO_AT
+# cut short: bad data (exit 1), what was read before it timed and marked PARTIAL
+head -c $((zm / 2)) "$work/mz.log.gz" >"$work/mz-cut.log.gz"
+"$STINT" timing "$work/mz-cut.log.gz" >"$work/out" 2>"$work/err"
+rc=$?
+[ "$rc" = 1 ] || bad "markers, truncated gzip: exit $rc, expected 1"
+grep -q 'gzip stream is truncated' "$work/err" || bad "markers, truncated gzip: no message about the truncation"
+grep -q 'the tables below are PARTIAL' "$work/err" || bad "markers, truncated gzip: not marked PARTIAL"
+[ -s "$work/out" ] || bad "markers, truncated gzip: nothing reported of what was read"
+"$STINT" timing --json "$work/mz-cut.log.gz" >"$work/out" 2>/dev/null
+python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(not (d["partial"] is True and d["records"]["spans"] > 0))' \
+  "$work/out" || bad "markers, truncated gzip: timing --json is not partial: true with the spans read"
+python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["partial"] is not False)' "$work/mz.gz.json" ||
+  bad "markers, gzip: timing --json of a whole log is not partial: false"
 
 # JSONL read line by line by `memory` and `counters --time-key` (jsonl_scan.c)
 python3 - "$work/mem.jsonl" "$work/tele.jsonl" <<'PY'

@@ -40,7 +40,7 @@ static char *view(tm_model *m, const markers_stats *st, void (*fn)(const tout_ct
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     REQUIRE(f);
-    tout_ctx c = {m, f, warmup, warmup > 0, json, depth, st};
+    tout_ctx c = {m, f, warmup, warmup > 0, json, depth, st, 0};
     if (json)
         tout_json_begin(&c, "x");
     fn(&c);

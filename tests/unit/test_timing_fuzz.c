@@ -138,7 +138,7 @@ int main(void)
         FILE *f = open_memstream(&out, &olen);
         REQUIRE(f);
         for (int json = 0; json < 2; json++) {
-            tout_ctx ctx = {&m, f, (uint32_t)rnd(3), 1, json, json, &st};
+            tout_ctx ctx = {&m, f, (uint32_t)rnd(3), 1, json, json, &st, 0};
             tout_table(&ctx);
             tout_rounds(&ctx);
             tout_tree(&ctx);

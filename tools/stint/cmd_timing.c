@@ -12,6 +12,7 @@
  * an error (exit 1, the report is still written).
  */
 #include "commands.h"
+#include "input.h"
 #include "markers_parse.h"
 #include "timing_model.h"
 #include "timing_out.h"
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 enum view { VIEW_TABLE, VIEW_ROUNDS, VIEW_TREE };
@@ -90,15 +92,54 @@ static int parse_u32(const char *s, uint32_t *out)
     return 0;
 }
 
-/* Reads one input into the model. Returns 0, or an exit code. */
+/* Whether the regular file open on fd starts with the gzip magic bytes
+ * (read at offset 0 without moving the file offset). */
+static int starts_gzip(int fd)
+{
+    unsigned char b[2];
+    struct stat st;
+    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && pread(fd, b, 2, 0) == 2 && b[0] == 0x1f && b[1] == 0x8b;
+}
+
+/* Feeds the input at path to p through stint_input (input.h), which inflates
+ * gzip by content; for stdin and gzip logs. Returns 0, -1 out of memory or
+ * a callback's stop, or an exit code (1 bad compressed data, 3 I/O) with
+ * *msg set to the reader's message and *at to the bytes parsed before it. */
+static int feed_input(markers_parser *p, const char *path, const char **msg, struct stint_input *in)
+{
+    int rc = stint_input_open(in, path);
+    while (rc == 0) {
+        if (in->len && markers_feed(p, in->buf, in->len))
+            return -1;
+        stint_input_consume(in, in->len);
+        int r = stint_input_fill(in);
+        if (r == 0)
+            return markers_finish(p) ? -1 : 0;
+        if (r < 0)
+            rc = stint_input_errcode(in);
+    }
+    markers_finish(p); /* what came before the error is kept */
+    *msg = in->err;
+    return rc;
+}
+
+/* Reads one input into the model: plain regular files straight into the
+ * parser's buffer, stdin and gzip logs (detected by content) through
+ * stint_input. Returns 0, or an exit code: 3 when the input cannot be
+ * opened or read, 1 when its compressed data is bad (a truncated .gz);
+ * after a read error what came before it is kept (rd->read_error). */
 static int read_input(tm_model *m, const char *path, markers_stats *total, struct reader *rd)
 {
-    int fd = 0;
+    int fd = -1;
     if (strcmp(path, "-") != 0) {
         fd = open(path, O_RDONLY | O_CLOEXEC);
         if (fd < 0) {
             fprintf(stderr, "stint timing: cannot open %s: %s\n", path, strerror(errno));
             return STINT_EXIT_IO;
+        }
+        if (starts_gzip(fd)) {
+            close(fd);
+            fd = -1;
         }
     }
     memset(rd, 0, sizeof *rd);
@@ -110,12 +151,14 @@ static int read_input(tm_model *m, const char *path, markers_stats *total, struc
     o.ctx = rd;
     markers_parser *p = markers_parser_new(&o);
     if (!p) {
-        if (fd)
+        if (fd >= 0)
             close(fd);
         fprintf(stderr, "stint timing: out of memory\n");
         return STINT_EXIT_IO;
     }
-    int rc = markers_read_fd(p, fd);
+    const char *msg = NULL;
+    struct stint_input in = {0};
+    int rc = fd >= 0 ? markers_read_fd(p, fd) : feed_input(p, path, &msg, &in);
     int err = errno;
     const markers_stats *st = markers_get_stats(p);
     uint64_t nbytes = st->bytes; /* (st goes with the parser, freed below) */
@@ -127,8 +170,16 @@ static int read_input(tm_model *m, const char *path, markers_stats *total, struc
     total->unknown_version += st->unknown_version;
     total->long_lines += st->long_lines;
     markers_parser_free(p);
-    if (fd)
+    if (fd >= 0)
         close(fd);
+    if (msg) {
+        fprintf(stderr, "stint timing: %s\n", msg);
+        stint_input_close(&in);
+        rd->read_error = 1;
+        return rc;
+    }
+    if (fd < 0)
+        stint_input_close(&in);
     if (rc == -2) {
         fprintf(stderr, "stint timing: cannot read %s at byte %llu: %s\n", path, (unsigned long long)nbytes,
                 strerror(err));
@@ -223,7 +274,7 @@ int stint_cmd_timing(int argc, char **argv)
         left = ninputs - i - 1;
     }
     /* a read error after some records: what was read is timed, marked
-     * PARTIAL, and the exit code stays 3 */
+     * PARTIAL, and the exit code stays (3, or 1 for bad compressed data) */
     if (rc && !(partial && st.records)) {
         if (partial)
             fprintf(stderr, "stint timing: %s: no report (the input could not be read)\n", partial_path);
@@ -256,7 +307,7 @@ int stint_cmd_timing(int argc, char **argv)
         fprintf(stderr, "note: %llu line(s) longer than %zu bytes were cut\n",
                 (unsigned long long)st.long_lines, MARKERS_MAX_LINE_BYTES);
 
-    tout_ctx c = {&m, stdout, o.warmup, o.warmup_set, o.json, o.tree_depth, &st};
+    tout_ctx c = {&m, stdout, o.warmup, o.warmup_set, o.json, o.tree_depth, &st, partial};
     int wrc = 0;
     if (o.json) {
         tout_json_begin(&c, o.view == VIEW_ROUNDS ? "rounds" : o.view == VIEW_TREE ? "tree" : "table");
@@ -285,8 +336,10 @@ int stint_cmd_timing(int argc, char **argv)
         fprintf(stderr, "stint timing: cannot write the report to stdout\n");
         return STINT_EXIT_IO;
     }
-    if (wrc || rc)
+    if (wrc)
         return STINT_EXIT_IO;
+    if (rc)
+        return rc;
     if (o.strict && (st.torn || st.unknown_version || st.long_lines)) {
         if (first_bad.torn)
             fprintf(stderr, "stint timing: %s: byte %llu: torn [STRACE] record (expected %s)\n",

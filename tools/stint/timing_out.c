@@ -137,9 +137,9 @@ static void json_cstr(FILE *f, const char *s)
 void tout_json_begin(const tout_ctx *c, const char *view)
 {
     const markers_stats *st = c->st;
-    fprintf(c->out, "{\"view\": \"%s\", \"warmup\": %u, \"records\": {\"heads\": %llu, \"spans\": %llu, "
-                    "\"torn\": %llu, \"overflow\": %llu, \"unknown_version\": %llu, \"bytes\": %llu}, ",
-            view, c->warmup, (unsigned long long)st->heads, (unsigned long long)st->records,
+    fprintf(c->out, "{\"view\": \"%s\", \"warmup\": %u, \"partial\": %s, \"records\": {\"heads\": %llu, "
+                    "\"spans\": %llu, \"torn\": %llu, \"overflow\": %llu, \"unknown_version\": %llu, \"bytes\": %llu}, ",
+            view, c->warmup, c->partial ? "true" : "false", (unsigned long long)st->heads, (unsigned long long)st->records,
             (unsigned long long)st->torn, (unsigned long long)st->overflow,
             (unsigned long long)st->unknown_version, (unsigned long long)st->bytes);
 }

@@ -22,9 +22,10 @@ typedef struct tout_ctx {
     int json;
     int tree_depth;            /* tree from depth + order, not dotted names */
     const markers_stats *st;   /* for the JSON "records" object */
+    int partial;               /* an input ended in an error: the JSON says "partial": true */
 } tout_ctx;
 
-/* JSON framing: `{"view": ..., "warmup": ..., "records": {...}, ` then a view
+/* JSON framing: `{"view": ..., "warmup": ..., "partial": ..., "records": {...}, ` then a view
  * adds its members, then tout_json_end closes (with "trace_out" when given). */
 void tout_json_begin(const tout_ctx *c, const char *view);
 void tout_json_end(const tout_ctx *c, const char *trace_path);
