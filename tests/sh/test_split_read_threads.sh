@@ -113,6 +113,16 @@ for seed in range(6):
             else:
                 e.update(ph="i", s="t")
             ev.append(e)
+        # flows (v1): starts here, steps and ends on the next lane, some
+        # arrows that bind nothing or continue no started flow
+        for i in range(r.randint(0, 6)):
+            fid, fts = r.randint(1, 5), r.randint(0, ts + 20)
+            fl = {"ph": "s", "id": fid, "name": "fl", "cat": "c", "pid": pid, "tid": tid, "ts": fts}
+            nx = lanes[(k + 1) % len(lanes)]
+            ev.append(fl)
+            if r.random() < 0.5:
+                ev.append(dict(fl, ph="t", pid=nx[0], tid=nx[1], ts=fts + r.randint(0, 10)))
+            ev.append(dict(fl, ph="f", pid=nx[0], tid=nx[1], ts=fts + r.randint(0, 30), **({"bp": "e"} if r.random() < 0.5 else {})))
         if late:  # an overlap, an E that closes nothing, a B left open
             ev += [{"ph": "X", "pid": pid, "tid": tid, "ts": ts + 100, "dur": 10, "name": "p"},
                    {"ph": "X", "pid": pid, "tid": tid, "ts": ts + 105, "dur": 10, "name": "ovl%d" % k},

@@ -3,7 +3,8 @@
  * random allocations, growths and frees of every kind (malloc, shared buddy
  * blocks, own mappings) keep their contents and never overlap; freeing
  * everything merges every chunk back whole; past the warm limit freed blocks
- * give their pages back; two threads at once (TSan runs this test).
+ * give their pages back; two threads at once (TSan runs this test); after
+ * stint_hmem_final, frees keep nothing.
  * STINT_HMEM=huge keeps the huge pages under ASan too.
  */
 #include "check.h"
@@ -221,5 +222,21 @@ int main(void)
     CHECK_EQ_I64(j[1].bad, 0);
     stint_hmem_stats(&st);
     CHECK_EQ_I64((int64_t)st.empty_chunks, (int64_t)st.chunks);
+
+    /* the run's end (stint_hmem_final): frees of shared blocks and own
+     * mappings keep nothing for reuse; malloc'd ones are still freed */
+    unsigned char *sh = stint_hmem_alloc(64u << 10), *ow = stint_hmem_alloc(3u << 20), *sm = stint_hmem_alloc(100);
+    REQUIRE(sh != NULL && ow != NULL && sm != NULL);
+    memset(sh, 1, 64u << 10);
+    memset(ow, 2, 3u << 20);
+    stint_hmem_final();
+    stint_hmem_free(sh, 64u << 10);
+    stint_hmem_free(ow, 3u << 20);
+    stint_hmem_free(sm, 100);
+    struct stint_hmem_stats fin;
+    stint_hmem_stats(&fin);
+    CHECK_EQ_I64((int64_t)fin.empty_chunks, (int64_t)st.empty_chunks - 1); /* the block's chunk stays taken */
+    CHECK_EQ_I64((int64_t)fin.warm_free + (int64_t)fin.cold_free, (int64_t)((2u << 20) - (64u << 10))); /* its buddies */
+    CHECK_EQ_I64(sh[0] + ow[(3u << 20) - 1], 3); /* still mapped, as they were */
     CHECK_DONE();
 }

@@ -132,6 +132,8 @@ struct summary {
         uint64_t samples;
         double min, max, sum;
     } *ctally;                /* per m->counters row, with --pid or --time-range */
+    uint32_t *prow;           /* by lean pair (stint_span_ev.pair1 - 1): name row + 1, 0 = not seen yet */
+    size_t nprow;
 #define RCACHE 1024
     struct rcache_ent {
         uint64_t key;
@@ -261,6 +263,28 @@ static uint32_t name_row_of(struct summary *S, uint32_t cat, uint32_t name, uint
     return r;
 }
 
+/* The name row of a span: by its lean pair when it has one (the pair's row,
+ * found once by name_row_of), else name_row_of. */
+static uint32_t span_row_of(struct summary *S, const struct stint_model *m, const struct stint_span_ev *ev)
+{
+    size_t pair = (size_t)ev->pair1 - 1;
+    if (ev->pair1 && pair < S->nprow && S->prow[pair])
+        return S->prow[pair] - 1;
+    uint32_t row = name_row_of(S, ev->cat, ev->name, stint_model_lane_at(m, ev->lane)->clock);
+    if (ev->pair1) {
+        if (pair >= S->nprow) {
+            size_t n = S->nprow ? S->nprow : 256;
+            while (n <= pair)
+                n *= 2;
+            S->prow = xrealloc2(S->prow, n * sizeof *S->prow);
+            memset(S->prow + S->nprow, 0, (n - S->nprow) * sizeof *S->prow);
+            S->nprow = n;
+        }
+        S->prow[pair] = row + 1;
+    }
+    return row;
+}
+
 /* Makes room for cap durations (no less than now) in the name's list, narrow or wide. */
 static void dur_reserve(struct name_row *nr, size_t cap)
 {
@@ -353,7 +377,7 @@ static void on_slice(void *ctx, const struct stint_model *m, const struct stint_
         if (ev->dur_ns < 0)
             S->unfinished++;
         else
-            row = name_row_of(S, ev->cat, ev->name, stint_model_lane_at(m, ev->lane)->clock);
+            row = span_row_of(S, m, ev);
     }
     if (ev->level && ev->parent_on_top && ev->level <= S->sn && S->frames[ev->level - 1].row != STINT_NO_ID &&
         !(ev->flags & (STINT_SLICE_INSTANT | STINT_SLICE_ASYNC)) && ev->dur_ns >= 0) {
@@ -513,11 +537,12 @@ static void summary_join(void *ctx, void *forked, const struct stint_model *m)
     free(T->cats);
     free(T->names);
     free(T->frames);
+    free(T->prow);
     free(T);
 }
 
 /* A name row's totals once its spans are in: the last lane's union, the
- * quantiles and the exact mean; frees its durations. */
+ * quantiles and the exact mean (name_free frees its durations). */
 static void name_finish(struct name_row *nr)
 {
     if (nr->stamp != STINT_NO_ID)
@@ -558,14 +583,19 @@ static void name_finish(struct name_row *nr)
                 sum += nr->d32[i];
         nr->mean_ns = (int64_t)((sum + (stint_i128)(n / 2)) / (stint_i128)n); /* rounded half up */
     }
+}
+
+/* Frees a name row's durations (after name_finish). */
+static void name_free(struct name_row *nr)
+{
     stint_hmem_free(nr->d, nr->d_cap * sizeof *nr->d);
     stint_hmem_free(nr->d32, nr->d_cap * sizeof *nr->d32);
     nr->d = NULL;
     nr->d32 = NULL;
 }
 
-/* A category's union across the tracks (its runs, each track's sorted);
- * frees the runs. */
+/* A category's union across the tracks (its runs, each track's sorted;
+ * cat_free frees them). */
 static void cat_finish(struct cat_row *cr)
 {
     /* seg[] holds each track's end: turn it into run starts */
@@ -578,6 +608,11 @@ static void cat_finish(struct cat_row *cr)
         fprintf(stderr, "stint: out of memory\n");
         exit(3);
     }
+}
+
+/* Frees a category's runs (after cat_finish). */
+static void cat_free(struct cat_row *cr)
+{
     cat_runs_free(cr);
     stint_hmem_free(cr->seg, cr->segcap * sizeof *cr->seg);
     cr->seg = NULL;
@@ -632,6 +667,15 @@ static void tail_finish(struct summary *S)
     if (threaded)
         pthread_join(t, NULL);
     free(W.items);
+    /* freed on one thread once the other is gone: two threads freeing at
+     * once contend for the allocator's lock, and each page given back while
+     * both run costs a TLB flush on the other CPU too */
+    if (stint_cli_exits_after_command) /* the big blocks are left to the exit */
+        stint_hmem_final();
+    for (size_t k = 0; k < S->ncats; k++)
+        cat_free(&S->cats[k]);
+    for (size_t k = 0; k < S->nnames; k++)
+        name_free(&S->names[k]);
 }
 
 /* After the model streamed its spans: async rows, category unions across
@@ -1083,6 +1127,7 @@ int stint_cmd_summary(int argc, char **argv)
     free(S.cats);
     free(S.names);
     free(S.asyncs);
+    free(S.prow);
     free(S.icount);
     free(S.ctally);
     stint_model_free(&m);

@@ -9,6 +9,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+int stint_cli_exits_after_command;
+
 int stint_cmd_take_extras(const char *cmd, int *argc, char **argv, const struct stint_cmd_extra *ex, size_t n)
 {
     int w = 1;

@@ -10,6 +10,12 @@
 #include "filters.h"
 #include "readers.h"
 
+/* Set by the CLI's main() before it runs a command: the process exits as
+ * soon as the command returns, so a command that is done with its large
+ * memory may leave it to the exit (stint_hmem_final). 0 where commands are
+ * called in a process that goes on (the fuzz targets). */
+extern int stint_cli_exits_after_command;
+
 struct stint_cmd_opts {
     const char *path;
     int json, csv, strict;

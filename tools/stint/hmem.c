@@ -345,11 +345,21 @@ void *stint_hmem_alloc(size_t bytes)
     }
 }
 
+static int final; /* stint_hmem_final was called (atomic) */
+
+void stint_hmem_final(void)
+{
+    __atomic_store_n(&final, 1, __ATOMIC_RELAXED);
+}
+
 void stint_hmem_free(void *p, size_t bytes)
 {
     if (!p)
         return;
-    switch (kind_of(bytes)) {
+    enum kind k = kind_of(bytes);
+    if (k != K_MALLOC && __atomic_load_n(&final, __ATOMIC_RELAXED))
+        return; /* left to the exit */
+    switch (k) {
     case K_MALLOC:
         free(p);
         break;

@@ -65,6 +65,14 @@ void *stint_hmem_xrealloc(void *p, size_t old_bytes, size_t new_bytes);
 /* Frees p (NULL: nothing), which was last sized to bytes. */
 void stint_hmem_free(void *p, size_t bytes);
 
+/* For a run about to end: from now on stint_hmem_free of blocks that did
+ * not come from malloc gives nothing back and keeps nothing for reuse (the
+ * exit returns the memory in one go, without a system call per block or
+ * the allocator's lock). Only for a process that exits soon after; frees
+ * of malloc'd blocks (small ones, and every block in malloc mode) are
+ * unchanged. */
+void stint_hmem_final(void);
+
 /* Gives the whole pages within bytes [from, upto) of p back to the system
  * when p (sized bytes) has a mapping of its own (they read as zeros
  * afterwards); nothing otherwise. For memory whose start is done with while

@@ -4,6 +4,7 @@
  * Commands are pure functions of their arguments and input files; they share
  * the readers, the trace model and the filters (see commands.h).
  */
+#include "cmdopts.h"
 #include "commands.h"
 #include "help_text.h"
 
@@ -72,6 +73,7 @@ int main(int argc, char **argv)
             fprintf(stderr, "stint: command '%s' is not available in this build\n", name);
             return STINT_EXIT_USAGE;
         }
+        stint_cli_exits_after_command = 1;
         return commands[i].fn(argc - 1, argv + 1);
     }
     fprintf(stderr, "stint: unknown command '%s'\n", name);

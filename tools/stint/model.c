@@ -1223,6 +1223,13 @@ static void end_unmatched(struct stint_model *m, const struct end_ev *ev)
                            stint_model_str(m, ev->name, NULL), (long long)ev->ts_ns);
 }
 
+/* bind_flows of a lean model (whose walks bound the v1 events) on a thread of its own. */
+static void *bind_flows_thread(void *arg)
+{
+    bind_flows(arg, NULL);
+    return NULL;
+}
+
 /* What the finish's track walkers share (struct finish_walker). */
 struct finish_share {
     struct stint_model *m;
@@ -1451,6 +1458,36 @@ static size_t *track_starts(const void *items, size_t n, size_t size, size_t off
     return st;
 }
 
+/* The lean flow events put in order for the track walks: sorted by (ts,
+ * seq), then their indexes grouped by track (lidx: track t's are
+ * [lstart[t], lstart[t + 1])). Touches the model's flow events only. */
+struct flow_prep {
+    struct stint_model *m;
+    size_t n, ntracks;
+    uint32_t *lidx;
+    size_t *lstart;
+};
+
+static void flow_prep(struct flow_prep *fp)
+{
+    struct stint_model *m = fp->m;
+    sort_flow_evs(m);
+    const struct flow_ev *fe = m->flow_evs.data;
+    fp->lidx = xrealloc(NULL, fp->n * sizeof *fp->lidx);
+    fp->lstart = track_starts(fe, fp->n, sizeof *fe, offsetof(struct flow_ev, track), fp->ntracks);
+    size_t *pos = xrealloc(NULL, (fp->ntracks + 1) * sizeof *pos);
+    memcpy(pos, fp->lstart, (fp->ntracks + 1) * sizeof *pos);
+    for (size_t k = 0; k < fp->n; k++)
+        fp->lidx[pos[fe[k].track]++] = (uint32_t)k;
+    free(pos);
+}
+
+static void *flow_prep_thread(void *arg)
+{
+    flow_prep(arg);
+    return NULL;
+}
+
 void stint_model_finish(struct stint_model *m)
 {
     if (m->finished)
@@ -1459,9 +1496,20 @@ void stint_model_finish(struct stint_model *m)
     size_t n = m->slices.len, ntracks = m->tracks.len;
     struct end_ev *ends = m->ends.data;
     size_t nends = m->ends.len;
+    int lean = stint_i_lean_active(m);
+    /* lean mode: v1 flow events grouped per track, bound by the track walks;
+     * put in order on a second thread while this one sorts the E events and
+     * groups the slices, when the walk may take two threads and there is
+     * enough to sort (flow and E events, a quarter of the spans that split
+     * the walk) */
+    struct flow_prep fp = {.m = m, .n = lean ? m->flow_evs.len : 0, .ntracks = ntracks};
+    pthread_t fpt;
+    int fp_thread = fp.n && m->span_split && fp.n + nends >= m->span_split->min_spans / 4 &&
+                    pthread_create(&fpt, NULL, flow_prep_thread, &fp) == 0;
+    if (fp.n && !fp_thread)
+        flow_prep(&fp);
     if (!end_near_sort(ends, nends))
         qsort(ends, nends, sizeof *ends, end_cmp);
-    int lean = stint_i_lean_active(m);
     if (n == 0 && !lean) {
         for (size_t k = 0; k < nends; k++)
             end_unmatched(m, &ends[k]);
@@ -1471,21 +1519,8 @@ void stint_model_finish(struct stint_model *m)
             stint_i_stream_finished(m);
         return;
     }
-    /* lean mode: v1 flow events grouped per track, bound by the track walks */
     struct flow_ev *lfe = m->flow_evs.data;
-    size_t lnfe = lean ? m->flow_evs.len : 0;
-    uint32_t *lidx = NULL; /* flow events by track, each track's in (ts, seq) order */
-    size_t *lstart = NULL;
-    if (lnfe) {
-        sort_flow_evs(m);
-        lidx = xrealloc(NULL, lnfe * sizeof *lidx);
-        lstart = track_starts(lfe, lnfe, sizeof *lfe, offsetof(struct flow_ev, track), ntracks);
-        size_t *pos = xrealloc(NULL, (ntracks + 1) * sizeof *pos);
-        memcpy(pos, lstart, (ntracks + 1) * sizeof *pos);
-        for (size_t k = 0; k < lnfe; k++)
-            lidx[pos[lfe[k].track]++] = (uint32_t)k;
-        free(pos);
-    }
+    size_t lnfe = fp.n;
     /* Group by track: a stable counting sort, applied in place by following
      * the permutation's cycles (4 bytes per slice, not a second 72-byte copy). */
     size_t *start = calloc(ntracks + 1, sizeof *start);
@@ -1529,13 +1564,17 @@ void stint_model_finish(struct stint_model *m)
     }
     /* each track's E events (sorted by track) */
     size_t *estart = track_starts(ends, nends, sizeof *ends, offsetof(struct end_ev, track), ntracks);
+    if (fp_thread)
+        pthread_join(fpt, NULL);
+    uint32_t *lidx = fp.lidx; /* flow events by track, each track's in (ts, seq) order */
+    size_t *lstart = fp.lstart;
     struct finish_share sh = {.m = m, .ends = ends, .estart = estart, .start = start, .lean = lean,
                               .lfe = lnfe ? lfe : NULL, .lidx = lidx, .lstart = lstart, .n = ntracks};
     struct finish_walker W = {.sh = &sh, .w = {.fn = m->span_sink, .ctx = m->span_sink_ctx}}, W2 = W;
     uint32_t *order = lean ? walk_split_order(m, start, ends, nends) : NULL;
     void *forked = order ? m->span_split->fork(m->span_sink_ctx, m) : NULL;
-    pthread_t second;
-    int two = 0;
+    pthread_t second, bt;
+    int two = 0, bind_thread = 0;
     if (forked) {
         sh.order = order;
         W.logged = W2.logged = 1;
@@ -1571,6 +1610,8 @@ void stint_model_finish(struct stint_model *m)
         }
         W.any_explicit |= W2.any_explicit;
         stint_i_walker_free(&W2.w);
+        /* the flows are bound (model only) while the sink joins (sink only) */
+        bind_thread = pthread_create(&bt, NULL, bind_flows_thread, m) == 0;
         m->span_split->join(m->span_sink_ctx, forked, m);
     }
     free(order);
@@ -1579,7 +1620,10 @@ void stint_model_finish(struct stint_model *m)
     int any_explicit = W.any_explicit;
     free(lidx);
     free(lstart);
-    bind_flows(m, lean ? NULL : start);
+    if (bind_thread)
+        pthread_join(bt, NULL);
+    else
+        bind_flows(m, lean ? NULL : start);
     free(start);
     stint_bigarray_free(&m->ends);
     if (any_explicit)

@@ -294,6 +294,8 @@ struct stint_span_ev {
     uint32_t level;
     uint16_t flags;      /* STINT_SLICE_* */
     uint8_t parent_on_top;
+    uint32_t pair1;      /* lean records: 1 + a dense id of (cat, name), the same for every span
+                          * of the pair (a sink may index its rows by it); 0 for other spans */
 };
 typedef void (*stint_span_sink)(void *ctx, const struct stint_model *m, const struct stint_span_ev *ev);
 /* A span sink whose work can be split over two threads by track: fork makes
@@ -301,7 +303,8 @@ typedef void (*stint_span_sink)(void *ctx, const struct stint_model *m, const st
  * before the second walker starts); the two walkers take the tracks in turn
  * (heaviest first), each streaming the tracks it takes to its context (the
  * sink's own, or the forked one); join (on the finishing thread, after both
- * walkers are done) folds the second context into the first and frees it.
+ * walkers are done) folds the second context into the first and frees it;
+ * it may read the model but not change it (the flows are bound meanwhile).
  * The sink then sees every track exactly once, each whole and in its own
  * order, but not in track order and some in another context, so its
  * results must not depend on which context a track went to or in what

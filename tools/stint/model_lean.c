@@ -388,6 +388,7 @@ static void lane_order(struct lean_lane *ll)
 struct item {
     int64_t ts_ns, dur_ns;
     uint32_t cat, name;
+    uint32_t pair1; /* a lean record's pair + 1; 0 for a slice */
     uint16_t flags;
 };
 
@@ -569,6 +570,7 @@ void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_
             x.dur_ns = rec_dur(r);
             x.cat = L->pcat[rec_pair(r)];
             x.name = L->pname[rec_pair(r)];
+            x.pair1 = rec_pair(r) + 1;
             x.flags = STINT_SLICE_COMPLETE;
             if (stray)
                 si++;
@@ -624,7 +626,8 @@ void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_
                                        .name = x.name,
                                        .level = (uint32_t)sn,
                                        .flags = x.flags,
-                                       .parent_on_top = sn > 0};
+                                       .parent_on_top = sn > 0,
+                                       .pair1 = x.pair1};
             w->fn(w->ctx, m, &ev);
         }
         w->frames = grow(w->frames, &w->fcap, sn + 1, sizeof *w->frames);
