@@ -92,19 +92,28 @@ s=$(json_spans)
 { [ "${s:-0}" -gt 0 ] && [ "$s" -lt "$total" ]; } || bad "gzip: $s spans reported partial, expected 1..$((total - 1))"
 STINT_NO_INFLATE_THREAD=1 check "gzip, no inflate thread: slices" partial "$work/t.json.gz" slices --csv
 
-# marker logs: `stint timing` (its own reader) and `summary` of the same log
-python3 - "$work/m.log" <<'PY'
+# gen_log FILE SEED BYTES NAMES PREFIX HEX: a marker log of about BYTES, one
+# record per name (comma-separated) and invocation after the log prefix,
+# with a random 128-bit hex attr when HEX is 1
+gen_log() {
+  python3 - "$@" <<'PY'
 import random, sys
-r = random.Random(3)
-with open(sys.argv[1], "w") as f:
+path, seed, size, names, prefix, hexattr = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), sys.argv[4].split(","), sys.argv[5], sys.argv[6] == "1"
+r = random.Random(seed)
+with open(path, "w") as f:
     ts, inv = 1000, 0
-    while f.tell() < 3_000_000:
+    while f.tell() < size:
         inv += 1
-        for d, name in enumerate(("run", "orch", "sched")):
-            f.write("I1201 12:00:00.000 host] [STRACE] v=1 pid=7 tid=8 inv=%d hid=%d depth=%d name=%s ts=%d dur=%d\n"
-                    % (inv, d + 1, d, name, ts + d, r.randint(100, 900) - 50 * d))
+        for d, name in enumerate(names):
+            f.write("%s[STRACE] v=1 pid=7 tid=8 inv=%d hid=%d depth=%d name=%s ts=%d dur=%d%s\n"
+                    % (prefix, inv, d + 1, d, name, ts + d, r.randint(100, 900) - 50 * d,
+                       " h=%032x" % r.getrandbits(128) if hexattr else ""))
         ts += 1000
 PY
+}
+
+# marker logs: `stint timing` (its own reader) and `summary` of the same log
+gen_log "$work/m.log" 3 3000000 run,orch,sched "I1201 12:00:00.000 host] " 0
 export STINT_TEST_EIO_AT=1500000
 check "markers: timing" partial "$work/m.log" timing
 check "markers: summary" partial "$work/m.log" summary
@@ -113,18 +122,7 @@ check "markers, error at the first read: timing" none "$work/m.log" timing
 
 # a gzip marker log (found by content, as stdin too) reads as the plain one;
 # its attrs (random hex) keep the gzip file over 1 MiB
-python3 - "$work/mz.log" <<'PY'
-import random, sys
-r = random.Random(5)
-with open(sys.argv[1], "w") as f:
-    ts, inv = 1000, 0
-    while f.tell() < 5_000_000:
-        inv += 1
-        for d, name in enumerate(("run", "orch")):
-            f.write("[STRACE] v=1 pid=7 tid=8 inv=%d hid=%d depth=%d name=%s ts=%d dur=%d h=%032x\n"
-                    % (inv, d + 1, d, name, ts + d, r.randint(100, 900) - 50 * d, r.getrandbits(128)))
-        ts += 1000
-PY
+gen_log "$work/mz.log" 5 5000000 run,orch "" 1
 gzip -1 -c "$work/mz.log" >"$work/mz.log.gz"
 unset STINT_TEST_EIO_AT
 "$STINT" timing --json "$work/mz.log" >"$work/mz.plain.json" 2>/dev/null || bad "markers: timing of the plain log failed"
