@@ -686,10 +686,11 @@ static int open_common(struct stint_input *in, const char *path, uint64_t from, 
             return 3;
         }
         struct stat st;
-        if (fstat(in->fd, &st) == 0 && S_ISREG(st.st_mode))
+        int have_st = fstat(in->fd, &st) == 0;
+        if (have_st && S_ISREG(st.st_mode))
             in->file_size = (uint64_t)st.st_size;
         stint_hmem_expect(in->file_size); /* before the window is made */
-        if (fstat(in->fd, &st) == 0 && S_ISDIR(st.st_mode)) {
+        if (have_st && S_ISDIR(st.st_mode)) {
             snprintf(in->err, sizeof in->err, "%s: is a directory (expected a trace file)", path);
             close(in->fd);
             in->fd = -1;
