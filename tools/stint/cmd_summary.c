@@ -195,6 +195,14 @@ static void cat_runs_free(struct cat_row *c)
     c->nivb = 0;
 }
 
+/* Frees a category's runs and track ends (after cat_finish, or once joined). */
+static void cat_free(struct cat_row *cr)
+{
+    cat_runs_free(cr);
+    stint_hmem_free(cr->seg, cr->segcap * sizeof *cr->seg);
+    cr->seg = NULL;
+}
+
 static void frame_end(struct summary *S, struct frame *fr)
 {
     if (fr->row != STINT_NO_ID)
@@ -304,6 +312,15 @@ static void dur_widen(struct name_row *nr)
     for (size_t i = 0; i < nr->d_len; i++)
         nr->d[i] = nr->d32[i];
     stint_hmem_free(nr->d32, nr->d_cap * sizeof *nr->d32);
+    nr->d32 = NULL;
+}
+
+/* Frees a name row's durations (after name_finish, or once appended elsewhere). */
+static void name_free(struct name_row *nr)
+{
+    stint_hmem_free(nr->d, nr->d_cap * sizeof *nr->d);
+    stint_hmem_free(nr->d32, nr->d_cap * sizeof *nr->d32);
+    nr->d = NULL;
     nr->d32 = NULL;
 }
 
@@ -463,10 +480,7 @@ static void dur_append(struct name_row *nr, struct name_row *from)
     else if (from->d_len)
         memcpy(nr->d32 + nr->d_len, from->d32, from->d_len * sizeof *nr->d32);
     nr->d_len += from->d_len;
-    stint_hmem_free(from->d, from->d_cap * sizeof *from->d);
-    stint_hmem_free(from->d32, from->d_cap * sizeof *from->d32);
-    from->d = NULL;
-    from->d32 = NULL;
+    name_free(from);
     from->d_len = from->d_cap = 0;
 }
 
@@ -517,8 +531,7 @@ static void summary_join(void *ctx, void *forked, const struct stint_model *m)
         }
         for (size_t k = 0; k < tc->nseg; k++)
             cat_seg_push(sc, base + tc->seg[k]);
-        cat_runs_free(tc);
-        stint_hmem_free(tc->seg, tc->segcap * sizeof *tc->seg);
+        cat_free(tc);
     }
     S->spans += T->spans;
     S->unfinished += T->unfinished;
@@ -585,15 +598,6 @@ static void name_finish(struct name_row *nr)
     }
 }
 
-/* Frees a name row's durations (after name_finish). */
-static void name_free(struct name_row *nr)
-{
-    stint_hmem_free(nr->d, nr->d_cap * sizeof *nr->d);
-    stint_hmem_free(nr->d32, nr->d_cap * sizeof *nr->d32);
-    nr->d = NULL;
-    nr->d32 = NULL;
-}
-
 /* A category's union across the tracks (its runs, each track's sorted;
  * cat_free frees them). */
 static void cat_finish(struct cat_row *cr)
@@ -608,14 +612,6 @@ static void cat_finish(struct cat_row *cr)
         fprintf(stderr, "stint: out of memory\n");
         exit(3);
     }
-}
-
-/* Frees a category's runs (after cat_finish). */
-static void cat_free(struct cat_row *cr)
-{
-    cat_runs_free(cr);
-    stint_hmem_free(cr->seg, cr->segcap * sizeof *cr->seg);
-    cr->seg = NULL;
 }
 
 /* From this many runs and durations (all categories and names) on, the

@@ -104,7 +104,7 @@ static int starts_gzip(int fd)
 /* Feeds the input at path to p through stint_input (input.h), which inflates
  * gzip by content; for stdin and gzip logs. Returns 0, -1 out of memory or
  * a callback's stop, or an exit code (1 bad compressed data, 3 I/O) with
- * *msg set to the reader's message and *at to the bytes parsed before it. */
+ * *msg set to the reader's message (in *in, which the caller closes). */
 static int feed_input(markers_parser *p, const char *path, const char **msg, struct stint_input *in)
 {
     int rc = stint_input_open(in, path);
@@ -172,14 +172,13 @@ static int read_input(tm_model *m, const char *path, markers_stats *total, struc
     markers_parser_free(p);
     if (fd >= 0)
         close(fd);
+    else
+        stint_input_close(&in); /* (msg stays: it is in's own buffer) */
     if (msg) {
         fprintf(stderr, "stint timing: %s\n", msg);
-        stint_input_close(&in);
         rd->read_error = 1;
         return rc;
     }
-    if (fd < 0)
-        stint_input_close(&in);
     if (rc == -2) {
         fprintf(stderr, "stint timing: cannot read %s at byte %llu: %s\n", path, (unsigned long long)nbytes,
                 strerror(err));

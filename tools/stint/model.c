@@ -1519,8 +1519,6 @@ void stint_model_finish(struct stint_model *m)
             stint_i_stream_finished(m);
         return;
     }
-    struct flow_ev *lfe = m->flow_evs.data;
-    size_t lnfe = fp.n;
     /* Group by track: a stable counting sort, applied in place by following
      * the permutation's cycles (4 bytes per slice, not a second 72-byte copy). */
     size_t *start = calloc(ntracks + 1, sizeof *start);
@@ -1569,7 +1567,7 @@ void stint_model_finish(struct stint_model *m)
     uint32_t *lidx = fp.lidx; /* flow events by track, each track's in (ts, seq) order */
     size_t *lstart = fp.lstart;
     struct finish_share sh = {.m = m, .ends = ends, .estart = estart, .start = start, .lean = lean,
-                              .lfe = lnfe ? lfe : NULL, .lidx = lidx, .lstart = lstart, .n = ntracks};
+                              .lfe = fp.n ? m->flow_evs.data : NULL, .lidx = lidx, .lstart = lstart, .n = ntracks};
     struct finish_walker W = {.sh = &sh, .w = {.fn = m->span_sink, .ctx = m->span_sink_ctx}}, W2 = W;
     uint32_t *order = lean ? walk_split_order(m, start, ends, nends) : NULL;
     void *forked = order ? m->span_split->fork(m->span_sink_ctx, m) : NULL;
