@@ -380,12 +380,15 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
                 row[0] += 1
                 row[1] += s.dur
 
-    # self time: duration minus the union of direct children clipped to it
+    # self time: duration minus the union of direct children clipped to it;
+    # a JSONL span's children are those naming it as parent, on any thread
     kids = defaultdict(list)
     for s in spans:
-        if s.parent is not None and s.parent.kind != "I" and s.parent.dur >= 0 and s.parent.lane == s.lane:
+        if s.parent is not None and s.parent.kind != "I" and s.parent.dur >= 0 and s.dur >= 0:
             p = s.parent
-            kids[id(p)].append((s.ts, min(s.end(), p.end())))
+            cs, ce = max(s.ts, p.ts), min(s.end(), p.end())
+            if ce >= cs:
+                kids[id(p)].append((cs, ce))
 
     spans = [s for s in spans if flt.slice(s.lane[0], s.lane[1], s.cat, s.name, s.ts, s.dur)]
     lanes = defaultdict(list)

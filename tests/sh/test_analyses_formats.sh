@@ -68,5 +68,15 @@ assert s[0]["children_union_ns"] == {"worker_a": 50, "worker_b": 60}, s
 assert s[0]["overlap_ns"] == 45 and s[0]["unattributed_ns"] == 35, s' || { echo "FAIL: steps on $f"; fail=1; }
 done
 cmp -s <("$STINT" tree "$x" 2>&1) <("$STINT" tree "$TMP/x2.jsonl" 2>&1) || { echo "FAIL: tree differs after jsonl -> jsonl"; fail=1; }
+# the span tree comes from parent ids in summary too: the step's self time
+# is 100 - |[20,70] u [25,85]| = 35 ns, the same in tree; root's is 100
+"$STINT" summary "$x" --json > "$TMP/xs.json" && "$STINT" tree "$x" --flat --json > "$TMP/xt.json" \
+  && python3 - "$TMP/xs.json" "$TMP/xt.json" <<'PY' || { echo "FAIL: summary's self time on a JSONL session with children on other threads"; fail=1; }
+import json, sys
+s = {r["name"]: r["self_ns"] for r in json.load(open(sys.argv[1]))["names"]}
+assert s == {"root": 100, "step": 35, "worker_a": 50, "worker_b": 60}, s
+t = {r["name"]: r["self_ns"] for r in json.load(open(sys.argv[2]))["names"]}
+assert s == t, (s, t)
+PY
 [ $fail -eq 0 ] && echo "ok: tree, steps, counters, diff, report on Chrome, gzip, JSONL and markers inputs"
 exit $fail

@@ -106,6 +106,14 @@ struct frame {
     uint32_t row;    /* name row of a counted span, STINT_NO_ID for anything else */
     int64_t ts_ns, dur_ns;
     struct stint_union_acc kids;
+    uint32_t xa, xb; /* its children on other tracks not yet in kids: summary.xk[xa, xb) */
+};
+
+/* A child on another track than its explicit parent (JSONL parent ids),
+ * clipped to the parent. */
+struct xkid {
+    uint32_t parent; /* the parent's slice index */
+    int64_t start, end;
 };
 
 struct summary {
@@ -124,6 +132,9 @@ struct summary {
     struct frame *frames;     /* the current track's open spans, by level */
     size_t sn, fcap;
     uint32_t track;           /* the track being streamed */
+    struct xkid *xk;          /* children on other tracks than their explicit parent, by parent and start */
+    size_t nxk;
+    int xk_built;
     /* with filters, the instants and counter samples that pass them (the
      * model's own tallies count everything): */
     uint64_t *icount;         /* per m->instants row */
@@ -203,11 +214,82 @@ static void cat_free(struct cat_row *cr)
     cr->seg = NULL;
 }
 
+/* Adds the frame's children on other tracks that start at or before ts to
+ * its union of children (the union takes intervals in start order). */
+static void frame_feed(const struct summary *S, struct frame *fr, int64_t ts)
+{
+    for (; fr->xa < fr->xb && S->xk[fr->xa].start <= ts; fr->xa++)
+        stint_union_acc_add(&fr->kids, S->xk[fr->xa].start, S->xk[fr->xa].end);
+}
+
 static void frame_end(struct summary *S, struct frame *fr)
 {
-    if (fr->row != STINT_NO_ID)
-        S->names[fr->row].self_ns =
-            stint_sum_add(S->names[fr->row].self_ns, fr->dur_ns - stint_union_acc_total(&fr->kids));
+    if (fr->row == STINT_NO_ID)
+        return;
+    frame_feed(S, fr, INT64_MAX);
+    S->names[fr->row].self_ns = stint_sum_add(S->names[fr->row].self_ns, fr->dur_ns - stint_union_acc_total(&fr->kids));
+}
+
+static int xkid_cmp(const void *pa, const void *pb)
+{
+    const struct xkid *a = pa, *b = pb;
+    if (a->parent != b->parent)
+        return a->parent < b->parent ? -1 : 1;
+    if (a->start != b->start)
+        return a->start < b->start ? -1 : 1;
+    return (a->end > b->end) - (a->end < b->end);
+}
+
+/* Collects the finished spans whose explicit parent is a finished span on
+ * another track (JSONL sessions: the span tree comes from parent ids, and a
+ * step's workers may run on other threads), each clipped to its parent, by
+ * parent and start: their union counts against the parent's self time, as
+ * in `tree`. Built once, by the walk that streams the first slice with an
+ * explicit parent (those are streamed on one thread). */
+static void xkids_build(struct summary *S, const struct stint_model *m)
+{
+    size_t n = stint_model_nslices(m), cap = 0;
+    S->xk_built = 1;
+    for (size_t i = 0; i < n; i++) {
+        const struct stint_slice *c = stint_model_slice(m, i);
+        if (!(c->flags & STINT_SLICE_EXPLICIT_PARENT) || c->parent >= n || c->dur_ns < 0 ||
+            (c->flags & (STINT_SLICE_INSTANT | STINT_SLICE_ASYNC)))
+            continue;
+        const struct stint_slice *p = stint_model_slice(m, c->parent);
+        if (p->track == c->track || p->dur_ns < 0)
+            continue;
+        int64_t start = c->ts_ns > p->ts_ns ? c->ts_ns : p->ts_ns;
+        int64_t end = c->ts_ns + c->dur_ns, pend = p->ts_ns + p->dur_ns;
+        if (end > pend)
+            end = pend;
+        if (end <= start)
+            continue;
+        if (S->nxk == cap) {
+            cap = cap ? cap * 2 : 64;
+            S->xk = xrealloc2(S->xk, cap * sizeof *S->xk);
+        }
+        S->xk[S->nxk++] = (struct xkid){c->parent, start, end};
+    }
+    if (S->nxk > 1)
+        qsort(S->xk, S->nxk, sizeof *S->xk, xkid_cmp);
+}
+
+/* Points the frame of explicit-parent slice idx at its children on other tracks. */
+static void frame_xkids(struct summary *S, const struct stint_model *m, struct frame *fr, uint32_t idx)
+{
+    if (!S->xk_built)
+        xkids_build(S, m);
+    size_t lo = 0, hi = S->nxk;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (S->xk[mid].parent < idx)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    fr->xa = fr->xb = (uint32_t)lo;
+    while (fr->xb < S->nxk && S->xk[fr->xb].parent == idx)
+        fr->xb++;
 }
 
 /* The end of a track's stream: its open frames and category runs end. */
@@ -398,10 +480,17 @@ static void on_slice(void *ctx, const struct stint_model *m, const struct stint_
     }
     if (ev->level && ev->parent_on_top && ev->level <= S->sn && S->frames[ev->level - 1].row != STINT_NO_ID &&
         !(ev->flags & (STINT_SLICE_INSTANT | STINT_SLICE_ASYNC)) && ev->dur_ns >= 0) {
-        /* a direct child, counted or filtered out: clipped into the parent's child union */
+        /* a direct child, counted or filtered out: clipped into the parent's child union
+         * (with the parent's children on other tracks that start before it) */
         struct frame *p = &S->frames[ev->level - 1];
+        int64_t start = ev->ts_ns < p->ts_ns ? p->ts_ns : ev->ts_ns; /* (explicit parents only) */
         int64_t end = ev->ts_ns + ev->dur_ns, pend = p->ts_ns + p->dur_ns;
-        stint_union_acc_add(&p->kids, ev->ts_ns, end < pend ? end : pend);
+        if (end > pend)
+            end = pend;
+        if (p->xa < p->xb)
+            frame_feed(S, p, start);
+        if (end >= start)
+            stint_union_acc_add(&p->kids, start, end);
     }
     if (row != STINT_NO_ID) {
         int64_t ts = ev->ts_ns, dur = ev->dur_ns, end = ts + dur;
@@ -448,6 +537,9 @@ static void on_slice(void *ctx, const struct stint_model *m, const struct stint_
     fr->ts_ns = ev->ts_ns;
     fr->dur_ns = ev->dur_ns;
     stint_union_acc_init(&fr->kids);
+    fr->xa = fr->xb = 0;
+    if (ev->slice1 && row != STINT_NO_ID)
+        frame_xkids(S, m, fr, ev->slice1 - 1);
 }
 
 /* ---- the walk on two threads (struct stint_span_split) ---------------------------------
@@ -736,6 +828,7 @@ static void compute(struct summary *S, const struct stint_model *m)
     }
     tail_finish(S);
     free(S->frames);
+    free(S->xk);
     stint_umap_free(&S->cmap);
     stint_umap_free(&S->nmap);
 }

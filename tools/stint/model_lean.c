@@ -780,7 +780,8 @@ void stint_i_stream_finished(struct stint_model *m)
                                    .name = s->name,
                                    .level = (uint32_t)sn,
                                    .flags = s->flags,
-                                   .parent_on_top = sn && stack[sn - 1] == s->parent};
+                                   .parent_on_top = sn && stack[sn - 1] == s->parent,
+                                   .slice1 = s->flags & STINT_SLICE_EXPLICIT_PARENT ? (uint32_t)i + 1 : 0};
         m->span_sink(m->span_sink_ctx, m, &ev);
         stack = grow(stack, &cap, sn + 1, sizeof *stack);
         stack[sn++] = (uint32_t)i;
