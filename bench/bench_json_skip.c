@@ -10,7 +10,7 @@
  * stint_json_skip does): general alone; the token walk with 8-byte strings
  * and digits (swar), with 32-byte strings (token, the fast path before this
  * bench was written) and with 32-byte strings and 8-byte digit runs (digits);
- * the 64-byte block walk (block). Each round times every path once, in turn, in thread CPU time (the
+ * the 64-byte block walk on AVX2 (block) and on AVX-512BW (block512). Each round times every path once, in turn, in thread CPU time (the
  * machine may be shared), and the medians over REPEAT rounds (default 11) are
  * printed in MB/s with the block walk's ratio to the token walk and to
  * general. A path this CPU lacks is reported as such. All paths must end
@@ -147,10 +147,10 @@ static void generate(void)
     }
 }
 
-enum { P_GENERAL, P_SWAR, P_TOKEN, P_DIGITS, P_BLOCK, NPATHS };
-static const char *const path_name[NPATHS] = {"general", "swar", "token", "digits", "block"};
+enum { P_GENERAL, P_SWAR, P_TOKEN, P_DIGITS, P_BLOCK, P_BLOCK512, NPATHS };
+static const char *const path_name[NPATHS] = {"general", "swar", "token", "digits", "block", "block512"};
 static const int path_id[NPATHS] = {-1, STINT_I_JSON_FAST_SWAR, STINT_I_JSON_FAST_TOKEN, STINT_I_JSON_FAST_DIGITS,
-                                    STINT_I_JSON_FAST_BLOCK};
+                                    STINT_I_JSON_FAST_BLOCK, STINT_I_JSON_FAST_BLOCK512};
 
 /* Skips every value with one path; returns the sum of end offsets (a check
  * that all paths agree) and counts the values the fast path gave up on. */
@@ -228,6 +228,8 @@ int main(int argc, char **argv)
     }
     if (mbs[P_BLOCK] > 0 && mbs[P_TOKEN] > 0)
         printf("block/token %.2fx, block/general %.2fx\n", mbs[P_BLOCK] / mbs[P_TOKEN], mbs[P_BLOCK] / mbs[P_GENERAL]);
+    if (mbs[P_BLOCK512] > 0 && mbs[P_BLOCK] > 0)
+        printf("block512/block %.2fx\n", mbs[P_BLOCK512] / mbs[P_BLOCK]);
     free(buf);
     free(starts);
     return 0;

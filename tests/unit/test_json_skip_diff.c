@@ -160,7 +160,7 @@ static void mutate(struct out *o)
 }
 
 static const int paths[] = {STINT_I_JSON_FAST_SWAR, STINT_I_JSON_FAST_TOKEN, STINT_I_JSON_FAST_DIGITS,
-                            STINT_I_JSON_FAST_BLOCK, STINT_I_JSON_FAST_AUTO};
+                            STINT_I_JSON_FAST_BLOCK, STINT_I_JSON_FAST_BLOCK512, STINT_I_JSON_FAST_AUTO};
 #define NPATHS (sizeof paths / sizeof paths[0])
 static unsigned long accepted[NPATHS], valid_plain;
 static int path_runs[NPATHS];

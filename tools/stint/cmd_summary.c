@@ -226,7 +226,8 @@ static void frame_end(struct summary *S, struct frame *fr)
 {
     if (fr->row == STINT_NO_ID)
         return;
-    frame_feed(S, fr, INT64_MAX);
+    if (fr->xa < fr->xb)
+        frame_feed(S, fr, INT64_MAX);
     S->names[fr->row].self_ns = stint_sum_add(S->names[fr->row].self_ns, fr->dur_ns - stint_union_acc_total(&fr->kids));
 }
 

@@ -168,7 +168,8 @@ enum {
     STINT_I_JSON_FAST_SWAR = 1,   /* token walk, strings and digits 8 bytes at a time (the portable path) */
     STINT_I_JSON_FAST_TOKEN = 2,  /* token walk, strings 32 bytes at a time (AVX2; the fast path before the two below) */
     STINT_I_JSON_FAST_DIGITS = 3, /* TOKEN with digits 8 bytes at a time */
-    STINT_I_JSON_FAST_BLOCK = 4   /* 64-byte block classifier (AVX2 + PCLMUL + POPCNT) */
+    STINT_I_JSON_FAST_BLOCK = 4,  /* 64-byte block classifier (AVX2 + PCLMUL + POPCNT) */
+    STINT_I_JSON_FAST_BLOCK512 = 5 /* BLOCK classifying on AVX-512BW (and BMI1, BMI2) */
 };
 int stint_i_json_skip_general(struct stint_json *j);
 const char *stint_i_json_fast_skip(const char *p, const char *end, int path);
