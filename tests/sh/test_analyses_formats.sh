@@ -78,5 +78,25 @@ assert s == {"root": 100, "step": 35, "worker_a": 50, "worker_b": 60}, s
 t = {r["name"]: r["self_ns"] for r in json.load(open(sys.argv[2]))["names"]}
 assert s == t, (s, t)
 PY
+# a child that starts before its parent on the parent's own thread (the
+# walk then streams the track in time order, the child first): clipped to the
+# parent, it still counts against the parent, in summary as in tree:
+# parent [100, 200] less [100, 150] u [160, 180] = 30 ns
+cat > "$TMP/early.jsonl" <<'EOF'
+{"kind":"meta","schema":"stint/session/1","run_id":"r","pid":1,"clock_monotonic_ns":0}
+{"kind":"span_start","id":"p","name":"parent","start_ns":100,"span_kind":"function","tid":1}
+{"kind":"span_start","id":"c","parent_id":"p","name":"early","start_ns":50,"span_kind":"function","tid":1}
+{"kind":"span_start","id":"d","parent_id":"p","name":"late","start_ns":160,"span_kind":"function","tid":1}
+{"kind":"span_end","id":"c","duration_ns":100}
+{"kind":"span_end","id":"d","duration_ns":20}
+{"kind":"span_end","id":"p","duration_ns":100}
+EOF
+"$STINT" summary "$TMP/early.jsonl" --json > "$TMP/es.json" && "$STINT" tree "$TMP/early.jsonl" --flat --json > "$TMP/et.json" \
+  && python3 - "$TMP/es.json" "$TMP/et.json" <<'PY' || { echo "FAIL: summary's self time with a child starting before its parent"; fail=1; }
+import json, sys
+s = {r["name"]: r["self_ns"] for r in json.load(open(sys.argv[1]))["names"]}
+t = {r["name"]: r["self_ns"] for r in json.load(open(sys.argv[2]))["names"]}
+assert s == {"parent": 30, "early": 100, "late": 20} and s == t, (s, t)
+PY
 [ $fail -eq 0 ] && echo "ok: tree, steps, counters, diff, report on Chrome, gzip, JSONL and markers inputs"
 exit $fail

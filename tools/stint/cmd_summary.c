@@ -106,11 +106,10 @@ struct frame {
     uint32_t row;    /* name row of a counted span, STINT_NO_ID for anything else */
     int64_t ts_ns, dur_ns;
     struct stint_union_acc kids;
-    uint32_t xa, xb; /* its children on other tracks not yet in kids: summary.xk[xa, xb) */
+    uint32_t xa, xb; /* an explicit parent's children: summary.xk[xa, xb) */
 };
 
-/* A child on another track than its explicit parent (JSONL parent ids),
- * clipped to the parent. */
+/* A child of an explicit parent (JSONL parent ids), clipped to the parent. */
 struct xkid {
     uint32_t parent; /* the parent's slice index */
     int64_t start, end;
@@ -132,7 +131,7 @@ struct summary {
     struct frame *frames;     /* the current track's open spans, by level */
     size_t sn, fcap;
     uint32_t track;           /* the track being streamed */
-    struct xkid *xk;          /* children on other tracks than their explicit parent, by parent and start */
+    struct xkid *xk;          /* the children of explicit parents, by parent and start */
     size_t nxk;
     int xk_built;
     /* with filters, the instants and counter samples that pass them (the
@@ -214,20 +213,12 @@ static void cat_free(struct cat_row *cr)
     cr->seg = NULL;
 }
 
-/* Adds the frame's children on other tracks that start at or before ts to
- * its union of children (the union takes intervals in start order). */
-static void frame_feed(const struct summary *S, struct frame *fr, int64_t ts)
-{
-    for (; fr->xa < fr->xb && S->xk[fr->xa].start <= ts; fr->xa++)
-        stint_union_acc_add(&fr->kids, S->xk[fr->xa].start, S->xk[fr->xa].end);
-}
-
 static void frame_end(struct summary *S, struct frame *fr)
 {
     if (fr->row == STINT_NO_ID)
         return;
-    if (fr->xa < fr->xb)
-        frame_feed(S, fr, INT64_MAX);
+    for (uint32_t k = fr->xa; k < fr->xb; k++) /* (in start order, as the union takes them) */
+        stint_union_acc_add(&fr->kids, S->xk[k].start, S->xk[k].end);
     S->names[fr->row].self_ns = stint_sum_add(S->names[fr->row].self_ns, fr->dur_ns - stint_union_acc_total(&fr->kids));
 }
 
@@ -241,12 +232,13 @@ static int xkid_cmp(const void *pa, const void *pb)
     return (a->end > b->end) - (a->end < b->end);
 }
 
-/* Collects the finished spans whose explicit parent is a finished span on
- * another track (JSONL sessions: the span tree comes from parent ids, and a
- * step's workers may run on other threads), each clipped to its parent, by
- * parent and start: their union counts against the parent's self time, as
- * in `tree`. Built once, by the walk that streams the first slice with an
- * explicit parent (those are streamed on one thread). */
+/* Collects the finished spans whose explicit parent is a finished span
+ * (JSONL sessions: the span tree comes from parent ids, and a step's workers
+ * may run on other threads), each clipped to its parent, by parent and
+ * start: their union is what counts against the parent's self time, as in
+ * `tree`, whatever the track and whatever order the walk streams them in.
+ * Built once, by the walk that streams the first slice with an explicit
+ * parent (those are streamed on one thread). */
 static void xkids_build(struct summary *S, const struct stint_model *m)
 {
     size_t n = stint_model_nslices(m), cap = 0;
@@ -257,7 +249,7 @@ static void xkids_build(struct summary *S, const struct stint_model *m)
             (c->flags & (STINT_SLICE_INSTANT | STINT_SLICE_ASYNC)))
             continue;
         const struct stint_slice *p = stint_model_slice(m, c->parent);
-        if (p->track == c->track || p->dur_ns < 0)
+        if (p->dur_ns < 0)
             continue;
         int64_t start = c->ts_ns > p->ts_ns ? c->ts_ns : p->ts_ns;
         int64_t end = c->ts_ns + c->dur_ns, pend = p->ts_ns + p->dur_ns;
@@ -275,7 +267,7 @@ static void xkids_build(struct summary *S, const struct stint_model *m)
         qsort(S->xk, S->nxk, sizeof *S->xk, xkid_cmp);
 }
 
-/* Points the frame of explicit-parent slice idx at its children on other tracks. */
+/* Points the frame of explicit-parent slice idx at its children. */
 static void frame_xkids(struct summary *S, const struct stint_model *m, struct frame *fr, uint32_t idx)
 {
     if (!S->xk_built)
@@ -479,19 +471,14 @@ static void on_slice(void *ctx, const struct stint_model *m, const struct stint_
         else
             row = span_row_of(S, m, ev);
     }
-    if (ev->level && ev->parent_on_top && ev->level <= S->sn && S->frames[ev->level - 1].row != STINT_NO_ID &&
-        !(ev->flags & (STINT_SLICE_INSTANT | STINT_SLICE_ASYNC)) && ev->dur_ns >= 0) {
+    if (ev->level && ev->parent_on_top && !ev->slice1 && ev->level <= S->sn &&
+        S->frames[ev->level - 1].row != STINT_NO_ID && !(ev->flags & (STINT_SLICE_INSTANT | STINT_SLICE_ASYNC)) &&
+        ev->dur_ns >= 0) {
         /* a direct child, counted or filtered out: clipped into the parent's child union
-         * (with the parent's children on other tracks that start before it) */
+         * (explicit parents take theirs from S->xk at frame_end) */
         struct frame *p = &S->frames[ev->level - 1];
-        int64_t start = ev->ts_ns < p->ts_ns ? p->ts_ns : ev->ts_ns; /* (explicit parents only) */
         int64_t end = ev->ts_ns + ev->dur_ns, pend = p->ts_ns + p->dur_ns;
-        if (end > pend)
-            end = pend;
-        if (p->xa < p->xb)
-            frame_feed(S, p, start);
-        if (end >= start)
-            stint_union_acc_add(&p->kids, start, end);
+        stint_union_acc_add(&p->kids, ev->ts_ns, end < pend ? end : pend);
     }
     if (row != STINT_NO_ID) {
         int64_t ts = ev->ts_ns, dur = ev->dur_ns, end = ts + dur;
