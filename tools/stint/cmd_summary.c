@@ -132,6 +132,7 @@ struct summary {
     size_t sn, fcap;
     uint32_t track;           /* the track being streamed */
     struct xkid *xk;          /* the children of explicit parents, by parent and start */
+    uint32_t *xfirst;         /* by slice: where its children start in xk (n + 1 entries) */
     size_t nxk;
     int xk_built;
     /* with filters, the instants and counter samples that pass them (the
@@ -225,8 +226,6 @@ static void frame_end(struct summary *S, struct frame *fr)
 static int xkid_cmp(const void *pa, const void *pb)
 {
     const struct xkid *a = pa, *b = pb;
-    if (a->parent != b->parent)
-        return a->parent < b->parent ? -1 : 1;
     if (a->start != b->start)
         return a->start < b->start ? -1 : 1;
     return (a->end > b->end) - (a->end < b->end);
@@ -263,8 +262,23 @@ static void xkids_build(struct summary *S, const struct stint_model *m)
         }
         S->xk[S->nxk++] = (struct xkid){c->parent, start, end};
     }
-    if (S->nxk > 1)
-        qsort(S->xk, S->nxk, sizeof *S->xk, xkid_cmp);
+    /* grouped by parent (a counting sort), each parent's in start order */
+    S->xfirst = xcalloc(n + 1, sizeof *S->xfirst);
+    for (size_t k = 0; k < S->nxk; k++)
+        S->xfirst[S->xk[k].parent + 1]++;
+    for (size_t i = 0; i < n; i++)
+        S->xfirst[i + 1] += S->xfirst[i];
+    struct xkid *by = xrealloc2(NULL, (S->nxk ? S->nxk : 1) * sizeof *by);
+    for (size_t k = 0; k < S->nxk; k++)
+        by[S->xfirst[S->xk[k].parent]++] = S->xk[k];
+    for (size_t i = n; i > 0; i--) /* each entry moved to its parent's end: back to the starts */
+        S->xfirst[i] = S->xfirst[i - 1];
+    S->xfirst[0] = 0;
+    free(S->xk);
+    S->xk = by;
+    for (size_t i = 0; i < n; i++)
+        if (S->xfirst[i + 1] - S->xfirst[i] > 1)
+            qsort(S->xk + S->xfirst[i], S->xfirst[i + 1] - S->xfirst[i], sizeof *S->xk, xkid_cmp);
 }
 
 /* Points the frame of explicit-parent slice idx at its children. */
@@ -272,17 +286,8 @@ static void frame_xkids(struct summary *S, const struct stint_model *m, struct f
 {
     if (!S->xk_built)
         xkids_build(S, m);
-    size_t lo = 0, hi = S->nxk;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (S->xk[mid].parent < idx)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    fr->xa = fr->xb = (uint32_t)lo;
-    while (fr->xb < S->nxk && S->xk[fr->xb].parent == idx)
-        fr->xb++;
+    fr->xa = S->xfirst[idx];
+    fr->xb = S->xfirst[idx + 1];
 }
 
 /* The end of a track's stream: its open frames and category runs end. */
@@ -817,6 +822,7 @@ static void compute(struct summary *S, const struct stint_model *m)
     tail_finish(S);
     free(S->frames);
     free(S->xk);
+    free(S->xfirst);
     stint_umap_free(&S->cmap);
     stint_umap_free(&S->nmap);
 }

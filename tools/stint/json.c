@@ -702,12 +702,13 @@ struct blk {
  * takes bit 7 of each byte; a 16-bit shift left by 7 - k brings bit k there
  * (from the same byte: the bits that cross into the upper byte land below
  * its bit 7). */
+/* (the two lookup tables, by low and by high nibble) */
+static const int8_t cls_lo[16] = {8 | 32 | 64, 32, 32, 32, 32, 32, 32, 32, 32, 16 | 32, 2 | 16, -128, 1, 4 | 16, 0, 0};
+static const int8_t cls_hi[16] = {16, 0, 1 | 8, 2 | 32 | 64, 0, 4 | -128, 0, 4 | -128, 0, 0, 0, 0, 0, 0, 0, 0};
 __attribute__((target("avx2"), always_inline)) static inline void classify(const char *s, struct blk *m)
 {
-    const __m256i lo_tab = _mm256_broadcastsi128_si256(_mm_setr_epi8(
-        8 | 32 | 64, 32, 32, 32, 32, 32, 32, 32, 32, 16 | 32, 2 | 16, -128, 1, 4 | 16, 0, 0));
-    const __m256i hi_tab = _mm256_broadcastsi128_si256(
-        _mm_setr_epi8(16, 0, 1 | 8, 2 | 32 | 64, 0, 4 | -128, 0, 4 | -128, 0, 0, 0, 0, 0, 0, 0, 0));
+    const __m256i lo_tab = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)cls_lo));
+    const __m256i hi_tab = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)cls_hi));
     const __m256i nib = _mm256_set1_epi8(0x0F);
     __m256i v[2], c[2];
     for (int h = 0; h < 2; h++) {
@@ -753,10 +754,8 @@ __attribute__((target("avx2"), always_inline)) static inline void classify(const
  * compare or test into a mask register (no movemask halves and shifts). */
 __attribute__((target("avx512bw"), always_inline)) static inline void classify512(const char *s, struct blk *m)
 {
-    const __m512i lo_tab = _mm512_broadcast_i32x4(_mm_setr_epi8(
-        8 | 32 | 64, 32, 32, 32, 32, 32, 32, 32, 32, 16 | 32, 2 | 16, -128, 1, 4 | 16, 0, 0));
-    const __m512i hi_tab = _mm512_broadcast_i32x4(
-        _mm_setr_epi8(16, 0, 1 | 8, 2 | 32 | 64, 0, 4 | -128, 0, 4 | -128, 0, 0, 0, 0, 0, 0, 0, 0));
+    const __m512i lo_tab = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)cls_lo));
+    const __m512i hi_tab = _mm512_broadcast_i32x4(_mm_loadu_si128((const __m128i *)(const void *)cls_hi));
     const __m512i nib = _mm512_set1_epi8(0x0F);
     __m512i v = _mm512_loadu_si512((const void *)s);
     __m512i c = _mm512_and_si512(_mm512_shuffle_epi8(lo_tab, _mm512_and_si512(v, nib)),
