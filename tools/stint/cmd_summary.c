@@ -132,9 +132,8 @@ struct summary {
     size_t sn, fcap;
     uint32_t track;           /* the track being streamed */
     struct xkid *xk;          /* the children of explicit parents, by parent and start */
-    uint32_t *xfirst;         /* by slice: where its children start in xk (n + 1 entries) */
+    uint32_t *xfirst;         /* by slice: where its children start in xk (n + 1 entries; NULL: not built) */
     size_t nxk;
-    int xk_built;
     /* with filters, the instants and counter samples that pass them (the
      * model's own tallies count everything): */
     uint64_t *icount;         /* per m->instants row */
@@ -241,7 +240,6 @@ static int xkid_cmp(const void *pa, const void *pb)
 static void xkids_build(struct summary *S, const struct stint_model *m)
 {
     size_t n = stint_model_nslices(m), cap = 0;
-    S->xk_built = 1;
     for (size_t i = 0; i < n; i++) {
         const struct stint_slice *c = stint_model_slice(m, i);
         if (!(c->flags & STINT_SLICE_EXPLICIT_PARENT) || c->parent >= n || c->dur_ns < 0 ||
@@ -284,7 +282,7 @@ static void xkids_build(struct summary *S, const struct stint_model *m)
 /* Points the frame of explicit-parent slice idx at its children. */
 static void frame_xkids(struct summary *S, const struct stint_model *m, struct frame *fr, uint32_t idx)
 {
-    if (!S->xk_built)
+    if (!S->xfirst)
         xkids_build(S, m);
     fr->xa = S->xfirst[idx];
     fr->xb = S->xfirst[idx + 1];

@@ -695,6 +695,10 @@ struct blk {
     uint64_t quote, bslash, lt20, comma, colon, open, close, blank, digit, zero;
 };
 
+/* classify()'s two lookup tables, by low and by high nibble (see below) */
+static const int8_t cls_lo[16] = {8 | 32 | 64, 32, 32, 32, 32, 32, 32, 32, 32, 16 | 32, 2 | 16, -128, 1, 4 | 16, 0, 0};
+static const int8_t cls_hi[16] = {16, 0, 1 | 8, 2 | 32 | 64, 0, 4 | -128, 0, 4 | -128, 0, 0, 0, 0, 0, 0, 0, 0};
+
 /* Classifies the 64 bytes at s. All but three masks come from two nibble
  * lookups whose AND has a bit per group: 1 ',', 2 ':', 4 '}' ']', 8 space,
  * 16 \t \n \r, 32 digits, 64 '0', 128 '{' '['. Each group is exactly its
@@ -702,9 +706,6 @@ struct blk {
  * takes bit 7 of each byte; a 16-bit shift left by 7 - k brings bit k there
  * (from the same byte: the bits that cross into the upper byte land below
  * its bit 7). */
-/* (the two lookup tables, by low and by high nibble) */
-static const int8_t cls_lo[16] = {8 | 32 | 64, 32, 32, 32, 32, 32, 32, 32, 32, 16 | 32, 2 | 16, -128, 1, 4 | 16, 0, 0};
-static const int8_t cls_hi[16] = {16, 0, 1 | 8, 2 | 32 | 64, 0, 4 | -128, 0, 4 | -128, 0, 0, 0, 0, 0, 0, 0, 0};
 __attribute__((target("avx2"), always_inline)) static inline void classify(const char *s, struct blk *m)
 {
     const __m256i lo_tab = _mm256_broadcastsi128_si256(_mm_loadu_si128((const __m128i *)(const void *)cls_lo));

@@ -297,8 +297,8 @@ struct stint_span_ev {
     uint32_t pair1;      /* lean records: 1 + a dense id of (cat, name), the same for every span
                           * of the pair (a sink may index its rows by it); 0 for other spans */
     uint32_t slice1;     /* slices with explicit parents (STINT_SLICE_EXPLICIT_PARENT): 1 + the
-                          * slice's index in the model (a sink may find the children it has on
-                          * other tracks by it); 0 for other spans */
+                          * slice's index in the model (a sink may look up its children by it,
+                          * on whatever track they are); 0 for other spans */
 };
 typedef void (*stint_span_sink)(void *ctx, const struct stint_model *m, const struct stint_span_ev *ev);
 /* A span sink whose work can be split over two threads by track: fork makes
