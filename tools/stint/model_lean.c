@@ -520,6 +520,59 @@ size_t stint_i_lean_count(const struct stint_model *m, uint32_t lane)
     return n;
 }
 
+/* One step of the track walk for the next slice or record x, with sn
+ * frames open: closes the frames that ended before it, counts it if it ends
+ * after its parent, streams it and opens its frame. Returns the frames open
+ * now. */
+static inline __attribute__((always_inline)) size_t walk_item(struct stint_model *m, struct stint_i_walker *w,
+                                                              uint32_t t, uint32_t lane, const struct item *x,
+                                                              size_t sn)
+{
+    /* slices with a known end that has passed are closed */
+    while (sn) {
+        const struct lean_frame *top = &w->frames[sn - 1];
+        if (top->dur_ns < 0)
+            break;
+        int64_t end = top->ts_ns + top->dur_ns;
+        if (end < x->ts_ns || (end == x->ts_ns && top->dur_ns > 0))
+            sn--;
+        else
+            break;
+    }
+    if (sn) {
+        const struct lean_frame *top = &w->frames[sn - 1];
+        if (top->dur_ns >= 0 && x->dur_ns >= 0 && x->ts_ns + x->dur_ns > top->ts_ns + top->dur_ns) {
+            if (!((top->flags | x->flags) & STINT_SLICE_FROM_B))
+                stint_model_repair(m, STINT_REPAIR_OVERLAP,
+                                   "'%s' [%lld, %lld) ns starts inside '%s' [%lld, %lld) ns but ends after it",
+                                   stint_model_str(m, x->name, NULL), (long long)x->ts_ns,
+                                   (long long)(x->ts_ns + x->dur_ns), stint_model_str(m, top->name, NULL),
+                                   (long long)top->ts_ns, (long long)(top->ts_ns + top->dur_ns));
+            else { /* finish() finds these once the E is matched, after the track */
+                w->ovl = grow(w->ovl, &w->ocap, w->novl + 1, sizeof *w->ovl);
+                w->ovl[w->novl++] = (struct lean_overlap){x->ts_ns, x->ts_ns + x->dur_ns, x->name, top->name};
+            }
+        }
+    }
+    if (w->fn) {
+        struct stint_span_ev ev = {.ts_ns = x->ts_ns,
+                                   .dur_ns = x->dur_ns,
+                                   .track = t,
+                                   .lane = lane,
+                                   .cat = x->cat,
+                                   .name = x->name,
+                                   .level = (uint32_t)sn,
+                                   .flags = x->flags,
+                                   .parent_on_top = sn > 0,
+                                   .pair1 = x->pair1};
+        w->fn(w->ctx, m, &ev);
+    }
+    if (sn == w->fcap)
+        w->frames = grow(w->frames, &w->fcap, sn + 1, sizeof *w->frames);
+    w->frames[sn++] = (struct lean_frame){x->ts_ns, x->dur_ns, x->name, x->flags};
+    return sn;
+}
+
 void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_t t, size_t a, size_t b,
                         struct flow_ev *fe, const uint32_t *idx, size_t nfe)
 {
@@ -543,6 +596,31 @@ void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_
         while (ll && g < ll->nsegs && k >= ll->segs[g].len) {
             stint_bigarray_free(&ll->segs[g++]); /* walked: its memory serves the sink's tallies */
             k = 0;
+        }
+        if (ll && g < ll->nsegs && !tie) {
+            /* the common case, records only: those that start before the next
+             * slice and stray record, and no later than the next flow event,
+             * go first with nothing to merge or bind */
+            int64_t lim = i < b ? sl[i].ts_ns : INT64_MAX, flim = fi < nfe ? fe[idx[fi]].ts_ns : INT64_MAX;
+            if (si < nst && strays[si].ts_ns < lim)
+                lim = strays[si].ts_ns;
+            const struct lean_rec *rs = ll->segs[g].data;
+            size_t k0 = k, len = ll->segs[g].len;
+            for (; k < len && rs[k].ts_ns < lim && rs[k].ts_ns <= flim; k++) {
+                uint32_t pair = rec_pair(&rs[k]);
+                struct item x = {.ts_ns = rs[k].ts_ns,
+                                 .dur_ns = rec_dur(&rs[k]),
+                                 .cat = L->pcat[pair],
+                                 .name = L->pname[pair],
+                                 .pair1 = pair + 1,
+                                 .flags = STINT_SLICE_COMPLETE};
+                sn = walk_item(m, w, t, lane, &x, sn);
+            }
+            if (k > k0) {
+                last_ts = rs[k - 1].ts_ns;
+                any = 1;
+                continue;
+            }
         }
         const struct lean_rec *r = ll && g < ll->nsegs ? &((const struct lean_rec *)ll->segs[g].data)[k] : NULL;
         int stray = si < nst && (!r || rec_before(&strays[si], r)); /* (a kept record first on equal keys) */
@@ -591,47 +669,7 @@ void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_
         }
         if (!have)
             break;
-        /* slices with a known end that has passed are closed */
-        while (sn) {
-            const struct lean_frame *top = &w->frames[sn - 1];
-            if (top->dur_ns < 0)
-                break;
-            int64_t end = top->ts_ns + top->dur_ns;
-            if (end < x.ts_ns || (end == x.ts_ns && top->dur_ns > 0))
-                sn--;
-            else
-                break;
-        }
-        if (sn) {
-            const struct lean_frame *top = &w->frames[sn - 1];
-            if (top->dur_ns >= 0 && x.dur_ns >= 0 && x.ts_ns + x.dur_ns > top->ts_ns + top->dur_ns) {
-                if (!((top->flags | x.flags) & STINT_SLICE_FROM_B))
-                    stint_model_repair(m, STINT_REPAIR_OVERLAP,
-                                       "'%s' [%lld, %lld) ns starts inside '%s' [%lld, %lld) ns but ends after it",
-                                       stint_model_str(m, x.name, NULL), (long long)x.ts_ns,
-                                       (long long)(x.ts_ns + x.dur_ns), stint_model_str(m, top->name, NULL),
-                                       (long long)top->ts_ns, (long long)(top->ts_ns + top->dur_ns));
-                else { /* finish() finds these once the E is matched, after the track */
-                    w->ovl = grow(w->ovl, &w->ocap, w->novl + 1, sizeof *w->ovl);
-                    w->ovl[w->novl++] = (struct lean_overlap){x.ts_ns, x.ts_ns + x.dur_ns, x.name, top->name};
-                }
-            }
-        }
-        if (w->fn) {
-            struct stint_span_ev ev = {.ts_ns = x.ts_ns,
-                                       .dur_ns = x.dur_ns,
-                                       .track = t,
-                                       .lane = lane,
-                                       .cat = x.cat,
-                                       .name = x.name,
-                                       .level = (uint32_t)sn,
-                                       .flags = x.flags,
-                                       .parent_on_top = sn > 0,
-                                       .pair1 = x.pair1};
-            w->fn(w->ctx, m, &ev);
-        }
-        w->frames = grow(w->frames, &w->fcap, sn + 1, sizeof *w->frames);
-        w->frames[sn++] = (struct lean_frame){x.ts_ns, x.dur_ns, x.name, x.flags};
+        sn = walk_item(m, w, t, lane, &x, sn);
         last_ts = x.ts_ns;
         any = 1;
     }
