@@ -292,13 +292,13 @@ struct stint_span_ev {
     int64_t dur_ns;      /* -1: never finished */
     uint32_t track, lane, cat, name;
     uint32_t level;
-    uint16_t flags;      /* STINT_SLICE_* */
-    uint8_t parent_on_top;
     uint32_t pair1;      /* lean records: 1 + a dense id of (cat, name), the same for every span
                           * of the pair (a sink may index its rows by it); 0 for other spans */
     uint32_t slice1;     /* slices with explicit parents (STINT_SLICE_EXPLICIT_PARENT): 1 + the
                           * slice's index in the model (a sink may look up its children by it,
                           * on whatever track they are); 0 for other spans */
+    uint16_t flags;      /* STINT_SLICE_* */
+    uint8_t parent_on_top;
 };
 typedef void (*stint_span_sink)(void *ctx, const struct stint_model *m, const struct stint_span_ev *ev);
 /* A span sink whose work can be split over two threads by track: fork makes

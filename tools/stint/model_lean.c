@@ -573,6 +573,9 @@ static inline __attribute__((always_inline)) size_t walk_item(struct stint_model
     return sn;
 }
 
+/* Flow events fetched ahead of the walk */
+#define FLOW_AHEAD 4
+
 void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_t t, size_t a, size_t b,
                         struct flow_ev *fe, const uint32_t *idx, size_t nfe)
 {
@@ -592,6 +595,8 @@ void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_
     int64_t last_ts = 0;
     int any = 0;
     w->novl = 0;
+    for (size_t q = 0; q < nfe && q < FLOW_AHEAD; q++)
+        __builtin_prefetch(&fe[idx[q]]);
     for (;;) {
         while (ll && g < ll->nsegs && k >= ll->segs[g].len) {
             stint_bigarray_free(&ll->segs[g++]); /* walked: its memory serves the sink's tallies */
@@ -666,6 +671,8 @@ void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_
         while (fi < nfe && (!have || fe[idx[fi]].ts_ns < x.ts_ns)) {
             bind_v1(&fe[idx[fi]], w->frames, sn, have, last_ts, any);
             fi++;
+            if (fi + FLOW_AHEAD < nfe) /* the track's flow events lie apart in fe: fetched early */
+                __builtin_prefetch(&fe[idx[fi + FLOW_AHEAD]]);
         }
         if (!have)
             break;
