@@ -45,6 +45,35 @@ row() {
       (bw > 0 ? sprintf("%.2fx", w / bw) : "-"), (bc > 0 ? sprintf("%.2fx", c / bc) : "-"), r / 1024 }'
 }
 
+# host_check FILE.gz: how the two CPUs compare, running bare inflate on each
+# alone and on both at once (medians of 3). The .gz row puts inflating on one
+# CPU and parsing on the other, where the bare inflate runs on one CPU alone;
+# on this machine class one vCPU often runs a single thread at the other's
+# speed but slows by 10-25% while both are busy (its host core shared, it
+# seems), which moves the .gz ratio by as much. Needs taskset and two CPUs.
+host_check() {
+  local cpus c0 c1 i
+  command -v taskset >/dev/null 2>&1 && [ -x "$build/bench/bench_inflate" ] || return 0
+  cpus=$(taskset -pc $$ 2>/dev/null | sed 's/.*: //' | tr ',' '\n' |
+    awk -F- '{ if (NF == 2) for (i = $1; i <= $2; i++) print i; else print $1 }')
+  c0=$(echo "$cpus" | sed -n 1p); c1=$(echo "$cpus" | sed -n 2p)
+  [ -n "$c1" ] || return 0
+  rm -f "$work"/h*.t
+  for i in 1 2 3; do
+    run_timed "$work/h0" taskset -c "$c0" "$build/bench/bench_inflate" --bare "$1"
+    run_timed "$work/h1" taskset -c "$c1" "$build/bench/bench_inflate" --bare "$1"
+    run_timed "$work/hb0" taskset -c "$c0" "$build/bench/bench_inflate" --bare "$1" &
+    run_timed "$work/hb1" taskset -c "$c1" "$build/bench/bench_inflate" --bare "$1"
+    wait
+  done
+  awk -v c0="$c0" -v c1="$c1" -v a0="$(awk '{print $1}' "$work/h0.t" | median)" \
+      -v a1="$(awk '{print $1}' "$work/h1.t" | median)" -v b0="$(awk '{print $1}' "$work/hb0.t" | median)" \
+      -v b1="$(awk '{print $1}' "$work/hb1.t" | median)" 'BEGIN {
+    printf "       host: bare inflate on cpu %s / cpu %s alone %.3f / %.3f s, on both at once %.3f / %.3f s\n", c0, c1, a0, a1, b0, b1
+    s0 = a0 / b0; s1 = a1 / b1
+    printf "        (speed while both are busy against alone: %.2f / %.2f; the .gz row runs on both)\n", s0, s1 }'
+}
+
 printf "%-6s %-22s %8s %8s %9s %9s %8s %8s %9s\n" size what "wall s" "cpu s" "MB/s" "MB/cpu-s" "x wall" "x cpu" "RSS MB"
 for sz in $sizes; do
   f=$work/chrome_$sz.json
@@ -116,6 +145,7 @@ for sz in $sizes; do
   else
     row "$sz" "stint summary (.gz)" "$work/g.t" "$mb" 0 0
   fi
+  host_check "$f.gz"
   rm -f "$f.gz"
 done
 echo "(MB = 10^6 bytes of uncompressed JSON; x = time / time of 'stint (2 threads)'; medians of $reps runs"
