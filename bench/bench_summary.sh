@@ -3,7 +3,8 @@
 # against a Python json.load baseline doing the same computation, measured in
 # the same run; medians of REPS runs. Also `.gz` input against bare ISA-L
 # inflate of the same file (bench_inflate --bare) and against the plain file
-# on one thread. A peer, once per size: speedscope's Trace Event importer
+# on one thread, with a line on how much the host lets two busy CPUs do
+# (host_check). A peer, once per size: speedscope's Trace Event importer
 # under node (tests/sh/speedscope_import.js --bench).
 #   bench/bench_summary.sh [BUILD_DIR]
 #   BENCH_QUICK=1      20 MB instead of 100 MB
