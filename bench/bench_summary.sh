@@ -49,9 +49,9 @@ row() {
 # host_check FILE.gz: how the two CPUs compare, running bare inflate on each
 # alone and on both at once (medians of 3). The .gz row puts inflating on one
 # CPU and parsing on the other, where the bare inflate runs on one CPU alone;
-# on this machine class one vCPU often runs a single thread at the other's
-# speed but slows by 10-25% while both are busy (its host core shared, it
-# seems), which moves the .gz ratio by as much. Needs taskset and two CPUs.
+# on this machine class each vCPU kept 0.65-0.97 of its alone speed while
+# both were busy, from minute to minute (their host cores shared, it seems),
+# which moves the .gz ratio by as much. Needs taskset and two CPUs.
 host_check() {
   local cpus c0 c1 i
   command -v taskset >/dev/null 2>&1 && [ -x "$build/bench/bench_inflate" ] || return 0

@@ -520,6 +520,18 @@ size_t stint_i_lean_count(const struct stint_model *m, uint32_t lane)
     return n;
 }
 
+/* Lean record r as a walk item. */
+static inline struct item rec_item(const struct stint_lean *L, const struct lean_rec *r)
+{
+    uint32_t pair = rec_pair(r);
+    return (struct item){.ts_ns = r->ts_ns,
+                         .dur_ns = rec_dur(r),
+                         .cat = L->pcat[pair],
+                         .name = L->pname[pair],
+                         .pair1 = pair + 1,
+                         .flags = STINT_SLICE_COMPLETE};
+}
+
 /* One step of the track walk for the next slice or record x, with sn
  * frames open: closes the frames that ended before it, counts it if it ends
  * after its parent, streams it and opens its frame. Returns the frames open
@@ -612,13 +624,7 @@ void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_
             const struct lean_rec *rs = ll->segs[g].data;
             size_t k0 = k, len = ll->segs[g].len;
             for (; k < len && rs[k].ts_ns < lim && rs[k].ts_ns <= flim; k++) {
-                uint32_t pair = rec_pair(&rs[k]);
-                struct item x = {.ts_ns = rs[k].ts_ns,
-                                 .dur_ns = rec_dur(&rs[k]),
-                                 .cat = L->pcat[pair],
-                                 .name = L->pname[pair],
-                                 .pair1 = pair + 1,
-                                 .flags = STINT_SLICE_COMPLETE};
+                struct item x = rec_item(L, &rs[k]);
                 sn = walk_item(m, w, t, lane, &x, sn);
             }
             if (k > k0) {
@@ -649,12 +655,7 @@ void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_
                     tie_taken = 1;
                 }
             }
-            x.ts_ns = r->ts_ns;
-            x.dur_ns = rec_dur(r);
-            x.cat = L->pcat[rec_pair(r)];
-            x.name = L->pname[rec_pair(r)];
-            x.pair1 = rec_pair(r) + 1;
-            x.flags = STINT_SLICE_COMPLETE;
+            x = rec_item(L, r);
             if (stray)
                 si++;
             else
