@@ -212,6 +212,8 @@ struct stint_intern {
     size_t cur_left;
 };
 
+static void flowkeys_free(struct stint_flowkeys *f);
+
 static void *xrealloc(void *p, size_t n)
 {
     void *q = realloc(p, n);
@@ -414,6 +416,7 @@ void stint_model_free(struct stint_model *m)
     stint_bigarray_free(&m->ends);
     stint_bigarray_free(&m->flows);
     stint_bigarray_free(&m->flow_evs);
+    flowkeys_free(m->flowkeys);
     stint_i_lean_free(m);
     for (int i = 0; i < STINT_REPAIR_COUNT; i++)
         free(m->repair_first[i]);
@@ -724,6 +727,88 @@ uint32_t stint_model_async_end(struct stint_model *m, uint32_t track, int64_t ts
     e->name = name;
     e->args = STINT_NO_ID;
     return STINT_NO_ID;
+}
+
+/* ---- flow identities ------------------------------------------------------------------- */
+
+/* One flow identity (stint_model_flow_key) and the table that finds it: a
+ * key's id is its index in keys. Flow ids are mostly numbers given out in
+ * sequence, and an id's s and f events come close together in the file, so
+ * the low four bits of a numeric id pick the slot within a group of 16 (one
+ * cache line of the table) that the rest of the key hashes to: ids in
+ * sequence share lines and keys in insertion order, and a lookup mostly hits
+ * the cache (a hashed table, or the string table before this, missed it on
+ * nearly every flow event of a large trace). */
+struct flowkey {
+    uint32_t cat, name;
+    uint64_t id;
+};
+
+struct stint_flowkeys {
+    struct flowkey *keys; /* by key */
+    size_t n, cap;
+    uint32_t *table;      /* key + 1, 0 = empty; tcap slots, a power of two >= 16 */
+    size_t tcap;
+};
+
+/* Where key k's search starts in a table of mask + 1 slots (linear probing from there). */
+static size_t flowkey_home(const struct flowkey *k, size_t mask)
+{
+    uint64_t pair = mix64(((uint64_t)k->cat << 32) | k->name);
+    if (k->id & STINT_FLOW_ID_STR)
+        return mix64(k->id ^ pair) & mask;
+    return ((mix64((k->id >> 4) ^ pair) << 4) | (k->id & 15)) & mask;
+}
+
+static void flowkeys_rehash(struct stint_flowkeys *f)
+{
+    size_t ncap = f->tcap ? f->tcap * 2 : 1024;
+    uint32_t *nt = stint_hmem_xrealloc(NULL, 0, ncap * sizeof *nt);
+    memset(nt, 0, ncap * sizeof *nt);
+    for (size_t k = 0; k < f->n; k++) {
+        size_t j = flowkey_home(&f->keys[k], ncap - 1);
+        while (nt[j])
+            j = (j + 1) & (ncap - 1);
+        nt[j] = (uint32_t)k + 1;
+    }
+    stint_hmem_free(f->table, f->tcap * sizeof *f->table);
+    f->table = nt;
+    f->tcap = ncap;
+}
+
+static void flowkeys_free(struct stint_flowkeys *f)
+{
+    if (!f)
+        return;
+    stint_hmem_free(f->keys, f->cap * sizeof *f->keys);
+    stint_hmem_free(f->table, f->tcap * sizeof *f->table);
+    free(f);
+}
+
+uint32_t stint_model_flow_key(struct stint_model *m, uint32_t cat, uint32_t name, uint64_t id)
+{
+    struct stint_flowkeys *f = m->flowkeys;
+    if (!f && !(f = m->flowkeys = calloc(1, sizeof *f))) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    if ((f->n + 1) * 2 >= f->tcap)
+        flowkeys_rehash(f);
+    struct flowkey k = {.cat = cat, .name = name, .id = id};
+    size_t mask = f->tcap - 1, j = flowkey_home(&k, mask);
+    for (uint32_t slot; (slot = f->table[j]) != 0; j = (j + 1) & mask) {
+        const struct flowkey *e = &f->keys[slot - 1];
+        if (e->id == id && e->cat == cat && e->name == name)
+            return slot - 1;
+    }
+    if (f->n == f->cap) {
+        size_t old = f->cap;
+        f->cap = f->cap ? f->cap * 2 : 1024;
+        f->keys = stint_hmem_xrealloc(f->keys, old * sizeof *f->keys, f->cap * sizeof *f->keys);
+    }
+    f->keys[f->n] = k;
+    f->table[j] = (uint32_t)++f->n;
+    return (uint32_t)(f->n - 1);
 }
 
 void stint_model_flow(struct stint_model *m, enum stint_flow_phase phase, uint32_t track, int64_t ts_ns, uint32_t key,
@@ -1162,9 +1247,9 @@ static void bind_flows(struct stint_model *m, const size_t *start)
                 pos[r] = (uint32_t)key[r];
             free(key);
         }
-    /* the last slice of each flow key, v1 and v2 keys apart: keys are string
-     * ids, so a plain array (slot 2 * key + v2) instead of a hash map */
-    size_t nkeys = m->strings->n;
+    /* the last slice of each flow key, v1 and v2 keys apart: keys are dense,
+     * so a plain array (slot 2 * key + v2) instead of a hash map */
+    size_t nkeys = m->flowkeys ? m->flowkeys->n : 0;
     uint32_t *last = xrealloc(NULL, 2 * (nkeys ? nkeys : 1) * sizeof *last);
     for (size_t k = 0; k < 2 * nkeys; k++)
         last[k] = STINT_NO_ID;
@@ -1207,6 +1292,8 @@ static void bind_flows(struct stint_model *m, const size_t *start)
     free(last);
     free(pos);
     stint_bigarray_free(&m->flow_evs);
+    flowkeys_free(m->flowkeys);
+    m->flowkeys = NULL;
 }
 
 /* Counts an E (or async e) event that closes nothing. */
@@ -1838,6 +1925,17 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
             e->args += (uint32_t)arg0;
     }
     stint_bigarray_free(&src->ends);
+    /* src's flow keys as dst's (the ids in them as dst's strings) */
+    const struct stint_flowkeys *sk = src->flowkeys;
+    uint32_t *kmap = sk && sk->n ? xrealloc(NULL, sk->n * sizeof *kmap) : NULL;
+    for (size_t k = 0; kmap && k < sk->n; k++) {
+        const struct flowkey *fk = &sk->keys[k];
+        uint64_t id = fk->id & STINT_FLOW_ID_STR ? STINT_FLOW_ID_STR | smap[(uint32_t)fk->id] : fk->id;
+        kmap[k] = stint_model_flow_key(dst, fk->cat == STINT_NO_ID ? STINT_NO_ID : smap[fk->cat],
+                                       fk->name == STINT_NO_ID ? STINT_NO_ID : smap[fk->name], id);
+    }
+    flowkeys_free(src->flowkeys);
+    src->flowkeys = NULL;
     const struct flow_ev *sfe = src->flow_evs.data;
     released = 0;
     for (size_t i = 0; i < src->flow_evs.len; i++) {
@@ -1846,12 +1944,13 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
         struct flow_ev *e = xpush(&dst->flow_evs);
         *e = sfe[i];
         e->track = tmap[e->track];
-        e->key = smap[e->key];
+        e->key = kmap[e->key];
         e->seq += (uint32_t)seq0;
         if (e->phase == STINT_FLOW_V2)
             e->slice += (uint32_t)slice0;
     }
     stint_bigarray_free(&src->flow_evs);
+    free(kmap);
     dst->seq += src->seq;
     if (stint_i_lean_merge(dst, src, smap, lmap, seq0) != 0) {
         free(smap), free(pmap), free(pidmap), free(lmap), free(tmap);

@@ -345,6 +345,7 @@ struct stint_model {
     uint64_t flow_events;  /* Chrome s/t/f flow events and flow bindings (bind_id) read */
     struct stint_bigarray flows;     /* struct stint_flow, after finish */
     struct stint_bigarray flow_evs;  /* pending flow events until finish (internal) */
+    struct stint_flowkeys *flowkeys; /* flow identities until finish (internal, made on first use) */
     uint64_t seq;          /* next input sequence number */
     int partial;           /* input ended in an error */
     char *error;           /* that error's message (owned) */
@@ -414,7 +415,7 @@ void stint_model_instant_stat(struct stint_model *m, enum stint_track_kind kind,
                               uint32_t name);
 
 /* Records a flow event, bound to slices in finish() (Perfetto's rules):
- * v1 (s/t/f on a thread at ts, identity key = cat+name+id) binds s and t to
+ * v1 (s/t/f on a thread at ts, identity key from stint_model_flow_key) binds s and t to
  * the slice enclosing ts and f to the next slice beginning at or after ts
  * (the enclosing one when enclosing is set, bp=e); s->t->f chains become
  * arrows. v2: slice (an index returned by add/begin) carries bind key with
@@ -423,6 +424,16 @@ void stint_model_instant_stat(struct stint_model *m, enum stint_track_kind kind,
  * as repairs (unbound_flow). */
 void stint_model_flow(struct stint_model *m, enum stint_flow_phase phase, uint32_t track, int64_t ts_ns, uint32_t key,
                       int enclosing, uint32_t slice, int flow_in, int flow_out);
+
+/* Bit 63 of a flow id: the rest is a string id (see stint_model_flow_key). */
+#define STINT_FLOW_ID_STR (1ULL << 63)
+/* The key stint_model_flow takes for a flow identity: v1 events by (cat,
+ * name, id), v2 bindings by id alone (cat = name = STINT_NO_ID). id is the
+ * number itself when the id's text is a canonical decimal (no sign, no
+ * leading zero) below 2^63, else STINT_FLOW_ID_STR | the string id of the
+ * text; so two ids are one exactly when their texts are. Keys are dense from
+ * 0 and say nothing outside the model. Out of memory exits. */
+uint32_t stint_model_flow_key(struct stint_model *m, uint32_t cat, uint32_t name, uint64_t id);
 
 /* Counts one repair of a kind; the first message of each kind is kept
  * (printf-style). */

@@ -222,6 +222,33 @@ static uint32_t intern_id(struct creader *r, const struct span *sp)
     return stint_model_intern(r->m, sp->s, sp->n);
 }
 
+/* A flow id's identity for stint_model_flow_key: the number itself when
+ * its (unescaped) text is a canonical decimal below 2^63, which needs no
+ * string (the common case, and a string table of one key per flow missed
+ * the cache on most flow events of a large trace); else the text's string
+ * id with STINT_FLOW_ID_STR. The empty or absent id is the empty string. */
+static uint64_t flow_id(struct creader *r, const struct span *sp)
+{
+    if (!sp->set || sp->n == 0)
+        return STINT_FLOW_ID_STR;
+    const char *s = sp->s;
+    size_t n = sp->n;
+    if (sp->str && sp->esc) {
+        char *b = scratch(r, n);
+        n = stint_json_unescape(s, n, b);
+        s = b;
+    }
+    if (n <= 19 && (n == 1 || s[0] != '0')) {
+        uint64_t v = 0;
+        size_t i = 0;
+        for (; i < n && (unsigned)(s[i] - '0') < 10; i++)
+            v = v * 10 + (uint64_t)(s[i] - '0');
+        if (i == n && v < STINT_FLOW_ID_STR)
+            return v;
+    }
+    return STINT_FLOW_ID_STR | stint_model_intern(r->m, s, n);
+}
+
 /* A cache miss: the model's id, kept in entry c. */
 static __attribute__((noinline)) uint32_t intern_fill(struct creader *r, struct icache_ent *c, const struct span *sp,
                                                       uint64_t a, uint64_t b)
@@ -1348,23 +1375,7 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
     case 't':
     case 'f': {
         /* v1 flow identity: cat + name + id */
-        size_t cn, nn, in_ = 0;
-        const char *cs = stint_model_str(m, s.cat, &cn), *ns = stint_model_str(m, s.name, &nn), *is;
-        const struct span *ids = e->id.set ? &e->id : &e->id2;
-        if ((m->flags & STINT_MODEL_LEAN) && ids->set && !(ids->str && ids->esc)) {
-            /* lean mode (summary) keeps no string table for output: the id's
-             * text goes into the key without a string of its own */
-            is = ids->s;
-            in_ = ids->n;
-        } else
-            is = stint_model_str(m, ids->set ? intern_id(r, ids) : 0, &in_);
-        char *b = scratch(r, cn + nn + in_ + 2);
-        memcpy(b, cs, cn);
-        b[cn] = '\x1f';
-        memcpy(b + cn + 1, ns, nn);
-        b[cn + 1 + nn] = '\x1f';
-        memcpy(b + cn + nn + 2, is, in_);
-        uint32_t key = stint_model_intern(m, b, cn + nn + in_ + 2);
+        uint32_t key = stint_model_flow_key(m, s.cat, s.name, flow_id(r, e->id.set ? &e->id : &e->id2));
         uint32_t lane = host_lane(r, pid, tid);
         int enclosing = ph != 'f' || (e->bp.set && e->bp.n && e->bp.s[0] == 'e');
         stint_model_flow(m, (enum stint_flow_phase)ph, stint_model_lane_at(m, lane)->track, ts, key, enclosing,
@@ -1378,14 +1389,9 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
     }
     if (idx != STINT_NO_ID && e->bind_id.set && (e->flow_in || e->flow_out)) {
         /* flow v2: the key is the bind id alone, apart from v1 keys */
-        uint32_t bid = intern_id(r, &e->bind_id);
-        size_t bn;
-        const char *bs = stint_model_str(m, bid, &bn);
-        char *b = scratch(r, bn + 1);
-        b[0] = '\x1e';
-        memcpy(b + 1, bs, bn);
         stint_model_flow(m, STINT_FLOW_V2, STINT_BA_AT(&m->slices, struct stint_slice, idx).track, ts,
-                         stint_model_intern(m, b, bn + 1), 0, idx, e->flow_in, e->flow_out);
+                         stint_model_flow_key(m, STINT_NO_ID, STINT_NO_ID, flow_id(r, &e->bind_id)), 0, idx,
+                         e->flow_in, e->flow_out);
     }
     if (idx != STINT_NO_ID && e->args_a && (m->flags & STINT_MODEL_KEEP_ARGS))
         walk_args(r, e->args_a, e->args_b, "args", sink_slice, &idx);
