@@ -8,7 +8,9 @@
 # args of ~100 KB across the 1 MiB block ends, gives byte-identical stdout
 # and stderr (repairs included) and exit codes with hints for every block
 # (STINT_PIPE_SCAN_ALL), with hints when the thread is ahead (the default),
-# and with no inflate thread (STINT_NO_INFLATE_THREAD); the same for the file
+# with huge pages from the start (STINT_HMEM=huge: the thread then also
+# prefaults memory for the reader while it waits, hmem.h) and with no
+# inflate thread (STINT_NO_INFLATE_THREAD); the same for the file
 # cut off in the middle (exit 1, partial). With every block scanned, the
 # reader must say it used the hints (STINT_DEBUG_SPLIT).
 set -u
@@ -52,7 +54,7 @@ SAME_DIR=$T; . "$(dirname "$0")/same_output.sh"
 for f in t cut; do
   for cmd in "summary --json" "slices --json" "counters --json"; do
     ref_run env STINT_NO_INFLATE_THREAD=1 "$STINT" $cmd "$T/$f.json.gz"
-    for mode in STINT_PIPE_SCAN_ALL=1 STINT_PIPE_DEFAULT=1; do
+    for mode in STINT_PIPE_SCAN_ALL=1 STINT_PIPE_DEFAULT=1 STINT_HMEM=huge; do
       same_as_ref "$f: $cmd identical with $mode and without the inflate thread" env "$mode" "$STINT" $cmd "$T/$f.json.gz"
     done
   done

@@ -3,7 +3,9 @@
  * random allocations, growths and frees of every kind (malloc, shared buddy
  * blocks, own mappings) keep their contents and never overlap; freeing
  * everything merges every chunk back whole; past the warm limit freed blocks
- * give their pages back; two threads at once (TSan runs this test); after
+ * give their pages back; prefaulted regions are taken by new chunks and own
+ * mappings (which then grow piece by piece) and read as zeros; two threads
+ * at once, one of them prefaulting (TSan runs this test); after
  * stint_hmem_final, frees keep nothing.
  * STINT_HMEM=huge keeps the huge pages under ASan too.
  */
@@ -135,6 +137,17 @@ static void *thread_churn(void *arg)
     return NULL;
 }
 
+/* Keeps the reserve topped up (and now and then drops it) until told to stop. */
+static void *thread_prefault(void *arg)
+{
+    int *stop = arg;
+    for (unsigned i = 0; !__atomic_load_n(stop, __ATOMIC_RELAXED); i++) {
+        if (!stint_hmem_prefault(8u << 20) || i % 16 == 15)
+            stint_hmem_prefault_drop();
+    }
+    return NULL;
+}
+
 int main(void)
 {
     setenv("STINT_HMEM", "huge", 1); /* before the first call: the mode is read once */
@@ -212,12 +225,77 @@ int main(void)
     CHECK_EQ_I64((int64_t)((uintptr_t)own.p & ((2u << 20) - 1)), 0); /* still 2 MiB-aligned */
     stint_hmem_free(own.p, 9u << 20);
 
-    /* two threads at once */
+    /* prefaulted regions (stint_hmem_prefault): as many as asked for, then
+     * none; new chunks and own mappings take them, and they read as zeros */
+    int added = 0;
+    while (stint_hmem_prefault(6u << 20))
+        added++;
+    CHECK_EQ_I64(added, 3);
+    CHECK_EQ_I64(stint_hmem_prefault(4u << 20), 0); /* 6 MiB held already */
+    stint_hmem_stats(&st);
+    CHECK_EQ_I64((int64_t)st.reserve, 3);
+    struct blk pf = {stint_hmem_alloc(5u << 20), 5u << 20, 21};
+    REQUIRE(pf.p != NULL);
+    stint_hmem_stats(&st);
+    /* TSan builds grow own mappings by copying (no mremap): they take none */
+    CHECK_EQ_I64((int64_t)st.reserve, CHECK_TSAN ? 3 : 0);
+    int zeros = 1;
+    for (size_t i = 0; i < pf.n; i += 4093)
+        zeros &= pf.p[i] == 0;
+    CHECK(zeros);
+    fill(&pf);
+    while (stint_hmem_prefault(4u << 20))
+        ;
+    /* grown: a mapping made of moved regions moves piece by piece */
+    pf.p = stint_hmem_realloc(pf.p, pf.n, 13u << 20);
+    REQUIRE(pf.p != NULL);
+    CHECK(intact(&pf, pf.n - 64)); /* (fill wrote the last 64 bytes of the old size) */
+    CHECK_EQ_I64((int64_t)((uintptr_t)pf.p & ((2u << 20) - 1)), 0);
+    zeros = 1;
+    for (size_t i = pf.n; i < (13u << 20); i += 4093) /* the new part, some of it from the reserve */
+        zeros &= pf.p[i] == 0;
+    CHECK(zeros);
+    stint_hmem_stats(&st);
+    CHECK_EQ_I64((int64_t)st.reserve, CHECK_TSAN ? 3 : 0);
+    pf.p = stint_hmem_realloc(pf.p, 13u << 20, 3u << 20); /* shrunk */
+    REQUIRE(pf.p != NULL);
+    CHECK_EQ_I64(pf.p[0], pf.tag);
+    stint_hmem_free(pf.p, 3u << 20);
+    /* a chunk for shared blocks takes one (an empty chunk's pages replaced:
+     * every chunk is empty here) */
+    stint_hmem_prefault_drop();
+    CHECK_EQ_I64(stint_hmem_prefault(2u << 20), 1);
+    stint_hmem_stats(&st);
+    CHECK_EQ_I64((int64_t)st.empty_chunks, (int64_t)st.chunks);
+    size_t chunks0 = st.chunks;
+    struct blk sb = {stint_hmem_alloc(256u << 10), 256u << 10, 33};
+    REQUIRE(sb.p != NULL);
+    stint_hmem_stats(&st);
+    CHECK_EQ_I64((int64_t)st.reserve, CHECK_TSAN ? 1 : 0);
+    CHECK_EQ_I64((int64_t)st.chunks, (int64_t)chunks0);
+    zeros = 1;
+    for (size_t i = 0; i < sb.n; i += 4093)
+        zeros &= sb.p[i] == 0;
+    CHECK(zeros);
+    fill(&sb);
+    CHECK(intact(&sb, sb.n));
+    stint_hmem_free(sb.p, sb.n);
+    stint_hmem_prefault(4u << 20);
+    stint_hmem_prefault_drop();
+    stint_hmem_stats(&st);
+    CHECK_EQ_I64((int64_t)st.reserve, 0);
+
+    /* two threads at once, and a third filling the reserve meanwhile */
     struct job j[2] = {{77, 0}, {78, 0}};
-    pthread_t t;
+    pthread_t t, tp;
+    int pf_stop = 0;
     REQUIRE(pthread_create(&t, NULL, thread_churn, &j[1]) == 0);
+    REQUIRE(pthread_create(&tp, NULL, thread_prefault, &pf_stop) == 0);
     thread_churn(&j[0]);
     pthread_join(t, NULL);
+    __atomic_store_n(&pf_stop, 1, __ATOMIC_RELAXED);
+    pthread_join(tp, NULL);
+    stint_hmem_prefault_drop();
     CHECK_EQ_I64(j[0].bad, 0);
     CHECK_EQ_I64(j[1].bad, 0);
     stint_hmem_stats(&st);

@@ -73,6 +73,11 @@ static uint32_t *empty;              /* indexes of wholly free chunks (room for 
 static size_t nempty;
 static size_t warm; /* bytes of free blocks still resident */
 static size_t own_total; /* bytes of own mappings (atomic) */
+/* Regions of 2 MiB already faulted in (stint_hmem_prefault), under lock:
+ * new chunks and the fresh parts of own mappings take these first. */
+#define RESERVE_MAX 16
+static char *reserve[RESERVE_MAX];
+static size_t nreserve;
 /* Huge pages only once the input or the memory in use says the run is not
  * small (atomic, 0 or 1): a huge page is zeroed whole at its first touch
  * (~0.2 ms), which a run over a few kilobytes would pay for nothing. */
@@ -158,6 +163,90 @@ static char *map_aligned(size_t size)
     return (char *)a;
 }
 
+/* A prefaulted region from the reserve, or NULL; under lock. */
+static char *reserve_take(void)
+{
+    return nreserve ? reserve[--nreserve] : NULL;
+}
+
+/* Puts prefaulted regions from the reserve in place of the 2 MiB pieces of
+ * [p, p + size) (2 MiB-aligned, not yet touched), as many as it holds: their
+ * pages move there (mremap moves page tables; nothing is copied or zeroed
+ * again). Not under lock. */
+static void reserve_fill(char *p, size_t size)
+{
+    if (HMEM_NO_MREMAP)
+        return;
+    for (size_t off = 0; off < size; off += HUGE) {
+        pthread_mutex_lock(&lock);
+        char *r = reserve_take();
+        pthread_mutex_unlock(&lock);
+        if (!r)
+            return;
+        if (mremap(r, HUGE, HUGE, MREMAP_MAYMOVE | MREMAP_FIXED, p + off) == MAP_FAILED) {
+            munmap(r, HUGE); /* the piece stays as it was: fresh */
+            return;
+        }
+    }
+}
+
+/* Moves the pages of own mapping [p, p + size) onto [q, q + size), a
+ * mapping of at least size bytes (2 MiB-aligned both); 0 ok, -1 when the
+ * system refused (p then as it was). One mremap when the mapping is one
+ * piece; one per 2 MiB when regions from the reserve were moved into it
+ * (each stays a mapping of its own, and mremap moves within one). */
+static int move_pages(char *p, size_t size, char *q)
+{
+    if (mremap(p, size, size, MREMAP_MAYMOVE | MREMAP_FIXED, q) != MAP_FAILED)
+        return 0;
+    size_t off = 0;
+    while (off < size && mremap(p + off, HUGE, HUGE, MREMAP_MAYMOVE | MREMAP_FIXED, q + off) != MAP_FAILED)
+        off += HUGE;
+    if (off == size)
+        return 0;
+    while (off) { /* back where they were (their places are free: mremap unmapped them) */
+        off -= HUGE;
+        if (mremap(q + off, HUGE, HUGE, MREMAP_MAYMOVE | MREMAP_FIXED, p + off) == MAP_FAILED) {
+            fprintf(stderr, "stint: out of memory\n"); /* the array is split in two: nothing to go on with */
+            exit(3);
+        }
+    }
+    return -1;
+}
+
+int stint_hmem_prefault(size_t want)
+{
+    if (malloc_only() || !__atomic_load_n(&huge, __ATOMIC_RELAXED))
+        return 0;
+    pthread_mutex_lock(&lock);
+    int room = nreserve < RESERVE_MAX && nreserve * HUGE < want;
+    pthread_mutex_unlock(&lock);
+    if (!room)
+        return 0;
+    char *p = map_aligned(HUGE);
+    if (!p)
+        return 0;
+    for (size_t off = 0; off < HUGE; off += 4096) /* one write faults in a huge page; 4 KiB pages each */
+        ((volatile char *)p)[off] = 0;
+    pthread_mutex_lock(&lock);
+    if (nreserve < RESERVE_MAX) {
+        reserve[nreserve++] = p;
+        p = NULL;
+    }
+    pthread_mutex_unlock(&lock);
+    if (p)
+        munmap(p, HUGE);
+    return 1;
+}
+
+void stint_hmem_prefault_drop(void)
+{
+    pthread_mutex_lock(&lock);
+    while (nreserve)
+        munmap(reserve[--nreserve], HUGE);
+    pthread_mutex_unlock(&lock);
+}
+
 static inline size_t bit_of(unsigned order, size_t off)
 {
     return (size_t)1024 - ((size_t)1024 >> order) + (off >> (MIN_SHIFT + order));
@@ -223,8 +312,14 @@ static struct chunk *chunk_at(const void *p)
  * mapping; NULL when out of memory. */
 static struct chunk *take_chunk(void)
 {
-    if (nempty)
-        return &chunks[empty[--nempty]];
+    if (nempty) {
+        struct chunk *c = &chunks[empty[--nempty]];
+        /* its pages were given back: a prefaulted region's go in their place */
+        char *r = HMEM_NO_MREMAP ? NULL : reserve_take();
+        if (r && mremap(r, HUGE, HUGE, MREMAP_MAYMOVE | MREMAP_FIXED, c->base) == MAP_FAILED)
+            munmap(r, HUGE);
+        return c;
+    }
     if (nchunks == chunk_cap) {
         size_t nc = chunk_cap ? 2 * chunk_cap : 64;
         struct chunk *x = realloc(chunks, nc * sizeof *x);
@@ -238,8 +333,8 @@ static struct chunk *take_chunk(void)
         chunk_cap = nc;
     }
     footprint();
-    char *base = map_aligned(HUGE);
-    if (!base)
+    char *base = reserve_take();
+    if (!base && !(base = map_aligned(HUGE)))
         return NULL;
     struct chunk *c = &chunks[nchunks];
     memset(c, 0, sizeof *c);
@@ -340,6 +435,8 @@ void *stint_hmem_alloc(size_t bytes)
         char *p = map_aligned(own_size(bytes));
         if (!p)
             own_add(-(ptrdiff_t)own_size(bytes));
+        else
+            reserve_fill(p, own_size(bytes));
         return p;
     }
     }
@@ -398,14 +495,14 @@ void *stint_hmem_realloc(void *p, size_t old_bytes, size_t new_bytes)
                 own_add(-(ptrdiff_t)(ns - os));
                 return NULL;
             }
-            void *r = mremap(p, os, ns, MREMAP_MAYMOVE | MREMAP_FIXED, q);
-            if (r == MAP_FAILED) {
+            if (move_pages(p, os, q) != 0) {
                 munmap(q, ns);
                 own_add(-(ptrdiff_t)(ns - os));
                 return NULL;
             }
-            advise(r, ns);
-            return r;
+            advise(q, ns);
+            reserve_fill(q + os, ns - os);
+            return q;
         }
     }
     void *q = stint_hmem_alloc(new_bytes);
@@ -447,5 +544,6 @@ void stint_hmem_stats(struct stint_hmem_stats *st)
         for (struct fblk *f = free_list[1][k]; f; f = f->next)
             cold += (size_t)1 << (MIN_SHIFT + k);
     st->cold_free = cold;
+    st->reserve = nreserve;
     pthread_mutex_unlock(&lock);
 }

@@ -79,12 +79,26 @@ void stint_hmem_final(void);
  * its end is still being read. */
 void stint_hmem_release(void *p, size_t bytes, size_t from, size_t upto);
 
+/* Fresh memory costs most at its first touch (above, and more while the
+ * host takes back what the guest freed: ~2 ms per MiB), and the thread that
+ * touches it is usually the one parsing. A thread with nothing else to do
+ * (the inflate thread while its ring is full) calls stint_hmem_prefault to
+ * fault in one 2 MiB region for a reserve, when the reserve holds less than
+ * want bytes (at most 16 regions) and huge pages are on; it returns 1 when it
+ * added one, 0 otherwise. New shared chunks and the fresh parts of own
+ * mappings (new, or grown) take their pages from the reserve first (moved
+ * by mremap, not copied). stint_hmem_prefault_drop gives the reserve back
+ * (when no thread will fill it any more). Thread-safe. */
+int stint_hmem_prefault(size_t want);
+void stint_hmem_prefault_drop(void);
+
 /* The shared chunks now (for tests and measurements). */
 struct stint_hmem_stats {
     size_t chunks;       /* 2 MiB chunks mapped so far */
     size_t empty_chunks; /* of which wholly free (not resident) */
     size_t warm_free;    /* bytes of free blocks still resident */
     size_t cold_free;    /* bytes of free blocks whose pages were given back */
+    size_t reserve;      /* prefaulted 2 MiB regions not yet taken (stint_hmem_prefault) */
 };
 void stint_hmem_stats(struct stint_hmem_stats *st);
 

@@ -301,6 +301,24 @@ static ssize_t inflate_into(struct stint_input *in, char *dst, size_t room)
 #endif
 #define PIPE_STRIDE (PIPE_HEAD + PIPE_BLOCK + STINT_JSON_PAD)
 
+/* The prefaulted memory the producer keeps ready for the reader while it
+ * would otherwise wait (hmem.h): what the reader of a large trace takes in
+ * some 50 ms of parsing, and no more, since what is left unused at the end
+ * is only resident memory. */
+#define PIPE_PREFAULT ((size_t)8 << 20)
+
+/* How much of it to keep ready now: less towards the end of a file of
+ * known size (half the compressed bytes still to inflate: the reader's
+ * arrays grow by some tenth of the inflated bytes, several times that of
+ * the compressed), so that little is left unused. The producer's. */
+static size_t prefault_want(const struct stint_input *in)
+{
+    if (!in->file_size)
+        return PIPE_PREFAULT;
+    uint64_t left = in->file_size > in->zraw ? (in->file_size - in->zraw) / 2 : 0;
+    return left < PIPE_PREFAULT ? (size_t)left : PIPE_PREFAULT;
+}
+
 /* Hints per block at most (an event with args takes more than 32 bytes) */
 #define PIPE_HINTS (PIPE_BLOCK / 32)
 #define HINT_BYTES (2 * PIPE_HINTS * sizeof(uint32_t)) /* offsets and lengths */
@@ -412,9 +430,20 @@ static void *pipe_main(void *arg)
     struct gzpipe *g = in->pipe;
     for (;;) {
         pthread_mutex_lock(&g->mu);
-        int s = -1;
-        while (g->ready + g->held == PIPE_BLOCKS && !g->stop && (s = block_to_scan(g)) < 0)
+        int s = -1, prefault = 1;
+        while (g->ready + g->held == PIPE_BLOCKS && !g->stop && (s = block_to_scan(g)) < 0) {
+            if (prefault) {
+                /* nothing to inflate or scan: fault in memory the reader
+                 * will take (hmem.h), then look again; wait once there is
+                 * no more to fault in, until the reader takes a block */
+                pthread_mutex_unlock(&g->mu);
+                prefault = stint_hmem_prefault(prefault_want(in));
+                pthread_mutex_lock(&g->mu);
+                continue;
+            }
             pthread_cond_wait(&g->cv, &g->mu);
+            prefault = 1;
+        }
         if (g->ready + g->held == PIPE_BLOCKS && !g->stop && s >= 0) {
             scan_block(g, s); /* the ring is full: skip args ahead of the reader */
             pthread_mutex_unlock(&g->mu);
@@ -512,6 +541,7 @@ static void pipe_stop(struct stint_input *in)
     pthread_cond_broadcast(&g->cv);
     pthread_mutex_unlock(&g->mu);
     pthread_join(g->thread, NULL);
+    stint_hmem_prefault_drop(); /* what the reader did not take: nobody fills it any more */
     pthread_mutex_destroy(&g->mu);
     pthread_cond_destroy(&g->cv);
     pipe_free(g);
