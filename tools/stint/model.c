@@ -255,20 +255,34 @@ static char *arena_copy(struct stint_intern *t, const char *s, size_t len)
     return p;
 }
 
-static void intern_rehash(struct stint_intern *t)
+/* Doubles an open-addressing table of ids (*table: *tcap slots, each id + 1
+ * or 0 for empty; none yet: 1024 slots) and places ids 0..n-1 in it again,
+ * each by linear probing from home(ctx, id, mask). */
+static void table_regrow(uint32_t **table, size_t *tcap, size_t n, size_t (*home)(const void *, size_t, size_t),
+                         const void *ctx)
 {
-    size_t ncap = t->tcap ? t->tcap * 2 : 1024;
+    size_t ncap = *tcap ? *tcap * 2 : 1024;
     uint32_t *nt = stint_hmem_xrealloc(NULL, 0, ncap * sizeof *nt);
     memset(nt, 0, ncap * sizeof *nt);
-    for (size_t id = 0; id < t->n; id++) {
-        size_t j = t->ents[id].hash32 & (ncap - 1);
+    for (size_t id = 0; id < n; id++) {
+        size_t j = home(ctx, id, ncap - 1);
         while (nt[j])
             j = (j + 1) & (ncap - 1);
         nt[j] = (uint32_t)id + 1;
     }
-    stint_hmem_free(t->table, t->tcap * sizeof *t->table);
-    t->table = nt;
-    t->tcap = ncap;
+    stint_hmem_free(*table, *tcap * sizeof **table);
+    *table = nt;
+    *tcap = ncap;
+}
+
+static size_t intern_home(const void *ctx, size_t id, size_t mask)
+{
+    return ((const struct stint_intern *)ctx)->ents[id].hash32 & mask;
+}
+
+static void intern_rehash(struct stint_intern *t)
+{
+    table_regrow(&t->table, &t->tcap, t->n, intern_home, t);
 }
 
 uint32_t stint_model_intern(struct stint_model *m, const char *s, size_t len)
@@ -760,20 +774,14 @@ static size_t flowkey_home(const struct flowkey *k, size_t mask)
     return ((mix64((k->id >> 4) ^ pair) << 4) | (k->id & 15)) & mask;
 }
 
+static size_t flowkey_home_of(const void *ctx, size_t k, size_t mask)
+{
+    return flowkey_home(&((const struct stint_flowkeys *)ctx)->keys[k], mask);
+}
+
 static void flowkeys_rehash(struct stint_flowkeys *f)
 {
-    size_t ncap = f->tcap ? f->tcap * 2 : 1024;
-    uint32_t *nt = stint_hmem_xrealloc(NULL, 0, ncap * sizeof *nt);
-    memset(nt, 0, ncap * sizeof *nt);
-    for (size_t k = 0; k < f->n; k++) {
-        size_t j = flowkey_home(&f->keys[k], ncap - 1);
-        while (nt[j])
-            j = (j + 1) & (ncap - 1);
-        nt[j] = (uint32_t)k + 1;
-    }
-    stint_hmem_free(f->table, f->tcap * sizeof *f->table);
-    f->table = nt;
-    f->tcap = ncap;
+    table_regrow(&f->table, &f->tcap, f->n, flowkey_home_of, f);
 }
 
 static void flowkeys_free(struct stint_flowkeys *f)
