@@ -759,9 +759,8 @@ struct flowkey {
 };
 
 struct stint_flowkeys {
-    struct flowkey *keys; /* by key */
-    size_t n, cap;
-    uint32_t *table;      /* key + 1, 0 = empty; tcap slots, a power of two >= 16 */
+    struct stint_bigarray keys; /* struct flowkey, by key */
+    uint32_t *table;            /* key + 1, 0 = empty; tcap slots, a power of two >= 16 */
     size_t tcap;
 };
 
@@ -776,19 +775,19 @@ static size_t flowkey_home(const struct flowkey *k, size_t mask)
 
 static size_t flowkey_home_of(const void *ctx, size_t k, size_t mask)
 {
-    return flowkey_home(&((const struct stint_flowkeys *)ctx)->keys[k], mask);
+    return flowkey_home(&STINT_BA_AT(&((const struct stint_flowkeys *)ctx)->keys, struct flowkey, k), mask);
 }
 
 static void flowkeys_rehash(struct stint_flowkeys *f)
 {
-    table_regrow(&f->table, &f->tcap, f->n, flowkey_home_of, f);
+    table_regrow(&f->table, &f->tcap, f->keys.len, flowkey_home_of, f);
 }
 
 static void flowkeys_free(struct stint_flowkeys *f)
 {
     if (!f)
         return;
-    stint_hmem_free(f->keys, f->cap * sizeof *f->keys);
+    stint_bigarray_free(&f->keys);
     stint_hmem_free(f->table, f->tcap * sizeof *f->table);
     free(f);
 }
@@ -796,27 +795,25 @@ static void flowkeys_free(struct stint_flowkeys *f)
 uint32_t stint_model_flow_key(struct stint_model *m, uint32_t cat, uint32_t name, uint64_t id)
 {
     struct stint_flowkeys *f = m->flowkeys;
-    if (!f && !(f = m->flowkeys = calloc(1, sizeof *f))) {
-        fprintf(stderr, "stint: out of memory\n");
-        exit(3);
+    if (!f) {
+        if (!(f = m->flowkeys = calloc(1, sizeof *f))) {
+            fprintf(stderr, "stint: out of memory\n");
+            exit(3);
+        }
+        stint_bigarray_init(&f->keys, sizeof(struct flowkey));
     }
-    if ((f->n + 1) * 2 >= f->tcap)
+    if ((f->keys.len + 1) * 2 >= f->tcap)
         flowkeys_rehash(f);
     struct flowkey k = {.cat = cat, .name = name, .id = id};
     size_t mask = f->tcap - 1, j = flowkey_home(&k, mask);
     for (uint32_t slot; (slot = f->table[j]) != 0; j = (j + 1) & mask) {
-        const struct flowkey *e = &f->keys[slot - 1];
+        const struct flowkey *e = &STINT_BA_AT(&f->keys, struct flowkey, slot - 1);
         if (e->id == id && e->cat == cat && e->name == name)
             return slot - 1;
     }
-    if (f->n == f->cap) {
-        size_t old = f->cap;
-        f->cap = f->cap ? f->cap * 2 : 1024;
-        f->keys = stint_hmem_xrealloc(f->keys, old * sizeof *f->keys, f->cap * sizeof *f->keys);
-    }
-    f->keys[f->n] = k;
-    f->table[j] = (uint32_t)++f->n;
-    return (uint32_t)(f->n - 1);
+    *(struct flowkey *)xpush(&f->keys) = k;
+    f->table[j] = (uint32_t)f->keys.len;
+    return (uint32_t)(f->keys.len - 1);
 }
 
 void stint_model_flow(struct stint_model *m, enum stint_flow_phase phase, uint32_t track, int64_t ts_ns, uint32_t key,
@@ -1257,7 +1254,7 @@ static void bind_flows(struct stint_model *m, const size_t *start)
         }
     /* the last slice of each flow key, v1 and v2 keys apart: keys are dense,
      * so a plain array (slot 2 * key + v2) instead of a hash map */
-    size_t nkeys = m->flowkeys ? m->flowkeys->n : 0;
+    size_t nkeys = m->flowkeys ? m->flowkeys->keys.len : 0;
     uint32_t *last = xrealloc(NULL, 2 * (nkeys ? nkeys : 1) * sizeof *last);
     for (size_t k = 0; k < 2 * nkeys; k++)
         last[k] = STINT_NO_ID;
@@ -1935,9 +1932,10 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
     stint_bigarray_free(&src->ends);
     /* src's flow keys as dst's (the ids in them as dst's strings) */
     const struct stint_flowkeys *sk = src->flowkeys;
-    uint32_t *kmap = sk && sk->n ? xrealloc(NULL, sk->n * sizeof *kmap) : NULL;
-    for (size_t k = 0; kmap && k < sk->n; k++) {
-        const struct flowkey *fk = &sk->keys[k];
+    size_t nsk = sk ? sk->keys.len : 0;
+    uint32_t *kmap = nsk ? xrealloc(NULL, nsk * sizeof *kmap) : NULL;
+    for (size_t k = 0; k < nsk; k++) {
+        const struct flowkey *fk = &STINT_BA_AT(&sk->keys, struct flowkey, k);
         uint64_t id = fk->id & STINT_FLOW_ID_STR ? STINT_FLOW_ID_STR | smap[(uint32_t)fk->id] : fk->id;
         kmap[k] = stint_model_flow_key(dst, fk->cat == STINT_NO_ID ? STINT_NO_ID : smap[fk->cat],
                                        fk->name == STINT_NO_ID ? STINT_NO_ID : smap[fk->name], id);
