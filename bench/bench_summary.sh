@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # `stint summary` on generated Chrome traces (../shared/tools/gen_chrome.py)
 # against a Python json.load baseline doing the same computation, measured in
-# the same run; medians of REPS runs. Also `.gz` input against bare ISA-L
-# inflate of the same file (bench_inflate --bare) and against the plain file
-# on one thread, with a line on how much the host lets two busy CPUs do
-# (host_check). A peer, once per size: speedscope's Trace Event importer
-# under node (tests/sh/speedscope_import.js --bench).
+# the same run; medians of REPS runs. Also `.gz` input, cold and warm (see
+# below), against bare ISA-L inflate of the same file (bench_inflate --bare)
+# and against the plain file on one thread, with a line on how much the host
+# lets two busy CPUs do (host_check). A peer, once per size: speedscope's
+# Trace Event importer under node (tests/sh/speedscope_import.js --bench).
 #   bench/bench_summary.sh [BUILD_DIR]
 #   BENCH_QUICK=1      20 MB instead of 100 MB
 #   STINT_BENCH_1G=1   also 1 GB (python baseline run once: it needs ~7 GB RAM)
@@ -113,42 +113,41 @@ for sz in $sizes; do
   # gzip input against the bare inflate of the same layer
   gzip -1 -c "$f" > "$f.gz"
   rm -f "$f"
-  # the two interleaved, run for run (the machine's speed drifts between
-  # minutes), in turn first (the first of a pair ran slower), at least 5 of
-  # each; one discarded run of each first: the host may have taken back the
-  # memory of the python run, and the first process to touch it again pays for
-  # that (up to ~1 ms per MB here), stint's ~100 MB more than inflate's 4 MB
+  # The .gz run in the two memory states this machine class has, each its own
+  # row: cold, started 4 s after the previous process ended (by then the host
+  # has taken back the memory freed before, and the first touch of each MiB
+  # costs ~2 ms: a first run), and warm, started within a second of a cold
+  # run's end (a run repeated at once). Bare inflate touches 4 MB and is the same either
+  # way; it runs between the two, so that runs of the two commands alternate
+  # (the machine's speed drifts between minutes). At least 5 of each.
   greps=$reps; [ "$greps" -lt 5 ] && greps=5
-  if [ -x "$build/bench/bench_inflate" ]; then
-    "$STINT" summary --json "$f.gz" >/dev/null 2>&1 || true
-    "$build/bench/bench_inflate" --bare "$f.gz" >/dev/null 2>&1 || true
-  fi
-  for k in $(seq "$greps"); do
-    if [ -x "$build/bench/bench_inflate" ] && [ $((k % 2)) = 0 ]; then
-      run_timed "$work/i" "$build/bench/bench_inflate" --bare "$f.gz"
-      run_timed "$work/g" "$STINT" summary --json "$f.gz"
-    else
-      run_timed "$work/g" "$STINT" summary --json "$f.gz"
-      if [ -x "$build/bench/bench_inflate" ]; then run_timed "$work/i" "$build/bench/bench_inflate" --bare "$f.gz"; fi
-    fi
+  for _ in $(seq "$greps"); do
+    sleep 4
+    run_timed "$work/gc" "$STINT" summary --json "$f.gz"
+    if [ -x "$build/bench/bench_inflate" ]; then run_timed "$work/i" "$build/bench/bench_inflate" --bare "$f.gz"; fi
+    run_timed "$work/gw" "$STINT" summary --json "$f.gz"
   done
   if [ -x "$build/bench/bench_inflate" ]; then
     iw=$(awk '{print $1}' "$work/i.t" | median); ic=$(awk '{print $3}' "$work/i.t" | median)
     s1w=$(awk '{print $1}' "$work/s1.t" | median); s1c=$(awk '{print $3}' "$work/s1.t" | median)
     row "$sz" "bare ISA-L inflate" "$work/i.t" "$mb" 0 0
-    row "$sz" "stint summary (.gz)" "$work/g.t" "$mb" "$iw" "$ic"
-    echo "       (ratios against bare ISA-L inflate: one thread, 1 MiB reads and output chunks, CRC checked)"
-    row "$sz" "stint summary (.gz)" "$work/g.t" "$mb" "$s1w" "$s1c"
+    row "$sz" "stint .gz, cold" "$work/gc.t" "$mb" "$iw" "$ic"
+    row "$sz" "stint .gz, warm" "$work/gw.t" "$mb" "$iw" "$ic"
+    echo "       (ratios against bare ISA-L inflate: one thread, 1 MiB reads and output chunks, CRC checked;"
+    echo "        cold: started 4 s after the previous process, whose freed memory the host has taken back;"
+    echo "        warm: started within a second of a cold run's end)"
+    row "$sz" "stint .gz, warm" "$work/gw.t" "$mb" "$s1w" "$s1c"
     echo "       (ratios against 'stint (1 thread)' on the plain file: the .gz path should add only the"
     echo "        inflate CPU, on its own thread, and no wall time where a second core is free)"
     # (walls: the one-thread runs' CPU time, in 10 ms steps, is too coarse under 1 s)
     awk -v sw="$s1w" -v iw="$iw" 'BEGIN { if (iw > 0) printf "       (with both cores busy all along: (bare inflate + stint 1 thread) / 2 = %.3f s, %.2fx bare\n        inflate: an estimate of the best split of the work over two cores)\n", (iw + sw) / 2, (iw + sw) / 2 / iw }'
   else
-    row "$sz" "stint summary (.gz)" "$work/g.t" "$mb" 0 0
+    row "$sz" "stint .gz, cold" "$work/gc.t" "$mb" 0 0
+    row "$sz" "stint .gz, warm" "$work/gw.t" "$mb" 0 0
   fi
   host_check "$f.gz"
   rm -f "$f.gz"
 done
 echo "(MB = 10^6 bytes of uncompressed JSON; x = time / time of 'stint (2 threads)'; medians of $reps runs"
-echo " (.gz rows: of $greps, after one discarded run of each);"
+echo " (.gz rows: of $greps each);"
 echo " python runs once for 1G; load average now: $(cut -d' ' -f1-3 /proc/loadavg))"
