@@ -117,9 +117,9 @@ for sz in $sizes; do
   # row: cold, started 4 s after the previous process ended (by then the host
   # has taken back the memory freed before, and the first touch of each MiB
   # costs ~2 ms: a first run), and warm, started within a second of a cold
-  # run's end (a run repeated at once). Bare inflate touches 4 MB and is the same either
-  # way; it runs between the two, so that runs of the two commands alternate
-  # (the machine's speed drifts between minutes). At least 5 of each.
+  # run's end (a run repeated at once). Bare inflate touches 4 MB and is the
+  # same either way; it runs between the two, so that runs of the two commands
+  # alternate (the machine's speed drifts between minutes). At least 5 of each.
   greps=$reps; [ "$greps" -lt 5 ] && greps=5
   for _ in $(seq "$greps"); do
     sleep 4

@@ -169,6 +169,17 @@ static char *reserve_take(void)
     return nreserve ? reserve[--nreserve] : NULL;
 }
 
+/* Moves region r (from reserve_take) onto the 2 MiB at at, whose pages it
+ * replaces; 0 ok, -1 when the system refused (r is then unmapped and at
+ * left as it was: fresh). */
+static int reserve_place(char *r, char *at)
+{
+    if (mremap(r, HUGE, HUGE, MREMAP_MAYMOVE | MREMAP_FIXED, at) != MAP_FAILED)
+        return 0;
+    munmap(r, HUGE);
+    return -1;
+}
+
 /* Puts prefaulted regions from the reserve in place of the 2 MiB pieces of
  * [p, p + size) (2 MiB-aligned, not yet touched), as many as it holds: their
  * pages move there (mremap moves page tables; nothing is copied or zeroed
@@ -181,12 +192,8 @@ static void reserve_fill(char *p, size_t size)
         pthread_mutex_lock(&lock);
         char *r = reserve_take();
         pthread_mutex_unlock(&lock);
-        if (!r)
+        if (!r || reserve_place(r, p + off) != 0)
             return;
-        if (mremap(r, HUGE, HUGE, MREMAP_MAYMOVE | MREMAP_FIXED, p + off) == MAP_FAILED) {
-            munmap(r, HUGE); /* the piece stays as it was: fresh */
-            return;
-        }
     }
 }
 
@@ -316,8 +323,8 @@ static struct chunk *take_chunk(void)
         struct chunk *c = &chunks[empty[--nempty]];
         /* its pages were given back: a prefaulted region's go in their place */
         char *r = HMEM_NO_MREMAP ? NULL : reserve_take();
-        if (r && mremap(r, HUGE, HUGE, MREMAP_MAYMOVE | MREMAP_FIXED, c->base) == MAP_FAILED)
-            munmap(r, HUGE);
+        if (r)
+            (void)reserve_place(r, c->base); /* (refused: the chunk stays fresh) */
         return c;
     }
     if (nchunks == chunk_cap) {

@@ -207,6 +207,19 @@ static char *scratch(struct creader *r, size_t n)
 }
 
 
+/* A set span's text, unescaped (into the scratch buffer when it has
+ * escapes, so valid until the next scratch()); its length in *n. */
+static const char *span_text(struct creader *r, const struct span *sp, size_t *n)
+{
+    if (sp->str && sp->esc) {
+        char *b = scratch(r, sp->n);
+        *n = stint_json_unescape(sp->s, sp->n, b);
+        return b;
+    }
+    *n = sp->n;
+    return sp->s;
+}
+
 /* The model's id for a span's text (unescaped), without the cache: for ids,
  * mostly unique (one flow's or async span's few events), which would only
  * crowd the cache. 0 for an absent or empty span. */
@@ -214,12 +227,9 @@ static uint32_t intern_id(struct creader *r, const struct span *sp)
 {
     if (!sp->set || sp->n == 0)
         return 0;
-    if (sp->str && sp->esc) {
-        char *b = scratch(r, sp->n);
-        size_t n = stint_json_unescape(sp->s, sp->n, b);
-        return stint_model_intern(r->m, b, n);
-    }
-    return stint_model_intern(r->m, sp->s, sp->n);
+    size_t n;
+    const char *s = span_text(r, sp, &n);
+    return stint_model_intern(r->m, s, n);
 }
 
 /* A flow id's identity for stint_model_flow_key: the number itself when
@@ -231,13 +241,8 @@ static uint64_t flow_id(struct creader *r, const struct span *sp)
 {
     if (!sp->set || sp->n == 0)
         return STINT_FLOW_ID_STR;
-    const char *s = sp->s;
-    size_t n = sp->n;
-    if (sp->str && sp->esc) {
-        char *b = scratch(r, n);
-        n = stint_json_unescape(s, n, b);
-        s = b;
-    }
+    size_t n;
+    const char *s = span_text(r, sp, &n);
     if (n <= 19 && (n == 1 || s[0] != '0')) {
         uint64_t v = 0;
         size_t i = 0;
