@@ -1225,16 +1225,34 @@ static void add_flow(struct stint_model *m, uint32_t out, uint32_t in)
     f->slice_in = in;
 }
 
+/* The last slice of each flow key for bind_flows, none yet: v1 and v2 keys
+ * apart, keys are dense, so a plain array (slot 2 * key + v2) instead of a
+ * hash map. */
+static uint32_t *flow_last_new(const struct stint_model *m)
+{
+    size_t nkeys = m->flowkeys ? m->flowkeys->keys.len : 0;
+    uint32_t *last = xrealloc(NULL, 2 * (nkeys ? nkeys : 1) * sizeof *last);
+    for (size_t k = 0; k < 2 * nkeys; k++)
+        last[k] = STINT_NO_ID;
+    return last;
+}
+
 /* Binds the pending flow events to slices (after nesting; start[] as above,
- * or NULL when the v1 events carry their binding in bound). */
-static void bind_flows(struct stint_model *m, const size_t *start)
+ * or NULL when the v1 events carry their binding in bound), taking them in
+ * (ts, seq) order: fe[ord[0]], fe[ord[1]], ... when ord is given (all of
+ * them, in that order), else sorted in place first. last: from
+ * flow_last_new (freed here), or NULL for one made here. */
+static void bind_flows(struct stint_model *m, const size_t *start, const uint32_t *ord, uint32_t *last)
 {
     size_t nf = m->flow_evs.len, n = m->slices.len;
-    if (!nf)
+    if (!nf) {
+        free(last);
         return;
+    }
     struct flow_ev *fe = m->flow_evs.data;
     struct stint_slice *sl = m->slices.data;
-    sort_flow_evs(m);
+    if (!ord)
+        sort_flow_evs(m);
     /* v2 names slices by input index: map those to sorted positions */
     uint32_t *pos = NULL;
     for (size_t i = 0; i < nf && !pos; i++)
@@ -1252,14 +1270,10 @@ static void bind_flows(struct stint_model *m, const size_t *start)
                 pos[r] = (uint32_t)key[r];
             free(key);
         }
-    /* the last slice of each flow key, v1 and v2 keys apart: keys are dense,
-     * so a plain array (slot 2 * key + v2) instead of a hash map */
-    size_t nkeys = m->flowkeys ? m->flowkeys->keys.len : 0;
-    uint32_t *last = xrealloc(NULL, 2 * (nkeys ? nkeys : 1) * sizeof *last);
-    for (size_t k = 0; k < 2 * nkeys; k++)
-        last[k] = STINT_NO_ID;
+    if (!last)
+        last = flow_last_new(m);
     for (size_t i = 0; i < nf; i++) {
-        const struct flow_ev *e = &fe[i];
+        const struct flow_ev *e = &fe[ord ? ord[i] : i];
         if (e->phase == STINT_FLOW_V2) {
             if (e->slice >= n)
                 continue;
@@ -1315,10 +1329,18 @@ static void end_unmatched(struct stint_model *m, const struct end_ev *ev)
                            stint_model_str(m, ev->name, NULL), (long long)ev->ts_ns);
 }
 
-/* bind_flows of a lean model (whose walks bound the v1 events) on a thread of its own. */
+/* bind_flows of a lean model (whose walks bound the v1 events) on a thread
+ * of its own, in the order the flow prep found (struct flow_prep, below). */
+struct bind_job {
+    struct stint_model *m;
+    const uint32_t *ord;
+    uint32_t *last;
+};
+
 static void *bind_flows_thread(void *arg)
 {
-    bind_flows(arg, NULL);
+    struct bind_job *b = arg;
+    bind_flows(b->m, NULL, b->ord, b->last);
     return NULL;
 }
 
@@ -1550,21 +1572,71 @@ static size_t *track_starts(const void *items, size_t n, size_t size, size_t off
     return st;
 }
 
-/* The lean flow events put in order for the track walks: sorted by (ts,
- * seq), then their indexes grouped by track (lidx: track t's are
- * [lstart[t], lstart[t + 1])). Touches the model's flow events only. */
+/* A flow event's place in (ts, seq) order, and its index. */
+struct flow_key {
+    int64_t ts_ns;
+    uint32_t seq, idx;
+};
+
+static inline int flow_key_less(const struct flow_key *a, const struct flow_key *b)
+{
+    return a->ts_ns != b->ts_ns ? a->ts_ns < b->ts_ns : a->seq < b->seq;
+}
+
+static int flow_key_cmp(const void *pa, const void *pb)
+{
+    return flow_key_less(pa, pb) ? -1 : flow_key_less(pb, pa);
+}
+
+STINT_DEFINE_NEAR_SORT(flow_key_near_sort, struct flow_key, flow_key_less)
+
+/* A track's head in the merge of the tracks' lists (flow_order). */
+struct flow_head {
+    struct flow_key k;
+    uint32_t track;
+};
+
+static void flow_heap_down(struct flow_head *h, size_t nh, size_t i)
+{
+    struct flow_head x = h[i];
+    for (;;) {
+        size_t c = 2 * i + 1;
+        if (c >= nh)
+            break;
+        if (c + 1 < nh && flow_key_less(&h[c + 1].k, &h[c].k))
+            c++;
+        if (!flow_key_less(&h[c].k, &x.k))
+            break;
+        h[i] = h[c];
+        i = c;
+    }
+    h[i] = x;
+}
+
+/* The lean flow events put in order for the track walks and the binding,
+ * without moving them (the walks write their bound while the binding's
+ * order is found): lidx holds each track's indexes in (ts, seq) order
+ * (track t's are [lstart[t], lstart[t + 1])); ord all of them in (ts, seq)
+ * order, NULL when the events already are. Each track's events mostly
+ * arrive in time order even where the tracks' batches interleave, so the
+ * tracks are grouped in input order, a track out of order is sorted, and
+ * ord merges the tracks' lists. With a thread of its own, the walks start
+ * once lidx is ready (ready, under mu) while ord, and the binding's last
+ * (flow_last_new), are made. */
 struct flow_prep {
     struct stint_model *m;
     size_t n, ntracks;
     uint32_t *lidx;
     size_t *lstart;
+    uint32_t *ord, *last;
+    int threaded, ready;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
 };
 
-static void flow_prep(struct flow_prep *fp)
+static void flow_lists(struct flow_prep *fp)
 {
-    struct stint_model *m = fp->m;
-    sort_flow_evs(m);
-    const struct flow_ev *fe = m->flow_evs.data;
+    const struct flow_ev *fe = fp->m->flow_evs.data;
     fp->lidx = xrealloc(NULL, fp->n * sizeof *fp->lidx);
     fp->lstart = track_starts(fe, fp->n, sizeof *fe, offsetof(struct flow_ev, track), fp->ntracks);
     size_t *pos = xrealloc(NULL, (fp->ntracks + 1) * sizeof *pos);
@@ -1572,6 +1644,71 @@ static void flow_prep(struct flow_prep *fp)
     for (size_t k = 0; k < fp->n; k++)
         fp->lidx[pos[fe[k].track]++] = (uint32_t)k;
     free(pos);
+    for (size_t t = 0; t < fp->ntracks; t++) {
+        uint32_t *li = fp->lidx + fp->lstart[t];
+        size_t len = fp->lstart[t + 1] - fp->lstart[t], j = 1;
+        while (j < len && flow_ev_less(&fe[li[j - 1]], &fe[li[j]]))
+            j++;
+        if (j >= len)
+            continue;
+        struct flow_key *k = xrealloc(NULL, len * sizeof *k);
+        for (j = 0; j < len; j++)
+            k[j] = (struct flow_key){fe[li[j]].ts_ns, fe[li[j]].seq, li[j]};
+        if (!flow_key_near_sort(k, len))
+            qsort(k, len, sizeof *k, flow_key_cmp);
+        for (j = 0; j < len; j++)
+            li[j] = k[j].idx;
+        free(k);
+    }
+}
+
+static void flow_order(struct flow_prep *fp)
+{
+    const struct flow_ev *fe = fp->m->flow_evs.data;
+    size_t n = fp->n, nh = 0, j = 1;
+    while (j < n && flow_ev_less(&fe[j - 1], &fe[j]))
+        j++;
+    if (j >= n)
+        return; /* in order already */
+    struct flow_head *h = xrealloc(NULL, fp->ntracks * sizeof *h);
+    size_t *pos = xrealloc(NULL, fp->ntracks * sizeof *pos);
+    for (size_t t = 0; t < fp->ntracks; t++) {
+        pos[t] = fp->lstart[t];
+        if (pos[t] < fp->lstart[t + 1]) {
+            uint32_t i = fp->lidx[pos[t]];
+            h[nh++] = (struct flow_head){{fe[i].ts_ns, fe[i].seq, i}, (uint32_t)t};
+        }
+    }
+    for (size_t i = nh / 2; i-- > 0;)
+        flow_heap_down(h, nh, i);
+    uint32_t *ord = xrealloc(NULL, n * sizeof *ord);
+    for (size_t r = 0; r < n; r++) {
+        uint32_t t = h[0].track;
+        ord[r] = h[0].k.idx;
+        if (++pos[t] < fp->lstart[t + 1]) {
+            uint32_t i = fp->lidx[pos[t]];
+            h[0].k = (struct flow_key){fe[i].ts_ns, fe[i].seq, i};
+        } else
+            h[0] = h[--nh];
+        if (nh)
+            flow_heap_down(h, nh, 0);
+    }
+    free(h);
+    free(pos);
+    fp->ord = ord;
+}
+
+static void flow_prep(struct flow_prep *fp)
+{
+    flow_lists(fp);
+    if (fp->threaded) {
+        pthread_mutex_lock(&fp->mu);
+        fp->ready = 1;
+        pthread_cond_signal(&fp->cv);
+        pthread_mutex_unlock(&fp->mu);
+    }
+    flow_order(fp);
+    fp->last = flow_last_new(fp->m);
 }
 
 static void *flow_prep_thread(void *arg)
@@ -1591,13 +1728,26 @@ void stint_model_finish(struct stint_model *m)
     int lean = stint_i_lean_active(m);
     /* lean mode: v1 flow events grouped per track, bound by the track walks;
      * put in order on a second thread while this one sorts the E events and
-     * groups the slices, when the walk may take two threads and there is
+     * groups the slices (and their order for the binding found while the
+     * tracks are walked), when the walk may take two threads and there is
      * enough to sort (flow and E events, a quarter of the spans that split
      * the walk) */
     struct flow_prep fp = {.m = m, .n = lean ? m->flow_evs.len : 0, .ntracks = ntracks};
     pthread_t fpt;
-    int fp_thread = fp.n && m->span_split && fp.n + nends >= m->span_split->min_spans / 4 &&
-                    pthread_create(&fpt, NULL, flow_prep_thread, &fp) == 0;
+    int fp_thread = 0;
+    if (fp.n && m->span_split && fp.n + nends >= m->span_split->min_spans / 4) {
+        fp.threaded = pthread_mutex_init(&fp.mu, NULL) == 0;
+        if (fp.threaded && pthread_cond_init(&fp.cv, NULL) != 0) {
+            pthread_mutex_destroy(&fp.mu);
+            fp.threaded = 0;
+        }
+        fp_thread = fp.threaded && pthread_create(&fpt, NULL, flow_prep_thread, &fp) == 0;
+        if (fp.threaded && !fp_thread) {
+            pthread_cond_destroy(&fp.cv);
+            pthread_mutex_destroy(&fp.mu);
+            fp.threaded = 0;
+        }
+    }
     if (fp.n && !fp_thread)
         flow_prep(&fp);
     if (!end_near_sort(ends, nends))
@@ -1606,7 +1756,7 @@ void stint_model_finish(struct stint_model *m)
         for (size_t k = 0; k < nends; k++)
             end_unmatched(m, &ends[k]);
         stint_bigarray_free(&m->ends);
-        bind_flows(m, NULL);
+        bind_flows(m, NULL, NULL, NULL);
         if (m->span_sink)
             stint_i_stream_finished(m);
         return;
@@ -1654,8 +1804,12 @@ void stint_model_finish(struct stint_model *m)
     }
     /* each track's E events (sorted by track) */
     size_t *estart = track_starts(ends, nends, sizeof *ends, offsetof(struct end_ev, track), ntracks);
-    if (fp_thread)
-        pthread_join(fpt, NULL);
+    if (fp_thread) { /* each track's flow events in order: the walks may start */
+        pthread_mutex_lock(&fp.mu);
+        while (!fp.ready)
+            pthread_cond_wait(&fp.cv, &fp.mu);
+        pthread_mutex_unlock(&fp.mu);
+    }
     uint32_t *lidx = fp.lidx; /* flow events by track, each track's in (ts, seq) order */
     size_t *lstart = fp.lstart;
     struct finish_share sh = {.m = m, .ends = ends, .estart = estart, .start = start, .lean = lean,
@@ -1665,6 +1819,7 @@ void stint_model_finish(struct stint_model *m)
     void *forked = order ? m->span_split->fork(m->span_sink_ctx, m) : NULL;
     pthread_t second, bt;
     int two = 0, bind_thread = 0;
+    struct bind_job bj = {.m = m};
     if (forked) {
         sh.order = order;
         W.logged = W2.logged = 1;
@@ -1701,19 +1856,34 @@ void stint_model_finish(struct stint_model *m)
         W.any_explicit |= W2.any_explicit;
         stint_i_walker_free(&W2.w);
         /* the flows are bound (model only) while the sink joins (sink only) */
-        bind_thread = pthread_create(&bt, NULL, bind_flows_thread, m) == 0;
+        if (fp_thread) {
+            pthread_join(fpt, NULL);
+            fp_thread = 0;
+        }
+        bj.ord = fp.ord;
+        bj.last = fp.last;
+        bind_thread = pthread_create(&bt, NULL, bind_flows_thread, &bj) == 0;
+        if (bind_thread)
+            fp.last = NULL; /* the bind thread's now */
         m->span_split->join(m->span_sink_ctx, forked, m);
     }
     free(order);
     free(estart);
     stint_i_walker_free(&W.w);
     int any_explicit = W.any_explicit;
+    if (fp_thread) /* (it reads lidx) */
+        pthread_join(fpt, NULL);
     free(lidx);
     free(lstart);
     if (bind_thread)
         pthread_join(bt, NULL);
     else
-        bind_flows(m, lean ? NULL : start);
+        bind_flows(m, lean ? NULL : start, fp.ord, fp.last);
+    if (fp.threaded) {
+        pthread_cond_destroy(&fp.cv);
+        pthread_mutex_destroy(&fp.mu);
+    }
+    free(fp.ord);
     free(start);
     stint_bigarray_free(&m->ends);
     if (any_explicit)
