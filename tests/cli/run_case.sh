@@ -7,7 +7,11 @@
 #   expected.rc      the exit code (optional, default 0)
 #   needs_corpus     present: skip (exit 77) with a message when the corpus is absent
 set -u
-CASE=$1
+CASE=${1:?usage: run_case.sh CASE_FOLDER}
+if [ ! -f "$CASE/cmd" ]; then
+  echo "no case at $CASE (no cmd file)" >&2
+  exit 2
+fi
 export STINT=${STINT_BIN:?STINT_BIN not set}
 export CORPUS=${STINT_SHARED_DIR:-}/corpus
 export CASE
