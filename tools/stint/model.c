@@ -1622,7 +1622,9 @@ static void flow_heap_down(struct flow_head *h, size_t nh, size_t i)
  * tracks are grouped in input order, a track out of order is sorted, and
  * ord merges the tracks' lists. With a thread of its own, the walks start
  * once lidx is ready (ready, under mu) while ord, and the binding's last
- * (flow_last_new), are made. */
+ * (flow_last_new), are made; without one the events are sorted in place
+ * first (one thread does it all: a merge of the array's runs costs less
+ * than the binding reading them in a merged order). */
 struct flow_prep {
     struct stint_model *m;
     size_t n, ntracks;
@@ -1700,6 +1702,8 @@ static void flow_order(struct flow_prep *fp)
 
 static void flow_prep(struct flow_prep *fp)
 {
+    if (!fp->threaded) /* nothing runs meanwhile: in place is cheaper (ord stays NULL) */
+        sort_flow_evs(fp->m);
     flow_lists(fp);
     if (fp->threaded) {
         pthread_mutex_lock(&fp->mu);
