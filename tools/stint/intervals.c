@@ -383,9 +383,20 @@ int64_t stint_intervals_union_runs(const struct stint_interval *const *blocks, u
     while (hn) {
         struct node x = heap[0];
         stint_union_acc_add(&acc, x.start, x.end);
-        if (++cur[x.run] < end[x.run]) { /* the run's next interval replaces the top */
-            x.start = IV(cur[x.run]).start;
-            x.end = IV(cur[x.run]).end;
+        /* the run's next intervals that start no later than every other run's
+         * next one go straight in (often: a run's intervals come in stretches
+         * that no other run's interleave; on equal starts the order does not
+         * change the union) */
+        int64_t lim = INT64_MAX;
+        if (hn > 1)
+            lim = hn > 2 && heap[2].start < heap[1].start ? heap[2].start : heap[1].start;
+        size_t i = cur[x.run] + 1, e = end[x.run];
+        for (; i < e && IV(i).start <= lim; i++)
+            stint_union_acc_add(&acc, IV(i).start, IV(i).end);
+        cur[x.run] = i;
+        if (i < e) { /* the run's next interval replaces the top */
+            x.start = IV(i).start;
+            x.end = IV(i).end;
         } else
             x = heap[--hn];
         size_t c = 0;
