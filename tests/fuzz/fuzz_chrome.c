@@ -4,14 +4,19 @@
  * Then a differential check of lean mode (model.h, what `summary` uses):
  * the same bytes read with and without STINT_MODEL_LEAN must stream the same
  * thread-track slices to the span sink, in the same order, and count the
- * same repairs and drops. Only the OVERLAP flag may differ (lean records do
- * not carry it; the repair count says the same). */
+ * same repairs, drops and flows. Only the OVERLAP flag may differ (lean
+ * records do not carry it; the repair count says the same). A third read,
+ * lean with the walk split over two threads from the first span on (the
+ * flow events then put in order on a thread of their own while the tracks
+ * are walked), must stream the same slices in some order (compared by a sum
+ * of per-slice hashes) with the same counts. */
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 struct stream {
     uint64_t hash, n;
+    uint64_t sum; /* of per-slice hashes: the same whatever the order */
 };
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -32,7 +37,7 @@ static uint64_t mix_str(uint64_t h, const struct stint_model *m, uint32_t id)
 static void on_span(void *ctx, const struct stint_model *m, const struct stint_span_ev *ev)
 {
     struct stream *st = ctx;
-    uint64_t h = st->hash;
+    uint64_t h = 0x2545f4914f6cdd1dULL;
     h = mix(h, (uint64_t)ev->ts_ns);
     h = mix(h, (uint64_t)ev->dur_ns);
     h = mix(h, ev->track);
@@ -42,35 +47,88 @@ static void on_span(void *ctx, const struct stint_model *m, const struct stint_s
     h = mix(h, ev->level);
     h = mix(h, (uint64_t)(ev->flags & ~(STINT_SLICE_OVERLAP | STINT_SLICE_NEEDS_INDEX)));
     h = mix(h, ev->parent_on_top);
-    st->hash = h;
+    st->hash = mix(st->hash, h);
+    st->sum += h;
     st->n++;
 }
 
-/* Reads data with model_flags and the stream sink; fills st and the counts. */
-static void read_streamed(const uint8_t *data, size_t size, unsigned model_flags, struct stream *st,
-                          uint64_t repairs[STINT_REPAIR_COUNT], uint64_t *dropped, int *rc_out)
+/* The second walker's stream, added into the first's at the join. */
+static void *split_fork(void *ctx, const struct stint_model *m)
+{
+    (void)ctx, (void)m;
+    struct stream *f = calloc(1, sizeof *f);
+    if (!f)
+        abort();
+    return f;
+}
+
+static void split_join(void *ctx, void *forked, const struct stint_model *m)
+{
+    (void)m;
+    struct stream *st = ctx, *f = forked;
+    st->n += f->n;
+    st->sum += f->sum;
+    free(f);
+}
+
+static const struct stint_span_split split_from_one = {split_fork, split_join, 1};
+
+/* What a read streamed and counted. */
+struct outcome {
+    struct stream st;
+    uint64_t repairs[STINT_REPAIR_COUNT], dropped, flows;
+    int rc;
+};
+
+/* Reads data with model_flags, the stream sink and split (or NULL): fills o. */
+static void read_streamed(const uint8_t *data, size_t size, unsigned model_flags, const struct stint_span_split *split,
+                          struct outcome *o)
 {
     struct stint_model m;
-    *rc_out = fuzz_read_model(stint_read_chrome, data, size, model_flags, 0, on_span, st, &m);
+    struct stint_input in;
+    memset(o, 0, sizeof *o);
+    fuzz_memory_input(&in, data, size);
+    if (stint_model_init(&m, model_flags) != 0)
+        abort();
+    stint_model_set_span_sink(&m, on_span, &o->st);
+    if (split)
+        stint_model_set_span_split(&m, split);
+    struct stint_read_opts ro = {NULL, 0, 1};
+    o->rc = stint_read_chrome(&in, &m, &ro);
+    stint_input_close(&in);
+    stint_model_finish(&m);
+    if (o->rc == 0 && m.partial)
+        o->rc = 1;
+    fuzz_check_model(&m, o->rc);
     for (int k = 0; k < STINT_REPAIR_COUNT; k++)
-        repairs[k] = m.repairs[k];
-    *dropped = m.dropped;
+        o->repairs[k] = m.repairs[k];
+    o->dropped = m.dropped;
+    o->flows = m.flows.len;
     stint_model_free(&m);
+}
+
+/* Whether a and b streamed the same slices (in the same order when ordered)
+ * and counted the same. */
+static int same_outcome(const struct outcome *a, const struct outcome *b, int ordered)
+{
+    if (a->st.n != b->st.n || a->st.sum != b->st.sum || (ordered && a->st.hash != b->st.hash) ||
+        a->dropped != b->dropped || a->flows != b->flows || a->rc != b->rc)
+        return 0;
+    for (int k = 0; k < STINT_REPAIR_COUNT; k++)
+        if (a->repairs[k] != b->repairs[k])
+            return 0;
+    return 1;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_read_memory(stint_read_chrome, data, size, STINT_MODEL_KEEP_ARGS | STINT_MODEL_KEEP_SAMPLES);
 
-    struct stream full = {0}, lean = {0};
-    uint64_t rf[STINT_REPAIR_COUNT], rl[STINT_REPAIR_COUNT], df, dl;
-    int rcf, rcl;
-    read_streamed(data, size, 0, &full, rf, &df, &rcf);
-    read_streamed(data, size, STINT_MODEL_LEAN, &lean, rl, &dl, &rcl);
-    if (full.n != lean.n || full.hash != lean.hash || df != dl || rcf != rcl)
+    static struct outcome full, lean, split;
+    read_streamed(data, size, 0, NULL, &full);
+    read_streamed(data, size, STINT_MODEL_LEAN, NULL, &lean);
+    read_streamed(data, size, STINT_MODEL_LEAN, &split_from_one, &split);
+    if (!same_outcome(&full, &lean, 1) || !same_outcome(&full, &split, 0))
         abort();
-    for (int k = 0; k < STINT_REPAIR_COUNT; k++)
-        if (rf[k] != rl[k])
-            abort();
     return 0;
 }
