@@ -85,21 +85,8 @@ static void read_streamed(const uint8_t *data, size_t size, unsigned model_flags
                           struct outcome *o)
 {
     struct stint_model m;
-    struct stint_input in;
     memset(o, 0, sizeof *o);
-    fuzz_memory_input(&in, data, size);
-    if (stint_model_init(&m, model_flags) != 0)
-        abort();
-    stint_model_set_span_sink(&m, on_span, &o->st);
-    if (split)
-        stint_model_set_span_split(&m, split);
-    struct stint_read_opts ro = {NULL, 0, 1};
-    o->rc = stint_read_chrome(&in, &m, &ro);
-    stint_input_close(&in);
-    stint_model_finish(&m);
-    if (o->rc == 0 && m.partial)
-        o->rc = 1;
-    fuzz_check_model(&m, o->rc);
+    o->rc = fuzz_read_model_split(stint_read_chrome, data, size, model_flags, 0, on_span, &o->st, split, &m);
     for (int k = 0; k < STINT_REPAIR_COUNT; k++)
         o->repairs[k] = m.repairs[k];
     o->dropped = m.dropped;

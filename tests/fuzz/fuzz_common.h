@@ -68,16 +68,20 @@ static inline void fuzz_memory_input(struct stint_input *in, const uint8_t *data
 }
 
 /* Reads data[0..size) held in memory into *m (initialised here with
- * model_flags and the span sink, if any), finishes it and checks it; returns
- * the exit code. The caller frees m. */
-static inline int fuzz_read_model(fuzz_reader_fn reader, const uint8_t *data, size_t size, unsigned model_flags,
-                                  int strict, stint_span_sink sink, void *sink_ctx, struct stint_model *m)
+ * model_flags, the span sink, if any, and the sink's split for a lean finish
+ * on two threads, if any), finishes it and checks it; returns the exit code.
+ * The caller frees m. */
+static inline int fuzz_read_model_split(fuzz_reader_fn reader, const uint8_t *data, size_t size,
+                                        unsigned model_flags, int strict, stint_span_sink sink, void *sink_ctx,
+                                        const struct stint_span_split *split, struct stint_model *m)
 {
     struct stint_input in;
     fuzz_memory_input(&in, data, size);
     if (stint_model_init(m, model_flags) != 0)
         abort();
     stint_model_set_span_sink(m, sink, sink_ctx);
+    if (split)
+        stint_model_set_span_split(m, split);
     struct stint_read_opts o = {NULL, strict, 1};
     int rc = reader(&in, m, &o);
     stint_input_close(&in);
@@ -86,6 +90,13 @@ static inline int fuzz_read_model(fuzz_reader_fn reader, const uint8_t *data, si
         rc = 1;
     fuzz_check_model(m, rc);
     return rc;
+}
+
+/* fuzz_read_model_split with the walk on one thread. */
+static inline int fuzz_read_model(fuzz_reader_fn reader, const uint8_t *data, size_t size, unsigned model_flags,
+                                  int strict, stint_span_sink sink, void *sink_ctx, struct stint_model *m)
+{
+    return fuzz_read_model_split(reader, data, size, model_flags, strict, sink, sink_ctx, NULL, m);
 }
 
 /* Runs reader over data[0..size) held in memory, with and without strict. */
