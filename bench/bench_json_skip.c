@@ -10,15 +10,20 @@
  * stint_json_skip does): general alone; the token walk with 8-byte strings
  * and digits (swar), with 32-byte strings (token, the fast path before this
  * bench was written) and with 32-byte strings and 8-byte digit runs (digits);
- * the 64-byte block walk on AVX2 (block) and on AVX-512BW (block512). Each round times every path once, in turn, in thread CPU time (the
+ * the 64-byte block walk on AVX2 (block) and on AVX-512BW (block512); the
+ * shape cache of json_shape.h in front of the best of those (shapes: one
+ * cache through all rounds, which learns the shapes in the first). Each round times every path once, in turn, in thread CPU time (the
  * machine may be shared), and the medians over REPEAT rounds (default 11) are
  * printed in MB/s with the block walk's ratio to the token walk and to
  * general. A path this CPU lacks is reported as such. All paths must end
  * every value at the same byte.
  *
  * usage: bench_json_skip [FILE|-] [REPEAT] [PATH]  (PATH: only that one besides general)
+ * BENCH_SKIP_MB=N takes only the first N MiB of a trace's args objects, so
+ * that they stay in the caches (as the reader's freshly read blocks do).
  */
 #include "json.h"
+#include "json_shape.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -88,7 +93,9 @@ static int load_trace(const char *path)
     fclose(f);
     memset(t + size, 0, STINT_JSON_PAD);
     const char *end = t + size;
-    for (const char *p = t; (p = strstr(p, "\"args\":")) != NULL && len < MAX_BYTES;) {
+    const char *lim = getenv("BENCH_SKIP_MB"); /* fewer bytes of args: a working set the caches hold */
+    size_t max_bytes = lim && atoi(lim) > 0 && (size_t)atoi(lim) < (MAX_BYTES >> 20) ? (size_t)atoi(lim) << 20 : MAX_BYTES;
+    for (const char *p = t; (p = strstr(p, "\"args\":")) != NULL && len < max_bytes;) {
         struct stint_json j = {.p = p + 7, .end = end, .at_eof = 1};
         if (stint_json_ws(&j) != '{') {
             p += 7;
@@ -147,10 +154,15 @@ static void generate(void)
     }
 }
 
-enum { P_GENERAL, P_SWAR, P_TOKEN, P_DIGITS, P_BLOCK, P_BLOCK512, NPATHS };
-static const char *const path_name[NPATHS] = {"general", "swar", "token", "digits", "block", "block512"};
-static const int path_id[NPATHS] = {-1, STINT_I_JSON_FAST_SWAR, STINT_I_JSON_FAST_TOKEN, STINT_I_JSON_FAST_DIGITS,
-                                    STINT_I_JSON_FAST_BLOCK, STINT_I_JSON_FAST_BLOCK512};
+enum { P_GENERAL, P_SWAR, P_TOKEN, P_DIGITS, P_BLOCK, P_BLOCK512, P_SHAPES, NPATHS };
+static const char *const path_name[NPATHS] = {"general", "swar", "token", "digits", "block", "block512", "shapes"};
+static const int path_id[NPATHS] = {-1,
+                                    STINT_I_JSON_FAST_SWAR,
+                                    STINT_I_JSON_FAST_TOKEN,
+                                    STINT_I_JSON_FAST_DIGITS,
+                                    STINT_I_JSON_FAST_BLOCK,
+                                    STINT_I_JSON_FAST_BLOCK512,
+                                    STINT_I_JSON_FAST_AUTO};
 
 /* Skips every value with one path; returns the sum of end offsets (a check
  * that all paths agree) and counts the values the fast path gave up on. */
@@ -159,9 +171,18 @@ static uint64_t run_path(int path, size_t *gave_up)
     const char *end = buf + len;
     uint64_t sum = 0;
     *gave_up = 0;
+    /* shapes: one cache kept from round to round, as a reader keeps it
+     * through a trace (the first round learns the shapes; the median is
+     * the steady state) */
+    static struct stint_jshape *kept;
+    if (path == P_SHAPES && !kept)
+        kept = stint_i_jshape_new();
+    struct stint_jshape *sh = path == P_SHAPES ? kept : NULL;
     for (size_t i = 0; i < nvals; i++) {
         struct stint_json j = {.p = buf + starts[i], .end = end, .at_eof = 1};
-        const char *e = path == P_GENERAL ? NULL : stint_i_json_fast_skip(j.p, end, path_id[path]);
+        const char *e = path == P_GENERAL ? NULL
+                        : path == P_SHAPES ? stint_i_jshape_skip(sh, j.p, end)
+                                           : stint_i_json_fast_skip(j.p, end, path_id[path]);
         if (e)
             j.p = e;
         else {
@@ -195,6 +216,9 @@ int main(int argc, char **argv)
     for (int p = 0; p < NPATHS; p++) /* a path this CPU lacks answers NULL even on "[]" */
         have[p] = p == P_GENERAL || ((!only || !strcmp(only, path_name[p])) &&
                                      stint_i_json_fast_skip(probe, probe + 3, path_id[p]) != NULL);
+    struct stint_jshape *probe_sh = stint_i_jshape_new(); /* NULL: no shape path here */
+    have[P_SHAPES] = have[P_SHAPES] && probe_sh;
+    stint_i_jshape_free(probe_sh);
     static double t[NPATHS][MAX_REPEAT];
     size_t gave_up[NPATHS] = {0};
     uint64_t want = 0;
@@ -230,6 +254,8 @@ int main(int argc, char **argv)
         printf("block/token %.2fx, block/general %.2fx\n", mbs[P_BLOCK] / mbs[P_TOKEN], mbs[P_BLOCK] / mbs[P_GENERAL]);
     if (mbs[P_BLOCK512] > 0 && mbs[P_BLOCK] > 0)
         printf("block512/block %.2fx\n", mbs[P_BLOCK512] / mbs[P_BLOCK]);
+    if (mbs[P_SHAPES] > 0 && mbs[P_BLOCK512] > 0)
+        printf("shapes/block512 %.2fx\n", mbs[P_SHAPES] / mbs[P_BLOCK512]);
     free(buf);
     free(starts);
     return 0;

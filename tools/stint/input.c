@@ -16,6 +16,7 @@
 #include "hmem.h"
 
 #include "json.h"
+#include "json_shape.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -331,6 +332,7 @@ struct gzpipe {
     size_t hint_n[PIPE_BLOCKS];
     int hint_state[PIPE_BLOCKS]; /* HINTS_*, under mu */
     int scan_all;             /* STINT_PIPE_SCAN_ALL (tests): every block, before the reader gets it */
+    struct stint_jshape *shapes; /* the producer's args shapes (json_shape.h), its own */
     pthread_mutex_t mu;
     pthread_cond_t cv;
     char *ring;               /* PIPE_BLOCKS x PIPE_STRIDE */
@@ -370,7 +372,7 @@ static const char *find_args_key(const char *p, const char *end)
 /* The args values of the events in d[0..n) that the fast skip takes, into
  * off/len (at most PIPE_HINTS, ascending). A "args" that is not a key (in
  * a string, say) only makes a hint the reader never asks for. */
-static size_t find_hints(const char *d, size_t n, uint32_t *off, uint32_t *len)
+static size_t find_hints(struct stint_jshape *shapes, const char *d, size_t n, uint32_t *off, uint32_t *len)
 {
     size_t k = 0;
     const char *p = d, *end = d + n;
@@ -382,7 +384,7 @@ static size_t find_hints(const char *d, size_t n, uint32_t *off, uint32_t *len)
             q++;
             while (q < end && stint_json_is_blank(*q))
                 q++;
-            const char *e = q < end && *q == '{' ? stint_i_json_fast_skip(q, end, STINT_I_JSON_FAST_AUTO) : NULL;
+            const char *e = q < end && *q == '{' ? stint_i_jshape_skip(shapes, q, end) : NULL;
             if (e) {
                 off[k] = (uint32_t)(q - d);
                 len[k] = (uint32_t)(e - q);
@@ -416,7 +418,7 @@ static void scan_block(struct gzpipe *g, int s)
     g->hint_state[s] = HINTS_SCANNING;
     size_t len = g->len[s];
     pthread_mutex_unlock(&g->mu);
-    size_t n = g->hint_off[s] ? find_hints(block_data(g, s), len, g->hint_off[s], g->hint_len[s]) : 0;
+    size_t n = g->hint_off[s] ? find_hints(g->shapes, block_data(g, s), len, g->hint_off[s], g->hint_len[s]) : 0;
     pthread_mutex_lock(&g->mu);
     if (g->hint_state[s] == HINTS_SCANNING) { /* not taken meanwhile */
         g->hint_n[s] = n;
@@ -428,6 +430,7 @@ static void *pipe_main(void *arg)
 {
     struct stint_input *in = arg;
     struct gzpipe *g = in->pipe;
+    g->shapes = stint_i_jshape_new();
     for (;;) {
         pthread_mutex_lock(&g->mu);
         int s = -1, prefault = 1;
@@ -467,7 +470,7 @@ static void *pipe_main(void *arg)
             scan = g->ready >= 2;
             pthread_mutex_unlock(&g->mu);
         }
-        size_t nh = n > 0 && scan && g->hint_off[t] ? find_hints(dst, (size_t)n, g->hint_off[t], g->hint_len[t]) : 0;
+        size_t nh = n > 0 && scan && g->hint_off[t] ? find_hints(g->shapes, dst, (size_t)n, g->hint_off[t], g->hint_len[t]) : 0;
         pthread_mutex_lock(&g->mu);
         if (n > 0 && scan) {
             g->hint_n[t] = nh;
@@ -494,6 +497,8 @@ static void *pipe_main(void *arg)
     for (int s; !g->stop && !g->failed && (s = block_to_scan(g)) >= 0;)
         scan_block(g, s);
     pthread_mutex_unlock(&g->mu);
+    stint_i_jshape_free(g->shapes);
+    g->shapes = NULL;
     return NULL;
 }
 

@@ -29,6 +29,7 @@
 #include "readers.h"
 
 #include "json.h"
+#include "json_shape.h"
 #include "tsparse.h"
 
 #include <stdlib.h>
@@ -90,6 +91,7 @@ struct ehints {
     const uint32_t *hoff, *hlen;
     size_t hn, hcur;
     uint64_t hused; /* args skipped through a hint (for STINT_DEBUG_SPLIT) */
+    struct stint_jshape *shapes; /* the args shapes seen (json_shape.h); NULL: none kept */
 };
 
 /* Takes the window's skipped args from in (after a fill). */
@@ -769,8 +771,13 @@ static int parse_event(struct stint_json *j, struct event *e, struct ehints *h)
         case K_ARGS: {
             stint_json_ws(j);
             const char *a = j->p;
-            if (!(h->hn && hinted_skip(h, j)) && (rc = stint_json_skip(j)) != STINT_JSON_OK)
-                goto out;
+            if (!(h->hn && hinted_skip(h, j))) {
+                const char *ae = *a == '{' ? stint_i_jshape_skip(h->shapes, a, j->end) : NULL;
+                if (ae)
+                    j->p = ae;
+                else if ((rc = *a == '{' ? stint_i_json_skip_general(j) : stint_json_skip(j)) != STINT_JSON_OK)
+                    goto out;
+            }
             if (*a == '{') {
                 e->args_a = a;
                 e->args_b = j->p;
@@ -1622,6 +1629,7 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
     struct creader r = {.m = m, .in = in, .o = o};
     ehints_init(&r.hints);
     ehints_window(&r.hints, in);
+    r.hints.shapes = stint_i_jshape_new();
     m->format = "chrome-json";
     int state = part & STINT_PART_FROM_SPLIT ? S_EV_FIRST : S_START;
     int in_obj = part & STINT_PART_FROM_SPLIT ? part_in_obj : 0, rc = 0;
@@ -1689,6 +1697,14 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
     stint_i_progress(in, 1);
     if (in->pipe && getenv("STINT_DEBUG_SPLIT")) /* for tests: whether the inflate thread's hints served */
         fprintf(stderr, "stint: %llu args skipped by the inflate thread\n", (unsigned long long)r.hints.hused);
+    if (getenv("STINT_DEBUG_SHAPES")) { /* for tests: how the args shapes served */
+        struct stint_jshape_stats st;
+        stint_i_jshape_stats(r.hints.shapes, &st);
+        fprintf(stderr, "stint: args shapes: %llu lookups, %llu hits, %llu added, %llu resets, %llu rests\n",
+                (unsigned long long)st.lookups, (unsigned long long)st.hits, (unsigned long long)st.added,
+                (unsigned long long)st.resets, (unsigned long long)st.dormant);
+    }
+    stint_i_jshape_free(r.hints.shapes);
     free(r.scratch);
     free(r.key);
     return rc;
