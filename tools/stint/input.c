@@ -282,7 +282,8 @@ static ssize_t inflate_into(struct stint_input *in, char *dst, size_t room)
  * parsing ~1.5), so the ring is mostly full and the producer would wait.
  * Instead it skips ahead of the reader: in a ready block the reader is not
  * about to take, it finds the "args" values of events and skips them
- * (stint_i_json_fast_skip, the reader's own fast path), and hands the
+ * (stint_i_jshape_skip with a shape cache of its own, the reader's own
+ * fast path: json_shape.h), and hands the
  * reader their lengths with the block (struct stint_input's hints), so the
  * reader jumps over them. A fast skip that succeeds is what the reader's
  * skip would return (json.h), so the result is the same with or without

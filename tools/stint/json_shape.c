@@ -6,9 +6,9 @@
  * replaced by '0' and the others dropped (VBMI2's byte compression), written
  * on at the skeleton's end. A lookup builds the skeleton block by block and,
  * at each '}' of the object, looks for a shape of exactly that skeleton: a
- * bit per length says whether any shape has it, a CRC32C of the skeleton
- * finds its slot (open addressing), and the shape's bytes are compared in
- * full. Each shape stores its skeleton and, one bit per skeleton byte, which
+ * bit per length says whether any shape has it, a hash of the skeleton
+ * (multiplies in vector registers as the chunks come) finds its slot (open
+ * addressing), and the shape's bytes are compared in full. Each shape stores its skeleton and, one bit per skeleton byte, which
  * of its digit runs are a number's integer part (where a leading zero is
  * invalid).
  */
@@ -70,14 +70,14 @@ void stint_i_jshape_free(struct stint_jshape *c)
 
 #ifdef SH_HAVE
 
-#define SH_TARGET "avx512f,avx512bw,avx512vbmi,avx512vbmi2,bmi,bmi2,popcnt,sse4.2"
+#define SH_TARGET "avx512f,avx512bw,avx512dq,avx512vbmi,avx512vbmi2,bmi,bmi2,popcnt"
 
 static int cpu_has_shapes(void)
 {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
            __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
-           __builtin_cpu_supports("popcnt") && __builtin_cpu_supports("sse4.2");
+           __builtin_cpu_supports("popcnt");
 }
 
 struct stint_jshape *stint_i_jshape_new(void)
@@ -98,33 +98,9 @@ struct stint_jshape *stint_i_jshape_new(void)
     return c;
 }
 
-static inline uint64_t load64(const unsigned char *s)
-{
-    uint64_t w;
-    memcpy(&w, s, 8);
-    return w;
-}
-
 static inline size_t round8(size_t n)
 {
     return (n + 7) & ~(size_t)7;
-}
-
-/* CRC32C of s[0..len) and len; reads up to 7 bytes past len. */
-__attribute__((target(SH_TARGET))) static inline uint32_t skel_hash(const unsigned char *s, unsigned len)
-{
-    uint64_t h = len, g = 0;
-    unsigned i = 0;
-    /* two chains, so that one crc32's latency hides the other's */
-    for (; i + 16 <= len; i += 16) {
-        h = _mm_crc32_u64(h, load64(s + i));
-        g = _mm_crc32_u64(g, load64(s + i + 8));
-    }
-    for (; i + 8 <= len; i += 8)
-        h = _mm_crc32_u64(h, load64(s + i));
-    if (i < len)
-        g = _mm_crc32_u64(g, load64(s + i) & (~0ULL >> (64 - 8 * (len - i))));
-    return (uint32_t)(h ^ (g << 7) ^ (g >> 25));
 }
 
 /* Whether a[0..len) == b[0..len); reads no byte past len. */
@@ -177,15 +153,34 @@ static const unsigned char iota64[64] = {0,  1,  2,  3,  4,  5,  6,  7,  8,  9, 
                                          48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
 
 /* The skeleton as it is built: whole 64-byte chunks stored at c->skel, the
- * chunk being filled kept in a register (and stored too, so that the hash
- * and the compare can read it). Every store is one aligned chunk: a load
- * then finds its bytes in one store (pieces stored at the skeleton's end,
- * overlapping, made each load wait for the stores to retire). */
+ * chunk being filled kept in a register (and stored too, so that the
+ * compare can read it). Every store is one aligned chunk: a load then finds
+ * its bytes in one store (pieces stored at the skeleton's end, overlapping,
+ * made each load wait for the stores to retire).
+ *
+ * The hash of a skeleton S of len bytes, from registers as the chunks come:
+ * st = 0, then st = (st ^ chunk) * K1 (64-bit lanes) for each whole chunk of
+ * S, then st = (st ^ tail ^ len) * K2 with tail S's last len % 64 bytes
+ * (zero-padded), folded to 32 bits. A lookup at a '}' needs the state over
+ * the whole chunks before it: those of the skeleton so far (hcur), or all
+ * but the last if that one was completed by the current block (hprev). */
 struct skel_out {
     __m512i acc;   /* the chunk being filled: its first fill bytes */
+    __m512i last;  /* the last whole chunk */
+    __m512i hcur;  /* the hash state over the whole chunks */
+    __m512i hprev; /* the same without the last one */
     unsigned fill; /* bytes in acc */
-    unsigned full; /* chunks stored */
+    unsigned full; /* whole chunks stored */
 };
+
+#define SH_K1 0x9E3779B97F4A7C15ULL
+#define SH_K2 0xC2B2AE3D27D4EB4FULL
+
+__attribute__((target(SH_TARGET), always_inline)) static inline void skel_start(struct skel_out *o)
+{
+    o->acc = o->last = o->hcur = o->hprev = _mm512_setzero_si512();
+    o->fill = o->full = 0;
+}
 
 /* Appends the first cnt bytes of piece to the skeleton. */
 __attribute__((target(SH_TARGET), always_inline)) static inline void skel_put(unsigned char *skel, struct skel_out *o,
@@ -200,6 +195,9 @@ __attribute__((target(SH_TARGET), always_inline)) static inline void skel_put(un
     if (total >= 64) {
         _mm512_store_si512((void *)(skel + 64 * o->full), merged);
         o->full++;
+        o->last = merged;
+        o->hprev = o->hcur;
+        o->hcur = _mm512_mullo_epi64(_mm512_xor_si512(o->hcur, merged), _mm512_set1_epi64((long long)SH_K1));
         o->acc = _mm512_permutexvar_epi8(_mm512_add_epi8(iota, shift), piece); /* what did not fit */
         o->fill = total - 64;
     } else {
@@ -207,6 +205,21 @@ __attribute__((target(SH_TARGET), always_inline)) static inline void skel_put(un
         o->fill = total;
     }
     _mm512_store_si512((void *)(skel + 64 * o->full), o->acc);
+}
+
+/* The hash of the skeleton's first len bytes (64 * (full - 1) < len <= 64 * full + fill). */
+__attribute__((target(SH_TARGET), always_inline)) static inline uint32_t skel_hash(const struct skel_out *o,
+                                                                                   unsigned len)
+{
+    unsigned whole = len / 64, rest = len % 64;
+    __m512i st = whole == o->full ? o->hcur : o->hprev;
+    __m512i tail = whole == o->full ? o->acc : o->last;
+    tail = _mm512_maskz_mov_epi8(((__mmask64)1 << rest) - 1, tail); /* rest < 64 */
+    st = _mm512_xor_si512(_mm512_xor_si512(st, tail), _mm512_set1_epi64((long long)len));
+    st = _mm512_mullo_epi64(st, _mm512_set1_epi64((long long)SH_K2));
+    st = _mm512_xor_si512(st, _mm512_srli_epi64(st, 29));
+    uint64_t h = (uint64_t)_mm512_reduce_add_epi64(st);
+    return (uint32_t)(h ^ (h >> 32));
 }
 
 /* The end of the object at p (its '}' at a recorded skeleton), or NULL. */
@@ -217,7 +230,8 @@ __attribute__((target(SH_TARGET))) static const char *shape_find(struct stint_js
     uint16_t zpos[8]; /* skeleton positions of runs that start with a 0 followed by a digit */
     unsigned nz = 0;
     uint64_t carry = 0;
-    struct skel_out o = {_mm512_setzero_si512(), 0, 0};
+    struct skel_out o;
+    skel_start(&o);
     for (unsigned k = 0; k < SH_BLOCKS; k++) {
         const char *b = p + 64 * k;
         unsigned off = 64 * o.full + o.fill;
@@ -246,7 +260,7 @@ __attribute__((target(SH_TARGET))) static const char *shape_find(struct stint_js
                 return NULL;
             if (!(c->haslen[len >> 6] >> (len & 63) & 1))
                 continue;
-            const unsigned char *s = find_shape(c, skel_hash(c->skel, len) & c->hash_mask, len);
+            const unsigned char *s = find_shape(c, skel_hash(&o, len) & c->hash_mask, len);
             if (!s)
                 continue;
             const uint64_t *ints = (const uint64_t *)(const void *)(s + round8(len));
@@ -282,7 +296,8 @@ __attribute__((target(SH_TARGET))) static void shape_add(struct stint_jshape *c,
     if (n < 2 || n > SH_MAXRAW)
         return;
     uint64_t carry = 0;
-    struct skel_out o = {_mm512_setzero_si512(), 0, 0};
+    struct skel_out o;
+    skel_start(&o);
     for (size_t i = 0; i < n; i += 64) {
         __mmask64 lm = n - i >= 64 ? ~(__mmask64)0 : ((__mmask64)1 << (n - i)) - 1;
         __m512i v = _mm512_maskz_loadu_epi8(lm, p + i);
@@ -295,7 +310,7 @@ __attribute__((target(SH_TARGET))) static void shape_add(struct stint_jshape *c,
         skel_put(c->skel, &o, piece, (unsigned)__builtin_popcountll(keep & lm));
     }
     unsigned len = 64 * o.full + o.fill;
-    uint32_t h = skel_hash(c->skel, len) & c->hash_mask;
+    uint32_t h = skel_hash(&o, len) & c->hash_mask;
     if (find_shape(c, h, len))
         return;
     size_t need = round8(len) + 8 * ((len + 63) / 64);

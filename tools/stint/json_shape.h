@@ -26,8 +26,8 @@
  * zeros, which no recorded object holds, so an object cut by the window end
  * never matches.
  *
- * The shape path needs AVX-512 VBMI and VBMI2 (byte permutes and compression) and SSE4.2 (CRC32C
- * hashes); elsewhere, and when STINT_JSON_SHAPES=0, STINT_JSON_SKIP or
+ * The shape path needs AVX-512 (BW, DQ, VBMI and VBMI2: byte permutes and
+ * compression, 64-bit multiplies for the hash); elsewhere, and when STINT_JSON_SHAPES=0, STINT_JSON_SKIP or
  * STINT_NO_AVX2 is set, stint_i_jshape_new() gives NULL and callers use the
  * fast skip as before (STINT_JSON_SHAPES=collide, for tests, gives every
  * shape the same hash, so that each lookup goes by the full compare). Memory is bounded (a few hundred KiB per cache; the
