@@ -12,8 +12,9 @@
  * bench was written) and with 32-byte strings and 8-byte digit runs (digits);
  * the 64-byte block walk on AVX2 (block) and on AVX-512BW (block512); the
  * shape cache of json_shape.h in front of the best of those (shapes: one
- * cache through all rounds, which learns the shapes in the first). Each round times every path once, in turn, in thread CPU time (the
- * machine may be shared), and the medians over REPEAT rounds (default 11) are
+ * cache through all rounds, which learns the shapes in the first). Each
+ * round times every path once, in turn, in thread CPU time (the machine may
+ * be shared), and the medians over REPEAT rounds (default 11) are
  * printed in MB/s with the block walk's ratio to the token walk and to
  * general. A path this CPU lacks is reported as such. All paths must end
  * every value at the same byte.
@@ -94,7 +95,8 @@ static int load_trace(const char *path)
     memset(t + size, 0, STINT_JSON_PAD);
     const char *end = t + size;
     const char *lim = getenv("BENCH_SKIP_MB"); /* fewer bytes of args: a working set the caches hold */
-    size_t max_bytes = lim && atoi(lim) > 0 && (size_t)atoi(lim) < (MAX_BYTES >> 20) ? (size_t)atoi(lim) << 20 : MAX_BYTES;
+    size_t max_bytes =
+        lim && atoi(lim) > 0 && (size_t)atoi(lim) < (MAX_BYTES >> 20) ? (size_t)atoi(lim) << 20 : MAX_BYTES;
     for (const char *p = t; (p = strstr(p, "\"args\":")) != NULL && len < max_bytes;) {
         struct stint_json j = {.p = p + 7, .end = end, .at_eof = 1};
         if (stint_json_ws(&j) != '{') {

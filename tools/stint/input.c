@@ -471,7 +471,9 @@ static void *pipe_main(void *arg)
             scan = g->ready >= 2;
             pthread_mutex_unlock(&g->mu);
         }
-        size_t nh = n > 0 && scan && g->hint_off[t] ? find_hints(g->shapes, dst, (size_t)n, g->hint_off[t], g->hint_len[t]) : 0;
+        size_t nh = n > 0 && scan && g->hint_off[t]
+                        ? find_hints(g->shapes, dst, (size_t)n, g->hint_off[t], g->hint_len[t])
+                        : 0;
         pthread_mutex_lock(&g->mu);
         if (n > 0 && scan) {
             g->hint_n[t] = nh;

@@ -412,7 +412,11 @@ static int skip_general(struct stint_json *j)
  *   prefix XOR of the unescaped quotes and visits only the token starts; see
  *   its own comment. block_skip512 is the same walk classifying on AVX-512BW
  *   (the default where the CPU has it: fewer instructions per block, which
- *   leaves more of a shared core to the inflate thread). */
+ *   leaves more of a shared core to the inflate thread).
+ *
+ * In front of these, the Chrome reader and its inflate thread keep a cache of
+ * the shapes of the args objects the fast walks accepted (json_shape.h): an
+ * object with a known shape ends at its '}' without being walked again. */
 
 #define FAST_GIVE_UP NULL
 

@@ -8,9 +8,9 @@
  * at each '}' of the object, looks for a shape of exactly that skeleton: a
  * bit per length says whether any shape has it, a hash of the skeleton
  * (multiplies in vector registers as the chunks come) finds its slot (open
- * addressing), and the shape's bytes are compared in full. Each shape stores its skeleton and, one bit per skeleton byte, which
- * of its digit runs are a number's integer part (where a leading zero is
- * invalid).
+ * addressing), and the shape's bytes are compared in full. Each shape
+ * stores its skeleton and, one bit per skeleton byte, which of its digit
+ * runs are a number's integer part (where a leading zero is invalid).
  */
 #include "json_shape.h"
 
@@ -75,8 +75,9 @@ void stint_i_jshape_free(struct stint_jshape *c)
 static int cpu_has_shapes(void)
 {
     __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") && __builtin_cpu_supports("avx512dq") &&
-           __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512vbmi") &&
+           __builtin_cpu_supports("avx512vbmi2") && __builtin_cpu_supports("bmi") && __builtin_cpu_supports("bmi2") &&
            __builtin_cpu_supports("popcnt");
 }
 

@@ -27,12 +27,14 @@
  * never matches.
  *
  * The shape path needs AVX-512 (BW, DQ, VBMI and VBMI2: byte permutes and
- * compression, 64-bit multiplies for the hash); elsewhere, and when STINT_JSON_SHAPES=0, STINT_JSON_SKIP or
- * STINT_NO_AVX2 is set, stint_i_jshape_new() gives NULL and callers use the
- * fast skip as before (STINT_JSON_SHAPES=collide, for tests, gives every
- * shape the same hash, so that each lookup goes by the full compare). Memory is bounded (a few hundred KiB per cache; the
- * cache starts over when full); a cache whose lookups mostly miss stops
- * looking for a while. One cache per thread: nothing here is shared.
+ * compression, 64-bit multiplies for the hash); elsewhere, and when
+ * STINT_JSON_SHAPES=0, STINT_JSON_SKIP or STINT_NO_AVX2 is set,
+ * stint_i_jshape_new() gives NULL and callers use the fast skip as before
+ * (STINT_JSON_SHAPES=collide, for tests, gives every shape the same hash, so
+ * that each lookup goes by the full compare). Memory is bounded (a few
+ * hundred KiB per cache; the cache starts over when full); a cache whose
+ * lookups mostly miss stops looking for a while. One cache per thread:
+ * nothing here is shared.
  * Not a public header.
  */
 #ifndef STINT_CLI_JSON_SHAPE_H
