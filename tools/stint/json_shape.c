@@ -219,7 +219,10 @@ __attribute__((target(SH_TARGET), always_inline)) static inline uint32_t skel_ha
     st = _mm512_xor_si512(_mm512_xor_si512(st, tail), _mm512_set1_epi64((long long)len));
     st = _mm512_mullo_epi64(st, _mm512_set1_epi64((long long)SH_K2));
     st = _mm512_xor_si512(st, _mm512_srli_epi64(st, 29));
-    uint64_t h = (uint64_t)_mm512_reduce_add_epi64(st);
+    /* the lanes folded by XOR (the library's add reduction adds signed lanes: overflow) */
+    __m256i x = _mm256_xor_si256(_mm512_castsi512_si256(st), _mm512_extracti64x4_epi64(st, 1));
+    __m128i y = _mm_xor_si128(_mm256_castsi256_si128(x), _mm256_extracti128_si256(x, 1));
+    uint64_t h = (uint64_t)_mm_cvtsi128_si64(y) ^ (uint64_t)_mm_extract_epi64(y, 1);
     return (uint32_t)(h ^ (h >> 32));
 }
 
