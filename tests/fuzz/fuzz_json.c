@@ -69,11 +69,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (strict == 0 && lenient != 0)
         abort();
     /* the fast paths against the general skip, on an exactly sized padded copy */
-    char *buf = malloc(size + STINT_JSON_PAD);
+    char *buf = padded((const char *)data, size);
     if (!buf)
         return 0;
-    memcpy(buf, data, size);
-    memset(buf + size, 0, STINT_JSON_PAD);
     struct stint_json g = {.p = buf, .end = buf + size, .at_eof = 1};
     int rc = stint_i_json_skip_general(&g);
     for (int path = STINT_I_JSON_FAST_AUTO; path <= STINT_I_JSON_FAST_BLOCK512; path++) {

@@ -772,10 +772,14 @@ static int parse_event(struct stint_json *j, struct event *e, struct ehints *h)
             stint_json_ws(j);
             const char *a = j->p;
             if (!(h->hn && hinted_skip(h, j))) {
-                const char *ae = *a == '{' ? stint_i_jshape_skip(h->shapes, a, j->end) : NULL;
-                if (ae)
+                const char *ae;
+                if (*a != '{')
+                    rc = stint_json_skip(j);
+                else if ((ae = stint_i_jshape_skip(h->shapes, a, j->end)) != NULL)
                     j->p = ae;
-                else if ((rc = *a == '{' ? stint_i_json_skip_general(j) : stint_json_skip(j)) != STINT_JSON_OK)
+                else /* the fast skip behind the shapes gave up: the general one decides */
+                    rc = stint_i_json_skip_general(j);
+                if (rc != STINT_JSON_OK)
                     goto out;
             }
             if (*a == '{') {
