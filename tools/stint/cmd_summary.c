@@ -21,6 +21,7 @@
 #include "hmem.h"
 #include "intervals.h"
 #include "readers.h"
+#include "selftrace.h"
 #include "textout.h"
 #include "tsparse.h"
 #include "umap.h"
@@ -715,6 +716,7 @@ struct tail_work {
 static void *tail_worker(void *arg)
 {
     struct tail_work *W = arg;
+    SELF_SCOPE("tail: unions and quantiles");
     for (size_t i; (i = __atomic_fetch_add(&W->next, 1, __ATOMIC_RELAXED)) < W->n;) {
         uint32_t k = W->items[i];
         if (k < W->S->ncats)
@@ -723,6 +725,12 @@ static void *tail_worker(void *arg)
             name_finish(&W->S->names[k - W->S->ncats]);
     }
     return NULL;
+}
+
+static void *tail_thread(void *arg)
+{
+    stint_i_self_thread("stint tail");
+    return tail_worker(arg);
 }
 
 /* cat_finish and name_finish on every row: on two threads when a second is
@@ -740,7 +748,7 @@ static void tail_finish(struct summary *S)
     pthread_t t;
     int threaded = 0;
     if (total >= TAIL_SPLIT_MIN && stint_threads_wanted() > 1 && stint_order_heaviest(wt, W.n, W.items) == 0)
-        threaded = pthread_create(&t, NULL, tail_worker, &W) == 0;
+        threaded = pthread_create(&t, NULL, tail_thread, &W) == 0;
     free(wt);
     tail_worker(&W);
     if (threaded)
@@ -1182,7 +1190,10 @@ int stint_cmd_summary(int argc, char **argv)
         stint_model_free(&m);
         return rc;
     }
+    SELF_BEGIN(cp, "summary: unions and quantiles");
     compute(&S, &m);
+    SELF_END(cp);
+    SELF_BEGIN(out, "summary: output");
     sort_model = &m;
     if (S.ncats > 1)
         qsort(S.cats, S.ncats, sizeof *S.cats, cat_cmp);
@@ -1203,6 +1214,7 @@ int stint_cmd_summary(int argc, char **argv)
         fprintf(stderr, "stint summary: write error on stdout\n");
         rc = 3;
     }
+    SELF_END(out);
     free(lane_order);
     free(S.lanes);
     free(S.cats);

@@ -17,6 +17,7 @@
 
 #include "json.h"
 #include "json_shape.h"
+#include "selftrace.h"
 
 #ifdef __SSE2__
 #include <emmintrin.h>
@@ -419,7 +420,10 @@ static void scan_block(struct gzpipe *g, int s)
     g->hint_state[s] = HINTS_SCANNING;
     size_t len = g->len[s];
     pthread_mutex_unlock(&g->mu);
+    SELF_BEGIN(scan, "skip args ahead");
     size_t n = g->hint_off[s] ? find_hints(g->shapes, block_data(g, s), len, g->hint_off[s], g->hint_len[s]) : 0;
+    stint_i_self_attr("args", (int64_t)n);
+    SELF_END(scan);
     pthread_mutex_lock(&g->mu);
     if (g->hint_state[s] == HINTS_SCANNING) { /* not taken meanwhile */
         g->hint_n[s] = n;
@@ -431,6 +435,7 @@ static void *pipe_main(void *arg)
 {
     struct stint_input *in = arg;
     struct gzpipe *g = in->pipe;
+    stint_i_self_thread("stint inflate");
     g->shapes = stint_i_jshape_new();
     for (;;) {
         pthread_mutex_lock(&g->mu);
@@ -441,11 +446,15 @@ static void *pipe_main(void *arg)
                  * will take (hmem.h), then look again; wait once there is
                  * no more to fault in, until the reader takes a block */
                 pthread_mutex_unlock(&g->mu);
+                SELF_BEGIN(pf, "fault in memory");
                 prefault = stint_hmem_prefault(prefault_want(in));
+                SELF_END(pf);
                 pthread_mutex_lock(&g->mu);
                 continue;
             }
+            SELF_BEGIN(full, "wait: ring full");
             pthread_cond_wait(&g->cv, &g->mu);
+            SELF_END(full);
             prefault = 1;
         }
         if (g->ready + g->held == PIPE_BLOCKS && !g->stop && s >= 0) {
@@ -459,7 +468,10 @@ static void *pipe_main(void *arg)
         if (stop)
             break;
         char *dst = block_data(g, t);
+        SELF_BEGIN(inf, "inflate");
         ssize_t n = inflate_into(in, dst, PIPE_BLOCK);
+        stint_i_self_attr("bytes", (int64_t)n);
+        SELF_END(inf);
         if (n > 0)
             memset(dst + n, 0, STINT_JSON_PAD);
         /* with two blocks or more waiting for the reader, find this one's
@@ -471,9 +483,12 @@ static void *pipe_main(void *arg)
             scan = g->ready >= 2;
             pthread_mutex_unlock(&g->mu);
         }
-        size_t nh = n > 0 && scan && g->hint_off[t]
-                        ? find_hints(g->shapes, dst, (size_t)n, g->hint_off[t], g->hint_len[t])
-                        : 0;
+        size_t nh = 0;
+        if (n > 0 && scan && g->hint_off[t]) {
+            SELF_SCOPE("skip args ahead");
+            nh = find_hints(g->shapes, dst, (size_t)n, g->hint_off[t], g->hint_len[t]);
+            stint_i_self_attr("args", (int64_t)nh);
+        }
         pthread_mutex_lock(&g->mu);
         if (n > 0 && scan) {
             g->hint_n[t] = nh;
@@ -566,8 +581,11 @@ static int pipe_fill(struct stint_input *in)
 {
     struct gzpipe *g = in->pipe;
     pthread_mutex_lock(&g->mu);
-    while (g->ready == 0 && !g->done && !g->failed)
-        pthread_cond_wait(&g->cv, &g->mu);
+    if (g->ready == 0 && !g->done && !g->failed) {
+        SELF_SCOPE("wait: inflate");
+        while (g->ready == 0 && !g->done && !g->failed)
+            pthread_cond_wait(&g->cv, &g->mu);
+    }
     if (g->ready == 0) {
         int failed = g->failed;
         pthread_mutex_unlock(&g->mu);
@@ -638,13 +656,17 @@ int stint_input_fill(struct stint_input *in)
         return -1;
     ssize_t r;
     if (in->gz) {
+        SELF_SCOPE("inflate");
         r = inflate_into(in, in->buf + in->len, in->cap - in->len);
         in->raw_read = in->zraw;
+        stint_i_self_attr("bytes", (int64_t)r);
     } else {
         size_t want = in->cap - in->len;
         if (in->stop_at && in->base + in->len + want > in->stop_at)
             want = (size_t)(in->stop_at - in->base - in->len);
+        SELF_SCOPE("read()");
         r = read_full(in->fd, in->buf + in->len, want);
+        stint_i_self_attr("bytes", (int64_t)r);
         if (r < 0)
             snprintf(in->err, sizeof in->err, "%s: read error at byte %llu: %s", in->path,
                      (unsigned long long)(in->base + in->len), strerror(errno));

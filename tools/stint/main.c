@@ -7,6 +7,7 @@
 #include "cmdopts.h"
 #include "commands.h"
 #include "help_text.h"
+#include "selftrace.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -74,7 +75,10 @@ int main(int argc, char **argv)
             return STINT_EXIT_USAGE;
         }
         stint_cli_exits_after_command = 1;
-        return commands[i].fn(argc - 1, argv + 1);
+        stint_i_selftrace_start(name);
+        int rc = commands[i].fn(argc - 1, argv + 1);
+        int st = stint_i_selftrace_finish();
+        return rc ? rc : st;
     }
     fprintf(stderr, "stint: unknown command '%s'\n", name);
     usage(stderr);

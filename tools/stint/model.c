@@ -14,6 +14,7 @@
 #include "intervals.h"
 #include "hmem.h"
 #include "nearsort.h"
+#include "selftrace.h"
 #include "tsparse.h"
 
 #include <pthread.h>
@@ -1118,6 +1119,7 @@ static int is_open(const struct stint_slice *s) { return s->dur_ns < 0; }
  * derive depth along the parent chain. */
 static void resolve_explicit_parents(struct stint_model *m)
 {
+    SELF_SCOPE("explicit parents");
     size_t n = m->slices.len;
     struct stint_slice *sl = m->slices.data;
     uint32_t *pos = malloc(n * sizeof *pos);
@@ -1244,6 +1246,7 @@ static uint32_t *flow_last_new(const struct stint_model *m)
  * flow_last_new (freed here), or NULL for one made here. */
 static void bind_flows(struct stint_model *m, const size_t *start, const uint32_t *ord, uint32_t *last)
 {
+    SELF_SCOPE("bind flows");
     size_t nf = m->flow_evs.len, n = m->slices.len;
     if (!nf) {
         free(last);
@@ -1340,6 +1343,7 @@ struct bind_job {
 static void *bind_flows_thread(void *arg)
 {
     struct bind_job *b = arg;
+    stint_i_self_thread("stint bind");
     bind_flows(b->m, NULL, b->ord, b->last);
     return NULL;
 }
@@ -1384,10 +1388,13 @@ static void walk_tracks(struct finish_walker *W)
     struct stint_i_walker *w = &W->w;
     struct stint_slice *sl = m->slices.data;
     struct ustack st = {0};
+    SELF_SCOPE("walk tracks");
     if (W->logged)
         repair_redirect = &W->log;
     for (size_t x; (x = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED)) < sh->n;) {
         size_t t = sh->order ? sh->order[x] : x;
+        SELF_SCOPE("walk track");
+        stint_i_self_attr("track", (int64_t)t);
         size_t a = start[t], b = start[t + 1];
         size_t ei = sh->estart[t], nends = sh->estart[t + 1]; /* (ends past the track's are never looked at) */
         repair_track = t;
@@ -1513,6 +1520,7 @@ static void walk_tracks(struct finish_walker *W)
 
 static void *walk_tracks_thread(void *arg)
 {
+    stint_i_self_thread("stint walk");
     walk_tracks(arg);
     return NULL;
 }
@@ -1702,6 +1710,7 @@ static void flow_order(struct flow_prep *fp)
 
 static void flow_prep(struct flow_prep *fp)
 {
+    SELF_SCOPE("flow events in order");
     if (!fp->threaded) /* nothing runs meanwhile: in place is cheaper (ord stays NULL) */
         sort_flow_evs(fp->m);
     flow_lists(fp);
@@ -1717,6 +1726,7 @@ static void flow_prep(struct flow_prep *fp)
 
 static void *flow_prep_thread(void *arg)
 {
+    stint_i_self_thread("stint flows");
     flow_prep(arg);
     return NULL;
 }
@@ -1754,6 +1764,7 @@ void stint_model_finish(struct stint_model *m)
     }
     if (fp.n && !fp_thread)
         flow_prep(&fp);
+    SELF_BEGIN(grp, "E events sorted, slices grouped");
     if (!end_near_sort(ends, nends))
         qsort(ends, nends, sizeof *ends, end_cmp);
     if (n == 0 && !lean) {
@@ -1763,6 +1774,7 @@ void stint_model_finish(struct stint_model *m)
         bind_flows(m, NULL, NULL, NULL);
         if (m->span_sink)
             stint_i_stream_finished(m);
+        SELF_END(grp);
         return;
     }
     /* Group by track: a stable counting sort, applied in place by following
@@ -1808,7 +1820,9 @@ void stint_model_finish(struct stint_model *m)
     }
     /* each track's E events (sorted by track) */
     size_t *estart = track_starts(ends, nends, sizeof *ends, offsetof(struct end_ev, track), ntracks);
+    SELF_END(grp);
     if (fp_thread) { /* each track's flow events in order: the walks may start */
+        SELF_SCOPE("wait: flow events");
         pthread_mutex_lock(&fp.mu);
         while (!fp.ready)
             pthread_cond_wait(&fp.cv, &fp.mu);
@@ -1869,6 +1883,7 @@ void stint_model_finish(struct stint_model *m)
         bind_thread = pthread_create(&bt, NULL, bind_flows_thread, &bj) == 0;
         if (bind_thread)
             fp.last = NULL; /* the bind thread's now */
+        SELF_SCOPE("join tallies");
         m->span_split->join(m->span_sink_ctx, forked, m);
     }
     free(order);

@@ -23,6 +23,7 @@
  */
 #include "model_int.h"
 #include "nearsort.h"
+#include "selftrace.h"
 #include "umap.h"
 
 #include <stdio.h>
@@ -789,6 +790,7 @@ static int explicit_walk(const struct stint_model *m, size_t a, size_t b, struct
 
 void stint_i_stream_finished(struct stint_model *m)
 {
+    SELF_SCOPE("stream slices");
     size_t n = stint_model_nslices(m), sn = 0, cap = 0;
     uint32_t *stack = NULL, cur = STINT_NO_ID;
     struct walk_slot *w = NULL;

@@ -7,6 +7,7 @@
  * anything starting with '[' or '{' otherwise is Chrome JSON.
  */
 #include "readers.h"
+#include "selftrace.h"
 
 #include <sched.h>
 #include <fcntl.h>
@@ -142,6 +143,8 @@ struct split_job {
 
 static void read_part(const struct split_job *J, struct part *p)
 {
+    SELF_SCOPE("read part");
+    stint_i_self_attr("part", (int64_t)(p - J->parts));
     struct stint_input in;
     p->rc = J->gz ? stint_input_open_gz_part(&in, J->path, p->from, p->to)
                   : stint_input_open_range(&in, J->path, p->from, p->to);
@@ -176,7 +179,12 @@ static void part_done(struct split_job *J, size_t k)
         }
         J->merging = 1;
         pthread_mutex_unlock(&J->mu);
-        int rc = at ? stint_model_merge(J->parts[0].m, &J->parts[at].own) : 0;
+        int rc = 0;
+        if (at) {
+            SELF_SCOPE("merge part");
+            stint_i_self_attr("part", (int64_t)at);
+            rc = stint_model_merge(J->parts[0].m, &J->parts[at].own);
+        }
         pthread_mutex_lock(&J->mu);
         J->merging = 0;
         if (rc != 0)
@@ -195,6 +203,12 @@ static void *part_worker(void *arg)
         part_done(J, k);
     }
     return NULL;
+}
+
+static void *part_thread(void *arg)
+{
+    stint_i_self_thread("stint read");
+    return part_worker(arg);
 }
 
 /* The first cut (stint_i_cut_scan) at or after offset at of a plain file
@@ -361,7 +375,7 @@ static int read_parts(const char *path, uint64_t size, int gz, int in_obj, int t
         __atomic_store_n(&split_progress.done, 0, __ATOMIC_RELAXED);
         __atomic_store_n(&split_progress.shown, -1, __ATOMIC_RELAXED);
         __atomic_store_n(&split_progress.on, 1, __ATOMIC_RELAXED);
-        while (started < threads - 1 && pthread_create(&t[started], NULL, part_worker, &J) == 0)
+        while (started < threads - 1 && pthread_create(&t[started], NULL, part_thread, &J) == 0)
             started++;
         part_worker(&J);
         for (int i = 0; i < started; i++)
@@ -393,10 +407,12 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
     if (!o)
         o = &defaults;
     struct stint_input in;
+    SELF_BEGIN(rd, "read");
     int rc = stint_input_open(&in, path);
     if (rc != 0) {
         stint_model_fail(m, "%s", in.err);
         stint_input_close(&in);
+        SELF_END(rd);
         stint_model_finish(m);
         return rc;
     }
@@ -456,6 +472,8 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
         rc = 2;
     }
     stint_input_close(&in);
+    stint_i_self_rss();
+    SELF_END(rd);
     stint_model_finish(m);
     if (rc == 0 && m->partial)
         rc = 1;

@@ -1,0 +1,81 @@
+/*
+ * selftrace.c - STINT_SELF_TRACE (see selftrace.h): libstint's flight
+ * recorder, started before the command runs and written out after it.
+ */
+#include "selftrace.h"
+
+#include <stint/session.h>
+
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Spans kept at most (the recorder keeps the last ones and counts the rest
+ * as dropped): a 1 GB gzip trace makes ~3,000. */
+#define SELF_SPANS ((size_t)1 << 16)
+
+int stint_i_self_on;
+static const char *self_path;
+static stint_span self_command;
+
+void stint_i_selftrace_start(const char *command)
+{
+    const char *path = getenv("STINT_SELF_TRACE");
+    if (!path || !*path)
+        return;
+    stint_markers_off(); /* libstint's default marker lines on stderr: not wanted here */
+    stint_status st = stint_ring_start(SELF_SPANS);
+    if (st != STINT_OK) {
+        fprintf(stderr, "stint: warning: STINT_SELF_TRACE: the recorder did not start (%s); not tracing\n",
+                stint_strerror(st));
+        return;
+    }
+    if (!stint_is_enabled())
+        fprintf(stderr, "stint: warning: STINT_SELF_TRACE: libstint is switched off (STINT=0): no spans\n");
+    self_path = path;
+    stint_i_self_on = 1;
+    stint_i_self_thread("stint");
+    char name[STINT_NAME_COPY_MAX];
+    int n = snprintf(name, sizeof name, "stint %s", command);
+    self_command = stint_span_begin_copy(name, n < 0 ? 0 : (size_t)n < sizeof name ? (size_t)n : sizeof name - 1);
+}
+
+void stint_i_self_rss(void)
+{
+    if (!stint_i_self_on)
+        return;
+    FILE *f = fopen("/proc/self/statm", "r");
+    unsigned long long size, res;
+    if (f && fscanf(f, "%llu %llu", &size, &res) == 2)
+        stint_attr_i64("rss_kib", (int64_t)(res * (unsigned long long)sysconf(_SC_PAGESIZE) / 1024));
+    if (f)
+        fclose(f);
+}
+
+void stint_i_self_thread(const char *name)
+{
+    if (stint_i_self_on)
+        pthread_setname_np(pthread_self(), name); /* (at most 15 bytes; libstint reads it at the first span) */
+}
+
+int stint_i_selftrace_finish(void)
+{
+    if (!stint_i_self_on)
+        return 0;
+    stint_i_self_rss();
+    stint_i_self_end(&self_command);
+    stint_ring_capture *c = NULL;
+    stint_status st = stint_ring_finish(&c);
+    if (st == STINT_OK)
+        st = stint_ring_capture_write_chrome(c, self_path);
+    if (st != STINT_OK)
+        fprintf(stderr, "stint: STINT_SELF_TRACE: %s: not written (%s)\n", self_path, stint_strerror(st));
+    else
+        fprintf(stderr, "stint: self trace: %zu spans (%llu dropped) written to %s\n", stint_ring_capture_count(c),
+                (unsigned long long)stint_ring_capture_dropped(c), self_path);
+    stint_ring_capture_free(c);
+    stint_i_self_on = 0;
+    return st == STINT_OK ? 0 : 3;
+}
