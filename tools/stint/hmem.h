@@ -82,7 +82,8 @@ void stint_hmem_release(void *p, size_t bytes, size_t from, size_t upto);
 /* Fresh memory costs most at its first touch (above, and more while the
  * host takes back what the guest freed: ~2 ms per MiB), and the thread that
  * touches it is usually the one parsing. A thread with nothing else to do
- * (the inflate thread while its ring is full) calls stint_hmem_prefault to
+ * (the inflate thread while its ring is full, the reader while the ring is
+ * empty) calls stint_hmem_prefault to
  * fault in one 2 MiB region for a reserve, when the reserve holds less than
  * want bytes (at most 16 regions) and huge pages are on; it returns 1 when it
  * added one, 0 otherwise. New shared chunks and the fresh parts of own

@@ -304,21 +304,23 @@ static ssize_t inflate_into(struct stint_input *in, char *dst, size_t room)
 #endif
 #define PIPE_STRIDE (PIPE_HEAD + PIPE_BLOCK + STINT_JSON_PAD)
 
-/* The prefaulted memory the producer keeps ready for the reader while it
- * would otherwise wait (hmem.h): what the reader of a large trace takes in
+/* The prefaulted memory the producer (while its ring is full) or the
+ * reader (while the ring is empty) keeps ready for the reader instead of
+ * waiting (hmem.h): what the reader of a large trace takes in
  * some 50 ms of parsing, and no more, since what is left unused at the end
  * is only resident memory. */
 #define PIPE_PREFAULT ((size_t)8 << 20)
 
 /* How much of it to keep ready now: less towards the end of a file of
- * known size (half the compressed bytes still to inflate: the reader's
- * arrays grow by some tenth of the inflated bytes, several times that of
- * the compressed), so that little is left unused. The producer's. */
-static size_t prefault_want(const struct stint_input *in)
+ * known size (half the compressed bytes still to inflate, zdone of them
+ * done: the reader's arrays grow by some tenth of the inflated bytes,
+ * several times that of the compressed), so that little is left unused.
+ * The producer passes in->zraw (its own), the reader in->raw_read. */
+static size_t prefault_want(const struct stint_input *in, uint64_t zdone)
 {
     if (!in->file_size)
         return PIPE_PREFAULT;
-    uint64_t left = in->file_size > in->zraw ? (in->file_size - in->zraw) / 2 : 0;
+    uint64_t left = in->file_size > zdone ? (in->file_size - zdone) / 2 : 0;
     return left < PIPE_PREFAULT ? (size_t)left : PIPE_PREFAULT;
 }
 
@@ -447,7 +449,7 @@ static void *pipe_main(void *arg)
                  * no more to fault in, until the reader takes a block */
                 pthread_mutex_unlock(&g->mu);
                 SELF_BEGIN(pf, "fault in memory");
-                prefault = stint_hmem_prefault(prefault_want(in));
+                prefault = stint_hmem_prefault(prefault_want(in, in->zraw));
                 SELF_END(pf);
                 pthread_mutex_lock(&g->mu);
                 continue;
@@ -583,8 +585,21 @@ static int pipe_fill(struct stint_input *in)
     pthread_mutex_lock(&g->mu);
     if (g->ready == 0 && !g->done && !g->failed) {
         SELF_SCOPE("wait: inflate");
-        while (g->ready == 0 && !g->done && !g->failed)
+        /* nothing to parse: fault in memory this thread will take (hmem.h)
+         * until the reserve holds what it wants, then sleep (the ring has
+         * room for the blocks inflated meanwhile) */
+        for (int pf = 1; g->ready == 0 && !g->done && !g->failed;) {
+            if (pf) {
+                pthread_mutex_unlock(&g->mu);
+                SELF_BEGIN(rf, "fault in memory");
+                pf = stint_hmem_prefault(prefault_want(in, in->raw_read));
+                SELF_END(rf);
+                pthread_mutex_lock(&g->mu);
+                continue;
+            }
             pthread_cond_wait(&g->cv, &g->mu);
+            pf = 1;
+        }
     }
     if (g->ready == 0) {
         int failed = g->failed;
