@@ -6,7 +6,9 @@
 # threads named and the phases nested as the code runs them: on a gzip trace
 # the inflate thread's blocks, the read, the finish (E events, flow events,
 # the two walkers and their tracks, the joins), the summary's tail and
-# output; on a plain file read in parts, each part and its merge. Without
+# output; on a plain file read in parts, each part and its merge. A
+# recorder smaller than the run (STINT_SELF_TRACE_SPANS) keeps the last
+# spans and counts the others as dropped. Without
 # the variable nothing is written and libstint prints nothing (no marker
 # lines); a path that cannot be written gives exit 3 after the report; a
 # command that fails on its input keeps its exit code and still writes the
@@ -122,6 +124,14 @@ if not reads: bad.append("no read() spans")
 if bad:
     print("FAIL: self trace (split):", bad); sys.exit(1)
 PY
+
+# a recorder smaller than the run: the last spans kept, the others counted
+STINT_SELF_TRACE="$T/self6.json" STINT_SELF_TRACE_SPANS=20 STINT_FINISH_SPLIT_MIN=1000 \
+  "$STINT" summary --json "$T/t.json.gz" >"$T/out6" 2>"$T/err6"
+check cmp -s "$T/out0" "$T/out6"
+if ! grep -q "^stint: self trace: 20 spans ([1-9][0-9]* dropped) written to" "$T/err6"; then
+  echo "FAIL: a 20-span recorder: $(cat "$T/err6")"; fail=1
+fi
 
 # a path that cannot be written: the report, then exit 3
 STINT_SELF_TRACE="$T/no/such/dir/x.json" STINT_FINISH_SPLIT_MIN=1000 "$STINT" summary --json "$T/t.json.gz" >"$T/out4" 2>"$T/err4"

@@ -13,8 +13,13 @@
 #include <unistd.h>
 
 /* Spans kept at most (the recorder keeps the last ones and counts the rest
- * as dropped): a 1 GB gzip trace makes ~3,000. */
-#define SELF_SPANS ((size_t)1 << 16)
+ * as dropped): a 1 GB gzip trace makes ~4,500. libstint touches the whole
+ * recorder when it starts (512 bytes a span), and each thread's buffer as
+ * it records; both are kept small so that the traced run holds about the
+ * memory it would otherwise (STINT_SELF_TRACE_SPANS and STINT_BUFFER_KB
+ * change them). */
+#define SELF_SPANS 8192
+#define SELF_BUFFER_KB "256"
 
 int stint_i_self_on;
 static const char *self_path;
@@ -25,8 +30,13 @@ void stint_i_selftrace_start(const char *command)
     const char *path = getenv("STINT_SELF_TRACE");
     if (!path || !*path)
         return;
+    const char *sp = getenv("STINT_SELF_TRACE_SPANS");
+    long spans = sp && *sp ? strtol(sp, NULL, 10) : SELF_SPANS;
+    if (spans < 16 || spans > (1L << 22))
+        spans = SELF_SPANS;
+    setenv("STINT_BUFFER_KB", SELF_BUFFER_KB, 0); /* (read when libstint starts, below; no thread runs yet) */
     stint_markers_off(); /* libstint's default marker lines on stderr: not wanted here */
-    stint_status st = stint_ring_start(SELF_SPANS);
+    stint_status st = stint_ring_start((size_t)spans);
     if (st != STINT_OK) {
         fprintf(stderr, "stint: warning: STINT_SELF_TRACE: the recorder did not start (%s); not tracing\n",
                 stint_strerror(st));
@@ -72,9 +82,14 @@ int stint_i_selftrace_finish(void)
         st = stint_ring_capture_write_chrome(c, self_path);
     if (st != STINT_OK)
         fprintf(stderr, "stint: STINT_SELF_TRACE: %s: not written (%s)\n", self_path, stint_strerror(st));
-    else
+    else {
+        /* dropped: the oldest, past the recorder's size, and any a thread's full buffer lost */
+        stint_stats ls;
+        stint_get_stats(&ls);
         fprintf(stderr, "stint: self trace: %zu spans (%llu dropped) written to %s\n", stint_ring_capture_count(c),
-                (unsigned long long)stint_ring_capture_dropped(c), self_path);
+                (unsigned long long)(stint_ring_capture_dropped(c) + ls.spans_dropped + ls.spans_too_deep),
+                self_path);
+    }
     stint_ring_capture_free(c);
     stint_i_self_on = 0;
     return st == STINT_OK ? 0 : 3;
