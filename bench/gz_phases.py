@@ -34,9 +34,15 @@ def phases(path):
     top = next(e for e in ev if e["name"].startswith("stint "))
     rd = next(e for e in ev if e["name"] == "read")
     walk = [e["dur"] / 1000 for e in ev if e["name"] == "walk tracks"]
+
+    def cpu(name):
+        return sum(e["args"].get("cpu_us", 0) for e in ev if e["name"] == name) / 1000
+
     return {
         "whole run": top["dur"] / 1000,
         "read": rd["dur"] / 1000,
+        "read: the reader's CPU": cpu("read"),
+        "inflate thread: CPU": cpu("inflate thread"),
         "inflating": ms("stint inflate", "inflate"),
         "inflate thread: faulting in": ms("stint inflate", "fault in memory"),
         "inflate thread: args ahead": ms("stint inflate", "skip args ahead"),
@@ -44,6 +50,7 @@ def phases(path):
         "reader: faulting in": ms("stint", "fault in memory"),
         "after the read": (top["ts"] + top["dur"] - rd["ts"] - rd["dur"]) / 1000,
         "walk (longest walker)": max(walk) if walk else 0.0,
+        "walk: CPU of both": cpu("walk tracks"),
         "RSS at read end (MiB)": rd["args"].get("rss_kib", 0) / 1024,
     }
 

@@ -6,7 +6,8 @@
 # threads named and the phases nested as the code runs them: on a gzip trace
 # the inflate thread's blocks, the read, the finish (E events, flow events,
 # the two walkers and their tracks, the joins), the summary's tail and
-# output; on a plain file read in parts, each part and its merge. A
+# output, with each thread's CPU time on its main spans; on a plain file
+# read in parts, each part and its merge. A
 # recorder smaller than the run (STINT_SELF_TRACE_SPANS) keeps the last
 # spans and counts the others as dropped. Without
 # the variable nothing is written and libstint prints nothing (no marker
@@ -89,6 +90,12 @@ tracks = by("walk track")
 need(len(tracks) >= 6 and all(parent(r) == "walk tracks" for r in tracks), "tracks walked inside the walkers")
 need(sorted(a["value"] for r in tracks for a in r["args"] if a["key"] == "args.track") == list(range(len(tracks))), "each track walked once")
 need(len(by("join tallies")) == 1 and len(by("bind flows")) == 1, "the joins")
+need(len(by("records in order")) >= 1 and all(parent(r) == "walk track" for r in by("records in order")), "records put in order inside a track's walk")
+it = by("inflate thread")
+need(len(it) == 1 and thread(it[0]) == "stint inflate" and all(parent(r) == "inflate thread" for r in inf), "the inflate thread's blocks inside its span")
+for r in rd + wt + it + by("tail: unions and quantiles"):
+    cpu = [a["value"] for a in r["args"] if a["key"] == "args.cpu_us"]
+    need(len(cpu) == 1 and 0 <= cpu[0] * 1000 <= r["dur_ns"] + 1000000, "CPU time (cpu_us) within the span: %s" % r["name"])
 need(len(by("summary: output")) == 1 and parent(by("summary: output")[0]) == "stint summary", "the output")
 for r in rows:
     if r["parent"] is not None:

@@ -596,9 +596,11 @@ void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_
     const struct stint_track *tr = stint_model_track_at(m, t);
     uint32_t lane = tr->lane;
     struct lean_lane *ll = lane < L->nlanes ? &L->lanes[lane] : NULL;
+    SELF_BEGIN(ord, "records in order");
     uint32_t *tie = ll ? tie_counts(L, ll, m->slices.data, a, b) : NULL;
     if (ll)
         lane_order(ll);
+    SELF_END(ord);
     /* records of the last start and duration taken, for the ties */
     int64_t tie_ts = 0, tie_dur = -1;
     uint32_t tie_taken = 0;

@@ -408,10 +408,12 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
         o = &defaults;
     struct stint_input in;
     SELF_BEGIN(rd, "read");
+    int64_t cpu0 = stint_i_self_cpu_ns();
     int rc = stint_input_open(&in, path);
     if (rc != 0) {
         stint_model_fail(m, "%s", in.err);
         stint_input_close(&in);
+        stint_i_self_cpu_attr(cpu0);
         SELF_END(rd);
         stint_model_finish(m);
         return rc;
@@ -473,6 +475,7 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
     }
     stint_input_close(&in);
     stint_i_self_rss();
+    stint_i_self_cpu_attr(cpu0);
     SELF_END(rd);
     stint_model_finish(m);
     if (rc == 0 && m->partial)

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 /* Spans kept at most (the recorder keeps the last ones and counts the rest
@@ -62,6 +63,20 @@ void stint_i_self_rss(void)
         stint_attr_i64("rss_kib", (int64_t)(res * (unsigned long long)sysconf(_SC_PAGESIZE) / 1024));
     if (f)
         fclose(f);
+}
+
+int64_t stint_i_self_cpu_ns(void)
+{
+    struct timespec t;
+    if (!stint_i_self_on || clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t) != 0)
+        return 0;
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+void stint_i_self_cpu_attr(int64_t start)
+{
+    if (stint_i_self_on)
+        stint_attr_i64("cpu_us", (stint_i_self_cpu_ns() - start) / 1000);
 }
 
 void stint_i_self_thread(const char *name)

@@ -43,6 +43,12 @@ static inline void stint_i_self_attr(const char *key, int64_t v)
  * thread's innermost span when tracing. */
 void stint_i_self_rss(void);
 
+/* The calling thread's CPU time in ns when tracing (else 0), for a span's
+ * "cpu_us" attribute: stint_i_self_cpu_attr(start) adds the CPU time since
+ * start to the innermost span. */
+int64_t stint_i_self_cpu_ns(void);
+void stint_i_self_cpu_attr(int64_t start);
+
 static inline stint_span stint_i_self_begin(const stint_loc *loc)
 {
     stint_span s = {0};
