@@ -433,6 +433,20 @@ static void scan_block(struct gzpipe *g, int s)
     }
 }
 
+/* Under mu, which it lets go of meanwhile: faults in one 2 MiB region for
+ * the reader's reserve (hmem.h) when it holds less than prefault_want(in,
+ * zdone); whether it did. */
+static int fault_in(struct gzpipe *g, const struct stint_input *in, uint64_t zdone)
+{
+    size_t want = prefault_want(in, zdone);
+    pthread_mutex_unlock(&g->mu);
+    SELF_BEGIN(pf, "fault in memory");
+    int r = stint_hmem_prefault(want);
+    SELF_END(pf);
+    pthread_mutex_lock(&g->mu);
+    return r;
+}
+
 static void *pipe_main(void *arg)
 {
     struct stint_input *in = arg;
@@ -449,11 +463,7 @@ static void *pipe_main(void *arg)
                 /* nothing to inflate or scan: fault in memory the reader
                  * will take (hmem.h), then look again; wait once there is
                  * no more to fault in, until the reader takes a block */
-                pthread_mutex_unlock(&g->mu);
-                SELF_BEGIN(pf, "fault in memory");
-                prefault = stint_hmem_prefault(prefault_want(in, in->zraw));
-                SELF_END(pf);
-                pthread_mutex_lock(&g->mu);
+                prefault = fault_in(g, in, in->zraw);
                 continue;
             }
             SELF_BEGIN(full, "wait: ring full");
@@ -593,11 +603,7 @@ static int pipe_fill(struct stint_input *in)
          * room for the blocks inflated meanwhile) */
         for (int pf = 1; g->ready == 0 && !g->done && !g->failed;) {
             if (pf) {
-                pthread_mutex_unlock(&g->mu);
-                SELF_BEGIN(rf, "fault in memory");
-                pf = stint_hmem_prefault(prefault_want(in, in->raw_read));
-                SELF_END(rf);
-                pthread_mutex_lock(&g->mu);
+                pf = fault_in(g, in, in->raw_read);
                 continue;
             }
             pthread_cond_wait(&g->cv, &g->mu);
