@@ -716,8 +716,7 @@ struct tail_work {
 static void *tail_worker(void *arg)
 {
     struct tail_work *W = arg;
-    SELF_SCOPE("tail: unions and quantiles");
-    int64_t cpu0 = stint_i_self_cpu_ns();
+    SELF_SCOPE_CPU("tail: unions and quantiles");
     for (size_t i; (i = __atomic_fetch_add(&W->next, 1, __ATOMIC_RELAXED)) < W->n;) {
         uint32_t k = W->items[i];
         if (k < W->S->ncats)
@@ -725,7 +724,6 @@ static void *tail_worker(void *arg)
         else
             name_finish(&W->S->names[k - W->S->ncats]);
     }
-    stint_i_self_cpu_attr(cpu0);
     return NULL;
 }
 

@@ -452,8 +452,7 @@ static void *pipe_main(void *arg)
     struct stint_input *in = arg;
     struct gzpipe *g = in->pipe;
     stint_i_self_thread("stint inflate");
-    SELF_SCOPE("inflate thread");
-    int64_t cpu0 = stint_i_self_cpu_ns();
+    SELF_SCOPE_CPU("inflate thread");
     g->shapes = stint_i_jshape_new();
     for (;;) {
         pthread_mutex_lock(&g->mu);
@@ -531,7 +530,6 @@ static void *pipe_main(void *arg)
     pthread_mutex_unlock(&g->mu);
     stint_i_jshape_free(g->shapes);
     g->shapes = NULL;
-    stint_i_self_cpu_attr(cpu0);
     return NULL;
 }
 

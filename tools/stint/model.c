@@ -1388,8 +1388,7 @@ static void walk_tracks(struct finish_walker *W)
     struct stint_i_walker *w = &W->w;
     struct stint_slice *sl = m->slices.data;
     struct ustack st = {0};
-    SELF_SCOPE("walk tracks");
-    int64_t cpu0 = stint_i_self_cpu_ns();
+    SELF_SCOPE_CPU("walk tracks");
     if (W->logged)
         repair_redirect = &W->log;
     for (size_t x; (x = __atomic_fetch_add(&sh->next, 1, __ATOMIC_RELAXED)) < sh->n;) {
@@ -1517,7 +1516,6 @@ static void walk_tracks(struct finish_walker *W)
     }
     repair_redirect = NULL;
     free(st.v);
-    stint_i_self_cpu_attr(cpu0);
 }
 
 static void *walk_tracks_thread(void *arg)

@@ -407,14 +407,12 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
     if (!o)
         o = &defaults;
     struct stint_input in;
-    SELF_BEGIN(rd, "read");
-    int64_t cpu0 = stint_i_self_cpu_ns();
+    SELF_BEGIN_CPU(rd, "read");
     int rc = stint_input_open(&in, path);
     if (rc != 0) {
         stint_model_fail(m, "%s", in.err);
         stint_input_close(&in);
-        stint_i_self_cpu_attr(cpu0);
-        SELF_END(rd);
+        SELF_END_CPU(rd);
         stint_model_finish(m);
         return rc;
     }
@@ -475,8 +473,7 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
     }
     stint_input_close(&in);
     stint_i_self_rss();
-    stint_i_self_cpu_attr(cpu0);
-    SELF_END(rd);
+    SELF_END_CPU(rd);
     stint_model_finish(m);
     if (rc == 0 && m->partial)
         rc = 1;

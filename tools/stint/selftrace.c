@@ -73,10 +73,13 @@ int64_t stint_i_self_cpu_ns(void)
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-void stint_i_self_cpu_attr(int64_t start)
+void stint_i_self_cend(struct stint_i_self_cspan *c)
 {
-    if (stint_i_self_on)
-        stint_attr_i64("cpu_us", (stint_i_self_cpu_ns() - start) / 1000);
+    if (!c->span.token)
+        return;
+    stint_attr_i64("cpu_us", (stint_i_self_cpu_ns() - c->cpu0) / 1000);
+    stint_span_end(c->span);
+    c->span.token = 0;
 }
 
 void stint_i_self_thread(const char *name)

@@ -43,11 +43,8 @@ static inline void stint_i_self_attr(const char *key, int64_t v)
  * thread's innermost span when tracing. */
 void stint_i_self_rss(void);
 
-/* The calling thread's CPU time in ns when tracing (else 0), for a span's
- * "cpu_us" attribute: stint_i_self_cpu_attr(start) adds the CPU time since
- * start to the innermost span. */
+/* The calling thread's CPU time in ns when tracing (else 0). */
 int64_t stint_i_self_cpu_ns(void);
-void stint_i_self_cpu_attr(int64_t start);
 
 static inline stint_span stint_i_self_begin(const stint_loc *loc)
 {
@@ -62,6 +59,25 @@ static inline void stint_i_self_end(stint_span *s)
     if (s->token)
         stint_span_end(*s);
 }
+
+/* A span that also records the CPU time its thread spent in it ("cpu_us"),
+ * added when it ends (its inner spans are closed by then, so the attribute
+ * lands on it). */
+struct stint_i_self_cspan {
+    stint_span span;
+    int64_t cpu0;
+};
+
+static inline struct stint_i_self_cspan stint_i_self_cbegin(const stint_loc *loc)
+{
+    struct stint_i_self_cspan c;
+    c.span = stint_i_self_begin(loc);
+    c.cpu0 = c.span.token ? stint_i_self_cpu_ns() : 0;
+    return c;
+}
+
+/* Ends c (once: a second call does nothing), with its cpu_us. */
+void stint_i_self_cend(struct stint_i_self_cspan *c);
 
 #define STINT_I_SELF_CAT2(a, b) a##b
 #define STINT_I_SELF_CAT(a, b) STINT_I_SELF_CAT2(a, b)
@@ -80,5 +96,16 @@ static inline void stint_i_self_end(stint_span *s)
     STINT_I_SELF_LOC(var, name);                                                                   \
     stint_span var = stint_i_self_begin(&STINT_I_SELF_CAT(self_loc_, var))
 #define SELF_END(var) stint_i_self_end(&(var))
+
+/* The same with the thread's CPU time on the span (struct stint_i_self_cspan). */
+#define SELF_SCOPE_CPU(name) SELF_SCOPE_CPU_I(__COUNTER__, name)
+#define SELF_SCOPE_CPU_I(id, name)                                                                  \
+    STINT_I_SELF_LOC(id, name);                                                                     \
+    __attribute__((cleanup(stint_i_self_cend), unused)) struct stint_i_self_cspan                   \
+        STINT_I_SELF_CAT(self_span_, id) = stint_i_self_cbegin(&STINT_I_SELF_CAT(self_loc_, id))
+#define SELF_BEGIN_CPU(var, name)                                                                  \
+    STINT_I_SELF_LOC(var, name);                                                                   \
+    struct stint_i_self_cspan var = stint_i_self_cbegin(&STINT_I_SELF_CAT(self_loc_, var))
+#define SELF_END_CPU(var) stint_i_self_cend(&(var))
 
 #endif
