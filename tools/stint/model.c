@@ -757,13 +757,27 @@ uint32_t stint_model_async_end(struct stint_model *m, uint32_t track, int64_t ts
 struct flowkey {
     uint32_t cat, name;
     uint64_t id;
+    int64_t last_ts; /* the start of its last event so far (flow_seen) */
 };
 
 struct stint_flowkeys {
     struct stint_bigarray keys; /* struct flowkey, by key */
     uint32_t *table;            /* key + 1, 0 = empty; tcap slots, a power of two >= 16 */
     size_t tcap;
+    int unordered;              /* some key's events are not in time order in flow_evs (flow_seen) */
 };
+
+/* Notes that the next event of key (in flow_evs order) starts at ts: a key
+ * whose events come in time order in flow_evs is bound in that order
+ * (bind_flows), without putting all events in order first. */
+static inline void flow_seen(struct stint_flowkeys *f, uint32_t key, int64_t ts)
+{
+    struct flowkey *k = &STINT_BA_AT(&f->keys, struct flowkey, key);
+    if (ts < k->last_ts)
+        f->unordered = 1;
+    else
+        k->last_ts = ts;
+}
 
 /* Where key k's search starts in a table of mask + 1 slots (linear probing from there). */
 static size_t flowkey_home(const struct flowkey *k, size_t mask)
@@ -805,7 +819,7 @@ uint32_t stint_model_flow_key(struct stint_model *m, uint32_t cat, uint32_t name
     }
     if ((f->keys.len + 1) * 2 >= f->tcap)
         flowkeys_rehash(f);
-    struct flowkey k = {.cat = cat, .name = name, .id = id};
+    struct flowkey k = {.cat = cat, .name = name, .id = id, .last_ts = INT64_MIN};
     size_t mask = f->tcap - 1, j = flowkey_home(&k, mask);
     for (uint32_t slot; (slot = f->table[j]) != 0; j = (j + 1) & mask) {
         const struct flowkey *e = &STINT_BA_AT(&f->keys, struct flowkey, slot - 1);
@@ -822,6 +836,10 @@ void stint_model_flow(struct stint_model *m, enum stint_flow_phase phase, uint32
 {
     if (!event_ts_ok(m, "flow event", key, ts_ns))
         return;
+    if (m->flowkeys && key < m->flowkeys->keys.len)
+        flow_seen(m->flowkeys, key, ts_ns);
+    else if (m->flowkeys)
+        m->flowkeys->unordered = 1; /* (a key that is not one: bound in time order, as before) */
     struct flow_ev *e = xpush(&m->flow_evs);
     e->ts_ns = ts_ns;
     e->track = track;
@@ -1239,12 +1257,52 @@ static uint32_t *flow_last_new(const struct stint_model *m)
     return last;
 }
 
+/* A flow event that binds to nothing or continues nothing (bind_flows):
+ * counted, and the earliest in (ts, seq) order kept for the message, as
+ * when the events are taken in that order. */
+struct unbound {
+    uint64_t n;
+    const struct flow_ev *first;
+    uint32_t slice; /* v2: the slice the first names */
+    int what;       /* 0 no flow_out before it (v2), 1 no slice, 2 no started flow */
+};
+
+static void unbound_note(struct unbound *u, const struct flow_ev *e, uint32_t slice, int what)
+{
+    if (u->n++ == 0 || e->ts_ns < u->first->ts_ns || (e->ts_ns == u->first->ts_ns && e->seq < u->first->seq)) {
+        u->first = e;
+        u->slice = slice;
+        u->what = what;
+    }
+}
+
+static void unbound_report(struct stint_model *m, const struct unbound *u)
+{
+    if (!u->n)
+        return;
+    const struct flow_ev *e = u->first;
+    if (u->what == 0) {
+        const struct stint_slice *s = stint_model_slice(m, u->slice);
+        stint_model_repair(m, STINT_REPAIR_UNBOUND_FLOW, "flow_in on '%s' at ts %lld ns has no flow_out before it",
+                           stint_model_str(m, s->name, NULL), (long long)s->ts_ns);
+    } else if (u->what == 1)
+        stint_model_repair(m, STINT_REPAIR_UNBOUND_FLOW, "flow event '%c' at ts %lld ns has no slice to bind to",
+                           e->phase, (long long)e->ts_ns);
+    else
+        stint_model_repair(m, STINT_REPAIR_UNBOUND_FLOW, "flow event '%c' at ts %lld ns continues no started flow",
+                           e->phase, (long long)e->ts_ns);
+    m->repairs[STINT_REPAIR_UNBOUND_FLOW] += u->n - 1;
+}
+
 /* Binds the pending flow events to slices (after nesting; start[] as above,
- * or NULL when the v1 events carry their binding in bound), taking them in
- * (ts, seq) order: fe[ord[0]], fe[ord[1]], ... when ord is given (all of
- * them, in that order), else sorted in place first. last: from
- * flow_last_new (freed here), or NULL for one made here. */
-static void bind_flows(struct stint_model *m, const size_t *start, const uint32_t *ord, uint32_t *last)
+ * or NULL when the v1 events carry their binding in bound), taking each
+ * flow key's events in (ts, seq) order (keys do not interact): fe[ord[0]],
+ * fe[ord[1]], ... when ord is given (all of them, in that order); fe as it
+ * stands when as_is (each key's events are in that order there:
+ * flow_seen); else sorted in place first. last: from flow_last_new (freed
+ * here), or NULL for one made here. The arrows (m->flows) come in the
+ * order taken. */
+static void bind_flows(struct stint_model *m, const size_t *start, const uint32_t *ord, int as_is, uint32_t *last)
 {
     SELF_SCOPE("bind flows");
     size_t nf = m->flow_evs.len, n = m->slices.len;
@@ -1254,8 +1312,9 @@ static void bind_flows(struct stint_model *m, const size_t *start, const uint32_
     }
     struct flow_ev *fe = m->flow_evs.data;
     struct stint_slice *sl = m->slices.data;
-    if (!ord)
+    if (!ord && !as_is)
         sort_flow_evs(m);
+    struct unbound ub = {0};
     /* v2 names slices by input index: map those to sorted positions */
     uint32_t *pos = NULL;
     for (size_t i = 0; i < nf && !pos; i++)
@@ -1286,8 +1345,7 @@ static void bind_flows(struct stint_model *m, const size_t *start, const uint32_
                 if (*k != STINT_NO_ID)
                     add_flow(m, *k, s);
                 else
-                    stint_model_repair(m, STINT_REPAIR_UNBOUND_FLOW, "flow_in on '%s' at ts %lld ns has no flow_out before it",
-                                       stint_model_str(m, sl[s].name, NULL), (long long)sl[s].ts_ns);
+                    unbound_note(&ub, e, s, 0);
             }
             if (e->out)
                 *k = s;
@@ -1297,8 +1355,7 @@ static void bind_flows(struct stint_model *m, const size_t *start, const uint32_
                      : (e->phase == STINT_FLOW_V1_END && !e->enclosing) ? slice_next(sl, start, e->track, e->ts_ns)
                                                                          : slice_enclosing(sl, start, e->track, e->ts_ns);
         if (s == STINT_NO_ID) {
-            stint_model_repair(m, STINT_REPAIR_UNBOUND_FLOW, "flow event '%c' at ts %lld ns has no slice to bind to",
-                               e->phase, (long long)e->ts_ns);
+            unbound_note(&ub, e, 0, 1);
             continue;
         }
         uint32_t *k = &last[2 * (size_t)e->key];
@@ -1306,11 +1363,11 @@ static void bind_flows(struct stint_model *m, const size_t *start, const uint32_
             if (*k != STINT_NO_ID)
                 add_flow(m, *k, s);
             else
-                stint_model_repair(m, STINT_REPAIR_UNBOUND_FLOW, "flow event '%c' at ts %lld ns continues no started flow",
-                                   e->phase, (long long)e->ts_ns);
+                unbound_note(&ub, e, 0, 2);
         }
         *k = e->phase == STINT_FLOW_V1_END ? STINT_NO_ID : s;
     }
+    unbound_report(m, &ub);
     free(last);
     free(pos);
     stint_bigarray_free(&m->flow_evs);
@@ -1337,6 +1394,7 @@ static void end_unmatched(struct stint_model *m, const struct end_ev *ev)
 struct bind_job {
     struct stint_model *m;
     const uint32_t *ord;
+    int as_is;
     uint32_t *last;
 };
 
@@ -1344,7 +1402,7 @@ static void *bind_flows_thread(void *arg)
 {
     struct bind_job *b = arg;
     stint_i_self_thread("stint bind");
-    bind_flows(b->m, NULL, b->ord, b->last);
+    bind_flows(b->m, NULL, b->ord, b->as_is, b->last);
     return NULL;
 }
 
@@ -1624,21 +1682,25 @@ static void flow_heap_down(struct flow_head *h, size_t nh, size_t i)
 /* The lean flow events put in order for the track walks and the binding,
  * without moving them (the walks write their bound while the binding's
  * order is found): lidx holds each track's indexes in (ts, seq) order
- * (track t's are [lstart[t], lstart[t + 1])); ord all of them in (ts, seq)
- * order, NULL when the events already are. Each track's events mostly
- * arrive in time order even where the tracks' batches interleave, so the
- * tracks are grouped in input order, a track out of order is sorted, and
- * ord merges the tracks' lists. With a thread of its own, the walks start
- * once lidx is ready (ready, under mu) while ord, and the binding's last
- * (flow_last_new), are made; without one the events are sorted in place
- * first (one thread does it all: a merge of the array's runs costs less
- * than the binding reading them in a merged order). */
+ * (track t's are [lstart[t], lstart[t + 1])). The binding takes each flow
+ * key's events in (ts, seq) order: as they stand (as_is) when every key's
+ * come in that order (flow_seen: the usual case, an s before its f), else
+ * all of them in (ts, seq) order, ord (NULL when the events already are in
+ * it). Each track's events mostly arrive in time order even where the
+ * tracks' batches interleave, so the tracks are grouped in input order, a
+ * track out of order is sorted, and ord merges the tracks' lists. With a
+ * thread of its own, the walks start once lidx is ready (ready, under mu)
+ * while ord, and the binding's last (flow_last_new), are made; without one
+ * the events are sorted in place first unless as_is (one thread does it
+ * all: a merge of the array's runs costs less than the binding reading them
+ * in a merged order). */
 struct flow_prep {
     struct stint_model *m;
     size_t n, ntracks;
     uint32_t *lidx;
     size_t *lstart;
     uint32_t *ord, *last;
+    int as_is;
     int threaded, ready;
     pthread_mutex_t mu;
     pthread_cond_t cv;
@@ -1711,7 +1773,8 @@ static void flow_order(struct flow_prep *fp)
 static void flow_prep(struct flow_prep *fp)
 {
     SELF_SCOPE("flow events in order");
-    if (!fp->threaded) /* nothing runs meanwhile: in place is cheaper (ord stays NULL) */
+    fp->as_is = fp->m->flowkeys && !fp->m->flowkeys->unordered;
+    if (!fp->threaded && !fp->as_is) /* nothing runs meanwhile: in place is cheaper (ord stays NULL) */
         sort_flow_evs(fp->m);
     flow_lists(fp);
     if (fp->threaded) {
@@ -1720,7 +1783,8 @@ static void flow_prep(struct flow_prep *fp)
         pthread_cond_signal(&fp->cv);
         pthread_mutex_unlock(&fp->mu);
     }
-    flow_order(fp);
+    if (!fp->as_is)
+        flow_order(fp);
     fp->last = flow_last_new(fp->m);
 }
 
@@ -1771,7 +1835,7 @@ void stint_model_finish(struct stint_model *m)
         for (size_t k = 0; k < nends; k++)
             end_unmatched(m, &ends[k]);
         stint_bigarray_free(&m->ends);
-        bind_flows(m, NULL, NULL, NULL);
+        bind_flows(m, NULL, NULL, 0, NULL);
         if (m->span_sink)
             stint_i_stream_finished(m);
         SELF_END(grp);
@@ -1879,6 +1943,7 @@ void stint_model_finish(struct stint_model *m)
             fp_thread = 0;
         }
         bj.ord = fp.ord;
+        bj.as_is = fp.as_is;
         bj.last = fp.last;
         bind_thread = pthread_create(&bt, NULL, bind_flows_thread, &bj) == 0;
         if (bind_thread)
@@ -1897,7 +1962,7 @@ void stint_model_finish(struct stint_model *m)
     if (bind_thread)
         pthread_join(bt, NULL);
     else
-        bind_flows(m, lean ? NULL : start, fp.ord, fp.last);
+        bind_flows(m, lean ? NULL : start, fp.ord, fp.as_is, fp.last);
     if (fp.threaded) {
         pthread_cond_destroy(&fp.cv);
         pthread_mutex_destroy(&fp.mu);
@@ -2129,8 +2194,11 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
         kmap[k] = stint_model_flow_key(dst, fk->cat == STINT_NO_ID ? STINT_NO_ID : smap[fk->cat],
                                        fk->name == STINT_NO_ID ? STINT_NO_ID : smap[fk->name], id);
     }
+    int unordered = sk && sk->unordered;
     flowkeys_free(src->flowkeys);
     src->flowkeys = NULL;
+    if (unordered)
+        dst->flowkeys->unordered = 1;
     const struct flow_ev *sfe = src->flow_evs.data;
     released = 0;
     for (size_t i = 0; i < src->flow_evs.len; i++) {
@@ -2140,6 +2208,7 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
         *e = sfe[i];
         e->track = tmap[e->track];
         e->key = kmap[e->key];
+        flow_seen(dst->flowkeys, e->key, e->ts_ns); /* (src's come after dst's) */
         e->seq += (uint32_t)seq0;
         if (e->phase == STINT_FLOW_V2)
             e->slice += (uint32_t)slice0;
