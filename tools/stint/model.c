@@ -1090,6 +1090,46 @@ static inline int end_less(const struct end_ev *a, const struct end_ev *b)
 
 STINT_DEFINE_NEAR_SORT(end_near_sort, struct end_ev, end_less)
 
+static size_t *track_starts(const void *items, size_t n, size_t size, size_t off, size_t ntracks);
+
+/* Puts m's pending E events in (track, ts, seq) order, stably; returns
+ * where each track's start (track t's are [st[t], st[t + 1]) of
+ * m->ends). A trace interleaves its threads' batches, so the events are
+ * first grouped by track (a counting sort into a second array, which then
+ * replaces the first), each track's mostly arriving in time order, then
+ * each track put in order (nearsort.h); a general sort of the whole array
+ * merged its many runs in as many passes as log2 of their number. */
+static size_t *sort_ends(struct stint_model *m, size_t ntracks)
+{
+    struct end_ev *ends = m->ends.data;
+    size_t n = m->ends.len, grouped = 1;
+    size_t *st = track_starts(ends, n, sizeof *ends, offsetof(struct end_ev, track), ntracks);
+    for (size_t i = 1; i < n && grouped; i++)
+        grouped = ends[i - 1].track <= ends[i].track;
+    struct end_ev *by = grouped ? NULL : stint_hmem_alloc(n * sizeof *by);
+    size_t *pos = by ? malloc((ntracks + 1) * sizeof *pos) : NULL;
+    if (!grouped && (!by || !pos)) { /* (out of memory for the copy: in place) */
+        stint_hmem_free(by, n * sizeof *by);
+        free(pos);
+        if (!end_near_sort(ends, n))
+            qsort(ends, n, sizeof *ends, end_cmp);
+        return st;
+    }
+    if (by) {
+        memcpy(pos, st, (ntracks + 1) * sizeof *pos);
+        for (size_t i = 0; i < n; i++)
+            by[pos[ends[i].track]++] = ends[i];
+        free(pos);
+        stint_bigarray_free(&m->ends);
+        m->ends.data = ends = by;
+        m->ends.len = m->ends.cap = n;
+    }
+    for (size_t t = 0; t < ntracks; t++)
+        if (st[t + 1] - st[t] > 1 && !end_near_sort(ends + st[t], st[t + 1] - st[t]))
+            qsort(ends + st[t], st[t + 1] - st[t], sizeof *ends, end_cmp);
+    return st;
+}
+
 /* Merges the args of end event ev into slice c, which it closes (model.h:
  * the end's value wins on a key both have). Without begin args the slice
  * takes the end's run as it is; otherwise a fresh run is written at the end
@@ -1245,14 +1285,22 @@ static void add_flow(struct stint_model *m, uint32_t out, uint32_t in)
     f->slice_in = in;
 }
 
-/* The last slice of each flow key for bind_flows, none yet: v1 and v2 keys
- * apart, keys are dense, so a plain array (slot 2 * key + v2) instead of a
- * hash map. */
-static uint32_t *flow_last_new(const struct stint_model *m)
+/* The size of flow_last_new's array for m's flow keys. */
+static size_t flow_last_bytes(const struct stint_model *m)
 {
     size_t nkeys = m->flowkeys ? m->flowkeys->keys.len : 0;
-    uint32_t *last = xrealloc(NULL, 2 * (nkeys ? nkeys : 1) * sizeof *last);
-    for (size_t k = 0; k < 2 * nkeys; k++)
+    return 2 * (nkeys ? nkeys : 1) * sizeof(uint32_t);
+}
+
+/* The last slice of each flow key for bind_flows, none yet: v1 and v2 keys
+ * apart, keys are dense, so a plain array (slot 2 * key + v2) instead of a
+ * hash map. From hmem.h (a megabyte or more for a large trace: fresh 4 KiB
+ * pages cost more to touch than filling them); bind_flows frees it. */
+static uint32_t *flow_last_new(const struct stint_model *m)
+{
+    size_t bytes = flow_last_bytes(m);
+    uint32_t *last = stint_hmem_xrealloc(NULL, 0, bytes);
+    for (size_t k = 0; k < bytes / sizeof *last; k++)
         last[k] = STINT_NO_ID;
     return last;
 }
@@ -1307,7 +1355,7 @@ static void bind_flows(struct stint_model *m, const size_t *start, const uint32_
     SELF_SCOPE("bind flows");
     size_t nf = m->flow_evs.len, n = m->slices.len;
     if (!nf) {
-        free(last);
+        stint_hmem_free(last, flow_last_bytes(m));
         return;
     }
     struct flow_ev *fe = m->flow_evs.data;
@@ -1368,7 +1416,7 @@ static void bind_flows(struct stint_model *m, const size_t *start, const uint32_
         *k = e->phase == STINT_FLOW_V1_END ? STINT_NO_ID : s;
     }
     unbound_report(m, &ub);
-    free(last);
+    stint_hmem_free(last, flow_last_bytes(m));
     free(pos);
     stint_bigarray_free(&m->flow_evs);
     flowkeys_free(m->flowkeys);
@@ -1829,9 +1877,10 @@ void stint_model_finish(struct stint_model *m)
     if (fp.n && !fp_thread)
         flow_prep(&fp);
     SELF_BEGIN(grp, "E events sorted, slices grouped");
-    if (!end_near_sort(ends, nends))
-        qsort(ends, nends, sizeof *ends, end_cmp);
+    size_t *estart = sort_ends(m, ntracks);
+    ends = m->ends.data;
     if (n == 0 && !lean) {
+        free(estart);
         for (size_t k = 0; k < nends; k++)
             end_unmatched(m, &ends[k]);
         stint_bigarray_free(&m->ends);
@@ -1882,8 +1931,6 @@ void stint_model_finish(struct stint_model *m)
         }
         stint_bigarray_free(&destv);
     }
-    /* each track's E events (sorted by track) */
-    size_t *estart = track_starts(ends, nends, sizeof *ends, offsetof(struct end_ev, track), ntracks);
     SELF_END(grp);
     if (fp_thread) { /* each track's flow events in order: the walks may start */
         SELF_SCOPE("wait: flow events");
