@@ -8,6 +8,7 @@
 #include "json.h"
 
 #include <stdint.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define MAXROWS 64
@@ -226,6 +227,62 @@ static void check_select(void)
         }
 }
 
+static int cmp_u32(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    return (a > b) - (a < b);
+}
+
+/* stint_select_ranks_u32 against a full sort: below and above the size
+ * where the histogram takes over (512), values spread over many octaves, a
+ * few distinct values, all below 64 (one key each), at the top of the range
+ * and in one octave (ranks that share a bucket), with the summary's three
+ * ranks, with several in one bucket, and with more than eight (chained
+ * quickselects). The values must come out the same, only reordered. */
+static void check_select_ranks(void)
+{
+    enum { M = 40000 };
+    static uint32_t v[M], ref[M], keep[M];
+    uint64_t x = 4242;
+    size_t sizes[] = {1, 2, 7, 511, 512, 513, 1000, 4099, M};
+    for (int shape = 0; shape < 6; shape++)
+        for (size_t si = 0; si < sizeof sizes / sizeof *sizes; si++) {
+            size_t n = sizes[si];
+            for (size_t i = 0; i < n; i++) {
+                x = x * 6364136223846793005ULL + 1442695040888963407ULL;
+                uint32_t r = (uint32_t)(x >> 32);
+                v[i] = shape == 0   ? r >> (r & 31)         /* many octaves */
+                       : shape == 1 ? (r & 3) * 1000003u    /* four values */
+                       : shape == 2 ? r & 63                /* below 64 */
+                       : shape == 3 ? UINT32_MAX - (r & 7)  /* the top */
+                       : shape == 4 ? 1u << 20 | (r & 0xfffff) /* one octave */
+                                    : (uint32_t)i;          /* sorted */
+            }
+            memcpy(ref, v, n * sizeof *v);
+            qsort(ref, n, sizeof *ref, cmp_u32);
+            size_t q3[] = {(n * 50 + 99) / 100 - 1, (n * 90 + 99) / 100 - 1, (n * 99 + 99) / 100 - 1};
+            size_t same[] = {n / 2, n / 2, n / 2 + (n > 2), n - 1};
+            size_t many[10];
+            for (size_t k = 0; k < 10; k++)
+                many[k] = (n - 1) * k / 9;
+            const size_t *sets[] = {q3, same, many};
+            size_t nsets[] = {3, 4, 10};
+            for (int t = 0; t < 3; t++) {
+                uint32_t out[10];
+                memcpy(keep, v, n * sizeof *v);
+                CHECK(stint_select_ranks_u32(keep, n, sets[t], nsets[t], out) == 0);
+                int ok = 1;
+                for (size_t k = 0; k < nsets[t]; k++)
+                    ok = ok && out[k] == ref[sets[t][k]];
+                qsort(keep, n, sizeof *keep, cmp_u32);
+                ok = ok && memcmp(keep, ref, n * sizeof *ref) == 0;
+                if (!ok)
+                    fprintf(stderr, "select_ranks: shape %d n %zu set %d\n", shape, n, t);
+                CHECK(ok);
+            }
+        }
+}
+
 int main(void)
 {
     /* seed 003: [0,10],[2,7],[8,12] -> union 12, sum 19 */
@@ -257,6 +314,7 @@ int main(void)
         stint_union_acc_add(&acc, big[i].start, big[i].end);
     CHECK_EQ_I64(stint_union_acc_total(&acc), stint_intervals_union_sorted(big, N));
     check_select();
+    check_select_ranks();
     /* k-way union of sorted runs equals the union of everything */
     for (int trial = 0; trial < 50; trial++) {
         static struct stint_interval runs[4000], copy[4000];
