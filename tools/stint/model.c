@@ -1102,7 +1102,8 @@ static size_t *track_starts(const void *items, size_t n, size_t size, size_t off
 static size_t *sort_ends(struct stint_model *m, size_t ntracks)
 {
     struct end_ev *ends = m->ends.data;
-    size_t n = m->ends.len, grouped = 1;
+    size_t n = m->ends.len;
+    int grouped = 1;
     size_t *st = track_starts(ends, n, sizeof *ends, offsetof(struct end_ev, track), ntracks);
     for (size_t i = 1; i < n && grouped; i++)
         grouped = ends[i - 1].track <= ends[i].track;
@@ -1308,19 +1309,25 @@ static uint32_t *flow_last_new(const struct stint_model *m)
 /* A flow event that binds to nothing or continues nothing (bind_flows):
  * counted, and the earliest in (ts, seq) order kept for the message, as
  * when the events are taken in that order. */
+enum unbound_why {
+    UNBOUND_NO_OUT,   /* v2: a flow_in with no flow_out before it */
+    UNBOUND_NO_SLICE, /* v1: no slice to bind to */
+    UNBOUND_NO_START  /* v1: a step or end that continues no started flow */
+};
+
 struct unbound {
     uint64_t n;
     const struct flow_ev *first;
-    uint32_t slice; /* v2: the slice the first names */
-    int what;       /* 0 no flow_out before it (v2), 1 no slice, 2 no started flow */
+    uint32_t slice; /* UNBOUND_NO_OUT: the slice the first names */
+    enum unbound_why why;
 };
 
-static void unbound_note(struct unbound *u, const struct flow_ev *e, uint32_t slice, int what)
+static void unbound_note(struct unbound *u, const struct flow_ev *e, uint32_t slice, enum unbound_why why)
 {
     if (u->n++ == 0 || e->ts_ns < u->first->ts_ns || (e->ts_ns == u->first->ts_ns && e->seq < u->first->seq)) {
         u->first = e;
         u->slice = slice;
-        u->what = what;
+        u->why = why;
     }
 }
 
@@ -1329,11 +1336,11 @@ static void unbound_report(struct stint_model *m, const struct unbound *u)
     if (!u->n)
         return;
     const struct flow_ev *e = u->first;
-    if (u->what == 0) {
+    if (u->why == UNBOUND_NO_OUT) {
         const struct stint_slice *s = stint_model_slice(m, u->slice);
         stint_model_repair(m, STINT_REPAIR_UNBOUND_FLOW, "flow_in on '%s' at ts %lld ns has no flow_out before it",
                            stint_model_str(m, s->name, NULL), (long long)s->ts_ns);
-    } else if (u->what == 1)
+    } else if (u->why == UNBOUND_NO_SLICE)
         stint_model_repair(m, STINT_REPAIR_UNBOUND_FLOW, "flow event '%c' at ts %lld ns has no slice to bind to",
                            e->phase, (long long)e->ts_ns);
     else
@@ -1393,7 +1400,7 @@ static void bind_flows(struct stint_model *m, const size_t *start, const uint32_
                 if (*k != STINT_NO_ID)
                     add_flow(m, *k, s);
                 else
-                    unbound_note(&ub, e, s, 0);
+                    unbound_note(&ub, e, s, UNBOUND_NO_OUT);
             }
             if (e->out)
                 *k = s;
@@ -1403,7 +1410,7 @@ static void bind_flows(struct stint_model *m, const size_t *start, const uint32_
                      : (e->phase == STINT_FLOW_V1_END && !e->enclosing) ? slice_next(sl, start, e->track, e->ts_ns)
                                                                          : slice_enclosing(sl, start, e->track, e->ts_ns);
         if (s == STINT_NO_ID) {
-            unbound_note(&ub, e, 0, 1);
+            unbound_note(&ub, e, 0, UNBOUND_NO_SLICE);
             continue;
         }
         uint32_t *k = &last[2 * (size_t)e->key];
@@ -1411,7 +1418,7 @@ static void bind_flows(struct stint_model *m, const size_t *start, const uint32_
             if (*k != STINT_NO_ID)
                 add_flow(m, *k, s);
             else
-                unbound_note(&ub, e, 0, 2);
+                unbound_note(&ub, e, 0, UNBOUND_NO_START);
         }
         *k = e->phase == STINT_FLOW_V1_END ? STINT_NO_ID : s;
     }
