@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `stint summary` keeps complete spans as 16-byte lean records (model.h,
+# `stint summary` keeps complete spans as 12-byte lean records (model.h,
 # "Lean mode"); STINT_SUMMARY_NO_LEAN=1 keeps them as full slices. Both must
 # give byte-identical stdout and stderr (and so must STINT_HMEM=malloc,
 # plain malloc instead of huge pages), on one thread and on two (the split
@@ -7,7 +7,7 @@
 # unsorted input, partial overlaps, B/E around X, instants that stack, flows
 # v1 and v2, negative and huge durations, E events on threads without
 # slices, exact ties between spans kept as records and spans that cannot be,
-# a lane in order but for a few late spans)
+# a lane in order but for a few late spans, starts seconds apart)
 # and, when ../shared is present, for generated realistic traces and
 # every JSON file of the shared corpus.
 set -euo pipefail
@@ -86,6 +86,41 @@ for t0 in (1500, 300, 900, 300, 1200, 600, 50):
     ev.append({"ph": "X", "pid": 1, "tid": 1, "ts": t0, "dur": 95, "name": "late%d" % t0})
 with open(f"{out}/late_parents.json", "w") as f:
     f.write("[\n" + ",\n".join(json.dumps(e) for e in ev) + "\n]\n")
+# starts far apart: a lean segment keeps starts as 32-bit offsets from its
+# base (2^31 ns = 2147483.648 us either side). Jumps ahead of more than that
+# (a new segment), long parents written after children that start more than
+# that after them (they stay ordinary slices, some tied with records), starts
+# at the edges of the range, a lane in reverse order over seconds (sorted
+# whole, then cut into views) and one with few late parents (merged back)
+r = random.Random(99)
+def us(ns):  # ns as exact decimal microseconds
+    return "%d.%03d" % divmod(ns, 1000)
+def x(tid, ts, dur, name):
+    return '{"ph": "X", "pid": 1, "tid": %d, "ts": %s, "dur": %s, "name": "%s"}' % (tid, us(ts), us(dur), name)
+shapes = (("wide_jumps", "jumps"), ("wide_reverse", "reverse"), ("wide_late", "late"), ("wide_few", "reverse"))
+for name, shape in shapes:
+    ev = []
+    for tid in (1, 2):
+        t, lane = 1000000, []
+        for i in range(1500):
+            lane.append((t, r.choice([1000, 3000, 8000]), "leaf%d" % (i % 5)))
+            if name == "wide_few":  # few jumps: sorted and packed in place
+                t += r.choice([2000] * 40 + [2**31])
+            else:
+                t += r.choice([2000, 5000, 20000, 2**31 - 1, 2**31, 3 * 10**9])
+            if r.random() < 0.02:  # a long parent, written after its children
+                d = r.choice([2**31, 2**31 + 1, 2**31 + 1000, 5 * 10**9])
+                lane.append((t - d, d + 1000, "long"))
+                if r.random() < 0.5:  # and a record tied with it, after it
+                    lane.append((t - d, d + 1000, "tie"))
+        if shape == "reverse":
+            lane.reverse()
+        elif shape == "late":
+            lane = [e for e in lane if e[2] not in ("long", "tie")]
+            lane += [(lane[k][0], 30000, "lateparent") for k in range(0, len(lane), 40)]
+        ev += [x(tid, *e) for e in lane]
+    with open(f"{out}/{name}.json", "w") as f:
+        f.write("[\n" + ",\n".join(ev) + "\n]\n")
 PY
 
 GEN=${STINT_SHARED_DIR:-}/tools/gen_chrome.py

@@ -85,8 +85,9 @@
  * its first touch here.
  *
  * Lean mode (STINT_MODEL_LEAN, used by `summary`): complete (X) spans on host
- * thread tracks are not kept as slices but as 16-byte records per lane
- * (start, 40-bit duration, 24-bit (cat, name) pair); spans that do not fit
+ * thread tracks are not kept as slices but as 12-byte records per lane
+ * (start as a 32-bit offset from a base the lane's list sets, 40-bit
+ * duration, 24-bit (cat, name) pair); spans that do not fit
  * (duration >= 2^40 ns, more than 2^24 pairs, a slice index needed for a v2
  * flow) stay ordinary slices. finish() then streams every thread-track slice,
  * lean or not, to the span sink (stint_model_set_span_sink) in nesting order
@@ -274,7 +275,7 @@ struct stint_instant_stat {
 enum {
     STINT_MODEL_KEEP_ARGS = 1u << 0,    /* keep slice args (slices, convert, report) */
     STINT_MODEL_KEEP_SAMPLES = 1u << 1, /* keep every counter sample (counters) */
-    STINT_MODEL_LEAN = 1u << 2,         /* X spans as 16-byte records, streamed to the sink (summary) */
+    STINT_MODEL_LEAN = 1u << 2,         /* X spans as 12-byte records, streamed to the sink (summary) */
 };
 
 struct stint_model;

@@ -1,14 +1,17 @@
 /*
  * model_lean.c - lean mode (model.h): complete spans on host thread tracks
- * kept as 16-byte records per lane instead of 64-byte slices, and the finish
+ * kept as 12-byte records per lane instead of 64-byte slices, and the finish
  * pass that nests them together with the ordinary slices and streams every
  * thread-track slice to the span sink.
  *
  * A record is (start ns, duration ns << 24 | pair), where pair indexes a
- * table of (cat, name) string-id pairs. Records are appended per lane in
- * input order, into segments of 64 KiB at most; a reader part merged in
- * later (two-thread parse) adds its segments to the same lane, so merging
- * copies nothing.
+ * table of (cat, name) string-id pairs; in a lane it is kept in 12 bytes, its
+ * start as a signed 32-bit offset from the current base of its segment.
+ * A record whose start lies 2^31 ns (2.1 s) or more from that base is
+ * preceded by a marker in the segment (12 bytes too) that makes its start
+ * the base from there on. Records are appended per lane in input order,
+ * into segments of 64 KiB at most; a reader part merged in later (two-thread
+ * parse) adds its segments to the same lane, so merging copies nothing.
  * At finish each lane is checked for order (start ascending, longer first at
  * equal start: the model's slice order) and sorted only when needed, walked
  * once, streamed, and freed before the next lane, so the records' memory
@@ -34,24 +37,46 @@
 #define PAIR_MASK ((UINT64_C(1) << PAIR_BITS) - 1)
 #define DUR_MAX ((int64_t)((UINT64_C(1) << (64 - PAIR_BITS)) - 1))
 
+/* A record as the ordering and the walk see it (16 bytes). */
 struct lean_rec {
     int64_t ts_ns;
     uint64_t dp; /* dur_ns << PAIR_BITS | pair */
 };
 
-/* Records per segment at most (64 KiB): a lane's records fill segments of
- * this size one after another instead of one array that doubles, so the
- * lanes' records pack densely into hmem's shared huge pages (a 2 MiB page
- * per lane would waste up to half of each). */
-#define SEG_RECS ((size_t)4096)
+/* A record as a segment keeps it (12 bytes): its start from the current
+ * base; or a marker (toff BASE_MARK) whose dp is the new base. */
+struct lean_pk {
+    int32_t toff;
+    uint64_t dp;
+} __attribute__((packed, aligned(4)));
+_Static_assert(sizeof(struct lean_pk) == 12, "a kept record takes 12 bytes");
+#define BASE_MARK INT32_MIN
+
+/* A lane's segment: records and markers (slots) in input order, or, after a
+ * full sort, in slice order in the sorted array (which owns the memory: cap
+ * 0). Its memory is a block of cap * 12 bytes, caps chosen so that blocks
+ * are powers of two (hmem.h's shared blocks are): 256 bytes to 64 KiB. */
+struct lean_seg {
+    struct lean_pk *r;
+    int64_t base;      /* of slot 0 */
+    int64_t cur;       /* the base of the next slot appended */
+    uint32_t len, cap; /* slots */
+    uint32_t nrec;     /* records (slots but markers) */
+};
+
+#define SEG_MAX_BYTES ((size_t)64 << 10)
+#define SEG_FIRST_BYTES ((size_t)256)
 
 struct lean_lane {
-    struct stint_bigarray *segs; /* struct lean_rec, in input order */
+    struct lean_seg *segs;
     size_t nsegs, cap;
     /* during its walk (lane_order): the records taken out of the segments
      * to put them in order, sorted (hmem.h), to be merged back as it goes */
     struct lean_rec *strays;
     size_t nstrays;
+    /* after a full sort: the sorted array the segments are views of */
+    void *sorted;
+    size_t sorted_bytes;
 };
 
 struct lean_frame {
@@ -136,11 +161,20 @@ static uint32_t pair_of(struct stint_lean *L, uint32_t cat, uint32_t name)
     return p;
 }
 
-/* The lane's last segment, made when the lane has none. */
-static inline struct stint_bigarray *lane_tail(struct stint_lean *L, uint32_t lane)
+/* The bytes of a segment of cap records (its block). */
+static inline size_t seg_bytes(uint32_t cap) { return (size_t)cap * sizeof(struct lean_pk); }
+
+static void seg_free(struct lean_seg *sg)
 {
-    if (lane < L->nlanes && L->lanes[lane].nsegs)
-        return &L->lanes[lane].segs[L->lanes[lane].nsegs - 1];
+    if (sg->cap)
+        stint_hmem_free(sg->r, seg_bytes(sg->cap));
+    sg->r = NULL;
+    sg->len = sg->cap = sg->nrec = 0;
+}
+
+/* The lane's segments: made when lane is new. */
+static inline struct lean_lane *lane_at(struct stint_lean *L, uint32_t lane)
+{
     if (lane >= L->nlanes) {
         size_t n = L->nlanes ? L->nlanes : 8;
         while (n <= lane)
@@ -152,13 +186,51 @@ static inline struct stint_bigarray *lane_tail(struct stint_lean *L, uint32_t la
         L->lanes = nl;
         L->nlanes = n;
     }
-    struct lean_lane *ll = &L->lanes[lane];
-    if (!ll->nsegs) {
-        ll->segs = grow(ll->segs, &ll->cap, 1, sizeof *ll->segs);
-        stint_bigarray_init(&ll->segs[0], sizeof(struct lean_rec));
-        ll->nsegs = 1;
+    return &L->lanes[lane];
+}
+
+/* Makes room in segment sg for need more slots (1 or 2), a block twice
+ * the size of its last when full; whether it could (not beyond 64 KiB). */
+static int seg_room(struct lean_seg *sg, uint32_t need)
+{
+    if (sg->len + need <= sg->cap)
+        return 1;
+    size_t old = seg_bytes(sg->cap), nb = SEG_FIRST_BYTES;
+    if (sg->cap) /* twice the block the old size rounds up to */
+        nb = (size_t)2 << (64 - __builtin_clzll((unsigned long long)old - 1));
+    if (nb > SEG_MAX_BYTES)
+        return 0;
+    uint32_t cap = (uint32_t)(nb / sizeof(struct lean_pk));
+    sg->r = stint_hmem_realloc(sg->r, old, seg_bytes(cap));
+    if (!sg->r)
+        die_oom();
+    sg->cap = cap;
+    return 1;
+}
+
+/* Appends a record of start ts and dp to the lane's last segment, after a
+ * marker when ts lies 2^31 ns or more from its current base; a new segment
+ * (of base ts) when the lane has none or the last is full. */
+static inline void lane_append(struct lean_lane *ll, int64_t ts, uint64_t dp)
+{
+    struct lean_seg *sg = ll->nsegs ? &ll->segs[ll->nsegs - 1] : NULL;
+    int64_t off = sg ? ts - sg->cur : 0; /* (both within 2^62 of 0: no overflow) */
+    int mark = sg && (off <= INT32_MIN || off > INT32_MAX);
+    if (!sg || !seg_room(sg, 1 + (uint32_t)mark)) {
+        ll->segs = grow(ll->segs, &ll->cap, ll->nsegs + 1, sizeof *ll->segs);
+        sg = &ll->segs[ll->nsegs++];
+        *sg = (struct lean_seg){.base = ts, .cur = ts};
+        seg_room(sg, 1);
+        off = 0;
+        mark = 0;
     }
-    return &ll->segs[ll->nsegs - 1];
+    if (mark) {
+        sg->r[sg->len++] = (struct lean_pk){BASE_MARK, (uint64_t)ts};
+        sg->cur = ts;
+        off = 0;
+    }
+    sg->r[sg->len++] = (struct lean_pk){(int32_t)off, dp};
+    sg->nrec++;
 }
 
 int stint_i_lean_add(struct stint_model *m, const struct stint_slice *s)
@@ -175,20 +247,7 @@ int stint_i_lean_add(struct stint_model *m, const struct stint_slice *s)
     uint32_t pair = pair_of(L, s->cat, s->name);
     if (pair == UINT32_MAX)
         return 0;
-    struct stint_bigarray *seg = lane_tail(L, t->lane);
-    if (seg->len == seg->cap) {
-        if (seg->cap >= SEG_RECS) { /* full: the lane goes on in a new segment */
-            struct lean_lane *ll = &L->lanes[t->lane];
-            ll->segs = grow(ll->segs, &ll->cap, ll->nsegs + 1, sizeof *ll->segs);
-            seg = &ll->segs[ll->nsegs++];
-            stint_bigarray_init(seg, sizeof(struct lean_rec));
-        }
-        if (stint_bigarray_reserve(seg, 1) != 0)
-            die_oom();
-    }
-    struct lean_rec *r = (struct lean_rec *)seg->data + seg->len++; /* (every field written below) */
-    r->ts_ns = s->ts_ns;
-    r->dp = (uint64_t)s->dur_ns << PAIR_BITS | pair;
+    lane_append(lane_at(L, t->lane), s->ts_ns, (uint64_t)s->dur_ns << PAIR_BITS | pair);
     L->total++;
     return 1;
 }
@@ -199,7 +258,7 @@ static uint64_t lane_count(const struct stint_lean *L, uint32_t lane)
     uint64_t n = 0;
     if (lane < L->nlanes)
         for (size_t g = 0; g < L->lanes[lane].nsegs; g++)
-            n += L->lanes[lane].segs[g].len;
+            n += L->lanes[lane].segs[g].nrec;
     return n;
 }
 
@@ -257,12 +316,12 @@ int stint_i_lean_merge(struct stint_model *dst, struct stint_model *src, const u
         struct lean_lane *sl = &S->lanes[i];
         if (!sl->nsegs)
             continue;
-        lane_tail(D, lmap[i]); /* makes the lane (and an empty first segment) */
-        struct lean_lane *dl = &D->lanes[lmap[i]];
+        struct lean_lane *dl = lane_at(D, lmap[i]);
         for (size_t g = 0; g < sl->nsegs; g++) {
-            struct lean_rec *r = sl->segs[g].data;
+            struct lean_pk *r = sl->segs[g].r;
             for (size_t k = 0; k < sl->segs[g].len; k++)
-                r[k].dp = (r[k].dp & ~PAIR_MASK) | pmap[rec_pair(&r[k])];
+                if (r[k].toff != BASE_MARK)
+                    r[k].dp = (r[k].dp & ~PAIR_MASK) | pmap[r[k].dp & PAIR_MASK];
             dl->segs = grow(dl->segs, &dl->cap, dl->nsegs + 1, sizeof *dl->segs);
             dl->segs[dl->nsegs++] = sl->segs[g]; /* moved, not copied */
         }
@@ -281,8 +340,10 @@ void stint_i_lean_free(struct stint_model *m)
         return;
     for (size_t i = 0; i < L->nlanes; i++) {
         for (size_t g = 0; g < L->lanes[i].nsegs; g++)
-            stint_bigarray_free(&L->lanes[i].segs[g]);
+            seg_free(&L->lanes[i].segs[g]);
         free(L->lanes[i].segs);
+        stint_hmem_free(L->lanes[i].sorted, L->lanes[i].sorted_bytes);
+        stint_hmem_free(L->lanes[i].strays, L->lanes[i].nstrays * sizeof *L->lanes[i].strays);
     }
     free(L->lanes);
     free(L->pcat);
@@ -306,24 +367,35 @@ STINT_DEFINE_NEAR_SORT(rec_near_sort, struct lean_rec, rec_before)
 /* Puts the lane's records in slice order for its walk: usually they already
  * are. Else, when few are out of place (an eighth at most, by nearsort.h's
  * rule: those below the running maximum of the ones kept), the kept ones
- * are packed forward in their segments and the strays taken out into
- * ll->strays and sorted, stably; the walk merges the two, a kept record
- * first on equal keys, which is the stable sort of the input (nearsort.h).
- * No copy of the lane, so two walkers at once need no more memory than
- * one. Otherwise the segments are joined into one and sorted (16 bytes per
- * record of this lane). */
+ * are packed forward, each within its segment (with the markers), and the
+ * strays taken out into ll->strays and sorted, stably; the walk merges the
+ * two, a kept record first on equal keys, which is the stable sort of the
+ * input (nearsort.h). No copy of the lane, so two walkers at once need no
+ * more memory than one. Otherwise the records are joined into one array of
+ * 16 bytes each (the segments freed as they are copied), sorted, and packed
+ * back into it in place, 12 bytes each, as one segment that views it
+ * (ll->sorted; a new array in the rare case that markers leave no room). */
 static void lane_order(struct lean_lane *ll)
 {
     size_t n = 0, ns = 0;
-    const struct lean_rec *mx = NULL;
+    struct lean_rec mx = {0};
+    int have = 0;
     for (size_t g = 0; g < ll->nsegs; g++) {
-        const struct lean_rec *r = ll->segs[g].data;
-        n += ll->segs[g].len;
-        for (size_t k = 0; k < ll->segs[g].len; k++) {
-            if (mx && rec_before(&r[k], mx))
+        const struct lean_seg *sg = &ll->segs[g];
+        int64_t base = sg->base;
+        n += sg->nrec;
+        for (size_t k = 0; k < sg->len; k++) {
+            if (sg->r[k].toff == BASE_MARK) {
+                base = (int64_t)sg->r[k].dp;
+                continue;
+            }
+            struct lean_rec r = {base + sg->r[k].toff, sg->r[k].dp};
+            if (have && rec_before(&r, &mx))
                 ns++;
-            else
-                mx = &r[k];
+            else {
+                mx = r;
+                have = 1;
+            }
         }
     }
     if (!ns)
@@ -333,54 +405,96 @@ static void lane_order(struct lean_lane *ll)
         if (!st)
             die_oom();
         struct lean_rec top = {0};
-        size_t wg = 0, wk = 0, si = 0;
-        int have = 0;
+        size_t si = 0;
+        have = 0;
         for (size_t g = 0; g < ll->nsegs; g++) {
-            const struct lean_rec *r = ll->segs[g].data;
-            for (size_t k = 0; k < ll->segs[g].len; k++) {
-                if (have && rec_before(&r[k], &top)) {
-                    st[si++] = r[k];
+            struct lean_seg *sg = &ll->segs[g];
+            int64_t base = sg->base;
+            size_t wk = 0;
+            for (size_t k = 0; k < sg->len; k++) {
+                if (sg->r[k].toff == BASE_MARK) { /* kept: what follows is kept relative to it */
+                    base = (int64_t)sg->r[k].dp;
+                    sg->r[wk++] = sg->r[k];
                     continue;
                 }
-                top = r[k];
-                have = 1;
-                /* write position <= read position: segments wg..g keep their lengths until packed */
-                while (wk == ll->segs[wg].len) {
-                    wg++;
-                    wk = 0;
+                struct lean_rec r = {base + sg->r[k].toff, sg->r[k].dp};
+                if (have && rec_before(&r, &top)) {
+                    st[si++] = r;
+                    sg->nrec--;
+                    continue;
                 }
-                ((struct lean_rec *)ll->segs[wg].data)[wk++] = top;
+                top = r;
+                have = 1;
+                sg->r[wk++] = sg->r[k]; /* (wk <= k) */
             }
+            sg->len = (uint32_t)wk;
         }
-        ll->segs[wg].len = wk;
-        for (size_t g = wg + 1; g < ll->nsegs; g++)
-            stint_bigarray_free(&ll->segs[g]);
-        ll->nsegs = wg + 1;
         if (!rec_near_sort(st, ns))
             die_oom();
         ll->strays = st;
         ll->nstrays = ns;
         return;
     }
-    struct stint_bigarray one;
-    stint_bigarray_init(&one, sizeof(struct lean_rec));
-    if (ll->nsegs == 1)
-        one = ll->segs[0];
-    else {
-        if (stint_bigarray_reserve(&one, n) != 0)
-            die_oom();
-        for (size_t g = 0; g < ll->nsegs; g++) {
-            if (ll->segs[g].len) /* (an empty segment may have no memory at all) */
-                memcpy((struct lean_rec *)one.data + one.len, ll->segs[g].data,
-                       ll->segs[g].len * sizeof(struct lean_rec));
-            one.len += ll->segs[g].len;
-            stint_bigarray_free(&ll->segs[g]);
-        }
-    }
-    if (!rec_near_sort(one.data, n))
+    struct lean_rec *one = stint_hmem_alloc(n * sizeof *one);
+    if (!one)
         die_oom();
-    ll->segs[0] = one;
+    size_t j = 0;
+    for (size_t g = 0; g < ll->nsegs; g++) {
+        const struct lean_seg *sg = &ll->segs[g];
+        int64_t base = sg->base;
+        for (size_t k = 0; k < sg->len; k++) {
+            if (sg->r[k].toff == BASE_MARK)
+                base = (int64_t)sg->r[k].dp;
+            else
+                one[j++] = (struct lean_rec){base + sg->r[k].toff, sg->r[k].dp};
+        }
+        seg_free(&ll->segs[g]);
+    }
+    if (!rec_near_sort(one, n))
+        die_oom();
+    /* the slots: a marker before each start 2^31 ns or more after the base
+     * (ascending starts); in place when every slot's 12 bytes end before the
+     * 16 bytes of the records still to read (the slots of record j, read
+     * first, end at 12 (j + markers so far + 1), its own 16 bytes at 16 (j + 1)) */
+    size_t nm = 0;
+    int in_place = 1;
+    const int64_t first = one[0].ts_ns; /* (n >= 2: some record is out of place) */
+    int64_t base = first;
+    for (j = 0; j < n; j++) {
+        if (one[j].ts_ns - base > INT32_MAX) {
+            base = one[j].ts_ns;
+            nm++;
+        }
+        if (12 * (j + nm + 1) > 16 * (j + 1))
+            in_place = 0;
+    }
+    size_t slots = n + nm, bytes = in_place ? n * sizeof *one : slots * sizeof(struct lean_pk);
+    char *out = in_place ? (char *)one : stint_hmem_alloc(bytes);
+    if (!out)
+        die_oom();
+    base = first;
+    size_t p = 0;
+    for (j = 0; j < n; j++) {
+        struct lean_rec r;
+        memcpy(&r, (const char *)one + j * sizeof r, sizeof r); /* (as bytes: the two views overlap) */
+        struct lean_pk x = {BASE_MARK, (uint64_t)r.ts_ns};
+        if (r.ts_ns - base > INT32_MAX) {
+            memcpy(out + p++ * sizeof x, &x, sizeof x);
+            base = r.ts_ns;
+        }
+        x = (struct lean_pk){(int32_t)(r.ts_ns - base), r.dp};
+        memcpy(out + p++ * sizeof x, &x, sizeof x);
+    }
+    if (!in_place)
+        stint_hmem_free(one, n * sizeof *one);
+    ll->segs[0] = (struct lean_seg){.r = (struct lean_pk *)(void *)out,
+                                    .base = first,
+                                    .cur = base,
+                                    .len = (uint32_t)p,
+                                    .nrec = (uint32_t)n};
     ll->nsegs = 1;
+    ll->sorted = out;
+    ll->sorted_bytes = bytes;
 }
 
 /* ---- the nesting walk ----------------------------------------------------------- */
@@ -460,9 +574,15 @@ static uint32_t *tie_counts(const struct stint_lean *L, const struct lean_lane *
         die_oom();
     uint64_t idx = 0;
     for (size_t g = 0; g < ll->nsegs; g++) {
-        const struct lean_rec *r = ll->segs[g].data;
-        for (size_t k = 0; k < ll->segs[g].len; k++, idx++) {
-            int64_t ts = r[k].ts_ns, dur = rec_dur(&r[k]);
+        const struct lean_seg *sg = &ll->segs[g];
+        int64_t base = sg->base;
+        for (size_t k = 0; k < sg->len; k++) {
+            if (sg->r[k].toff == BASE_MARK) {
+                base = (int64_t)sg->r[k].dp;
+                continue;
+            }
+            struct lean_rec r = {base + sg->r[k].toff, sg->r[k].dp};
+            int64_t ts = r.ts_ns, dur = rec_dur(&r);
             size_t lo = 0, hi = nw;
             while (lo < hi) {
                 size_t mid = lo + (hi - lo) / 2;
@@ -474,6 +594,7 @@ static uint32_t *tie_counts(const struct stint_lean *L, const struct lean_lane *
             for (; lo < nw && w[lo].ts == ts && w[lo].dur == dur; lo++)
                 if (idx < w[lo].before)
                     c[w[lo].at]++;
+            idx++;
         }
     }
     free(w);
@@ -517,16 +638,16 @@ size_t stint_i_lean_count(const struct stint_model *m, uint32_t lane)
     size_t n = 0;
     if (L && lane < L->nlanes)
         for (size_t g = 0; g < L->lanes[lane].nsegs; g++)
-            n += L->lanes[lane].segs[g].len;
+            n += L->lanes[lane].segs[g].nrec;
     return n;
 }
 
-/* Lean record r as a walk item. */
-static inline struct item rec_item(const struct stint_lean *L, const struct lean_rec *r)
+/* The lean record of start ts and dp as a walk item. */
+static inline struct item rec_item(const struct stint_lean *L, int64_t ts, uint64_t dp)
 {
-    uint32_t pair = rec_pair(r);
-    return (struct item){.ts_ns = r->ts_ns,
-                         .dur_ns = rec_dur(r),
+    uint32_t pair = (uint32_t)(dp & PAIR_MASK);
+    return (struct item){.ts_ns = ts,
+                         .dur_ns = (int64_t)(dp >> PAIR_BITS),
                          .cat = L->pcat[pair],
                          .name = L->pname[pair],
                          .pair1 = pair + 1,
@@ -612,10 +733,20 @@ void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_
     w->novl = 0;
     for (size_t q = 0; q < nfe && q < FLOW_AHEAD; q++)
         __builtin_prefetch(&fe[idx[q]]);
+    int64_t base = ll && ll->nsegs ? ll->segs[0].base : 0; /* the current base in segment g */
     for (;;) {
-        while (ll && g < ll->nsegs && k >= ll->segs[g].len) {
-            stint_bigarray_free(&ll->segs[g++]); /* walked: its memory serves the sink's tallies */
-            k = 0;
+        /* past walked segments and markers: slot k of segment g is the next record, if any */
+        while (ll && g < ll->nsegs) {
+            const struct lean_seg *sg = &ll->segs[g];
+            if (k >= sg->len) {
+                seg_free(&ll->segs[g++]); /* walked: its memory serves the sink's tallies */
+                k = 0;
+                if (g < ll->nsegs)
+                    base = ll->segs[g].base;
+            } else if (sg->r[k].toff == BASE_MARK)
+                base = (int64_t)sg->r[k++].dp;
+            else
+                break;
         }
         if (ll && g < ll->nsegs && !tie) {
             /* the common case, records only: those that start before the next
@@ -624,19 +755,28 @@ void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_
             int64_t lim = i < b ? sl[i].ts_ns : INT64_MAX, flim = fi < nfe ? fe[idx[fi]].ts_ns : INT64_MAX;
             if (si < nst && strays[si].ts_ns < lim)
                 lim = strays[si].ts_ns;
-            const struct lean_rec *rs = ll->segs[g].data;
+            const struct lean_pk *rs = ll->segs[g].r;
             size_t k0 = k, len = ll->segs[g].len;
-            for (; k < len && rs[k].ts_ns < lim && rs[k].ts_ns <= flim; k++) {
-                struct item x = rec_item(L, &rs[k]);
+            for (; k < len; k++) {
+                int32_t off = rs[k].toff;
+                int64_t ts = base + off;
+                if (off == BASE_MARK || ts >= lim || ts > flim)
+                    break;
+                struct item x = rec_item(L, ts, rs[k].dp);
                 sn = walk_item(m, w, t, lane, &x, sn);
             }
             if (k > k0) {
-                last_ts = rs[k - 1].ts_ns;
+                last_ts = base + rs[k - 1].toff;
                 any = 1;
                 continue;
             }
         }
-        const struct lean_rec *r = ll && g < ll->nsegs ? &((const struct lean_rec *)ll->segs[g].data)[k] : NULL;
+        struct lean_rec cur;
+        const struct lean_rec *r = NULL;
+        if (ll && g < ll->nsegs) {
+            cur = (struct lean_rec){base + ll->segs[g].r[k].toff, ll->segs[g].r[k].dp};
+            r = &cur;
+        }
         int stray = si < nst && (!r || rec_before(&strays[si], r)); /* (a kept record first on equal keys) */
         if (stray)
             r = &strays[si];
@@ -658,7 +798,7 @@ void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_
                     tie_taken = 1;
                 }
             }
-            x = rec_item(L, r);
+            x = rec_item(L, r->ts_ns, r->dp);
             if (stray)
                 si++;
             else
@@ -690,8 +830,11 @@ void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_
                            (long long)w->ovl[q].end_ns, stint_model_str(m, w->ovl[q].parent_name, NULL));
     if (ll) {
         for (size_t q = 0; q < ll->nsegs; q++)
-            stint_bigarray_free(&ll->segs[q]);
+            seg_free(&ll->segs[q]);
         ll->nsegs = 0;
+        stint_hmem_free(ll->sorted, ll->sorted_bytes);
+        ll->sorted = NULL;
+        ll->sorted_bytes = 0;
         stint_hmem_free(ll->strays, ll->nstrays * sizeof *ll->strays);
         ll->strays = NULL;
         ll->nstrays = 0;
