@@ -63,10 +63,9 @@ struct cat_row {
 };
 
 struct name_row {
-    uint32_t cat, name;
-    uint8_t clock;
+    /* what every span of the name updates first (the row's first 64 bytes) */
     uint64_t spans;
-    int64_t sum_ns, total_ns, self_ns, min_ns, max_ns, p50, p90, p99, mean_ns;
+    int64_t sum_ns, min_ns, max_ns;
     /* every duration, for the quantiles: 4 bytes each while all fit in 32
      * bits (4.29 s), 8 once one does not */
     uint32_t *d32;
@@ -75,6 +74,11 @@ struct name_row {
     uint32_t crow;       /* its category row */
     uint32_t stamp;      /* lane of the running union below */
     struct stint_union_acc acc;
+    int64_t self_ns, total_ns;
+    /* set when the row is made, and at the end */
+    uint32_t cat, name;
+    uint8_t clock;
+    int64_t p50, p90, p99, mean_ns;
 };
 
 struct async_row {
