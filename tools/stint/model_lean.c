@@ -172,7 +172,7 @@ static void seg_free(struct lean_seg *sg)
     sg->len = sg->cap = sg->nrec = 0;
 }
 
-/* The lane's segments: made when lane is new. */
+/* The lane's entry (the table grows when lane is new). */
 static inline struct lean_lane *lane_at(struct stint_lean *L, uint32_t lane)
 {
     if (lane >= L->nlanes) {
