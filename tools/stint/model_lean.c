@@ -364,6 +364,41 @@ static inline int rec_before(const struct lean_rec *a, const struct lean_rec *b)
 
 STINT_DEFINE_NEAR_SORT(rec_near_sort, struct lean_rec, rec_before)
 
+/* The lane's records in input order, markers applied: rec_next gives the
+ * next one (1) or says there is none left (0). */
+struct rec_iter {
+    const struct lean_lane *ll;
+    size_t g, k;
+    int64_t base;
+};
+
+static inline struct rec_iter rec_iter_at(const struct lean_lane *ll)
+{
+    return (struct rec_iter){ll, 0, 0, ll->nsegs ? ll->segs[0].base : 0};
+}
+
+static inline int rec_next(struct rec_iter *it, struct lean_rec *r)
+{
+    for (;;) {
+        if (it->g == it->ll->nsegs)
+            return 0;
+        const struct lean_seg *sg = &it->ll->segs[it->g];
+        if (it->k == sg->len) {
+            if (++it->g < it->ll->nsegs)
+                it->base = it->ll->segs[it->g].base;
+            it->k = 0;
+            continue;
+        }
+        const struct lean_pk *x = &sg->r[it->k++];
+        if (x->toff == BASE_MARK) {
+            it->base = (int64_t)x->dp;
+            continue;
+        }
+        *r = (struct lean_rec){it->base + x->toff, x->dp};
+        return 1;
+    }
+}
+
 /* Puts the lane's records in slice order for its walk: usually they already
  * are. Else, when few are out of place (an eighth at most, by nearsort.h's
  * rule: those below the running maximum of the ones kept), the kept ones
@@ -378,24 +413,14 @@ STINT_DEFINE_NEAR_SORT(rec_near_sort, struct lean_rec, rec_before)
 static void lane_order(struct lean_lane *ll)
 {
     size_t n = 0, ns = 0;
-    struct lean_rec mx = {0};
+    struct lean_rec mx = {0}, rx;
     int have = 0;
-    for (size_t g = 0; g < ll->nsegs; g++) {
-        const struct lean_seg *sg = &ll->segs[g];
-        int64_t base = sg->base;
-        n += sg->nrec;
-        for (size_t k = 0; k < sg->len; k++) {
-            if (sg->r[k].toff == BASE_MARK) {
-                base = (int64_t)sg->r[k].dp;
-                continue;
-            }
-            struct lean_rec r = {base + sg->r[k].toff, sg->r[k].dp};
-            if (have && rec_before(&r, &mx))
-                ns++;
-            else {
-                mx = r;
-                have = 1;
-            }
+    for (struct rec_iter it = rec_iter_at(ll); rec_next(&it, &rx); n++) {
+        if (have && rec_before(&rx, &mx))
+            ns++;
+        else {
+            mx = rx;
+            have = 1;
         }
     }
     if (!ns)
@@ -439,17 +464,10 @@ static void lane_order(struct lean_lane *ll)
     if (!one)
         die_oom();
     size_t j = 0;
-    for (size_t g = 0; g < ll->nsegs; g++) {
-        const struct lean_seg *sg = &ll->segs[g];
-        int64_t base = sg->base;
-        for (size_t k = 0; k < sg->len; k++) {
-            if (sg->r[k].toff == BASE_MARK)
-                base = (int64_t)sg->r[k].dp;
-            else
-                one[j++] = (struct lean_rec){base + sg->r[k].toff, sg->r[k].dp};
-        }
+    for (struct rec_iter it = rec_iter_at(ll); rec_next(&it, &one[j]);)
+        j++;
+    for (size_t g = 0; g < ll->nsegs; g++)
         seg_free(&ll->segs[g]);
-    }
     if (!rec_near_sort(one, n))
         die_oom();
     /* the slots: a marker before each start 2^31 ns or more after the base
@@ -573,29 +591,20 @@ static uint32_t *tie_counts(const struct stint_lean *L, const struct lean_lane *
     if (!c)
         die_oom();
     uint64_t idx = 0;
-    for (size_t g = 0; g < ll->nsegs; g++) {
-        const struct lean_seg *sg = &ll->segs[g];
-        int64_t base = sg->base;
-        for (size_t k = 0; k < sg->len; k++) {
-            if (sg->r[k].toff == BASE_MARK) {
-                base = (int64_t)sg->r[k].dp;
-                continue;
-            }
-            struct lean_rec r = {base + sg->r[k].toff, sg->r[k].dp};
-            int64_t ts = r.ts_ns, dur = rec_dur(&r);
-            size_t lo = 0, hi = nw;
-            while (lo < hi) {
-                size_t mid = lo + (hi - lo) / 2;
-                if (w[mid].ts < ts || (w[mid].ts == ts && w[mid].dur < dur))
-                    lo = mid + 1;
-                else
-                    hi = mid;
-            }
-            for (; lo < nw && w[lo].ts == ts && w[lo].dur == dur; lo++)
-                if (idx < w[lo].before)
-                    c[w[lo].at]++;
-            idx++;
+    struct lean_rec r;
+    for (struct rec_iter it = rec_iter_at(ll); rec_next(&it, &r); idx++) {
+        int64_t ts = r.ts_ns, dur = rec_dur(&r);
+        size_t lo = 0, hi = nw;
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (w[mid].ts < ts || (w[mid].ts == ts && w[mid].dur < dur))
+                lo = mid + 1;
+            else
+                hi = mid;
         }
+        for (; lo < nw && w[lo].ts == ts && w[lo].dur == dur; lo++)
+            if (idx < w[lo].before)
+                c[w[lo].at]++;
     }
     free(w);
     return c;
