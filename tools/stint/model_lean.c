@@ -60,8 +60,9 @@ struct lean_seg {
     struct lean_pk *r;
     int64_t base;      /* of slot 0 */
     int64_t cur;       /* the base of the next slot appended */
-    uint32_t len, cap; /* slots */
-    uint32_t nrec;     /* records (slots but markers) */
+    size_t len;        /* slots */
+    size_t nrec;       /* records (slots but markers) */
+    uint32_t cap;      /* slots the block holds (0: a view) */
 };
 
 #define SEG_MAX_BYTES ((size_t)64 << 10)
@@ -169,7 +170,8 @@ static void seg_free(struct lean_seg *sg)
     if (sg->cap)
         stint_hmem_free(sg->r, seg_bytes(sg->cap));
     sg->r = NULL;
-    sg->len = sg->cap = sg->nrec = 0;
+    sg->len = sg->nrec = 0;
+    sg->cap = 0;
 }
 
 /* The lane's entry (the table grows when lane is new). */
@@ -452,7 +454,7 @@ static void lane_order(struct lean_lane *ll)
                 have = 1;
                 sg->r[wk++] = sg->r[k]; /* (wk <= k) */
             }
-            sg->len = (uint32_t)wk;
+            sg->len = wk;
         }
         if (!rec_near_sort(st, ns))
             die_oom();
@@ -508,8 +510,8 @@ static void lane_order(struct lean_lane *ll)
     ll->segs[0] = (struct lean_seg){.r = (struct lean_pk *)(void *)out,
                                     .base = first,
                                     .cur = base,
-                                    .len = (uint32_t)p,
-                                    .nrec = (uint32_t)n};
+                                    .len = p,
+                                    .nrec = n};
     ll->nsegs = 1;
     ll->sorted = out;
     ll->sorted_bytes = bytes;
