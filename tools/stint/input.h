@@ -46,6 +46,13 @@ struct stint_input {
     size_t zin_len, zin_pos;
     int zin_eof;
     int z_done;           /* the current gzip member ended */
+    /* ISA-L: where the member is (input.c, inflate_into) and its check */
+    int z_phase;          /* 0 its gzip header, 1 its deflate data, 2 its trailer */
+    unsigned char z_trl[32]; /* the trailer's bytes gathered so far */
+    unsigned z_trl_n;
+    uint32_t z_crc;       /* CRC-32 of the member's output so far, where it is checked inline */
+    uint64_t z_msize;     /* the member's output bytes so far */
+    uint32_t rd_crc;      /* the reader's CRC-32 of the member's output it took so far (gzip pipe) */
     uint64_t stop_at;     /* plain files: stop at this offset (0 = none), for split parsing */
     uint64_t cut_at;      /* gzip parts: stop at the first cut (stint_i_cut_scan) at or after this offset (0 = none) */
     int cut_comma;        /* the scan's state at the window's end */
