@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# gzip members and their trailers (input.c). With ISA-L, stint reads each
-# member's header and 8-byte trailer itself and checks the trailer's size
-# and CRC-32: on the thread that inflates when there is one thread, else
+# gzip members and their trailers (input.c), with and without the inflate
+# thread. With ISA-L, stint reads each member's header and 8-byte trailer
+# itself and checks the trailer's size and CRC-32: on the thread that inflates when there is one thread, else
 # on the reader (the inflate thread leaves a record of each member end in
 # its block; while it is ahead it finds the CRC-32 of the block's pieces
 # itself and the reader only combines them). None of that may change what
