@@ -3,9 +3,15 @@
  * detection, then the reader).
  *
  * Input layout: byte 0 chooses the mode, byte 1 a cut point.
- *   mode even: the rest is compressed here with zlib (one or two gzip members)
- *              and cut at byte1/255 of its length when byte 1 is nonzero, so
- *              most runs reach the JSON reader and truncation is exercised;
+ *   mode even: the rest is compressed here with zlib, so most runs reach the
+ *              JSON reader: with mode bit 1, as 2 + (byte 1 & 7) members (an
+ *              empty one after the first when byte 1 & 8); else as one member,
+ *              cut at byte1/255 of its length when byte 1 is nonzero, so that
+ *              truncation is exercised. A stream not cut must read exactly as
+ *              the same bytes in a plain file (the same exit code, events,
+ *              slices, counters, instants, drops and partial flag): the gzip
+ *              layer (members, trailers, CRC-32 checks on either thread) may
+ *              neither lose, add nor reject a byte;
  *   mode odd:  the rest is used as the raw stream after a 1f 8b magic, so the
  *              decompressor itself sees hostile bytes.
  * Mode bits 3-7 also run whole commands on the file (output to /dev/null):
@@ -24,8 +30,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int memfd = -1;
-static char path[64];
+static int memfd = -1, plainfd = -1;
+static char path[64], plainpath[64];
 static unsigned char *zbuf;
 static size_t zcap;
 
@@ -38,11 +44,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (memfd < 0)
             abort();
         snprintf(path, sizeof path, "/proc/self/fd/%d", memfd);
+        plainfd = memfd_create("stint-fuzz-plain", 0);
+        if (plainfd < 0)
+            abort();
+        snprintf(plainpath, sizeof plainpath, "/proc/self/fd/%d", plainfd);
     }
     unsigned mode = data[0], cut = data[1];
     const uint8_t *body = data + 2;
     size_t n = size - 2, len;
-    size_t need = 2 * (n + n / 100 + 64);
+    size_t need = 2 * (n + n / 100 + 64) + 10 * 64; /* (up to 10 members' headers and trailers) */
+    int whole = 0;
     if (need > zcap) {
         free(zbuf);
         zbuf = malloc(need);
@@ -51,15 +62,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             abort();
     }
     if ((mode & 1) == 0) {
-        if (mode & 2) { /* two members: the reader must continue after the first */
-            size_t half = n / 2;
-            len = fuzz_gzip_into(body, half, zbuf, zcap);
-            len += fuzz_gzip_into(body + half, n - half, zbuf + len, zcap - len);
+        if (mode & 2) { /* members: the reader must continue after each */
+            size_t k = 2 + (cut & 7u), at = 0;
+            len = 0;
+            for (size_t i = 0; i < k; i++) {
+                size_t to = n * (i + 1) / k;
+                len += fuzz_gzip_into(body + at, to - at, zbuf + len, zcap - len);
+                at = to;
+                if (i == 0 && (cut & 8u))
+                    len += fuzz_gzip_into(body, 0, zbuf + len, zcap - len);
+            }
+            whole = 1;
         } else {
             len = fuzz_gzip_into(body, n, zbuf, zcap);
+            whole = cut == 0;
+            if (cut)
+                len = len * cut / 255;
         }
-        if (cut)
-            len = len * cut / 255;
     } else {
         zbuf[0] = 0x1f;
         zbuf[1] = 0x8b;
@@ -74,6 +93,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct stint_read_opts o = {NULL, (mode >> 2) & 1, 1};
     int rc = stint_read_trace(path, &m, &o);
     fuzz_check_model(&m, rc);
+    if (whole && !(n >= 2 && body[0] == 0x1f && body[1] == 0x8b)) { /* (bytes with the magic would be gzip too) */
+        if (ftruncate(plainfd, 0) != 0 || pwrite(plainfd, body, n, 0) != (ssize_t)n)
+            abort();
+        struct stint_model p;
+        if (stint_model_init(&p, STINT_MODEL_KEEP_ARGS) != 0)
+            abort();
+        int prc = stint_read_trace(plainpath, &p, &o);
+        if (prc != rc || p.events != m.events || p.slices.len != m.slices.len || p.counters.len != m.counters.len ||
+            p.instants.len != m.instants.len || p.dropped != m.dropped || p.partial != m.partial)
+            abort();
+        stint_model_free(&p);
+    }
     stint_model_free(&m);
     static const struct fuzz_cmd cmds[] = {{8, stint_cmd_summary, {"summary", NULL, "--json", NULL, NULL}, 3},
                                            {16, stint_cmd_slices, {"slices", NULL, "--json", NULL, NULL}, 3},

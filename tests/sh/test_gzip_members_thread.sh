@@ -7,7 +7,7 @@
 # itself and the reader only combines them). None of that may change what
 # is read: a trace written as one member, as 40 members cut anywhere (some
 # empty, some with a name, comment, extra field and header CRC), and as
-# 3,000 small members (more ends than a block records: blocks end early)
+# 3,000 small members (more ends than a block records: the rest checked inline)
 # gives the plain file's summary, byte for byte, with the inflate thread
 # (the default), with it finding every block's CRC-32 (STINT_PIPE_SCAN_ALL)
 # and without it (STINT_NO_INFLATE_THREAD). And every damaged trailer is an

@@ -205,12 +205,16 @@ static int zin_fill(struct stint_input *in)
  * is to check leaves a record with its block (struct gz_mends). */
 
 #ifdef STINT_SMALL_BUFFERS
-#define GZ_MENDS 2 /* (fuzz builds: blocks end early after two member ends) */
+#define GZ_MENDS 2 /* (fuzz builds: the inline check after two member ends in a block) */
 #else
 #define GZ_MENDS 8
 #endif
 
-/* The member ends in one block of output whose CRC-32 the reader checks. */
+/* The member ends in one block of output whose CRC-32 the reader checks.
+ * A block with more member ends than that has the members after the last
+ * record checked where they are inflated, from offset inl on: the reader
+ * then takes up the member the block ends in (if any) with its CRC-32 so
+ * far, hand. */
 struct gz_mends {
     size_t n;
     struct gz_mend {
@@ -218,6 +222,8 @@ struct gz_mends {
         uint32_t crc; /* its trailer's CRC-32 */
         uint64_t zat; /* compressed offset just past the trailer (for the message) */
     } e[GZ_MENDS];
+    size_t inl;       /* SIZE_MAX: none */
+    uint32_t hand;
 };
 
 #if defined(STINT_HAVE_ISAL)
@@ -309,15 +315,19 @@ static int trailer_end(struct stint_input *in, struct gz_mends *me, size_t end)
 
 /* Inflates into dst[0..room) with ISA-L, member after member. Checks each
  * member's CRC-32 here when me is NULL, else records where each (but an
- * empty one) ends in me for the reader, and returns early once me is full.
- * A member's trailer is read before returning unless the input ends.
- * Returns bytes produced (0 at the end of the stream), -1 on error. */
+ * empty one) ends in me for the reader, checking here those that begin
+ * once me is full (struct gz_mends). A member's trailer is read before
+ * returning unless the input ends. Returns bytes produced (0 at the end of
+ * the stream), -1 on error. */
 static ssize_t inflate_into(struct stint_input *in, char *dst, size_t room, struct gz_mends *me)
 {
     struct inflate_state *st = in->z;
     size_t produced = 0;
-    if (me)
+    int here = !me; /* the CRC-32 checked here */
+    if (me) {
         me->n = 0;
+        me->inl = SIZE_MAX;
+    }
     for (;;) {
         if (in->z_phase != 2 && produced == room)
             break;
@@ -360,7 +370,7 @@ static ssize_t inflate_into(struct stint_input *in, char *dst, size_t room, stru
             int rc = isal_inflate(st);
             in->zin_pos += avail - st->avail_in;
             size_t got = (size_t)((char *)st->next_out - dst) - produced;
-            if (!me)
+            if (here)
                 in->z_crc = crc32_gzip_refl(in->z_crc, (const unsigned char *)dst + produced, got);
             produced += got;
             in->z_msize += got;
@@ -393,14 +403,18 @@ static ssize_t inflate_into(struct stint_input *in, char *dst, size_t room, stru
                 if (in->z_trl_n < 8)
                     continue;
             }
-            if (trailer_end(in, me, produced) != 0)
+            if (trailer_end(in, here ? NULL : me, produced) != 0)
                 return -1;
             in->z_phase = 0;
             in->z_done = 1;
-            if (me && me->n == GZ_MENDS)
-                break; /* (with output in the block: every member recorded but the first began in it) */
+            if (!here && me->n == GZ_MENDS) { /* the members from here on: checked here */
+                here = 1;
+                me->inl = produced;
+            }
         }
     }
+    if (me && here) /* the reader takes up the member this block ends in */
+        me->hand = in->z_phase == 0 ? 0 : in->z_crc;
     return (ssize_t)produced;
 truncated:
     snprintf(in->err, sizeof in->err, "%s: compressed byte %llu: gzip stream is truncated (expected more %s)",
@@ -702,8 +716,9 @@ static void *pipe_main(void *arg)
         if (n > 0 && scan) { /* the reader is behind: the CRC-32 too, while the block is in this core's cache */
             SELF_SCOPE("CRC-32 ahead");
             size_t at = 0;
+            size_t last = g->mend[t].inl < (size_t)n ? g->mend[t].inl : (size_t)n;
             for (size_t k = 0; k <= g->mend[t].n; k++) {
-                size_t to = k < g->mend[t].n ? g->mend[t].e[k].off : (size_t)n;
+                size_t to = k < g->mend[t].n ? g->mend[t].e[k].off : last;
                 g->piece_crc[t][k] = to > at ? crc32_gzip_refl(0, (const unsigned char *)dst + at, to - at) : 0;
                 at = to;
             }
@@ -805,8 +820,9 @@ static void pipe_stop(struct stint_input *in)
 
 /* The reader's CRC-32 check of len bytes of output at data (a block, or
  * none at the end), against the member ends me records in it (their
- * offsets within it, ascending): over the bytes, or from the pieces' CRC-32
- * when the producer found them (piece, else NULL). 0 ok, -1 error. */
+ * offsets within it, ascending; from me->inl on the inflating thread
+ * checked them): over the bytes, or from the pieces' CRC-32 when the
+ * producer found them (piece, else NULL). 0 ok, -1 error. */
 static int crc_take(struct stint_input *in, const struct gz_mends *me, const char *data, size_t len,
                     const uint32_t *piece)
 {
@@ -815,13 +831,13 @@ static int crc_take(struct stint_input *in, const struct gz_mends *me, const cha
     const unsigned char *d = (const unsigned char *)data;
     size_t at = 0;
     for (size_t k = 0; k <= me->n; k++) {
-        size_t to = k < me->n ? me->e[k].off : len;
+        size_t to = k < me->n ? me->e[k].off : me->inl < len ? me->inl : len;
         uint32_t c = in->rd_crc;
         if (to > at)
             c = piece ? crc_combine(c, piece[k], to - at) : crc32_gzip_refl(c, d + at, to - at);
         at = to;
-        if (k == me->n) {
-            in->rd_crc = c;
+        if (k == me->n) { /* the member the block ends in, if any: its CRC-32 so far */
+            in->rd_crc = me->inl != SIZE_MAX ? me->hand : c;
             break;
         }
         if (c != me->e[k].crc)
