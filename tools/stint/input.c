@@ -226,6 +226,15 @@ struct gz_mends {
     uint32_t hand;
 };
 
+/* Where piece k (0..me->n) of a block of len bytes ends: the block's CRC-32
+ * is found piece by piece, [0, first end), [that end, the next), ..., up to
+ * me->inl or the block's end; the inflate thread (pieces ahead) and the
+ * reader (crc_take) cut the block the same way. */
+static inline size_t piece_end(const struct gz_mends *me, size_t k, size_t len)
+{
+    return k < me->n ? me->e[k].off : me->inl < len ? me->inl : len;
+}
+
 #if defined(STINT_HAVE_ISAL)
 /* The message for a member whose output's CRC-32 got is not its trailer's
  * want; -1. */
@@ -235,6 +244,18 @@ static int crc_mismatch(struct stint_input *in, uint64_t zat, uint32_t got, uint
              "%s: compressed byte %llu: corrupt gzip data (CRC-32 of a member's inflated bytes is %08x, "
              "its trailer says %08x)",
              in->path, (unsigned long long)zat, (unsigned)got, (unsigned)want);
+    in->corrupt = 1;
+    return -1;
+}
+
+/* The compressed offset of the next byte ISA-L is to take. */
+static uint64_t zpos(const struct stint_input *in) { return in->zraw - (in->zin_len - in->zin_pos); }
+
+/* The message for ISA-L's error rc at the current compressed byte; -1. */
+static int isal_failed(struct stint_input *in, int rc)
+{
+    snprintf(in->err, sizeof in->err, "%s: compressed byte %llu: corrupt gzip data (isa-l error %d)", in->path,
+             (unsigned long long)zpos(in), rc);
     in->corrupt = 1;
     return -1;
 }
@@ -290,10 +311,11 @@ static int trailer_end(struct stint_input *in, struct gz_mends *me, size_t end)
     const unsigned char *t = in->z_trl;
     uint32_t crc = (uint32_t)t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24;
     uint32_t size = (uint32_t)t[4] | (uint32_t)t[5] << 8 | (uint32_t)t[6] << 16 | (uint32_t)t[7] << 24;
-    uint64_t zat = in->zraw - (in->zin_len - in->zin_pos);
+    uint64_t zat = zpos(in);
     if (in->z_trl_n > 8) { /* ISA-L read beyond the trailer: the next member's bytes are not at hand */
-        snprintf(in->err, sizeof in->err, "%s: compressed byte %llu: cannot read on after a gzip member (%u bytes held)",
-                 in->path, (unsigned long long)zat, in->z_trl_n);
+        snprintf(in->err, sizeof in->err,
+                 "%s: compressed byte %llu: cannot read on after a gzip member (%u bytes held)", in->path,
+                 (unsigned long long)zat, in->z_trl_n);
         in->corrupt = 1;
         return -1;
     }
@@ -305,12 +327,12 @@ static int trailer_end(struct stint_input *in, struct gz_mends *me, size_t end)
         in->corrupt = 1;
         return -1;
     }
-    if (!me || in->z_msize == 0) {
-        if ((me ? 0 : in->z_crc) != crc)
-            return crc_mismatch(in, zat, me ? 0 : in->z_crc, crc);
-    } else
+    if (me && in->z_msize) {
         me->e[me->n++] = (struct gz_mend){end, crc, zat};
-    return 0;
+        return 0;
+    }
+    uint32_t got = me ? 0 : in->z_crc; /* (an empty member's CRC-32 is 0) */
+    return got == crc ? 0 : crc_mismatch(in, zat, got, crc);
 }
 
 /* Inflates into dst[0..room) with ISA-L, member after member. Checks each
@@ -351,12 +373,8 @@ static ssize_t inflate_into(struct stint_input *in, char *dst, size_t room, stru
             st->avail_in = (uint32_t)avail;
             int rc = isal_read_gzip_header(st, &h);
             in->zin_pos += avail - st->avail_in;
-            if (rc < 0) {
-                snprintf(in->err, sizeof in->err, "%s: compressed byte %llu: corrupt gzip data (isa-l error %d)",
-                         in->path, (unsigned long long)(in->zraw - (in->zin_len - in->zin_pos)), rc);
-                in->corrupt = 1;
-                return -1;
-            }
+            if (rc < 0)
+                return isal_failed(in, rc);
             if (rc == ISAL_DECOMP_OK) {
                 in->z_phase = 1;
                 in->z_crc = 0;
@@ -374,13 +392,8 @@ static ssize_t inflate_into(struct stint_input *in, char *dst, size_t room, stru
                 in->z_crc = crc32_gzip_refl(in->z_crc, (const unsigned char *)dst + produced, got);
             produced += got;
             in->z_msize += got;
-            if (rc < 0) {
-                uint64_t at = in->zraw - (in->zin_len - in->zin_pos);
-                snprintf(in->err, sizeof in->err, "%s: compressed byte %llu: corrupt gzip data (isa-l error %d)",
-                         in->path, (unsigned long long)at, rc);
-                in->corrupt = 1;
-                return -1;
-            }
+            if (rc < 0)
+                return isal_failed(in, rc);
             if (st->block_state == ISAL_BLOCK_FINISH) {
                 trailer_begin(in, st);
                 in->z_phase = 2;
@@ -716,9 +729,8 @@ static void *pipe_main(void *arg)
         if (n > 0 && scan) { /* the reader is behind: the CRC-32 too, while the block is in this core's cache */
             SELF_SCOPE("CRC-32 ahead");
             size_t at = 0;
-            size_t last = g->mend[t].inl < (size_t)n ? g->mend[t].inl : (size_t)n;
             for (size_t k = 0; k <= g->mend[t].n; k++) {
-                size_t to = k < g->mend[t].n ? g->mend[t].e[k].off : last;
+                size_t to = piece_end(&g->mend[t], k, (size_t)n);
                 g->piece_crc[t][k] = to > at ? crc32_gzip_refl(0, (const unsigned char *)dst + at, to - at) : 0;
                 at = to;
             }
@@ -831,7 +843,7 @@ static int crc_take(struct stint_input *in, const struct gz_mends *me, const cha
     const unsigned char *d = (const unsigned char *)data;
     size_t at = 0;
     for (size_t k = 0; k <= me->n; k++) {
-        size_t to = k < me->n ? me->e[k].off : me->inl < len ? me->inl : len;
+        size_t to = piece_end(me, k, len);
         uint32_t c = in->rd_crc;
         if (to > at)
             c = piece ? crc_combine(c, piece[k], to - at) : crc32_gzip_refl(c, d + at, to - at);
