@@ -4,7 +4,8 @@
  * blocks, own mappings) keep their contents and never overlap; freeing
  * everything merges every chunk back whole; past the warm limit freed blocks
  * give their pages back; prefaulted regions are taken by new chunks and own
- * mappings (which then grow piece by piece) and read as zeros; two threads
+ * mappings (which then grow piece by piece) and read as zeros, and so do
+ * the wholly resident pieces of a freed own mapping, kept there; two threads
  * at once, one of them prefaulting (TSan runs this test); after
  * stint_hmem_final, frees keep nothing.
  * STINT_HMEM=huge keeps the huge pages under ASan too.
@@ -209,6 +210,8 @@ int main(void)
     stint_hmem_stats(&st);
     CHECK_EQ_I64((int64_t)st.empty_chunks, (int64_t)st.chunks);
 
+    /* (own mappings freed above may have left regions in the reserve) */
+    stint_hmem_prefault_drop();
     /* an own mapping gives a prefix back: zeros there, the rest kept */
     struct blk own = {stint_hmem_alloc(4u << 20), 4u << 20, 9};
     REQUIRE(own.p != NULL);
@@ -224,6 +227,30 @@ int main(void)
     CHECK_EQ_I64(own.p[(4u << 20) - 1], 0x5a);
     CHECK_EQ_I64((int64_t)((uintptr_t)own.p & ((2u << 20) - 1)), 0); /* still 2 MiB-aligned */
     stint_hmem_free(own.p, 9u << 20);
+    /* a freed own mapping: each 2 MiB of it that is wholly resident is kept
+     * in the reserve, zeroed, the rest unmapped (TSan builds, without mremap,
+     * keep none); a new mapping takes it and reads zeros */
+    stint_hmem_prefault_drop();
+    struct blk part = {stint_hmem_alloc(6u << 20), 6u << 20, 11};
+    REQUIRE(part.p != NULL);
+    for (size_t i = 0; i < (2u << 20); i += 4096) /* the first 2 MiB written, the rest never touched */
+        part.p[i] = 0x77;
+    stint_hmem_free(part.p, part.n);
+    stint_hmem_stats(&st);
+    CHECK_EQ_I64((int64_t)st.reserve, CHECK_TSAN ? 0 : 1);
+    part.p = stint_hmem_alloc(3u << 20);
+    part.n = 3u << 20;
+    REQUIRE(part.p != NULL);
+    stint_hmem_stats(&st);
+    CHECK_EQ_I64((int64_t)st.reserve, 0);
+    int zeros0 = 1;
+    for (size_t i = 0; i < part.n; i += 4093)
+        zeros0 &= part.p[i] == 0;
+    CHECK(zeros0);
+    fill(&part);
+    CHECK(intact(&part, part.n));
+    stint_hmem_free(part.p, part.n);
+    stint_hmem_prefault_drop();
 
     /* prefaulted regions (stint_hmem_prefault): as many as asked for, then
      * none; new chunks and own mappings take them, and they read as zeros */

@@ -62,15 +62,45 @@ struct cat_row {
     size_t *seg, nseg, segcap;  /* where each track's runs start in iv (each track's are sorted) */
 };
 
+/* A block of a name's durations. Blocks double from DUR_FIRST values to
+ * DUR_BLOCK (64 KiB, the size of a full segment of span records, whose
+ * memory the walk frees as it goes: hmem.h hands it on as it is), then stay
+ * at DUR_BLOCK; nothing is copied as a list grows, and joining two lists
+ * moves block pointers only. The smaller blocks are cut in turn from slabs
+ * of DUR_SLAB bytes (hmem.h too) and freed with them at the end: from
+ * malloc, the ~2,000 lists of a large trace took some 7 MiB of 4 KiB pages,
+ * each ~10 us at its first touch here. */
+#define DUR_FIRST 16u
+#define DUR_BLOCK ((uint32_t)16384)
+#define DUR_SLAB ((size_t)64 << 10)
+_Static_assert(DUR_SLAB == DUR_BLOCK * sizeof(uint32_t), "a full block takes a slab's size");
+struct dur_blk {
+    uint32_t *v;
+    uint32_t n, cap;
+};
+
+/* The slabs the small duration blocks of one walker's rows are cut from. */
+struct dur_slab {
+    char *at;   /* the current slab's free part */
+    size_t left;
+    char **all;
+    size_t n, cap;
+};
+
 struct name_row {
     /* what every span of the name updates first (the row's first 64 bytes) */
     uint64_t spans;
     int64_t sum_ns, min_ns, max_ns;
-    /* every duration, for the quantiles: 4 bytes each while all fit in 32
-     * bits (4.29 s), 8 once one does not */
-    uint32_t *d32;
+    /* every duration, for the quantiles (d_len in all): 4 bytes each while
+     * all fit in 32 bits (4.29 s), in blocks (dt the last one, dt_n of its
+     * dt_cap used; the earlier ones in dblk), then 8 bytes each in one array
+     * (d) once one does not */
+    uint32_t *dt;
+    uint32_t dt_n, dt_cap;
     int64_t *d;
-    size_t d_len, d_cap;
+    size_t d_len;
+    struct dur_blk *dblk;
+    size_t ndblk, dblk_cap, d_cap;
     uint32_t crow;       /* its category row */
     uint32_t stamp;      /* lane of the running union below */
     struct stint_union_acc acc;
@@ -147,6 +177,7 @@ struct summary {
         uint64_t samples;
         double min, max, sum;
     } *ctally;                /* per m->counters row, with --pid or --time-range */
+    struct dur_slab slab;     /* the small blocks of the names' durations */
     uint32_t *prow;           /* by lean pair (stint_span_ev.pair1 - 1): name row + 1, 0 = not seen yet */
     size_t nprow;
 #define RCACHE 1024
@@ -337,9 +368,10 @@ static uint32_t name_row_of(struct summary *S, uint32_t cat, uint32_t name, uint
     ce->key = nk;
     ce->row1 = r + 1;
     if (isnew) {
-        if (S->nnames == S->ncap) {
+        if (S->nnames == S->ncap) { /* (hmem.h: a walker's rows can take half a megabyte) */
+            size_t old = S->ncap;
             S->ncap = S->ncap ? S->ncap * 2 : 256;
-            S->names = xrealloc2(S->names, S->ncap * sizeof *S->names);
+            S->names = stint_hmem_xrealloc(S->names, old * sizeof *S->names, S->ncap * sizeof *S->names);
         }
         struct name_row *nr = &S->names[r];
         memset(nr, 0, sizeof *nr);
@@ -376,48 +408,130 @@ static uint32_t span_row_of(struct summary *S, const struct stint_model *m, cons
     return row;
 }
 
-/* Makes room for cap durations (no less than now) in the name's list, narrow or wide. */
+/* Puts block (v, n, cap) on the name's list of earlier blocks. */
+static void dur_keep(struct name_row *nr, uint32_t *v, uint32_t n, uint32_t cap)
+{
+    if (nr->ndblk == nr->dblk_cap) {
+        nr->dblk_cap = nr->dblk_cap ? nr->dblk_cap * 2 : 8;
+        nr->dblk = xrealloc2(nr->dblk, nr->dblk_cap * sizeof *nr->dblk);
+    }
+    nr->dblk[nr->ndblk++] = (struct dur_blk){v, n, cap};
+}
+
+/* bytes (at most DUR_SLAB, a multiple of 8) from the current slab, or from a new one. */
+static void *slab_take(struct dur_slab *sl, size_t bytes)
+{
+    if (bytes > sl->left) {
+        if (sl->n == sl->cap) {
+            sl->cap = sl->cap ? sl->cap * 2 : 16;
+            sl->all = xrealloc2(sl->all, sl->cap * sizeof *sl->all);
+        }
+        sl->at = sl->all[sl->n++] = stint_hmem_xrealloc(NULL, 0, DUR_SLAB);
+        sl->left = DUR_SLAB;
+    }
+    void *p = sl->at;
+    sl->at += bytes;
+    sl->left -= bytes;
+    return p;
+}
+
+/* Moves from's slabs to to (whose rows now hold blocks cut from them). */
+static void slab_move(struct dur_slab *to, struct dur_slab *from)
+{
+    for (size_t k = 0; k < from->n; k++) {
+        if (to->n == to->cap) {
+            to->cap = to->cap ? to->cap * 2 : 16;
+            to->all = xrealloc2(to->all, to->cap * sizeof *to->all);
+        }
+        to->all[to->n++] = from->all[k];
+    }
+    free(from->all);
+    memset(from, 0, sizeof *from);
+}
+
+/* Frees every slab (once no row holds a block cut from one). */
+static void slab_free(struct dur_slab *sl)
+{
+    for (size_t k = 0; k < sl->n; k++)
+        stint_hmem_free(sl->all[k], DUR_SLAB);
+    free(sl->all);
+    memset(sl, 0, sizeof *sl);
+}
+
+/* The name's last block is full (or there is none): a new one, twice as
+ * large up to DUR_BLOCK values, takes its place (cut from sl while smaller). */
+static void dur_block(struct dur_slab *sl, struct name_row *nr)
+{
+    uint32_t cap = nr->dt_cap ? (nr->dt_cap < DUR_BLOCK ? nr->dt_cap * 2 : DUR_BLOCK) : DUR_FIRST;
+    if (nr->dt)
+        dur_keep(nr, nr->dt, nr->dt_n, nr->dt_cap);
+    nr->dt = cap < DUR_BLOCK ? slab_take(sl, cap * sizeof *nr->dt) : stint_hmem_xrealloc(NULL, 0, DUR_SLAB);
+    nr->dt_n = 0;
+    nr->dt_cap = cap;
+}
+
+/* Frees the name's narrow blocks but those cut from slabs (its list is then empty). */
+static void dur_blocks_free(struct name_row *nr)
+{
+    for (size_t k = 0; k < nr->ndblk; k++)
+        if (nr->dblk[k].cap == DUR_BLOCK)
+            stint_hmem_free(nr->dblk[k].v, DUR_SLAB);
+    if (nr->dt_cap == DUR_BLOCK)
+        stint_hmem_free(nr->dt, DUR_SLAB);
+    free(nr->dblk);
+    nr->dblk = NULL;
+    nr->ndblk = nr->dblk_cap = 0;
+    nr->dt = NULL;
+    nr->dt_n = nr->dt_cap = 0;
+}
+
+/* Makes room for cap wide durations (no less than now) in the name's array. */
 static void dur_reserve(struct name_row *nr, size_t cap)
 {
     if (cap <= nr->d_cap)
         return;
-    if (nr->d)
-        nr->d = stint_hmem_xrealloc(nr->d, nr->d_cap * sizeof *nr->d, cap * sizeof *nr->d);
-    else
-        nr->d32 = stint_hmem_xrealloc(nr->d32, nr->d_cap * sizeof *nr->d32, cap * sizeof *nr->d32);
+    nr->d = stint_hmem_xrealloc(nr->d, nr->d_cap * sizeof *nr->d, cap * sizeof *nr->d);
     nr->d_cap = cap;
 }
 
-/* Turns the name's narrow list into a wide one (once a duration needs it). */
-static void dur_widen(struct name_row *nr)
+/* Turns the name's narrow blocks into one wide array with room for extra
+ * more (once a duration needs 64 bits). */
+static void dur_widen(struct name_row *nr, size_t extra)
 {
-    nr->d = stint_hmem_xrealloc(NULL, 0, nr->d_cap * sizeof *nr->d);
-    for (size_t i = 0; i < nr->d_len; i++)
-        nr->d[i] = nr->d32[i];
-    stint_hmem_free(nr->d32, nr->d_cap * sizeof *nr->d32);
-    nr->d32 = NULL;
+    dur_reserve(nr, nr->d_len + extra);
+    size_t at = 0;
+    for (size_t k = 0; k < nr->ndblk; k++)
+        for (uint32_t i = 0; i < nr->dblk[k].n; i++)
+            nr->d[at++] = nr->dblk[k].v[i];
+    for (uint32_t i = 0; i < nr->dt_n; i++)
+        nr->d[at++] = nr->dt[i];
+    dur_blocks_free(nr);
 }
 
 /* Frees a name row's durations (after name_finish, or once appended elsewhere). */
 static void name_free(struct name_row *nr)
 {
+    dur_blocks_free(nr);
     stint_hmem_free(nr->d, nr->d_cap * sizeof *nr->d);
-    stint_hmem_free(nr->d32, nr->d_cap * sizeof *nr->d32);
     nr->d = NULL;
-    nr->d32 = NULL;
+    nr->d_len = nr->d_cap = 0;
 }
 
 /* Appends one duration to the name's list (narrow while every value fits). */
-static void dur_push(struct name_row *nr, int64_t dur)
+static void dur_push(struct dur_slab *sl, struct name_row *nr, int64_t dur)
 {
-    if (nr->d_len == nr->d_cap)
-        dur_reserve(nr, nr->d_cap ? nr->d_cap + nr->d_cap / 2 : 16);
-    if (!nr->d && (uint64_t)dur > UINT32_MAX)
-        dur_widen(nr);
-    if (nr->d)
-        nr->d[nr->d_len++] = dur;
-    else
-        nr->d32[nr->d_len++] = (uint32_t)dur;
+    if (!nr->d && (uint64_t)dur <= UINT32_MAX) {
+        if (nr->dt_n == nr->dt_cap)
+            dur_block(sl, nr);
+        nr->dt[nr->dt_n++] = (uint32_t)dur;
+    } else {
+        if (!nr->d)
+            dur_widen(nr, 16);
+        else if (nr->d_len == nr->d_cap)
+            dur_reserve(nr, nr->d_cap + nr->d_cap / 2);
+        nr->d[nr->d_len] = dur;
+    }
+    nr->d_len++;
 }
 
 /* With filters: indexes the model's instant tallies for instant_pass(). */
@@ -508,7 +622,7 @@ static void on_slice(void *ctx, const struct stint_model *m, const struct stint_
             nr->stamp = ev->lane;
         }
         stint_union_acc_add(&nr->acc, ts, end);
-        dur_push(nr, dur);
+        dur_push(&S->slab, nr, dur);
         struct cat_row *cr = &S->cats[nr->crow];
         cr->spans++;
         cr->sum_ns = stint_sum_add(cr->sum_ns, dur);
@@ -556,20 +670,38 @@ static void *summary_fork(void *ctx, const struct stint_model *m)
 }
 
 /* Appends from's durations to nr's (widening nr when either is wide) and
- * frees from's. */
+ * frees from's: narrow, from's blocks join nr's list as they are. */
 static void dur_append(struct name_row *nr, struct name_row *from)
 {
+    if (!nr->d && !from->d) {
+        for (size_t k = 0; k < from->ndblk; k++)
+            dur_keep(nr, from->dblk[k].v, from->dblk[k].n, from->dblk[k].cap);
+        if (from->dt)
+            dur_keep(nr, from->dt, from->dt_n, from->dt_cap);
+        nr->d_len += from->d_len;
+        free(from->dblk);
+        from->dblk = NULL;
+        from->ndblk = from->dblk_cap = 0;
+        from->dt = NULL;
+        from->dt_n = from->dt_cap = 0;
+        from->d_len = 0;
+        return;
+    }
+    if (!nr->d)
+        dur_widen(nr, from->d_len);
     dur_reserve(nr, nr->d_len + from->d_len);
-    if (from->d && !nr->d)
-        dur_widen(nr);
-    if (nr->d)
-        for (size_t i = 0; i < from->d_len; i++)
-            nr->d[nr->d_len + i] = from->d ? from->d[i] : (int64_t)from->d32[i];
-    else if (from->d_len)
-        memcpy(nr->d32 + nr->d_len, from->d32, from->d_len * sizeof *nr->d32);
+    int64_t *at = nr->d + nr->d_len;
+    if (from->d)
+        memcpy(at, from->d, from->d_len * sizeof *at);
+    else {
+        for (size_t k = 0; k < from->ndblk; k++)
+            for (uint32_t i = 0; i < from->dblk[k].n; i++)
+                *at++ = from->dblk[k].v[i];
+        for (uint32_t i = 0; i < from->dt_n; i++)
+            *at++ = from->dt[i];
+    }
     nr->d_len += from->d_len;
     name_free(from);
-    from->d_len = from->d_cap = 0;
 }
 
 static void summary_join(void *ctx, void *forked, const struct stint_model *m)
@@ -621,6 +753,7 @@ static void summary_join(void *ctx, void *forked, const struct stint_model *m)
             cat_seg_push(sc, base + tc->seg[k]);
         cat_free(tc);
     }
+    slab_move(&S->slab, &T->slab); /* (T's durations are S's now) */
     S->spans += T->spans;
     S->unfinished += T->unfinished;
     S->sum_ns = stint_sum_add(S->sum_ns, T->sum_ns);
@@ -636,7 +769,7 @@ static void summary_join(void *ctx, void *forked, const struct stint_model *m)
     free(T->icount);
     free(T->lanes);
     free(T->cats);
-    free(T->names);
+    stint_hmem_free(T->names, T->ncap * sizeof *T->names);
     free(T->frames);
     free(T->prow);
     free(T);
@@ -660,28 +793,37 @@ static void name_finish(struct name_row *nr)
         nr->p90 = (int64_t)v[r90];                                                                                     \
         nr->p99 = (int64_t)v[r99];                                                                                     \
     } while (0)
-        if (nr->d)
+        /* exact, from the durations: sum_ns may be capped (tsparse.h, stint_sum_add) */
+        stint_i128 sum = 0;
+        if (nr->d) {
             SELECT3(stint_select_i64, nr->d);
-        else {
+            for (size_t i = 0; i < n; i++)
+                sum += nr->d[i];
+        } else {
+            size_t nruns = 0;
+            struct stint_u32_run *runs = xrealloc2(NULL, (nr->ndblk + 1) * sizeof *runs);
+            for (size_t k = 0; k < nr->ndblk; k++)
+                runs[nruns++] = (struct stint_u32_run){nr->dblk[k].v, nr->dblk[k].n};
+            if (nr->dt_n)
+                runs[nruns++] = (struct stint_u32_run){nr->dt, nr->dt_n};
             size_t ranks[3] = {r50, r90, r99};
             uint32_t q[3];
-            if (stint_select_ranks_u32(nr->d32, n, ranks, 3, q) != 0) {
+            if (stint_select_ranks_u32_runs(runs, nruns, ranks, 3, q) != 0) {
                 fprintf(stderr, "stint: out of memory\n");
                 exit(3);
             }
             nr->p50 = q[0];
             nr->p90 = q[1];
             nr->p99 = q[2];
+            for (size_t k = 0; k < nruns; k++) {
+                uint64_t part = 0; /* (a run holds at most 2^32 values of 32 bits: no overflow) */
+                for (size_t i = 0; i < runs[k].n; i++)
+                    part += runs[k].v[i];
+                sum += part;
+            }
+            free(runs);
         }
 #undef SELECT3
-        /* exact, from the durations: sum_ns may be capped (tsparse.h, stint_sum_add) */
-        stint_i128 sum = 0;
-        if (nr->d)
-            for (size_t i = 0; i < n; i++)
-                sum += nr->d[i];
-        else
-            for (size_t i = 0; i < n; i++)
-                sum += nr->d32[i];
         nr->mean_ns = (int64_t)((sum + (stint_i128)(n / 2)) / (stint_i128)n); /* rounded half up */
     }
 }
@@ -767,6 +909,7 @@ static void tail_finish(struct summary *S)
         cat_free(&S->cats[k]);
     for (size_t k = 0; k < S->nnames; k++)
         name_free(&S->names[k]);
+    slab_free(&S->slab);
 }
 
 /* After the model streamed its spans: async rows, category unions across
@@ -1222,7 +1365,7 @@ int stint_cmd_summary(int argc, char **argv)
     free(lane_order);
     free(S.lanes);
     free(S.cats);
-    free(S.names);
+    stint_hmem_free(S.names, S.ncap * sizeof *S.names);
     free(S.asyncs);
     free(S.prow);
     free(S.icount);

@@ -246,6 +246,44 @@ int stint_hmem_prefault(size_t want)
     return 1;
 }
 
+/* Unmaps own mapping [p, p + size) (2 MiB-aligned pieces), keeping each
+ * piece that is wholly resident for reuse while the reserve has room: zeroed
+ * (the reserve's regions read as zeros) and added to it. Zeroing 2 MiB that
+ * is resident takes ~0.1 ms; faulting in a region afresh after the host took
+ * it back, some 3 ms. With huge pages off (or no mremap) everything is
+ * unmapped. */
+static void own_unmap(char *p, size_t size)
+{
+    size_t off = 0;
+    if (!HMEM_NO_MREMAP && __atomic_load_n(&huge, __ATOMIC_RELAXED)) {
+        unsigned char vec[HUGE / 4096];
+        for (; off < size; off += HUGE) {
+            pthread_mutex_lock(&lock);
+            int room = nreserve < RESERVE_MAX;
+            pthread_mutex_unlock(&lock);
+            if (!room || mincore(p + off, HUGE, vec) != 0)
+                break;
+            size_t in = 0;
+            while (in < sizeof vec && (vec[in] & 1))
+                in++;
+            if (in < sizeof vec) { /* not all resident: zeroing it would fault the rest in */
+                munmap(p + off, HUGE);
+                continue;
+            }
+            memset(p + off, 0, HUGE);
+            pthread_mutex_lock(&lock);
+            int kept = nreserve < RESERVE_MAX;
+            if (kept)
+                reserve[nreserve++] = p + off;
+            pthread_mutex_unlock(&lock);
+            if (!kept)
+                munmap(p + off, HUGE);
+        }
+    }
+    if (off < size)
+        munmap(p + off, size - off);
+}
+
 void stint_hmem_prefault_drop(void)
 {
     pthread_mutex_lock(&lock);
@@ -472,7 +510,7 @@ void stint_hmem_free(void *p, size_t bytes)
         break;
     default:
         own_add(-(ptrdiff_t)own_size(bytes));
-        munmap(p, own_size(bytes));
+        own_unmap(p, own_size(bytes));
     }
 }
 
@@ -491,7 +529,7 @@ void *stint_hmem_realloc(void *p, size_t old_bytes, size_t new_bytes)
             return p;
         if (ns < os) {
             own_add(-(ptrdiff_t)(os - ns));
-            munmap((char *)p + ns, os - ns);
+            own_unmap((char *)p + ns, os - ns);
             return p;
         }
         if (!HMEM_NO_MREMAP) {

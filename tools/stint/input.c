@@ -820,7 +820,8 @@ static void pipe_stop(struct stint_input *in)
     pthread_cond_broadcast(&g->cv);
     pthread_mutex_unlock(&g->mu);
     pthread_join(g->thread, NULL);
-    stint_hmem_prefault_drop(); /* what the reader did not take: nobody fills it any more */
+    /* (what the reserve holds stays there: the steps after the read take it,
+     * and the ring's own pages join it as pipe_free frees them) */
     pthread_mutex_destroy(&g->mu);
     pthread_cond_destroy(&g->cv);
     pipe_free(g);

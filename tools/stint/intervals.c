@@ -182,24 +182,38 @@ static inline uint32_t rank_key(uint32_t v)
 /* Below this many values the chained quickselects win (no histogram to clear). */
 #define RANK_HIST_MIN 512
 
-int stint_select_ranks_u32(uint32_t *v, size_t n, const size_t *ranks, size_t nr, uint32_t *out)
+int stint_select_ranks_u32_runs(const struct stint_u32_run *runs, size_t nruns, const size_t *ranks, size_t nr,
+                                uint32_t *out)
 {
     if (!nr)
         return 0;
+    size_t n = 0;
+    for (size_t k = 0; k < nruns; k++)
+        n += runs[k].n;
     if (n < RANK_HIST_MIN || nr > 8) {
-        /* from the highest rank down: each selection leaves the lower ranks in front */
+        /* from the highest rank down: each selection leaves the lower ranks in
+         * front; in place in a single run, else in a copy of all the values */
+        uint32_t *v = nruns == 1 ? runs[0].v : malloc((n ? n : 1) * sizeof *v);
+        if (!v)
+            return -1;
+        if (nruns != 1)
+            for (size_t k = 0, at = 0; k < nruns; at += runs[k++].n)
+                memcpy(v + at, runs[k].v, runs[k].n * sizeof *v);
         size_t upto = n;
         for (size_t i = nr; i-- > 0;) {
             stint_select_u32(v, upto, ranks[i]);
             out[i] = v[ranks[i]];
             upto = ranks[i] + 1;
         }
+        if (nruns != 1)
+            free(v);
         return 0;
     }
     uint32_t hist[RANK_KEYS];
     memset(hist, 0, sizeof hist);
-    for (size_t i = 0; i < n; i++)
-        hist[rank_key(v[i])]++;
+    for (size_t k = 0; k < nruns; k++)
+        for (size_t i = 0; i < runs[k].n; i++)
+            hist[rank_key(runs[k].v[i])]++;
     /* each rank's bucket and its rank inside the bucket; buckets come out ascending */
     uint32_t within[8], ub[8], ucount[8], slot[8];
     size_t nu = 0, below = 0, key = 0;
@@ -228,11 +242,13 @@ int stint_select_ranks_u32(uint32_t *v, size_t n, const size_t *ranks, size_t nr
         which[ub[u]] = (uint8_t)u;
     size_t fill[8];
     memcpy(fill, off, sizeof fill);
-    for (size_t i = 0; i < n; i++) {
-        uint8_t w = which[rank_key(v[i])];
-        if (w != 0xff)
-            g[fill[w]++] = v[i];
-    }
+    for (size_t k = 0; k < nruns; k++)
+        for (size_t i = 0; i < runs[k].n; i++) {
+            uint32_t x = runs[k].v[i];
+            uint8_t w = which[rank_key(x)];
+            if (w != 0xff)
+                g[fill[w]++] = x;
+        }
     for (size_t i = nr; i-- > 0;) {
         uint32_t *b = g + off[slot[i]];
         size_t bn = ucount[slot[i]];
@@ -245,6 +261,12 @@ int stint_select_ranks_u32(uint32_t *v, size_t n, const size_t *ranks, size_t nr
     }
     free(g);
     return 0;
+}
+
+int stint_select_ranks_u32(uint32_t *v, size_t n, const size_t *ranks, size_t nr, uint32_t *out)
+{
+    struct stint_u32_run one = {v, n};
+    return stint_select_ranks_u32_runs(&one, 1, ranks, nr, out);
 }
 
 

@@ -39,6 +39,20 @@ void stint_select_u32(uint32_t *v, size_t n, size_t k);
  * memory for the gathered values (at most n words). */
 int stint_select_ranks_u32(uint32_t *v, size_t n, const size_t *ranks, size_t nr, uint32_t *out);
 
+/* Values kept as runs (blocks of a list). */
+struct stint_u32_run {
+    uint32_t *v;
+    size_t n;
+};
+
+/* stint_select_ranks_u32 over the values of runs[0..nruns) taken together
+ * (the ranks index them as one array, each rank below their total). A
+ * single run may be reordered; several are left as they are, and chained
+ * quickselects then work on a copy of their values (one more allocation,
+ * -1 when it fails). */
+int stint_select_ranks_u32_runs(const struct stint_u32_run *runs, size_t nruns, const size_t *ranks, size_t nr,
+                                uint32_t *out);
+
 /* Fills order[0..n) with 0..n-1 sorted by w[] descending, ties by index
  * ascending (the order to hand out work items biggest first). 0, or -1 when
  * out of memory for its scratch (16 bytes per item). */
