@@ -332,23 +332,55 @@ int main(void)
         }
         memcpy(copy, runs, n * sizeof *runs);
         int64_t want = stint_intervals_union(copy, n);
-        CHECK_EQ_I64(stint_intervals_union_runs((const struct stint_interval *const[]){runs}, 63, n, starts, nr), want);
-        /* the same intervals cut into blocks of 2^shift, as summary keeps its category runs */
+        /* packed (intervals.h): some far apart or long, so that they take three slots */
+        static uint64_t slots[4000 * 3];
+        size_t pstarts[40], ns = 0, three = 0, nonempty = 0;
+        for (size_t r = 0; r < nr; r++) {
+            pstarts[r] = ns;
+            size_t end = r + 1 < nr ? starts[r + 1] : n;
+            nonempty += end > starts[r];
+            for (size_t i = starts[r]; i < end; i++) {
+                unsigned k = stint_pack_interval(slots + ns, i == starts[r], i > starts[r] ? runs[i - 1].start : 0,
+                                                 runs[i].start, runs[i].end);
+                three += k == 3;
+                ns += k;
+            }
+        }
+        CHECK(three >= nonempty); /* (each run's first) */
+        CHECK_EQ_I64(stint_intervals_union_packed((const uint64_t *const[]){slots}, 63, ns, pstarts, nr), want);
+        /* the same slots cut into blocks of 2^shift, as summary keeps its category runs */
         for (unsigned shift = 0; shift <= 6; shift += 3) {
-            /* each block followed by two intervals that would change the union if read */
-            static struct stint_interval pool[4000 * 3];
-            const struct stint_interval *blocks[4000];
-            size_t bsz = (size_t)1 << shift, nb = (n + bsz - 1) / bsz;
+            /* each block followed by two slots that would change the union if read */
+            static uint64_t pool[4000 * 3 * 3];
+            const uint64_t *blocks[4000 * 3];
+            size_t bsz = (size_t)1 << shift, nb = (ns + bsz - 1) / bsz;
             for (size_t b = 0; b < nb; b++) {
-                struct stint_interval *at = pool + b * (bsz + 2);
-                size_t m = n - b * bsz < bsz ? n - b * bsz : bsz;
-                memcpy(at, runs + b * bsz, m * sizeof *runs);
+                uint64_t *at = pool + b * (bsz + 2);
+                size_t m = ns - b * bsz < bsz ? ns - b * bsz : bsz;
+                memcpy(at, slots + b * bsz, m * sizeof *slots);
                 for (size_t g = m; g < bsz + 2; g++)
-                    at[g] = (struct stint_interval){-1000000, 1000000};
+                    at[g] = (uint64_t)1 << 40 | 1000000; /* (a delta of 256 and a long length) */
                 blocks[b] = at;
             }
-            CHECK_EQ_I64(stint_intervals_union_runs(blocks, shift, n, starts, nr), want);
+            CHECK_EQ_I64(stint_intervals_union_packed(blocks, shift, ns, pstarts, nr), want);
         }
+    }
+    /* far apart and long: a start delta or a length past 32 bits takes three slots */
+    {
+        const int64_t G = (int64_t)1 << 33;
+        struct stint_interval iv[] = {{5, 10}, {G, G + 3}, {G + 2, 3 * G}, {G + 9, G + 12}, {4 * G, 4 * G + 7}};
+        uint64_t sl[15];
+        size_t ns = 0, st[1] = {0};
+        unsigned used[5];
+        for (size_t i = 0; i < 5; i++)
+            ns += used[i] = stint_pack_interval(sl + ns, i == 0, i ? iv[i - 1].start : 0, iv[i].start, iv[i].end);
+        CHECK_EQ_I64(used[0], 3); /* the first */
+        CHECK_EQ_I64(used[1], 3); /* 2^33 after the previous start */
+        CHECK_EQ_I64(used[2], 3); /* 2^34 - 2 long */
+        CHECK_EQ_I64(used[3], 1);
+        CHECK_EQ_I64(used[4], 3);
+        CHECK_EQ_I64(stint_intervals_union_packed((const uint64_t *const[]){sl}, 63, ns, st, 1),
+                     5 + (3 * G - G) + 7);
     }
 
     const char *dir = check_corpus_dir();

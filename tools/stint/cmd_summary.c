@@ -42,7 +42,7 @@ struct lane_row {
     struct stint_union_acc busy;
 };
 
-#define RUN_SHIFT 12
+#define RUN_SHIFT 13
 #define RUN_BLOCK ((size_t)1 << RUN_SHIFT)
 #define RUN_MASK (RUN_BLOCK - 1)
 
@@ -53,13 +53,16 @@ struct cat_row {
     int64_t sum_ns, busy_ns;
     int64_t run_start, run_end; /* the current track's merged run */
     int run_open;
-    /* finished runs of every track, unioned at the end: run i is
+    int run_cont;               /* a run of the current track is kept already, starting at run_prev */
+    int64_t run_prev;
+    /* finished runs of every track, unioned at the end, packed in 8-byte
+     * slots (intervals.h: most runs take one): slot i is
      * ivb[i >> RUN_SHIFT][i & RUN_MASK]; block 0 doubles up to RUN_BLOCK
-     * runs, the others are RUN_BLOCK runs (64 KiB) each, so large
+     * slots, the others are RUN_BLOCK slots (64 KiB) each, so large
      * categories take the same blocks as the span records they outlive */
-    struct stint_interval **ivb;
+    uint64_t **ivb;
     size_t niv, iv0cap, nivb;
-    size_t *seg, nseg, segcap;  /* where each track's runs start in iv (each track's are sorted) */
+    size_t *seg, nseg, segcap;  /* where each track's slots end in ivb (each track's runs are sorted) */
 };
 
 /* A block of a name's durations. Blocks double from DUR_FIRST values to
@@ -197,10 +200,8 @@ static size_t rank_of(size_t n, uint64_t num, uint64_t den)
 /* The category's intervals of the current track are folded into one run as
  * they come (start order); a run ends when a later span starts after it and
  * is kept for the union across lanes at the end. */
-static void cat_run_flush(struct cat_row *c)
+static void cat_slot_push(struct cat_row *c, uint64_t v)
 {
-    if (!c->run_open)
-        return;
     size_t b = c->niv >> RUN_SHIFT, at = c->niv & RUN_MASK;
     if (b == 0 && at == c->iv0cap) { /* block 0 grows */
         size_t old = c->iv0cap;
@@ -216,8 +217,20 @@ static void cat_run_flush(struct cat_row *c)
         c->ivb[b] = stint_hmem_xrealloc(NULL, 0, RUN_BLOCK * sizeof **c->ivb);
         c->nivb = b + 1;
     }
-    c->ivb[b][at] = (struct stint_interval){c->run_start, c->run_end};
+    c->ivb[b][at] = v;
     c->niv++;
+}
+
+static void cat_run_flush(struct cat_row *c)
+{
+    if (!c->run_open)
+        return;
+    uint64_t slot[3];
+    unsigned k = stint_pack_interval(slot, !c->run_cont, c->run_prev, c->run_start, c->run_end);
+    for (unsigned i = 0; i < k; i++)
+        cat_slot_push(c, slot[i]);
+    c->run_cont = 1;
+    c->run_prev = c->run_start;
     c->run_open = 0;
 }
 
@@ -335,6 +348,7 @@ static void track_end(struct summary *S)
         size_t mark = cr->nseg ? cr->seg[cr->nseg - 1] : 0;
         if (cr->niv > mark)
             cat_seg_push(cr, cr->niv); /* where this track's runs end */
+        cr->run_cont = 0;              /* (the next track's first run takes three slots) */
     }
 }
 
@@ -742,13 +756,8 @@ static void summary_join(void *ctx, void *forked, const struct stint_model *m)
         sc->sum_ns = stint_sum_add(sc->sum_ns, tc->sum_ns);
         /* T's runs after S's, each of T's tracks still a sorted segment */
         size_t base = sc->niv;
-        for (size_t i = 0; i < tc->niv; i++) {
-            const struct stint_interval *iv = &tc->ivb[i >> RUN_SHIFT][i & RUN_MASK];
-            sc->run_start = iv->start;
-            sc->run_end = iv->end;
-            sc->run_open = 1;
-            cat_run_flush(sc);
-        }
+        for (size_t i = 0; i < tc->niv; i++) /* (each track's slots begin with a three-slot run) */
+            cat_slot_push(sc, tc->ivb[i >> RUN_SHIFT][i & RUN_MASK]);
         for (size_t k = 0; k < tc->nseg; k++)
             cat_seg_push(sc, base + tc->seg[k]);
         cat_free(tc);
@@ -837,7 +846,7 @@ static void cat_finish(struct cat_row *cr)
     for (size_t k = nruns; k-- > 0;)
         cr->seg[k] = k ? cr->seg[k - 1] : 0;
     cr->busy_ns =
-        stint_intervals_union_runs((const struct stint_interval *const *)cr->ivb, RUN_SHIFT, cr->niv, cr->seg, nruns);
+        stint_intervals_union_packed((const uint64_t *const *)cr->ivb, RUN_SHIFT, cr->niv, cr->seg, nruns);
     if (cr->busy_ns < 0) {
         fprintf(stderr, "stint: out of memory\n");
         exit(3);

@@ -367,11 +367,35 @@ size_t stint_intervals_overlap_count(const int64_t *ts, const int64_t *dur, size
     return k;
 }
 
-int64_t stint_intervals_union_runs(const struct stint_interval *const *blocks, unsigned shift, size_t n,
-                                   const size_t *starts, size_t nruns)
+/* A run's cursor in stint_intervals_union_packed: its next slot and the
+ * start of the interval before it. */
+struct pk_cur {
+    size_t at, end;
+    int64_t prev;
+};
+
+/* Decodes the interval at c (c->at < c->end) into *s, *e and moves c past it. */
+static inline void pk_next(const uint64_t *const *blocks, unsigned shift, struct pk_cur *c, int64_t *s, int64_t *e)
 {
     const size_t mask = ((size_t)1 << shift) - 1;
-#define IV(i) (blocks[(i) >> shift][(i) & mask])
+#define SLOT(i) (blocks[(i) >> shift][(i) & mask])
+    uint64_t v = SLOT(c->at);
+    if ((v >> 32) == STINT_PACK_ESC) {
+        *s = (int64_t)SLOT(c->at + 1);
+        *e = (int64_t)SLOT(c->at + 2);
+        c->at += 3;
+    } else {
+        *s = (int64_t)((uint64_t)c->prev + (v >> 32));
+        *e = (int64_t)((uint64_t)*s + (v & UINT32_MAX));
+        c->at++;
+    }
+#undef SLOT
+    c->prev = *s;
+}
+
+int64_t stint_intervals_union_packed(const uint64_t *const *blocks, unsigned shift, size_t n, const size_t *starts,
+                                     size_t nruns)
+{
     if (!nruns)
         return 0;
     /* a binary min-heap of the runs' next intervals, keyed by start; each
@@ -380,19 +404,19 @@ int64_t stint_intervals_union_runs(const struct stint_interval *const *blocks, u
         int64_t start, end;
         size_t run;
     };
-    size_t *cur = malloc(nruns * sizeof *cur), *end = malloc(nruns * sizeof *end);
+    struct pk_cur *cur = malloc(nruns * sizeof *cur);
     struct node *heap = malloc(nruns * sizeof *heap);
-    if (!cur || !end || !heap) {
-        free(cur), free(end), free(heap);
+    if (!cur || !heap) {
+        free(cur), free(heap);
         return -1;
     }
     size_t hn = 0;
     for (size_t r = 0; r < nruns; r++) {
-        cur[r] = starts[r];
-        end[r] = r + 1 < nruns ? starts[r + 1] : n;
-        if (cur[r] >= end[r])
+        cur[r] = (struct pk_cur){starts[r], r + 1 < nruns ? starts[r + 1] : n, 0};
+        if (cur[r].at >= cur[r].end)
             continue;
-        struct node x = {IV(cur[r]).start, IV(cur[r]).end, r};
+        struct node x = {0, 0, r};
+        pk_next(blocks, shift, &cur[r], &x.start, &x.end);
         size_t c = hn++;
         while (c && heap[(c - 1) / 2].start > x.start) { /* sift up */
             heap[c] = heap[(c - 1) / 2];
@@ -412,31 +436,33 @@ int64_t stint_intervals_union_runs(const struct stint_interval *const *blocks, u
         int64_t lim = INT64_MAX;
         if (hn > 1)
             lim = hn > 2 && heap[2].start < heap[1].start ? heap[2].start : heap[1].start;
-        size_t i = cur[x.run] + 1, e = end[x.run];
-        for (; i < e && IV(i).start <= lim; i++)
-            stint_union_acc_add(&acc, IV(i).start, IV(i).end);
-        cur[x.run] = i;
-        if (i < e) { /* the run's next interval replaces the top */
-            x.start = IV(i).start;
-            x.end = IV(i).end;
-        } else
+        struct pk_cur *c = &cur[x.run];
+        int more = 0;
+        while (c->at < c->end) {
+            pk_next(blocks, shift, c, &x.start, &x.end);
+            if (x.start > lim) {
+                more = 1; /* the run's next interval replaces the top */
+                break;
+            }
+            stint_union_acc_add(&acc, x.start, x.end);
+        }
+        if (!more)
             x = heap[--hn];
-        size_t c = 0;
+        size_t k = 0;
         for (;;) { /* sift x down from the top */
-            size_t l = 2 * c + 1, b = l;
+            size_t l = 2 * k + 1, b = l;
             if (l >= hn)
                 break;
             if (l + 1 < hn && heap[l + 1].start < heap[l].start)
                 b = l + 1;
             if (heap[b].start >= x.start)
                 break;
-            heap[c] = heap[b];
-            c = b;
+            heap[k] = heap[b];
+            k = b;
         }
         if (hn)
-            heap[c] = x;
+            heap[k] = x;
     }
-#undef IV
-    free(cur), free(end), free(heap);
+    free(cur), free(heap);
     return stint_union_acc_total(&acc);
 }

@@ -70,13 +70,34 @@ int64_t stint_intervals_union(struct stint_interval *iv, size_t n);
 /* Length of the union of a sequence already sorted by start (no changes). */
 int64_t stint_intervals_union_sorted(const struct stint_interval *iv, size_t n);
 
-/* Length of the union of n intervals given as nruns runs, each sorted by
- * start: run r is intervals starts[r] .. starts[r+1] (the last one ends at
- * n). Interval i is blocks[i >> shift][i & (2^shift - 1)] (one contiguous
- * array: blocks = &iv, shift = 63). A k-way merge, O(n log nruns), nothing
- * changed; -1 when out of memory for the 5 x nruns words it needs. */
-int64_t stint_intervals_union_runs(const struct stint_interval *const *blocks, unsigned shift, size_t n,
-                                   const size_t *starts, size_t nruns);
+/* Intervals sorted by start, packed in 8-byte slots: an interval whose
+ * start lies less than STINT_PACK_ESC ns after the previous one's start and
+ * whose length fits in 32 bits takes one slot, (start delta << 32 | length);
+ * any other (and the first of a run) takes three: STINT_PACK_ESC << 32, then
+ * its start and its end as they are. Appends interval [start, end) (end >=
+ * start >= prev_start when first is 0) to out[] and returns the slots used. */
+#define STINT_PACK_ESC UINT32_MAX
+static inline unsigned stint_pack_interval(uint64_t out[3], int first, int64_t prev_start, int64_t start, int64_t end)
+{
+    if (!first && start >= prev_start && end >= start && (uint64_t)start - (uint64_t)prev_start < STINT_PACK_ESC &&
+        (uint64_t)end - (uint64_t)start <= UINT32_MAX) {
+        out[0] = ((uint64_t)start - (uint64_t)prev_start) << 32 | ((uint64_t)end - (uint64_t)start);
+        return 1;
+    }
+    out[0] = (uint64_t)STINT_PACK_ESC << 32;
+    out[1] = (uint64_t)start;
+    out[2] = (uint64_t)end;
+    return 3;
+}
+
+/* Length of the union of the intervals packed (above) in slots 0..n, as
+ * nruns runs: run r is slots starts[r] .. starts[r+1] (the last one ends at
+ * n), each sorted by start and beginning with a three-slot interval. Slot i
+ * is blocks[i >> shift][i & (2^shift - 1)] (one contiguous array: blocks =
+ * &slots, shift = 63). A k-way merge, O(n log nruns), nothing changed; -1
+ * when out of memory for the 6 x nruns words it needs. */
+int64_t stint_intervals_union_packed(const uint64_t *const *blocks, unsigned shift, size_t n, const size_t *starts,
+                                     size_t nruns);
 
 /* Streaming union over intervals given in nondecreasing start order. */
 struct stint_union_acc {
