@@ -11,6 +11,9 @@
 
 #include <stdio.h>
 #include <string.h>
+#if defined(__GLIBC__)
+#include <malloc.h>
+#endif
 
 typedef int (*cmd_fn)(int argc, char **argv);
 
@@ -46,6 +49,14 @@ static void usage(FILE *out)
 
 int main(int argc, char **argv)
 {
+#if defined(__GLIBC__) && defined(M_ARENA_MAX)
+    /* One malloc arena for every thread: the large arrays come from hmem.h,
+     * and the CLI's helper threads (inflating, walking, the tail) malloc
+     * little; an arena of their own is a fresh 64 MiB reservation each,
+     * whose pages are first touched at ~10 us apiece. Measured, 1 GB plain
+     * file started cold: 632 -> 612 ms; 100 MB .gz warm: 91.2 -> 87.2. */
+    mallopt(M_ARENA_MAX, 1);
+#endif
     if (argc < 2) {
         usage(stderr);
         return STINT_EXIT_USAGE;
