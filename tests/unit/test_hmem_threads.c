@@ -47,6 +47,15 @@ static void fill(struct blk *b)
         b->p[i] = (unsigned char)(b->tag + i * 7);
 }
 
+/* Whether bytes [from, upto) of p read as zeros (one byte in 4093 looked at). */
+static int zeros_in(const unsigned char *p, size_t from, size_t upto)
+{
+    int z = 1;
+    for (size_t i = from; i < upto; i += 4093)
+        z &= p[i] == 0;
+    return z;
+}
+
 static int intact(const struct blk *b, size_t upto)
 {
     for (size_t i = 0; i < upto; i += (i < 64 || i + 64 >= b->n) ? 1 : 4096)
@@ -243,10 +252,7 @@ int main(void)
     REQUIRE(part.p != NULL);
     stint_hmem_stats(&st);
     CHECK_EQ_I64((int64_t)st.reserve, 0);
-    int zeros0 = 1;
-    for (size_t i = 0; i < part.n; i += 4093)
-        zeros0 &= part.p[i] == 0;
-    CHECK(zeros0);
+    CHECK(zeros_in(part.p, 0, part.n));
     fill(&part);
     CHECK(intact(&part, part.n));
     stint_hmem_free(part.p, part.n);
@@ -266,10 +272,7 @@ int main(void)
     stint_hmem_stats(&st);
     /* TSan builds grow own mappings by copying (no mremap): they take none */
     CHECK_EQ_I64((int64_t)st.reserve, CHECK_TSAN ? 3 : 0);
-    int zeros = 1;
-    for (size_t i = 0; i < pf.n; i += 4093)
-        zeros &= pf.p[i] == 0;
-    CHECK(zeros);
+    CHECK(zeros_in(pf.p, 0, pf.n));
     fill(&pf);
     while (stint_hmem_prefault(4u << 20))
         ;
@@ -278,10 +281,7 @@ int main(void)
     REQUIRE(pf.p != NULL);
     CHECK(intact(&pf, pf.n - 64)); /* (fill wrote the last 64 bytes of the old size) */
     CHECK_EQ_I64((int64_t)((uintptr_t)pf.p & ((2u << 20) - 1)), 0);
-    zeros = 1;
-    for (size_t i = pf.n; i < (13u << 20); i += 4093) /* the new part, some of it from the reserve */
-        zeros &= pf.p[i] == 0;
-    CHECK(zeros);
+    CHECK(zeros_in(pf.p, pf.n, 13u << 20)); /* the new part, some of it from the reserve */
     stint_hmem_stats(&st);
     CHECK_EQ_I64((int64_t)st.reserve, CHECK_TSAN ? 3 : 0);
     pf.p = stint_hmem_realloc(pf.p, 13u << 20, 3u << 20); /* shrunk */
@@ -300,10 +300,7 @@ int main(void)
     stint_hmem_stats(&st);
     CHECK_EQ_I64((int64_t)st.reserve, CHECK_TSAN ? 1 : 0);
     CHECK_EQ_I64((int64_t)st.chunks, (int64_t)chunks0);
-    zeros = 1;
-    for (size_t i = 0; i < sb.n; i += 4093)
-        zeros &= sb.p[i] == 0;
-    CHECK(zeros);
+    CHECK(zeros_in(sb.p, 0, sb.n));
     fill(&sb);
     CHECK(intact(&sb, sb.n));
     stint_hmem_free(sb.p, sb.n);
