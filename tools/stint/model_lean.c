@@ -134,7 +134,6 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem)
 }
 
 static inline int64_t rec_dur(const struct lean_rec *r) { return (int64_t)(r->dp >> PAIR_BITS); }
-static inline uint32_t rec_pair(const struct lean_rec *r) { return (uint32_t)(r->dp & PAIR_MASK); }
 
 /* The pair index of (cat, name), made on first use; UINT32_MAX when the
  * table is full (the span then stays an ordinary slice). */
