@@ -17,7 +17,9 @@
  *     become the category runs and durations of the tally);
  *   - over 1 MiB: a mapping of its own, rounded up to 2 MiB and aligned to
  *     2 MiB, grown by mremap to another aligned address (the page tables
- *     move; nothing is copied or touched again) and unmapped when freed.
+ *     move; nothing is copied or touched again) and unmapped when freed,
+ *     but for its wholly resident 2 MiB pieces, which go to the prefault
+ *     reserve (below), zeroed, while it has room.
  *
  * Resident memory: the blocks in use, plus free blocks kept warm for reuse
  * up to 32 MiB; past that, a freed block of 64 KiB or more gives its pages
