@@ -197,9 +197,7 @@ static size_t rank_of(size_t n, uint64_t num, uint64_t den)
     return r ? r - 1 : 0;
 }
 
-/* The category's intervals of the current track are folded into one run as
- * they come (start order); a run ends when a later span starts after it and
- * is kept for the union across lanes at the end. */
+/* Appends slot v to the category's runs. */
 static void cat_slot_push(struct cat_row *c, uint64_t v)
 {
     size_t b = c->niv >> RUN_SHIFT, at = c->niv & RUN_MASK;
@@ -221,6 +219,9 @@ static void cat_slot_push(struct cat_row *c, uint64_t v)
     c->niv++;
 }
 
+/* The category's intervals of the current track are folded into one run as
+ * they come (start order); a run ends when a later span starts after it and
+ * is kept, packed, for the union across lanes at the end. */
 static void cat_run_flush(struct cat_row *c)
 {
     if (!c->run_open)
