@@ -233,16 +233,18 @@ static int cmp_u32(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-/* stint_select_ranks_u32 against a full sort: below and above the size
+/* stint_select_ranks_u32_runs against a full sort: below and above the size
  * where the histogram takes over (512), values spread over many octaves, a
  * few distinct values, all below 64 (one key each), at the top of the range
  * and in one octave (ranks that share a bucket), with the summary's three
  * ranks, with several in one bucket, and with more than eight (chained
- * quickselects). The values must come out the same, only reordered. */
+ * quickselects). One run: the values must come out the same, only
+ * reordered; the same values cut into three runs (one of them empty): the
+ * same answers, the runs left as they were. */
 static void check_select_ranks(void)
 {
     enum { M = 40000 };
-    static uint32_t v[M], ref[M], keep[M];
+    static uint32_t v[M], ref[M], keep[M], snap[M];
     uint64_t x = 4242;
     size_t sizes[] = {1, 2, 7, 511, 512, 513, 1000, 4099, M};
     for (int shape = 0; shape < 6; shape++)
@@ -270,10 +272,18 @@ static void check_select_ranks(void)
             for (int t = 0; t < 3; t++) {
                 uint32_t out[10];
                 memcpy(keep, v, n * sizeof *v);
-                CHECK(stint_select_ranks_u32(keep, n, sets[t], nsets[t], out) == 0);
+                struct stint_u32_run one = {keep, n};
+                CHECK(stint_select_ranks_u32_runs(&one, 1, sets[t], nsets[t], out) == 0);
                 int ok = 1;
                 for (size_t k = 0; k < nsets[t]; k++)
                     ok = ok && out[k] == ref[sets[t][k]];
+                uint32_t out3[10];
+                memcpy(snap, v, n * sizeof *v);
+                struct stint_u32_run three[3] = {{v, n / 3}, {v + n / 3, 0}, {v + n / 3, n - n / 3}};
+                CHECK(stint_select_ranks_u32_runs(three, 3, sets[t], nsets[t], out3) == 0);
+                for (size_t k = 0; k < nsets[t]; k++)
+                    ok = ok && out3[k] == ref[sets[t][k]];
+                ok = ok && memcmp(v, snap, n * sizeof *v) == 0; /* (several runs: left as they were) */
                 qsort(keep, n, sizeof *keep, cmp_u32);
                 ok = ok && memcmp(keep, ref, n * sizeof *ref) == 0;
                 if (!ok)

@@ -433,15 +433,22 @@ static void dur_keep(struct name_row *nr, uint32_t *v, uint32_t n, uint32_t cap)
     nr->dblk[nr->ndblk++] = (struct dur_blk){v, n, cap};
 }
 
+/* Adds slab p to sl's list. */
+static void slab_add(struct dur_slab *sl, char *p)
+{
+    if (sl->n == sl->cap) {
+        sl->cap = sl->cap ? sl->cap * 2 : 16;
+        sl->all = xrealloc2(sl->all, sl->cap * sizeof *sl->all);
+    }
+    sl->all[sl->n++] = p;
+}
+
 /* bytes (at most DUR_SLAB, a multiple of 8) from the current slab, or from a new one. */
 static void *slab_take(struct dur_slab *sl, size_t bytes)
 {
     if (bytes > sl->left) {
-        if (sl->n == sl->cap) {
-            sl->cap = sl->cap ? sl->cap * 2 : 16;
-            sl->all = xrealloc2(sl->all, sl->cap * sizeof *sl->all);
-        }
-        sl->at = sl->all[sl->n++] = stint_hmem_xrealloc(NULL, 0, DUR_SLAB);
+        sl->at = stint_hmem_xrealloc(NULL, 0, DUR_SLAB);
+        slab_add(sl, sl->at);
         sl->left = DUR_SLAB;
     }
     void *p = sl->at;
@@ -453,13 +460,8 @@ static void *slab_take(struct dur_slab *sl, size_t bytes)
 /* Moves from's slabs to to (whose rows now hold blocks cut from them). */
 static void slab_move(struct dur_slab *to, struct dur_slab *from)
 {
-    for (size_t k = 0; k < from->n; k++) {
-        if (to->n == to->cap) {
-            to->cap = to->cap ? to->cap * 2 : 16;
-            to->all = xrealloc2(to->all, to->cap * sizeof *to->all);
-        }
-        to->all[to->n++] = from->all[k];
-    }
+    for (size_t k = 0; k < from->n; k++)
+        slab_add(to, from->all[k]);
     free(from->all);
     memset(from, 0, sizeof *from);
 }
@@ -509,17 +511,22 @@ static void dur_reserve(struct name_row *nr, size_t cap)
     nr->d_cap = cap;
 }
 
+/* Writes the values of r's narrow blocks (all r holds while not wide) to at. */
+static void dur_narrow_copy(const struct name_row *r, int64_t *at)
+{
+    for (size_t k = 0; k < r->ndblk; k++)
+        for (uint32_t i = 0; i < r->dblk[k].n; i++)
+            *at++ = r->dblk[k].v[i];
+    for (uint32_t i = 0; i < r->dt_n; i++)
+        *at++ = r->dt[i];
+}
+
 /* Turns the name's narrow blocks into one wide array with room for extra
  * more (once a duration needs 64 bits). */
 static void dur_widen(struct name_row *nr, size_t extra)
 {
     dur_reserve(nr, nr->d_len + extra);
-    size_t at = 0;
-    for (size_t k = 0; k < nr->ndblk; k++)
-        for (uint32_t i = 0; i < nr->dblk[k].n; i++)
-            nr->d[at++] = nr->dblk[k].v[i];
-    for (uint32_t i = 0; i < nr->dt_n; i++)
-        nr->d[at++] = nr->dt[i];
+    dur_narrow_copy(nr, nr->d);
     dur_blocks_free(nr);
 }
 
@@ -694,12 +701,10 @@ static void dur_append(struct name_row *nr, struct name_row *from)
         if (from->dt)
             dur_keep(nr, from->dt, from->dt_n, from->dt_cap);
         nr->d_len += from->d_len;
-        free(from->dblk);
-        from->dblk = NULL;
-        from->ndblk = from->dblk_cap = 0;
+        from->ndblk = 0; /* (the blocks are nr's now: name_free frees only the list) */
         from->dt = NULL;
         from->dt_n = from->dt_cap = 0;
-        from->d_len = 0;
+        name_free(from);
         return;
     }
     if (!nr->d)
@@ -708,13 +713,8 @@ static void dur_append(struct name_row *nr, struct name_row *from)
     int64_t *at = nr->d + nr->d_len;
     if (from->d)
         memcpy(at, from->d, from->d_len * sizeof *at);
-    else {
-        for (size_t k = 0; k < from->ndblk; k++)
-            for (uint32_t i = 0; i < from->dblk[k].n; i++)
-                *at++ = from->dblk[k].v[i];
-        for (uint32_t i = 0; i < from->dt_n; i++)
-            *at++ = from->dt[i];
-    }
+    else
+        dur_narrow_copy(from, at);
     nr->d_len += from->d_len;
     name_free(from);
 }

@@ -263,12 +263,6 @@ int stint_select_ranks_u32_runs(const struct stint_u32_run *runs, size_t nruns, 
     return 0;
 }
 
-int stint_select_ranks_u32(uint32_t *v, size_t n, const size_t *ranks, size_t nr, uint32_t *out)
-{
-    struct stint_u32_run one = {v, n};
-    return stint_select_ranks_u32_runs(&one, 1, ranks, nr, out);
-}
-
 
 struct weighted {
     size_t w;

@@ -30,26 +30,21 @@ void stint_sort_i64(int64_t *v, size_t n);
 void stint_select_i64(int64_t *v, size_t n, size_t k);
 void stint_select_u32(uint32_t *v, size_t n, size_t k);
 
-/* Sets out[i] to the value sorting v[0..n) would put at index ranks[i], for
- * nr ranks given in ascending order, each < n; v may be reordered (its values
- * kept). Large arrays go by a histogram on a monotone log-linear key (the
- * top six bits below each value's leading one): one pass counts, one pass
- * gathers the buckets that hold the ranks, and a quickselect finishes inside
- * each; small ones by chained quickselects. 0 on success, -1 when out of
- * memory for the gathered values (at most n words). */
-int stint_select_ranks_u32(uint32_t *v, size_t n, const size_t *ranks, size_t nr, uint32_t *out);
-
 /* Values kept as runs (blocks of a list). */
 struct stint_u32_run {
     uint32_t *v;
     size_t n;
 };
 
-/* stint_select_ranks_u32 over the values of runs[0..nruns) taken together
- * (the ranks index them as one array, each rank below their total). A
- * single run may be reordered; several are left as they are, and chained
- * quickselects then work on a copy of their values (one more allocation,
- * -1 when it fails). */
+/* Sets out[i] to the value sorting the values of runs[0..nruns), taken as
+ * one array of n, would put at index ranks[i], for nr ranks given in
+ * ascending order, each < n. Large sets go by a histogram on a monotone
+ * log-linear key (the top six bits below each value's leading one): one pass
+ * counts, one pass gathers the buckets that hold the ranks, and a quickselect
+ * finishes inside each; small ones by chained quickselects, in place when
+ * there is one run (it may be reordered, its values kept), else on a copy
+ * (the runs are left as they are). 0 on success, -1 when out of memory for
+ * the gathered or copied values (at most n words). */
 int stint_select_ranks_u32_runs(const struct stint_u32_run *runs, size_t nruns, const size_t *ranks, size_t nr,
                                 uint32_t *out);
 
