@@ -175,12 +175,15 @@ static int make_room(struct stint_input *in)
     return 0;
 }
 
-/* Raw (compressed) bytes for the decompressor. */
+static ssize_t pipe_zin_read(struct stint_input *in); /* (gzip on a second thread, below) */
+
+/* Raw (compressed) bytes for the decompressor: read here, or, on the
+ * inflate thread, the chunk the reader read ahead while it waited. */
 static int zin_fill(struct stint_input *in)
 {
     if (in->zin_pos < in->zin_len || in->zin_eof)
         return 0;
-    ssize_t r = read_full(in->fd, in->zin, ZIN_CHUNK);
+    ssize_t r = in->pipe ? pipe_zin_read(in) : read_full(in->fd, in->zin, ZIN_CHUNK);
     if (r < 0) {
         snprintf(in->err, sizeof in->err, "%s: read error at compressed byte %llu: %s", in->path,
                  (unsigned long long)in->zraw, strerror(errno));
@@ -514,7 +517,15 @@ static ssize_t inflate_into(struct stint_input *in, char *dst, size_t room, stru
  * skip would return (json.h), so the result is the same with or without
  * hints; a block the reader takes before its scan is done comes without.
  * Once the stream is inflated, the producer goes on doing so for the blocks
- * still waiting (so the reader's last blocks are parsed faster). */
+ * still waiting (so the reader's last blocks are parsed faster).
+ *
+ * Where the two are about even (large traces, where the steps after the
+ * read run on both cores anyway), inflating bounds the read, and the reader
+ * waits for blocks now and then. While it waits it reads the producer's
+ * next chunk of compressed input into a spare buffer (read_ahead), which the
+ * producer swaps with its own when it needs input (pipe_zin_read), so that
+ * the reads (~20 ms per GB of JSON here) leave the thread that bounds the
+ * read; then it faults in memory for later (fault_in). */
 
 #define PIPE_BLOCKS 4
 #ifdef STINT_SMALL_BUFFERS
@@ -552,6 +563,7 @@ static size_t prefault_want(const struct stint_input *in, uint64_t zdone)
 #define PIPE_HINTS (PIPE_BLOCK / 32)
 #define HINT_BYTES (2 * PIPE_HINTS * sizeof(uint32_t)) /* offsets and lengths */
 enum { HINTS_NONE, HINTS_SCANNING, HINTS_READY, HINTS_LATE };
+enum { ZS_FREE, ZS_AHEAD, ZS_READY, ZS_OWN }; /* zspare: empty; the reader reading into it; full; the producer reading */
 
 struct gzpipe {
     pthread_t thread;
@@ -570,6 +582,18 @@ struct gzpipe {
     struct gz_mends fin;      /* those after the last block (set with done) */
     int crc_done[PIPE_BLOCKS]; /* the producer found the CRC-32 of each piece of the block: */
     uint32_t piece_crc[PIPE_BLOCKS][GZ_MENDS + 1]; /* of [0, first end), [that end, the next), ..., [last, len) */
+    /* The next chunk of compressed input, read ahead by the reader while
+     * it waits for blocks (read_ahead) so that the reads leave the thread
+     * that bounds the read: zspare (ZIN_CHUNK bytes; NULL: none) and its
+     * state, under mu (only the thread that set ZS_AHEAD or ZS_OWN reads
+     * the file meanwhile). */
+    unsigned char *zspare;
+    size_t zs_len;            /* bytes in zspare when ZS_READY */
+    int zs_state;             /* ZS_* */
+    int zs_errno;             /* with ZS_READY: the read failed, with this errno */
+    int zs_end;               /* a read came back short: the input has ended, nothing to read ahead */
+    int ra_mode;              /* STINT_PIPE_READ_AHEAD (tests): 0 never, 1 while waiting (default), 2 also
+                               * whenever the reader takes a block */
     int head;                 /* the next block the reader takes */
     int ready;                /* blocks inflated and not yet taken */
     int held;                 /* the reader's window is block head - 1 */
@@ -673,6 +697,64 @@ static int fault_in(struct gzpipe *g, const struct stint_input *in, uint64_t zdo
     SELF_END(pf);
     pthread_mutex_lock(&g->mu);
     return r;
+}
+
+/* The producer's next compressed chunk into in->zin, as read_full would
+ * read it: the one the reader read ahead (the two buffers swapped; its
+ * error, if the read failed, with errno set), else read here. */
+static ssize_t pipe_zin_read(struct stint_input *in)
+{
+    struct gzpipe *g = in->pipe;
+    if (!g->zspare)
+        return read_full(in->fd, in->zin, ZIN_CHUNK);
+    pthread_mutex_lock(&g->mu);
+    while (g->zs_state == ZS_AHEAD)
+        pthread_cond_wait(&g->cv, &g->mu);
+    ssize_t r;
+    if (g->zs_state == ZS_READY) {
+        unsigned char *t = in->zin;
+        in->zin = g->zspare;
+        g->zspare = t;
+        r = g->zs_errno ? -1 : (ssize_t)g->zs_len;
+        int e = g->zs_errno;
+        g->zs_state = ZS_FREE;
+        pthread_mutex_unlock(&g->mu);
+        errno = e;
+        return r;
+    }
+    g->zs_state = ZS_OWN;
+    pthread_mutex_unlock(&g->mu);
+    r = read_full(in->fd, in->zin, ZIN_CHUNK);
+    int e = errno;
+    pthread_mutex_lock(&g->mu);
+    g->zs_state = ZS_FREE;
+    g->zs_end |= r < (ssize_t)ZIN_CHUNK;
+    pthread_mutex_unlock(&g->mu);
+    errno = e;
+    return r;
+}
+
+/* Under mu, which it lets go of meanwhile: on the reader's thread, reads
+ * the producer's next compressed chunk into zspare when that is free and
+ * the input goes on; whether it did. */
+static int read_ahead(struct gzpipe *g, const struct stint_input *in)
+{
+    if (!g->zspare || g->zs_state != ZS_FREE || g->zs_end || !g->ra_mode)
+        return 0;
+    g->zs_state = ZS_AHEAD;
+    unsigned char *dst = g->zspare;
+    pthread_mutex_unlock(&g->mu);
+    SELF_BEGIN(ra, "read ahead");
+    ssize_t r = read_full(in->fd, dst, ZIN_CHUNK);
+    int e = r < 0 ? (errno ? errno : EIO) : 0;
+    SELF_END(ra);
+    pthread_mutex_lock(&g->mu);
+    g->zs_len = r < 0 ? 0 : (size_t)r;
+    g->zs_errno = e;
+    g->zs_end = r < (ssize_t)ZIN_CHUNK;
+    g->zs_state = ZS_READY;
+    pthread_cond_broadcast(&g->cv);
+    return 1;
 }
 
 static void *pipe_main(void *arg)
@@ -781,6 +863,7 @@ static void pipe_free(struct gzpipe *g)
     for (int b = 0; b < PIPE_BLOCKS; b++)
         stint_hmem_free(g->hint_off[b], HINT_BYTES);
     stint_hmem_free(g->ring, PIPE_BLOCKS * PIPE_STRIDE);
+    stint_hmem_free(g->zspare, ZIN_CHUNK);
     free(g);
 }
 
@@ -796,6 +879,10 @@ static int pipe_start(struct stint_input *in)
     for (int b = 0; b < PIPE_BLOCKS; b++) /* no hints where this fails */
         if ((g->hint_off[b] = stint_hmem_alloc(HINT_BYTES)) != NULL)
             g->hint_len[b] = g->hint_off[b] + PIPE_HINTS;
+    g->zspare = stint_hmem_alloc(ZIN_CHUNK); /* (without it, the producer reads for itself) */
+    g->zs_end = in->zin_eof;
+    const char *ra = getenv("STINT_PIPE_READ_AHEAD");
+    g->ra_mode = ra && !strcmp(ra, "0") ? 0 : ra && !strcmp(ra, "all") ? 2 : 1;
     g->scan_all = getenv("STINT_PIPE_SCAN_ALL") != NULL;
     pthread_mutex_init(&g->mu, NULL);
     pthread_cond_init(&g->cv, NULL);
@@ -872,10 +959,13 @@ static int pipe_fill(struct stint_input *in)
     pthread_mutex_lock(&g->mu);
     if (g->ready == 0 && !g->done && !g->failed) {
         SELF_SCOPE("wait: inflate");
-        /* nothing to parse: fault in memory this thread will take (hmem.h)
-         * until the reserve holds what it wants, then sleep (the ring has
-         * room for the blocks inflated meanwhile) */
+        /* nothing to parse: read the producer's next compressed chunk
+         * ahead, fault in memory this thread will take (hmem.h) until the
+         * reserve holds what it wants, then sleep (the ring has room for
+         * the blocks inflated meanwhile) */
         for (int pf = 1; g->ready == 0 && !g->done && !g->failed;) {
+            if (read_ahead(g, in))
+                continue;
             if (pf) {
                 pf = fault_in(g, in, in->raw_read);
                 continue;
@@ -943,6 +1033,8 @@ static int pipe_fill(struct stint_input *in)
         g->ready--;
         g->held = hold;
         pthread_cond_broadcast(&g->cv);
+        if (g->ra_mode == 2)
+            read_ahead(g, in);
     }
     pthread_mutex_unlock(&g->mu);
     return rc;
