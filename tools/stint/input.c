@@ -563,7 +563,8 @@ static size_t prefault_want(const struct stint_input *in, uint64_t zdone)
 #define PIPE_HINTS (PIPE_BLOCK / 32)
 #define HINT_BYTES (2 * PIPE_HINTS * sizeof(uint32_t)) /* offsets and lengths */
 enum { HINTS_NONE, HINTS_SCANNING, HINTS_READY, HINTS_LATE };
-enum { ZS_FREE, ZS_AHEAD, ZS_READY, ZS_OWN }; /* zspare: empty; the reader reading into it; full; the producer reading */
+/* zspare: empty; the reader reading into it; full; the producer reading for itself */
+enum { ZS_FREE, ZS_AHEAD, ZS_READY, ZS_OWN };
 
 struct gzpipe {
     pthread_t thread;
