@@ -565,11 +565,14 @@ static size_t prefault_want(const struct stint_input *in, uint64_t zdone)
 enum { HINTS_NONE, HINTS_SCANNING, HINTS_READY, HINTS_LATE };
 /* zspare: empty; the reader reading into it; full; the producer reading for itself */
 enum { ZS_FREE, ZS_AHEAD, ZS_READY, ZS_OWN };
+/* the hint arrays and zspare: not made yet; being made; made (or refused) */
+enum { EX_NONE, EX_BUSY, EX_DONE };
 
 struct gzpipe {
     pthread_t thread;
     uint32_t *hint_off[PIPE_BLOCKS], *hint_len[PIPE_BLOCKS]; /* PIPE_HINTS each, one allocation
-                                                              * per block (hint_len follows), touched as used */
+                                                              * per block (hint_len follows), touched as used;
+                                                              * set by pipe_extras, under mu */
     size_t hint_n[PIPE_BLOCKS];
     int hint_state[PIPE_BLOCKS]; /* HINTS_*, under mu */
     int scan_all;             /* STINT_PIPE_SCAN_ALL (tests): every block, before the reader gets it */
@@ -598,6 +601,7 @@ struct gzpipe {
     int head;                 /* the next block the reader takes */
     int ready;                /* blocks inflated and not yet taken */
     int held;                 /* the reader's window is block head - 1 */
+    int extras;               /* EX_*: pipe_extras */
     int done, failed, stop;
 };
 
@@ -674,9 +678,10 @@ static void scan_block(struct gzpipe *g, int s)
 {
     g->hint_state[s] = HINTS_SCANNING;
     size_t len = g->len[s];
+    uint32_t *off = g->hint_off[s], *hl = g->hint_len[s];
     pthread_mutex_unlock(&g->mu);
     SELF_BEGIN(scan, "skip args ahead");
-    size_t n = g->hint_off[s] ? find_hints(g->shapes, block_data(g, s), len, g->hint_off[s], g->hint_len[s]) : 0;
+    size_t n = off ? find_hints(g->shapes, block_data(g, s), len, off, hl) : 0;
     stint_i_self_attr("args", (int64_t)n);
     SELF_END(scan);
     pthread_mutex_lock(&g->mu);
@@ -700,14 +705,41 @@ static int fault_in(struct gzpipe *g, const struct stint_input *in, uint64_t zdo
     return r;
 }
 
+/* Under mu, which it lets go of meanwhile: makes the pipe's hint arrays
+ * and zspare when nobody has yet (on whichever thread first has nothing
+ * else to do); whether it did. Not in pipe_start: their fresh 2 MiB of
+ * memory costs ~3-4 ms at its first touch once the host has taken the
+ * memory back, which the first block then waited for. Until they exist (or
+ * where memory is short) blocks come without hints and the producer reads
+ * its input itself. */
+static int pipe_extras(struct gzpipe *g)
+{
+    if (g->extras != EX_NONE)
+        return 0;
+    g->extras = EX_BUSY;
+    pthread_mutex_unlock(&g->mu);
+    SELF_BEGIN(ex, "pipe buffers");
+    uint32_t *h[PIPE_BLOCKS];
+    for (int b = 0; b < PIPE_BLOCKS; b++)
+        h[b] = stint_hmem_alloc(HINT_BYTES);
+    unsigned char *z = stint_hmem_alloc(ZIN_CHUNK);
+    SELF_END(ex);
+    pthread_mutex_lock(&g->mu);
+    for (int b = 0; b < PIPE_BLOCKS; b++) {
+        g->hint_off[b] = h[b];
+        g->hint_len[b] = h[b] ? h[b] + PIPE_HINTS : NULL;
+    }
+    g->zspare = z;
+    g->extras = EX_DONE;
+    return 1;
+}
+
 /* The producer's next compressed chunk into in->zin, as read_full would
  * read it: the one the reader read ahead (the two buffers swapped; its
  * error, if the read failed, with errno set), else read here. */
 static ssize_t pipe_zin_read(struct stint_input *in)
 {
     struct gzpipe *g = in->pipe;
-    if (!g->zspare)
-        return read_full(in->fd, in->zin, ZIN_CHUNK);
     pthread_mutex_lock(&g->mu);
     while (g->zs_state == ZS_AHEAD)
         pthread_cond_wait(&g->cv, &g->mu);
@@ -769,6 +801,8 @@ static void *pipe_main(void *arg)
         pthread_mutex_lock(&g->mu);
         int s = -1, prefault = 1;
         while (g->ready + g->held == PIPE_BLOCKS && !g->stop && (s = block_to_scan(g)) < 0) {
+            if (pipe_extras(g))
+                continue;
             if (prefault) {
                 /* nothing to inflate or scan: fault in memory the reader
                  * will take (hmem.h), then look again; wait once there is
@@ -802,9 +836,12 @@ static void *pipe_main(void *arg)
          * hints before handing it over (it is not visible to the reader
          * before ready++); with fewer the reader may be waiting: hand it over */
         int scan = g->scan_all;
-        if (n > 0 && !scan) {
+        uint32_t *hoff = NULL, *hlen = NULL;
+        if (n > 0) {
             pthread_mutex_lock(&g->mu);
-            scan = g->ready >= 2;
+            scan = scan || g->ready >= 2;
+            hoff = g->hint_off[t];
+            hlen = g->hint_len[t];
             pthread_mutex_unlock(&g->mu);
         }
         g->crc_done[t] = 0;
@@ -821,9 +858,9 @@ static void *pipe_main(void *arg)
         }
 #endif
         size_t nh = 0;
-        if (n > 0 && scan && g->hint_off[t]) {
+        if (n > 0 && scan && hoff) {
             SELF_SCOPE("skip args ahead");
-            nh = find_hints(g->shapes, dst, (size_t)n, g->hint_off[t], g->hint_len[t]);
+            nh = find_hints(g->shapes, dst, (size_t)n, hoff, hlen);
             stint_i_self_attr("args", (int64_t)nh);
         }
         pthread_mutex_lock(&g->mu);
@@ -877,19 +914,25 @@ static int pipe_start(struct stint_input *in)
         free(g);
         return -1;
     }
-    for (int b = 0; b < PIPE_BLOCKS; b++) /* no hints where this fails */
-        if ((g->hint_off[b] = stint_hmem_alloc(HINT_BYTES)) != NULL)
-            g->hint_len[b] = g->hint_off[b] + PIPE_HINTS;
-    g->zspare = stint_hmem_alloc(ZIN_CHUNK); /* (without it, the producer reads for itself) */
+    /* (the hint arrays and zspare come later: pipe_extras) */
     g->zs_end = in->zin_eof;
     const char *ra = getenv("STINT_PIPE_READ_AHEAD");
     g->ra_mode = ra && !strcmp(ra, "0") ? 0 : ra && !strcmp(ra, "all") ? 2 : 1;
     g->scan_all = getenv("STINT_PIPE_SCAN_ALL") != NULL;
     pthread_mutex_init(&g->mu, NULL);
     pthread_cond_init(&g->cv, NULL);
+    if (g->scan_all || g->ra_mode == 2) { /* (tests: every block scanned, every chunk read ahead, from the first) */
+        pthread_mutex_lock(&g->mu);
+        pipe_extras(g);
+        pthread_mutex_unlock(&g->mu);
+    }
     in->pipe = g;
+    if (!in->buf) /* an empty window until the first block (none in mem: see open_common) */
+        in->buf = block_data(g, 0);
     if (pthread_create(&g->thread, NULL, pipe_main, in) != 0) {
         in->pipe = NULL;
+        if (!in->mem)
+            in->buf = NULL;
         pthread_mutex_destroy(&g->mu);
         pthread_cond_destroy(&g->cv);
         pipe_free(g);
@@ -965,7 +1008,7 @@ static int pipe_fill(struct stint_input *in)
          * reserve holds what it wants, then sleep (the ring has room for
          * the blocks inflated meanwhile) */
         for (int pf = 1; g->ready == 0 && !g->done && !g->failed;) {
-            if (read_ahead(g, in))
+            if (pipe_extras(g) || read_ahead(g, in))
                 continue;
             if (pf) {
                 pf = fault_in(g, in, in->raw_read);
@@ -991,6 +1034,7 @@ static int pipe_fill(struct stint_input *in)
     size_t nh = g->hint_state[h] == HINTS_READY ? g->hint_n[h] : 0;
     if (g->hint_state[h] == HINTS_SCANNING)
         g->hint_state[h] = HINTS_LATE; /* the producer's result for it is dropped */
+    uint32_t *hoff = g->hint_off[h], *hlen = g->hint_len[h];
     pthread_mutex_unlock(&g->mu);
     char *data = block_data(g, h);
     if (crc_take(in, &g->mend[h], data, blen, g->crc_done[h] ? g->piece_crc[h] : NULL) != 0)
@@ -1005,8 +1049,8 @@ static int pipe_fill(struct stint_input *in)
         in->len = tail + blen;
         /* the hints stay valid while the block is held (the producer fills
          * and scans other blocks only) */
-        in->hint_off = g->hint_off[h];
-        in->hint_len = g->hint_len[h];
+        in->hint_off = hoff;
+        in->hint_len = hlen;
         in->hint_n = nh;
         in->hint_at = in->base + tail;
     } else {
@@ -1176,16 +1220,26 @@ static int open_common(struct stint_input *in, const char *path, uint64_t from, 
             return 3;
         }
         if (r >= 2 && (unsigned char)in->buf[0] == 0x1f && (unsigned char)in->buf[1] == 0x8b) {
-            in->zin = stint_hmem_alloc(ZIN_CHUNK);
-            if (!in->zin) {
-                snprintf(in->err, sizeof in->err, "%s: out of memory", path);
-                return 3;
+            if (mem_bytes(in->cap) == ZIN_CHUNK) {
+                /* the window's block becomes zin as it is: no fresh memory
+                 * to touch before inflating starts (a window is made when
+                 * one is needed) */
+                memmove(in->mem, in->buf, (size_t)r);
+                in->zin = (unsigned char *)in->mem;
+                in->mem = in->buf = NULL;
+                in->cap = 0;
+            } else {
+                in->zin = stint_hmem_alloc(ZIN_CHUNK);
+                if (!in->zin) {
+                    snprintf(in->err, sizeof in->err, "%s: out of memory", path);
+                    return 3;
+                }
+                memcpy(in->zin, in->buf, (size_t)r);
+                memset(in->buf, 0, STINT_JSON_PAD);
             }
-            memcpy(in->zin, in->buf, (size_t)r);
             in->zin_len = (size_t)r;
             in->raw_read = in->zraw = (uint64_t)r;
             in->zin_eof = r == 0;
-            memset(in->buf, 0, STINT_JSON_PAD);
             in->gz = 1;
 #if defined(STINT_HAVE_ISAL)
             struct inflate_state *st = calloc(1, sizeof *st);
@@ -1217,6 +1271,12 @@ static int open_common(struct stint_input *in, const char *path, uint64_t from, 
     }
     if (in->gz && !no_pipe && !getenv("STINT_NO_INFLATE_THREAD"))
         pipe_start(in); /* on failure, inflate on this thread */
+    if (!in->pipe && !in->mem) { /* inflating here: into a window */
+        if (grow(in, WINDOW0) != 0)
+            return 3;
+        in->buf = aligned_front(in);
+        memset(in->buf, 0, STINT_JSON_PAD);
+    }
     if (stint_input_fill(in) < 0)
         return stint_input_errcode(in);
     return 0;
