@@ -197,8 +197,10 @@ void stint_i_writer_start(void);
 
 /* ---- the marker sink (markers.c) ---------------------------------------------- */
 /* Sets up the default destination from STINT_MARKERS when no explicit one was
- * chosen yet (called when the writer starts). */
+ * chosen yet (called by every drain, with the drain lock held). */
 void stint_i_markers_default(void);
+/* Marker lines cut to fit (markers.c): part of stint_stats().names_truncated. */
+uint64_t stint_i_marker_lines_cut(void);
 /* Formats one marker line into buf (cap >= 512 recommended); returns its length
  * including '\n' (like snprintf when it does not fit). */
 size_t stint_i_marker_format(char *buf, size_t cap, const stint_i_event *ev, unsigned flags);

@@ -49,6 +49,11 @@ typedef struct marker_sink {
 
 static marker_sink g_markers;
 static int g_markers_added;
+/* Lines whose name, a key or attributes were cut to fit MARKER_LINE_MAX
+ * (each also says stint_truncated=1): stint_stats().names_truncated. */
+static _Atomic uint64_t g_lines_cut;
+
+uint64_t stint_i_marker_lines_cut(void) { return atomic_load_explicit(&g_lines_cut, memory_order_relaxed); }
 
 /* ---- formatting ------------------------------------------------------------ */
 
@@ -140,8 +145,10 @@ static char *put_token(char *p, const char *s, size_t n, size_t max)
 }
 
 /* Renders into a scratch buffer of at least MARKER_LINE_MAX bytes; returns
- * the end. Keys and values are cut so the whole stays under the bound. */
-static char *render_attrs(char *p, char *end, const stint_i_event *ev)
+ * the end. Keys and values are cut, and attributes left out, so the whole
+ * stays under the bound; then, or when cut is set (the name was cut), or
+ * the record was truncated, the line says stint_truncated=1. */
+static char *render_attrs(char *p, char *end, const stint_i_event *ev, int cut)
 {
     char *start = p;
 #define ROOM(n) ((size_t)(end - p) > (size_t)(n) + 2)
@@ -154,17 +161,25 @@ static char *render_attrs(char *p, char *end, const stint_i_event *ev)
         p = put_str(p, "clk=dev");
     if (ev->static_attrs && *ev->static_attrs) {
         size_t n = strlen(ev->static_attrs);
-        if (ROOM(n)) {
+        if (ROOM(n + 200)) {
             SEP();
             memcpy(p, ev->static_attrs, n);
             p += n;
+        } else {
+            cut = 1;
         }
     }
-    for (unsigned i = 0; i < ev->nattr && ROOM(200); i++) {
+    for (unsigned i = 0; i < ev->nattr; i++) {
+        if (!ROOM(200)) {
+            cut = 1;
+            break;
+        }
         const stint_i_attr_view *a = &ev->attrs[i];
         SEP();
         const char *key = a->key ? a->key : "";
-        p = put_token(p, key, strlen(key), 64);
+        size_t kn = strlen(key);
+        cut |= kn > 64;
+        p = put_token(p, key, kn, 64);
         *p++ = '=';
         switch (a->type) {
         case STINT_I_ATTR_I64: p = put_i64(p, a->v.i); break;
@@ -182,11 +197,13 @@ static char *render_attrs(char *p, char *end, const stint_i_event *ev)
         default: *p++ = '?'; break;
         }
     }
-    if (ev->truncated && ROOM(20)) {
+    if (cut)
+        atomic_fetch_add_explicit(&g_lines_cut, 1, memory_order_relaxed);
+    if (ev->truncated || cut) { /* (room for it and the next is kept: 200 above, 20 + 20 + 2 needed) */
         SEP();
         p = put_str(p, "stint_truncated=1");
     }
-    if (ev->autoclosed && ROOM(20)) {
+    if (ev->autoclosed) {
         SEP();
         p = put_str(p, "stint_autoclosed=1");
     }
@@ -264,13 +281,14 @@ static char *format_line(char *p, const stint_i_event *ev, unsigned flags)
     p = put_i64(p + 7, ev->depth);
     memcpy(p, " name=", 6);
     p = put_token(p + 6, ev->name, ev->name_len, 1024);
+    int cut = ev->name_len > 1024;
     memcpy(p, " ts=", 4);
     p = put_i64(p + 4, ev->ts_ns);
     memcpy(p, " dur=", 5);
     p = put_i64(p + 5, ev->dur_ns);
     *p++ = ' ';
-    if (ev->kind == STINT_I_REC_DEVICE || ev->static_attrs || ev->nattr || ev->truncated || ev->autoclosed)
-        p = render_attrs(p, start + MARKER_FORMAT_MAX - 2, ev);
+    if (ev->kind == STINT_I_REC_DEVICE || ev->static_attrs || ev->nattr || ev->truncated || ev->autoclosed || cut)
+        p = render_attrs(p, start + MARKER_FORMAT_MAX - 2, ev, cut);
     *p++ = '\n';
     return p;
 }
@@ -481,7 +499,7 @@ stint_status stint_markers_to_callback(stint_line_fn fn, void *user, unsigned fl
 
 void stint_markers_off(void) { set_dest(DEST_OFF, -1, 0, NULL, NULL, 0); }
 
-/* Called by the writer thread at start with the drain lock held: applies
+/* Called by every drain (the drain lock held): applies
  * STINT_MARKERS unless the program already chose a destination. */
 void stint_i_markers_default(void)
 {

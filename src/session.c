@@ -4,10 +4,12 @@
  *
  * An explicit, self-contained API: it needs neither the span hot path nor
  * the background writer. Invariants:
- * - The file only ever receives whole lines: each record is built in
- *   `line`, then appended to `out` (256 KiB) or, if bigger, written alone;
- *   `out` is written when the next line does not fit, on flush and at
- *   finish. So a process killed at any moment leaves a valid prefix.
+ * - Every write(2) carries whole lines: each record is built in `line`,
+ *   then appended to `out` (256 KiB) or, if bigger, written alone; `out` is
+ *   written when the next line does not fit, on flush and at finish. So a
+ *   process killed at any moment leaves whole lines, but for the last one
+ *   when the kill lands inside a write (the kernel stops a large write
+ *   between pages); readers report that one as torn.
  * - A record is either written whole or not at all: argument and state
  *   errors are found before any byte is built.
  * - The first failed write is sticky: nothing is written afterwards and

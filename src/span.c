@@ -8,9 +8,13 @@
  * cannot be recorded is counted: a full ring drops the span and remembers the
  * time range lost; a stack deeper than STINT_MAX_DEPTH counts too_deep.
  *
- * Tokens: a span handle is depth+1 of its frame, so ending an outer span
- * while inner ones are open closes those first (counted as autoclosed), and
- * ending a span that was already auto-closed is a no-op.
+ * Tokens: a span handle is depth+1 of its frame in its low 8 bits and the
+ * frame's generation (the thread's span count when it opened, mod 2^24) in
+ * the rest, so ending an outer span while inner ones are open closes those
+ * first (counted as autoclosed), and ending a span that was already closed
+ * is a no-op even when a newer span now sits at its depth. A span opened
+ * past STINT_MAX_DEPTH gets TOKEN_DEEP: it is not recorded (too_deep), and
+ * while such spans are open attributes have no span to go to (dropped).
  */
 #include "thread.h"
 
@@ -47,15 +51,21 @@ void stint_i_tls_forget(void) { tls_thread = NULL; }
 void stint_set_enabled(int on) { __atomic_store_n(&stint_g_enabled, on ? 1 : 0, __ATOMIC_RELAXED); }
 int stint_is_enabled(void) { return __atomic_load_n(&stint_g_enabled, __ATOMIC_RELAXED); }
 
+#define TOKEN_DEPTH 0xFFu /* the low bits: depth + 1, or TOKEN_DEEP */
+#define TOKEN_DEEP 0xFFu  /* (STINT_MAX_DEPTH < 0xFF) */
+
 static inline __attribute__((always_inline)) stint_span push_frame(stint_i_thread *t, const stint_loc *loc)
 {
     uint32_t d = t->depth;
     if (STINT_I_UNLIKELY(d >= STINT_MAX_DEPTH)) {
         atomic_store_explicit(&t->too_deep, atomic_load_explicit(&t->too_deep, memory_order_relaxed) + 1,
                               memory_order_relaxed);
-        return (stint_span){0};
+        t->deep++;
+        return (stint_span){TOKEN_DEEP};
     }
+    uint32_t gen = ++t->gen & 0xFFFFFFu;
     stint_i_frame *f = &t->frames[d];
+    f->gen = gen;
     int mode = atomic_load_explicit(&stint_i_clock_mode, memory_order_relaxed);
     f->loc = loc;
     f->clock = (uint8_t)mode;
@@ -65,7 +75,7 @@ static inline __attribute__((always_inline)) stint_span push_frame(stint_i_threa
     f->str_begin = (uint16_t)t->nstr;
     t->depth = d + 1;
     f->start = stint_i_clock_read(mode);
-    return (stint_span){d + 1};
+    return (stint_span){gen << 8 | (d + 1)};
 }
 
 stint_span stint_span_begin(const stint_loc *loc)
@@ -86,9 +96,9 @@ stint_span stint_span_begin_copy(const char *name, size_t len)
     if (!t)
         return (stint_span){0};
     stint_span s = push_frame(t, NULL);
-    if (!s.token)
+    if ((s.token & TOKEN_DEPTH) == TOKEN_DEEP)
         return s;
-    stint_i_frame *f = &t->frames[s.token - 1];
+    stint_i_frame *f = &t->frames[(s.token & TOKEN_DEPTH) - 1];
     if (!name)
         len = 0;
     if (len >= STINT_NAME_COPY_MAX) {
@@ -197,6 +207,7 @@ static inline __attribute__((always_inline)) void write_record(stint_i_thread *t
  * flagged and counted as autoclosed. */
 static void close_down_to(stint_i_thread *t, uint32_t keep)
 {
+    t->deep = 0; /* (spans past the limit lie above any recorded one) */
     while (t->depth > keep) {
         stint_i_frame *f = &t->frames[t->depth - 1];
         int64_t now = stint_i_clock_read(f->clock);
@@ -211,12 +222,20 @@ void stint_span_end(stint_span span)
     if (!span.token)
         return;
     stint_i_thread *t = tls_thread;
-    if (STINT_I_UNLIKELY(!t || span.token > t->depth))
-        return; /* already closed by an outer end, or a foreign handle */
-    close_down_to(t, span.token); /* inner spans still open: close them first */
-    stint_i_frame *f = &t->frames[span.token - 1];
+    if (STINT_I_UNLIKELY(!t))
+        return;
+    uint32_t d = span.token & TOKEN_DEPTH;
+    if (STINT_I_UNLIKELY(d == TOKEN_DEEP)) {
+        if (t->deep) /* (0: an outer end closed it already) */
+            t->deep--;
+        return;
+    }
+    if (STINT_I_UNLIKELY(d > t->depth || t->frames[d - 1].gen != span.token >> 8))
+        return; /* already closed (by an outer end, or before: a stale handle), or a foreign handle */
+    close_down_to(t, d); /* inner spans still open: close them first */
+    stint_i_frame *f = &t->frames[d - 1];
     int64_t end = stint_i_clock_read(f->clock);
-    t->depth = span.token - 1;
+    t->depth = d - 1;
     write_record(t, f, (int32_t)t->depth, end, 0);
 }
 
@@ -234,7 +253,7 @@ void stint_i_close_all_open(void)
 static stint_i_attr *attr_slot(stint_i_thread **out)
 {
     stint_i_thread *t = tls_thread;
-    if (!t || t->depth == 0)
+    if (!t || t->depth == 0 || t->deep) /* (deep: the innermost span is not recorded) */
         goto fail;
     stint_i_frame *f = &t->frames[t->depth - 1];
     if (t->nattr - f->attr_begin >= STINT_ATTR_MAX || t->nattr >= STINT_I_ATTR_STACK)

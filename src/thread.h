@@ -23,6 +23,7 @@ typedef struct stint_i_frame {
     uint8_t flags;
     uint8_t copied; /* name is in copy[] */
     uint8_t pad_;
+    uint32_t gen;     /* the thread's span count when it was opened, mod 2^24: the handle's upper bits */
     char copy[STINT_NAME_COPY_MAX];
 } stint_i_frame;
 
@@ -38,6 +39,8 @@ struct stint_i_thread {
     _Atomic uint64_t head;
     uint64_t cached_tail;
     uint32_t depth;
+    uint32_t deep;   /* spans open past STINT_MAX_DEPTH, above frames[depth - 1]: not recorded */
+    uint32_t gen;    /* spans opened (wraps) */
     uint32_t nattr;  /* attributes in use on attrs[] */
     uint32_t nstr;   /* bytes in use on strs[] */
     uint64_t inv;
@@ -63,6 +66,7 @@ struct stint_i_thread {
     _Atomic uint64_t tail;
     uint64_t dropped_reported;
     uint64_t written;
+    uint64_t discarded; /* records drained with no sink left (after stint_shutdown): dropped, not recorded */
 
     /* identity and list membership (registry lock) */
     int32_t tid;

@@ -16,9 +16,12 @@
  * parent had not written, re-reads pid and tid, tells the sinks, and starts
  * its own writer.
  */
+#include "jsonbuf.h"
 #include "thread.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,15 +62,22 @@ int32_t stint_i_pid(void) { return g_pid; }
 
 static int32_t os_tid(void) { return (int32_t)syscall(SYS_gettid); }
 
+/* An integer setting from the environment: def when unset, empty or not a
+ * number; a number outside [lo, hi] is taken as the nearest bound. */
 static long env_long(const char *name, long def, long lo, long hi)
 {
     const char *v = getenv(name);
     if (!v || !*v)
         return def;
     char *end;
+    errno = 0;
     long x = strtol(v, &end, 10);
-    if (*end || x < lo || x > hi)
+    if (*end || end == v)
         return def;
+    if (x < lo || (errno == ERANGE && x == LONG_MIN))
+        return lo;
+    if (x > hi || errno == ERANGE)
+        return hi;
     return x;
 }
 
@@ -156,7 +166,7 @@ stint_i_thread *stint_i_thread_register(void)
 void stint_i_thread_recycle(stint_i_thread *t)
 {
     g_retired.recorded += t->written;
-    g_retired.dropped += atomic_load(&t->dropped);
+    g_retired.dropped += atomic_load(&t->dropped) + t->discarded;
     g_retired.written += t->written;
     g_retired.autoclosed += atomic_load(&t->autoclosed);
     g_retired.too_deep += atomic_load(&t->too_deep);
@@ -286,8 +296,12 @@ static void drain_thread(stint_i_thread *t)
     while (tail < head) {
         const stint_i_rec *r = (const stint_i_rec *)(const void *)(t->buf + (tail & t->mask));
         if (r->kind != STINT_I_REC_PAD) {
-            decode_and_emit(t, r);
-            t->written++;
+            if (g_sinks) {
+                decode_and_emit(t, r);
+                t->written++;
+            } else {
+                t->discarded++; /* no sink left to take it: lost, and counted so */
+            }
         }
         tail += r->size;
     }
@@ -333,6 +347,10 @@ static void drain_thread(stint_i_thread *t)
 static void drain_locked(void)
 {
     int saved = errno;
+    /* the destination STINT_MARKERS names, unless the program chose one: set
+     * here, not only when the writer thread starts, so that a drain on another
+     * thread before then (stint_flush, a new destination) writes the lines */
+    stint_i_markers_default();
     stint_i_clock_calibrate_point();
     pthread_mutex_lock(&stint_i_registry_lock);
     stint_i_thread *first = stint_i_threads;
@@ -435,8 +453,8 @@ void stint_i_writer_start(void)
     pthread_mutex_unlock(&g_writer_lock);
 }
 
-/* Stops the writer thread, waiting at most until deadline_ms from now. */
-static void writer_stop(long wait_ms)
+/* Stops the writer thread, waiting for it at most until dl (CLOCK_REALTIME). */
+static void writer_stop(const struct timespec *dl)
 {
     pthread_mutex_lock(&g_writer_lock);
     int running = g_writer_running;
@@ -445,21 +463,19 @@ static void writer_stop(long wait_ms)
     pthread_mutex_unlock(&g_writer_lock);
     if (!running)
         return;
-    struct timespec dl = deadline_in(wait_ms);
     /* A writer stuck past the bound (a blocked sink) is left to finish on its
      * own: detached, so nothing waits for it and nothing leaks a handle. */
-    if (pthread_timedjoin_np(g_writer, NULL, &dl) != 0)
+    if (pthread_timedjoin_np(g_writer, NULL, dl) != 0)
         pthread_detach(g_writer);
     pthread_mutex_lock(&g_writer_lock);
     g_writer_running = 0;
     pthread_mutex_unlock(&g_writer_lock);
 }
 
-/* Drains with a bounded wait for the drain lock. */
-static stint_status drain_bounded(long wait_ms)
+/* Drains, waiting for the drain lock at most until dl. */
+static stint_status drain_bounded(const struct timespec *dl)
 {
-    struct timespec dl = deadline_in(wait_ms);
-    if (pthread_mutex_timedlock(&g_drain_lock, &dl) != 0)
+    if (pthread_mutex_timedlock(&g_drain_lock, dl) != 0)
         return STINT_E_TIMEOUT;
     drain_locked();
     stint_status st = sinks_error();
@@ -467,12 +483,14 @@ static stint_status drain_bounded(long wait_ms)
     return st;
 }
 
-static stint_status shutdown_bounded(long wait_ms)
+/* Stops the writer, drains and closes the sinks, all by dl (the sinks stay
+ * open when the drain lock is not had by then: a sink blocked in a write). */
+static stint_status shutdown_bounded(const struct timespec *dl)
 {
     if (atomic_exchange(&g_shut_down, 1))
         return STINT_OK;
-    writer_stop(wait_ms);
-    stint_status st = drain_bounded(wait_ms);
+    writer_stop(dl);
+    stint_status st = drain_bounded(dl);
     if (st == STINT_E_TIMEOUT)
         return st;
     pthread_mutex_lock(&g_drain_lock);
@@ -491,7 +509,26 @@ static stint_status shutdown_bounded(long wait_ms)
 stint_status stint_shutdown(void)
 {
     stint_i_init();
-    return shutdown_bounded(g_exit_ms > 0 ? g_exit_ms : 1);
+    struct timespec dl = deadline_in(g_exit_ms > 0 ? g_exit_ms : 1);
+    return shutdown_bounded(&dl);
+}
+
+static void stats_locked(stint_stats *out);
+
+/* At exit, writes msg[0..n) to stderr if it takes a line within the time
+ * left until dl: a pipe nobody reads must not hold the exit (a line under
+ * PIPE_BUF goes in whole once poll says there is room), and a reader that
+ * has gone must not kill the process (SIGPIPE is blocked for the write). */
+static void exit_say(const char *msg, int n, const struct timespec *dl)
+{
+    if (n <= 0)
+        return;
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    long long ms = (long long)(dl->tv_sec - now.tv_sec) * 1000 + (dl->tv_nsec - now.tv_nsec) / 1000000;
+    struct pollfd pf = {.fd = 2, .events = POLLOUT};
+    if (poll(&pf, 1, ms > 0 ? (int)(ms < 600000 ? ms : 600000) : 0) == 1 && (pf.revents & POLLOUT))
+        (void)stint_i_write_all(2, msg, (size_t)n);
 }
 
 /* At exit: write what is left (bounded), then say so loudly if anything
@@ -500,10 +537,23 @@ static void at_exit(void)
 {
     if (g_exit_ms <= 0)
         return;
-    stint_status st = shutdown_bounded(g_exit_ms);
+    /* one bound for all of it: a sink blocked in a write (a pipe nobody
+     * reads, a callback that hangs) holds the drain lock, which the counters
+     * need too */
+    struct timespec dl = deadline_in(g_exit_ms);
+    stint_status st = shutdown_bounded(&dl);
     stint_stats s;
-    stint_get_stats(&s);
     char msg[512];
+    if (pthread_mutex_timedlock(&g_drain_lock, &dl) != 0) {
+        int n = snprintf(msg, sizeof msg,
+                         "stint: markers not fully written at exit: a sink did not finish within "
+                         "STINT_EXIT_FLUSH_MS=%ld\n", g_exit_ms);
+        struct timespec soon = deadline_in(100); /* (the bound has passed: a moment more to say so) */
+        exit_say(msg, n < (int)sizeof msg ? n : (int)sizeof msg - 1, &soon);
+        return;
+    }
+    stats_locked(&s);
+    pthread_mutex_unlock(&g_drain_lock);
     int n = 0;
     if (s.spans_dropped && s.drop_first_ts_ns)
         n = snprintf(msg, sizeof msg,
@@ -511,15 +561,15 @@ static void at_exit(void)
                      "raise STINT_BUFFER_KB)\n",
                      (unsigned long long)s.spans_dropped, (unsigned long long)(s.spans_dropped + s.spans_recorded),
                      (long long)s.drop_first_ts_ns, (long long)s.drop_last_ts_ns);
-    else if (s.spans_dropped) /* only spans of threads whose buffer could not be allocated */
-        n = snprintf(msg, sizeof msg, "stint: %llu spans dropped (no memory for a thread buffer)\n",
+    else if (s.spans_dropped) /* only spans of threads without a buffer, or drained with no sink left */
+        n = snprintf(msg, sizeof msg,
+                     "stint: %llu spans dropped (no memory for a thread buffer, or recorded after stint_shutdown)\n",
                      (unsigned long long)s.spans_dropped);
     else if (st != STINT_OK || s.sink_error != STINT_OK)
         n = snprintf(msg, sizeof msg, "stint: markers not fully written at exit: %s\n",
                      stint_strerror(st != STINT_OK ? st : s.sink_error));
-    if (n > 0 && write(2, msg, (size_t)n < sizeof msg ? (size_t)n : sizeof msg - 1) < 0) {
-        /* nothing more can be done at exit */
-    }
+    struct timespec soon = deadline_in(100);
+    exit_say(msg, n < (int)sizeof msg ? n : (int)sizeof msg - 1, &soon);
 }
 
 /* ---- fork ----------------------------------------------------------------------------------- */
@@ -566,8 +616,17 @@ static void atfork_child(void)
         atomic_store(&keep->tail, 0);
         keep->cached_tail = 0;
         atomic_store(&keep->dropped, 0);
+        for (int c = 0; c < STINT_I_NCLOCKS; c++) {
+            atomic_store(&keep->drop_first[c], 0);
+            atomic_store(&keep->drop_last[c], 0);
+        }
+        atomic_store(&keep->autoclosed, 0);
+        atomic_store(&keep->too_deep, 0);
+        atomic_store(&keep->attrs_dropped, 0);
+        atomic_store(&keep->truncated, 0);
         keep->dropped_reported = 0;
         keep->written = 0;
+        keep->discarded = 0;
         keep->tid = tid;
         keep->handle = (uint64_t)pthread_self();
         keep->next = NULL;
@@ -599,10 +658,10 @@ static uint64_t pending_records(stint_i_thread *t)
 
 /* ---- counters ----------------------------------------------------------------------------------- */
 
-void stint_get_stats(stint_stats *out)
+/* stint_get_stats with the drain lock held. */
+static void stats_locked(stint_stats *out)
 {
     memset(out, 0, sizeof *out);
-    pthread_mutex_lock(&g_drain_lock);
     pthread_mutex_lock(&stint_i_registry_lock);
     out->spans_recorded = g_retired.recorded;
     out->spans_dropped = g_retired.dropped + atomic_load(&stint_i_dropped_noalloc);
@@ -610,11 +669,11 @@ void stint_get_stats(stint_stats *out)
     out->spans_autoclosed = g_retired.autoclosed;
     out->spans_too_deep = g_retired.too_deep;
     out->attrs_dropped = g_retired.attrs_dropped;
-    out->names_truncated = g_retired.truncated;
+    out->names_truncated = g_retired.truncated + stint_i_marker_lines_cut();
     out->threads = g_retired.threads;
     for (stint_i_thread *t = stint_i_threads; t; t = t->next) {
         out->spans_recorded += t->written + pending_records(t);
-        out->spans_dropped += atomic_load(&t->dropped);
+        out->spans_dropped += atomic_load(&t->dropped) + t->discarded;
         out->spans_written += t->written;
         out->spans_autoclosed += atomic_load(&t->autoclosed);
         out->spans_too_deep += atomic_load(&t->too_deep);
@@ -625,6 +684,12 @@ void stint_get_stats(stint_stats *out)
     out->drop_first_ts_ns = g_drop_first_ns;
     out->drop_last_ts_ns = g_drop_last_ns;
     out->sink_error = sinks_error();
-    pthread_mutex_unlock(&g_drain_lock);
     out->clock_tsc = atomic_load(&stint_i_clock_mode) == STINT_I_CLOCK_TSC;
+}
+
+void stint_get_stats(stint_stats *out)
+{
+    pthread_mutex_lock(&g_drain_lock);
+    stats_locked(out);
+    pthread_mutex_unlock(&g_drain_lock);
 }

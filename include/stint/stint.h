@@ -89,8 +89,12 @@ typedef struct stint_loc {
 } stint_loc;
 
 /* A span handle returned by begin and given back to end. Opaque; the value
- * 0 means "not recorded" (tracing disabled or the stack was too deep), and
- * ending it is a no-op. */
+ * 0 means "not recorded" (tracing disabled), and ending it is a no-op. A
+ * span opened deeper than STINT_MAX_DEPTH is not recorded either (counted in
+ * stint_stats().spans_too_deep) but has a handle of its own: while it is
+ * open, attributes have no recorded span to go to and are dropped (counted).
+ * A handle names its own span only: ending it once that span has closed
+ * (an outer span ended first) does nothing, whatever span has opened since. */
 typedef struct stint_span {
     uint32_t token;
 } stint_span;
@@ -114,8 +118,9 @@ STINT_API void stint_span_end(stint_span span);
 /* Typed attributes on the calling thread's innermost open span. Keys are
  * borrowed static strings. String values are copied (up to
  * STINT_ATTR_STR_MAX-1 bytes; longer ones are cut and flagged). With no open
- * span, or beyond STINT_ATTR_MAX attributes on one span, the call is counted
- * in stint_stats().attrs_dropped. Rendered as k=v in markers. */
+ * span, an innermost span past STINT_MAX_DEPTH, or beyond STINT_ATTR_MAX
+ * attributes on one span, the call is counted in stint_stats().attrs_dropped.
+ * Rendered as k=v in markers. */
 #define STINT_ATTR_MAX 16
 #define STINT_ATTR_STR_MAX 64
 STINT_API void stint_attr_i64(const char *key, int64_t value);
@@ -172,11 +177,15 @@ typedef struct stint_cycle_rec {
  * Each phase reduces to min(start)..max(end) over the threads whose record is
  * complete (both set and end > start); a phase with no complete record is
  * skipped (never printed as 0). The origin is the earliest reduced start over
- * all phases; ts = (start - origin) and dur = (end - start), converted from
- * cycles at freq_hz to ns without floating point. names[p] names phase p.
+ * all phases; ts is (start - origin) converted from cycles at freq_hz to ns
+ * (floor, without floating point) and ts + dur is (end - origin) converted
+ * the same way, so that phases and their nesting keep their order in ns
+ * (dur may then differ by 1 ns from (end - start) converted alone). names[p]
+ * names phase p.
  * Spans are emitted at the given depth with the caller's inv and hid.
  * Returns the number of spans emitted through *emitted (may be NULL).
- * Errors: STINT_E_INVAL for freq_hz 0, NULL recs/names with nonzero counts. */
+ * Errors: STINT_E_INVAL for freq_hz 0, a negative depth, NULL recs/names with
+ * nonzero counts. */
 STINT_API STINT_NODISCARD stint_status stint_device_phases(const stint_cycle_rec *recs, size_t nthreads,
                                                            size_t nphases, uint64_t freq_hz,
                                                            const char *const *names, int depth,
@@ -205,9 +214,12 @@ STINT_API int stint_is_enabled(void);
  * flushes the sinks. Returns the first sticky sink error, if any. */
 STINT_API STINT_NODISCARD stint_status stint_flush(void);
 
-/* Flushes, stops the background writer and closes the sinks. Safe to call
- * more than once; spans recorded afterwards are counted as dropped. An atexit
- * handler calls it with a bounded time (STINT_EXIT_FLUSH_MS, default 2000). */
+/* Flushes, stops the background writer, closes the sinks and turns
+ * recording off. Safe to call more than once. Spans begun afterwards are not
+ * recorded (as with stint_set_enabled(0)); if recording is turned on again,
+ * spans that reach a drain with no sink open are counted as dropped. An
+ * atexit handler calls it with a bounded time (STINT_EXIT_FLUSH_MS, default
+ * 2000; the whole exit handler keeps to it, and 0 turns the handler off). */
 STINT_API stint_status stint_shutdown(void);
 
 /* ---- the marker sink ------------------------------------------------------------------ */
@@ -236,12 +248,15 @@ STINT_API void stint_markers_off(void);
 /* Counters kept by the library since start (or since the last fork in a child). */
 typedef struct stint_stats {
     uint64_t spans_recorded;   /* span records written into thread buffers */
-    uint64_t spans_dropped;    /* spans lost because a thread buffer was full */
+    uint64_t spans_dropped;    /* spans lost: a thread buffer was full (or could not be allocated),
+                                  or they were drained after stint_shutdown() with no sink open */
     uint64_t spans_written;    /* span records delivered to the sinks */
     uint64_t spans_autoclosed; /* spans closed because an outer span ended first */
     uint64_t spans_too_deep;   /* spans not recorded: deeper than STINT_MAX_DEPTH */
     uint64_t attrs_dropped;    /* attributes with no open span or over the limit */
-    uint64_t names_truncated;  /* copied names or string values cut to fit */
+    uint64_t names_truncated;  /* copied names or string values cut to fit, and marker lines whose
+                                  name, keys or attributes were cut to fit (those say
+                                  stint_truncated=1) */
     uint64_t threads;          /* threads that recorded at least one span */
     int64_t drop_first_ts_ns;  /* time range of dropped spans (0 when none) */
     int64_t drop_last_ts_ns;
