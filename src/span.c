@@ -63,9 +63,9 @@ static inline __attribute__((always_inline)) stint_span push_frame(stint_i_threa
         t->deep++;
         return (stint_span){TOKEN_DEEP};
     }
-    uint32_t gen = ++t->gen & 0xFFFFFFu;
+    uint32_t token = ++t->gen << 8 | (d + 1);
     stint_i_frame *f = &t->frames[d];
-    f->gen = gen;
+    f->token = token;
     int mode = atomic_load_explicit(&stint_i_clock_mode, memory_order_relaxed);
     f->loc = loc;
     f->clock = (uint8_t)mode;
@@ -75,7 +75,7 @@ static inline __attribute__((always_inline)) stint_span push_frame(stint_i_threa
     f->str_begin = (uint16_t)t->nstr;
     t->depth = d + 1;
     f->start = stint_i_clock_read(mode);
-    return (stint_span){gen << 8 | (d + 1)};
+    return (stint_span){token};
 }
 
 stint_span stint_span_begin(const stint_loc *loc)
@@ -225,13 +225,13 @@ void stint_span_end(stint_span span)
     if (STINT_I_UNLIKELY(!t))
         return;
     uint32_t d = span.token & TOKEN_DEPTH;
-    if (STINT_I_UNLIKELY(d == TOKEN_DEEP)) {
-        if (t->deep) /* (0: an outer end closed it already) */
+    if (STINT_I_UNLIKELY(d > t->depth || t->frames[d - 1].token != span.token)) {
+        /* past the depth limit (TOKEN_DEEP > any depth), else already closed
+         * (by an outer end, or before: a stale handle), or a foreign handle */
+        if (d == TOKEN_DEEP && t->deep) /* (0: an outer end closed it already) */
             t->deep--;
         return;
     }
-    if (STINT_I_UNLIKELY(d > t->depth || t->frames[d - 1].gen != span.token >> 8))
-        return; /* already closed (by an outer end, or before: a stale handle), or a foreign handle */
     close_down_to(t, d); /* inner spans still open: close them first */
     stint_i_frame *f = &t->frames[d - 1];
     int64_t end = stint_i_clock_read(f->clock);

@@ -23,7 +23,7 @@ typedef struct stint_i_frame {
     uint8_t flags;
     uint8_t copied; /* name is in copy[] */
     uint8_t pad_;
-    uint32_t gen;     /* the thread's span count when it was opened, mod 2^24: the handle's upper bits */
+    uint32_t token;   /* its handle: depth + 1, and the thread's span count when it opened (mod 2^24) */
     char copy[STINT_NAME_COPY_MAX];
 } stint_i_frame;
 
