@@ -85,7 +85,7 @@ struct stint_calltree {
 int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f);
 void stint_calltree_free(struct stint_calltree *t);
 
-/* Per name over the aggregated spans (`tree --flat`, the report's table):
+/* Per name over the aggregated spans (`tree --flat`):
  * calls, self summed, max, and total over the outermost calls only (a call
  * with a same-name ancestor on its parent chain is not added again). */
 struct stint_flat_row {

@@ -360,7 +360,7 @@ static void compute(struct series *s, int64_t gap_ns, struct stats *st, double *
 {
     memset(st, 0, sizeof *st);
     qsort(s->s, s->n, sizeof *s->s, sample_cmp);
-    double sum = 0;
+    long double sum = 0, integral = 0; /* (long double: sums of finite doubles cannot overflow it) */
     for (size_t i = 0; i < s->n; i++) {
         vals[i] = s->s[i].v;
         sum += s->s[i].v;
@@ -369,7 +369,7 @@ static void compute(struct series *s, int64_t gap_ns, struct stats *st, double *
     st->min = s->n ? vals[0] : NAN;
     st->max = s->n ? vals[s->n - 1] : NAN;
     st->med = stint_an_quantile_f64(vals, s->n, 0.5);
-    st->mean = s->n ? sum / (double)s->n : NAN;
+    st->mean = s->n ? (double)(sum / (long double)s->n) : NAN;
     size_t ng = 0;
     for (size_t i = 1; i < s->n; i++) {
         int64_t dt = s->s[i].ts_ns - s->s[i - 1].ts_ns;
@@ -378,17 +378,18 @@ static void compute(struct series *s, int64_t gap_ns, struct stats *st, double *
             st->gaps_over++;
         else if (dt > 0) {
             st->has_integral = 1;
-            st->integral += (double)dt * 1e-9 * (s->s[i].v + s->s[i - 1].v) / 2;
+            integral += (long double)dt * 1e-9L * ((long double)s->s[i].v + s->s[i - 1].v) / 2;
             st->observed_ns += dt;
         }
     }
+    st->integral = (double)integral; /* (inf when it passes a double's range: printed as null) */
     stint_an_sort_i64(gaps, ng);
     st->gap_med_ns = stint_an_quantile(gaps, ng, 0.5);
 }
 
 static void put_num(FILE *f, double v)
 {
-    if (isnan(v))
+    if (!isfinite(v)) /* (JSON has no nan or inf) */
         fputs("null", f);
     else
         fprintf(f, "%.17g", v);

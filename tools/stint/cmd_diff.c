@@ -5,7 +5,8 @@
  * duration in A and in B, the ratio B/A of the medians, and a 95% percentile
  * bootstrap confidence interval of that ratio (each side resampled with
  * replacement, independently). A change is flagged when the interval
- * excludes 1 and the ratio differs from 1 by more than --threshold. The
+ * excludes 1 and the ratio differs from 1 by more than --threshold (a
+ * percentage: "5" and "5%" both mean 5%). The
  * bootstrap is seeded (--seed, and the name), so the same inputs always give
  * the same verdicts. With fewer than --min-samples spans on a side nothing is
  * claimed. --fail-on-regression makes a flagged slowdown exit 4 (for CI).
@@ -25,6 +26,7 @@ static const char usage[] =
     "                 [--min-samples N] [--json] [--strict] [--format ...] [filters]\n"
     "  per (cat, name): counts, median A and B, ratio B/A, seeded bootstrap 95% CI of the\n"
     "  median ratio; flags changes whose interval excludes 1 and exceed the threshold.\n"
+    "  --threshold is a percentage, '%' optional: 5 and 5% both mean 5%.\n"
     "  exit 4 with --fail-on-regression when a slowdown is flagged\n";
 
 struct key_dur {
@@ -132,13 +134,50 @@ static double resample_median(const int64_t *v, size_t n, int64_t *scratch, uint
     return ((double)lo + (double)hi) / 2;
 }
 
+/* --threshold's value: a percentage, with or without a trailing '%' ("5%",
+ * "5" and "5.0" all mean 5%, "0.5" means 0.5%), from 0 to 1000. Returns 0 and
+ * sets *pct, or -1 when v is not such a number. */
+static int parse_threshold_pct(const char *v, double *pct)
+{
+    /* decimal digits first: no sign, no blanks, no "inf"/"nan"/hex spellings */
+    if (!((*v >= '0' && *v <= '9') || (*v == '.' && v[1] >= '0' && v[1] <= '9')) ||
+        v[strspn(v, "0123456789.eE+-%")] != 0)
+        return -1;
+    char *end;
+    double t = strtod(v, &end);
+    if (end[0] == '%')
+        end++;
+    if (*end || !(t >= 0) || t > 1000)
+        return -1;
+    *pct = t;
+    return 0;
+}
+
+/* The shared options (cmdopts.c, filters.c) that take their value as the
+ * next argument: that argument is the option's value, not an input. */
+static int shared_takes_value(const char *a)
+{
+    static const char *const names[] = {"--format", "--pid", "--tid", "--cat", "--name", "--time-range", "--min-dur"};
+    for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
+        if (!strcmp(a, names[k]))
+            return 1;
+    return 0;
+}
+
 int stint_cmd_diff(int argc, char **argv)
 {
-    double threshold = 0.02;
+    double threshold_pct = 2, threshold;
     int fail_on_regression = 0;
     uint64_t seed = 1;
     long resamples = 2000, min_samples = 5;
-    const char *paths[2] = {NULL, NULL};
+    /* the inputs, in order; more than two is an error, reported (with all of
+     * them) once the shared options have been checked */
+    const char **pos = malloc((size_t)argc * sizeof *pos);
+    int npos = 0;
+    if (!pos) {
+        fprintf(stderr, "stint diff: out of memory\n");
+        return 3;
+    }
     int w = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -146,57 +185,87 @@ int stint_cmd_diff(int argc, char **argv)
             fail_on_regression = 1;
             continue;
         }
-        if (!strcmp(a, "--threshold") || !strcmp(a, "--seed") || !strcmp(a, "--resamples") ||
-            !strcmp(a, "--min-samples")) {
-            if (i + 1 >= argc) {
-                fprintf(stderr, "stint diff: %s needs a value\n", a);
-                return 2;
-            }
-            const char *v = argv[++i];
-            char *end;
-            if (!strcmp(a, "--threshold")) {
-                double t = strtod(v, &end);
-                if (*end == '%')
-                    t /= 100, end++;
-                if (*end || !(t >= 0) || t > 10) {
-                    fprintf(stderr, "stint diff: --threshold: '%s' (expected a percentage such as 2%%)\n", v);
+        static const char *const own[] = {"--threshold", "--seed", "--resamples", "--min-samples"};
+        const char *opt = NULL, *v = NULL;
+        for (size_t k = 0; k < sizeof own / sizeof own[0] && !opt; k++) {
+            size_t len = strlen(own[k]);
+            if (!strcmp(a, own[k]))
+                opt = own[k];
+            else if (!strncmp(a, own[k], len) && a[len] == '=')
+                opt = own[k], v = a + len + 1;
+        }
+        if (opt) {
+            if (!v) {
+                if (i + 1 >= argc) {
+                    fprintf(stderr, "stint diff: %s needs a value\n", opt);
+                    free(pos);
                     return 2;
                 }
-                threshold = t;
+                v = argv[++i];
+            }
+            char *end;
+            if (!strcmp(opt, "--threshold")) {
+                if (parse_threshold_pct(v, &threshold_pct) != 0) {
+                    fprintf(stderr,
+                            "stint diff: --threshold: '%s': expected a percentage from 0 to 1000, such as 5%% or 5 "
+                            "(both mean 5%%)\n",
+                            v);
+                    free(pos);
+                    return 2;
+                }
             } else {
                 long long x = strtoll(v, &end, 10);
-                if (*end || x < 0 || (strcmp(a, "--seed") && x < 1)) {
-                    fprintf(stderr, "stint diff: %s: '%s' is not a valid count\n", a, v);
+                if (!*v || *end || x < 0 || (strcmp(opt, "--seed") && x < 1)) {
+                    fprintf(stderr, "stint diff: %s: '%s' is not a valid count\n", opt, v);
+                    free(pos);
                     return 2;
                 }
-                if (!strcmp(a, "--seed"))
+                if (!strcmp(opt, "--seed"))
                     seed = (uint64_t)x;
-                else if (!strcmp(a, "--resamples"))
+                else if (!strcmp(opt, "--resamples"))
                     resamples = (long)x;
                 else
                     min_samples = (long)x;
             }
             continue;
         }
+        if (shared_takes_value(a) && i + 1 < argc) {
+            /* keep the option and its value together for the shared parser */
+            argv[w++] = argv[i++];
+            argv[w++] = argv[i];
+            continue;
+        }
         if (a[0] != '-' || !a[1]) {
-            /* the first positional is A (kept in argv for the shared parser), the second B */
-            if (!paths[0])
-                paths[0] = a;
-            else if (!paths[1]) {
-                paths[1] = a;
+            /* an input: the first is A (kept in argv for the shared parser),
+             * the others are taken out */
+            pos[npos++] = a;
+            if (npos > 1)
                 continue;
-            }
         }
         argv[w++] = argv[i];
     }
     argc = w;
+    threshold = threshold_pct / 100;
     struct stint_cmd_opts o;
     int rc = stint_cmd_parse(argc, argv, usage, &o);
-    if (rc >= 0)
+    if (rc >= 0) {
+        free(pos);
         return rc;
-    if (!paths[1]) {
-        fprintf(stderr, "stint diff: two inputs are needed (A and B)\n");
+    }
+    if (npos != 2) {
+        fprintf(stderr, "stint diff: takes exactly two inputs (A and B), got %d:", npos);
+        for (int k = 0; k < npos; k++)
+            fprintf(stderr, "%s '%s'", k ? "," : "", pos[k]);
+        fputs("\n", stderr);
         fputs(usage, stderr);
+        free(pos);
+        return 2;
+    }
+    const char *paths[2] = {pos[0], pos[1]};
+    free(pos);
+    if (!strcmp(paths[0], "-") && !strcmp(paths[1], "-")) {
+        fprintf(stderr, "stint diff: '-' (stdin) given as both A and B: stdin can be read only once; save one of "
+                        "them to a file\n");
         return 2;
     }
     if (o.csv) {
@@ -323,15 +392,15 @@ int stint_cmd_diff(int argc, char **argv)
         fputs(",\"b\":", f);
         stint_out_json_str(f, paths[1], strlen(paths[1]));
         fprintf(f,
-                ",\"threshold\":%g,\"seed\":%" PRIu64 ",\"resamples\":%zu,\"min_samples\":%ld,\"scope\":\"durations of finished spans "
+                ",\"threshold\":%g,\"threshold_percent\":%g,\"seed\":%" PRIu64 ",\"resamples\":%zu,\"min_samples\":%ld,\"scope\":\"durations of finished spans "
                 "per (cat, name), any track, wall clock of each input; ratio = median B / median A; ci95 = "
                 "percentile bootstrap of that ratio\",\"partial_a\":%s,\"partial_b\":%s,\n\"rows\":[",
-                threshold, seed, eff_resamples, min_samples, ma.partial ? "true" : "false", mb.partial ? "true" : "false");
+                threshold, threshold_pct, seed, eff_resamples, min_samples, ma.partial ? "true" : "false", mb.partial ? "true" : "false");
     } else {
         fprintf(f, "# A = %s, B = %s; per (cat, name): median span duration (us), ratio = B/A,\n"
                    "# 95%% bootstrap CI of the ratio (seed %" PRIu64 ", %zu resamples); flagged when the CI excludes 1 and |ratio-1| "
                    "> %g%%\n",
-                paths[0], paths[1], seed, eff_resamples, threshold * 100);
+                paths[0], paths[1], seed, eff_resamples, threshold_pct);
         if (ma.partial || mb.partial)
             fprintf(f, "# PARTIAL: %s ended in an error; what was read before it is compared\n",
                     ma.partial && mb.partial ? "A and B each" : ma.partial ? "A" : "B");

@@ -12,6 +12,12 @@
  * frees, unmatched frees, peak live bytes and when, the breakdown by
  * category (and device) at the peak, live bytes at the end, and with
  * --timeline the series itself.
+ *
+ * --time-range A:B never changes what is live: the whole input is replayed
+ * in time order and [A, B) only selects what is reported (live bytes at A,
+ * carried in from earlier records; the peak inside the window, where the
+ * carried-in bytes count at A; the window's allocs, frees and timeline; live
+ * bytes at B). Record counts are given for the file and for the window.
  */
 #include "cmdopts.h"
 #include "commands.h"
@@ -28,7 +34,11 @@ static const char usage[] =
     "usage: stint memory SESSION.jsonl [--json] [--timeline] [--time-range A:B]\n"
     "  live bytes over time from memory records: peak (and when), breakdown by category\n"
     "  and device at the peak, allocations, frees, frees without an alloc (counted, not\n"
-    "  fatal); at equal timestamps allocs come before frees\n";
+    "  fatal); at equal timestamps allocs come before frees\n"
+    "  --time-range A:B reports the window A <= t < B of the whole replay: what was\n"
+    "  allocated before A and is not yet freed stays live (carried in); the report gives\n"
+    "  live bytes at A, the peak inside the window and when, the window's allocs and\n"
+    "  frees, live bytes at B, and memory records for the file and for the window\n";
 
 struct rec {
     int64_t ts;
@@ -272,9 +282,17 @@ int stint_cmd_memory(int argc, char **argv)
         rc = 3;
         goto out2;
     }
+    /* The replay always covers the whole input in time order: a window
+     * [A, B) (--time-range) only selects the span that is reported. Records
+     * before A are applied silently (what they leave live is carried in);
+     * counts, the peak and the timeline are the window's; records at or
+     * after B are not needed. */
+    const int win = o.filter.has_range;
+    const int64_t wa = win ? o.filter.t0 : INT64_MIN, wb = win ? o.filter.t1 : INT64_MAX;
     uint64_t live = 0, peak = 0, allocs = 0, frees = 0, unmatched = 0, realloc_live = 0;
+    uint64_t live_at_start = 0, win_records = 0;
     int64_t peak_ts = 0;
-    int have_peak = 0;
+    int have_peak = 0, opened = 0;
     FILE *f = stdout;
     if (o.json)
         fputs("{\"schema\":\"stint.memory/1\",", f);
@@ -285,16 +303,43 @@ int stint_cmd_memory(int argc, char **argv)
             fprintf(f, "%20s %16s\n", "ts_ns", "live_bytes");
     }
     size_t emitted = 0;
-    for (size_t i = 0; i < c.n; i++) {
-        const struct rec *r = &c.r[i];
-        if (!stint_filter_point(&o.filter, 0, r->ts) && o.filter.has_range)
-            continue;
+    for (size_t i = 0; i <= c.n; i++) {
+        const struct rec *r = i < c.n ? &c.r[i] : NULL;
+        if (r && r->ts >= wb)
+            r = NULL; /* sorted: the rest is after the window */
+        if (!opened && (!r || r->ts >= wa)) {
+            /* the window opens: what is live now was carried in */
+            opened = 1;
+            live_at_start = live;
+            if (wa != INT64_MIN) {
+                if (live) {
+                    peak = live;
+                    peak_ts = wa;
+                    have_peak = 1;
+                    memcpy(peak_by_name, by_name, nn * sizeof *by_name);
+                }
+                if (timeline) {
+                    if (o.json)
+                        fprintf(f, "[%" PRId64 ",%" PRIu64 "]", wa, live);
+                    else
+                        fprintf(f, "%20" PRId64 " %16" PRIu64 "\n", wa, live);
+                    emitted++;
+                }
+            }
+        }
+        if (!r)
+            break;
+        const int inside = opened;
+        if (inside)
+            win_records++;
         uint32_t tid = r->tensor == UINT32_MAX - 1 ? UINT32_MAX : r->tensor;
         if (!r->is_free) {
-            allocs++;
+            if (inside)
+                allocs++;
             if (tid != UINT32_MAX && live_t[tid]) {
                 /* alloc of a live tensor: the old one is replaced (counted) */
-                realloc_live++;
+                if (inside)
+                    realloc_live++;
                 live -= live_t[tid];
                 by_name[cat_t[tid]] -= live_t[tid];
                 by_name[dev_t[tid]] -= live_t[tid];
@@ -307,16 +352,18 @@ int stint_cmd_memory(int argc, char **argv)
                 cat_t[tid] = r->category;
                 dev_t[tid] = r->device;
             }
-            if (live > peak || !have_peak) {
+            if (inside && (live > peak || !have_peak)) {
                 peak = live;
                 peak_ts = r->ts;
                 have_peak = 1;
                 memcpy(peak_by_name, by_name, nn * sizeof *by_name);
             }
         } else {
-            frees++;
+            if (inside)
+                frees++;
             if (tid == UINT32_MAX || !live_t[tid]) {
-                unmatched++;
+                if (inside)
+                    unmatched++;
                 continue;
             }
             live -= live_t[tid];
@@ -324,7 +371,7 @@ int stint_cmd_memory(int argc, char **argv)
             by_name[dev_t[tid]] -= live_t[tid];
             live_t[tid] = 0;
         }
-        if (timeline) {
+        if (timeline && inside) {
             if (o.json)
                 fprintf(f, "%s[%" PRId64 ",%" PRIu64 "]", emitted ? "," : "", r->ts, live);
             else
@@ -344,13 +391,46 @@ int stint_cmd_memory(int argc, char **argv)
         is_cat[c.r[i].category] = 1;
         is_dev[c.r[i].device] = 1;
     }
-    const char *scope = "live bytes = sum of allocations not yet freed, from explicit memory records only (not "
-                        "device_memory checkpoints); at equal timestamps allocs come before frees";
+    const char *scope =
+        win ? "live bytes = sum of allocations not yet freed, from explicit memory records only (not "
+              "device_memory checkpoints); at equal timestamps allocs come before frees; the replay covers the "
+              "whole file in time order and the window [start, end) only selects what is reported: live bytes "
+              "at start = what records before the window left live (carried in), allocs, frees, frees without "
+              "alloc, allocs of a live tensor, the peak and the timeline are the window's, live bytes at end = at "
+              "the window's end; records (also given for the window), sizes unknown and device_memory records "
+              "count the whole file"
+            : "live bytes = sum of allocations not yet freed, from explicit memory records only (not "
+              "device_memory checkpoints); at equal timestamps allocs come before frees";
+    /* the window's bounds in words, for the text output */
+    char wtext[96] = "";
+    if (win) {
+        if (wa != INT64_MIN && wb != INT64_MAX)
+            snprintf(wtext, sizeof wtext, "%" PRId64 " <= ts < %" PRId64 " ns", wa, wb);
+        else if (wa != INT64_MIN)
+            snprintf(wtext, sizeof wtext, "ts >= %" PRId64 " ns", wa);
+        else if (wb != INT64_MAX)
+            snprintf(wtext, sizeof wtext, "ts < %" PRId64 " ns", wb);
+        else
+            snprintf(wtext, sizeof wtext, "every timestamp");
+    }
     if (o.json) {
         if (timeline)
             fputs("],", f);
         fputs("\"scope\":", f);
         stint_out_json_str(f, scope, strlen(scope));
+        if (win) {
+            fputs(",\"window\":{\"start_ns\":", f);
+            if (wa == INT64_MIN)
+                fputs("null", f);
+            else
+                fprintf(f, "%" PRId64, wa);
+            fputs(",\"end_ns\":", f);
+            if (wb == INT64_MAX)
+                fputs("null", f);
+            else
+                fprintf(f, "%" PRId64, wb);
+            fprintf(f, ",\"records\":%" PRIu64 ",\"live_bytes_at_start\":%" PRIu64 "}", win_records, live_at_start);
+        }
         fprintf(f,
                 ",\"records\":%zu,\"allocs\":%" PRIu64 ",\"frees\":%" PRIu64 ",\"frees_without_alloc\":%" PRIu64
                 ",\"allocs_of_live_tensor\":%" PRIu64 ",\"sizes_unknown\":%" PRIu64 ",\"peak_bytes\":%" PRIu64
@@ -383,27 +463,49 @@ int stint_cmd_memory(int argc, char **argv)
             }
         fprintf(f, "},\"partial\":%s}\n", rc == 1 || cut ? "true" : "false");
     } else {
+        /* without a window every number is the file's; with one, each line says whose it is */
+        const char *in_win = win ? " in the window" : "";
         fprintf(f, "# %s\n", scope);
         if (rc == 1 || cut)
             fprintf(f, "# PARTIAL: the input ended in an error; what was read before it is reported\n");
-        fprintf(f, "memory records      %zu (%" PRIu64 " allocs, %" PRIu64 " frees)\n", c.n, allocs, frees);
-        fprintf(f, "frees without alloc %" PRIu64 "%s\n", unmatched, unmatched ? " (counted, ignored)" : "");
+        if (win) {
+            fprintf(f, "window              %s\n", wtext);
+            fprintf(f,
+                    "memory records      %zu in the file; in the window %" PRIu64 " (%" PRIu64 " allocs, %" PRIu64
+                    " frees)\n",
+                    c.n, win_records, allocs, frees);
+        } else {
+            fprintf(f, "memory records      %zu (%" PRIu64 " allocs, %" PRIu64 " frees)\n", c.n, allocs, frees);
+        }
+        fprintf(f, "frees without alloc %" PRIu64 "%s%s\n", unmatched, in_win, unmatched ? " (counted, ignored)" : "");
         if (realloc_live)
-            fprintf(f, "allocs of a live tensor %" PRIu64 " (the earlier size is replaced)\n", realloc_live);
+            fprintf(f, "allocs of a live tensor %" PRIu64 "%s (the earlier size is replaced)\n", realloc_live, in_win);
         if (c.unknown_size)
-            fprintf(f, "sizes unknown       %" PRIu64 " (no bytes and no known dtype: counted as 0)\n",
-                    c.unknown_size);
+            fprintf(f, "sizes unknown       %" PRIu64 "%s (no bytes and no known dtype: counted as 0)\n",
+                    c.unknown_size, win ? " in the file" : "");
+        if (win) {
+            if (wa != INT64_MIN)
+                fprintf(f, "live bytes at start %" PRIu64 " (carried in: live at ts %" PRId64 " ns)\n", live_at_start,
+                        wa);
+            else
+                fprintf(f, "live bytes at start 0 (the window has no start)\n");
+        }
         if (have_peak)
-            fprintf(f, "peak live bytes     %" PRIu64 " at ts %" PRId64 " ns\n", peak, peak_ts);
+            fprintf(f, "peak live bytes     %" PRIu64 " at ts %" PRId64 " ns%s\n", peak, peak_ts, in_win);
         else
-            fprintf(f, "peak live bytes     - (no allocation)\n");
-        fprintf(f, "live bytes at end   %" PRIu64 "\n", live);
+            fprintf(f, "peak live bytes     - (no allocation%s)\n", in_win);
+        if (win && wb != INT64_MAX)
+            fprintf(f, "live bytes at end   %" PRIu64 " (at the window's end, ts %" PRId64 " ns)\n", live, wb);
+        else if (win)
+            fprintf(f, "live bytes at end   %" PRIu64 " (the window has no end: at the end of the file)\n", live);
+        else
+            fprintf(f, "live bytes at end   %" PRIu64 "\n", live);
         if (have_peak) {
-            fprintf(f, "at the peak, by category:\n");
+            fprintf(f, "at the peak%s, by category:\n", in_win);
             for (size_t k = 0; k < c.names.n; k++)
                 if (is_cat[k])
                     fprintf(f, "  %-16s %16" PRIu64 "\n", c.names.v[k] + 2, peak_by_name[k]);
-            fprintf(f, "at the peak, by device:\n");
+            fprintf(f, "at the peak%s, by device:\n", in_win);
             for (size_t k = 0; k < c.names.n; k++)
                 if (is_dev[k])
                     fprintf(f, "  %-16s %16" PRIu64 "\n", c.names.v[k][2] ? c.names.v[k] + 2 : "(none)", peak_by_name[k]);

@@ -178,7 +178,8 @@ struct summary {
     struct stint_umap imap[4]; /* (cat, name) -> m->instants row, per track kind */
     struct ctally {
         uint64_t samples;
-        double min, max, sum;
+        double min, max;
+        long double sum;
     } *ctally;                /* per m->counters row, with --pid or --time-range */
     struct dur_slab slab;     /* the small blocks of the names' durations */
     uint32_t *prow;           /* by lean pair (stint_span_ev.pair1 - 1): name row + 1, 0 = not seen yet */
@@ -1000,7 +1001,7 @@ static int counter_view(const struct summary *S, const struct stint_model *m, si
     const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, k);
     if (!stint_filter_name(S->f, stint_model_str(m, c->name, NULL)))
         return 0; /* --name: the series' name, as in `stint counters` */
-    double sum = c->sum;
+    long double sum = c->sum;
     *n = c->samples;
     *mn = c->min;
     *mx = c->max;
@@ -1010,7 +1011,7 @@ static int counter_view(const struct summary *S, const struct stint_model *m, si
         *mx = S->ctally[k].max;
         sum = S->ctally[k].sum;
     }
-    *mean = *n ? sum / (double)*n : 0.0;
+    *mean = *n ? (double)(sum / (long double)*n) : 0.0;
     return *n != 0 || !S->ctally;
 }
 

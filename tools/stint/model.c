@@ -22,6 +22,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <math.h>
 #include <string.h>
 #include <sys/mman.h>
 
@@ -459,7 +460,7 @@ const char *stint_repair_name(enum stint_repair r)
         "unfinished_span", "unmatched_end", "overlapping_complete", "negative_dur",
         "trailing_comma", "missing_close", "unknown_phase", "string_number",
         "unmatched_async_end", "torn_record", "unknown_version", "control_char_in_string", "x_without_dur", "unbound_flow",
-        "async_step", "sample_event", "lone_surrogate", "legacy_async",
+        "async_step", "sample_event", "lone_surrogate", "legacy_async", "id_not_integer",
     };
     return (unsigned)r < STINT_REPAIR_COUNT ? names[r] : "?";
 }
@@ -860,6 +861,11 @@ void stint_model_counter(struct stint_model *m, int64_t pid, uint32_t series_nam
 {
     if (!event_ts_ok(m, "counter sample", series_name, ts_ns))
         return;
+    if (!isfinite(value)) { /* (nan, inf, or 1e999 and the like, which overflow a double) */
+        stint_model_drop(m, "counter sample '%s' at ts %lld ns is not a finite number", stint_model_str(m, series_name, NULL),
+                         (long long)ts_ns);
+        return;
+    }
     int found;
     struct kmap_slot *s = kmap_get(&m->open->counters, (uint64_t)pid, series_name, 0, &found);
     if (!found) {

@@ -23,7 +23,8 @@
  *               instants), or the global track.
  *   slice       one span or instant: ts_ns, dur_ns (-1 = never finished),
  *               track, cat, name, args; after finish also depth and parent.
- *   counter     a series (pid, name "<event name> <arg key>") of (ts, value)
+ *   counter     a series (pid, name "<event name> <arg key>", or "<event name> id: <id> <arg key>")
+ *               of (ts, value); values that are not finite are dropped and counted
  *               samples.
  *   repair      something the input got wrong that we kept anyway: counted by
  *               kind (enum stint_repair), the first occurrence's message kept.
@@ -176,6 +177,8 @@ enum stint_repair {
                                       a thread instant; its stack (sf, cpuProfile) is not modelled */
     STINT_REPAIR_LONE_SURROGATE,   /* Chrome: a \u escape with an unpaired surrogate: decoded as U+FFFD */
     STINT_REPAIR_LEGACY_ASYNC,     /* Chrome: legacy async S/F (Perfetto ignores them): kept as an async slice */
+    STINT_REPAIR_ID_NOT_INTEGER,   /* Chrome: a numeric pid/tid that is no integer (1.5, 1e30): kept on a lane
+                                    * named by its text, as a string id is */
     STINT_REPAIR_COUNT
 };
 const char *stint_repair_name(enum stint_repair r);
@@ -253,9 +256,10 @@ struct stint_arg {
 
 struct stint_counter_series {
     int64_t pid;
-    uint32_t name;       /* "<event name> <arg key>" (Perfetto's track name) */
+    uint32_t name;       /* "<event name> [id: <id> ]<arg key>" (Perfetto's track name) */
     uint64_t samples;
-    double min, max, sum;
+    double min, max;
+    long double sum;     /* (long double: finite samples cannot overflow it) */
     uint32_t first_sample; /* with KEEP_SAMPLES: samples chain head, else STINT_NO_ID */
 };
 

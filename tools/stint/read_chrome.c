@@ -160,6 +160,8 @@ struct creader {
     /* the tokenizer's repair counts at the start of the unit being parsed
      * (see step_once) */
     uint64_t unit_tc, unit_cc, unit_ls;
+    int obj_keys;    /* keys read in the trace object */
+    int saw_events;  /* the trace object's traceEvents array was found (or this part starts inside it) */
 };
 
 /* Marks the start of a unit (an event, a top-level key): if it returns MORE
@@ -1067,16 +1069,102 @@ static int span_i64(struct creader *r, const struct span *sp, int64_t *out)
     return -1;
 }
 
-/* The event's pid: the number, 0 when absent, a synthetic pid for a string.
- * *reserved is set when the number lies where synthetic ids do (at or below
- * STINT_SYNTHETIC_ID0): the caller drops the event rather than let a
- * written id and a string's id meet. */
+/* Whether the JSON number s[0..n) (with a fraction or an exponent) has an
+ * integer value within int64, exactly (1e3, 1000.0, -2.50e1 do; 1.5, 1e30
+ * do not); the value into *out. */
+static int integral_number(const char *s, size_t n, int64_t *out)
+{
+    size_t i = 0;
+    int neg = i < n && s[i] == '-';
+    i += (size_t)neg;
+    char dig[40];
+    size_t nd = 0;
+    long scale = 0; /* value = digits x 10^scale */
+    int seen = 0;
+    for (int frac = 0; i < n; i++) {
+        char c = s[i];
+        if (c == '.' && !frac) {
+            frac = 1;
+            continue;
+        }
+        if (c < '0' || c > '9')
+            break;
+        seen = 1;
+        if (nd == 0 && c == '0') { /* leading zeros add nothing */
+            scale -= frac;
+            continue;
+        }
+        if (nd == sizeof dig)
+            return 0; /* more significant digits than any int64 has */
+        dig[nd++] = c;
+        scale -= frac;
+    }
+    if (!seen)
+        return 0;
+    if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+        i++;
+        int eneg = i < n && s[i] == '-';
+        i += i < n && (s[i] == '-' || s[i] == '+');
+        long e = 0;
+        if (i == n)
+            return 0;
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            if (e < 100000)
+                e = e * 10 + (s[i] - '0');
+        scale += eneg ? -e : e;
+    }
+    if (i != n)
+        return 0;
+    while (scale < 0 && nd) { /* digits after the point must be zeros */
+        if (dig[--nd] != '0')
+            return 0;
+        scale++;
+    }
+    if (nd == 0) {
+        *out = 0;
+        return 1;
+    }
+    uint64_t v = 0;
+    for (size_t k = 0; k < nd; k++)
+        if (__builtin_mul_overflow(v, 10, &v) || __builtin_add_overflow(v, (uint64_t)(dig[k] - '0'), &v))
+            return 0;
+    for (; scale > 0; scale--)
+        if (__builtin_mul_overflow(v, 10, &v))
+            return 0;
+    if (v > (uint64_t)INT64_MAX + (uint64_t)neg)
+        return 0;
+    *out = neg ? (int64_t)(0 - v) : (int64_t)v;
+    return 1;
+}
+
+/* A pid or tid value sp as an integer: 0 when it is one (a plain integer, a
+ * string holding one, or a number of integral value in another notation),
+ * 1 when it is a string (the caller gives it a synthetic id), 2 when it is a
+ * number that is no int64 integer (counted; a synthetic id too). */
+static int id_value(struct creader *r, const struct span *sp, const char *what, int64_t *out)
+{
+    if (span_i64(r, sp, out) == 0)
+        return 0;
+    if (sp->str)
+        return 1;
+    if (integral_number(sp->s, sp->n, out))
+        return 0;
+    stint_model_repair(r->m, STINT_REPAIR_ID_NOT_INTEGER,
+                       "byte %llu: %s %.*s is not an integer (expected an integer id; kept on a lane named by it)",
+                       (unsigned long long)offset_of(r, sp->s), what, (int)(sp->n < 40 ? sp->n : 40), sp->s);
+    return 2;
+}
+
+/* The event's pid: the number, 0 when absent, a synthetic pid for a string
+ * (or a number that is no integer). *reserved is set when the number lies
+ * where synthetic ids do (at or below STINT_SYNTHETIC_ID0): the caller drops
+ * the event rather than let a written id and a string's id meet. */
 static int64_t resolve_pid(struct creader *r, const struct event *e, int *reserved)
 {
     if (!e->pid.set)
         return 0;
     int64_t v;
-    if (span_i64(r, &e->pid, &v) == 0) {
+    if (id_value(r, &e->pid, "pid", &v) == 0) {
         *reserved |= v <= STINT_SYNTHETIC_ID0;
         return v;
     }
@@ -1089,7 +1177,7 @@ static int64_t resolve_tid(struct creader *r, const struct event *e, int64_t pid
     if (!e->tid.set)
         return pid;
     int64_t v;
-    if (span_i64(r, &e->tid, &v) == 0) {
+    if (id_value(r, &e->tid, "tid", &v) == 0) {
         *reserved |= v <= STINT_SYNTHETIC_ID0;
         return v == 0 ? pid : v; /* Perfetto: tid 0 means the process's main thread */
     }
@@ -1147,6 +1235,15 @@ static void handle_counter(struct creader *r, const struct event *e, int64_t pid
     struct stint_json j = {.p = e->args_a + 1, .end = e->args_b, .flags = STINT_JSON_TRAILING_COMMA | STINT_JSON_CONTROL_CHARS, .at_eof = 1};
     size_t nn;
     const char *nm = stint_model_str(m, intern_span(r, &e->name), &nn);
+    if (e->id.set) { /* an instance's counters: "<name> id: <id>", as Perfetto names their tracks */
+        size_t idn;
+        const char *id = stint_model_str(m, intern_span(r, &e->id), &idn);
+        char *b = scratch(r, nn + 5 + idn);
+        memcpy(b, nm, nn);
+        memcpy(b + nn, " id: ", 5);
+        memcpy(b + nn + 5, id, idn);
+        nm = stint_model_str(m, stint_model_intern(m, b, nn + 5 + idn), &nn);
+    }
     for (;;) {
         int c = stint_json_ws(&j);
         if (c == ',') {
@@ -1446,6 +1543,12 @@ static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj
         case S_OBJ_NEXT:
         case S_OBJ_KEY: {
             int ev = *state == S_EV_FIRST || *state == S_EV_NEXT || *state == S_EV_COMMA;
+            if (!ev && !r->saw_events && r->obj_keys) {
+                j->err = "no \"traceEvents\" array in the object (expected a Chrome JSON trace: an array of "
+                         "events, or an object with a \"traceEvents\" array)";
+                j->err_at = j->p;
+                return STINT_JSON_ERR;
+            }
             stint_model_repair(m, STINT_REPAIR_MISSING_CLOSE, "byte %llu: input ends without the closing %s",
                                (unsigned long long)offset_of(r, j->p),
                                ev ? "']' of the event array" : "'}' of the trace object");
@@ -1481,6 +1584,13 @@ static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj
             return STINT_JSON_OK;
         }
         if (c == '}') {
+            if (!r->saw_events && r->obj_keys) {
+                /* some other JSON object (a speedscope file, a config): not an empty trace */
+                j->err = "no \"traceEvents\" array in the object (expected a Chrome JSON trace: an array of "
+                         "events, or an object with a \"traceEvents\" array)";
+                j->err_at = j->p;
+                return STINT_JSON_ERR;
+            }
             j->p++;
             *state = S_END;
             return STINT_JSON_OK;
@@ -1524,8 +1634,15 @@ static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj
             j->p = save;
             return STINT_JSON_MORE;
         }
-        if (key_is(k, kn, "traceEvents") && c == '[') {
+        r->obj_keys++;
+        if (key_is(k, kn, "traceEvents")) {
+            if (c != '[') {
+                j->err = "expected an array '[' of events as the value of \"traceEvents\"";
+                j->err_at = j->p;
+                return STINT_JSON_ERR;
+            }
             j->p++;
+            r->saw_events = 1;
             *state = S_EV_FIRST;
             return STINT_JSON_OK;
         }
@@ -1630,7 +1747,7 @@ int stint_read_chrome(struct stint_input *in, struct stint_model *m, const struc
 int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o, int part,
                              int part_in_obj, int *boundary_ok)
 {
-    struct creader r = {.m = m, .in = in, .o = o};
+    struct creader r = {.m = m, .in = in, .o = o, .saw_events = (part & STINT_PART_FROM_SPLIT) != 0};
     ehints_init(&r.hints);
     ehints_window(&r.hints, in);
     r.hints.shapes = stint_i_jshape_new();

@@ -12,8 +12,10 @@
 #include "report_html.h"
 
 #include "analysis.h"
+#include "intervals.h"
 #include "tsparse.h"
 #include "report_template.h"
+#include "umap.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -67,12 +69,154 @@ static int u32_asc(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-static int row_self_desc(const void *pa, const void *pb)
+/* ---- the lane and name tables, by `stint summary`'s definitions ----------
+ * (cmd_summary.c, docs/formats/summary-json.md): a span is a finished,
+ * non-instant, non-async slice on a thread track. Per lane: spans, sum of
+ * all their durations, busy = union of all their intervals (nested ones,
+ * and children that run past their parent's end, included). Per (category,
+ * name, clock): spans, sum, total = the union of the name's spans on each
+ * lane added over lanes, self = each span's duration minus the union of its
+ * direct children clipped to it (the call tree's slice_self, as `tree`),
+ * mean = sum / spans exact (rounded half up to 1 ns), max. The unions are
+ * streaming ones (intervals.h) over each track's spans in start order, as
+ * summary computes them. */
+struct rep_lane {
+    uint64_t spans;
+    int64_t sum_ns;
+    struct stint_union_acc busy;
+};
+
+struct rep_name {
+    uint32_t cat, name;
+    uint8_t clock;
+    uint64_t spans;
+    int64_t sum_ns, total_ns, self_ns, max_ns, mean_ns;
+    stint_i128 exact_sum; /* for the mean: sum_ns may be capped */
+    uint32_t stamp;       /* lane of the running union acc */
+    struct stint_union_acc acc;
+};
+
+struct rep_tables {
+    struct rep_lane *lanes; /* by lane index */
+    struct rep_name *names;
+    size_t nnames;
+};
+
+static void rep_tables_free(struct rep_tables *r)
 {
-    const struct stint_flat_row *a = pa, *b = pb;
+    free(r->lanes);
+    free(r->names);
+    r->lanes = NULL;
+    r->names = NULL;
+}
+
+/* 0, or -1 when out of memory. */
+static int rep_tables_build(struct rep_tables *r, const struct stint_model *m, const struct stint_calltree *t)
+{
+    size_t n = stint_model_nslices(m), ntr = m->tracks.len;
+    memset(r, 0, sizeof *r);
+    r->lanes = calloc(m->lanes.len ? m->lanes.len : 1, sizeof *r->lanes);
+    /* the slices by track, each track's in the model's order (start, then longest first) */
+    size_t *first = calloc(ntr + 1, sizeof *first);
+    uint32_t *by_track = malloc((n ? n : 1) * sizeof *by_track);
+    size_t ncap = 0;
+    struct stint_umap map = {0};
+    int rc = -1;
+    if (!r->lanes || !first || !by_track)
+        goto out;
+    for (size_t l = 0; l < m->lanes.len; l++)
+        stint_union_acc_init(&r->lanes[l].busy);
+    for (size_t i = 0; i < n; i++)
+        first[stint_model_slice(m, i)->track + 1]++;
+    for (size_t k = 0; k < ntr; k++)
+        first[k + 1] += first[k];
+    for (size_t i = 0; i < n; i++)
+        by_track[first[stint_model_slice(m, i)->track]++] = (uint32_t)i;
+    for (size_t k = ntr; k > 0; k--)
+        first[k] = first[k - 1];
+    first[0] = 0;
+    for (size_t k = 0; k < ntr; k++) {
+        const struct stint_track *tr = stint_model_track_at(m, (uint32_t)k);
+        if (tr->kind != STINT_TRACK_THREAD || tr->lane == STINT_NO_ID)
+            continue;
+        uint32_t lane = tr->lane;
+        uint8_t clk = stint_model_lane_at(m, lane)->clock;
+        struct rep_lane *lr = &r->lanes[lane];
+        for (size_t j = first[k]; j < first[k + 1]; j++) {
+            uint32_t i = by_track[j];
+            const struct stint_slice *s = stint_model_slice(m, i);
+            if ((s->flags & (STINT_SLICE_INSTANT | STINT_SLICE_ASYNC)) || s->dur_ns < 0)
+                continue;
+            int64_t ts = s->ts_ns, dur = s->dur_ns, end = ts + dur;
+            lr->spans++;
+            lr->sum_ns = stint_sum_add(lr->sum_ns, dur);
+            stint_union_acc_add(&lr->busy, ts, end);
+            int isnew;
+            /* (cat, name, clock): the key summary's name rows have */
+            uint64_t key = ((uint64_t)s->cat << 32) ^ s->name ^ ((uint64_t)clk << 63);
+            uint32_t row = stint_umap_get(&map, key, (uint32_t)r->nnames, &isnew);
+            if (isnew) {
+                if (r->nnames == ncap) {
+                    size_t nc = ncap ? ncap * 2 : 64;
+                    struct rep_name *nv = realloc(r->names, nc * sizeof *nv);
+                    if (!nv)
+                        goto out;
+                    r->names = nv;
+                    ncap = nc;
+                }
+                struct rep_name *nr = &r->names[r->nnames++];
+                memset(nr, 0, sizeof *nr);
+                nr->cat = s->cat;
+                nr->name = s->name;
+                nr->clock = clk;
+                nr->stamp = STINT_NO_ID;
+            }
+            struct rep_name *nr = &r->names[row];
+            nr->spans++;
+            nr->sum_ns = stint_sum_add(nr->sum_ns, dur);
+            nr->exact_sum += dur;
+            if (dur > nr->max_ns)
+                nr->max_ns = dur;
+            if (t->slice_node[i] != STINT_NO_ID)
+                nr->self_ns = stint_sum_add(nr->self_ns, t->slice_self[i]);
+            if (nr->stamp != lane) {
+                if (nr->stamp != STINT_NO_ID)
+                    nr->total_ns = stint_sum_add(nr->total_ns, stint_union_acc_total(&nr->acc));
+                stint_union_acc_init(&nr->acc);
+                nr->stamp = lane;
+            }
+            stint_union_acc_add(&nr->acc, ts, end);
+        }
+    }
+    for (size_t k = 0; k < r->nnames; k++) {
+        struct rep_name *nr = &r->names[k];
+        if (nr->stamp != STINT_NO_ID)
+            nr->total_ns = stint_sum_add(nr->total_ns, stint_union_acc_total(&nr->acc));
+        nr->mean_ns = (int64_t)((nr->exact_sum + (stint_i128)(nr->spans / 2)) / (stint_i128)nr->spans);
+    }
+    rc = 0;
+out:
+    free(first);
+    free(by_track);
+    stint_umap_free(&map);
+    if (rc)
+        rep_tables_free(r);
+    return rc;
+}
+
+/* name rows by self time, descending; ties by name, category, clock */
+static int name_self_desc(const void *pa, const void *pb)
+{
+    const struct rep_name *a = pa, *b = pb;
     if (a->self_ns != b->self_ns)
         return a->self_ns > b->self_ns ? -1 : 1;
-    return (a->name > b->name) - (a->name < b->name);
+    int c = strcmp(stint_model_str(cmp_model, a->name, NULL), stint_model_str(cmp_model, b->name, NULL));
+    if (c)
+        return c;
+    c = strcmp(stint_model_str(cmp_model, a->cat, NULL), stint_model_str(cmp_model, b->cat, NULL));
+    if (c)
+        return c;
+    return (a->clock > b->clock) - (a->clock < b->clock);
 }
 
 static void td_us(FILE *f, int64_t ns)
@@ -123,6 +267,11 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
     struct stint_calltree t;
     if (stint_calltree_build(&t, m, NULL) != 0)
         return -1;
+    struct rep_tables rt;
+    if (rep_tables_build(&rt, m, &t) != 0) {
+        stint_calltree_free(&t);
+        return -1;
+    }
     /* which slices go on the timeline */
     uint32_t *pick = malloc((n ? n : 1) * sizeof *pick);
     int64_t *dev_origin = malloc((m->lanes.len + 1) * sizeof *dev_origin);
@@ -133,6 +282,7 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
         free(dev_origin);
         free(lane_of_track);
         free(track_depth);
+        rep_tables_free(&rt);
         stint_calltree_free(&t);
         return -1;
     }
@@ -210,6 +360,7 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
         free(dev_origin);
         free(lane_of_track);
         free(track_depth);
+        rep_tables_free(&rt);
         stint_calltree_free(&t);
         return -1;
     }
@@ -241,9 +392,13 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
           "earliest host timestamp); device-clock lanes are drawn from their own origin and are not aligned with "
           "host time.</li>\n",
           f);
-    fputs("<li>Totals in the tables add the durations of calls (outermost calls only per name, so recursion is "
-          "counted once); threads and processes add up, so a total can exceed the wall time. A row's total "
-          "contains its children's: never add rows.</li>\n",
+    fputs("<li>The lane and name tables give the figures of <code>stint summary</code>. A lane's busy time is the "
+          "union of all its finished spans (each covered nanosecond once: nested spans, and children that run past "
+          "their parent's end, included); its sum adds every span's duration, so overlap counts repeatedly. A "
+          "name's total is the union of its spans on each lane, added over lanes (recursion and overlap count "
+          "once per lane; threads and processes add up, so a total can exceed the wall time); its sum adds every "
+          "call's duration, and its mean is that sum / calls. A row's total contains its children's: never add "
+          "rows.</li>\n",
           f);
     fputs("<li>Self time is a call's duration minus the union of its direct children (clipped to the call); it is "
           "never negative.</li>\n",
@@ -285,36 +440,15 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
           "<canvas id=\"flame\"></canvas>\n",
           f);
 
-    /* summary tables: lanes, then names */
-    fputs("<h2>Lanes</h2>\n<table><tr><th class=\"n\">lane</th><th>clock</th><th>spans</th>"
-          "<th>busy union (us)</th><th>sum of root spans (us)</th></tr>\n",
+    /* summary tables: lanes, then names (the figures `stint summary` gives) */
+    fputs("<h2>Lanes</h2>\n<p class=\"hint\">per lane, its finished spans (instants, async slices and unfinished "
+          "spans left out); busy counts time covered by any of them once, sum adds every span's duration</p>\n"
+          "<table><tr><th class=\"n\">lane</th><th>clock</th><th>spans (finished)</th>"
+          "<th>busy (us, union of all spans)</th><th>sum (us, all spans)</th></tr>\n",
           f);
     for (size_t l = 0; l < m->lanes.len; l++) {
         const struct stint_lane *ln = stint_model_lane_at(m, (uint32_t)l);
-        uint64_t spans = 0;
-        int64_t sum = 0;
-        size_t cap = 0, ni = 0;
-        struct stint_iv *iv = NULL;
-        for (size_t i = 0; i < n; i++) {
-            const struct stint_slice *s = stint_model_slice(m, i);
-            if (s->track != ln->track || (s->flags & STINT_SLICE_INSTANT) || s->dur_ns < 0)
-                continue;
-            spans++;
-            if (s->parent != STINT_NO_ID)
-                continue;
-            if (ni == cap) {
-                cap = cap ? cap * 2 : 64;
-                struct stint_iv *nv = realloc(iv, cap * sizeof *nv);
-                if (!nv)
-                    break;
-                iv = nv;
-            }
-            iv[ni].start_ns = s->ts_ns;
-            iv[ni++].end_ns = s->ts_ns + s->dur_ns;
-            sum = stint_sum_add(sum, s->dur_ns);
-        }
-        int64_t uni = stint_an_union(iv, ni);
-        free(iv);
+        const struct rep_lane *lr = &rt.lanes[l];
         char lb[64];
         fputs("<tr><td class=\"n\">", f);
         snprintf(lb, sizeof lb, "pid %" PRId64 " %s %" PRId64 " ", ln->pid,
@@ -322,35 +456,41 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
         html_str(f, lb);
         if (ln->name)
             html_str(f, stint_model_str(m, ln->name, NULL));
-        fprintf(f, "</td><td>%s</td><td>%" PRIu64 "</td>", ln->clock == STINT_CLOCK_DEVICE ? "device" : "host", spans);
-        td_us(f, uni);
-        td_us(f, sum);
+        fprintf(f, "</td><td>%s</td><td>%" PRIu64 "</td>", ln->clock == STINT_CLOCK_DEVICE ? "device" : "host",
+                lr->spans);
+        td_us(f, stint_union_acc_total(&lr->busy));
+        td_us(f, lr->sum_ns);
         fputs("</tr>\n", f);
     }
     fputs("</table>\n", f);
 
-    size_t nrows;
-    struct stint_flat_row *rows = stint_calltree_flat(&t, m, &nrows);
-    if (rows) {
-        qsort(rows, nrows, sizeof *rows, row_self_desc);
-        fprintf(f, "<h2>Summary by name</h2>\n<p class=\"hint\">%zu names on thread tracks, by self time%s</p>\n"
-                   "<table><tr><th class=\"n\">name</th><th>calls</th><th>total (us, outermost calls)</th>"
-                   "<th>self (us)</th><th>mean (us)</th><th>max (us)</th></tr>\n",
-                nrows, nrows > 200 ? " (first 200)" : "");
-        for (size_t i = 0; i < nrows && i < 200; i++) {
-            fputs("<tr><td class=\"n\">", f);
-            html_str(f, stint_model_str(m, rows[i].name, NULL));
-            fprintf(f, "</td><td>%" PRIu64 "</td>", rows[i].calls);
-            td_us(f, rows[i].total_ns);
-            td_us(f, rows[i].self_ns);
-            char b[32];
-            fprintf(f, "<td>%s</td>", stint_an_us_f(b, (double)rows[i].total_ns / (double)rows[i].calls));
-            td_us(f, rows[i].max_ns);
-            fputs("</tr>\n", f);
-        }
-        fputs("</table>\n", f);
-        free(rows);
+    cmp_model = m;
+    if (rt.nnames > 1)
+        qsort(rt.names, rt.nnames, sizeof *rt.names, name_self_desc);
+    fprintf(f, "<h2>Summary by name</h2>\n<p class=\"hint\">%zu names (by category, name and clock) on thread "
+               "tracks, by self time%s; calls are the finished spans of the name; total is the union of its spans "
+               "on each lane, added over lanes; sum and self add over all calls; mean = sum / calls</p>\n"
+               "<table><tr><th class=\"n\">name</th><th class=\"n\">category</th><th>clock</th>"
+               "<th>calls</th><th>total (us, union per lane, added over lanes)</th><th>sum (us, all calls)</th>"
+               "<th>self (us, sum over all calls)</th><th>mean (us, sum / calls)</th><th>max (us, one call)</th>"
+               "</tr>\n",
+            rt.nnames, rt.nnames > 200 ? " (first 200)" : "");
+    for (size_t i = 0; i < rt.nnames && i < 200; i++) {
+        const struct rep_name *nr = &rt.names[i];
+        fputs("<tr><td class=\"n\">", f);
+        html_str(f, stint_model_str(m, nr->name, NULL));
+        fputs("</td><td class=\"n\">", f);
+        html_str(f, stint_model_str(m, nr->cat, NULL));
+        fprintf(f, "</td><td>%s</td><td>%" PRIu64 "</td>", nr->clock == STINT_CLOCK_DEVICE ? "device" : "host",
+                nr->spans);
+        td_us(f, nr->total_ns);
+        td_us(f, nr->sum_ns);
+        td_us(f, nr->self_ns);
+        td_us(f, nr->mean_ns);
+        td_us(f, nr->max_ns);
+        fputs("</tr>\n", f);
     }
+    fputs("</table>\n", f);
 
     /* steps */
     const char *step = o->step;
@@ -515,6 +655,7 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
     free(dev_origin);
     free(lane_of_track);
     free(track_depth);
+    rep_tables_free(&rt);
     stint_calltree_free(&t);
     return 0;
 }
