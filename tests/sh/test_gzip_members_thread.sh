@@ -110,6 +110,6 @@ check_bad cut_trailer "gzip stream is truncated \(expected more of the gzip trai
 check_bad crc_middle "corrupt gzip data \(CRC-32"
 check_bad crc_small "corrupt gzip data \(CRC-32"
 check_bad cut_second_header "gzip stream is truncated \(expected more gzip header\)"
-check_bad garbage_after "corrupt gzip data"
+check_bad garbage_after "the data after the gzip member that ends here is not a gzip member"
 [ $fail -eq 0 ] && echo "ok: gzip members and trailers (3 layouts x 3 modes, 7 damaged trailers x 3 modes)"
 exit $fail

@@ -365,7 +365,36 @@ static ssize_t inflate_into(struct stint_input *in, char *dst, size_t room, stru
                     break; /* the end; or hand over what was inflated: the next call reports the truncation */
                 goto truncated;
             }
-            if (in->z_done) { /* a following member */
+            if (in->z_done) { /* after a member: another one, zero padding (as gzip accepts), or the end */
+                const unsigned char *b = in->zin + in->zin_pos;
+                if (in->z_pad || b[0] == 0) {
+                    size_t k = 0;
+                    while (k < avail && b[k] == 0)
+                        k++;
+                    in->zin_pos += k;
+                    in->z_pad = 1;
+                    if (k < avail) {
+                        if (produced > 0)
+                            break; /* hand over what was inflated: the next call reports it */
+                        snprintf(in->err, sizeof in->err,
+                                 "%s: compressed byte %llu: a nonzero byte in the zero padding after the last gzip "
+                                 "member (expected zeros to the end of the file)",
+                                 in->path, (unsigned long long)zpos(in));
+                        in->corrupt = 1;
+                        return -1;
+                    }
+                    continue;
+                }
+                if (b[0] != 0x1f || (avail >= 2 && b[1] != 0x8b)) {
+                    if (produced > 0)
+                        break; /* (as above) */
+                    snprintf(in->err, sizeof in->err,
+                             "%s: compressed byte %llu: the data after the gzip member that ends here is not a gzip "
+                             "member (expected another member, which starts with 1f 8b, or the end of the file)",
+                             in->path, (unsigned long long)zpos(in));
+                    in->corrupt = 1;
+                    return -1;
+                }
                 isal_inflate_reset(st);
                 st->crc_flag = ISAL_DEFLATE;
                 in->z_done = 0;

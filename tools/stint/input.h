@@ -46,6 +46,7 @@ struct stint_input {
     size_t zin_len, zin_pos;
     int zin_eof;
     int z_done;           /* the current gzip member ended */
+    int z_pad;            /* zero bytes follow the last member (padding, as gzip accepts): only zeros may follow */
     /* ISA-L: where the member is (input.c, inflate_into) and its check */
     int z_phase;          /* 0 its gzip header, 1 its deflate data, 2 its trailer */
     unsigned char z_trl[32]; /* the trailer's bytes gathered so far */
