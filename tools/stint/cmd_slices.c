@@ -11,6 +11,7 @@
  */
 #include "cmdopts.h"
 #include "commands.h"
+#include "hmem.h"
 #include "textout.h"
 
 #include <inttypes.h>
@@ -93,7 +94,48 @@ static void put_args_json(FILE *f, const struct stint_model *m, const struct sti
     putc(']', f);
 }
 
-static void put_tables_json(FILE *f, const struct stint_model *m, const uint32_t *row)
+/* The counter series and their samples that pass the filters, as `stint
+ * summary` and `stint counters` select them: a series by --name on its own
+ * name, a sample by --pid (the series' process) and --time-range; a series
+ * with no sample left is left out when either selects samples. One pass
+ * over the samples (each series' samples in file order). */
+static void put_counters_json(FILE *f, const struct stint_model *m, const struct stint_filter *flt)
+{
+    size_t ns = m->counters.len, bytes = (3 * (ns + 1) + m->samples.len + 1) * sizeof(uint32_t);
+    uint32_t *mem = memset(stint_hmem_xrealloc(NULL, 0, bytes), 0, bytes);
+    /* per series: first and last kept sample + 1, kept count; per sample: the next + 1 (0 ends) */
+    uint32_t *head = mem, *tail = head + ns + 1, *kept = tail + ns + 1, *next = kept + ns + 1;
+    for (size_t k = 0; k < m->samples.len; k++) {
+        const struct stint_counter_sample *cs = &STINT_BA_AT(&m->samples, struct stint_counter_sample, k);
+        const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, cs->series);
+        if (!stint_filter_point(flt, c->pid, cs->ts_ns))
+            continue;
+        if (tail[cs->series])
+            next[tail[cs->series] - 1] = (uint32_t)k + 1;
+        else
+            head[cs->series] = (uint32_t)k + 1;
+        tail[cs->series] = (uint32_t)k + 1;
+        kept[cs->series]++;
+    }
+    int firsts = 1, sampling = flt->has_pid || flt->has_range;
+    for (size_t i = 0; i < ns; i++) {
+        const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, i);
+        if (!stint_filter_name(flt, stint_model_str(m, c->name, NULL)) || (sampling && !kept[i]))
+            continue;
+        fprintf(f, "%s\n{\"pid\":%" PRId64 ",\"name\":", firsts ? "" : ",", c->pid);
+        firsts = 0;
+        put_str(f, m, c->name, 1);
+        fprintf(f, ",\"samples\":[");
+        for (uint32_t k = head[i]; k; k = next[k - 1]) {
+            const struct stint_counter_sample *cs = &STINT_BA_AT(&m->samples, struct stint_counter_sample, k - 1);
+            fprintf(f, "%s[%" PRId64 ",%.17g]", k == head[i] ? "" : ",", cs->ts_ns, cs->value);
+        }
+        fputs("]}", f);
+    }
+    stint_hmem_free(mem, bytes);
+}
+
+static void put_tables_json(FILE *f, const struct stint_model *m, const uint32_t *row, const struct stint_filter *flt)
 {
     fputs("],\n\"flows\":[", f);
     int firstf = 1;
@@ -132,21 +174,7 @@ static void put_tables_json(FILE *f, const struct stint_model *m, const uint32_t
             fputs(",\"sort_index\":null}", f);
     }
     fputs("],\n\"counters\":[", f);
-    for (size_t i = 0; i < m->counters.len; i++) {
-        const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, i);
-        fprintf(f, "%s\n{\"pid\":%" PRId64 ",\"name\":", i ? "," : "", c->pid);
-        put_str(f, m, c->name, 1);
-        fprintf(f, ",\"samples\":[");
-        int first = 1;
-        for (size_t k = 0; k < m->samples.len; k++) {
-            const struct stint_counter_sample *s = &STINT_BA_AT(&m->samples, struct stint_counter_sample, k);
-            if (s->series != i)
-                continue;
-            fprintf(f, "%s[%" PRId64 ",%.17g]", first ? "" : ",", s->ts_ns, s->value);
-            first = 0;
-        }
-        fputs("]}", f);
-    }
+    put_counters_json(f, m, flt);
     fputs("],\n\"metadata\":[", f);
     for (size_t i = 0; i < m->metadata.len; i++) {
         const struct stint_arg *a = &STINT_BA_AT(&m->metadata, struct stint_arg, i);
@@ -299,7 +327,7 @@ int stint_cmd_slices(int argc, char **argv)
         }
     }
     if (json)
-        put_tables_json(f, &m, row);
+        put_tables_json(f, &m, row, &o.filter);
     if (fflush(f) != 0) {
         fprintf(stderr, "stint slices: write error on stdout\n");
         rc = 3;
