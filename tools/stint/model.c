@@ -949,7 +949,17 @@ void stint_model_repair(struct stint_model *m, enum stint_repair kind, const cha
         va_start(ap, fmt);
         m->repair_first[kind] = vformat(fmt, ap);
         va_end(ap);
+        m->repair_seq[kind] = ++m->repair_clock;
     }
+}
+
+int stint_model_first_repair(const struct stint_model *m)
+{
+    int best = -1;
+    for (int k = 0; k < STINT_REPAIR_COUNT; k++)
+        if (m->repairs[k] && (best < 0 || m->repair_seq[k] < m->repair_seq[best]))
+            best = k;
+    return best;
 }
 
 void stint_model_drop(struct stint_model *m, const char *fmt, ...)
@@ -1992,6 +2002,7 @@ void stint_model_finish(struct stint_model *m)
             if (a->n[k] && m->repairs[k] == 0) {
                 m->repair_first[k] = a->first[k];
                 a->first[k] = NULL;
+                m->repair_seq[k] = ++m->repair_clock;
             }
             m->repairs[k] += a->n[k] + b->n[k];
             free(a->first[k]);
@@ -2342,9 +2353,10 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
     }
     for (int k = 0; k < STINT_REPAIR_COUNT; k++) {
         dst->repairs[k] += src->repairs[k];
-        if (!dst->repair_first[k]) {
+        if (!dst->repair_first[k] && src->repair_first[k]) { /* (src's part of the input follows dst's) */
             dst->repair_first[k] = src->repair_first[k];
             src->repair_first[k] = NULL;
+            dst->repair_seq[k] = ++dst->repair_clock;
         }
     }
     dst->dropped += src->dropped;

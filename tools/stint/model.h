@@ -344,6 +344,9 @@ struct stint_model {
     struct stint_open *open;
     uint64_t repairs[STINT_REPAIR_COUNT];
     char *repair_first[STINT_REPAIR_COUNT]; /* first message per kind (owned) */
+    uint64_t repair_seq[STINT_REPAIR_COUNT]; /* when each kind's first message was recorded (repair_clock):
+                                              * input order for the read's repairs, then the finish's */
+    uint64_t repair_clock;
     uint64_t dropped;
     char *dropped_first;   /* first drop message (owned) */
     uint64_t events;       /* input events/records seen */
@@ -444,6 +447,9 @@ uint32_t stint_model_flow_key(struct stint_model *m, uint32_t cat, uint32_t name
  * (printf-style). */
 void stint_model_repair(struct stint_model *m, enum stint_repair kind, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* The kind of the first repair recorded (the read's in input order, then
+ * the finish's), or -1 when there is none: what --strict reports. */
+int stint_model_first_repair(const struct stint_model *m);
 void stint_model_drop(struct stint_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Marks the model partial with an error message (the first one is kept). */
 void stint_model_fail(struct stint_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -160,14 +160,48 @@ struct creader {
     /* the tokenizer's repair counts at the start of the unit being parsed
      * (see step_once) */
     uint64_t unit_tc, unit_cc, unit_ls;
+    const char *unit_p; /* where that unit starts (NULL before the first) */
+    /* the first unit that raised each count: its byte + 1 (0: none yet), and
+     * when (the model's repair_clock), for the messages and --strict's order */
+    uint64_t first_tc, first_cc, first_ls, seq_tc, seq_cc, seq_ls;
     int obj_keys;    /* keys read in the trace object */
     int saw_events;  /* the trace object's traceEvents array was found (or this part starts inside it) */
 };
+
+static uint64_t offset_of(const struct creader *r, const char *p);
+
+/* The unit that started at r->unit_p raised the tokenizer's counts: the
+ * first such unit of each kind is where its repair is reported. (Units are
+ * seen whole before any refill: a unit cut by the window's end is taken
+ * back, step_once.) */
+static __attribute__((noinline)) void unit_note(struct creader *r, const struct stint_json *j)
+{
+    if (!r->unit_p)
+        return;
+    uint64_t at = offset_of(r, r->unit_p) + 1;
+    if (j->trailing_commas != r->unit_tc && !r->first_tc) {
+        r->first_tc = at;
+        r->seq_tc = ++r->m->repair_clock;
+    }
+    if (j->control_chars != r->unit_cc && !r->first_cc) {
+        r->first_cc = at;
+        r->seq_cc = ++r->m->repair_clock;
+    }
+    if (j->lone_surrogates != r->unit_ls && !r->first_ls) {
+        r->first_ls = at;
+        r->seq_ls = ++r->m->repair_clock;
+    }
+}
 
 /* Marks the start of a unit (an event, a top-level key): if it returns MORE
  * it is parsed again after the refill, and step_once takes its counts back. */
 static inline void unit_start(struct creader *r, const struct stint_json *j)
 {
+    if (__builtin_expect(j->trailing_commas != r->unit_tc || j->control_chars != r->unit_cc ||
+                             j->lone_surrogates != r->unit_ls,
+                         0))
+        unit_note(r, j);
+    r->unit_p = j->p;
     r->unit_tc = j->trailing_commas;
     r->unit_cc = j->control_chars;
     r->unit_ls = j->lone_surrogates;
@@ -1721,6 +1755,24 @@ static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj
     }
 }
 
+/* Records n repairs of a kind the tokenizer counts (what), the first in the
+ * unit at byte first - 1 (0: not known), found at repair_clock seq. */
+static void tokenizer_repair(struct stint_model *m, enum stint_repair kind, uint64_t n, uint64_t first, uint64_t seq,
+                             const char *what)
+{
+    if (!n)
+        return;
+    int had = m->repairs[kind] != 0;
+    if (first)
+        stint_model_repair(m, kind, "byte %llu (the event or key that starts there): %s",
+                           (unsigned long long)(first - 1), what);
+    else
+        stint_model_repair(m, kind, "%s", what);
+    m->repairs[kind] += n - 1;
+    if (!had && seq)
+        m->repair_seq[kind] = seq;
+}
+
 /* step() for the read loop: a unit that returns MORE is parsed again after
  * the refill, so the tokenizer's counts from its first try are taken back
  * (else an event straddling a window boundary would count its trailing
@@ -1802,19 +1854,13 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
         }
         ehints_window(&r.hints, in);
     }
-    if (j.trailing_commas) {
-        stint_model_repair(m, STINT_REPAIR_TRAILING_COMMA, "trailing comma inside an event or its args");
-        m->repairs[STINT_REPAIR_TRAILING_COMMA] += j.trailing_commas - 1;
-    }
-    if (j.control_chars) {
-        stint_model_repair(m, STINT_REPAIR_CONTROL_CHAR, "raw control byte inside a string (kept as is)");
-        m->repairs[STINT_REPAIR_CONTROL_CHAR] += j.control_chars - 1;
-    }
-    if (j.lone_surrogates) {
-        stint_model_repair(m, STINT_REPAIR_LONE_SURROGATE,
-                           "\\u escape with an unpaired surrogate inside a string (decoded as U+FFFD)");
-        m->repairs[STINT_REPAIR_LONE_SURROGATE] += j.lone_surrogates - 1;
-    }
+    unit_note(&r, &j); /* (the last unit) */
+    tokenizer_repair(m, STINT_REPAIR_TRAILING_COMMA, j.trailing_commas, r.first_tc, r.seq_tc,
+                     "trailing comma inside an event or its args");
+    tokenizer_repair(m, STINT_REPAIR_CONTROL_CHAR, j.control_chars, r.first_cc, r.seq_cc,
+                     "raw control byte inside a string (kept as is)");
+    tokenizer_repair(m, STINT_REPAIR_LONE_SURROGATE, j.lone_surrogates, r.first_ls, r.seq_ls,
+                     "\\u escape with an unpaired surrogate inside a string (decoded as U+FFFD)");
     stint_i_progress(in, 1);
     if (in->pipe && getenv("STINT_DEBUG_SPLIT")) /* for tests: whether the inflate thread's hints served */
         fprintf(stderr, "stint: %llu args skipped by the inflate thread\n", (unsigned long long)r.hints.hused);

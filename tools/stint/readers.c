@@ -478,12 +478,11 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
     if (rc == 0 && m->partial)
         rc = 1;
     if (rc == 0 && o->strict) {
-        for (int k = 0; k < STINT_REPAIR_COUNT; k++)
-            if (m->repairs[k]) {
-                stint_model_fail(m, "%s: --strict: %s", path, m->repair_first[k]);
-                rc = 1;
-                break;
-            }
+        int k = stint_model_first_repair(m);
+        if (k >= 0) {
+            stint_model_fail(m, "%s: --strict: %s", path, m->repair_first[k]);
+            rc = 1;
+        }
         if (rc == 0 && m->dropped) {
             stint_model_fail(m, "%s: --strict: %s", path, m->dropped_first);
             rc = 1;
