@@ -180,6 +180,10 @@ int stint_json_string(struct stint_json *j, const char **s, size_t *len, int *es
         *escaped = esc;
     j->control_chars += ctl;
     j->lone_surrogates += lone;
+    if (ctl && !j->cc_at)
+        j->cc_at = start;
+    if (lone && !j->ls_at)
+        j->ls_at = start;
     j->p = p + 1;
     return STINT_JSON_OK;
 more:
@@ -281,8 +285,11 @@ static int skip_general(struct stint_json *j)
         int in_obj = depth ? (int)((stack[(depth - 1) / 64] >> ((depth - 1) % 64)) & 1) : 0;
         if (state == 1 || state == 3) { /* object: key or '}' */
             if (c == '}' && (state == 1 || (j->flags & STINT_JSON_TRAILING_COMMA))) {
-                if (state == 3)
+                if (state == 3) {
                     j->trailing_commas++;
+                    if (!j->tc_at)
+                        j->tc_at = j->p;
+                }
                 j->p++;
                 depth--;
                 state = 2;
@@ -326,6 +333,8 @@ static int skip_general(struct stint_json *j)
                     break;
                 }
                 j->trailing_commas++;
+                if (!j->tc_at)
+                    j->tc_at = j->p;
             }
             j->p++;
             depth--;

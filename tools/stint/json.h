@@ -44,6 +44,9 @@ struct stint_json {
     uint64_t trailing_commas;
     uint64_t control_chars; /* raw control bytes accepted in strings (STINT_JSON_CONTROL_CHARS) */
     uint64_t lone_surrogates; /* \u escapes of an unpaired surrogate (always accepted, as U+FFFD) */
+    /* where the first of each of those three since the caller last cleared
+     * these lies (NULL: none): the comma, the string's opening quote */
+    const char *tc_at, *cc_at, *ls_at;
     const char *err;        /* static message on STINT_JSON_ERR */
     const char *err_at;     /* where in the window */
 };

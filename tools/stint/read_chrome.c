@@ -160,48 +160,19 @@ struct creader {
     /* the tokenizer's repair counts at the start of the unit being parsed
      * (see step_once) */
     uint64_t unit_tc, unit_cc, unit_ls;
-    const char *unit_p; /* where that unit starts (NULL before the first) */
-    /* the first unit that raised each count: its byte + 1 (0: none yet), and
+    /* the counts when the tokenizer's positions were last taken (harvest) */
+    uint64_t harv_tc, harv_cc, harv_ls;
+    /* the first of each of those repairs: its byte + 1 (0: none yet), and
      * when (the model's repair_clock), for the messages and --strict's order */
     uint64_t first_tc, first_cc, first_ls, seq_tc, seq_cc, seq_ls;
     int obj_keys;    /* keys read in the trace object */
     int saw_events;  /* the trace object's traceEvents array was found (or this part starts inside it) */
 };
 
-static uint64_t offset_of(const struct creader *r, const char *p);
-
-/* The unit that started at r->unit_p raised the tokenizer's counts: the
- * first such unit of each kind is where its repair is reported. (Units are
- * seen whole before any refill: a unit cut by the window's end is taken
- * back, step_once.) */
-static __attribute__((noinline)) void unit_note(struct creader *r, const struct stint_json *j)
-{
-    if (!r->unit_p)
-        return;
-    uint64_t at = offset_of(r, r->unit_p) + 1;
-    if (j->trailing_commas != r->unit_tc && !r->first_tc) {
-        r->first_tc = at;
-        r->seq_tc = ++r->m->repair_clock;
-    }
-    if (j->control_chars != r->unit_cc && !r->first_cc) {
-        r->first_cc = at;
-        r->seq_cc = ++r->m->repair_clock;
-    }
-    if (j->lone_surrogates != r->unit_ls && !r->first_ls) {
-        r->first_ls = at;
-        r->seq_ls = ++r->m->repair_clock;
-    }
-}
-
 /* Marks the start of a unit (an event, a top-level key): if it returns MORE
  * it is parsed again after the refill, and step_once takes its counts back. */
 static inline void unit_start(struct creader *r, const struct stint_json *j)
 {
-    if (__builtin_expect(j->trailing_commas != r->unit_tc || j->control_chars != r->unit_cc ||
-                             j->lone_surrogates != r->unit_ls,
-                         0))
-        unit_note(r, j);
-    r->unit_p = j->p;
     r->unit_tc = j->trailing_commas;
     r->unit_cc = j->control_chars;
     r->unit_ls = j->lone_surrogates;
@@ -874,6 +845,8 @@ static int parse_event(struct stint_json *j, struct event *e, struct ehints *h)
                 goto out;
             }
             j->trailing_commas++;
+            if (!j->tc_at)
+                j->tc_at = j->p;
             j->p++;
             return STINT_JSON_OK;
         }
@@ -1175,7 +1148,8 @@ static int integral_number(const char *s, size_t n, int64_t *out)
  * string holding one, or a number of integral value in another notation),
  * 1 when it is a string (the caller gives it a synthetic id), 2 when it is a
  * number that is no int64 integer (counted; a synthetic id too). */
-static int id_value(struct creader *r, const struct span *sp, const char *what, int64_t *out)
+static __attribute__((noinline)) int id_value_slow(struct creader *r, const struct span *sp, const char *what,
+                                                    int64_t *out)
 {
     if (span_i64(r, sp, out) == 0)
         return 0;
@@ -1187,6 +1161,15 @@ static int id_value(struct creader *r, const struct span *sp, const char *what, 
                        "byte %llu: %s %.*s is not an integer (expected an integer id; kept on a lane named by it)",
                        (unsigned long long)offset_of(r, sp->s), what, (int)(sp->n < 40 ? sp->n : 40), sp->s);
     return 2;
+}
+
+static inline int id_value(struct creader *r, const struct span *sp, const char *what, int64_t *out)
+{
+    if (sp->num == SPAN_NUM_INT) { /* (the common case, inline) */
+        *out = sp->v;
+        return 0;
+    }
+    return id_value_slow(r, sp, what, out);
 }
 
 /* The event's pid: the number, 0 when absent, a synthetic pid for a string
@@ -1764,13 +1747,31 @@ static void tokenizer_repair(struct stint_model *m, enum stint_repair kind, uint
         return;
     int had = m->repairs[kind] != 0;
     if (first)
-        stint_model_repair(m, kind, "byte %llu (the event or key that starts there): %s",
+        stint_model_repair(m, kind, "byte %llu: %s",
                            (unsigned long long)(first - 1), what);
     else
         stint_model_repair(m, kind, "%s", what);
     m->repairs[kind] += n - 1;
     if (!had && seq)
         m->repair_seq[kind] = seq;
+}
+
+/* Takes the tokenizer's positions of its repairs (while they point into the
+ * window): the first of each kind is where its repair is reported. */
+static __attribute__((noinline)) void harvest(struct creader *r, struct stint_json *j)
+{
+    const char **at[3] = {&j->tc_at, &j->cc_at, &j->ls_at};
+    uint64_t *first[3] = {&r->first_tc, &r->first_cc, &r->first_ls}, *seq[3] = {&r->seq_tc, &r->seq_cc, &r->seq_ls};
+    for (int k = 0; k < 3; k++) {
+        if (*at[k] && !*first[k]) {
+            *first[k] = offset_of(r, *at[k]) + 1;
+            *seq[k] = ++r->m->repair_clock;
+        }
+        *at[k] = NULL;
+    }
+    r->harv_tc = j->trailing_commas;
+    r->harv_cc = j->control_chars;
+    r->harv_ls = j->lone_surrogates;
 }
 
 /* step() for the read loop: a unit that returns MORE is parsed again after
@@ -1787,7 +1788,17 @@ static int step_once(struct creader *r, struct stint_json *j, int *state, int *i
         j->trailing_commas = r->unit_tc;
         j->control_chars = r->unit_cc;
         j->lone_surrogates = r->unit_ls;
+        /* a position the taken-back unit set goes with it: then nothing
+         * since the last harvest is left */
+        if (j->trailing_commas == r->harv_tc)
+            j->tc_at = NULL;
+        if (j->control_chars == r->harv_cc)
+            j->cc_at = NULL;
+        if (j->lone_surrogates == r->harv_ls)
+            j->ls_at = NULL;
     }
+    if (__builtin_expect(j->tc_at || j->cc_at || j->ls_at, 0))
+        harvest(r, j);
     return s;
 }
 
@@ -1854,13 +1865,12 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
         }
         ehints_window(&r.hints, in);
     }
-    unit_note(&r, &j); /* (the last unit) */
     tokenizer_repair(m, STINT_REPAIR_TRAILING_COMMA, j.trailing_commas, r.first_tc, r.seq_tc,
-                     "trailing comma inside an event or its args");
+                     "trailing comma before the closing bracket here, inside an event or its args");
     tokenizer_repair(m, STINT_REPAIR_CONTROL_CHAR, j.control_chars, r.first_cc, r.seq_cc,
-                     "raw control byte inside a string (kept as is)");
+                     "raw control byte inside the string that starts here (kept as is)");
     tokenizer_repair(m, STINT_REPAIR_LONE_SURROGATE, j.lone_surrogates, r.first_ls, r.seq_ls,
-                     "\\u escape with an unpaired surrogate inside a string (decoded as U+FFFD)");
+                     "\\u escape with an unpaired surrogate inside the string that starts here (decoded as U+FFFD)");
     stint_i_progress(in, 1);
     if (in->pipe && getenv("STINT_DEBUG_SPLIT")) /* for tests: whether the inflate thread's hints served */
         fprintf(stderr, "stint: %llu args skipped by the inflate thread\n", (unsigned long long)r.hints.hused);
