@@ -254,6 +254,14 @@ static int crc_mismatch(struct stint_input *in, uint64_t zat, uint32_t got, uint
 /* The compressed offset of the next byte ISA-L is to take. */
 static uint64_t zpos(const struct stint_input *in) { return in->zraw - (in->zin_len - in->zin_pos); }
 
+/* Bad data at the current compressed byte: the message (what), -1. */
+static int gz_bad_at(struct stint_input *in, const char *what)
+{
+    snprintf(in->err, sizeof in->err, "%s: compressed byte %llu: %s", in->path, (unsigned long long)zpos(in), what);
+    in->corrupt = 1;
+    return -1;
+}
+
 /* The message for ISA-L's error rc at the current compressed byte; -1. */
 static int isal_failed(struct stint_input *in, int rc)
 {
@@ -376,24 +384,16 @@ static ssize_t inflate_into(struct stint_input *in, char *dst, size_t room, stru
                     if (k < avail) {
                         if (produced > 0)
                             break; /* hand over what was inflated: the next call reports it */
-                        snprintf(in->err, sizeof in->err,
-                                 "%s: compressed byte %llu: a nonzero byte in the zero padding after the last gzip "
-                                 "member (expected zeros to the end of the file)",
-                                 in->path, (unsigned long long)zpos(in));
-                        in->corrupt = 1;
-                        return -1;
+                        return gz_bad_at(in, "a nonzero byte in the zero padding after the last gzip member "
+                                             "(expected zeros to the end of the file)");
                     }
                     continue;
                 }
                 if (b[0] != 0x1f || (avail >= 2 && b[1] != 0x8b)) {
                     if (produced > 0)
                         break; /* (as above) */
-                    snprintf(in->err, sizeof in->err,
-                             "%s: compressed byte %llu: the data after the gzip member that ends here is not a gzip "
-                             "member (expected another member, which starts with 1f 8b, or the end of the file)",
-                             in->path, (unsigned long long)zpos(in));
-                    in->corrupt = 1;
-                    return -1;
+                    return gz_bad_at(in, "the data after the gzip member that ends here is not a gzip member "
+                                         "(expected another member, which starts with 1f 8b, or the end of the file)");
                 }
                 isal_inflate_reset(st);
                 st->crc_flag = ISAL_DEFLATE;
