@@ -36,8 +36,9 @@ int stint_cmd_convert(int argc, char **argv)
     if (stint_cmd_take_extras("convert", &argc, argv, ex, sizeof ex / sizeof ex[0]) == 2)
         return 2;
     struct stint_cmd_opts o;
-    int rc = stint_cmd_parse_some(argc, argv, usage, &o, "convert", 0,
-                                  "convert writes the whole trace (no filter is taken)");
+    const struct stint_cmd_spec spec = {"convert", 0, "convert writes the whole trace (no filter is taken)",
+                                        "convert writes the format --to names", NULL, NULL};
+    int rc = stint_cmd_parse_spec(argc, argv, usage, &o, &spec);
     if (rc >= 0)
         return rc;
     if (!to || !out_path) {
@@ -95,7 +96,7 @@ int stint_cmd_convert(int argc, char **argv)
     }
     if (stint_cmd_close_out("convert", out, out_path) != 0)
         wr = 3;
-    if (!otlp) {
+    if (!otlp && !wr) { /* after a write error OUT holds no whole conversion: nothing was written to report */
         fprintf(stderr, "stint convert: wrote %" PRIu64 " slices as %s to %s", st.slices, to, out_path);
         if (st.origin_ns)
             fprintf(stderr, " (ts rebased by %s%" PRId64 " ns)", st.origin_ns > 0 ? "-" : "+",

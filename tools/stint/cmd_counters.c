@@ -27,9 +27,11 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: stint counters FILE [--json] [--gap D] [--pid N] [--name GLOB] [--time-range A:B]\n"
+    "usage: stint counters FILE [--json] [--gap D] [--strict] [--format chrome|jsonl|markers] [--pid N]\n"
+    "                      [--name GLOB] [--time-range A:B]\n"
     "       stint counters TELEMETRY.jsonl --time-key KEY [--time-unit s|ms|us|ns]\n"
     "                      [--fields [label=]path[,...]] [--gap D] [--name GLOB] [--time-range A:B] [--json]\n"
+    "                      [--strict]\n"
     "  per series: samples, min, median, mean, max, sampling gaps (median, count over the\n"
     "  gap threshold D, default 5s), and the trapezoid integral over intervals <= D with the\n"
     "  observed duration it covers (null when no interval qualifies). path: a.b.c,\n"
@@ -219,8 +221,8 @@ static int tele_row(void *ctx, const char *line, size_t len, uint64_t lineno)
         return 0;
     if (!t->nfields) {
         struct leaf_row r = {t, ts};
-        if (stint_jl_leaves(line, len, leaf_add, &r) != 0)
-            t->bad_rows++;
+        if (stint_jl_leaves(line, len, leaf_add, &r) != 0 && !t->bad_rows++ && !t->no_time)
+            snprintf(t->first_bad, sizeof t->first_bad, "line %llu: not a JSON object", (unsigned long long)lineno);
         return t->oom ? 3 : 0;
     }
     for (size_t k = 0; k < t->nfields; k++) {
@@ -411,14 +413,18 @@ int stint_cmd_counters(int argc, char **argv)
         return 2;
     }
     struct stint_cmd_opts o;
-    int rc = time_key ? stint_cmd_parse_some(argc, argv, usage, &o, "counters", STINT_FILT_NAME | STINT_FILT_RANGE,
-                                             "telemetry rows carry no process, thread, category or duration (the "
-                                             "filters here are --name and --time-range)")
-                      : stint_cmd_parse_some(argc, argv, usage, &o, "counters",
-                                             STINT_FILT_PID | STINT_FILT_NAME | STINT_FILT_RANGE,
-                                             "a counter series belongs to a process and its samples have no "
-                                             "category or duration (the filters here are --pid, --name and "
-                                             "--time-range)");
+    /* telemetry rows are read as JSONL rows, whatever --format says of a trace */
+    const struct stint_cmd_spec tele_spec = {
+        "counters", STINT_FILT_NAME | STINT_FILT_RANGE | STINT_TAKES_JSON,
+        "telemetry rows carry no process, thread, category or duration (the filters here are --name and "
+        "--time-range)",
+        "counters prints a text table, or JSON with --json", "jsonl", "--time-key reads telemetry rows of JSONL"};
+    const struct stint_cmd_spec trace_spec = {
+        "counters", STINT_FILT_PID | STINT_FILT_NAME | STINT_FILT_RANGE | STINT_TAKES_JSON,
+        "a counter series belongs to a process and its samples have no category or duration (the filters here "
+        "are --pid, --name and --time-range)",
+        "counters prints a text table, or JSON with --json", NULL, NULL};
+    int rc = stint_cmd_parse_spec(argc, argv, usage, &o, time_key ? &tele_spec : &trace_spec);
     if (rc >= 0)
         return rc;
     int64_t unit_ns = !strcmp(time_unit, "s") ? 1000000000 : !strcmp(time_unit, "ms") ? 1000000
@@ -462,6 +468,10 @@ int stint_cmd_counters(int argc, char **argv)
                     t.first_bad);
         if (t.rows && t.bad_rows + t.no_time == t.rows)
             rc = rc ? rc : 1;
+        if (o.strict && (t.bad_rows || t.no_time) && !rc) { /* --strict: a row left out is an error */
+            fprintf(stderr, "stint: error: %s: --strict: %s\n", o.path, t.first_bad);
+            rc = 1;
+        }
     } else {
         source = "counter events";
         rc = stint_cmd_load(&o, &m, STINT_MODEL_KEEP_SAMPLES);

@@ -16,7 +16,9 @@
 #include "commands.h"
 #include "textout.h"
 
+#include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,6 +183,17 @@ int stint_cmd_diff(int argc, char **argv)
     int w = 1;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
+        if (!strcmp(a, "--")) {
+            /* every argument after it is an input: the first stays in argv
+             * (after the "--", for the shared parser), the others are taken out */
+            argv[w++] = argv[i];
+            while (++i < argc) {
+                pos[npos++] = argv[i];
+                if (npos == 1)
+                    argv[w++] = argv[i];
+            }
+            break;
+        }
         if (!strcmp(a, "--fail-on-regression")) {
             fail_on_regression = 1;
             continue;
@@ -214,9 +227,18 @@ int stint_cmd_diff(int argc, char **argv)
                     return 2;
                 }
             } else {
+                /* --seed: any whole number >= 0; --resamples, --min-samples: >= 1 */
+                const long long lo = strcmp(opt, "--seed") ? 1 : 0;
+                errno = 0;
                 long long x = strtoll(v, &end, 10);
-                if (!*v || *end || x < 0 || (strcmp(opt, "--seed") && x < 1)) {
-                    fprintf(stderr, "stint diff: %s: '%s' is not a valid count\n", opt, v);
+                int digits = *v >= '0' && *v <= '9'; /* no sign, no blank: strtoll takes both */
+                if (!digits || *end || errno == ERANGE || x < lo) {
+                    if (digits && !*end && errno == ERANGE)
+                        fprintf(stderr, "stint diff: %s: '%s': out of range (expected a whole number from %lld to %lld)\n",
+                                opt, v, lo, LLONG_MAX);
+                    else
+                        fprintf(stderr, "stint diff: %s: '%s': expected a whole number from %lld to %lld\n", opt, v, lo,
+                                LLONG_MAX);
                     free(pos);
                     return 2;
                 }

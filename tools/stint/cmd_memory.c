@@ -31,7 +31,7 @@
 #include <strings.h>
 
 static const char usage[] =
-    "usage: stint memory SESSION.jsonl [--json] [--timeline] [--time-range A:B]\n"
+    "usage: stint memory SESSION.jsonl [--json] [--timeline] [--strict] [--format jsonl] [--time-range A:B]\n"
     "  live bytes over time from memory records: peak (and when), breakdown by category\n"
     "  and device at the peak, allocations, frees, frees without an alloc (counted, not\n"
     "  fatal); at equal timestamps allocs come before frees\n"
@@ -110,6 +110,8 @@ struct mctx {
     struct strtab tensors, names; /* names: "c:<category>" and "d:<device>" */
     uint64_t lines, bad, unknown_size, device_records;
     char first_bad[200];
+    uint64_t unknown_alloc;  /* allocs among unknown_size */
+    char first_unknown[200]; /* the first of them */
     int oom;
 };
 
@@ -194,8 +196,14 @@ static int mem_line(void *vctx, const char *line, size_t len, uint64_t lineno)
     uint64_t nbytes = (uint64_t)b;
     if (!nbytes) {
         nbytes = shape_bytes(&shape, &dtype);
-        if (!nbytes && bytes.type != STINT_JL_NUMBER)
+        if (!nbytes && bytes.type != STINT_JL_NUMBER) {
             c->unknown_size++;
+            /* a free's size is its alloc's: only an alloc's unknown size changes what is live */
+            if (is_alloc && !c->unknown_alloc++)
+                snprintf(c->first_unknown, sizeof c->first_unknown,
+                         "line %llu: alloc record has no bytes and no shape of a known dtype (counted as 0 bytes)",
+                         (unsigned long long)lineno);
+        }
     }
     if (c->n == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 256;
@@ -242,11 +250,15 @@ int stint_cmd_memory(int argc, char **argv)
 {
     int timeline = 0;
     const struct stint_cmd_extra ex[] = {{"--timeline", NULL, NULL, &timeline, 1}};
-    stint_cmd_take_extras("memory", &argc, argv, ex, 1);
+    if (stint_cmd_take_extras("memory", &argc, argv, ex, 1) == 2)
+        return 2;
     struct stint_cmd_opts o;
-    int rc = stint_cmd_parse_some(argc, argv, usage, &o, "memory", STINT_FILT_RANGE,
-                                  "memory records replay one session's allocations (the filter here is "
-                                  "--time-range)");
+    const struct stint_cmd_spec spec = {
+        "memory", STINT_FILT_RANGE | STINT_TAKES_JSON,
+        "memory records replay one session's allocations (the filter here is --time-range)",
+        "memory prints a text report, or JSON with --json", "jsonl",
+        "memory records exist only in JSONL sessions"};
+    int rc = stint_cmd_parse_spec(argc, argv, usage, &o, &spec);
     if (rc >= 0)
         return rc;
     struct mctx c;
@@ -269,6 +281,11 @@ int stint_cmd_memory(int argc, char **argv)
     if (c.lines && c.bad == c.lines) {
         fprintf(stderr, "stint: %s: no line is a JSON object: not a JSONL session\n", o.path);
         rc = rc ? rc : 1;
+    }
+    if (o.strict && !rc && (c.bad || c.unknown_alloc)) {
+        /* --strict: a line left out, or an alloc's size taken as 0, is an error; the report is still printed */
+        fprintf(stderr, "stint: error: %s: --strict: %s\n", o.path, c.bad ? c.first_bad : c.first_unknown);
+        rc = 1;
     }
     if (c.n > 1)
         qsort(c.r, c.n, sizeof *c.r, rec_cmp);

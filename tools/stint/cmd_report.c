@@ -37,8 +37,9 @@ int stint_cmd_report(int argc, char **argv)
         ro.max_slices = (size_t)n;
     }
     struct stint_cmd_opts o;
-    int rc = stint_cmd_parse_some(argc, argv, usage, &o, "report", 0,
-                                  "the report covers the whole trace (no filter is taken)");
+    const struct stint_cmd_spec spec = {"report", 0, "the report covers the whole trace (no filter is taken)",
+                                        "report writes one HTML file (-o)", NULL, NULL};
+    int rc = stint_cmd_parse_spec(argc, argv, usage, &o, &spec);
     if (rc >= 0)
         return rc;
     if (!out_path) {

@@ -3,6 +3,7 @@
  */
 #include "cmdopts.h"
 #include "hmem.h"
+#include "tsparse.h"
 
 #include <errno.h>
 #include <stdio.h>
@@ -16,6 +17,11 @@ int stint_cmd_take_extras(const char *cmd, int *argc, char **argv, const struct 
     int w = 1;
     for (int i = 1; i < *argc; i++) {
         const char *a = argv[i];
+        if (!strcmp(a, "--")) { /* the rest are inputs: stint_cmd_parse takes them as they are */
+            while (i < *argc)
+                argv[w++] = argv[i++];
+            break;
+        }
         const struct stint_cmd_extra *x = NULL;
         const char *inline_value = NULL;
         for (size_t k = 0; k < n && !x; k++) {
@@ -46,11 +52,103 @@ int stint_cmd_take_extras(const char *cmd, int *argc, char **argv, const struct 
     return -1;
 }
 
+/* Whether a is the option name, alone (*inline_v = NULL) or as "name=VALUE"
+ * (*inline_v = VALUE). */
+static int is_opt(const char *a, const char *name, const char **inline_v)
+{
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0 || (a[n] != 0 && a[n] != '='))
+        return 0;
+    *inline_v = a[n] == '=' ? a + n + 1 : NULL;
+    return 1;
+}
+
+/* The filters (filters.h) and what each one's value is. */
+static const struct {
+    const char *name;
+    const char *expect;
+} filter_opts[] = {{"--pid", "an integer"},      {"--tid", "an integer"},
+                   {"--cat", "a category"},      {"--name", "a glob"},
+                   {"--time-range", "A:B, times in ns or with a unit: 12.5ms, 3us, 2s; A or B may be empty"},
+                   {"--min-dur", "a duration in ns or with a unit: 12.5ms, 3us, 2s"}};
+
+#define STINT_I64_RANGE "-9223372036854775808 to 9223372036854775807"
+
+/* Checks one time of a filter (--time-range's A or B, --min-dur's D): 0 when
+ * it parses, else prints why and returns -1. */
+static int check_time(const char *cmd, const char *opt, const char *s, size_t n)
+{
+    int64_t t;
+    int r = stint_parse_duration(s, n, &t);
+    if (r == -2)
+        fprintf(stderr,
+                "stint %s: %s: '%.*s': out of range (expected a time from " STINT_I64_RANGE
+                " ns, about 292 years either side of 0)\n",
+                cmd, opt, (int)n, s);
+    else if (r != 0)
+        fprintf(stderr, "stint %s: %s: '%.*s': expected a time in ns or with a unit (ns, us, ms, s: 12.5ms)\n", cmd,
+                opt, (int)n, s);
+    return r ? -1 : 0;
+}
+
+/* Checks a filter's value before filters.c takes it, so that a bad one gets
+ * one message naming the command and saying what was expected. 0 when it is
+ * good, else -1 (message printed). */
+static int check_filter_value(const char *cmd, const char *opt, const char *v)
+{
+    if (!strcmp(opt, "--pid") || !strcmp(opt, "--tid")) {
+        int64_t x;
+        int r = stint_parse_i64(v, strlen(v), &x);
+        if (r == -2)
+            fprintf(stderr, "stint %s: %s: '%s': out of range (expected an integer from " STINT_I64_RANGE ")\n", cmd,
+                    opt, v);
+        else if (r != 0 || !*v)
+            fprintf(stderr, "stint %s: %s: '%s': expected an integer\n", cmd, opt, v);
+        return r || !*v ? -1 : 0;
+    }
+    if (!strcmp(opt, "--min-dur"))
+        return check_time(cmd, opt, v, strlen(v));
+    if (!strcmp(opt, "--time-range")) {
+        const char *colon = strchr(v, ':');
+        if (!colon) {
+            fprintf(stderr, "stint %s: --time-range: '%s': expected A:B (A or B may be empty)\n", cmd, v);
+            return -1;
+        }
+        int64_t t0 = INT64_MIN, t1 = INT64_MAX;
+        size_t n0 = (size_t)(colon - v), n1 = strlen(colon + 1);
+        if ((n0 && check_time(cmd, opt, v, n0) != 0) || (n1 && check_time(cmd, opt, colon + 1, n1) != 0))
+            return -1;
+        if (n0)
+            stint_parse_duration(v, n0, &t0);
+        if (n1)
+            stint_parse_duration(colon + 1, n1, &t1);
+        if (t1 < t0) {
+            fprintf(stderr, "stint %s: --time-range: '%s': expected an end B not before the start A\n", cmd, v);
+            return -1;
+        }
+    }
+    return 0; /* --cat, --name: any text */
+}
+
 int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_opts *o)
 {
     memset(o, 0, sizeof *o);
+    const char *cmd = argv[0];
+    int only_inputs = 0; /* after "--" */
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i];
+        const char *a = argv[i], *v;
+        if (only_inputs || (a[0] != '-' || !a[1])) {
+            if (o->path) {
+                fprintf(stderr, "stint %s: more than one input file ('%s' and '%s')\n", cmd, o->path, a);
+                return 2;
+            }
+            o->path = a;
+            continue;
+        }
+        if (!strcmp(a, "--")) {
+            only_inputs = 1;
+            continue;
+        }
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(usage, stdout);
             fputs(STINT_FILTER_USAGE, stdout);
@@ -68,49 +166,56 @@ int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_o
             o->strict = 1;
             continue;
         }
-        if (!strcmp(a, "--format") || !strncmp(a, "--format=", 9)) {
-            if (a[8] == '=')
-                o->format = a + 9;
-            else if (i + 1 < argc)
-                o->format = argv[++i];
-            else {
-                fprintf(stderr, "stint %s: --format needs a value (chrome, jsonl or markers)\n", argv[0]);
+        if (is_opt(a, "--format", &v)) {
+            if (!v && i + 1 >= argc) {
+                fprintf(stderr, "stint %s: --format needs a value (chrome, jsonl or markers)\n", cmd);
                 return 2;
             }
+            if (!v)
+                v = argv[++i];
+            if (strcmp(v, "chrome") != 0 && strcmp(v, "jsonl") != 0 && strcmp(v, "markers") != 0) {
+                fprintf(stderr, "stint %s: --format: '%s': expected chrome, jsonl or markers\n", cmd, v);
+                return 2;
+            }
+            o->format = v;
             continue;
+        }
+        for (size_t k = 0; k < sizeof filter_opts / sizeof filter_opts[0]; k++) {
+            if (!is_opt(a, filter_opts[k].name, &v))
+                continue;
+            if (!v && i + 1 >= argc) {
+                fprintf(stderr, "stint %s: %s needs a value (%s)\n", cmd, filter_opts[k].name, filter_opts[k].expect);
+                return 2;
+            }
+            if (check_filter_value(cmd, filter_opts[k].name, v ? v : argv[i + 1]) != 0)
+                return 2;
+            break;
         }
         int r = stint_filter_arg(&o->filter, argc, argv, &i);
         if (r < 0)
             return 2;
         if (r > 0)
             continue;
-        if (a[0] == '-' && a[1] != 0) {
-            fprintf(stderr, "stint %s: unknown option '%s'\n", argv[0], a);
-            fputs(usage, stderr);
-            return 2;
-        }
-        if (o->path) {
-            fprintf(stderr, "stint %s: more than one input file ('%s' and '%s')\n", argv[0], o->path, a);
-            return 2;
-        }
-        o->path = a;
+        fprintf(stderr, "stint %s: unknown option '%s'\n", cmd, a);
+        fputs(usage, stderr);
+        return 2;
     }
     if (!o->path) {
-        fprintf(stderr, "stint %s: no input file (use - for stdin)\n", argv[0]);
+        fprintf(stderr, "stint %s: no input file (use - for stdin)\n", cmd);
         fputs(usage, stderr);
         return 2;
     }
     if (o->json && o->csv) {
-        fprintf(stderr, "stint %s: --json and --csv exclude each other\n", argv[0]);
+        fprintf(stderr, "stint %s: --json and --csv exclude each other\n", cmd);
         return 2;
     }
     return -1;
 }
 
-int stint_cmd_parse_some(int argc, char **argv, const char *usage, struct stint_cmd_opts *o, const char *cmd,
-                         unsigned allowed, const char *why)
+int stint_cmd_parse_spec(int argc, char **argv, const char *usage, struct stint_cmd_opts *o,
+                         const struct stint_cmd_spec *s)
 {
-    for (int i = 1; i < argc; i++)
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             memset(o, 0, sizeof *o);
             fputs(usage, stdout);
@@ -119,19 +224,38 @@ int stint_cmd_parse_some(int argc, char **argv, const char *usage, struct stint_
     int rc = stint_cmd_parse(argc, argv, usage, o);
     if (rc >= 0)
         return rc;
-    const struct stint_filter *f = &o->filter;
-    const char *bad = f->has_pid && !(allowed & STINT_FILT_PID)           ? "--pid"
-                      : f->has_tid && !(allowed & STINT_FILT_TID)         ? "--tid"
-                      : f->cat && !(allowed & STINT_FILT_CAT)             ? "--cat"
-                      : f->name_glob && !(allowed & STINT_FILT_NAME)      ? "--name"
-                      : f->has_range && !(allowed & STINT_FILT_RANGE)     ? "--time-range"
-                      : f->has_min_dur && !(allowed & STINT_FILT_MIN_DUR) ? "--min-dur"
-                                                                          : NULL;
+    const char *bad = o->json && !(s->takes & STINT_TAKES_JSON) ? "--json"
+                      : o->csv && !(s->takes & STINT_TAKES_CSV) ? "--csv"
+                                                                 : NULL;
     if (bad) {
-        fprintf(stderr, "stint %s: %s does not apply here: %s\n", cmd, bad, why);
+        fprintf(stderr, "stint %s: %s does not apply here: %s\n", s->cmd, bad, s->output_why);
+        return 2;
+    }
+    const struct stint_filter *f = &o->filter;
+    const unsigned allowed = s->takes;
+    bad = f->has_pid && !(allowed & STINT_FILT_PID)           ? "--pid"
+          : f->has_tid && !(allowed & STINT_FILT_TID)         ? "--tid"
+          : f->cat && !(allowed & STINT_FILT_CAT)             ? "--cat"
+          : f->name_glob && !(allowed & STINT_FILT_NAME)      ? "--name"
+          : f->has_range && !(allowed & STINT_FILT_RANGE)     ? "--time-range"
+          : f->has_min_dur && !(allowed & STINT_FILT_MIN_DUR) ? "--min-dur"
+                                                              : NULL;
+    if (bad) {
+        fprintf(stderr, "stint %s: %s does not apply here: %s\n", s->cmd, bad, s->filters_why);
+        return 2;
+    }
+    if (s->format && o->format && strcmp(o->format, s->format) != 0) {
+        fprintf(stderr, "stint %s: --format: '%s': expected %s (%s)\n", s->cmd, o->format, s->format, s->format_why);
         return 2;
     }
     return -1;
+}
+
+int stint_cmd_parse_some(int argc, char **argv, const char *usage, struct stint_cmd_opts *o, const char *cmd,
+                         unsigned allowed, const char *why)
+{
+    const struct stint_cmd_spec s = {cmd, allowed | STINT_TAKES_JSON | STINT_TAKES_CSV, why, NULL, NULL, NULL};
+    return stint_cmd_parse_spec(argc, argv, usage, o, &s);
 }
 
 int stint_cmd_load(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags)

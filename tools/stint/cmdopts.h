@@ -1,8 +1,11 @@
 /*
  * cmdopts.h - the options every analysis command shares:
  *   FILE ("-" = stdin), --json, --csv, --strict, --format chrome|jsonl|markers,
- *   the filters (filters.h), --help.
+ *   the filters (filters.h), --help, and "--" (every argument after it is an
+ *   input, even one starting with '-').
  * Commands with extra options handle them first and pass the rest here.
+ * A shared option a command does not honour is refused (exit 2), never
+ * ignored: see stint_cmd_parse_spec.
  */
 #ifndef STINT_CLI_CMDOPTS_H
 #define STINT_CLI_CMDOPTS_H
@@ -36,13 +39,19 @@ struct stint_cmd_extra {
 };
 
 /* Takes the extras (n of them) out of argv, keeping the rest in order for
- * stint_cmd_parse (argc is updated). An option that needs a value but ends
- * argv prints "stint CMD: OPTION needs a value" and returns 2; else -1. */
+ * stint_cmd_parse (argc is updated); "--" and every argument after it are
+ * kept as they are. An option that needs a value but ends argv prints
+ * "stint CMD: OPTION needs a value" and returns 2; else -1. */
 int stint_cmd_take_extras(const char *cmd, int *argc, char **argv, const struct stint_cmd_extra *ex, size_t n);
 
 /* Parses argv (argv[0] = command name). usage is printed for --help (stdout,
  * returns 0) and on errors (stderr, returns 2). Returns -1 when the command
- * should run. */
+ * should run. A bad value (a --format other than chrome, jsonl or markers, a
+ * filter's value that is no integer or time, or out of range) prints one line
+ * "stint CMD: --OPT: 'VALUE': expected ..." and returns 2; so does an option
+ * whose value is missing ("stint CMD: --OPT needs a value (...)"). It takes
+ * --json and --csv whatever the command prints: a command that does not
+ * honour both refuses the other itself, or uses stint_cmd_parse_spec. */
 int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_opts *o);
 
 /* The shared filters as bits, for commands that take only some of them. */
@@ -55,10 +64,35 @@ enum {
     STINT_FILT_MIN_DUR = 1u << 5
 };
 
-/* stint_cmd_parse for a command that takes only the filters in allowed
- * (STINT_FILT_* bits): --help prints usage alone (it lists the filters the
- * command takes), and a filter outside allowed prints "stint CMD: --X does
- * not apply here: WHY" on stderr and returns 2, instead of being ignored. */
+/* The shared output options as bits, for stint_cmd_parse_spec. */
+enum {
+    STINT_TAKES_JSON = 1u << 8,
+    STINT_TAKES_CSV = 1u << 9
+};
+
+/* What one command takes of the shared options. */
+struct stint_cmd_spec {
+    const char *cmd;         /* the command's name in messages ("counters") */
+    unsigned takes;          /* STINT_FILT_* and STINT_TAKES_* bits */
+    const char *filters_why; /* why a filter outside takes means nothing here */
+    const char *output_why;  /* why --json or --csv outside takes means nothing here */
+    const char *format;      /* NULL: --format chrome|jsonl|markers; else the one format the command reads */
+    const char *format_why;  /* why the others are refused (with format) */
+};
+
+/* stint_cmd_parse for a command that takes only part of the shared options:
+ * --help prints usage alone (it lists what the command takes); a filter,
+ * --json or --csv outside s->takes prints "stint CMD: --X does not apply
+ * here: WHY" on stderr and returns 2, and so does a --format other than
+ * s->format ("stint CMD: --format: 'F': expected FORMAT (WHY)"), instead
+ * of being ignored. --strict is taken by every command: one built on this
+ * honours it. */
+int stint_cmd_parse_spec(int argc, char **argv, const char *usage, struct stint_cmd_opts *o,
+                         const struct stint_cmd_spec *s);
+
+/* stint_cmd_parse_spec with {cmd, allowed (STINT_FILT_* bits) | --json |
+ * --csv, why}: for a command that takes only some filters and every other
+ * shared option. */
 int stint_cmd_parse_some(int argc, char **argv, const char *usage, struct stint_cmd_opts *o, const char *cmd,
                          unsigned allowed, const char *why);
 
