@@ -582,8 +582,9 @@ def quantile(d, q):
 
 def tree(evs, missing_close=False, flt=None, jsonl=None):
     """`stint tree --json`'s host tree and scope counts: one node per call
-    path (names from the root down; instants, unfinished and filtered-out
-    spans lend their names to paths), aggregating the finished spans that
+    path (names from the root down; unfinished and filtered-out spans lend
+    their names to paths, instants are no part of any path: a slice nested in
+    one takes the path of the instant's parent), aggregating the finished spans that
     pass the filters; self subtracts every finished direct child clipped to
     the call."""
     flt = flt or Filter()
@@ -600,11 +601,13 @@ def tree(evs, missing_close=False, flt=None, jsonl=None):
         for s in sl:
             path, c = [], s
             while c is not None:
-                path.append(c.name)
+                if c.kind != "I":  # instants are no part of any path
+                    path.append(c.name)
                 c = c.parent
             path = tuple(reversed(path))
-            for k in range(1, len(path) + 1):
-                nodes.setdefault(path[:k], [])
+            if s.kind != "I":
+                for k in range(1, len(path) + 1):
+                    nodes.setdefault(path[:k], [])
             if not flt.slice(pid, tid, s.cat, s.name, s.ts, s.dur):
                 scope["filtered_out"] += 1
             elif s.kind == "I":

@@ -1,7 +1,9 @@
 /*
  * analysis.c - interval unions, quantiles and the aggregated call tree (see
  * analysis.h). Everything is exact int64 ns except the interpolated
- * quantiles and means, which are doubles only at the very end.
+ * quantiles and means of stint_an_quantile/stint_an_mean, which are doubles
+ * only at the very end; their _exact versions stay exact rationals up to the
+ * printed decimal (the call tree's figures).
  *
  * The call tree follows each slice's parent, which may be on another track
  * (JSONL sessions give explicit parent ids): paths are resolved up the parent
@@ -202,6 +204,88 @@ double stint_an_mean(const int64_t *v, size_t n)
     return (double)((long double)sum / (long double)n);
 }
 
+struct stint_an_ratio stint_an_mean_exact(const int64_t *v, size_t n)
+{
+    struct stint_an_ratio r = {0, 0};
+    if (n == 0)
+        return r;
+    for (size_t i = 0; i < n; i++)
+        r.num += v[i];
+    r.den = (stint_i128)n;
+    return r;
+}
+
+struct stint_an_ratio stint_an_quantile_exact(const int64_t *v, size_t n, unsigned pct)
+{
+    struct stint_an_ratio r = {0, 0};
+    if (n == 0)
+        return r;
+    if (pct > 100)
+        pct = 100;
+    /* pos = pct * (n - 1) / 100: rank lo and the remainder in hundredths */
+    stint_i128 pos = (stint_i128)pct * (stint_i128)(n - 1);
+    size_t lo = (size_t)(pos / 100);
+    unsigned rem = (unsigned)(pos % 100);
+    r.den = 100;
+    if (lo >= n - 1 || rem == 0)
+        r.num = (stint_i128)v[lo < n ? lo : n - 1] * 100;
+    else
+        r.num = (stint_i128)v[lo] * 100 + (stint_i128)rem * ((stint_i128)v[lo + 1] - v[lo]);
+    return r;
+}
+
+/* floor(a / b) for b > 0 */
+static stint_i128 floor_div(stint_i128 a, stint_i128 b)
+{
+    stint_i128 q = a / b;
+    if (a % b != 0 && a < 0)
+        q--;
+    return q;
+}
+
+const char *stint_an_fmt_ratio(char *buf, struct stint_an_ratio r, unsigned shift, unsigned decimals)
+{
+    if (r.den <= 0) {
+        snprintf(buf, 64, "-");
+        return buf;
+    }
+    if (shift > 6)
+        shift = 6;
+    if (decimals > 6)
+        decimals = 6;
+    stint_i128 pd = 1, ps = 1;
+    for (unsigned k = 0; k < decimals; k++)
+        pd *= 10;
+    for (unsigned k = 0; k < shift; k++)
+        ps *= 10;
+    /* round half up: floor((2 * num * 10^decimals + D) / (2 * D)), D = den * 10^shift */
+    stint_i128 d = r.den * ps;
+    stint_i128 q = floor_div(2 * r.num * pd + d, 2 * d);
+    int neg = q < 0;
+    __extension__ typedef unsigned __int128 u128;
+    u128 a = neg ? (u128)0 - (u128)q : (u128)q;
+    char dig[48];
+    size_t nd = 0;
+    do {
+        dig[nd++] = (char)('0' + (int)(a % 10));
+        a /= 10;
+    } while (a);
+    while (nd <= decimals) /* at least one digit before the point */
+        dig[nd++] = '0';
+    size_t o = 0;
+    if (neg)
+        buf[o++] = '-';
+    while (nd > decimals)
+        buf[o++] = dig[--nd];
+    if (decimals) {
+        buf[o++] = '.';
+        while (nd)
+            buf[o++] = dig[--nd];
+    }
+    buf[o] = 0;
+    return buf;
+}
+
 /* ---- call tree ---------------------------------------------------------- */
 
 static uint64_t mix(uint64_t a, uint64_t b)
@@ -324,12 +408,17 @@ int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, 
     }
     /* pass 1: node per slice. A parent may sit on another track and after
      * its child in index order (JSONL explicit parents), so each chain is
-     * resolved upward to the first slice with a node, then assigned down. */
-    const uint32_t unset = STINT_NO_ID - 1;
-    for (size_t i = 0; i < n; i++)
-        t->slice_node[i] = stint_model_track_at(m, stint_model_slice(m, i)->track)->kind == STINT_TRACK_THREAD
-                               ? unset
-                               : STINT_NO_ID;
+     * resolved upward to the first slice with a node, then assigned down.
+     * Instants on thread tracks get no node (marked `instant` until pass 2
+     * counts them) and are stepped over in the chains: a slice nested in an
+     * instant hangs under the instant's own parent. */
+    const uint32_t unset = STINT_NO_ID - 1, instant = STINT_NO_ID - 2;
+    for (size_t i = 0; i < n; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        t->slice_node[i] = stint_model_track_at(m, s->track)->kind != STINT_TRACK_THREAD ? STINT_NO_ID
+                           : (s->flags & STINT_SLICE_INSTANT)                            ? instant
+                                                                                          : unset;
+    }
     for (size_t i = 0; i < n; i++) {
         if (t->slice_node[i] == STINT_NO_ID) {
             t->async++;
@@ -337,14 +426,21 @@ int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, 
         }
         if (t->slice_node[i] != unset)
             continue;
-        size_t depth = 0;
+        size_t depth = 0, steps = 0;
         uint32_t c = (uint32_t)i;
-        while (c != STINT_NO_ID && t->slice_node[c] == unset && depth < n) {
+        while (c != STINT_NO_ID && steps++ <= n) {
+            if (t->slice_node[c] == instant) {
+                c = stint_model_slice(m, c)->parent;
+                continue;
+            }
+            if (t->slice_node[c] != unset || depth >= n)
+                break;
             chain[depth++] = c;
             c = stint_model_slice(m, c)->parent;
         }
         uint32_t base;
-        if (c != STINT_NO_ID && t->slice_node[c] != unset && t->slice_node[c] != STINT_NO_ID)
+        if (c != STINT_NO_ID && t->slice_node[c] != unset && t->slice_node[c] != STINT_NO_ID &&
+            t->slice_node[c] != instant)
             base = t->slice_node[c];
         else {
             const struct stint_slice *top = stint_model_slice(m, chain[depth - 1]);
@@ -412,7 +508,7 @@ int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, 
             t->slice_node[i] = STINT_NO_ID;
             continue;
         }
-        if (s->flags & STINT_SLICE_INSTANT) {
+        if (node == instant) {
             t->instants++;
             t->slice_node[i] = STINT_NO_ID;
             continue;
@@ -485,7 +581,7 @@ struct stint_flat_row *stint_calltree_flat(const struct stint_calltree *t, const
             r->max_ns = s->dur_ns;
         int outer = 1;
         for (uint32_t p = s->parent; p != STINT_NO_ID; p = stint_model_slice(m, p)->parent)
-            if (stint_model_slice(m, p)->name == s->name) {
+            if (stint_model_slice(m, p)->name == s->name && !(stint_model_slice(m, p)->flags & STINT_SLICE_INSTANT)) {
                 outer = 0;
                 break;
             }

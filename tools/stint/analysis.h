@@ -12,6 +12,7 @@
 
 #include "filters.h"
 #include "model.h"
+#include "tsparse.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -45,12 +46,35 @@ const char *stint_an_us_f(char *buf, double ns);
  * total / calls); NAN when n is 0. */
 double stint_an_mean(const int64_t *v, size_t n);
 
+/* Exact figures of int64 values, for printing without a double on the way
+ * (a double cannot hold every ns past 2^53: a mean or quantile of spans of
+ * about 146 years would round past their max). The value is num / den,
+ * den > 0; den is 0 when there is no value (n == 0). */
+struct stint_an_ratio {
+    stint_i128 num, den;
+};
+/* The mean of n values: the exact 128-bit sum over n. */
+struct stint_an_ratio stint_an_mean_exact(const int64_t *v, size_t n);
+/* Quantile pct/100 (pct <= 100) of sorted v by linear interpolation between
+ * closest ranks, as stint_an_quantile, but exact (den 100): never outside
+ * [v[0], v[n-1]]. */
+struct stint_an_ratio stint_an_quantile_exact(const int64_t *v, size_t n, unsigned pct);
+/* Writes r / 10^shift (shift <= 6) with `decimals` decimals (<= 6), rounded
+ * half up (ties toward +infinity), into buf (>= 64 bytes): shift 0,
+ * decimals 1 gives ns with one decimal ("12.5"); shift 3, decimals 3 gives
+ * us with three ("0.013"). "-" when r has no value. */
+const char *stint_an_fmt_ratio(char *buf, struct stint_an_ratio r, unsigned shift, unsigned decimals);
+
 /* ---- the aggregated call tree -------------------------------------------
  * Nodes are keyed by (parent node, name): one node per distinct call path.
  * Node 0 is the invisible root of host-clock lanes, node 1 the root of
  * device-clock lanes (never merged with host time). Only finished spans on
  * thread tracks are aggregated; instants, unfinished spans and async slices
- * are counted in the tree's scope fields.
+ * are counted in the tree's scope fields. Instants are no part of any path:
+ * they make no node, and a slice nested in an instant (a zero-length slice
+ * at the instant's time) takes the path of the instant's nearest enclosing
+ * non-instant slice. Unfinished and filtered-out spans do lend their names
+ * to their descendants' paths (their nodes may have 0 calls).
  *   calls  spans at this path
  *   total  sum of their durations; a span whose ancestor has the same path
  *          cannot exist, so nothing nested is added twice

@@ -1211,9 +1211,31 @@ static void print_json(FILE *f, const struct summary *S, const struct stint_mode
     fputs("}\n", f);
 }
 
+/* Names in the human tables: control bytes escaped (textout.h), so a name
+ * holding a newline or a tab cannot break a row. esc_name: the escaped name
+ * into buf (cut at cap - 1 bytes: the columns that use it cut at fewer);
+ * put_name_padded: the whole escaped name, padded with blanks to width. */
+static const char *esc_name(char *buf, size_t cap, const struct stint_model *m, uint32_t id)
+{
+    size_t len;
+    const char *s = stint_model_str(m, id, &len);
+    stint_out_text_esc(buf, cap, s, len);
+    return buf;
+}
+
+static void put_name_padded(FILE *f, const struct stint_model *m, uint32_t id, int width)
+{
+    size_t len;
+    const char *s = stint_model_str(m, id, &len);
+    stint_out_text_str(f, s, len);
+    for (size_t w = stint_out_text_len(s, len); w < (size_t)width; w++)
+        putc(' ', f);
+}
+
 static void print_human(FILE *f, const struct summary *S, const struct stint_model *m, const uint32_t *lane_order,
                         size_t nl, const char *path)
 {
+    char en[128], ec[128], el[48]; /* (el: + " [device clock]" fits nm) */
     char a[32], b[32], c[32], d[32], e[32], g[32], h[32], i9[32], j9[32];
     fprintf(f, "%s%s: %s, %" PRIu64 " events, %" PRIu64 " spans\n", m->partial ? "PARTIAL " : "", path,
             m->format ? m->format : "?", m->events, S->spans);
@@ -1228,7 +1250,7 @@ static void print_human(FILE *f, const struct summary *S, const struct stint_mod
         fmt_dur(a, lr->sum_ns);
         fmt_dur(b, stint_union_acc_total(&lr->busy));
         char nm[64];
-        snprintf(nm, sizeof nm, "%s%s", stint_model_str(m, l->name, NULL), l->clock ? " [device clock]" : "");
+        snprintf(nm, sizeof nm, "%s%s", esc_name(el, sizeof el, m, l->name), l->clock ? " [device clock]" : "");
         fprintf(f, "%10" PRId64 " %10" PRId64 " %-24.24s %10" PRIu64 " %14s %14s\n", l->pid, l->tid, nm, lr->spans, a,
                 b);
     }
@@ -1239,7 +1261,7 @@ static void print_human(FILE *f, const struct summary *S, const struct stint_mod
         fmt_dur(a, cr->sum_ns);
         fmt_dur(b, cr->busy_ns);
         char nm[64];
-        snprintf(nm, sizeof nm, "%s%s", cr->cat ? stint_model_str(m, cr->cat, NULL) : "(none)",
+        snprintf(nm, sizeof nm, "%s%s", cr->cat ? esc_name(el, sizeof el, m, cr->cat) : "(none)",
                  cr->clock ? " [device clock]" : "");
         fprintf(f, "%-32.32s %10" PRIu64 " %14s %14s\n", nm, cr->spans, a, b);
     }
@@ -1249,7 +1271,8 @@ static void print_human(FILE *f, const struct summary *S, const struct stint_mod
     int nw = 4; /* the name column fits the longest name, up to 64 */
     for (size_t k = 0; k < S->nnames; k++) {
         size_t len;
-        stint_model_str(m, S->names[k].name, &len);
+        const char *s = stint_model_str(m, S->names[k].name, &len);
+        len = stint_out_text_len(s, len);
         if ((int)len > nw)
             nw = len > 64 ? 64 : (int)len;
     }
@@ -1267,8 +1290,8 @@ static void print_human(FILE *f, const struct summary *S, const struct stint_mod
         fmt_dur(i9, nr->max_ns);
         (void)j9;
         fprintf(f, "%-16.16s %-*.*s %8" PRIu64 " %12s %12s %12s %12s %12s %12s %12s %12s\n",
-                nr->cat ? stint_model_str(m, nr->cat, NULL) : "", nw, nw, stint_model_str(m, nr->name, NULL), nr->spans,
-                a, b, c, d, e, g, h, i9);
+                nr->cat ? esc_name(ec, sizeof ec, m, nr->cat) : "", nw, nw, esc_name(en, sizeof en, m, nr->name),
+                nr->spans, a, b, c, d, e, g, h, i9);
     }
     if (S->nasync) {
         fprintf(f, "\nasync spans  (own tracks keyed by cat + id; not part of lane, category or name time)\n");
@@ -1276,8 +1299,8 @@ static void print_human(FILE *f, const struct summary *S, const struct stint_mod
         for (size_t k = 0; k < S->nasync; k++) {
             const struct async_row *r = &S->asyncs[k];
             fmt_dur(a, r->sum_ns);
-            fprintf(f, "%-16.16s %-28.28s %8" PRIu64 " %14s %10" PRIu64 "\n", stint_model_str(m, r->cat, NULL),
-                    stint_model_str(m, r->name, NULL), r->spans, a, r->unfinished);
+            fprintf(f, "%-16.16s %-28.28s %8" PRIu64 " %14s %10" PRIu64 "\n", esc_name(ec, sizeof ec, m, r->cat),
+                    esc_name(en, sizeof en, m, r->name), r->spans, a, r->unfinished);
         }
     }
     int head = 0;
@@ -1289,8 +1312,9 @@ static void print_human(FILE *f, const struct summary *S, const struct stint_mod
             continue;
         if (!head++)
             fprintf(f, "\ncounters  (per series: samples, min, max, mean of the sample values)\n");
-        fprintf(f, "  pid %-8" PRId64 " %-32s %8" PRIu64 " samples  min %g  max %g  mean %g\n", cs->pid,
-                stint_model_str(m, cs->name, NULL), n, mn, mx, mean);
+        fprintf(f, "  pid %-8" PRId64 " ", cs->pid);
+        put_name_padded(f, m, cs->name, 32);
+        fprintf(f, " %8" PRIu64 " samples  min %g  max %g  mean %g\n", n, mn, mx, mean);
     }
     head = 0;
     for (size_t k = 0; k < m->instants.len; k++) {
@@ -1300,8 +1324,11 @@ static void print_human(FILE *f, const struct summary *S, const struct stint_mod
             continue;
         if (!head++)
             fprintf(f, "\ninstants  (count per scope, cat and name)\n");
-        fprintf(f, "  %-8s %-16s %-32s %8" PRIu64 "\n", stint_track_kind_name((enum stint_track_kind)st->kind),
-                stint_model_str(m, st->cat, NULL), stint_model_str(m, st->name, NULL), n);
+        fprintf(f, "  %-8s ", stint_track_kind_name((enum stint_track_kind)st->kind));
+        put_name_padded(f, m, st->cat, 16);
+        putc(' ', f);
+        put_name_padded(f, m, st->name, 32);
+        fprintf(f, " %8" PRIu64 "\n", n);
     }
     int any = 0;
     for (int k = 0; k < STINT_REPAIR_COUNT; k++)

@@ -9,7 +9,9 @@
  * float formatting (values are computed as the reference's doubles and printed
  * with the same round-half-even "%.1f"). Torn records and unknown versions are
  * counted and reported on stderr, never dropped silently; --strict makes them
- * an error (exit 1, the report is still written).
+ * an error (exit 1, the report is still written). A --warmup that leaves no
+ * invocation is said in the table's place (JSON: on stderr, the callables
+ * keep "invocations": 0); exit 0, or 1 under --strict.
  */
 #include "commands.h"
 #include "input.h"
@@ -328,6 +330,14 @@ int stint_cmd_timing(int argc, char **argv)
     }
     if (o.json)
         tout_json_end(&c, o.trace_out && !wrc ? o.trace_out : NULL);
+    /* --warmup left nothing: the text views say so on stdout; JSON on stderr */
+    uint64_t dropped = 0;
+    int nothing_left = tout_nothing_left(&c, &dropped);
+    if (nothing_left && o.json)
+        fprintf(stderr,
+                "stint timing: nothing left after --warmup %u: all %llu invocation(s) were dropped (no callable "
+                "has more than %u)\n",
+                o.warmup, (unsigned long long)dropped, o.warmup);
 
     int out_err = fflush(stdout) != 0 || ferror(stdout);
     tm_free(&m);
@@ -344,6 +354,10 @@ int stint_cmd_timing(int argc, char **argv)
             fprintf(stderr, "stint timing: %s: byte %llu: torn [STRACE] record (expected %s)\n",
                     first_bad.path, (unsigned long long)first_bad.first_torn_off, first_bad.first_torn_why);
         fprintf(stderr, "stint timing: --strict: the log has torn, cut or unknown-version records\n");
+        return STINT_EXIT_DATA;
+    }
+    if (o.strict && nothing_left) {
+        fprintf(stderr, "stint timing: --strict: --warmup %u left no invocation to time\n", o.warmup);
         return STINT_EXIT_DATA;
     }
     return STINT_EXIT_OK;

@@ -10,7 +10,10 @@
  * Self is duration minus the union of direct children, so it is never
  * negative. --flat gives one row per name instead, where total counts only
  * outermost calls (a recursive call inside a same-name call is not added
- * again).
+ * again). Instants are no rows (analysis.h: they make no path node). Mean,
+ * p50 and p90 are exact (integer ns, 128-bit sums, interpolation in
+ * hundredths of a ns) up to the printed decimal, so none exceeds max. Names
+ * in the text rows have their control bytes escaped (textout.h).
  */
 #include "analysis.h"
 #include "cmdopts.h"
@@ -76,27 +79,34 @@ static void put_row_json(FILE *f, const struct stint_model *m, const struct stin
     stint_out_json_str(f, s, l);
     fprintf(f, ",\"calls\":%" PRIu64 ",\"total_ns\":%" PRId64 ",\"self_ns\":%" PRId64, nd->calls, nd->total_ns,
             nd->self_ns);
+    char b[3][64];
     if (nd->calls)
-        fprintf(f, ",\"mean_ns\":%.1f,\"p50_ns\":%.1f,\"p90_ns\":%.1f,\"max_ns\":%" PRId64,
-                stint_an_mean(nd->durs, nd->ndurs), stint_an_quantile(nd->durs, nd->ndurs, 0.5),
-                stint_an_quantile(nd->durs, nd->ndurs, 0.9), nd->max_ns);
+        fprintf(f, ",\"mean_ns\":%s,\"p50_ns\":%s,\"p90_ns\":%s,\"max_ns\":%" PRId64,
+                stint_an_fmt_ratio(b[0], stint_an_mean_exact(nd->durs, nd->ndurs), 0, 1),
+                stint_an_fmt_ratio(b[1], stint_an_quantile_exact(nd->durs, nd->ndurs, 50), 0, 1),
+                stint_an_fmt_ratio(b[2], stint_an_quantile_exact(nd->durs, nd->ndurs, 90), 0, 1), nd->max_ns);
     else
         fputs(",\"mean_ns\":null,\"p50_ns\":null,\"p90_ns\":null,\"max_ns\":null", f);
 }
 
 static void put_row_text(FILE *f, const struct stint_model *m, const struct stint_tnode *nd, unsigned indent)
 {
-    char b[6][32];
+    char b[6][64];
     if (nd->calls)
         fprintf(f, "%8" PRIu64 " %14s %14s %12s %12s %12s %12s  ", nd->calls, stint_an_us(b[0], nd->total_ns),
-                stint_an_us(b[1], nd->self_ns), stint_an_us_f(b[2], stint_an_mean(nd->durs, nd->ndurs)),
-                stint_an_us_f(b[3], stint_an_quantile(nd->durs, nd->ndurs, 0.5)),
-                stint_an_us_f(b[4], stint_an_quantile(nd->durs, nd->ndurs, 0.9)), stint_an_us(b[5], nd->max_ns));
+                stint_an_us(b[1], nd->self_ns),
+                stint_an_fmt_ratio(b[2], stint_an_mean_exact(nd->durs, nd->ndurs), 3, 3),
+                stint_an_fmt_ratio(b[3], stint_an_quantile_exact(nd->durs, nd->ndurs, 50), 3, 3),
+                stint_an_fmt_ratio(b[4], stint_an_quantile_exact(nd->durs, nd->ndurs, 90), 3, 3),
+                stint_an_us(b[5], nd->max_ns));
     else
         fprintf(f, "%8d %14s %14s %12s %12s %12s %12s  ", 0, "-", "-", "-", "-", "-", "-");
     for (unsigned k = 0; k < indent; k++)
         fputs("  ", f);
-    fprintf(f, "%s\n", stint_model_str(m, nd->name, NULL));
+    size_t l;
+    const char *s = stint_model_str(m, nd->name, &l);
+    stint_out_text_str(f, s, l); /* control bytes escaped: one row per line */
+    putc('\n', f);
 }
 
 static void put_header(FILE *f)
@@ -189,9 +199,12 @@ static int print_flat(FILE *f, const struct stint_model *m, const struct stint_c
                     ",\"calls\":%" PRIu64 ",\"outermost_calls\":%" PRIu64 ",\"total_ns\":%" PRId64
                     ",\"self_ns\":%" PRId64 ",\"max_ns\":%" PRId64 "}",
                     r->calls, r->outer_calls, r->total_ns, r->self_ns, r->max_ns);
-        } else
-            fprintf(f, "%8" PRIu64 " %8" PRIu64 " %14s %14s %12s  %s\n", r->calls, r->outer_calls,
-                    stint_an_us(b[0], r->total_ns), stint_an_us(b[1], r->self_ns), stint_an_us(b[2], r->max_ns), s);
+        } else {
+            fprintf(f, "%8" PRIu64 " %8" PRIu64 " %14s %14s %12s  ", r->calls, r->outer_calls,
+                    stint_an_us(b[0], r->total_ns), stint_an_us(b[1], r->self_ns), stint_an_us(b[2], r->max_ns));
+            stint_out_text_str(f, s, l);
+            putc('\n', f);
+        }
     }
     (void)b[3];
     free(rows);

@@ -1,5 +1,5 @@
 /*
- * textout.h - small helpers for writing JSON and CSV text to a FILE.
+ * textout.h - small helpers for writing JSON, CSV and plain text to a FILE.
  */
 #ifndef STINT_CLI_TEXTOUT_H
 #define STINT_CLI_TEXTOUT_H
@@ -11,5 +11,18 @@
 void stint_out_json_str(FILE *f, const char *s, size_t len);
 /* Writes s as one CSV field: quoted (RFC 4180) when it holds , " CR or LF. */
 void stint_out_csv_str(FILE *f, const char *s, size_t len);
+
+/* Names in text and TSV outputs (tables, aligned columns): control bytes
+ * cannot reach the terminal or break a row. '\n', '\t' and '\r' become the
+ * backslash escapes \n \t \r, other bytes below 0x20 and 0x7f become \xHH
+ * (two lowercase hex digits), and a backslash becomes \\, so the text can be
+ * read back unambiguously. Every other byte is copied as it is. */
+void stint_out_text_str(FILE *f, const char *s, size_t len);
+/* The escaped text of s (as stint_out_text_str writes it) into buf (cap >= 1
+ * bytes, always NUL-terminated; cut at cap - 1 bytes, never inside an escape).
+ * Returns the length of the whole escaped text, which may exceed cap - 1. */
+size_t stint_out_text_esc(char *buf, size_t cap, const char *s, size_t len);
+/* The length of s once escaped (0 extra bytes when it holds nothing to escape). */
+size_t stint_out_text_len(const char *s, size_t len);
 
 #endif

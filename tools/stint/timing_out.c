@@ -7,9 +7,17 @@
  * 2^53) and printed with glibc's "%.1f", which rounds the exact binary value
  * half-to-even like Python's format(). Averages of float lists add in the
  * reference's order (sorted ascending, left to right). Padding counts code
- * points, as Python's str.format does.
+ * points, as Python's str.format does. Names in text views have their
+ * control bytes and backslashes escaped (textout.h), where the reference
+ * writes them raw (a name is `\S+`, so only bytes such as ESC or DEL and a
+ * backslash can differ).
+ *
+ * --warmup can leave a callable, or every callable, without invocations: the
+ * text views then say so in its place (which invocations were dropped), and
+ * the JSON views keep its object with "invocations": 0.
  */
 #include "timing_out.h"
+#include "textout.h"
 #include "tsparse.h"
 
 #include <errno.h>
@@ -194,6 +202,70 @@ static void json_callable_head(const tout_ctx *c, uint32_t b, uint32_t k)
     fprintf(c->out, ", \"invocations\": %u, \"warmup_dropped\": %u", k, c->m->buckets[b].n - k);
 }
 
+/* ---- --warmup leaving nothing ---------------------------------------------------- */
+
+int tout_nothing_left(const tout_ctx *c, uint64_t *dropped)
+{
+    const tm_model *m = c->m;
+    uint64_t d = 0;
+    int any_left = 0;
+    for (uint32_t b = 0; b < m->nbuckets; b++) {
+        uint32_t k;
+        kept(c, b, &k);
+        any_left |= k != 0;
+        d += m->buckets[b].n - k;
+    }
+    if (dropped)
+        *dropped = d;
+    return m->nbuckets && !any_left;
+}
+
+/* The text views' first line when --warmup left no invocation at all. */
+static void nothing_left_head(const tout_ctx *c)
+{
+    uint64_t d;
+    tout_nothing_left(c, &d);
+    fprintf(c->out,
+            "Nothing left after --warmup %u: it drops the first %u invocation(s) of each callable, and no "
+            "callable has more (%llu invocation(s) of %u callable(s) dropped).\n",
+            c->warmup, c->warmup, (unsigned long long)d, c->m->nbuckets);
+}
+
+/* In the place of bucket b's table or tree when --warmup dropped all of its
+ * invocations: which ones (runs of consecutive inv of one pid, the first 8
+ * runs), then a blank line as after every callable. */
+static void dropped_text_bucket(const tout_ctx *c, uint32_t b)
+{
+    const tm_model *m = c->m;
+    FILE *f = c->out;
+    const tm_bucket *bk = &m->buckets[b];
+    const uint32_t *invs = BUCKET_INVS(m, b);
+    char label[16];
+    fprintf(f, "callable hid=%s (%s) \xe2\x80\x94 no invocation left: --warmup %u dropped all %u (",
+            tm_str(m, bk->hid), tm_bucket_label(m, b, label), c->warmup, bk->n);
+    uint32_t runs = 0, i = 0;
+    while (i < bk->n) {
+        const tm_inv *a = &m->invs[invs[i]];
+        uint32_t j = i + 1;
+        while (j < bk->n && m->invs[invs[j]].pid == a->pid &&
+               m->invs[invs[j]].inv == m->invs[invs[j - 1]].inv + 1)
+            j++;
+        if (runs == 8) {
+            fprintf(f, ", and %u more", bk->n - i);
+            break;
+        }
+        fputs(runs ? ", " : "", f);
+        if (j - i > 1)
+            fprintf(f, "inv=%llu..%llu", (unsigned long long)a->inv, (unsigned long long)m->invs[invs[j - 1]].inv);
+        else
+            fprintf(f, "inv=%llu", (unsigned long long)a->inv);
+        fprintf(f, " of pid=%llu", (unsigned long long)a->pid);
+        runs++;
+        i = j;
+    }
+    fputs(")\n\n", f);
+}
+
 /* Runs one per-callable view: the JSON list `"callables": [...]`, or the text
  * of every callable, or the reference's message when there is none. */
 static void each_callable(const tout_ctx *c, void (*json_one)(const tout_ctx *, uint32_t),
@@ -215,6 +287,8 @@ static void each_callable(const tout_ctx *c, void (*json_one)(const tout_ctx *, 
         fputs("No [STRACE] markers found.\n", c->out);
         return;
     }
+    if (tout_nothing_left(c, NULL))
+        nothing_left_head(c);
     for (uint32_t b = 0; b < m->nbuckets; b++)
         text_one(c, b);
 }
@@ -229,17 +303,25 @@ static const char *leaf_of(const char *name, size_t *len)
     return leaf;
 }
 
-/* Writes s padded to `width` code points (left-aligned, or right when `right`). */
+/* A name in a text view: control bytes and backslashes escaped. */
+static void put_name(FILE *f, const char *s, size_t n)
+{
+    stint_out_text_str(f, s, n);
+}
+
+/* Writes s (a name: escaped) padded to `width` code points (left-aligned, or
+ * right when `right`). An escape is ASCII and stands for one ASCII byte, so
+ * it adds its extra bytes to the code points. */
 static void put_pad(FILE *f, const char *s, size_t n, int width, int right)
 {
-    size_t cps = 0;
+    size_t cps = stint_out_text_len(s, n) - n;
     for (size_t i = 0; i < n; i++)
         cps += ((unsigned char)s[i] & 0xc0) != 0x80;
     size_t pad = cps < (size_t)width ? (size_t)width - cps : 0;
     if (right)
         for (size_t i = 0; i < pad; i++)
             putc(' ', f);
-    fwrite(s, 1, n, f);
+    put_name(f, s, n);
     if (!right)
         for (size_t i = 0; i < pad; i++)
             putc(' ', f);
@@ -444,8 +526,10 @@ static void table_text_bucket(const tout_ctx *c, uint32_t b)
     FILE *f = c->out;
     uint32_t k;
     const uint32_t *invs = kept(c, b, &k);
-    if (!k)
+    if (!k) {
+        dropped_text_bucket(c, b);
         return;
+    }
     fprintf(f, "callable hid=%s \xe2\x80\x94 %u invocation(s)\n", tm_str(m, m->buckets[b].hid), k);
     i128 sum = 0;
     uint32_t nr = 0;
@@ -466,8 +550,10 @@ static void table_text_bucket(const tout_ctx *c, uint32_t b)
         nr++;
     }
     if (nr) {
-        fprintf(f, "  %s: mean=%.1fus min=%.1fus max=%.1fus", root_name, trunc_mean_us(sum, nr),
-                (double)mn / 1000.0, (double)mx / 1000.0);
+        fputs("  ", f);
+        put_name(f, root_name, strlen(root_name));
+        fprintf(f, ": mean=%.1fus min=%.1fus max=%.1fus", trunc_mean_us(sum, nr), (double)mn / 1000.0,
+                (double)mx / 1000.0);
         if (c->warmup_set) {
             double mean = div_exact(sum, nr), ss = 0;
             for (uint32_t i = 0; i < k; i++) {
@@ -487,7 +573,8 @@ static void table_text_bucket(const tout_ctx *c, uint32_t b)
         for (const char *q = name; *q; q++)
             if (*q == '.')
                 fputs("  ", f);
-        fprintf(f, "%s: mean=%.1fus (n=%u)\n", name, trunc_mean_us(st[i].sum, st[i].n), st[i].n);
+        put_name(f, name, tm_str_len(m, st[i].name));
+        fprintf(f, ": mean=%.1fus (n=%u)\n", trunc_mean_us(st[i].sum, st[i].n), st[i].n);
     }
     free(st);
     fputc('\n', f);
@@ -627,8 +714,9 @@ void tout_rounds(const tout_ctx *c)
         return;
     }
 
-    if (!n) {
-        fputs("No [STRACE] markers found.\n", f);
+    if (!n) { /* --warmup dropped every invocation (bucket 0 has the most) */
+        nothing_left_head(c);
+        dropped_text_bucket(c, 0);
         free(rows);
         free(rows_ns);
         free(vals);
@@ -982,7 +1070,7 @@ static void tree_links(struct tree *t, int by_depth)
 }
 
 /* The tree view of bucket b: medians over its kept invocations, drawn in the
- * shape of the last one. Writes nothing in text mode when warmup left none. */
+ * shape of the last one. In text mode, when warmup left none, says so. */
 static void tree_bucket(const tout_ctx *c, uint32_t b)
 {
     const tm_model *m = c->m;
@@ -997,8 +1085,10 @@ static void tree_bucket(const tout_ctx *c, uint32_t b)
         json_callable_head(c, b, t.k);
         fputs(", \"nodes\": [", f);
     } else {
-        if (!t.k)
+        if (!t.k) {
+            dropped_text_bucket(c, b);
             return;
+        }
         if (t.k > 1)
             fprintf(f, "callable hid=%s (%s) \xe2\x80\x94 median of %u invocation(s)\n",
                     tm_str(m, m->buckets[b].hid), label, t.k);

@@ -30,6 +30,14 @@ typedef struct tout_ctx {
 void tout_json_begin(const tout_ctx *c, const char *view);
 void tout_json_end(const tout_ctx *c, const char *trace_path);
 
+/* Whether --warmup left no invocation of any callable (there are callables,
+ * and each has at most ctx->warmup invocations); *dropped (when not NULL)
+ * gets the number of invocations the warmup dropped. The text views then
+ * start with a line that says so, and each callable says which of its
+ * invocations were dropped; the JSON views keep each callable with
+ * "invocations": 0 and empty lists. */
+int tout_nothing_left(const tout_ctx *c, uint64_t *dropped);
+
 void tout_table(const tout_ctx *c);
 void tout_rounds(const tout_ctx *c);
 void tout_tree(const tout_ctx *c);
