@@ -598,9 +598,11 @@ int stint_cmd_counters(int argc, char **argv)
                 snprintf(ig, sizeof ig, "%.6g", st.integral);
             else
                 snprintf(ig, sizeof ig, "-");
-            fprintf(f, "%8zu %12.6g %12.6g %12.6g %12.6g %12.6g %12.6g %7" PRIu64 " %14s %12.6g  %s", s->n, st.min,
+            fprintf(f, "%8zu %12.6g %12.6g %12.6g %12.6g %12.6g %12.6g %7" PRIu64 " %14s %12.6g  ", s->n, st.min,
                     st.med, st.mean, st.max, s->n ? (double)s->s[0].ts_ns * 1e-9 : NAN, st.gap_med_ns * 1e-9,
-                    st.gaps_over, ig, (double)st.observed_ns * 1e-9, s->name);
+                    st.gaps_over, ig, (double)st.observed_ns * 1e-9);
+            /* the series name, escaped so one row stays one line */
+            stint_out_text_str(f, s->name, strlen(s->name));
             if (s->has_pid)
                 fprintf(f, " (pid %" PRId64 ")", s->pid);
             putc('\n', f);

@@ -496,8 +496,14 @@ int stint_cmd_diff(int argc, char **argv)
                 snprintf(rs, sizeof rs, "-");
             else
                 snprintf(rs, sizeof rs, "%.4f", ratio);
-            fprintf(f, "%7zu %7zu %12s %12s %8s %17s  %-9s %s%s%s\n", gr->na, gr->nb, stint_an_us_f(b1, meda),
-                    stint_an_us_f(b2, medb), rs, ci, verdict, gr->cat, *gr->cat ? "/" : "", gr->name);
+            fprintf(f, "%7zu %7zu %12s %12s %8s %17s  %-9s ", gr->na, gr->nb, stint_an_us_f(b1, meda),
+                    stint_an_us_f(b2, medb), rs, ci, verdict);
+            /* the last column: cat/name escaped so one row stays one line */
+            stint_out_text_str(f, gr->cat, strlen(gr->cat));
+            if (*gr->cat)
+                putc('/', f);
+            stint_out_text_str(f, gr->name, strlen(gr->name));
+            putc('\n', f);
         }
     }
     if (o.json)

@@ -21,6 +21,7 @@
  */
 #include "cmdopts.h"
 #include "commands.h"
+#include "json.h"
 #include "jsonl_scan.h"
 #include "textout.h"
 #include "tsparse.h"
@@ -158,6 +159,24 @@ static uint64_t shape_bytes(const struct stint_jl_val *shape, const struct stint
     return elems > UINT64_MAX / size ? 0 : elems * size;
 }
 
+/* A category or device name is keyed and shown decoded (a "\t" in the JSON
+ * is a tab, shown as \t in text and JSON alike, not as \\t): a string with
+ * escapes is decoded into a new buffer (v->escaped then marks it owned; the
+ * caller frees it). Returns 0, or -1 out of memory (nothing owned). */
+static int decode_str(struct stint_jl_val *v)
+{
+    if (v->type != STINT_JL_STRING || !v->escaped)
+        return 0;
+    char *b = malloc(v->len ? v->len : 1);
+    if (!b) {
+        v->escaped = 0;
+        return -1;
+    }
+    v->len = stint_json_unescape(v->p, v->len, b);
+    v->p = b;
+    return 0;
+}
+
 static int mem_line(void *vctx, const char *line, size_t len, uint64_t lineno)
 {
     struct mctx *c = vctx;
@@ -222,11 +241,18 @@ static int mem_line(void *vctx, const char *line, size_t len, uint64_t lineno)
     r->is_free = (uint8_t)is_free;
     r->tensor = tensor.type == STINT_JL_STRING ? str_id(&c->tensors, tensor.p, tensor.len) : UINT32_MAX - 1;
     char key[256];
+    if (decode_str(&cat) || decode_str(&dev)) {
+        free(cat.escaped ? (void *)cat.p : NULL);
+        c->oom = 1;
+        return 3;
+    }
     int kn = snprintf(key, sizeof key, "c:%.*s", cat.type == STINT_JL_STRING ? (int)(cat.len < 200 ? cat.len : 200) : 5,
                       cat.type == STINT_JL_STRING ? cat.p : "other");
     r->category = str_id(&c->names, key, (size_t)kn);
     kn = snprintf(key, sizeof key, "d:%.*s", dev.type == STINT_JL_STRING ? (int)(dev.len < 200 ? dev.len : 200) : 0,
                   dev.type == STINT_JL_STRING ? dev.p : "");
+    free(cat.escaped ? (void *)cat.p : NULL);
+    free(dev.escaped ? (void *)dev.p : NULL);
     r->device = str_id(&c->names, key, (size_t)kn);
     if (r->tensor == UINT32_MAX || r->category == UINT32_MAX || r->device == UINT32_MAX) {
         c->oom = 1;
@@ -234,6 +260,16 @@ static int mem_line(void *vctx, const char *line, size_t len, uint64_t lineno)
     }
     c->n++;
     return 0;
+}
+
+/* One "  NAME  BYTES" line of the by-category / by-device lists: the name
+ * escaped for text (one row stays one line), padded to 16 by its escaped length. */
+static void put_name_row(FILE *f, const char *name, uint64_t bytes)
+{
+    size_t n = strlen(name), w = stint_out_text_len(name, n);
+    fputs("  ", f);
+    stint_out_text_str(f, name, n);
+    fprintf(f, "%*s %16" PRIu64 "\n", w < 16 ? (int)(16 - w) : 0, "", bytes);
 }
 
 static int rec_cmp(const void *pa, const void *pb)
@@ -521,11 +557,11 @@ int stint_cmd_memory(int argc, char **argv)
             fprintf(f, "at the peak%s, by category:\n", in_win);
             for (size_t k = 0; k < c.names.n; k++)
                 if (is_cat[k])
-                    fprintf(f, "  %-16s %16" PRIu64 "\n", c.names.v[k] + 2, peak_by_name[k]);
+                    put_name_row(f, c.names.v[k] + 2, peak_by_name[k]);
             fprintf(f, "at the peak%s, by device:\n", in_win);
             for (size_t k = 0; k < c.names.n; k++)
                 if (is_dev[k])
-                    fprintf(f, "  %-16s %16" PRIu64 "\n", c.names.v[k][2] ? c.names.v[k] + 2 : "(none)", peak_by_name[k]);
+                    put_name_row(f, c.names.v[k][2] ? c.names.v[k] + 2 : "(none)", peak_by_name[k]);
         }
     }
     free(is_cat);

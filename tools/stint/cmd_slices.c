@@ -35,12 +35,59 @@ static int order_cmp(const void *pa, const void *pb, void *ctx)
     return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* One TSV field: text-escaped (\t \n \r \xHH \\), so a tab, newline or other
+ * control byte cannot break the row, then CSV-quoted as before when the
+ * escaped text holds a comma or a double quote. */
+static void put_tsv_str(FILE *f, const char *s, size_t n)
+{
+    size_t e = stint_out_text_len(s, n);
+    if (e == n) { /* nothing to escape */
+        stint_out_csv_str(f, s, n);
+        return;
+    }
+    char small[256], *buf = e < sizeof small ? small : malloc(e + 1);
+    if (!buf) { /* out of memory: still one row per line, without the CSV quoting */
+        stint_out_text_str(f, s, n);
+        return;
+    }
+    stint_out_text_esc(buf, e + 1, s, n);
+    stint_out_csv_str(f, buf, e);
+    if (buf != small)
+        free(buf);
+}
+
+/* The args column in TSV: one JSON object text, kept parseable as JSON (so
+ * not text-escaped, which would double its backslashes). Its strings are
+ * JSON-escaped already; a raw control byte can only come from a deeply nested
+ * value kept as its source text, where valid JSON has one only as whitespace
+ * between tokens: \t \n \r become a space (the same JSON), any other control
+ * byte or DEL becomes \u00XX, so a tab or newline cannot break the row. */
+static void put_tsv_json(FILE *f, const char *s, size_t n)
+{
+    size_t run = 0;
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c != 0x7f)
+            continue;
+        fwrite(s + run, 1, i - run, f);
+        if (c == '\t' || c == '\n' || c == '\r')
+            putc(' ', f);
+        else
+            fprintf(f, "\\u%04x", c);
+        run = i + 1;
+    }
+    fwrite(s + run, 1, n - run, f);
+}
+
+/* json: 1 = a JSON string literal, 0 = one CSV field, -1 = one TSV field */
 static void put_str(FILE *f, const struct stint_model *m, uint32_t id, int json)
 {
     size_t n;
     const char *s = stint_model_str(m, id, &n);
-    if (json)
+    if (json > 0)
         stint_out_json_str(f, s, n);
+    else if (json < 0)
+        put_tsv_str(f, s, n);
     else
         stint_out_csv_str(f, s, n);
 }
@@ -292,15 +339,16 @@ int stint_cmd_slices(int argc, char **argv)
             if (l)
                 fprintf(f, "%" PRId64, l->tid);
             fprintf(f, "%c%s%c", sep, stint_track_kind_name((enum stint_track_kind)t->kind), sep);
-            put_str(f, &m, s->cat, 0);
+            put_str(f, &m, s->cat, csv ? 0 : -1);
             putc(sep, f);
-            put_str(f, &m, s->name, 0);
+            put_str(f, &m, s->name, csv ? 0 : -1);
             fprintf(f, "%c%u%c", sep, s->depth, sep);
             if (parent != STINT_NO_ID)
                 fprintf(f, "%u", parent);
             putc(sep, f);
             if (s->nargs) {
-                /* args as one compact JSON object text, CSV-quoted */
+                /* args as one compact JSON object text: CSV-quoted in CSV; in TSV
+                 * kept JSON, with no raw control byte (see put_tsv_json) */
                 char *buf = NULL;
                 size_t blen = 0;
                 FILE *mf = open_memstream(&buf, &blen);
@@ -319,7 +367,7 @@ int stint_cmd_slices(int argc, char **argv)
                     if (csv)
                         stint_out_csv_str(f, buf, blen);
                     else
-                        fwrite(buf, 1, blen, f);
+                        put_tsv_json(f, buf, blen);
                     free(buf);
                 }
             }

@@ -143,14 +143,25 @@ int stint_cmd_steps(int argc, char **argv)
             const struct stint_track *tr = stint_model_track_at(&m, stint_model_slice(&m, steps[k])->track);
             on_dev += stint_model_lane_at(&m, tr->lane)->clock == STINT_CLOCK_DEVICE;
         }
-        fprintf(f, "# %zu steps named '%s' (%zu on host-clock lanes, %zu on device-clock lanes)%s; times in us\n# %s\n",
-                nsteps, step_glob ? step_glob : "(measured)", nsteps - on_dev, on_dev,
-                m.partial ? " - PARTIAL input" : "", scope);
+        fprintf(f, "# %zu steps named '", nsteps);
+        if (step_glob)
+            stint_out_text_str(f, step_glob, strlen(step_glob));
+        else
+            fputs("(measured)", f);
+        fprintf(f, "' (%zu on host-clock lanes, %zu on device-clock lanes)%s; times in us\n# %s\n", nsteps - on_dev,
+                on_dev, m.partial ? " - PARTIAL input" : "", scope);
         if (unfinished_steps)
             fprintf(f, "# %" PRIu64 " unfinished steps left out\n", unfinished_steps);
         fprintf(f, "%6s %14s %12s", "step", "ts_us", "wall");
-        for (size_t c = 0; c < ncols; c++)
-            fprintf(f, " %14s", stint_model_str(&m, cols[c], NULL));
+        for (size_t c = 0; c < ncols; c++) {
+            /* a child name as a column header: escaped (one header line), right-aligned
+             * to 14 by its escaped length */
+            size_t sl;
+            const char *nm = stint_model_str(&m, cols[c], &sl);
+            size_t w = stint_out_text_len(nm, sl);
+            fprintf(f, " %*s", w < 14 ? (int)(14 - w) : 0, "");
+            stint_out_text_str(f, nm, sl);
+        }
         fprintf(f, " %12s %12s\n", "overlap", "unattributed");
         for (size_t k = 0; k < nsteps; k++) {
             const int64_t *row = &fig[k * width];
