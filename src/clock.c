@@ -329,12 +329,15 @@ void stint_i_clock_try_tsc(void)
     if (!forced && !cpu_has_invariant_tsc())
         return;
     cal_point a, b;
-    if (!tsc_proof(&a, &b))
+    if (!tsc_proof(&a, &b)) /* (~20 ms; without the drain lock: until the TSC mode is set no drain touches the
+                              * table, calibrate_point) */
         return;
-    if (atomic_load(&g_clock_locked))
-        return;
-    cal_push(a);
-    cal_push(b);
-    if (g_cal_n >= 2)
-        atomic_store(&stint_i_clock_mode, STINT_I_CLOCK_TSC);
+    stint_i_drain_lock();
+    if (!atomic_load(&g_clock_locked)) {
+        cal_push(a);
+        cal_push(b);
+        if (g_cal_n >= 2)
+            atomic_store(&stint_i_clock_mode, STINT_I_CLOCK_TSC);
+    }
+    stint_i_drain_unlock();
 }

@@ -424,8 +424,8 @@ static void *writer_main(void *arg)
     pthread_setname_np(pthread_self(), "stint-writer");
     pthread_mutex_lock(&g_drain_lock);
     stint_i_markers_default();
-    stint_i_clock_try_tsc();
     pthread_mutex_unlock(&g_drain_lock);
+    stint_i_clock_try_tsc(); /* (takes the drain lock only to publish what it proved: drains go on meanwhile) */
     pthread_mutex_lock(&g_writer_lock);
     while (!g_writer_stop) {
         struct timespec dl = deadline_in(g_period_ms);
