@@ -422,9 +422,7 @@ static void *writer_main(void *arg)
     sigfillset(&all);
     pthread_sigmask(SIG_BLOCK, &all, NULL); /* signals belong to the application */
     pthread_setname_np(pthread_self(), "stint-writer");
-    pthread_mutex_lock(&g_drain_lock);
-    stint_i_markers_default();
-    pthread_mutex_unlock(&g_drain_lock);
+    /* (the default marker destination is set by the first drain, drain_locked) */
     stint_i_clock_try_tsc(); /* (takes the drain lock only to publish what it proved: drains go on meanwhile) */
     pthread_mutex_lock(&g_writer_lock);
     while (!g_writer_stop) {
@@ -515,20 +513,18 @@ stint_status stint_shutdown(void)
 
 static void stats_locked(stint_stats *out);
 
-/* At exit, writes msg[0..n) to stderr if it takes a line within the time
- * left until dl: a pipe nobody reads must not hold the exit (a line under
- * PIPE_BUF goes in whole once poll says there is room), and a reader that
- * has gone must not kill the process (SIGPIPE is blocked for the write). */
-static void exit_say(const char *msg, int n, const struct timespec *dl)
+/* At exit, writes msg (n bytes as snprintf counted them into cap) to stderr
+ * if it takes it within 100 ms: a pipe nobody reads must not hold the exit
+ * (a line under PIPE_BUF goes in whole once poll says there is room), and a
+ * reader that has gone must not kill the process (SIGPIPE is blocked for the
+ * write). */
+static void exit_say(const char *msg, int n, size_t cap)
 {
     if (n <= 0)
         return;
-    struct timespec now;
-    clock_gettime(CLOCK_REALTIME, &now);
-    long long ms = (long long)(dl->tv_sec - now.tv_sec) * 1000 + (dl->tv_nsec - now.tv_nsec) / 1000000;
     struct pollfd pf = {.fd = 2, .events = POLLOUT};
-    if (poll(&pf, 1, ms > 0 ? (int)(ms < 600000 ? ms : 600000) : 0) == 1 && (pf.revents & POLLOUT))
-        (void)stint_i_write_all(2, msg, (size_t)n);
+    if (poll(&pf, 1, 100) == 1 && (pf.revents & POLLOUT))
+        (void)stint_i_write_all(2, msg, (size_t)n < cap ? (size_t)n : cap - 1);
 }
 
 /* At exit: write what is left (bounded), then say so loudly if anything
@@ -548,8 +544,7 @@ static void at_exit(void)
         int n = snprintf(msg, sizeof msg,
                          "stint: markers not fully written at exit: a sink did not finish within "
                          "STINT_EXIT_FLUSH_MS=%ld\n", g_exit_ms);
-        struct timespec soon = deadline_in(100); /* (the bound has passed: a moment more to say so) */
-        exit_say(msg, n < (int)sizeof msg ? n : (int)sizeof msg - 1, &soon);
+        exit_say(msg, n, sizeof msg); /* (the bound has passed: a moment more to say so) */
         return;
     }
     stats_locked(&s);
@@ -568,8 +563,7 @@ static void at_exit(void)
     else if (st != STINT_OK || s.sink_error != STINT_OK)
         n = snprintf(msg, sizeof msg, "stint: markers not fully written at exit: %s\n",
                      stint_strerror(st != STINT_OK ? st : s.sink_error));
-    struct timespec soon = deadline_in(100);
-    exit_say(msg, n < (int)sizeof msg ? n : (int)sizeof msg - 1, &soon);
+    exit_say(msg, n, sizeof msg);
 }
 
 /* ---- fork ----------------------------------------------------------------------------------- */
