@@ -285,11 +285,8 @@ static int skip_general(struct stint_json *j)
         int in_obj = depth ? (int)((stack[(depth - 1) / 64] >> ((depth - 1) % 64)) & 1) : 0;
         if (state == 1 || state == 3) { /* object: key or '}' */
             if (c == '}' && (state == 1 || (j->flags & STINT_JSON_TRAILING_COMMA))) {
-                if (state == 3) {
-                    j->trailing_commas++;
-                    if (!j->tc_at)
-                        j->tc_at = j->p;
-                }
+                if (state == 3)
+                    stint_json_trailing_comma(j);
                 j->p++;
                 depth--;
                 state = 2;
@@ -332,9 +329,7 @@ static int skip_general(struct stint_json *j)
                     rc = ERR(j, j->p, "trailing comma before ']'");
                     break;
                 }
-                j->trailing_commas++;
-                if (!j->tc_at)
-                    j->tc_at = j->p;
+                stint_json_trailing_comma(j);
             }
             j->p++;
             depth--;

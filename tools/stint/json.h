@@ -45,11 +45,20 @@ struct stint_json {
     uint64_t control_chars; /* raw control bytes accepted in strings (STINT_JSON_CONTROL_CHARS) */
     uint64_t lone_surrogates; /* \u escapes of an unpaired surrogate (always accepted, as U+FFFD) */
     /* where the first of each of those three since the caller last cleared
-     * these lies (NULL: none): the comma, the string's opening quote */
+     * these lies (NULL: none): the bracket after the comma, the string's opening quote */
     const char *tc_at, *cc_at, *ls_at;
     const char *err;        /* static message on STINT_JSON_ERR */
     const char *err_at;     /* where in the window */
 };
+
+/* Counts a trailing comma accepted at j->p (the closing bracket after it),
+ * remembering the first one's place. */
+static inline void stint_json_trailing_comma(struct stint_json *j)
+{
+    j->trailing_commas++;
+    if (!j->tc_at)
+        j->tc_at = j->p;
+}
 
 /* The four JSON blanks (space, \t, \n, \r) as one bit test. */
 static inline int stint_json_is_blank(int c)

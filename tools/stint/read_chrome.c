@@ -844,9 +844,7 @@ static int parse_event(struct stint_json *j, struct event *e, struct ehints *h)
                 rc = STINT_JSON_ERR;
                 goto out;
             }
-            j->trailing_commas++;
-            if (!j->tc_at)
-                j->tc_at = j->p;
+            stint_json_trailing_comma(j);
             j->p++;
             return STINT_JSON_OK;
         }
@@ -1541,6 +1539,11 @@ enum {
     S_DONE
 };
 
+/* The error for a trace object that ends without a traceEvents array. */
+#define NO_TRACE_EVENTS                                                                                            \
+    "no \"traceEvents\" array in the object (expected a Chrome JSON trace: an array of events, or an object "   \
+    "with a \"traceEvents\" array)"
+
 static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj)
 {
     struct stint_model *m = r->m;
@@ -1561,8 +1564,7 @@ static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj
         case S_OBJ_KEY: {
             int ev = *state == S_EV_FIRST || *state == S_EV_NEXT || *state == S_EV_COMMA;
             if (!ev && !r->saw_events && r->obj_keys) {
-                j->err = "no \"traceEvents\" array in the object (expected a Chrome JSON trace: an array of "
-                         "events, or an object with a \"traceEvents\" array)";
+                j->err = NO_TRACE_EVENTS;
                 j->err_at = j->p;
                 return STINT_JSON_ERR;
             }
@@ -1603,8 +1605,7 @@ static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj
         if (c == '}') {
             if (!r->saw_events && r->obj_keys) {
                 /* some other JSON object (a speedscope file, a config): not an empty trace */
-                j->err = "no \"traceEvents\" array in the object (expected a Chrome JSON trace: an array of "
-                         "events, or an object with a \"traceEvents\" array)";
+                j->err = NO_TRACE_EVENTS;
                 j->err_at = j->p;
                 return STINT_JSON_ERR;
             }
