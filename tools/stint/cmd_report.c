@@ -48,18 +48,22 @@ int stint_cmd_report(int argc, char **argv)
         return 2;
     }
     struct stint_model m;
-    rc = stint_cmd_load(&o, &m, STINT_MODEL_KEEP_ARGS);
+    struct stint_tally T; /* the lane and name tables: `stint summary`'s own tallies */
+    stint_tally_init(&T, NULL);
+    rc = stint_cmd_load_sink(&o, &m, STINT_MODEL_KEEP_ARGS, stint_tally_on_slice, &T, NULL);
     if (stint_no_report(rc, &m)) {
         stint_model_free(&m);
         return rc;
     }
+    stint_tally_compute(&T, &m);
     FILE *f = stint_cmd_open_out("report", out_path);
     if (!f) {
+        stint_tally_free(&T);
         stint_model_free(&m);
         return 3;
     }
     ro.input_path = o.path;
-    int wr = stint_write_report_html(&m, f, &ro);
+    int wr = stint_write_report_html(&m, &T, f, &ro);
     int werr = stint_cmd_close_out("report", f, out_path);
     if (wr != 0) {
         fprintf(stderr, "stint report: out of memory while writing %s\n", out_path);
@@ -68,6 +72,7 @@ int stint_cmd_report(int argc, char **argv)
         rc = 3;
     } else if (m.partial)
         fprintf(stderr, "stint report: wrote %s (PARTIAL: the input ended in an error)\n", out_path);
+    stint_tally_free(&T);
     stint_model_free(&m);
     return rc;
 }

@@ -69,145 +69,13 @@ static int u32_asc(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-/* ---- the lane and name tables, by `stint summary`'s definitions ----------
- * (cmd_summary.c, docs/formats/summary-json.md): a span is a finished,
- * non-instant, non-async slice on a thread track. Per lane: spans, sum of
- * all their durations, busy = union of all their intervals (nested ones,
- * and children that run past their parent's end, included). Per (category,
- * name, clock): spans, sum, total = the union of the name's spans on each
- * lane added over lanes, self = each span's duration minus the union of its
- * direct children clipped to it (the call tree's slice_self, as `tree`),
- * mean = sum / spans exact (rounded half up to 1 ns), max. The unions are
- * streaming ones (intervals.h) over each track's spans in start order, as
- * summary computes them. */
-struct rep_lane {
-    uint64_t spans;
-    int64_t sum_ns;
-    struct stint_union_acc busy;
-};
-
-struct rep_name {
-    uint32_t cat, name;
-    uint8_t clock;
-    uint64_t spans;
-    int64_t sum_ns, total_ns, self_ns, max_ns, mean_ns;
-    stint_i128 exact_sum; /* for the mean: sum_ns may be capped */
-    uint32_t stamp;       /* lane of the running union acc */
-    struct stint_union_acc acc;
-};
-
-struct rep_tables {
-    struct rep_lane *lanes; /* by lane index */
-    struct rep_name *names;
-    size_t nnames;
-};
-
-static void rep_tables_free(struct rep_tables *r)
-{
-    free(r->lanes);
-    free(r->names);
-    r->lanes = NULL;
-    r->names = NULL;
-}
-
-/* 0, or -1 when out of memory. */
-static int rep_tables_build(struct rep_tables *r, const struct stint_model *m, const struct stint_calltree *t)
-{
-    size_t n = stint_model_nslices(m), ntr = m->tracks.len;
-    memset(r, 0, sizeof *r);
-    r->lanes = calloc(m->lanes.len ? m->lanes.len : 1, sizeof *r->lanes);
-    /* the slices by track, each track's in the model's order (start, then longest first) */
-    size_t *first = calloc(ntr + 1, sizeof *first);
-    uint32_t *by_track = malloc((n ? n : 1) * sizeof *by_track);
-    size_t ncap = 0;
-    struct stint_umap map = {0};
-    int rc = -1;
-    if (!r->lanes || !first || !by_track)
-        goto out;
-    for (size_t l = 0; l < m->lanes.len; l++)
-        stint_union_acc_init(&r->lanes[l].busy);
-    for (size_t i = 0; i < n; i++)
-        first[stint_model_slice(m, i)->track + 1]++;
-    for (size_t k = 0; k < ntr; k++)
-        first[k + 1] += first[k];
-    for (size_t i = 0; i < n; i++)
-        by_track[first[stint_model_slice(m, i)->track]++] = (uint32_t)i;
-    for (size_t k = ntr; k > 0; k--)
-        first[k] = first[k - 1];
-    first[0] = 0;
-    for (size_t k = 0; k < ntr; k++) {
-        const struct stint_track *tr = stint_model_track_at(m, (uint32_t)k);
-        if (tr->kind != STINT_TRACK_THREAD || tr->lane == STINT_NO_ID)
-            continue;
-        uint32_t lane = tr->lane;
-        uint8_t clk = stint_model_lane_at(m, lane)->clock;
-        struct rep_lane *lr = &r->lanes[lane];
-        for (size_t j = first[k]; j < first[k + 1]; j++) {
-            uint32_t i = by_track[j];
-            const struct stint_slice *s = stint_model_slice(m, i);
-            if ((s->flags & (STINT_SLICE_INSTANT | STINT_SLICE_ASYNC)) || s->dur_ns < 0)
-                continue;
-            int64_t ts = s->ts_ns, dur = s->dur_ns, end = ts + dur;
-            lr->spans++;
-            lr->sum_ns = stint_sum_add(lr->sum_ns, dur);
-            stint_union_acc_add(&lr->busy, ts, end);
-            int isnew;
-            /* (cat, name, clock): the key summary's name rows have */
-            uint64_t key = ((uint64_t)s->cat << 32) ^ s->name ^ ((uint64_t)clk << 63);
-            uint32_t row = stint_umap_get(&map, key, (uint32_t)r->nnames, &isnew);
-            if (isnew) {
-                if (r->nnames == ncap) {
-                    size_t nc = ncap ? ncap * 2 : 64;
-                    struct rep_name *nv = realloc(r->names, nc * sizeof *nv);
-                    if (!nv)
-                        goto out;
-                    r->names = nv;
-                    ncap = nc;
-                }
-                struct rep_name *nr = &r->names[r->nnames++];
-                memset(nr, 0, sizeof *nr);
-                nr->cat = s->cat;
-                nr->name = s->name;
-                nr->clock = clk;
-                nr->stamp = STINT_NO_ID;
-            }
-            struct rep_name *nr = &r->names[row];
-            nr->spans++;
-            nr->sum_ns = stint_sum_add(nr->sum_ns, dur);
-            nr->exact_sum += dur;
-            if (dur > nr->max_ns)
-                nr->max_ns = dur;
-            if (t->slice_node[i] != STINT_NO_ID)
-                nr->self_ns = stint_sum_add(nr->self_ns, t->slice_self[i]);
-            if (nr->stamp != lane) {
-                if (nr->stamp != STINT_NO_ID)
-                    nr->total_ns = stint_sum_add(nr->total_ns, stint_union_acc_total(&nr->acc));
-                stint_union_acc_init(&nr->acc);
-                nr->stamp = lane;
-            }
-            stint_union_acc_add(&nr->acc, ts, end);
-        }
-    }
-    for (size_t k = 0; k < r->nnames; k++) {
-        struct rep_name *nr = &r->names[k];
-        if (nr->stamp != STINT_NO_ID)
-            nr->total_ns = stint_sum_add(nr->total_ns, stint_union_acc_total(&nr->acc));
-        nr->mean_ns = (int64_t)((nr->exact_sum + (stint_i128)(nr->spans / 2)) / (stint_i128)nr->spans);
-    }
-    rc = 0;
-out:
-    free(first);
-    free(by_track);
-    stint_umap_free(&map);
-    if (rc)
-        rep_tables_free(r);
-    return rc;
-}
-
-/* name rows by self time, descending; ties by name, category, clock */
+/* name rows (indexes into cmp_tally's) by self time, descending; ties by
+ * name, category, clock */
+static const struct stint_tally *cmp_tally;
 static int name_self_desc(const void *pa, const void *pb)
 {
-    const struct rep_name *a = pa, *b = pb;
+    const struct stint_tally_name *a = &cmp_tally->names[*(const uint32_t *)pa];
+    const struct stint_tally_name *b = &cmp_tally->names[*(const uint32_t *)pb];
     if (a->self_ns != b->self_ns)
         return a->self_ns > b->self_ns ? -1 : 1;
     int c = strcmp(stint_model_str(cmp_model, a->name, NULL), stint_model_str(cmp_model, b->name, NULL));
@@ -260,18 +128,14 @@ static uint32_t guess_step(const struct stint_model *m)
     return best;
 }
 
-int stint_write_report_html(const struct stint_model *m, FILE *f, const struct stint_report_opts *o)
+int stint_write_report_html(const struct stint_model *m, const struct stint_tally *T, FILE *f,
+                            const struct stint_report_opts *o)
 {
     size_t n = stint_model_nslices(m);
     size_t max_slices = o->max_slices ? o->max_slices : 200000;
     struct stint_calltree t;
     if (stint_calltree_build(&t, m, NULL) != 0)
         return -1;
-    struct rep_tables rt;
-    if (rep_tables_build(&rt, m, &t) != 0) {
-        stint_calltree_free(&t);
-        return -1;
-    }
     /* which slices go on the timeline */
     uint32_t *pick = malloc((n ? n : 1) * sizeof *pick);
     int64_t *dev_origin = malloc((m->lanes.len + 1) * sizeof *dev_origin);
@@ -282,7 +146,6 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
         free(dev_origin);
         free(lane_of_track);
         free(track_depth);
-        rep_tables_free(&rt);
         stint_calltree_free(&t);
         return -1;
     }
@@ -360,7 +223,6 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
         free(dev_origin);
         free(lane_of_track);
         free(track_depth);
-        rep_tables_free(&rt);
         stint_calltree_free(&t);
         return -1;
     }
@@ -448,7 +310,7 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
           f);
     for (size_t l = 0; l < m->lanes.len; l++) {
         const struct stint_lane *ln = stint_model_lane_at(m, (uint32_t)l);
-        const struct rep_lane *lr = &rt.lanes[l];
+        const struct stint_tally_lane *lr = &T->lanes[l];
         char lb[64];
         fputs("<tr><td class=\"n\">", f);
         snprintf(lb, sizeof lb, "pid %" PRId64 " %s %" PRId64 " ", ln->pid,
@@ -464,9 +326,17 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
     }
     fputs("</table>\n", f);
 
+    uint32_t *by_self = malloc((T->nnames ? T->nnames : 1) * sizeof *by_self);
+    if (!by_self) {
+        stint_calltree_free(&t);
+        return -1;
+    }
+    for (size_t i = 0; i < T->nnames; i++)
+        by_self[i] = (uint32_t)i;
     cmp_model = m;
-    if (rt.nnames > 1)
-        qsort(rt.names, rt.nnames, sizeof *rt.names, name_self_desc);
+    cmp_tally = T;
+    if (T->nnames > 1)
+        qsort(by_self, T->nnames, sizeof *by_self, name_self_desc);
     fprintf(f, "<h2>Summary by name</h2>\n<p class=\"hint\">%zu names (by category, name and clock) on thread "
                "tracks, by self time%s; calls are the finished spans of the name; total is the union of its spans "
                "on each lane, added over lanes; sum and self add over all calls; mean = sum / calls</p>\n"
@@ -474,9 +344,9 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
                "<th>calls</th><th>total (us, union per lane, added over lanes)</th><th>sum (us, all calls)</th>"
                "<th>self (us, sum over all calls)</th><th>mean (us, sum / calls)</th><th>max (us, one call)</th>"
                "</tr>\n",
-            rt.nnames, rt.nnames > 200 ? " (first 200)" : "");
-    for (size_t i = 0; i < rt.nnames && i < 200; i++) {
-        const struct rep_name *nr = &rt.names[i];
+            T->nnames, T->nnames > 200 ? " (first 200)" : "");
+    for (size_t i = 0; i < T->nnames && i < 200; i++) {
+        const struct stint_tally_name *nr = &T->names[by_self[i]];
         fputs("<tr><td class=\"n\">", f);
         html_str(f, stint_model_str(m, nr->name, NULL));
         fputs("</td><td class=\"n\">", f);
@@ -490,6 +360,7 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
         td_us(f, nr->max_ns);
         fputs("</tr>\n", f);
     }
+    free(by_self);
     fputs("</table>\n", f);
 
     /* steps */
@@ -655,7 +526,6 @@ int stint_write_report_html(const struct stint_model *m, FILE *f, const struct s
     free(dev_origin);
     free(lane_of_track);
     free(track_depth);
-    rep_tables_free(&rt);
     stint_calltree_free(&t);
     return 0;
 }

@@ -8,6 +8,7 @@
 #define STINT_CLI_REPORT_HTML_H
 
 #include "model.h"
+#include "summary_tally.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -19,8 +20,10 @@ struct stint_report_opts {
     size_t max_slices;       /* timeline cap; 0 = 200000 (the longest slices are kept) */
 };
 
-/* Writes the report for the finished model m to f. Returns 0, or -1 when out
- * of memory (f then holds a truncated page). */
-int stint_write_report_html(const struct stint_model *m, FILE *f, const struct stint_report_opts *o);
+/* Writes the report for the finished model m to f, its lane and name tables
+ * from T (summary_tally.h: the tally m's spans were streamed to, computed).
+ * Returns 0, or -1 when out of memory (f then holds a truncated page). */
+int stint_write_report_html(const struct stint_model *m, const struct stint_tally *T, FILE *f,
+                            const struct stint_report_opts *o);
 
 #endif
