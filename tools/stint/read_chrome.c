@@ -1390,6 +1390,11 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
                              dur_rc == -2 ? " ending within the kept range (|t| < 2^62 ns)" : "");
             return;
         }
+        if (d < 0) { /* (here, where its byte is known; and -1 ns is no "unfinished" mark in a dur) */
+            stint_model_repair(m, STINT_REPAIR_NEGATIVE_DUR, "byte %llu: X event '%s' has dur %lld ns (kept as 0)",
+                               (unsigned long long)offset_of(r, at), stint_model_str(m, s.name, NULL), (long long)d);
+            d = 0;
+        }
         if (e->tdur.set) {
             int64_t v;
             if (parse_time(r, &e->tdur, &v) == 0)
