@@ -48,7 +48,7 @@ int stint_cmd_convert(int argc, char **argv)
     }
     int (*writer)(const struct stint_model *, FILE *, const struct stint_write_opts *, struct stint_write_stats *) =
         NULL;
-    int otlp = 0;
+    int otlp = 0; /* (writer stays NULL) */
     if (!strcmp(to, "chrome"))
         writer = stint_write_chrome;
     else if (!strcmp(to, "folded"))
@@ -116,6 +116,17 @@ int stint_cmd_convert(int argc, char **argv)
             fprintf(stderr, "stint convert: left out: %" PRIu64 " counter series\n", st.skipped_counters);
         if (st.renamed)
             fprintf(stderr, "stint convert: %" PRIu64 " name(s) changed to fit the %s format\n", st.renamed, to);
+    }
+    if (!wr && m.flows.len) { /* flow arrows: Chrome holds them (but those it cannot bind exactly), no other format */
+        uint64_t left = writer == stint_write_chrome ? st.skipped_flows : (uint64_t)m.flows.len;
+        if (writer != stint_write_chrome)
+            fprintf(stderr, "stint convert: left out: %zu flow arrow(s) (%s has no flow records)\n", m.flows.len,
+                    to);
+        else if (left)
+            fprintf(stderr,
+                    "stint convert: left out: %" PRIu64 " of %zu flow arrow(s) (an end on an async track, an arrow "
+                    "back in time, or an end no Chrome flow event binds to alone)\n",
+                    left, m.flows.len);
     }
     stint_model_free(&m);
     if (wr)

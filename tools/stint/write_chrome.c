@@ -11,7 +11,11 @@
  *   - processes and threads get process_name/thread_name and sort-index M
  *     events before their first event;
  *   - args keep their types; flattened keys are written flat ("a.b"), which
- *     readers flatten back to the same key.
+ *     readers flatten back to the same key;
+ *   - each flow arrow between thread-track slices is a v1 's'/'f' pair with
+ *     an id of its own, placed where Perfetto's binding rules (and stint's
+ *     reader) bind it to the same two slices, or counted in skipped_flows
+ *     where no such place exists (write_flows).
  */
 #include "writers.h"
 
@@ -88,7 +92,18 @@ struct subtrack {
     size_t n, cap;
     int64_t tid;
     int named;
+    uint32_t last; /* the slice written on it last (STINT_NO_ID: none yet) */
 };
+
+/* Where a thread-track slice went (for its flows): its sub-track, and
+ * whether another slice of that sub-track starts at the same ts before it
+ * (NOT_FIRST) or after it (NOT_LAST), in the order a reader puts them in. */
+struct placed {
+    uint32_t sub;    /* sub-track index in its lane; STINT_NO_ID: not on a thread track */
+    uint8_t flags;
+};
+#define NOT_FIRST 1u
+#define NOT_LAST 2u
 
 /* Pops spans that ended by ts (a zero-length span at ts stays open, as the
  * readers nest a same-ts instant under it). */
@@ -195,6 +210,31 @@ static const char *lane_label(const struct stint_model *m, const struct stint_la
     return buf;
 }
 
+/* How arrow fl is written so that a reader binds it to the same two slices,
+ * as the 'f' event's binding field ("" or "\"bp\":\"e\","), or NULL when it
+ * cannot be. Both ends must be thread-track slices, the start no later than
+ * the end. The 's' at the start slice's ts binds to the enclosing slice
+ * there: the last slice of its sub-track that starts at or before that ts,
+ * which is the start slice when no other starts at the same ts after it.
+ * The 'f' at the end slice's ts binds to the next slice to begin there (the
+ * first of its sub-track starting at that ts), or with bp "e" to the
+ * enclosing one (the last): one of the two is the end slice unless slices
+ * start at its ts both before and after it. */
+static const char *flow_binding(const struct stint_model *m, const struct placed *pl, const struct stint_flow *fl)
+{
+    size_t n = stint_model_nslices(m);
+    if (fl->slice_out >= n || fl->slice_in >= n || pl[fl->slice_out].sub == STINT_NO_ID ||
+        pl[fl->slice_in].sub == STINT_NO_ID || (pl[fl->slice_out].flags & NOT_LAST))
+        return NULL;
+    if (stint_model_slice(m, fl->slice_out)->ts_ns > stint_model_slice(m, fl->slice_in)->ts_ns)
+        return NULL;
+    if (!(pl[fl->slice_in].flags & NOT_FIRST))
+        return "";
+    if (!(pl[fl->slice_in].flags & NOT_LAST))
+        return "\"bp\":\"e\",";
+    return NULL;
+}
+
 int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
                        struct stint_write_stats *st)
 {
@@ -214,9 +254,11 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
     /* per lane: its output sub-tracks (index 0 is the lane itself) */
     struct subtrack **subs = calloc(nlanes ? nlanes : 1, sizeof *subs);
     size_t *nsubs = calloc(nlanes ? nlanes : 1, sizeof *nsubs);
-    if (!subs || !nsubs) {
+    struct placed *pl = m->flows.len ? malloc(n * sizeof *pl) : NULL;
+    if (!subs || !nsubs || (m->flows.len && !pl)) {
         free(subs);
         free(nsubs);
+        free(pl);
         return -1;
     }
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", out);
@@ -242,6 +284,7 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
         subs[i] = calloc(1, sizeof **subs);
         if (!subs[i])
             goto oom;
+        subs[i][0].last = STINT_NO_ID;
         nsubs[i] = 1;
         subs[i][0].tid = l->clock == STINT_CLOCK_DEVICE ? spare_tid++ : l->tid;
         if (l->name || l->clock == STINT_CLOCK_DEVICE) {
@@ -281,6 +324,7 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
                     subs[t->lane] = sv = nv;
                     memset(&sv[k], 0, sizeof sv[k]);
                     sv[k].tid = spare_tid++;
+                    sv[k].last = STINT_NO_ID;
                     nsubs[t->lane] = k + 1;
                 }
                 sub_pop(&sv[k], s->ts_ns);
@@ -289,6 +333,15 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
             }
             if (sub_push(&sv[k], end, s->dur_ns) != 0)
                 goto oom;
+            if (pl) {
+                pl[i].sub = (uint32_t)k;
+                pl[i].flags = 0;
+                if (sv[k].last != STINT_NO_ID && stint_model_slice(m, sv[k].last)->ts_ns == s->ts_ns) {
+                    pl[sv[k].last].flags |= NOT_LAST;
+                    pl[i].flags |= NOT_FIRST;
+                }
+            }
+            sv[k].last = (uint32_t)i;
             if (k > 0) {
                 st->moved_overlap++;
                 if (!sv[k].named) {
@@ -314,10 +367,14 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
             } else if (ph[0] == 'i')
                 fputs(",\"s\":\"t\"", out);
         } else if (t->kind == STINT_TRACK_ASYNC) {
+            if (pl)
+                pl[i].sub = STINT_NO_ID;
             const char *ph = s->flags & STINT_SLICE_INSTANT ? "n" : "b";
             fprintf(out, "%s{\"ph\":\"%s\",", SEP(), ph);
             put_async_at(out, m, t, ts, &pm);
         } else {
+            if (pl)
+                pl[i].sub = STINT_NO_ID;
             fprintf(out, "%s{\"ph\":\"i\",\"s\":\"%s\",\"pid\":", SEP(), t->kind == STINT_TRACK_GLOBAL ? "g" : "p");
             put_pid(out, m, t->kind == STINT_TRACK_GLOBAL ? (int64_t)0 : t->pid, STINT_NO_ID, &pm);
             fputs(",\"tid\":0,\"ts\":", out);
@@ -353,6 +410,27 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
         }
         st->slices++;
     }
+    for (size_t k = 0; k < m->flows.len; k++) {
+        const struct stint_flow *fl = &STINT_BA_AT(&m->flows, struct stint_flow, k);
+        const char *bp = flow_binding(m, pl, fl);
+        if (!bp) {
+            st->skipped_flows++;
+            continue;
+        }
+        const struct stint_slice *a = stint_model_slice(m, fl->slice_out), *b = stint_model_slice(m, fl->slice_in);
+        const struct stint_lane *la = stint_model_lane_at(m, stint_model_track_at(m, a->track)->lane);
+        const struct stint_lane *lb = stint_model_lane_at(m, stint_model_track_at(m, b->track)->lane);
+        fprintf(out, "%s{\"ph\":\"s\",\"id\":%zu,\"cat\":\"stint\",\"name\":\"flow\",", SEP(), k + 1);
+        put_lane_ids(out, m, la, subs[la - (const struct stint_lane *)m->lanes.data][pl[fl->slice_out].sub].tid);
+        fputs(",\"ts\":", out);
+        stint_put_us3(out, a->ts_ns - origin);
+        fprintf(out, "},\n{\"ph\":\"f\",%s\"id\":%zu,\"cat\":\"stint\",\"name\":\"flow\",", bp, k + 1);
+        put_lane_ids(out, m, lb, subs[lb - (const struct stint_lane *)m->lanes.data][pl[fl->slice_in].sub].tid);
+        fputs(",\"ts\":", out);
+        stint_put_us3(out, b->ts_ns - origin);
+        putc('}', out);
+        st->flows++;
+    }
     for (size_t k = 0; k < m->samples.len; k++) {
         const struct stint_counter_sample *cs = &STINT_BA_AT(&m->samples, struct stint_counter_sample, k);
         const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, cs->series);
@@ -387,6 +465,7 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
     }
     free(subs);
     free(nsubs);
+    free(pl);
     return 0;
 oom:
     for (size_t i = 0; i < nlanes; i++) {
@@ -396,5 +475,6 @@ oom:
     }
     free(subs);
     free(nsubs);
+    free(pl);
     return -1;
 }

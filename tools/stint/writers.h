@@ -18,6 +18,8 @@ struct stint_write_stats {
     uint64_t skipped;        /* not representable in the format (counted by kind below) */
     uint64_t skipped_instants, skipped_async, skipped_unfinished, skipped_counters;
     uint64_t renamed;        /* names changed to fit the format (folded ';', markers spaces) */
+    uint64_t flows;          /* flow arrows written (Chrome) */
+    uint64_t skipped_flows;  /* flow arrows the format cannot hold (Chrome: those it cannot bind exactly) */
     int64_t origin_ns;       /* what was subtracted from every ts */
 };
 
@@ -26,10 +28,14 @@ struct stint_write_opts {
 };
 
 /* Chrome Trace Event JSON (object form): M names and sort indexes, X spans
- * (B for unfinished ones), i instants, b/e async, C counters; ts and dur in
- * microseconds with exactly three decimals. Every thread track is strictly
- * nested: a span that would overlap its parent improperly goes to an extra
- * track named "<thread> (overlap N)" and is counted in moved_overlap. */
+ * (B for unfinished ones), i instants, b/e async, C counters, s/f flows; ts
+ * and dur in microseconds with exactly three decimals. Every thread track
+ * is strictly nested: a span that would overlap its parent improperly goes
+ * to an extra track named "<thread> (overlap N)" and is counted in
+ * moved_overlap. Each flow arrow between thread-track slices is written so
+ * that it binds to the same two slices again, or counted in skipped_flows
+ * (an end on an async track, an arrow back in time, or slices sharing the
+ * end's start both before and after it). */
 int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
                        struct stint_write_stats *st);
 /* Folded stacks ("a;b;c <self ns>", one line per call path with self > 0),
