@@ -232,22 +232,40 @@ void stint_i_jb_i64(stint_i_jbuf *b, int64_t v)
     }
 }
 
+size_t stint_i_fmt_f64(char *out, double v)
+{
+    char tmp[40];
+    for (int prec = 15; prec <= 17; prec++) { /* (in the locale's form: strtod reads that one) */
+        snprintf(tmp, sizeof tmp, "%.*g", prec, v);
+        if (strtod(tmp, NULL) == v)
+            break;
+    }
+    /* the locale's decimal point (one or more bytes, none of them a digit,
+     * sign or exponent letter) becomes '.' */
+    size_t n = 0;
+    int dot = 0;
+    for (const char *c = tmp; *c; c++) {
+        if ((*c >= '0' && *c <= '9') || *c == '-' || *c == '+' || *c == 'e' || *c == 'E') {
+            out[n++] = *c;
+            dot = 0;
+        } else if (!dot) {
+            out[n++] = '.';
+            dot = 1;
+        }
+    }
+    out[n] = '\0';
+    return n;
+}
+
 void stint_i_jb_f64(stint_i_jbuf *b, double v)
 {
     if (!isfinite(v)) {
         STINT_I_JB_LIT(b, "null");
         return;
     }
-    /* the shortest of %.15g..%.17g that reads back exactly (0.42, not 0.41999999999999998) */
     char tmp[40];
-    int n = 0;
-    for (int prec = 15; prec <= 17; prec++) {
-        n = snprintf(tmp, sizeof tmp, "%.*g", prec, v);
-        if (strtod(tmp, NULL) == v)
-            break;
-    }
-    if (n > 0)
-        stint_i_jb_raw(b, tmp, (size_t)n);
+    size_t n = stint_i_fmt_f64(tmp, v);
+    stint_i_jb_raw(b, tmp, n);
 }
 
 void stint_i_jb_us3(stint_i_jbuf *b, int64_t ns)

@@ -67,7 +67,7 @@ void stint_i_jb_str(stint_i_jbuf *b, const char *s, size_t n);
 void stint_i_jb_cstr(stint_i_jbuf *b, const char *s); /* NULL -> "" */
 void stint_i_jb_i64(stint_i_jbuf *b, int64_t v);
 void stint_i_jb_u64(stint_i_jbuf *b, uint64_t v);
-/* A finite double with 17 significant digits (non-finite -> null). */
+/* A finite double as stint_i_fmt_f64 writes it (non-finite -> null). */
 void stint_i_jb_f64(stint_i_jbuf *b, double v);
 /* ns as microseconds with exactly three decimals ("-0.001", "12.345"). */
 void stint_i_jb_us3(stint_i_jbuf *b, int64_t ns);
@@ -77,6 +77,13 @@ void stint_i_jb_hex64(stint_i_jbuf *b, uint64_t v);
 /* Formats v in decimal into out (>= 21 bytes, not NUL-terminated); returns
  * the length. Async-signal-safe (the crash dump uses it). */
 size_t stint_i_fmt_u64(char *out, uint64_t v);
+
+/* Formats the finite double v into out (>= 40 bytes, NUL-terminated) as the
+ * shortest of %.15g..%.17g that reads back exactly (0.42, not
+ * 0.41999999999999998), with '.' as the decimal point whatever the
+ * program's locale (a de_DE program would get "0,42": no JSON number, and
+ * no marker value a reader takes); returns the length. */
+size_t stint_i_fmt_f64(char *out, double v);
 
 /* write(2) of all n bytes, retrying on EINTR and short writes. Returns 0 or
  * the errno of the failure. Async-signal-safe. A reader that went away gives

@@ -21,6 +21,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -131,15 +132,40 @@ static char *put_hex(char *p, uint64_t v)
     return p;
 }
 
+/* Whether s[i..n) begins with "[STRACE]", which a reader takes for the start
+ * of another record (records glued on one line are split there). */
+static inline int record_mark_at(const char *s, size_t i, size_t n)
+{
+    return n - i >= 8 && !memcmp(s + i, "[STRACE]", 8);
+}
+
 /* Copies a name or value, turning whitespace and control bytes (which would
- * break the space-separated grammar) into '_'. At most max bytes. */
-static char *put_token(char *p, const char *s, size_t n, size_t max)
+ * break the space-separated grammar), and the '[' of a "[STRACE]" inside it,
+ * into '_'; in a key (key set) '=' too, which would move the split between
+ * key and value. At most max bytes. */
+static char *put_token_k(char *p, const char *s, size_t n, size_t max, int key)
 {
     if (n > max)
         n = max;
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
-        *p++ = (c <= ' ' || c == 0x7f) ? '_' : (char)c;
+        int bad = c <= ' ' || c == 0x7f || (key && c == '=') || (c == '[' && record_mark_at(s, i, n));
+        *p++ = bad ? '_' : (char)c;
+    }
+    return p;
+}
+
+static char *put_token(char *p, const char *s, size_t n, size_t max) { return put_token_k(p, s, n, max, 0); }
+
+/* A call site's static attributes ("k=v k2=v2"): spaces kept as separators,
+ * other control bytes (a newline would end the line) and the '[' of a
+ * "[STRACE]" turned into '_'. */
+static char *put_static_attrs(char *p, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        int bad = (c < ' ' || c == 0x7f) || (c == '[' && record_mark_at(s, i, n));
+        *p++ = bad ? '_' : (char)c;
     }
     return p;
 }
@@ -163,8 +189,7 @@ static char *render_attrs(char *p, char *end, const stint_i_event *ev, int cut)
         size_t n = strlen(ev->static_attrs);
         if (ROOM(n + 200)) {
             SEP();
-            memcpy(p, ev->static_attrs, n);
-            p += n;
+            p = put_static_attrs(p, ev->static_attrs, n);
         } else {
             cut = 1;
         }
@@ -176,10 +201,10 @@ static char *render_attrs(char *p, char *end, const stint_i_event *ev, int cut)
         }
         const stint_i_attr_view *a = &ev->attrs[i];
         SEP();
-        const char *key = a->key ? a->key : "";
+        const char *key = a->key && *a->key ? a->key : "_"; /* (no empty key: "=v" reads as no attribute) */
         size_t kn = strlen(key);
         cut |= kn > 64;
-        p = put_token(p, key, kn, 64);
+        p = put_token_k(p, key, kn, 64, 1);
         *p++ = '=';
         switch (a->type) {
         case STINT_I_ATTR_I64: p = put_i64(p, a->v.i); break;
@@ -187,9 +212,10 @@ static char *render_attrs(char *p, char *end, const stint_i_event *ev, int cut)
         case STINT_I_ATTR_BOOL: p = put_str(p, a->v.b ? "true" : "false"); break;
         case STINT_I_ATTR_F64: {
             char tmp[40];
-            snprintf(tmp, sizeof tmp, "%.15g", a->v.f);
-            if (strtod(tmp, NULL) != a->v.f)
-                snprintf(tmp, sizeof tmp, "%.17g", a->v.f);
+            if (isfinite(a->v.f))
+                stint_i_fmt_f64(tmp, a->v.f);
+            else /* (what %g wrote before: inf, -inf, nan) */
+                snprintf(tmp, sizeof tmp, "%s", isnan(a->v.f) ? "nan" : a->v.f < 0 ? "-inf" : "inf");
             p = put_str(p, tmp);
             break;
         }
@@ -280,15 +306,20 @@ static char *format_line(char *p, const stint_i_event *ev, unsigned flags)
     memcpy(p, " depth=", 7);
     p = put_i64(p + 7, ev->depth);
     memcpy(p, " name=", 6);
-    p = put_token(p + 6, ev->name, ev->name_len, 1024);
+    p += 6;
+    if (ev->name_len)
+        p = put_token(p, ev->name, ev->name_len, 1024);
+    else /* (an empty name would make the record torn for every reader) */
+        *p++ = '_';
     int cut = ev->name_len > 1024;
     memcpy(p, " ts=", 4);
     p = put_i64(p + 4, ev->ts_ns);
     memcpy(p, " dur=", 5);
     p = put_i64(p + 5, ev->dur_ns);
     *p++ = ' ';
+    /* the whole line, '\n' included, within MARKER_LINE_MAX (PIPE_BUF): one atomic write to a pipe */
     if (ev->kind == STINT_I_REC_DEVICE || ev->static_attrs || ev->nattr || ev->truncated || ev->autoclosed || cut)
-        p = render_attrs(p, start + MARKER_FORMAT_MAX - 2, ev, cut);
+        p = render_attrs(p, start + MARKER_LINE_MAX - 2, ev, cut);
     *p++ = '\n';
     return p;
 }

@@ -27,6 +27,8 @@ static _Thread_local stint_i_thread *tls_thread __attribute__((tls_model("initia
 
 /* Spans of threads whose state could not be allocated: counted, not kept. */
 _Atomic uint64_t stint_i_dropped_noalloc;
+/* Attributes set on a thread that never opened a span (it has no counters of its own yet). */
+_Atomic uint64_t stint_i_attrs_dropped_nothread;
 
 /* The calling thread's state, registering it on first use; NULL (and the
  * span counted as dropped) when its state cannot be allocated. */
@@ -263,6 +265,8 @@ static stint_i_attr *attr_slot(stint_i_thread **out)
 fail:
     if (t)
         bump(&t->attrs_dropped);
+    else
+        atomic_fetch_add_explicit(&stint_i_attrs_dropped_nothread, 1, memory_order_relaxed);
     return NULL;
 }
 
@@ -384,7 +388,7 @@ void stint_device_span(const char *name, int64_t ts_ns, int64_t dur_ns, int dept
     memset(r, 0, sizeof *r);
     r->size = sizeof(stint_i_rec);
     r->kind = STINT_I_REC_DEVICE;
-    r->depth = depth;
+    r->depth = depth < 0 ? 0 : depth; /* (a reader takes no negative depth) */
     r->name = name;
     r->start = ts_ns;
     /* a negative duration becomes 0; an end past int64 saturates (no overflow on any input) */

@@ -30,6 +30,7 @@
 #include <unistd.h>
 
 extern _Atomic uint64_t stint_i_dropped_noalloc;
+extern _Atomic uint64_t stint_i_attrs_dropped_nothread;
 void stint_i_tls_forget(void);
 
 pthread_mutex_t stint_i_registry_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -602,6 +603,8 @@ static void atfork_child(void)
         t = next;
     }
     memset(&g_retired, 0, sizeof g_retired);
+    atomic_store(&stint_i_dropped_noalloc, 0);
+    atomic_store(&stint_i_attrs_dropped_nothread, 0);
     g_drop_first_ns = g_drop_last_ns = 0;
     stint_i_threads = NULL;
     if (keep) {
@@ -662,7 +665,7 @@ static void stats_locked(stint_stats *out)
     out->spans_written = g_retired.written;
     out->spans_autoclosed = g_retired.autoclosed;
     out->spans_too_deep = g_retired.too_deep;
-    out->attrs_dropped = g_retired.attrs_dropped;
+    out->attrs_dropped = g_retired.attrs_dropped + atomic_load(&stint_i_attrs_dropped_nothread);
     out->names_truncated = g_retired.truncated + stint_i_marker_lines_cut();
     out->threads = g_retired.threads;
     for (stint_i_thread *t = stint_i_threads; t; t = t->next) {

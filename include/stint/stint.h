@@ -193,7 +193,8 @@ STINT_API STINT_NODISCARD stint_status stint_device_phases(const stint_cycle_rec
 
 /* Emits one already-converted device-clock span (ts_ns is an offset on the
  * device clock, not CLOCK_MONOTONIC). name is borrowed and must be static.
- * A negative dur_ns is recorded as 0; an end past INT64_MAX as INT64_MAX. */
+ * A negative dur_ns is recorded as 0; an end past INT64_MAX as INT64_MAX; a
+ * negative depth as 0. */
 STINT_API void stint_device_span(const char *name, int64_t ts_ns, int64_t dur_ns, int depth);
 
 /* Converts cycles at freq_hz to ns exactly (128-bit intermediate, floor). */

@@ -607,9 +607,11 @@ int markers_attr_get(markers_text attrs, const char *k, markers_text *value)
 
 int markers_is_device(const markers_record *rec)
 {
-    const char *q = rec->attrs.ptr, *e = q + rec->attrs.len;
+    /* a whole attribute token: not "note=clk=dev", "xclk=dev" or "clk=device" */
+    const char *b = rec->attrs.ptr, *q = b, *e = b + rec->attrs.len;
     while (e - q >= 7 && (q = memchr(q, 'c', (size_t)(e - q - 6))) != NULL) {
-        if (!memcmp(q, "clk=dev", 7))
+        if (!memcmp(q, "clk=dev", 7) && (q == b || is_space((unsigned char)q[-1])) &&
+            (q + 7 == e || is_space((unsigned char)q[7])))
             return 1;
         q++;
     }
