@@ -2,12 +2,13 @@
 # Installs what building and testing stint needs on Debian 12, calling apt-get
 # only for packages that are missing. Usage: scripts/deps.sh [build|test|full]
 #   build: compiler, cmake, zlib, ISA-L (what `make` and `make demo` need)
-#   test:  build + clang (fuzzers, sanitizers), python3, node/npm, chromium
+#   test:  build + clang (fuzzers, sanitizers), python3, node/npm, chromium, locales (de_DE for
+#          test_sink_text's comma-decimal case)
 set -euo pipefail
 level=${1:-build}
 pkgs=(build-essential cmake zlib1g-dev libisal-dev pkg-config)
 if [ "$level" != build ]; then
-  pkgs+=(clang libclang-rt-14-dev python3 nodejs npm chromium valgrind binutils)
+  pkgs+=(clang libclang-rt-14-dev python3 nodejs npm chromium valgrind binutils locales)
 fi
 missing=()
 for p in "${pkgs[@]}"; do
