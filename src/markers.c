@@ -13,7 +13,9 @@
  * whole lines to an O_APPEND file is not interleaved with other writers on
  * Linux local filesystems), to a pipe or terminal in batches of at most
  * PIPE_BUF bytes cut at line ends (atomic by POSIX). The first write error is
- * sticky: later lines are counted and discarded.
+ * sticky: later lines are discarded, and stint_stats().sink_error says so
+ * (the lines themselves are not counted: spans_written counts spans handed
+ * to the sinks).
  */
 #include "internal.h"
 #include "jsonbuf.h"

@@ -485,9 +485,17 @@ stint_status stint_session_open(const char *path, const stint_session_options *o
         host[0] = '\0';
     char stamp[64];
     utc_ms(stamp, sizeof stamp, real);
-    char corr[512], run_id[64];
-    if (!opt->correlation_id)
-        snprintf(corr, sizeof corr, "%s/update-%llu", opt->entrypoint, (unsigned long long)opt->capture_step);
+    /* the default correlation id, "<entrypoint>/update-<capture_step>", however long the entrypoint */
+    size_t corr_size = opt->correlation_id ? 0 : strlen(opt->entrypoint) + 32;
+    char *corr = corr_size ? stint_i_alloc(corr_size) : NULL, run_id[64];
+    if (corr_size && !corr) {
+        set_msg(err, cap, "%s: out of memory", path);
+        close(s->fd);
+        session_destroy(s);
+        return STINT_E_NOMEM;
+    }
+    if (corr)
+        snprintf(corr, corr_size, "%s/update-%llu", opt->entrypoint, (unsigned long long)opt->capture_step);
     if (!opt->run_id)
         snprintf(run_id, sizeof run_id, "run-%d-%lld", (int)pid, (long long)real);
     int64_t warmup =
@@ -497,6 +505,7 @@ stint_status stint_session_open(const char *path, const stint_session_options *o
     kv_str(s, "schema", "stint/session/1");
     kv_str(s, "run_id", opt->run_id ? opt->run_id : run_id);
     kv_str(s, "correlation_id", opt->correlation_id ? opt->correlation_id : corr);
+    stint_i_free(corr, corr_size);
     kv_str(s, "entrypoint", opt->entrypoint);
     kv_str(s, "phase", phase_name(opt->phase));
     kv_str(s, "timestamp", stamp);

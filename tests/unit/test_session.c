@@ -578,6 +578,28 @@ __attribute__((unused)) static void test_fork_child_does_not_write(void)
     free(L.buf);
 }
 
+/* The default correlation id keeps a long entrypoint whole (it was cut at 511 bytes). */
+static void test_long_entrypoint_correlation(void)
+{
+    char entry[700];
+    memset(entry, 'e', sizeof entry - 1);
+    entry[sizeof entry - 1] = '\0';
+    stint_session_options o = STINT_SESSION_OPTIONS_INIT;
+    o.entrypoint = entry;
+    o.capture_step = 7;
+    stint_session *s = NULL;
+    char err[256];
+    REQUIRE(stint_session_open(tmp_path("long_entry.jsonl"), &o, &s, err, sizeof err) == STINT_OK);
+    CHECK(stint_session_finish(s) == STINT_OK);
+    stint_session_free(s);
+    lines L;
+    read_lines(tmp_path("long_entry.jsonl"), &L);
+    char want[720], got[800];
+    snprintf(want, sizeof want, "%s/update-7", entry);
+    CHECK(mj_str(L.line[0], L.len[0], "correlation_id", got, sizeof got) && strcmp(got, want) == 0);
+    free(L.buf);
+}
+
 int main(void)
 {
     setenv("STINT_BUFFER_KB", "4", 1); /* read at the library's first call */
@@ -591,6 +613,7 @@ int main(void)
     test_sticky_dev_full();
     test_open_errors();
     test_meta_options_and_escaping();
+    test_long_entrypoint_correlation();
     test_dtype_sizes();
     test_sigkill_prefix();
     test_exit_without_finish();
