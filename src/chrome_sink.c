@@ -34,7 +34,7 @@
 
 #define CHROME_BUF_CAP (256u * 1024u)
 #define CHROME_WRITE_AT (192u * 1024u)
-#define CHROME_DEVICE_TID 1000000
+#define CHROME_DEVICE_TID 1073741824 /* 2^30: above any Linux tid (PID_MAX_LIMIT is 2^22), so never a host thread's */
 #define CHROME_DEVICE_LANES 64
 #define CHROME_DEVICE_GAP_NS 1000 /* between device invocations laid end to end */
 

@@ -228,6 +228,9 @@ static void test_trace(void)
     CHECK(strstr(doc, "\"name\":\"thread_sort_index\"") != NULL);
     CHECK(strstr(doc, "\"args\":{\"name\":\"worker-1\"}") != NULL);
     CHECK(strstr(doc, "device clock: dev.phase_a (not host-aligned)") != NULL);
+    /* device lanes take tids above any Linux thread id (2^30 + k): none is a host thread's */
+    CHECK(strstr(doc, "\"tid\":1073741824,") != NULL);
+    CHECK(strstr(doc, "\"tid\":1000000,") == NULL);
     CHECK(strstr(doc, "\"kind\":\"demo\",\"n\":42") != NULL);        /* static attrs */
     CHECK(strstr(doc, "\"f\":0.5,\"b\":") != NULL);                  /* typed attrs */
     CHECK(strstr(doc, "\"s\":\"x\\\"y\"") != NULL);
