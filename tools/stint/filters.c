@@ -122,7 +122,11 @@ int stint_filter_slice(const struct stint_filter *f, const struct stint_model *m
         if (f->has_pid && pid != f->pid)
             return 0;
         if (f->has_tid) {
-            if (t->kind != STINT_TRACK_THREAD || stint_model_lane_at(m, t->lane)->tid != f->tid)
+            if (t->kind != STINT_TRACK_THREAD)
+                return 0;
+            /* a device lane is keyed by invocation: it takes the thread its spans came from */
+            const struct stint_lane *l = stint_model_lane_at(m, t->lane);
+            if (l->clock == STINT_CLOCK_DEVICE ? !(l->host_tids == 1 && l->host_tid == f->tid) : l->tid != f->tid)
                 return 0;
         }
     }

@@ -2,7 +2,9 @@
  * filters.h - the filters every command shares, with one meaning everywhere:
  *
  *   --pid N          slices of process N (thread, process and async tracks)
- *   --tid N          slices on thread N's track
+ *   --tid N          slices on thread N's track (and the device-clock lanes
+ *                    whose spans thread N emitted: markers' clk=dev spans,
+ *                    laned by invocation; a lane fed by several threads by none)
  *   --cat C          cat equal to C, or C is one of its comma-separated parts
  *   --name GLOB      name matches the shell glob (fnmatch, case-sensitive)
  *   --time-range A:B slices overlapping [A, B); A and B are trace timestamps

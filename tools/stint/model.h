@@ -201,6 +201,8 @@ struct stint_lane {
     uint8_t clock;       /* enum stint_clock */
     uint32_t track;      /* its thread track */
     uint32_t tid_text;   /* a synthetic tid: the string it was made from (0: the tid as written) */
+    int64_t host_tid;    /* device lanes: the host thread whose spans they hold (markers' tid), */
+    uint8_t host_tids;   /* ... when host_tids is 1; 0: none known, 2: several threads */
 };
 
 struct stint_track {
