@@ -12,7 +12,7 @@ exact), matches B/E and b/e, nests each thread track in one pass, and
 computes lanes, categories, names (sum, per-lane union, self time, nearest-
 rank quantiles, mean), async slices, counters, instants, repairs and event
 counts; for the tree, one node per call path with calls, total, self,
-interpolated p50/p90, mean and max, and the counts of what was left out;
+nearest-rank p50/p90 (as summary), mean and max, and the counts of what was left out;
 for steps, each step's wall, per-child-name unions, overlap and unattributed
 time, and their min, median and max over the steps; for counters, each
 series' statistics, spacing, gaps and trapezoid integral (exact fractions,
@@ -390,7 +390,8 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
             if ce >= cs:
                 kids[id(p)].append((cs, ce))
 
-    spans = [s for s in spans if flt.slice(s.lane[0], s.lane[1], s.cat, s.name, s.ts, s.dur)]
+    host_tid = (jsonl or {}).get("dev_host_tid", {})
+    spans = [s for s in spans if flt.slice(s.lane[0], filter_tid(s.lane, host_tid), s.cat, s.name, s.ts, s.dur)]
     lanes = defaultdict(list)
     cats = defaultdict(list)
     names = defaultdict(list)
@@ -438,6 +439,12 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
 LAST = {}
 
 
+def filter_tid(lane, host_tid):
+    """The tid --tid compares with: a host lane's own; a device lane's (pid,
+    inv, "device") the host thread its spans came from, None when several."""
+    return host_tid.get(lane) if len(lane) > 2 else lane[1]
+
+
 def clock_of(lane):
     """A lane is (pid, tid) on the host clock, or (pid, inv, "device") for marker spans with clk=dev."""
     return lane[2] if len(lane) > 2 else "host"
@@ -453,6 +460,7 @@ def adversarial_markers(seed):
     import random
     r = random.Random(seed)
     lines, recs, torn, unknown = [], [], 0, 0
+    dev_tids = defaultdict(set)
     for _ in range(r.randint(3, 150)):
         if r.random() < 0.15:
             lines.append(r.choice(["I1130 03:10:52.694171   6019 runtime.cc:99] stream 22: 36 kernels",
@@ -479,6 +487,8 @@ def adversarial_markers(seed):
                 unknown += v != 1
                 lane = (pid, inv, "device") if dev else (pid, tid)
                 recs.append((ts, dur, name, lane))
+                if dev:
+                    dev_tids[lane].add(tid)
             parts.append(rec)
             if last:
                 break
@@ -492,7 +502,8 @@ def adversarial_markers(seed):
         match_and_nest(sl, [], repairs)
     repairs["torn_record"] += torn
     repairs["unknown_version"] += unknown
-    return text, {"tracks": tracks, "events": len(recs) + torn, "repairs": repairs}
+    dev_host_tid = {lane: (next(iter(t)) if len(t) == 1 else None) for lane, t in dev_tids.items()}
+    return text, {"tracks": tracks, "events": len(recs) + torn, "repairs": repairs, "dev_host_tid": dev_host_tid}
 
 
 def read_jsonl(path):
@@ -572,7 +583,7 @@ def adversarial_jsonl(seed):
 
 
 def quantile(d, q):
-    """Linear interpolation between closest ranks (tree's p50/p90)."""
+    """Linear interpolation between closest ranks (the medians of steps and counters)."""
     pos = Fraction(q) * (len(d) - 1)
     lo = int(pos)
     if lo >= len(d) - 1:
@@ -629,8 +640,8 @@ def tree(evs, missing_close=False, flt=None, jsonl=None):
         d = sorted(x for x, _ in calls)
         row = {"calls": len(d), "total_ns": sum(d), "self_ns": sum(y for _, y in calls), "depth": len(path)}
         if d:
-            row.update(mean_ns=Fraction(sum(d), len(d)), p50_ns=quantile(d, 0.5), p90_ns=quantile(d, 0.9),
-                       max_ns=d[-1])
+            row.update(mean_ns=Fraction(sum(d), len(d)), p50_ns=Fraction(nearest_rank(d, 50)),
+                       p90_ns=Fraction(nearest_rank(d, 90)), max_ns=d[-1])
         rows[path] = row
     return scope, rows
 
@@ -711,7 +722,7 @@ def steps(evs, missing_close=False, flt=None, glob="*"):
     for s in found:
         by = defaultdict(list)
         for c in kids[id(s)]:
-            if c.dur < 0:
+            if c.dur < 0 or c.kind == "I":
                 continue
             cols.add(c.name)
             cs, ce = max(c.ts, s.ts), min(c.end(), s.end())

@@ -2,8 +2,8 @@
  * analysis.c - interval unions, quantiles and the aggregated call tree (see
  * analysis.h). Everything is exact int64 ns except the interpolated
  * quantiles and means of stint_an_quantile/stint_an_mean, which are doubles
- * only at the very end; their _exact versions stay exact rationals up to the
- * printed decimal (the call tree's figures).
+ * only at the very end; the call tree's mean stays an exact rational up to
+ * the printed decimal, and its quantiles are nearest-rank values.
  *
  * The call tree follows each slice's parent, which may be on another track
  * (JSONL sessions give explicit parent ids): paths are resolved up the parent
@@ -215,22 +215,18 @@ struct stint_an_ratio stint_an_mean_exact(const int64_t *v, size_t n)
     return r;
 }
 
-struct stint_an_ratio stint_an_quantile_exact(const int64_t *v, size_t n, unsigned pct)
+struct stint_an_ratio stint_an_quantile_rank(const int64_t *v, size_t n, unsigned pct)
 {
     struct stint_an_ratio r = {0, 0};
     if (n == 0)
         return r;
     if (pct > 100)
         pct = 100;
-    /* pos = pct * (n - 1) / 100: rank lo and the remainder in hundredths */
-    stint_i128 pos = (stint_i128)pct * (stint_i128)(n - 1);
-    size_t lo = (size_t)(pos / 100);
-    unsigned rem = (unsigned)(pos % 100);
-    r.den = 100;
-    if (lo >= n - 1 || rem == 0)
-        r.num = (stint_i128)v[lo < n ? lo : n - 1] * 100;
-    else
-        r.num = (stint_i128)v[lo] * 100 + (stint_i128)rem * ((stint_i128)v[lo + 1] - v[lo]);
+    /* rank ceil(pct * n / 100), 1-based; 128-bit so that no n overflows */
+    stint_i128 rank = ((stint_i128)pct * (stint_i128)n + 99) / 100;
+    size_t at = rank > 0 ? (size_t)(rank - 1) : 0;
+    r.num = v[at];
+    r.den = 1;
     return r;
 }
 
@@ -579,9 +575,12 @@ struct stint_flat_row *stint_calltree_flat(const struct stint_calltree *t, const
         r->self_ns = stint_sum_add(r->self_ns, t->slice_self[i]);
         if (s->dur_ns > r->max_ns)
             r->max_ns = s->dur_ns;
+        /* outermost among the aggregated calls: an ancestor of the same name
+         * that is filtered out, unfinished or an instant (no node) does not
+         * count, or the call would be in no total at all */
         int outer = 1;
         for (uint32_t p = s->parent; p != STINT_NO_ID; p = stint_model_slice(m, p)->parent)
-            if (stint_model_slice(m, p)->name == s->name && !(stint_model_slice(m, p)->flags & STINT_SLICE_INSTANT)) {
+            if (stint_model_slice(m, p)->name == s->name && t->slice_node[p] != STINT_NO_ID) {
                 outer = 0;
                 break;
             }

@@ -55,10 +55,10 @@ struct stint_an_ratio {
 };
 /* The mean of n values: the exact 128-bit sum over n. */
 struct stint_an_ratio stint_an_mean_exact(const int64_t *v, size_t n);
-/* Quantile pct/100 (pct <= 100) of sorted v by linear interpolation between
- * closest ranks, as stint_an_quantile, but exact (den 100): never outside
- * [v[0], v[n-1]]. */
-struct stint_an_ratio stint_an_quantile_exact(const int64_t *v, size_t n, unsigned pct);
+/* Quantile pct/100 (pct <= 100; more counts as 100) of sorted v by nearest
+ * rank, as `stint summary`: the value at index ceil(pct * n / 100) - 1
+ * (index 0 for pct 0), as num / 1; always one of the values. */
+struct stint_an_ratio stint_an_quantile_rank(const int64_t *v, size_t n, unsigned pct);
 /* Writes r / 10^shift (shift <= 6) with `decimals` decimals (<= 6), rounded
  * half up (ties toward +infinity), into buf (>= 64 bytes): shift 0,
  * decimals 1 gives ns with one decimal ("12.5"); shift 3, decimals 3 gives

@@ -38,14 +38,17 @@ static int step_cmp(const void *pa, const void *pb)
     return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
-/* Whether slice s carries a true "measured" arg (JSONL sessions). */
+/* Whether slice s carries a true "measured" arg: a JSONL session's span_start
+ * field, which the reader keeps as the arg "args.measured" (a Chrome span's
+ * top-level args {"measured": true}, as convert writes a session, reads the
+ * same). Only that exact key: "args.unmeasured" or "args.x.measured" is not it. */
 static int is_measured(const struct stint_model *m, const struct stint_slice *s)
 {
     for (uint32_t k = 0; k < s->nargs; k++) {
         const struct stint_arg *a = stint_model_arg_at(m, s->args + k);
-        const char *key = stint_model_str(m, a->key, NULL);
-        size_t kl = strlen(key);
-        if (kl >= 8 && !strcmp(key + kl - 8, "measured") && a->kind == STINT_ARG_BOOL && a->ival)
+        size_t kl;
+        const char *key = stint_model_str(m, a->key, &kl);
+        if (kl == 13 && !memcmp(key, "args.measured", 13) && a->kind == STINT_ARG_BOOL && a->ival)
             return 1;
     }
     return 0;
@@ -103,8 +106,10 @@ int stint_steps_compute(struct stint_steps *r, const struct stint_model *mm, con
         step_of[steps[k]] = (uint32_t)k;
     for (size_t i = 0; i < n; i++) {
         const struct stint_slice *s = stint_model_slice(mm, i);
-        /* an unfinished child has no end: it covers nothing (no made-up end, as in summary and tree) */
-        if (s->parent == STINT_NO_ID || step_of[s->parent] == STINT_NO_ID || s->dur_ns < 0)
+        /* an unfinished child has no end: it covers nothing (no made-up end, as in summary and tree);
+         * an instant covers no time and is no column (as in tree, where it makes no row) */
+        if (s->parent == STINT_NO_ID || step_of[s->parent] == STINT_NO_ID || s->dur_ns < 0 ||
+            (s->flags & STINT_SLICE_INSTANT))
             continue;
         const struct stint_slice *p = stint_model_slice(mm, s->parent);
         int64_t pend = p->ts_ns + p->dur_ns;

@@ -129,15 +129,18 @@ static uint64_t dtype_size(const char *s, size_t n)
     return 0;
 }
 
-/* Elements of a shape array text "[a,b,...]" times the dtype size; 0 when
- * unknown or on overflow. */
-static uint64_t shape_bytes(const struct stint_jl_val *shape, const struct stint_jl_val *dtype)
+/* Elements of a shape array text "[a,b,...]" times the dtype size, into
+ * *out. Returns 0 when that size is known (0 for a shape with a 0 in it),
+ * -1 when it is not (no shape, an unknown dtype, a bad dimension, overflow;
+ * *out is then 0). */
+static int shape_bytes(const struct stint_jl_val *shape, const struct stint_jl_val *dtype, uint64_t *out)
 {
+    *out = 0;
     if (shape->type != STINT_JL_ARRAY || dtype->type != STINT_JL_STRING)
-        return 0;
+        return -1;
     uint64_t size = dtype_size(dtype->p, dtype->len);
     if (!size)
-        return 0;
+        return -1;
     uint64_t elems = 1;
     const char *p = shape->p + 1, *end = shape->p + shape->len - 1;
     while (p < end) {
@@ -150,13 +153,16 @@ static uint64_t shape_bytes(const struct stint_jl_val *shape, const struct stint
             q++;
         int64_t d;
         if (stint_parse_i64(p, (size_t)(q - p), &d) != 0 || d < 0)
-            return 0;
+            return -1;
         if (d && elems > UINT64_MAX / (uint64_t)d)
-            return 0;
+            return -1;
         elems *= (uint64_t)d;
         p = q;
     }
-    return elems > UINT64_MAX / size ? 0 : elems * size;
+    if (elems > UINT64_MAX / size)
+        return -1;
+    *out = elems * size;
+    return 0;
 }
 
 /* A category or device name is keyed and shown decoded (a "\t" in the JSON
@@ -214,8 +220,8 @@ static int mem_line(void *vctx, const char *line, size_t len, uint64_t lineno)
     }
     uint64_t nbytes = (uint64_t)b;
     if (!nbytes) {
-        nbytes = shape_bytes(&shape, &dtype);
-        if (!nbytes && bytes.type != STINT_JL_NUMBER) {
+        /* a shape with a 0 in it of a known dtype is a known size, 0 */
+        if (shape_bytes(&shape, &dtype, &nbytes) != 0 && bytes.type != STINT_JL_NUMBER) {
             c->unknown_size++;
             /* a free's size is its alloc's: only an alloc's unknown size changes what is live */
             if (is_alloc && !c->unknown_alloc++)
@@ -325,12 +331,15 @@ int stint_cmd_memory(int argc, char **argv)
     }
     if (c.n > 1)
         qsort(c.r, c.n, sizeof *c.r, rec_cmp);
-    /* live bytes per tensor (index = tensor id), per category and device */
+    /* live bytes per tensor (index = tensor id), per category and device;
+     * whether a tensor is live is its own flag: a live tensor can hold 0
+     * bytes (an empty shape, or an unknown dtype) */
     size_t nt = c.tensors.n + 1, nn = c.names.n + 1;
     uint64_t *live_t = calloc(nt, sizeof *live_t);
+    uint8_t *on_t = calloc(nt, sizeof *on_t);
     uint32_t *cat_t = calloc(nt, sizeof *cat_t), *dev_t = calloc(nt, sizeof *dev_t);
     uint64_t *by_name = calloc(nn, sizeof *by_name), *peak_by_name = calloc(nn, sizeof *peak_by_name);
-    if (!live_t || !cat_t || !dev_t || !by_name || !peak_by_name) {
+    if (!live_t || !on_t || !cat_t || !dev_t || !by_name || !peak_by_name) {
         fprintf(stderr, "stint memory: out of memory\n");
         rc = 3;
         goto out2;
@@ -389,7 +398,7 @@ int stint_cmd_memory(int argc, char **argv)
         if (!r->is_free) {
             if (inside)
                 allocs++;
-            if (tid != UINT32_MAX && live_t[tid]) {
+            if (tid != UINT32_MAX && on_t[tid]) {
                 /* alloc of a live tensor: the old one is replaced (counted) */
                 if (inside)
                     realloc_live++;
@@ -402,6 +411,7 @@ int stint_cmd_memory(int argc, char **argv)
             by_name[r->device] += r->bytes;
             if (tid != UINT32_MAX) {
                 live_t[tid] = r->bytes;
+                on_t[tid] = 1;
                 cat_t[tid] = r->category;
                 dev_t[tid] = r->device;
             }
@@ -414,7 +424,7 @@ int stint_cmd_memory(int argc, char **argv)
         } else {
             if (inside)
                 frees++;
-            if (tid == UINT32_MAX || !live_t[tid]) {
+            if (tid == UINT32_MAX || !on_t[tid]) {
                 if (inside)
                     unmatched++;
                 continue;
@@ -423,6 +433,7 @@ int stint_cmd_memory(int argc, char **argv)
             by_name[cat_t[tid]] -= live_t[tid];
             by_name[dev_t[tid]] -= live_t[tid];
             live_t[tid] = 0;
+            on_t[tid] = 0;
         }
         if (timeline && inside) {
             if (o.json)
@@ -572,6 +583,7 @@ int stint_cmd_memory(int argc, char **argv)
     }
 out2:
     free(live_t);
+    free(on_t);
     free(cat_t);
     free(dev_t);
     free(by_name);

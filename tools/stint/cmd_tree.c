@@ -10,9 +10,9 @@
  * Self is duration minus the union of direct children, so it is never
  * negative. --flat gives one row per name instead, where total counts only
  * outermost calls (a recursive call inside a same-name call is not added
- * again). Instants are no rows (analysis.h: they make no path node). Mean,
- * p50 and p90 are exact (integer ns, 128-bit sums, interpolation in
- * hundredths of a ns) up to the printed decimal, so none exceeds max. Names
+ * again). Instants are no rows (analysis.h: they make no path node). The
+ * mean is exact (integer ns, 128-bit sum) up to the printed decimal, p50 and
+ * p90 are nearest-rank durations as in `stint summary`, so none exceeds max. Names
  * in the text rows have their control bytes escaped (textout.h).
  */
 #include "analysis.h"
@@ -83,8 +83,8 @@ static void put_row_json(FILE *f, const struct stint_model *m, const struct stin
     if (nd->calls)
         fprintf(f, ",\"mean_ns\":%s,\"p50_ns\":%s,\"p90_ns\":%s,\"max_ns\":%" PRId64,
                 stint_an_fmt_ratio(b[0], stint_an_mean_exact(nd->durs, nd->ndurs), 0, 1),
-                stint_an_fmt_ratio(b[1], stint_an_quantile_exact(nd->durs, nd->ndurs, 50), 0, 1),
-                stint_an_fmt_ratio(b[2], stint_an_quantile_exact(nd->durs, nd->ndurs, 90), 0, 1), nd->max_ns);
+                stint_an_fmt_ratio(b[1], stint_an_quantile_rank(nd->durs, nd->ndurs, 50), 0, 1),
+                stint_an_fmt_ratio(b[2], stint_an_quantile_rank(nd->durs, nd->ndurs, 90), 0, 1), nd->max_ns);
     else
         fputs(",\"mean_ns\":null,\"p50_ns\":null,\"p90_ns\":null,\"max_ns\":null", f);
 }
@@ -96,8 +96,8 @@ static void put_row_text(FILE *f, const struct stint_model *m, const struct stin
         fprintf(f, "%8" PRIu64 " %14s %14s %12s %12s %12s %12s  ", nd->calls, stint_an_us(b[0], nd->total_ns),
                 stint_an_us(b[1], nd->self_ns),
                 stint_an_fmt_ratio(b[2], stint_an_mean_exact(nd->durs, nd->ndurs), 3, 3),
-                stint_an_fmt_ratio(b[3], stint_an_quantile_exact(nd->durs, nd->ndurs, 50), 3, 3),
-                stint_an_fmt_ratio(b[4], stint_an_quantile_exact(nd->durs, nd->ndurs, 90), 3, 3),
+                stint_an_fmt_ratio(b[3], stint_an_quantile_rank(nd->durs, nd->ndurs, 50), 3, 3),
+                stint_an_fmt_ratio(b[4], stint_an_quantile_rank(nd->durs, nd->ndurs, 90), 3, 3),
                 stint_an_us(b[5], nd->max_ns));
     else
         fprintf(f, "%8d %14s %14s %12s %12s %12s %12s  ", 0, "-", "-", "-", "-", "-", "-");
@@ -175,7 +175,7 @@ static int flat_cmp(const void *pa, const void *pb)
 }
 
 /* --flat: per name over the aggregated spans; total counts a span only when
- * no ancestor on its track has the same name. */
+ * no aggregated ancestor has the same name. */
 static int print_flat(FILE *f, const struct stint_model *m, const struct stint_calltree *t, const struct tree_opts *o,
                       int json)
 {

@@ -772,6 +772,7 @@ struct tree {
     uint32_t nref;
     uint32_t *key;         /* per ref position: the node key */
     uint32_t *parent;      /* per ref position: parent key or TM_NONE */
+    uint32_t *by_parent;   /* ref positions by (parent key, ts, position): each node's children are one run */
     int json_first;
 };
 
@@ -874,25 +875,23 @@ static double effective_median_us(const struct tree *t, uint32_t orch_name, uint
     return r;
 }
 
-/* Ref positions whose parent is `key`, sorted by ts (stable). *n their count. */
-static uint32_t *kids_of(const struct tree *t, uint32_t key, uint32_t *n)
+/* Ref positions whose parent is `key`, by ts (ties in input order): their
+ * run in t->by_parent, found by binary search. *n their count. */
+static const uint32_t *kids_of(const struct tree *t, uint32_t key, uint32_t *n)
 {
-    const tm_model *m = t->c->m;
-    uint32_t *out = malloc(((size_t)t->nref + 1) * sizeof *out);
-    *n = 0;
-    if (!out)
-        return NULL;
-    for (uint32_t i = 0; i < t->nref; i++)
-        if (t->parent[i] == key) {
-            uint32_t j = (*n)++;
-            int64_t ts = m->spans[t->ref[i]].ts_ns;
-            while (j && m->spans[t->ref[out[j - 1]]].ts_ns > ts) {
-                out[j] = out[j - 1];
-                j--;
-            }
-            out[j] = i;
-        }
-    return out;
+    uint32_t lo = 0, hi = t->nref;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (t->parent[t->by_parent[mid]] < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    uint32_t end = lo;
+    while (end < t->nref && t->parent[t->by_parent[end]] == key)
+        end++;
+    *n = end - lo;
+    return t->by_parent + lo;
 }
 
 static int leaf_is(const tm_model *m, uint32_t span, const char *want)
@@ -931,10 +930,10 @@ static void emit_node(struct tree *t, uint32_t pos, int indent)
         fprintf(f, "  %12.1f us\n", med);
     }
     uint32_t nk;
-    uint32_t *kids = kids_of(t, t->key[pos], &nk);
+    const uint32_t *kids = kids_of(t, t->key[pos], &nk);
     int has_orch = 0, has_sched = 0;
     uint32_t sched_pos = TM_NONE;
-    for (uint32_t i = 0; kids && i < nk; i++) {
+    for (uint32_t i = 0; i < nk; i++) {
         if (leaf_is(m, t->ref[kids[i]], "orch"))
             has_orch = 1;
         if (leaf_is(m, t->ref[kids[i]], "sched")) {
@@ -943,7 +942,7 @@ static void emit_node(struct tree *t, uint32_t pos, int indent)
             has_sched = 1;
         }
     }
-    for (uint32_t i = 0; kids && i < nk; i++) {
+    for (uint32_t i = 0; i < nk; i++) {
         uint32_t cs = t->ref[kids[i]];
         if (leaf_is(m, cs, "orch") && has_sched) {
             uint32_t ss = t->ref[sched_pos];
@@ -974,99 +973,253 @@ static void emit_node(struct tree *t, uint32_t pos, int indent)
             emit_node(t, kids[i], indent + 1);
         }
     }
-    free(kids);
     if (t->c->json) {
         fputs("]}", f);
         t->json_first = 0;
     }
 }
 
-/* Node keys and parents of the reference invocation's spans.
- * names: key = name id, parent = the id of the name minus its last dotted
- * component when the reference invocation has a span of that name.
- * depth: key = ref position; spans are emitted when they end, so a host span
- * adopts the pending deeper spans of its (tid) before it; clk=dev spans are
- * emitted parent first, so a device span's parent is the latest device span
- * one level up; a device span with none hangs under the host span one level up
- * whose name prefixes its own (else the latest host span one level up). */
-static void tree_links(struct tree *t, int by_depth)
+/* ---- the links of the reference invocation's spans ----------------------------------
+ * Every step below sorts or binary-searches: O(n log n) in the invocation's
+ * spans (a scan per span was quadratic: 120k spans under one root took 22 s). */
+
+static const struct tree *link_tree; /* the tree whose positions the comparators sort */
+static unsigned link_by;             /* cmp_pos_key: LINK_BY_* beyond (tid, ..., position) */
+enum { LINK_BY_DEPTH = 1, LINK_BY_NAME = 2 };
+
+static const tm_span *ref_span(const struct tree *t, uint32_t pos)
+{
+    return &t->c->m->spans[t->ref[pos]];
+}
+
+/* Positions by (parent key, ts, position): kids_of's runs. */
+static int cmp_by_parent(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    const struct tree *t = link_tree;
+    if (t->parent[x] != t->parent[y])
+        return t->parent[x] < t->parent[y] ? -1 : 1;
+    int64_t tx = ref_span(t, x)->ts_ns, ty = ref_span(t, y)->ts_ns;
+    if (tx != ty)
+        return tx < ty ? -1 : 1;
+    return (x > y) - (x < y);
+}
+
+/* Orders position x before key (tid, depth, name, pos) (< 0), at it (0) or
+ * after it (> 0); depth and name count as link_by says. */
+static int pos_vs_key(uint32_t x, uint64_t tid, uint32_t depth, uint32_t name, uint32_t pos)
+{
+    const tm_span *p = ref_span(link_tree, x);
+    if (p->tid != tid)
+        return p->tid < tid ? -1 : 1;
+    if ((link_by & LINK_BY_DEPTH) && p->depth != depth)
+        return p->depth < depth ? -1 : 1;
+    if ((link_by & LINK_BY_NAME) && p->name != name)
+        return p->name < name ? -1 : 1;
+    return (x > pos) - (x < pos);
+}
+
+/* Positions by (tid, [depth, [name,]] position), as link_by says. */
+static int cmp_pos_key(const void *a, const void *b)
+{
+    uint32_t y = *(const uint32_t *)b;
+    const tm_span *q = ref_span(link_tree, y);
+    return pos_vs_key(*(const uint32_t *)a, q->tid, q->depth, q->name, y);
+}
+
+/* The first index of v[0..n) (sorted as link_by says) at or after the key. */
+static uint32_t lower_bound(const uint32_t *v, uint32_t n, uint64_t tid, uint32_t depth, uint32_t name, uint32_t pos)
+{
+    uint32_t lo = 0, hi = n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (pos_vs_key(v[mid], tid, depth, name, pos) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/* Whether the span at position c lies within [ts, ts + dur] of the one at p. */
+static int contains(const struct tree *t, uint32_t p, uint32_t c)
+{
+    const tm_span *a = ref_span(t, p), *b = ref_span(t, c);
+    return b->ts_ns >= a->ts_ns && (i128)b->ts_ns + b->dur_ns <= (i128)a->ts_ns + a->dur_ns;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+/* Names mode: a span's parent is the name minus its last dotted component,
+ * when the reference invocation has a span of that name. v: scratch for nref. */
+static void name_links(struct tree *t, uint32_t *v)
 {
     const tm_model *m = t->c->m;
+    for (uint32_t i = 0; i < t->nref; i++)
+        v[i] = ref_span(t, i)->name;
+    qsort(v, t->nref, sizeof *v, cmp_u32);
     for (uint32_t i = 0; i < t->nref; i++) {
-        const tm_span *s = &m->spans[t->ref[i]];
+        const tm_span *s = ref_span(t, i);
+        t->key[i] = s->name;
         t->parent[i] = TM_NONE;
-        if (!by_depth) {
-            t->key[i] = s->name;
-            const char *nm = tm_str(m, s->name);
-            const char *dot = strrchr(nm, '.');
-            if (dot) {
-                uint32_t pid = tm_str_find(m, nm, (size_t)(dot - nm));
-                for (uint32_t j = 0; pid != TM_NONE && j < t->nref; j++)
-                    if (m->spans[t->ref[j]].name == pid) {
-                        t->parent[i] = pid;
-                        break;
-                    }
-            }
-        } else {
-            t->key[i] = i;
-        }
+        const char *nm = tm_str(m, s->name), *dot = strrchr(nm, '.');
+        uint32_t pid = dot ? tm_str_find(m, nm, (size_t)(dot - nm)) : TM_NONE;
+        if (pid != TM_NONE && bsearch(&pid, v, t->nref, sizeof *v, cmp_u32))
+            t->parent[i] = pid;
     }
-    if (!by_depth)
-        return;
-    uint32_t *stack = malloc(((size_t)t->nref + 1) * sizeof *stack);
-    if (!stack)
-        return;
-    /* host spans, per tid, post-order */
-    for (uint32_t i = 0; i < t->nref; i++) {
-        const tm_span *s = &m->spans[t->ref[i]];
-        if (s->dev)
+}
+
+/* Host spans of one tid, g[0..n) in input order. Read as post-order (spans
+ * written when they end): a span adopts the pending deeper spans before it.
+ * Read as pre-order (written when they start): a span's parent is the latest
+ * span before it still open, one level up or more. Either way a parent must
+ * contain its child in time. The reading that links more spans wins;
+ * post-order on a tie (the reference's tracer writes spans as they end).
+ * post, pre, stk: scratch for n. */
+static void host_links(struct tree *t, const uint32_t *g, uint32_t n, uint32_t *post, uint32_t *pre, uint32_t *stk)
+{
+    uint32_t sp = 0, npost = 0, npre = 0;
+    for (uint32_t k = 0; k < n; k++) { /* pending depths never decrease up the stack */
+        uint32_t d = ref_span(t, g[k])->depth;
+        post[k] = TM_NONE;
+        while (sp && ref_span(t, g[stk[sp - 1]])->depth > d) {
+            uint32_t j = stk[--sp];
+            if (contains(t, g[k], g[j])) {
+                post[j] = g[k];
+                npost++;
+            }
+        }
+        stk[sp++] = k;
+    }
+    sp = 0;
+    for (uint32_t k = 0; k < n; k++) { /* the open spans, shallowest at the bottom */
+        uint32_t d = ref_span(t, g[k])->depth;
+        pre[k] = TM_NONE;
+        while (sp && ref_span(t, g[stk[sp - 1]])->depth >= d)
+            sp--;
+        if (sp && contains(t, g[stk[sp - 1]], g[k])) {
+            pre[k] = g[stk[sp - 1]];
+            npre++;
+        }
+        stk[sp++] = k;
+    }
+    const uint32_t *win = npre > npost ? pre : post;
+    for (uint32_t k = 0; k < n; k++)
+        t->parent[g[k]] = win[k];
+}
+
+/* A device span one level below host spans (none of its own tid's device
+ * spans before it is its parent): the first host span of its tid one level
+ * up whose name prefixes its own (a dotted prefix), else the latest such host
+ * span before it; TM_NONE without one. byname, bydepth: the host positions
+ * sorted by (tid, depth, name, position) and (tid, depth, position). */
+static uint32_t device_host_parent(const struct tree *t, uint32_t i, const uint32_t *byname,
+                                   const uint32_t *bydepth, uint32_t nh)
+{
+    const tm_model *m = t->c->m;
+    const tm_span *s = ref_span(t, i);
+    uint32_t up = s->depth - 1, best = TM_NONE;
+    const char *nm = tm_str(m, s->name);
+    link_by = LINK_BY_DEPTH | LINK_BY_NAME;
+    for (const char *dot = strchr(nm, '.'); dot; dot = strchr(dot + 1, '.')) {
+        uint32_t id = tm_str_find(m, nm, (size_t)(dot - nm));
+        if (id == TM_NONE)
             continue;
-        uint32_t sp = 0;
-        /* rebuild the pending stack of this tid lazily: scan earlier spans */
-        for (uint32_t j = 0; j < i; j++) {
-            const tm_span *o = &m->spans[t->ref[j]];
-            if (!o->dev && o->tid == s->tid && t->parent[j] == TM_NONE && o->depth > s->depth)
-                stack[sp++] = j;
-        }
-        for (uint32_t j = 0; j < sp; j++)
-            t->parent[stack[j]] = i;
+        uint32_t at = lower_bound(byname, nh, s->tid, up, id, 0);
+        if (at < nh && pos_vs_key(byname[at], s->tid, up, id, UINT32_MAX) < 0 && byname[at] < best)
+            best = byname[at];
     }
-    /* device spans, per tid, pre-order */
-    for (uint32_t i = 0; i < t->nref; i++) {
-        const tm_span *s = &m->spans[t->ref[i]];
-        if (!s->dev || s->depth == 0)
-            continue;
-        uint32_t best = TM_NONE;
-        for (uint32_t j = i; j-- > 0;) {
-            const tm_span *o = &m->spans[t->ref[j]];
-            if (o->dev && o->tid == s->tid && o->depth < s->depth) {
-                if (o->depth == s->depth - 1)
-                    best = j;
-                break;
-            }
-        }
-        if (best == TM_NONE) {
-            const char *nm = tm_str(m, s->name);
-            uint32_t latest = TM_NONE;
-            for (uint32_t j = 0; j < t->nref; j++) {
-                const tm_span *o = &m->spans[t->ref[j]];
-                if (o->dev || o->tid != s->tid || o->depth + 1 != s->depth)
-                    continue;
-                const char *on = tm_str(m, o->name);
-                size_t ol = strlen(on);
-                if (!strncmp(nm, on, ol) && nm[ol] == '.') {
-                    best = j;
-                    break;
-                }
-                if (j < i)
-                    latest = j;
-            }
-            if (best == TM_NONE)
-                best = latest;
-        }
-        t->parent[i] = best;
+    if (best != TM_NONE)
+        return best;
+    link_by = LINK_BY_DEPTH;
+    uint32_t at = lower_bound(bydepth, nh, s->tid, up, 0, i);
+    if (at && pos_vs_key(bydepth[at - 1], s->tid, up, 0, 0) >= 0)
+        return bydepth[at - 1];
+    return TM_NONE;
+}
+
+/* Depth mode: key = ref position. Host spans get their parents per tid
+ * (host_links); device spans (clk=dev) are written parent first, so a
+ * device span's parent is the latest device span before it on its tid one
+ * level up, found as the nearest earlier device span less deep (a stack per
+ * tid); a device span without one hangs under a host span
+ * (device_host_parent). Device and host clocks differ: no time test there. */
+static int depth_links(struct tree *t)
+{
+    uint32_t n = t->nref, nh = 0, nd = 0;
+    uint32_t *host = malloc(((size_t)n + 1) * sizeof *host), *dev = malloc(((size_t)n + 1) * sizeof *dev);
+    uint32_t *a = malloc(((size_t)n + 1) * sizeof *a), *b = malloc(((size_t)n + 1) * sizeof *b);
+    uint32_t *stk = malloc(((size_t)n + 1) * sizeof *stk);
+    int rc = -1;
+    if (!host || !dev || !a || !b || !stk)
+        goto out;
+    for (uint32_t i = 0; i < n; i++) {
+        t->key[i] = i;
+        t->parent[i] = TM_NONE;
+        if (ref_span(t, i)->dev)
+            dev[nd++] = i;
+        else
+            host[nh++] = i;
     }
-    free(stack);
+    link_tree = t;
+    link_by = 0;
+    qsort(host, nh, sizeof *host, cmp_pos_key);
+    qsort(dev, nd, sizeof *dev, cmp_pos_key);
+    for (uint32_t g = 0, e; g < nh; g = e) {
+        for (e = g + 1; e < nh && ref_span(t, host[e])->tid == ref_span(t, host[g])->tid; e++)
+            ;
+        host_links(t, host + g, e - g, a, b, stk);
+    }
+    /* a: host by (tid, depth, name, position); b: by (tid, depth, position) */
+    memcpy(a, host, nh * sizeof *a);
+    memcpy(b, host, nh * sizeof *b);
+    link_by = LINK_BY_DEPTH | LINK_BY_NAME;
+    qsort(a, nh, sizeof *a, cmp_pos_key);
+    link_by = LINK_BY_DEPTH;
+    qsort(b, nh, sizeof *b, cmp_pos_key);
+    uint32_t sp = 0;
+    for (uint32_t k = 0; k < nd; k++) {
+        const tm_span *s = ref_span(t, dev[k]);
+        if (k && ref_span(t, dev[k - 1])->tid != s->tid)
+            sp = 0; /* a new tid */
+        while (sp && ref_span(t, stk[sp - 1])->depth >= s->depth)
+            sp--;
+        if (s->depth > 0) {
+            if (sp && ref_span(t, stk[sp - 1])->depth == s->depth - 1)
+                t->parent[dev[k]] = stk[sp - 1];
+            else
+                t->parent[dev[k]] = device_host_parent(t, dev[k], a, b, nh);
+        }
+        stk[sp++] = dev[k];
+    }
+    rc = 0;
+out:
+    free(host);
+    free(dev);
+    free(a);
+    free(b);
+    free(stk);
+    return rc;
+}
+
+/* Node keys and parents of the reference invocation's spans (names or
+ * depth mode), then t->by_parent. Returns 0, or -1 out of memory. */
+static int tree_links(struct tree *t, int by_depth)
+{
+    link_tree = t;
+    if (by_depth) {
+        if (depth_links(t) != 0)
+            return -1;
+    } else
+        name_links(t, t->by_parent);
+    for (uint32_t i = 0; i < t->nref; i++)
+        t->by_parent[i] = i;
+    qsort(t->by_parent, t->nref, sizeof *t->by_parent, cmp_by_parent);
+    return 0;
 }
 
 /* The tree view of bucket b: medians over its kept invocations, drawn in the
@@ -1101,21 +1254,23 @@ static void tree_bucket(const tout_ctx *c, uint32_t b)
         t.ref = malloc(((size_t)ref->nspans + 1) * sizeof *t.ref);
         t.key = malloc(((size_t)ref->nspans + 1) * sizeof *t.key);
         t.parent = malloc(((size_t)ref->nspans + 1) * sizeof *t.parent);
-        if (t.med_us && t.ref && t.key && t.parent) {
+        t.by_parent = malloc(((size_t)ref->nspans + 1) * sizeof *t.by_parent);
+        if (t.med_us && t.ref && t.key && t.parent && t.by_parent) {
             for (uint32_t s = ref->first; s != TM_NONE; s = m->spans[s].next)
                 t.ref[t.nref++] = s;
-            tree_links(&t, c->tree_depth);
-            uint32_t nr;
-            uint32_t *roots = kids_of(&t, TM_NONE, &nr);
-            t.json_first = 1;
-            for (uint32_t i = 0; roots && i < nr; i++)
-                emit_node(&t, roots[i], 0);
-            free(roots);
+            if (tree_links(&t, c->tree_depth) == 0) {
+                uint32_t nr;
+                const uint32_t *roots = kids_of(&t, TM_NONE, &nr);
+                t.json_first = 1;
+                for (uint32_t i = 0; i < nr; i++)
+                    emit_node(&t, roots[i], 0);
+            }
         }
         free(t.med_us);
         free(t.ref);
         free(t.key);
         free(t.parent);
+        free(t.by_parent);
     }
     if (c->json)
         fputs("]}", f);
