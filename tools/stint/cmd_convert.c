@@ -7,6 +7,7 @@
  */
 #include "cmdopts.h"
 #include "commands.h"
+#include "textout.h"
 #include "writers.h"
 
 #include <errno.h>
@@ -25,6 +26,92 @@ static const char usage[] =
     "  folded   'a;b;c <self ns>' stacks for flamegraph tools and speedscope\n"
     "  jsonl    a stint/session/1 session;  markers  [STRACE] v=1 lines\n"
     "  OUT '-' writes to stdout\n";
+
+/* Folded: a warning before a huge output is written (it grows with the
+ * square of the nesting depth); nothing is refused. */
+#define FOLDED_WARN_BYTES (1ull << 30)
+static void folded_size_warning(const struct stint_write_stats *st, void *ctx)
+{
+    (void)ctx;
+    if (st->est_bytes > FOLDED_WARN_BYTES)
+        fprintf(stderr,
+                "stint convert: warning: the folded output will be %" PRIu64 " bytes (%.1f GiB): each line "
+                "repeats its whole call path, so it grows with the square of the nesting depth\n",
+                st->est_bytes, (double)st->est_bytes / (double)(1ull << 30));
+}
+
+/* What the JSONL session cannot tell apart: processes, clocks, categories. */
+static void report_jsonl(const struct stint_write_stats *st)
+{
+    if (st->merged_spans || st->merged_counters)
+        fprintf(stderr,
+                "stint convert: %" PRIu64 " span(s) of %" PRIu64 " other process(es) and %" PRIu64
+                " counter series of other processes written under pid %" PRId64 " (a jsonl session has one pid)\n",
+                st->merged_spans, st->merged_procs, st->merged_counters, st->pid);
+    if (st->device_spans)
+        fprintf(stderr,
+                "stint convert: %" PRIu64 " device-clock span(s) written as host spans (jsonl has no clock "
+                "domain; their times are not host-aligned)\n",
+                st->device_spans);
+    if (st->renumbered)
+        fprintf(stderr,
+                "stint convert: %" PRIu64 " thread(s) of other processes or device lanes written with a fresh tid "
+                "(from %" PRId64 " on), not to merge with another thread\n",
+                st->renumbered, st->renumber_from);
+    if (st->kind_changed)
+        fprintf(stderr,
+                "stint convert: %" PRIu64 " span(s) written with span_kind function (their category is not "
+                "function, op or module)\n",
+                st->kind_changed);
+}
+
+/* The stderr report of a finished conversion: what was written, and what
+ * the format could not hold. */
+static void report(const char *to, const char *out_path, const struct stint_write_stats *st, uint64_t bad_utf8)
+{
+    fprintf(stderr, "stint convert: wrote %" PRIu64 " slices as %s to %s", st->slices, to, out_path);
+    if (st->origin_ns)
+        fprintf(stderr, " (ts rebased by %s%" PRId64 " ns)", st->origin_ns > 0 ? "-" : "+",
+                st->origin_ns > 0 ? st->origin_ns : -st->origin_ns);
+    fputc('\n', stderr);
+    if (st->moved_overlap)
+        fprintf(stderr,
+                "stint convert: %" PRIu64 " span(s) overlapped their parent improperly and moved to an extra "
+                "track named '<thread> (overlap N)'\n",
+                st->moved_overlap);
+    if (st->reparented)
+        fprintf(stderr,
+                "stint convert: %" PRIu64 " span(s) nest under another parent in the output (theirs is on another "
+                "thread or moved to an extra track: Chrome nests by time on one track)\n",
+                st->reparented);
+    if (st->skipped)
+        fprintf(stderr,
+                "stint convert: left out (no %s equivalent): %" PRIu64 " instants, %" PRIu64
+                " async slices, %" PRIu64 " unfinished spans\n",
+                to, st->skipped_instants, st->skipped_async, st->skipped_unfinished);
+    if (st->zero_spans)
+        fprintf(stderr, "stint convert: %" PRIu64 " zero-length span(s) have no weight in folded stacks (no line "
+                        "of their own)\n",
+                st->zero_spans);
+    if (st->lost_args || st->lost_thread_times || st->lost_names) {
+        fprintf(stderr, "stint convert: left out (no %s equivalent):", to);
+        if (st->lost_args)
+            fprintf(stderr, " the args of %" PRIu64 " span(s)", st->lost_args);
+        if (st->lost_thread_times)
+            fprintf(stderr, "%s %" PRIu64 " thread time(s)", st->lost_args ? "," : "", st->lost_thread_times);
+        if (st->lost_names)
+            fprintf(stderr, "%s %" PRIu64 " thread and process name(s)",
+                    st->lost_args || st->lost_thread_times ? "," : "", st->lost_names);
+        fputc('\n', stderr);
+    }
+    report_jsonl(st);
+    if (st->skipped_counters)
+        fprintf(stderr, "stint convert: left out: %" PRIu64 " counter series\n", st->skipped_counters);
+    if (st->renamed)
+        fprintf(stderr, "stint convert: %" PRIu64 " name(s) changed to fit the %s format\n", st->renamed, to);
+    if (bad_utf8)
+        fprintf(stderr, "stint convert: %" PRIu64 " byte(s) of invalid UTF-8 written as U+FFFD\n", bad_utf8);
+}
 
 int stint_cmd_convert(int argc, char **argv)
 {
@@ -81,14 +168,20 @@ int stint_cmd_convert(int argc, char **argv)
     struct stint_write_stats st;
     memset(&st, 0, sizeof st);
     struct stint_write_opts wo = {rebase};
+    uint64_t bad0 = stint_out_bad_utf8();
     int wr;
     if (otlp) {
         char err[512] = "";
         wr = stint_write_otlp(&m, out, err, sizeof err);
-        if (wr != 0)
+        if (wr != 0) {
             fprintf(stderr, "stint convert: %s\n", err[0] ? err : "otlp-json writer failed");
+            wr = 3;
+        }
+        st.slices = stint_model_nslices(&m); /* every slice is a span (instants zero-length, flagged) */
+        st.skipped_counters = m.counters.len; /* OTLP metrics are another signal */
     } else {
-        wr = writer(&m, out, &wo, &st);
+        wr = writer == stint_write_folded ? stint_write_folded_hooked(&m, out, &wo, &st, folded_size_warning, NULL)
+                                          : writer(&m, out, &wo, &st);
         if (wr != 0) {
             fprintf(stderr, "stint convert: out of memory while writing %s\n", out_path);
             wr = 3;
@@ -96,27 +189,8 @@ int stint_cmd_convert(int argc, char **argv)
     }
     if (stint_cmd_close_out("convert", out, out_path) != 0)
         wr = 3;
-    if (!otlp && !wr) { /* after a write error OUT holds no whole conversion: nothing was written to report */
-        fprintf(stderr, "stint convert: wrote %" PRIu64 " slices as %s to %s", st.slices, to, out_path);
-        if (st.origin_ns)
-            fprintf(stderr, " (ts rebased by %s%" PRId64 " ns)", st.origin_ns > 0 ? "-" : "+",
-                    st.origin_ns > 0 ? st.origin_ns : -st.origin_ns);
-        fputc('\n', stderr);
-        if (st.moved_overlap)
-            fprintf(stderr,
-                    "stint convert: %" PRIu64 " span(s) overlapped their parent improperly and moved to an extra "
-                    "track named '<thread> (overlap N)'\n",
-                    st.moved_overlap);
-        if (st.skipped)
-            fprintf(stderr,
-                    "stint convert: left out (no %s equivalent): %" PRIu64 " instants, %" PRIu64
-                    " async slices, %" PRIu64 " unfinished spans\n",
-                    to, st.skipped_instants, st.skipped_async, st.skipped_unfinished);
-        if (st.skipped_counters)
-            fprintf(stderr, "stint convert: left out: %" PRIu64 " counter series\n", st.skipped_counters);
-        if (st.renamed)
-            fprintf(stderr, "stint convert: %" PRIu64 " name(s) changed to fit the %s format\n", st.renamed, to);
-    }
+    if (!wr) /* after a write error OUT holds no whole conversion: nothing was written to report */
+        report(to, out_path, &st, stint_out_bad_utf8() - bad0);
     if (!wr && m.flows.len) { /* flow arrows: Chrome holds them (but those it cannot bind exactly), no other format */
         uint64_t left = writer == stint_write_chrome ? st.skipped_flows : (uint64_t)m.flows.len;
         if (writer != stint_write_chrome)

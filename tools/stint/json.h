@@ -163,6 +163,42 @@ static inline int stint_json_number_short(struct stint_json *j, const char **s, 
  * quotes and *escaped says whether it holds backslash escapes (then use
  * stint_json_unescape). */
 int stint_json_string(struct stint_json *j, const char **s, size_t *len, int *escaped);
+
+/* Validates one UTF-8 sequence at p (lead byte >= 0x80, p < end): its
+ * length, 0 when end comes inside it, -1 when invalid (overlong forms,
+ * surrogates, code points above U+10FFFF). The tokenizer's rule, shared
+ * with the writers (textout.c). */
+static inline int stint_json_utf8_seq(const unsigned char *p, const unsigned char *end)
+{
+    unsigned c = p[0];
+    int n;
+    unsigned lo = 0x80, hi = 0xBF;
+    if (c >= 0xC2 && c <= 0xDF)
+        n = 2;
+    else if (c >= 0xE0 && c <= 0xEF) {
+        n = 3;
+        if (c == 0xE0)
+            lo = 0xA0;
+        else if (c == 0xED)
+            hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        n = 4;
+        if (c == 0xF0)
+            lo = 0x90;
+        else if (c == 0xF4)
+            hi = 0x8F;
+    } else
+        return -1;
+    for (int i = 1; i < n; i++) {
+        if (p + i >= end)
+            return 0;
+        unsigned b = p[i];
+        if (i == 1 ? (b < lo || b > hi) : (b < 0x80 || b > 0xBF))
+            return -1;
+    }
+    return n;
+}
+
 /* Parses a number; *s and *len is its text. */
 int stint_json_number(struct stint_json *j, const char **s, size_t *len);
 /* Skips one complete value of any type (iteratively; depth-limited). */

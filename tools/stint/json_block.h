@@ -70,7 +70,9 @@ __attribute__((target(BLOCK_TARGET))) static const char *BLOCK_SKIP(const char *
         cont_in = 0;
         while (hi) {
             unsigned k = (unsigned)__builtin_ctzll(hi);
-            int n = (unsigned char)base[k] < 0x80 ? -1 : utf8_seq((const unsigned char *)b + k, (const unsigned char *)end);
+            int n = (unsigned char)base[k] < 0x80
+                        ? -1
+                        : stint_json_utf8_seq((const unsigned char *)b + k, (const unsigned char *)end);
             if (n <= 0) {
                 bad |= 1ULL << k;
                 break;

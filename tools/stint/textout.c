@@ -1,32 +1,62 @@
 /*
  * textout.c - JSON string escaping, CSV quoting and text escaping for the
- * writers. Bytes are copied as they are (input strings were validated as
- * UTF-8 by the readers); only '"', '\\' and control bytes are escaped.
+ * writers. JSON strings are always valid UTF-8, whatever the bytes given:
+ * marker logs carry names as raw bytes, so a byte that starts no valid
+ * UTF-8 sequence becomes U+FFFD (as the library's own JSON writer does,
+ * src/jsonbuf.c) and is counted; only '"', '\\' and control bytes are
+ * escaped. Text and CSV outputs copy other bytes as they are.
  */
 #include "textout.h"
 
+#include "json.h"
+
+#include <stdatomic.h>
 #include <string.h>
 
-void stint_out_json_str(FILE *f, const char *s, size_t len)
+static atomic_ullong bad_utf8;
+
+unsigned long long stint_out_bad_utf8(void) { return atomic_load_explicit(&bad_utf8, memory_order_relaxed); }
+
+void stint_out_json_body(FILE *f, const char *s, size_t len)
 {
-    putc('"', f);
-    size_t run = 0;
-    for (size_t i = 0; i < len; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c >= 0x20 && c != '"' && c != '\\')
+    const unsigned char *u = (const unsigned char *)s;
+    size_t run = 0, i = 0;
+    while (i < len) {
+        unsigned char c = u[i];
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            i++;
             continue;
+        }
+        int l = c >= 0x80 ? stint_json_utf8_seq(u + i, u + len) : 0;
+        if (l > 0) { /* a valid multi-byte character: part of the run */
+            i += (size_t)l;
+            continue;
+        }
         fwrite(s + run, 1, i - run, f);
-        run = i + 1;
         switch (c) {
         case '"': fputs("\\\"", f); break;
         case '\\': fputs("\\\\", f); break;
         case '\n': fputs("\\n", f); break;
         case '\r': fputs("\\r", f); break;
         case '\t': fputs("\\t", f); break;
-        default: fprintf(f, "\\u%04x", c); break;
+        default:
+            if (c < 0x20)
+                fprintf(f, "\\u%04x", c);
+            else {
+                fputs("\xEF\xBF\xBD", f);
+                atomic_fetch_add_explicit(&bad_utf8, 1, memory_order_relaxed);
+            }
+            break;
         }
+        run = ++i;
     }
     fwrite(s + run, 1, len - run, f);
+}
+
+void stint_out_json_str(FILE *f, const char *s, size_t len)
+{
+    putc('"', f);
+    stint_out_json_body(f, s, len);
     putc('"', f);
 }
 

@@ -7,8 +7,18 @@
 #include <stddef.h>
 #include <stdio.h>
 
-/* Writes s (len bytes, any content) as a JSON string literal with quotes. */
+/* Writes s (len bytes, any content) as a JSON string literal with quotes.
+ * The output is always valid UTF-8: a byte that starts no valid UTF-8
+ * sequence (overlong forms, surrogates and code points above U+10FFFF
+ * included) is written as U+FFFD, one per bad byte, and counted
+ * (stint_out_bad_utf8). '"', '\\' and control bytes are escaped. */
 void stint_out_json_str(FILE *f, const char *s, size_t len);
+/* The same without the quotes: a part of a JSON string literal, so that a
+ * label can be written in pieces without a fixed buffer that cuts it. */
+void stint_out_json_body(FILE *f, const char *s, size_t len);
+/* Bytes written as U+FFFD by the two functions above since the process
+ * started (an atomic counter: any thread may write JSON). */
+unsigned long long stint_out_bad_utf8(void);
 /* Writes s as one CSV field: quoted (RFC 4180) when it holds , " CR or LF. */
 void stint_out_csv_str(FILE *f, const char *s, size_t len);
 

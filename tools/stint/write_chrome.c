@@ -7,7 +7,10 @@
  *   - every (pid, tid) track is strictly nested: slices are placed greedily
  *     on the lane's own track or, when they would end after the span that
  *     contains them, on the first extra track ("<thread> (overlap N)") where
- *     they nest; each move is counted;
+ *     they nest; each move is counted. An unfinished span (written as B
+ *     without E) stays where it is: it has no end, and a reader keeps it
+ *     open to the end of the track, so the spans after it nest under it
+ *     there as they do in the model;
  *   - processes and threads get process_name/thread_name and sort-index M
  *     events before their first event;
  *   - args keep their types; flattened keys are written flat ("a.b"), which
@@ -20,7 +23,9 @@
 #include "writers.h"
 
 #include "textout.h"
+#include "tsparse.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -69,22 +74,131 @@ static void put_args(FILE *f, const struct stint_model *m, const struct stint_sl
             putc(',', f);
         stint_out_json_str(f, key, kl);
         putc(':', f);
-        switch (a->kind) {
-        case STINT_ARG_INT: fprintf(f, "%" PRId64, a->ival); break;
-        case STINT_ARG_UINT: fprintf(f, "%" PRIu64, (uint64_t)a->ival); break;
-        case STINT_ARG_BOOL: fputs(a->ival ? "true" : "false", f); break;
-        case STINT_ARG_REAL:
-        case STINT_ARG_JSON: fputs(stint_model_str(m, a->sval, NULL), f); break;
-        default: put_str(f, m, a->sval); break;
-        }
+        stint_put_arg_json(f, m, a);
     }
     putc('}', f);
+}
+
+/* ---- trace metadata ------------------------------------------------------ */
+
+const char *stint_meta_key(const struct stint_model *m, const struct stint_arg *a, size_t *len)
+{
+    static const char *const prefix[] = {"meta.", "json_metadata."};
+    size_t kl;
+    const char *k = stint_model_str(m, a->key, &kl);
+    for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++) {
+        size_t pl = strlen(prefix[i]);
+        if (kl > pl && !memcmp(k, prefix[i], pl)) {
+            k += pl;
+            kl -= pl;
+            break;
+        }
+    }
+    *len = kl;
+    return k;
+}
+
+static int key_eq(const char *k, size_t kl, const char *want)
+{
+    return kl == strlen(want) && !memcmp(k, want, kl);
+}
+
+const struct stint_arg *stint_meta_find(const struct stint_model *m, const char *key)
+{
+    for (size_t i = 0; i < m->metadata.len; i++) {
+        const struct stint_arg *a = &STINT_BA_AT(&m->metadata, struct stint_arg, i);
+        size_t kl;
+        const char *k = stint_meta_key(m, a, &kl);
+        if (key_eq(k, kl, key))
+            return a;
+    }
+    return NULL;
+}
+
+int stint_meta_int(const struct stint_model *m, const struct stint_arg *a, int64_t *v)
+{
+    if (!a)
+        return 0;
+    if (a->kind == STINT_ARG_INT || (a->kind == STINT_ARG_UINT && a->ival >= 0)) {
+        *v = a->ival;
+        return 1;
+    }
+    if (a->kind != STINT_ARG_STRING)
+        return 0;
+    const char *s = stint_model_str(m, a->sval, NULL);
+    const char *d = s + (s[0] == '-');
+    if (*d < '0' || *d > '9')
+        return 0;
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (errno || *end)
+        return 0;
+    *v = x;
+    return 1;
+}
+
+int stint_meta_is_anchor(const char *key, size_t len)
+{
+    return key_eq(key, len, "clock_monotonic_ns") || key_eq(key, len, "clock_realtime_ns") ||
+           key_eq(key, len, "origin_monotonic_ns") || key_eq(key, len, "origin_realtime_ns");
+}
+
+void stint_put_arg_json(FILE *f, const struct stint_model *m, const struct stint_arg *a)
+{
+    switch (a->kind) {
+    case STINT_ARG_INT: fprintf(f, "%" PRId64, a->ival); break;
+    case STINT_ARG_UINT: fprintf(f, "%" PRIu64, (uint64_t)a->ival); break;
+    case STINT_ARG_BOOL: fputs(a->ival ? "true" : "false", f); break;
+    case STINT_ARG_REAL:
+    case STINT_ARG_JSON: fputs(stint_model_str(m, a->sval, NULL), f); break;
+    default: put_str(f, m, a->sval); break;
+    }
+}
+
+/* Whether a's value is the writer's own value of that key. */
+static int own_same(const struct stint_model *m, const struct stint_arg *a, const struct stint_meta_own *o)
+{
+    int64_t v;
+    if (o->sval)
+        return a->kind == STINT_ARG_STRING && !strcmp(stint_model_str(m, a->sval, NULL), o->sval);
+    return stint_meta_int(m, a, &v) && v == o->ival;
+}
+
+void stint_put_meta_rest(FILE *f, const struct stint_model *m, const struct stint_meta_rest *r)
+{
+    for (size_t i = 0; i < m->metadata.len; i++) {
+        const struct stint_arg *a = &STINT_BA_AT(&m->metadata, struct stint_arg, i);
+        size_t kl;
+        const char *k = stint_meta_key(m, a, &kl);
+        int skip = 0, rename = 0;
+        for (size_t t = 0; t < r->ntaken && !skip; t++)
+            skip = r->taken[t] == a;
+        for (size_t o = 0; o < r->nown && !skip && !rename; o++)
+            if (key_eq(k, kl, r->own[o].key)) {
+                skip = own_same(m, a, &r->own[o]);
+                rename = !skip;
+            }
+        if (skip)
+            continue;
+        fputs(",\"", f);
+        if (rename)
+            fputs("source_", f);
+        stint_out_json_body(f, k, kl);
+        fputs("\":", f);
+        int64_t v;
+        if (stint_meta_is_anchor(k, kl) && stint_meta_int(m, a, &v))
+            fprintf(f, "%" PRId64, stint_sum_add(v, r->shift_ns));
+        else
+            stint_put_arg_json(f, m, a);
+    }
 }
 
 /* One open span on an output track. */
 struct open_span {
     int64_t end_ns;   /* INT64_MAX: unfinished */
     int64_t dur_ns;
+    uint32_t idx;     /* the slice */
 };
 
 struct subtrack {
@@ -118,7 +232,7 @@ static void sub_pop(struct subtrack *t, int64_t ts)
     }
 }
 
-static int sub_push(struct subtrack *t, int64_t end, int64_t dur)
+static int sub_push(struct subtrack *t, int64_t end, int64_t dur, uint32_t idx)
 {
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 16;
@@ -130,6 +244,7 @@ static int sub_push(struct subtrack *t, int64_t end, int64_t dur)
     }
     t->st[t->n].end_ns = end;
     t->st[t->n].dur_ns = dur;
+    t->st[t->n].idx = idx;
     t->n++;
     return 0;
 }
@@ -201,13 +316,27 @@ static void put_lane_ids(FILE *out, const struct stint_model *m, const struct st
     put_tid(out, m, l, tid);
 }
 
-static const char *lane_label(const struct stint_model *m, const struct stint_lane *l, char *buf, size_t cap)
+/* Writes the JSON string naming output track k of lane l: the thread's
+ * name (else "tid N", or "inv N" on a device lane), for a device lane
+ * inside "device clock: ... (not host-aligned)", and for an extra track
+ * (k > 0) followed by " (overlap k)". Written in pieces, never cut. */
+static void put_track_name(FILE *out, const struct stint_model *m, const struct stint_lane *l, size_t k)
 {
-    if (l->name)
-        snprintf(buf, cap, "%s", stint_model_str(m, l->name, NULL));
-    else
-        snprintf(buf, cap, "%s %" PRId64, l->clock == STINT_CLOCK_DEVICE ? "inv" : "tid", l->tid);
-    return buf;
+    int dev = l->clock == STINT_CLOCK_DEVICE;
+    putc('"', out);
+    if (dev)
+        fputs("device clock: ", out);
+    if (l->name) {
+        size_t nl;
+        const char *nm = stint_model_str(m, l->name, &nl);
+        stint_out_json_body(out, nm, nl);
+    } else
+        fprintf(out, "%s %" PRId64, dev ? "inv" : "tid", l->tid);
+    if (dev)
+        fputs(" (not host-aligned)", out);
+    if (k)
+        fprintf(out, " (overlap %zu)", k);
+    putc('"', out);
 }
 
 /* How arrow fl is written so that a reader binds it to the same two slices,
@@ -233,6 +362,25 @@ static const char *flow_binding(const struct stint_model *m, const struct placed
     if (!(pl[fl->slice_in].flags & NOT_LAST))
         return "\"bp\":\"e\",";
     return NULL;
+}
+
+/* The top-level metadata: stint's own keys (what was converted, the
+ * rebase, the moved spans), then the input's metadata carried over
+ * (stint_put_meta_rest): its clock anchors of ts 0 moved by the rebase, so
+ * that unix times computed from the output stay the same. */
+static void put_metadata(FILE *out, const struct stint_model *m, int64_t origin, uint64_t moved)
+{
+    const char *fmt = m->format ? m->format : "unknown";
+    const struct stint_meta_own own[] = {{"schema", "stint/convert/1", 0},
+                                         {"source_format", fmt, 0},
+                                         {"origin_ns", NULL, origin},
+                                         {"moved_overlap_spans", NULL, (int64_t)moved}};
+    fprintf(out, "\n],\n\"metadata\":{\"schema\":\"stint/convert/1\",\"source_format\":\"%s\",\"origin_ns\":%" PRId64
+                 ",\"moved_overlap_spans\":%" PRIu64,
+            fmt, origin, moved);
+    const struct stint_meta_rest r = {own, sizeof own / sizeof own[0], NULL, 0, origin};
+    stint_put_meta_rest(out, m, &r);
+    fputs("}}\n", out);
 }
 
 int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
@@ -288,17 +436,10 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
         nsubs[i] = 1;
         subs[i][0].tid = l->clock == STINT_CLOCK_DEVICE ? spare_tid++ : l->tid;
         if (l->name || l->clock == STINT_CLOCK_DEVICE) {
-            char lb[256];
-            lane_label(m, l, lb, sizeof lb);
             fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_name\",", SEP());
             put_lane_ids(out, m, l, subs[i][0].tid);
             fputs(",\"args\":{\"name\":", out);
-            if (l->clock == STINT_CLOCK_DEVICE) {
-                char full[320];
-                snprintf(full, sizeof full, "device clock: %s (not host-aligned)", lb);
-                stint_out_json_str(out, full, strlen(full));
-            } else
-                put_str(out, m, l->name);
+            put_track_name(out, m, l, 0);
             fputs("}}", out);
         }
         if (l->has_sort_index) {
@@ -328,10 +469,18 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
                     nsubs[t->lane] = k + 1;
                 }
                 sub_pop(&sv[k], s->ts_ns);
-                if (sv[k].n == 0 || sv[k].st[sv[k].n - 1].end_ns >= end)
+                /* an unfinished span (B without E) has no end to overlap its
+                 * parent with: it stays where the readers nest it, and stays
+                 * open on the track to its end, as it does in the model */
+                if (sv[k].n == 0 || sv[k].st[sv[k].n - 1].end_ns >= end || s->dur_ns < 0)
                     break;
             }
-            if (sub_push(&sv[k], end, s->dur_ns) != 0)
+            /* a reader nests it under the span open on its track: another
+             * parent than the model's when that one is on another thread
+             * (JSONL parent ids) or moved to an extra track */
+            if (k == 0 && (sv[0].n ? sv[0].st[sv[0].n - 1].idx : STINT_NO_ID) != s->parent)
+                st->reparented++;
+            if (sub_push(&sv[k], end, s->dur_ns, (uint32_t)i) != 0)
                 goto oom;
             if (pl) {
                 pl[i].sub = (uint32_t)k;
@@ -345,13 +494,10 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
             if (k > 0) {
                 st->moved_overlap++;
                 if (!sv[k].named) {
-                    char lb[256], full[320];
-                    lane_label(m, l, lb, sizeof lb);
-                    snprintf(full, sizeof full, "%s (overlap %zu)", lb, k);
                     fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_name\",", SEP());
                     put_lane_ids(out, m, l, sv[k].tid);
                     fputs(",\"args\":{\"name\":", out);
-                    stint_out_json_str(out, full, strlen(full));
+                    put_track_name(out, m, l, k);
                     fputs("}}", out);
                     sv[k].named = 1;
                 }
@@ -455,9 +601,7 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
     if (m->counters.len && !m->samples.len)
         st->skipped_counters = m->counters.len; /* model kept aggregates only */
 #undef SEP
-    fprintf(out, "\n],\n\"metadata\":{\"schema\":\"stint/convert/1\",\"source_format\":\"%s\",\"origin_ns\":%" PRId64
-                 ",\"moved_overlap_spans\":%" PRIu64 "}}\n",
-            m->format ? m->format : "unknown", origin, st->moved_overlap);
+    put_metadata(out, m, origin, st->moved_overlap);
     for (size_t i = 0; i < nlanes; i++) {
         for (size_t k = 0; subs[i] && k < nsubs[i]; k++)
             free(subs[i][k].st);

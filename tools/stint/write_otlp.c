@@ -413,13 +413,13 @@ int stint_write_otlp(const struct stint_model *m, FILE *out, char *err, size_t e
         o.unix_time = 1;
         o.base_ns = anchor;
     } else {
-        int64_t min = 0;
+        int64_t min = INT64_MAX; /* the earliest host slice start (none: 0) */
         for (size_t i = 0; i < n; i++) {
             const struct stint_slice *s = stint_model_slice(m, i);
             if (!slice_is_device(m, s) && s->ts_ns < min)
                 min = s->ts_ns;
         }
-        o.base_ns = min == INT64_MIN ? INT64_MAX : -min;
+        o.base_ns = min == INT64_MAX ? 0 : -min; /* (|ts| < 2^62: no overflow) */
     }
 
     /* Root ancestors. Parents sort before their children, so one forward

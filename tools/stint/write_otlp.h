@@ -24,7 +24,7 @@
  *               `clock_realtime_ns`, stint Chrome metadata
  *               `origin_realtime_ns`) they are unix ns = anchor + ts.
  *               Without one (marker logs, foreign Chrome JSON) they are
- *               relative: ns since the earliest slice start, and the resource
+ *               relative: ns since the earliest host slice start, and the resource
  *               says stint.time_base = "relative". Device-clock slices keep
  *               their own clock (attribute stint.clock = "device").
  *   unfinished  a span that never ended gets end = start and the attribute

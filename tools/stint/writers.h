@@ -15,12 +15,32 @@
 struct stint_write_stats {
     uint64_t slices;         /* slices written */
     uint64_t moved_overlap;  /* Chrome: spans moved to an extra track to keep tracks strictly nested */
+    uint64_t reparented;     /* Chrome: spans left on their track that a reader nests under another
+                                parent (the model's is on another thread, or was moved) */
     uint64_t skipped;        /* not representable in the format (counted by kind below) */
     uint64_t skipped_instants, skipped_async, skipped_unfinished, skipped_counters;
     uint64_t renamed;        /* names changed to fit the format (folded ';', markers spaces) */
     uint64_t flows;          /* flow arrows written (Chrome) */
     uint64_t skipped_flows;  /* flow arrows the format cannot hold (Chrome: those it cannot bind exactly) */
     int64_t origin_ns;       /* what was subtracted from every ts */
+    /* JSONL and markers: what has no place in the format */
+    uint64_t lost_args;          /* spans whose args were left out (JSONL keeps step and measured) */
+    uint64_t lost_thread_times;  /* spans whose thread time (tts, tdur) was left out */
+    uint64_t lost_names;         /* thread and process names left out */
+    /* JSONL: one pid and one clock per session, three span kinds */
+    int64_t pid;                 /* the session's pid */
+    uint64_t merged_spans, merged_procs; /* spans of (and processes other than) pid, written under it */
+    uint64_t merged_counters;    /* counter series of other processes, written under pid */
+    uint64_t device_spans;       /* device-clock spans written as host spans */
+    uint64_t renumbered;         /* threads written with a fresh tid (from renumber_from on) so that
+                                    they merge with no other thread */
+    int64_t renumber_from;
+    uint64_t kind_changed;       /* spans whose category is not function, op or module (span_kind
+                                    function instead) */
+    uint64_t unfinished_written; /* unfinished spans written (a span_start without span_end) */
+    /* folded */
+    uint64_t zero_spans;         /* spans of zero length: no weight, so in no line of their own */
+    uint64_t est_bytes;          /* the output's size, known before it is written */
 };
 
 struct stint_write_opts {
@@ -39,18 +59,71 @@ struct stint_write_opts {
 int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
                        struct stint_write_stats *st);
 /* Folded stacks ("a;b;c <self ns>", one line per call path with self > 0),
- * for flamegraph.pl, inferno and speedscope; ';' inside names becomes ':'. */
+ * for flamegraph.pl, inferno and speedscope; ';' inside names becomes ':',
+ * a line break ' '. The size grows with the square of the nesting depth
+ * (each line repeats its whole path): it is computed from the call tree
+ * first (stint_write_folded_hooked). */
 int stint_write_folded(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
                        struct stint_write_stats *st);
-/* A stint/session/1 JSONL session: meta, span_start/span_end (ends innermost
- * first per thread), counter records. Instants and async slices have no
- * JSONL record and are skipped (counted). */
+/* The same, calling before(st, ctx) once the size is known (st->est_bytes),
+ * before anything is written, so that the caller can warn about a huge
+ * output; before may be NULL. */
+int stint_write_folded_hooked(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
+                              struct stint_write_stats *st,
+                              void (*before)(const struct stint_write_stats *st, void *ctx), void *ctx);
+/* A stint/session/1 JSONL session: meta (the input's metadata carried
+ * over), span_start/span_end (a parent's start before its children's,
+ * ends innermost first at one time; unfinished spans without span_end),
+ * counter records. Instants and async slices have no JSONL record and are
+ * skipped (counted); so are args, thread times and names; processes, device
+ * lanes and categories that the format cannot tell apart are counted. */
 int stint_write_jsonl(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
                       struct stint_write_stats *st);
 /* [STRACE] v=1 marker lines, one per finished span on a thread track, with
- * its depth; device-clock lanes get clk=dev. Spaces in names become '_'. */
+ * its depth; device-clock lanes get clk=dev. In names every byte <= 0x20 and
+ * 0x7f, and the '[' of a "[STRACE]", become '_' (counted in renamed). */
 int stint_write_markers(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
                         struct stint_write_stats *st);
+
+/* ---- the input's trace metadata (model.h: m->metadata), for the writers */
+
+/* a's key without its reader's prefix ("meta." of a JSONL meta line,
+ * "json_metadata." of Chrome's top-level metadata); *len gets its length. */
+const char *stint_meta_key(const struct stint_model *m, const struct stint_arg *a, size_t *len);
+/* The first metadata arg whose key (without prefix) is key, or NULL. */
+const struct stint_arg *stint_meta_find(const struct stint_model *m, const char *key);
+/* 1 and *v when a (may be NULL) is an integer or a string of decimal digits, else 0. */
+int stint_meta_int(const struct stint_model *m, const struct stint_arg *a, int64_t *v);
+/* Whether key names a clock reading at ts 0 (clock_ or origin_, monotonic_ns
+ * or realtime_ns), which a rebase of the times moves. */
+int stint_meta_is_anchor(const char *key, size_t len);
+/* Writes a's value as JSON (typed; REAL and JSON as their text). */
+void stint_put_arg_json(FILE *f, const struct stint_model *m, const struct stint_arg *a);
+
+/* A key the writer writes itself, with its value (sval, else ival). */
+struct stint_meta_own {
+    const char *key;
+    const char *sval;
+    int64_t ival;
+};
+/* What stint_put_meta_rest leaves to the writer. */
+struct stint_meta_rest {
+    const struct stint_meta_own *own; /* an input key among these: left out when its value
+                                         is the same, else written as "source_<key>" */
+    size_t nown;
+    const struct stint_arg *const *taken; /* args the writer wrote already (left out) */
+    size_t ntaken;
+    int64_t shift_ns;                 /* added to clock anchors (stint_meta_is_anchor) */
+};
+/* Writes `,"key":value` for every other metadata arg, in input order; keys
+ * as the reader flattened them ("a.b", "a[0]"), which it flattens back to
+ * the same key. */
+void stint_put_meta_rest(FILE *f, const struct stint_model *m, const struct stint_meta_rest *r);
+
+/* Counts slice s as left out (st->skipped) by what it is: an instant (on
+ * any track), an async slice, or an unfinished span. */
+void stint_write_count_left_out(const struct stint_model *m, const struct stint_slice *s,
+                                struct stint_write_stats *st);
 
 /* Writes ns as microseconds with exactly three decimals ("-1.500"). */
 void stint_put_us3(FILE *f, int64_t ns);
