@@ -158,10 +158,10 @@ static void test_line_bound(void)
     {
         STINT_SCOPE_A("bound.static", big_static);
         stint_span sp = stint_span_begin_copy(name, strlen(name));
+        static char keys[16][70]; /* (keys are borrowed until the span is written: static) */
         for (int k = 0; k < 16; k++) {
-            char key[70];
-            snprintf(key, sizeof key, "key%02d_%s", k, "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk");
-            stint_attr_str(key, big);
+            snprintf(keys[k], sizeof keys[k], "key%02d_%s", k, "kkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkkk");
+            stint_attr_str(keys[k], big);
         }
         stint_span_end(sp);
     }
