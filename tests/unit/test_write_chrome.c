@@ -77,7 +77,7 @@ static void one_round(int seed, const char *dir)
     snprintf(path, sizeof path, "%s/out%d.json", dir, seed);
     FILE *f = fopen(path, "w");
     REQUIRE(f);
-    struct stint_write_opts wo = {1};
+    struct stint_write_opts wo = {.rebase = 1};
     struct stint_write_stats st;
     CHECK(stint_write_chrome(&m, f, &wo, &st) == 0);
     fclose(f);

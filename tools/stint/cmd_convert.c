@@ -167,7 +167,7 @@ int stint_cmd_convert(int argc, char **argv)
     }
     struct stint_write_stats st;
     memset(&st, 0, sizeof st);
-    struct stint_write_opts wo = {rebase};
+    struct stint_write_opts wo = {.rebase = rebase, .before_write = folded_size_warning};
     uint64_t bad0 = stint_out_bad_utf8();
     int wr;
     if (otlp) {
@@ -180,8 +180,7 @@ int stint_cmd_convert(int argc, char **argv)
         st.slices = stint_model_nslices(&m); /* every slice is a span (instants zero-length, flagged) */
         st.skipped_counters = m.counters.len; /* OTLP metrics are another signal */
     } else {
-        wr = writer == stint_write_folded ? stint_write_folded_hooked(&m, out, &wo, &st, folded_size_warning, NULL)
-                                          : writer(&m, out, &wo, &st);
+        wr = writer(&m, out, &wo, &st);
         if (wr != 0) {
             fprintf(stderr, "stint convert: out of memory while writing %s\n", out_path);
             wr = 3;
@@ -192,15 +191,14 @@ int stint_cmd_convert(int argc, char **argv)
     if (!wr) /* after a write error OUT holds no whole conversion: nothing was written to report */
         report(to, out_path, &st, stint_out_bad_utf8() - bad0);
     if (!wr && m.flows.len) { /* flow arrows: Chrome holds them (but those it cannot bind exactly), no other format */
-        uint64_t left = writer == stint_write_chrome ? st.skipped_flows : (uint64_t)m.flows.len;
         if (writer != stint_write_chrome)
             fprintf(stderr, "stint convert: left out: %zu flow arrow(s) (%s has no flow records)\n", m.flows.len,
                     to);
-        else if (left)
+        else if (st.skipped_flows)
             fprintf(stderr,
                     "stint convert: left out: %" PRIu64 " of %zu flow arrow(s) (an end on an async track, an arrow "
                     "back in time, or an end no Chrome flow event binds to alone)\n",
-                    left, m.flows.len);
+                    st.skipped_flows, m.flows.len);
     }
     stint_model_free(&m);
     if (wr)

@@ -18,7 +18,7 @@
  *   - each flow arrow between thread-track slices is a v1 's'/'f' pair with
  *     an id of its own, placed where Perfetto's binding rules (and stint's
  *     reader) bind it to the same two slices, or counted in skipped_flows
- *     where no such place exists (write_flows).
+ *     where no such place exists (flow_binding).
  */
 #include "writers.h"
 
@@ -34,6 +34,17 @@ void stint_put_us3(FILE *f, int64_t ns)
 {
     uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
     fprintf(f, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", a / 1000, a % 1000);
+}
+
+int64_t stint_write_spare_tid(const struct stint_model *m, int64_t room)
+{
+    int64_t spare = 1000000;
+    for (size_t i = 0; i < m->lanes.len; i++) {
+        int64_t t = stint_model_lane_at(m, (uint32_t)i)->tid;
+        if (t >= spare && t < INT64_MAX - room)
+            spare = t + 1;
+    }
+    return spare;
 }
 
 int64_t stint_model_origin(const struct stint_model *m)
@@ -364,6 +375,22 @@ static const char *flow_binding(const struct stint_model *m, const struct placed
     return NULL;
 }
 
+/* One end of flow arrow id, after sep: the 's' event at its start slice, or
+ * the 'f' at its end slice with binding field bp ("" or "\"bp\":\"e\","), at
+ * the slice's ts on the output track it went to. */
+static void put_flow_event(FILE *out, const struct stint_model *m, struct subtrack *const *subs,
+                           const struct placed *pl, uint32_t slice, const char *sep, char ph, const char *bp,
+                           size_t id, int64_t origin)
+{
+    const struct stint_slice *s = stint_model_slice(m, slice);
+    uint32_t lane = stint_model_track_at(m, s->track)->lane;
+    fprintf(out, "%s{\"ph\":\"%c\",%s\"id\":%zu,\"cat\":\"stint\",\"name\":\"flow\",", sep, ph, bp, id);
+    put_lane_ids(out, m, stint_model_lane_at(m, lane), subs[lane][pl[slice].sub].tid);
+    fputs(",\"ts\":", out);
+    stint_put_us3(out, s->ts_ns - origin);
+    putc('}', out);
+}
+
 /* The top-level metadata: stint's own keys (what was converted, the
  * rebase, the moved spans), then the input's metadata carried over
  * (stint_put_meta_rest): its clock anchors of ts 0 moved by the rebase, so
@@ -375,9 +402,14 @@ static void put_metadata(FILE *out, const struct stint_model *m, int64_t origin,
                                          {"source_format", fmt, 0},
                                          {"origin_ns", NULL, origin},
                                          {"moved_overlap_spans", NULL, (int64_t)moved}};
-    fprintf(out, "\n],\n\"metadata\":{\"schema\":\"stint/convert/1\",\"source_format\":\"%s\",\"origin_ns\":%" PRId64
-                 ",\"moved_overlap_spans\":%" PRIu64,
-            fmt, origin, moved);
+    fputs("\n],\n\"metadata\":{", out);
+    for (size_t k = 0; k < sizeof own / sizeof own[0]; k++) {
+        fprintf(out, "%s\"%s\":", k ? "," : "", own[k].key);
+        if (own[k].sval)
+            stint_out_json_str(out, own[k].sval, strlen(own[k].sval));
+        else
+            fprintf(out, "%" PRId64, own[k].ival);
+    }
     const struct stint_meta_rest r = {own, sizeof own / sizeof own[0], NULL, 0, origin};
     stint_put_meta_rest(out, m, &r);
     fputs("}}\n", out);
@@ -393,12 +425,7 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
     size_t nlanes = m->lanes.len;
     struct pid_memo pm = {0};
     /* a tid above every real one for extra tracks and device lanes */
-    int64_t spare_tid = 1000000;
-    for (size_t i = 0; i < nlanes; i++) {
-        int64_t t = stint_model_lane_at(m, (uint32_t)i)->tid;
-        if (t >= spare_tid && t < INT64_MAX - 1000000)
-            spare_tid = t + 1;
-    }
+    int64_t spare_tid = stint_write_spare_tid(m, 1000000);
     /* per lane: its output sub-tracks (index 0 is the lane itself) */
     struct subtrack **subs = calloc(nlanes ? nlanes : 1, sizeof *subs);
     size_t *nsubs = calloc(nlanes ? nlanes : 1, sizeof *nsubs);
@@ -563,18 +590,8 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
             st->skipped_flows++;
             continue;
         }
-        const struct stint_slice *a = stint_model_slice(m, fl->slice_out), *b = stint_model_slice(m, fl->slice_in);
-        const struct stint_lane *la = stint_model_lane_at(m, stint_model_track_at(m, a->track)->lane);
-        const struct stint_lane *lb = stint_model_lane_at(m, stint_model_track_at(m, b->track)->lane);
-        fprintf(out, "%s{\"ph\":\"s\",\"id\":%zu,\"cat\":\"stint\",\"name\":\"flow\",", SEP(), k + 1);
-        put_lane_ids(out, m, la, subs[la - (const struct stint_lane *)m->lanes.data][pl[fl->slice_out].sub].tid);
-        fputs(",\"ts\":", out);
-        stint_put_us3(out, a->ts_ns - origin);
-        fprintf(out, "},\n{\"ph\":\"f\",%s\"id\":%zu,\"cat\":\"stint\",\"name\":\"flow\",", bp, k + 1);
-        put_lane_ids(out, m, lb, subs[lb - (const struct stint_lane *)m->lanes.data][pl[fl->slice_in].sub].tid);
-        fputs(",\"ts\":", out);
-        stint_put_us3(out, b->ts_ns - origin);
-        putc('}', out);
+        put_flow_event(out, m, subs, pl, fl->slice_out, SEP(), 's', "", k + 1, origin);
+        put_flow_event(out, m, subs, pl, fl->slice_in, ",\n", 'f', bp, k + 1, origin);
         st->flows++;
     }
     for (size_t k = 0; k < m->samples.len; k++) {

@@ -8,7 +8,7 @@
  * Device-clock paths are prefixed with "[device clock]" so that they never
  * merge with host time. Every line repeats its whole path, so the output
  * grows with the square of the nesting depth: its size is computed from the
- * tree before anything is written and handed to the caller's hook.
+ * tree before anything is written and handed to o->before_write.
  */
 #include "writers.h"
 
@@ -111,11 +111,9 @@ static void put_line(FILE *out, const struct stint_calltree *t, const struct sti
     fprintf(out, " %" PRId64 "\n", t->nodes[k].self_ns);
 }
 
-int stint_write_folded_hooked(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
-                              struct stint_write_stats *st,
-                              void (*before)(const struct stint_write_stats *st, void *ctx), void *ctx)
+int stint_write_folded(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
+                       struct stint_write_stats *st)
 {
-    (void)o;
     memset(st, 0, sizeof *st);
     struct stint_calltree t;
     if (stint_calltree_build(&t, m, NULL) != 0)
@@ -131,8 +129,8 @@ int stint_write_folded_hooked(const struct stint_model *m, FILE *out, const stru
     measure(&t, m, plen, &st->renamed, &st->est_bytes);
     count_left_out(&t, m, st);
     st->skipped_counters = m->counters.len;
-    if (before)
-        before(st, ctx);
+    if (o && o->before_write)
+        o->before_write(st, o->ctx);
     for (size_t k = 2; k < t.n; k++)
         if (t.nodes[k].self_ns > 0)
             put_line(out, &t, m, k, path);
@@ -140,10 +138,4 @@ int stint_write_folded_hooked(const struct stint_model *m, FILE *out, const stru
     free(plen);
     stint_calltree_free(&t);
     return 0;
-}
-
-int stint_write_folded(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
-                       struct stint_write_stats *st)
-{
-    return stint_write_folded_hooked(m, out, o, st, NULL, NULL);
 }

@@ -164,12 +164,9 @@ static int64_t *lane_tids(const struct stint_model *m, int64_t pid0, struct stin
         free(sorted);
         return NULL;
     }
-    int64_t spare = 1000000;
-    for (size_t i = 0; i < nl; i++) {
+    int64_t spare = stint_write_spare_tid(m, (int64_t)nl);
+    for (size_t i = 0; i < nl; i++)
         sorted[i] = stint_model_lane_at(m, (uint32_t)i)->tid;
-        if (sorted[i] >= spare && sorted[i] < INT64_MAX - (int64_t)nl)
-            spare = sorted[i] + 1;
-    }
     qsort(sorted, nl, sizeof *sorted, tid_cmp);
     for (size_t i = 0; i < nl; i++) {
         const struct stint_lane *l = stint_model_lane_at(m, (uint32_t)i);

@@ -45,6 +45,11 @@ struct stint_write_stats {
 
 struct stint_write_opts {
     int rebase;              /* subtract the earliest ts (Chrome, JSONL) */
+    /* called once the output's size is known, before anything is written
+     * (folded: st->est_bytes), so that the caller can warn about a huge
+     * output; NULL: none */
+    void (*before_write)(const struct stint_write_stats *st, void *ctx);
+    void *ctx;
 };
 
 /* Chrome Trace Event JSON (object form): M names and sort indexes, X spans
@@ -62,15 +67,9 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
  * for flamegraph.pl, inferno and speedscope; ';' inside names becomes ':',
  * a line break ' '. The size grows with the square of the nesting depth
  * (each line repeats its whole path): it is computed from the call tree
- * first (stint_write_folded_hooked). */
+ * first and handed to o->before_write. */
 int stint_write_folded(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
                        struct stint_write_stats *st);
-/* The same, calling before(st, ctx) once the size is known (st->est_bytes),
- * before anything is written, so that the caller can warn about a huge
- * output; before may be NULL. */
-int stint_write_folded_hooked(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
-                              struct stint_write_stats *st,
-                              void (*before)(const struct stint_write_stats *st, void *ctx), void *ctx);
 /* A stint/session/1 JSONL session: meta (the input's metadata carried
  * over), span_start/span_end (a parent's start before its children's,
  * ends innermost first at one time; unfinished spans without span_end),
@@ -124,6 +123,12 @@ void stint_put_meta_rest(FILE *f, const struct stint_model *m, const struct stin
  * any track), an async slice, or an unfinished span. */
 void stint_write_count_left_out(const struct stint_model *m, const struct stint_slice *s,
                                 struct stint_write_stats *st);
+
+/* The first tid for threads a writer makes up (extra tracks, device lanes,
+ * renumbered threads): 1000000, or above every lane's tid when one is
+ * higher, leaving room for room more (lanes with a tid that high are
+ * passed over). */
+int64_t stint_write_spare_tid(const struct stint_model *m, int64_t room);
 
 /* Writes ns as microseconds with exactly three decimals ("-1.500"). */
 void stint_put_us3(FILE *f, int64_t ns);
