@@ -104,6 +104,97 @@ void stint_i_chrome_meta(stint_i_jbuf *b, const char *what, int64_t pid, int64_t
     STINT_I_JB_LIT(b, "}}");
 }
 
+/* The library's own keys in a span's args. A user attribute (typed or
+ * static) of one of these names is written as "attr.<key>", so that the
+ * object never holds a key twice and the library's value stays where readers
+ * look for it. */
+static const char *const own_keys[] = {"inv", "hid", "depth", "clk", "stint_truncated"};
+#define ATTR_PREFIX "attr."
+#define ATTR_PREFIX_LEN 5
+
+static int own_key(const char *k, size_t n)
+{
+    for (size_t i = 0; i < sizeof own_keys / sizeof own_keys[0]; i++)
+        if (strlen(own_keys[i]) == n && !memcmp(own_keys[i], k, n))
+            return 1;
+    return 0;
+}
+
+/* Whether user keys a[0..an) and b[0..bn) are written as the same args key
+ * (own_key names take the prefix: "depth" and "attr.depth" meet). */
+static int same_written_key(const char *a, size_t an, const char *b, size_t bn)
+{
+    size_t pa = own_key(a, an) ? ATTR_PREFIX_LEN : 0, pb = own_key(b, bn) ? ATTR_PREFIX_LEN : 0;
+    if (pa + an != pb + bn)
+        return 0;
+    for (size_t i = 0; i < pa + an; i++) {
+        char ca = i < pa ? ATTR_PREFIX[i] : a[i - pa], cb = i < pb ? ATTR_PREFIX[i] : b[i - pb];
+        if (ca != cb)
+            return 0;
+    }
+    return 1;
+}
+
+/* The next "k=v" token of a call site's static text from *s on: its key
+ * [*k, *k + *kn) and value [*v, *v + *vn); tokens without '=' or with an
+ * empty key are passed over. Returns 0 at the text's end. */
+static int static_next(const char **s, const char **k, size_t *kn, const char **v, size_t *vn)
+{
+    const char *p = *s;
+    for (;;) {
+        while (*p == ' ')
+            p++;
+        if (!*p) {
+            *s = p;
+            return 0;
+        }
+        const char *tok = p;
+        while (*p && *p != ' ')
+            p++;
+        const char *eq = memchr(tok, '=', (size_t)(p - tok));
+        if (eq && eq != tok) {
+            *k = tok;
+            *kn = (size_t)(eq - tok);
+            *v = eq + 1;
+            *vn = (size_t)(p - eq - 1);
+            *s = p;
+            return 1;
+        }
+    }
+}
+
+/* Whether the user key k[0..kn) is set again later on ev: in the static text
+ * from s on, or by a typed attribute from index ti on. A later value replaces
+ * an earlier one (the static text comes first, then typed attributes in the
+ * order they were set). */
+static int set_later(const stint_i_event *ev, const char *k, size_t kn, const char *s, unsigned ti)
+{
+    const char *k2, *v2;
+    size_t kn2, vn2;
+    while (s && static_next(&s, &k2, &kn2, &v2, &vn2))
+        if (same_written_key(k, kn, k2, kn2))
+            return 1;
+    for (unsigned i = ti; i < ev->nattr; i++)
+        if (ev->attrs[i].key && same_written_key(k, kn, ev->attrs[i].key, strlen(ev->attrs[i].key)))
+            return 1;
+    return 0;
+}
+
+/* A user attribute's key, prefixed when it is one of own_keys. */
+static void user_key(stint_i_jbuf *b, const char *k, size_t kn)
+{
+    stint_i_jb_char(b, ',');
+    if (own_key(k, kn)) {
+        char tmp[ATTR_PREFIX_LEN + 16];
+        memcpy(tmp, ATTR_PREFIX, ATTR_PREFIX_LEN);
+        memcpy(tmp + ATTR_PREFIX_LEN, k, kn); /* own keys are short */
+        stint_i_jb_str(b, tmp, ATTR_PREFIX_LEN + kn);
+    } else {
+        stint_i_jb_str(b, k, kn);
+    }
+    stint_i_jb_char(b, ':');
+}
+
 /* Is s[0..n) a JSON-compatible integer (so it can be written unquoted)? */
 static int is_int_text(const char *s, size_t n)
 {
@@ -116,23 +207,16 @@ static int is_int_text(const char *s, size_t n)
     return 1;
 }
 
-/* The static "k=v k=v" text of a call site as args members. */
-static void static_args(stint_i_jbuf *b, const char *s)
+/* The static "k=v k=v" text of a call site as args members, but for keys set
+ * again later on ev. */
+static void static_args(stint_i_jbuf *b, const stint_i_event *ev)
 {
-    while (*s) {
-        while (*s == ' ')
-            s++;
-        const char *tok = s;
-        while (*s && *s != ' ')
-            s++;
-        const char *eq = memchr(tok, '=', (size_t)(s - tok));
-        if (!eq || eq == tok)
+    const char *s = ev->static_attrs, *k, *v;
+    size_t kn, vn;
+    while (static_next(&s, &k, &kn, &v, &vn)) {
+        if (set_later(ev, k, kn, s, 0))
             continue;
-        stint_i_jb_char(b, ',');
-        stint_i_jb_str(b, tok, (size_t)(eq - tok));
-        stint_i_jb_char(b, ':');
-        const char *v = eq + 1;
-        size_t vn = (size_t)(s - v);
+        user_key(b, k, kn);
         if (is_int_text(v, vn))
             stint_i_jb_raw(b, v, vn);
         else
@@ -165,14 +249,15 @@ void stint_i_chrome_x(stint_i_jbuf *b, const stint_i_event *ev, int64_t origin_n
         if (ev->truncated)
             STINT_I_JB_LIT(b, ",\"stint_truncated\":true");
         if (ev->static_attrs)
-            static_args(b, ev->static_attrs);
+            static_args(b, ev);
         for (unsigned i = 0; i < ev->nattr; i++) {
             const stint_i_attr_view *a = &ev->attrs[i];
             if (!a->key)
                 continue;
-            stint_i_jb_char(b, ',');
-            stint_i_jb_cstr(b, a->key);
-            stint_i_jb_char(b, ':');
+            size_t kn = strlen(a->key);
+            if (set_later(ev, a->key, kn, NULL, i + 1))
+                continue;
+            user_key(b, a->key, kn);
             switch (a->type) {
             case STINT_I_ATTR_U64: stint_i_jb_u64(b, a->v.u); break;
             case STINT_I_ATTR_F64: stint_i_jb_f64(b, a->v.f); break;

@@ -120,7 +120,9 @@ STINT_API void stint_span_end(stint_span span);
  * STINT_ATTR_STR_MAX-1 bytes; longer ones are cut and flagged). With no open
  * span, an innermost span past STINT_MAX_DEPTH, or beyond STINT_ATTR_MAX
  * attributes on one span, the call is counted in stint_stats().attrs_dropped.
- * Rendered as k=v in markers. */
+ * Rendered as k=v in markers (every pair, in order); in Chrome JSON args a
+ * key set again keeps its last value and the library's own keys (inv, hid,
+ * depth, clk, stint_truncated) used as attribute keys become "attr.<key>". */
 #define STINT_ATTR_MAX 16
 #define STINT_ATTR_STR_MAX 64
 STINT_API void stint_attr_i64(const char *key, int64_t value);

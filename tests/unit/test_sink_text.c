@@ -4,7 +4,9 @@
  * and keys that would break the marker grammar (empty, NULL, '=', a
  * newline in static attributes, "[STRACE]" inside a value), the marker
  * line's bound (PIPE_BUF, so one write to a pipe stays atomic), attributes
- * on a thread that never opened a span, and a device span's negative depth.
+ * on a thread that never opened a span, a device span's negative depth, and
+ * the Chrome args of a span whose attributes repeat a key or take one of the
+ * library's own (inv, hid, depth, clk, stint_truncated).
  * The locale cases make de_DE with localedef when the system lacks it, and
  * are skipped (said on stderr) when that cannot be done.
  */
@@ -200,6 +202,59 @@ static void test_counts_and_depth(void)
     CHECK(strstr(lines[0], " depth=0 name=dev.neg ") != NULL);
 }
 
+/* One key, one value in a Chrome span's args: a key set again keeps its last
+ * value, and a user key named like one of the library's own args is written
+ * "attr.<key>". Before, the object held "depth" twice, and "k" three times. */
+static void test_chrome_arg_keys(void)
+{
+    stint_i_attr_view at[6];
+    memset(at, 0, sizeof at);
+    at[0].key = "k";
+    at[0].type = STINT_I_ATTR_I64;
+    at[0].v.i = 3;
+    at[1].key = "inv";
+    at[1].type = STINT_I_ATTR_STR;
+    at[1].v.s.ptr = "mine";
+    at[1].v.s.len = 4;
+    at[2].key = "depth";
+    at[2].type = STINT_I_ATTR_I64;
+    at[2].v.i = 7;
+    at[3].key = "q";
+    at[3].type = STINT_I_ATTR_BOOL;
+    at[3].v.b = 1;
+    at[4].key = "q";
+    at[4].type = STINT_I_ATTR_BOOL;
+    at[4].v.b = 0;
+    at[5].key = "attr.clk"; /* meets the prefixed "clk" of the static text, which comes first */
+    at[5].type = STINT_I_ATTR_U64;
+    at[5].v.u = 8;
+    stint_i_event ev;
+    memset(&ev, 0, sizeof ev);
+    ev.kind = STINT_I_REC_SPAN;
+    ev.name = "keys";
+    ev.name_len = 4;
+    ev.static_attrs = "depth=9 k=1 k=2 z=x clk=fast n=-4";
+    ev.attrs = at;
+    ev.nattr = 6;
+    ev.ts_ns = 1000;
+    ev.dur_ns = 500;
+    ev.inv = 1;
+    ev.hid = 0xab;
+    ev.depth = 2;
+    ev.pid = 10;
+    ev.tid = 11;
+    ev.thread_name = "";
+    stint_i_jbuf b;
+    stint_i_jb_init(&b, 1024);
+    stint_i_chrome_x(&b, &ev, 0, -1, 1);
+    REQUIRE(stint_i_jb_ok(&b));
+    stint_i_jb_char(&b, '\0');
+    CHECK_STR(b.p, "{\"ph\":\"X\",\"name\":\"keys\",\"cat\":\"stint\",\"pid\":10,\"tid\":11,\"ts\":1.000,"
+                   "\"dur\":0.500,\"args\":{\"inv\":1,\"hid\":\"0x00000000000000ab\",\"depth\":2,\"z\":\"x\","
+                   "\"n\":-4,\"k\":3,\"attr.inv\":\"mine\",\"attr.depth\":7,\"q\":false,\"attr.clk\":8}}");
+    stint_i_jb_free(&b);
+}
+
 int main(void)
 {
     setenv("STINT_FLUSH_MS", "600000", 1);
@@ -207,6 +262,7 @@ int main(void)
     test_grammar_breakers();
     test_line_bound();
     test_counts_and_depth();
+    test_chrome_arg_keys();
     test_numbers_in_comma_locale();
     CHECK_DONE();
 }
