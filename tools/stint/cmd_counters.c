@@ -1,9 +1,8 @@
 /*
  * cmd_counters.c - `stint counters FILE`: counter and telemetry series.
  *
- * Sources: the model's counter series (Chrome "C" events; JSONL counter
- * records), a JSONL session's device_memory records (read in a second pass:
- * stdin is rewound, or copied to a temporary file first), or, with --time-key,
+ * Sources: the model's counter series (Chrome "C" events; a JSONL session's
+ * counter records and device_memory checkpoints), or, with --time-key,
  * a telemetry JSONL file of rows holding a time key and numeric fields
  * (--fields picks them; "label=path" renames, "path[k]" takes the k-th
  * comma-separated part of a string or the k-th element of an array).
@@ -22,7 +21,6 @@
 #include "textout.h"
 #include "tsparse.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <math.h>
 #include <stdlib.h>
@@ -254,56 +252,6 @@ static int tele_row(void *ctx, const char *line, size_t len, uint64_t lineno)
     return 0;
 }
 
-/* JSONL sessions: device_memory checkpoints become series
- * "device_memory <device> used_bytes|free_bytes|reserved_bytes" (the model
- * keeps only counter records, so the file is read a second time). They
- * belong to the session's process: the meta record's pid (0 without one, as
- * the reader gives its counter series), which --pid selects. */
-struct devmem {
-    struct set *set;
-    const struct stint_filter *filter;
-    int64_t pid;
-    int oom;
-};
-
-static int devmem_line(void *ctx, const char *line, size_t len, uint64_t lineno)
-{
-    struct devmem *d = ctx;
-    struct stint_jl_val kind, ts, dev, v;
-    if (stint_jl_get(line, len, "kind", &kind) != 0 || kind.type != STINT_JL_STRING)
-        return 0;
-    int64_t t;
-    if (lineno == 1 && kind.len == 4 && !memcmp(kind.p, "meta", 4)) { /* the reader wants meta on line 1 */
-        if (stint_jl_get(line, len, "pid", &v) == 0 && v.type == STINT_JL_NUMBER &&
-            stint_parse_i64(v.p, v.len, &t) == 0)
-            d->pid = t;
-        return 0;
-    }
-    if (kind.len != 13 || memcmp(kind.p, "device_memory", 13) != 0)
-        return 0;
-    if (stint_jl_get(line, len, "timestamp_ns", &ts) != 0 || ts.type != STINT_JL_NUMBER ||
-        stint_parse_i64(ts.p, ts.len, &t) != 0 || !stint_filter_point(d->filter, d->pid, t))
-        return 0;
-    if (stint_jl_get(line, len, "device", &dev) != 0)
-        return 0;
-    static const char *const keys[] = {"used_bytes", "free_bytes", "reserved_bytes"};
-    for (int k = 0; k < 3; k++) {
-        double x;
-        if (stint_jl_get(line, len, keys[k], &v) != 0 || v.type != STINT_JL_NUMBER || stint_jl_double(&v, &x) != 0)
-            continue;
-        char name[300];
-        int n = snprintf(name, sizeof name, "device_memory %.*s %s",
-                         dev.type == STINT_JL_STRING ? (int)(dev.len < 200 ? dev.len : 200) : 0,
-                         dev.type == STINT_JL_STRING ? dev.p : "", keys[k]);
-        struct series *s = series_get(d->set, name, (size_t)n, 0, 0);
-        if (!s || series_add(s, t, x) != 0) {
-            d->oom = 1;
-            return 3;
-        }
-    }
-    return 0;
-}
-
 static int parse_fields(const char *spec, struct field **out, size_t *nout)
 {
     size_t n = 1;
@@ -342,55 +290,6 @@ static int parse_fields(const char *spec, struct field **out, size_t *nout)
     *out = f;
     *nout = k;
     return 0;
-}
-
-/* stdin read twice (the model, then the device_memory records): a regular
- * file is rewound to where it started; anything else (a pipe) is first copied
- * into an unlinked temporary file that becomes fd 0, so the readers still read
- * "-" and name it so. Returns 0 with *at = the offset to rewind to; 1 when no
- * temporary file can be made (nothing was read: stdin is read once, as it
- * is); 3 on an error after stdin was partly read (printed). */
-static int stdin_twice(off_t *at)
-{
-    *at = lseek(0, 0, SEEK_CUR);
-    struct stat st;
-    if (*at >= 0 && fstat(0, &st) == 0 && S_ISREG(st.st_mode))
-        return 0;
-    FILE *tmp = tmpfile();
-    if (!tmp)
-        return 1;
-    static char buf[1 << 16];
-    uint64_t copied = 0;
-    int rc = 0;
-    for (;;) {
-        ssize_t r = read(0, buf, sizeof buf);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r < 0) {
-            fprintf(stderr, "stint: error: -: read error at byte %" PRIu64 ": %s\n", copied, strerror(errno));
-            rc = 3;
-            break;
-        }
-        if (r == 0)
-            break;
-        if (fwrite(buf, 1, (size_t)r, tmp) != (size_t)r) {
-            fprintf(stderr, "stint: error: -: cannot copy stdin to a temporary file: %s\n", strerror(errno));
-            rc = 3;
-            break;
-        }
-        copied += (uint64_t)r;
-    }
-    if (!rc && (fflush(tmp) != 0 || dup2(fileno(tmp), 0) < 0)) {
-        fprintf(stderr, "stint: error: -: cannot copy stdin to a temporary file: %s\n", strerror(errno));
-        rc = 3;
-    }
-    fclose(tmp); /* fd 0 keeps the file */
-    if (rc) {
-        stint_report_end(stderr, "-", 1, 0);
-        return 3;
-    }
-    *at = 0;
-    return lseek(0, 0, SEEK_SET) < 0 ? 1 : 0;
 }
 
 /* --name GLOB: keeps the series whose name matches (the filters' meaning of
@@ -536,17 +435,6 @@ int stint_cmd_counters(int argc, char **argv)
         }
     } else {
         source = "counter events";
-        /* stdin is read twice when it may be a JSONL session (see devmem_line) */
-        off_t stdin_at = -1;
-        int from_stdin = !strcmp(o.path, "-"), stdin_once = 0;
-        if (from_stdin && (!o.format || !strcmp(o.format, "jsonl"))) {
-            int r = stdin_twice(&stdin_at);
-            if (r == 3) {
-                rc = 3;
-                goto out;
-            }
-            stdin_once = r != 0;
-        }
         rc = stint_cmd_load(&o, &m, STINT_MODEL_KEEP_SAMPLES);
         have_model = 1;
         if (stint_no_report(rc, &m))
@@ -576,22 +464,6 @@ int stint_cmd_counters(int argc, char **argv)
             }
         }
         free(map);
-        int session = m.format && !strcmp(m.format, "jsonl");
-        if (session && from_stdin && !stdin_once && lseek(0, stdin_at, SEEK_SET) < 0)
-            stdin_once = 1;
-        if (session && from_stdin && stdin_once) {
-            fprintf(stderr, "stint counters: -: stdin can be read only once here (no temporary file): its "
-                            "device_memory records are left out (give the session's path)\n");
-        } else if (session) {
-            struct devmem d = {&set, &o.filter, 0, 0};
-            char err[600];
-            int r = stint_jl_each(o.path, devmem_line, &d, err, sizeof err);
-            if (r == 3) {
-                fprintf(stderr, "stint: error: %s\n", d.oom ? "out of memory" : err);
-                rc = 3;
-                goto out;
-            }
-        }
     }
     keep_named(&set, &o.filter);
     size_t maxn = 1;

@@ -6,9 +6,11 @@
  * the one "meta" record with a known schema. span_start opens a span on lane
  * (meta pid, record tid; 0 when absent), span_end closes it by id; the span
  * tree comes from parent ids (STINT_SLICE_EXPLICIT_PARENT), so a root on one
- * thread may have children on others. counter records become counter series;
- * dropped records add to the model's dropped count. op/tensor/memory/
- * device_memory/gradient/fork records are validated as JSON and counted as
+ * thread may have children on others. counter records become counter series,
+ * and device_memory checkpoints the series "device_memory <device>
+ * used_bytes|free_bytes|reserved_bytes" (each field present); both belong to
+ * the meta record's pid. dropped records add to the model's dropped count.
+ * op/tensor/memory/gradient/fork records are validated as JSON and counted as
  * events but not modelled here (the memory analysis reads them itself).
  *
  * Errors (exit 1, what was read is kept, partial): meta not first, duplicate
@@ -150,6 +152,46 @@ static uint32_t intern_field(struct jreader *r, const struct field *fd)
 static int field_i64(const struct field *fd, int64_t *out)
 {
     return fd && !fd->is_str && stint_parse_i64(fd->v, fd->vn, out) == 0 ? 0 : -1;
+}
+
+/* A number field's value as a double: 0, or -1 when fd is not a JSON number
+ * (a string, true, an object, ...). Any length: the line was validated, so the
+ * number's text is followed by a delimiter, where strtod stops (the CLI runs
+ * in the C locale). */
+static int field_double(const struct field *fd, double *out)
+{
+    if (fd->is_str || !fd->vn || !(fd->v[0] == '-' || (fd->v[0] >= '0' && fd->v[0] <= '9')))
+        return -1;
+    char *end;
+    double d = strtod(fd->v, &end);
+    if (end != fd->v + fd->vn)
+        return -1;
+    *out = d;
+    return 0;
+}
+
+/* The series "device_memory <device> <key>" (device: the field's string,
+ * unescaped and cut to 200 bytes; "" when absent or not a string). */
+static uint32_t device_series(struct jreader *r, const struct field *dev, const char *key)
+{
+    char name[256];
+    size_t n = 0;
+    memcpy(name, "device_memory ", 14);
+    n = 14;
+    if (dev && dev->is_str) {
+        uint32_t id = intern_field(r, dev);
+        size_t len;
+        const char *d = stint_model_str(r->m, id, &len);
+        if (len > 200)
+            len = 200;
+        memcpy(name + n, d, len);
+        n += len;
+    }
+    name[n++] = ' ';
+    size_t kl = strlen(key);
+    memcpy(name + n, key, kl);
+    n += kl;
+    return stint_model_intern(r->m, name, n);
 }
 
 static void ensure_span_map(struct jreader *r, uint32_t id)
@@ -325,18 +367,34 @@ static int handle(struct jreader *r, const struct field *f, int nf)
                              (unsigned long long)r->line);
             return 0;
         }
-        char num[64];
-        if (v->vn >= sizeof num)
-            return 0;
-        memcpy(num, v->v, v->vn);
-        num[v->vn] = 0;
-        char *endp;
-        double d = strtod(num, &endp);
-        if (*endp) {
+        double d;
+        if (field_double(v, &d) != 0) {
             stint_model_drop(m, "%s: line %llu: counter value is not a number", r->path, (unsigned long long)r->line);
             return 0;
         }
         stint_model_counter(m, r->pid, intern_field(r, get(f, nf, "name")), ts, d);
+        return 0;
+    }
+    if (KIND("device_memory")) {
+        int64_t ts;
+        if (field_i64(get(f, nf, "timestamp_ns"), &ts) != 0) {
+            stint_model_drop(m, "%s: line %llu: device_memory without integer timestamp_ns", r->path,
+                             (unsigned long long)r->line);
+            return 0;
+        }
+        static const char *const keys[] = {"used_bytes", "free_bytes", "reserved_bytes"};
+        for (int k = 0; k < 3; k++) {
+            const struct field *v = get(f, nf, keys[k]);
+            double d;
+            if (!v)
+                continue;
+            if (v->is_str || field_double(v, &d) != 0) {
+                stint_model_drop(m, "%s: line %llu: device_memory %s is not a number", r->path,
+                                 (unsigned long long)r->line, keys[k]);
+                continue;
+            }
+            stint_model_counter(m, r->pid, device_series(r, get(f, nf, "device"), keys[k]), ts, d);
+        }
         return 0;
     }
     if (KIND("dropped")) {
@@ -351,7 +409,7 @@ static int handle(struct jreader *r, const struct field *f, int nf)
         }
         return 0;
     }
-    if (KIND("op") || KIND("tensor") || KIND("memory") || KIND("device_memory") || KIND("gradient") || KIND("fork") ||
+    if (KIND("op") || KIND("tensor") || KIND("memory") || KIND("gradient") || KIND("fork") ||
         KIND("edge"))
         return 0;
     stint_model_repair(m, STINT_REPAIR_UNKNOWN_PHASE, "%s: line %llu: unknown record kind \"%.*s\" (ignored)", r->path,
