@@ -139,7 +139,7 @@ jsonl_err() { # name, file content, expected message part
   printf "$2" > "$T/e.jsonl"
   expect_rc 1 "$STINT" summary "$T/e.jsonl" && grep -q "$3" "$T/err" && ok "jsonl: $1" || bad "jsonl $1: $(cat $T/err)"
 }
-jsonl_err "meta not first" '{"kind":"span_start","id":"s1","name":"x","start_ns":0}\n' "line 1: meta is not the first"
+jsonl_err "meta not first" '{"kind":"span_start","id":"s1","name":"x","start_ns":0}\n' "line 1: no meta record before this one"
 jsonl_err "duplicate meta" '{"kind":"meta","schema":"stint/session/1"}\n{"kind":"meta","schema":"stint/session/1"}\n' "line 2: a second meta"
 jsonl_err "unknown schema" '{"kind":"meta","schema":"other/9"}\n' "unknown schema"
 jsonl_err "duplicate span id" '{"kind":"meta","schema":"stint/session/1"}\n{"kind":"span_start","id":"s1","name":"x","start_ns":0}\n{"kind":"span_start","id":"s1","name":"y","start_ns":1}\n' "line 3: duplicate span id"

@@ -276,15 +276,47 @@ static int is_log_prefix(const char *q, const char *e)
     return r > q + 1 && r + 1 < e && *r == ']' && r[1] == '[';
 }
 
+/* Whether a "[STRACE]" follows q on q's line. */
+static int tag_later_on_line(const char *q, const char *e)
+{
+    const char *t = find_tag(q, e);
+    if (!t)
+        return 0;
+    for (const char *c = q; c < t; c++)
+        if (*c == '\n' || *c == '\r')
+            return 0;
+    return 1;
+}
+
 /* End of the attrs that start at q: a line break, the next "[STRACE]", or a
- * log prefix glued in front of one. */
+ * log prefix glued in front of one: a bracket group directly followed by
+ * another '[' with a "[STRACE]" after it on the line (a value such as
+ * `x[0][1]` on a line with no later record is a value). A plain token glued
+ * to the next "[STRACE]" without '=' in it (`INFO:root:[STRACE]`) is that
+ * record's prefix, not an attribute. */
 static const char *attrs_end(const char *q, const char *e)
 {
+    int tag_after = -1; /* unknown; 0 once a prefix-like group has none after it */
+    const char *a = q;
     for (; q < e; q++) {
         if (!IS(*q, C_STOP))
             continue;
-        if (*q != '[' || (e - q >= TAG_LEN && !memcmp(q, TAG, TAG_LEN)) || is_log_prefix(q, e))
+        if (*q != '[')
             return q;
+        if (e - q >= TAG_LEN && !memcmp(q, TAG, TAG_LEN)) {
+            const char *t = q;
+            while (t > a && !IS(t[-1], C_SPACE) && t[-1] != '=')
+                t--;
+            if (t > a && t < q && IS(t[-1], C_SPACE)) /* a whole token without '=' before the tag */
+                return t;
+            return q;
+        }
+        if (tag_after != 0 && is_log_prefix(q, e)) {
+            if (tag_after < 0)
+                tag_after = tag_later_on_line(q, e);
+            if (tag_after)
+                return q;
+        }
     }
     return q;
 }
@@ -306,9 +338,24 @@ static const char *parse_record(markers_parser *p, const char *at, const char *e
     int ovf = 0;
     const char *why;
 
-    /* The head: `[STRACE]\s+v=\d`. Anything else is not a record at all. */
-    if (!q || !(q = key(q, e, "v=", 2)) || q >= e || !IS(*q, C_DIGIT))
-        return at + TAG_LEN;
+    /* The head: `[STRACE]\s+v=\d`. Anything else is not a record at all,
+     * but for a head cut short: "[STRACE]", then blanks, "v" or "v=" at most,
+     * then the end of the line or the input (a record torn in its head). */
+    if (!q || !(q = key(q, e, "v=", 2)) || q >= e || !IS(*q, C_DIGIT)) {
+        const char *c = at + TAG_LEN;
+        while (c < e && is_blank((unsigned char)*c))
+            c++;
+        if (c < e && *c == 'v' && c > at + TAG_LEN) {
+            c++;
+            if (c < e && *c == '=')
+                c++;
+        }
+        if (c < e && *c != '\n' && *c != '\r')
+            return at + TAG_LEN;
+        p->st.heads++;
+        why = "v=";
+        goto torn;
+    }
     p->st.heads++;
     q = decimal(q, e, UINT64_MAX, &r.v, &ovf);
 

@@ -26,7 +26,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_FIELDS 32
+#define FIELDS_START 32 /* fields of a record; the array grows for records with more keys */
 
 struct field {
     const char *k;
@@ -47,9 +47,14 @@ struct jreader {
     size_t span_cap;
     char *tmp;
     size_t tmp_cap;
+    struct field *f; /* the current record's keys, all of them */
+    size_t fcap;
+    uint64_t records; /* records read, blank lines not counted */
 };
 
-static int parse_line(struct jreader *r, const char *a, const char *b, struct field *f, int *nf, const char **err)
+/* Parses the record a[0..b) into r->f[0..*nf) (every key, the array grown as
+ * needed; out of memory exits 3 like every model allocation). */
+static int parse_line(struct jreader *r, const char *a, const char *b, int *nf, const char **err)
 {
     struct stint_json j = {.p = a, .end = b, .at_eof = 1};
     *nf = 0;
@@ -109,8 +114,17 @@ static int parse_line(struct jreader *r, const char *a, const char *b, struct fi
             tmp.v = v0;
             tmp.vn = (size_t)(j.p - v0);
         }
-        if (*nf < MAX_FIELDS)
-            f[(*nf)++] = tmp;
+        if ((size_t)*nf == r->fcap) {
+            size_t cap = r->fcap ? 2 * r->fcap : FIELDS_START;
+            struct field *g = realloc(r->f, cap * sizeof *g);
+            if (!g) {
+                fprintf(stderr, "stint: out of memory\n");
+                exit(3);
+            }
+            r->f = g;
+            r->fcap = cap;
+        }
+        r->f[(*nf)++] = tmp;
     }
     if (stint_json_ws(&j) != 0 || j.p < j.end) {
         *err = "unexpected data after the record's '}'";
@@ -231,16 +245,17 @@ static int handle(struct jreader *r, const struct field *f, int nf)
 #define KIND(s) (kind->vn == strlen(s) && !memcmp(kind->v, s, kind->vn))
     if (KIND("meta")) {
         if (r->have_meta)
-            FAIL("%s: line %llu: a second meta record (expected exactly one, on line 1)", r->path,
+            FAIL("%s: line %llu: a second meta record (expected exactly one, the first record)", r->path,
                  (unsigned long long)r->line);
-        if (r->line != 1)
-            FAIL("%s: line %llu: meta is not the first record (expected it on line 1)", r->path,
+        if (r->records != 1)
+            FAIL("%s: line %llu: meta is not the first record (expected it before every other record)", r->path,
                  (unsigned long long)r->line);
         const struct field *sc = get(f, nf, "schema");
         if (!sc || !sc->is_str ||
             !((sc->vn == 15 && !memcmp(sc->v, "stint/session/1", 15)) ||
               (sc->vn == 20 && !memcmp(sc->v, "candle-graph/trace/6", 20))))
-            FAIL("%s: line 1: unknown schema %.*s (expected \"stint/session/1\" or \"candle-graph/trace/6\")", r->path,
+            FAIL("%s: line %llu: unknown schema %.*s (expected \"stint/session/1\" or \"candle-graph/trace/6\")", r->path,
+                 (unsigned long long)r->line,
                  sc ? (int)(sc->vn > 64 ? 64 : sc->vn) : 6, sc ? sc->v : "(none)");
         r->have_meta = 1;
         int64_t pid;
@@ -271,7 +286,7 @@ static int handle(struct jreader *r, const struct field *f, int nf)
         return 0;
     }
     if (!r->have_meta)
-        FAIL("%s: line %llu: meta is not the first record (expected a meta record on line 1)", r->path,
+        FAIL("%s: line %llu: no meta record before this one (expected a meta record first)", r->path,
              (unsigned long long)r->line);
     if (KIND("span_start")) {
         const struct field *id = get(f, nf, "id");
@@ -423,7 +438,6 @@ int stint_read_jsonl(struct stint_input *in, struct stint_model *m, const struct
     (void)o;
     struct jreader r = {.m = m, .path = in->path};
     m->format = "jsonl";
-    struct field f[MAX_FIELDS];
     int rc = 0;
     size_t pos = 0;
     for (;;) {
@@ -462,19 +476,22 @@ int stint_read_jsonl(struct stint_input *in, struct stint_model *m, const struct
             continue; /* blank line */
         int nf;
         const char *err = NULL;
-        if (parse_line(&r, a, b, f, &nf, &err) != 0) {
+        if (r.line == 1 && b - q >= 3 && !memcmp(q, "\xEF\xBB\xBF", 3)) /* a byte order mark */
+            a = q + 3;
+        r.records++;
+        if (parse_line(&r, a, b, &nf, &err) != 0) {
             stint_model_fail(m, "%s: line %llu: invalid JSON record: %s", in->path, (unsigned long long)r.line,
                              err ? err : "?");
             rc = 1;
             break;
         }
-        if (handle(&r, f, nf) != 0) {
+        if (handle(&r, r.f, nf) != 0) {
             rc = 1;
             break;
         }
     }
     if (rc == 0 && !r.have_meta && r.line == 0 && !m->error) {
-        stint_model_fail(m, "%s: no records (expected a meta record on line 1)", in->path);
+        stint_model_fail(m, "%s: no records (expected a meta record first)", in->path);
         rc = 1;
     }
     /* spans never ended (a session cut short): counted, never silent */
@@ -485,5 +502,6 @@ int stint_read_jsonl(struct stint_input *in, struct stint_model *m, const struct
     free(r.span_of);
     free(r.ended);
     free(r.tmp);
+    free(r.f);
     return rc;
 }

@@ -68,10 +68,19 @@ static const char *detect(const struct stint_input *in)
         return NULL;
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     const char *line_end = nl ? nl : end;
-    size_t scan = (size_t)(end - p) < 65536 ? (size_t)(end - p) : 65536;
+    size_t scan = (size_t)(end - p); /* what the first read holds (1 MiB, or the whole input) */
     if (p < end && *p == '{') {
-        if (memmem(p, (size_t)(line_end - p), "\"kind\"", 6) && !memmem(p, (size_t)(line_end - p), "\"traceEvents\"", 13))
+        size_t ln = (size_t)(line_end - p);
+        if (memmem(p, ln, "\"kind\"", 6) && !memmem(p, ln, "\"traceEvents\"", 13))
             return "jsonl";
+        /* a log whose first line is a structured logger's JSON object: a whole
+         * object on the line, no traceEvents, and marker records after it */
+        const char *t = line_end;
+        while (t > p && (t[-1] == ' ' || t[-1] == '\t' || t[-1] == '\r'))
+            t--;
+        if (nl && t - p >= 2 && t[-1] == '}' && !memmem(p, ln, "\"traceEvents\"", 13) &&
+            memmem(nl, (size_t)(end - nl), "[STRACE]", 8))
+            return "markers";
         return "chrome";
     }
     if (p < end && *p == '[') {
@@ -423,7 +432,8 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
                              path);
         else
             stint_model_fail(m, "%s: byte 0: unknown format (expected '[' or '{' of Chrome JSON, a JSONL session, "
-                             "or a log with [STRACE] records)", path);
+                             "or a log with [STRACE] records in its first %zu bytes; --format names the format)",
+                             path, in.len);
         rc = 1;
     } else if (!strcmp(fmt, "chrome")) {
         rc = -1;
