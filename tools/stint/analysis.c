@@ -561,7 +561,7 @@ struct stint_flat_row *stint_calltree_flat(const struct stint_calltree *t, const
     for (size_t k = 0; k < t->n; k++)
         if (t->nodes[k].name + 1u > nstr)
             nstr = t->nodes[k].name + 1u;
-    struct stint_flat_row *rows = calloc(nstr, sizeof *rows);
+    struct stint_flat_row *rows = calloc(2 * nstr, sizeof *rows); /* per name: host, device */
     if (!rows)
         return NULL;
     size_t n = stint_model_nslices(m);
@@ -569,8 +569,11 @@ struct stint_flat_row *stint_calltree_flat(const struct stint_calltree *t, const
         if (t->slice_node[i] == STINT_NO_ID)
             continue;
         const struct stint_slice *s = stint_model_slice(m, i);
-        struct stint_flat_row *r = &rows[s->name];
+        const struct stint_track *tr = stint_model_track_at(m, s->track);
+        int dev = tr->kind == STINT_TRACK_THREAD && stint_model_lane_at(m, tr->lane)->clock == STINT_CLOCK_DEVICE;
+        struct stint_flat_row *r = &rows[2 * (size_t)s->name + (size_t)dev];
         r->name = s->name;
+        r->device = dev;
         r->calls++;
         r->self_ns = stint_sum_add(r->self_ns, t->slice_self[i]);
         if (s->dur_ns > r->max_ns)
@@ -590,7 +593,7 @@ struct stint_flat_row *stint_calltree_flat(const struct stint_calltree *t, const
         }
     }
     size_t k = 0;
-    for (size_t i = 0; i < nstr; i++)
+    for (size_t i = 0; i < 2 * nstr; i++)
         if (rows[i].calls)
             rows[k++] = rows[i];
     *count = k;

@@ -114,11 +114,12 @@ void stint_calltree_free(struct stint_calltree *t);
  * with a same-name ancestor on its parent chain is not added again). */
 struct stint_flat_row {
     uint32_t name;
+    int device; /* the row's spans are on device-clock lanes (never pooled with host ones) */
     uint64_t calls, outer_calls;
     int64_t total_ns, self_ns, max_ns; /* sums capped at INT64_MAX */
 };
-/* The rows of the names that have calls, in name-id order (malloc'd, *count
- * of them); NULL when out of memory. */
+/* The rows of the (name, clock) pairs that have calls, in name-id order, host
+ * before device (malloc'd, *count of them); NULL when out of memory. */
 struct stint_flat_row *stint_calltree_flat(const struct stint_calltree *t, const struct stint_model *m, size_t *count);
 
 enum stint_tree_sort { STINT_TREE_SORT_TOTAL, STINT_TREE_SORT_SELF, STINT_TREE_SORT_CALLS };

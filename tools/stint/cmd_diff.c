@@ -33,11 +33,13 @@ static const char usage[] =
 
 struct key_dur {
     uint32_t cat, name; /* string ids in their own model */
+    int dev;            /* on a device-clock lane: never pooled with host spans */
     int64_t dur;
 };
 
 struct group {
     char *cat, *name;
+    int dev;
     int64_t *a, *b;
     size_t na, nb;
 };
@@ -49,10 +51,12 @@ static int kd_cmp(const void *pa, const void *pb)
         return a->cat < b->cat ? -1 : 1;
     if (a->name != b->name)
         return a->name < b->name ? -1 : 1;
+    if (a->dev != b->dev)
+        return a->dev - b->dev;
     return (a->dur > b->dur) - (a->dur < b->dur);
 }
 
-/* Durations of m's finished spans that pass f, grouped by (cat, name). */
+/* Durations of m's finished spans that pass f, grouped by (cat, name, clock). */
 static struct key_dur *collect(const struct stint_model *m, const struct stint_filter *f, size_t *out_n)
 {
     size_t n = stint_model_nslices(m), k = 0;
@@ -63,8 +67,10 @@ static struct key_dur *collect(const struct stint_model *m, const struct stint_f
         const struct stint_slice *s = stint_model_slice(m, i);
         if ((s->flags & STINT_SLICE_INSTANT) || s->dur_ns < 0 || !stint_filter_slice(f, m, s))
             continue;
+        const struct stint_track *tr = stint_model_track_at(m, s->track);
         v[k].cat = s->cat;
         v[k].name = s->name;
+        v[k].dev = tr->kind == STINT_TRACK_THREAD && stint_model_lane_at(m, tr->lane)->clock == STINT_CLOCK_DEVICE;
         v[k].dur = s->dur_ns;
         k++;
     }
@@ -329,10 +335,11 @@ int stint_cmd_diff(int argc, char **argv)
         int64_t *d = side ? db : da;
         for (size_t i = 0; i < nk;) {
             size_t j = i;
-            while (j < nk && k[j].cat == k[i].cat && k[j].name == k[i].name)
+            while (j < nk && k[j].cat == k[i].cat && k[j].name == k[i].name && k[j].dev == k[i].dev)
                 j++;
             const char *cat = stint_model_str(m, k[i].cat, NULL), *name = stint_model_str(m, k[i].name, NULL);
-            /* group lookup by (cat, name) text: open addressing over group indexes */
+            int dev = k[i].dev;
+            /* group lookup by (cat, name) text and clock: open addressing over group indexes */
             if ((ng + 1) * 2 > hcap) {
                 size_t nc = hcap ? hcap * 2 : 1024;
                 uint32_t *nh = malloc(nc * sizeof *nh);
@@ -342,7 +349,7 @@ int stint_cmd_diff(int argc, char **argv)
                 }
                 memset(nh, 0xff, nc * sizeof *nh);
                 for (size_t q = 0; q < ng; q++) {
-                    size_t h = (size_t)(hash_str(g[q].cat) ^ hash_str(g[q].name) * 31) & (nc - 1);
+                    size_t h = (size_t)(hash_str(g[q].cat) ^ hash_str(g[q].name) * 31 ^ (uint64_t)g[q].dev) & (nc - 1);
                     while (nh[h] != UINT32_MAX)
                         h = (h + 1) & (nc - 1);
                     nh[h] = (uint32_t)q;
@@ -351,8 +358,9 @@ int stint_cmd_diff(int argc, char **argv)
                 htab = nh;
                 hcap = nc;
             }
-            size_t h = (size_t)(hash_str(cat) ^ hash_str(name) * 31) & (hcap - 1);
-            while (htab[h] != UINT32_MAX && (strcmp(g[htab[h]].cat, cat) || strcmp(g[htab[h]].name, name)))
+            size_t h = (size_t)(hash_str(cat) ^ hash_str(name) * 31 ^ (uint64_t)dev) & (hcap - 1);
+            while (htab[h] != UINT32_MAX &&
+                   (g[htab[h]].dev != dev || strcmp(g[htab[h]].cat, cat) || strcmp(g[htab[h]].name, name)))
                 h = (h + 1) & (hcap - 1);
             size_t gi = htab[h] == UINT32_MAX ? ng : htab[h];
             if (gi == ng) {
@@ -369,6 +377,7 @@ int stint_cmd_diff(int argc, char **argv)
                 memset(&g[ng], 0, sizeof g[ng]);
                 g[ng].cat = (char *)cat;
                 g[ng].name = (char *)name;
+                g[ng].dev = dev;
                 ng++;
             }
             if (side) {
@@ -468,7 +477,8 @@ int stint_cmd_diff(int argc, char **argv)
             stint_out_json_str(f, gr->cat, strlen(gr->cat));
             fputs(",\"name\":", f);
             stint_out_json_str(f, gr->name, strlen(gr->name));
-            fprintf(f, ",\"n_a\":%zu,\"n_b\":%zu,\"median_a_ns\":", gr->na, gr->nb);
+            fprintf(f, ",\"clock\":\"%s\",\"n_a\":%zu,\"n_b\":%zu,\"median_a_ns\":", gr->dev ? "device" : "host", gr->na,
+                    gr->nb);
             if (gr->na)
                 fprintf(f, "%.1f", meda);
             else
@@ -503,7 +513,7 @@ int stint_cmd_diff(int argc, char **argv)
             if (*gr->cat)
                 putc('/', f);
             stint_out_text_str(f, gr->name, strlen(gr->name));
-            putc('\n', f);
+            fputs(gr->dev ? "  [device clock]\n" : "\n", f);
         }
     }
     if (o.json)

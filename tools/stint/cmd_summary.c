@@ -288,9 +288,9 @@ static void print_human(FILE *f, const struct stint_tally *S, const struct stint
         fmt_dur(h, nr->p99);
         fmt_dur(i9, nr->max_ns);
         (void)j9;
-        fprintf(f, "%-16.16s %-*.*s %8" PRIu64 " %12s %12s %12s %12s %12s %12s %12s %12s\n",
+        fprintf(f, "%-16.16s %-*.*s %8" PRIu64 " %12s %12s %12s %12s %12s %12s %12s %12s%s\n",
                 nr->cat ? esc_name(ec, sizeof ec, m, nr->cat) : "", nw, nw, esc_name(en, sizeof en, m, nr->name),
-                nr->spans, a, b, c, d, e, g, h, i9);
+                nr->spans, a, b, c, d, e, g, h, i9, nr->clock ? "  [device clock]" : "");
     }
     if (S->nasync) {
         fprintf(f, "\nasync spans  (own tracks keyed by cat + id; not part of lane, category or name time)\n");

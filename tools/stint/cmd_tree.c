@@ -171,10 +171,12 @@ static int flat_cmp(const void *pa, const void *pb)
     int64_t kb = flat_cmp_key == 1 ? b->self_ns : flat_cmp_key == 2 ? (int64_t)b->calls : b->total_ns;
     if (ka != kb)
         return ka > kb ? -1 : 1;
-    return (a->name > b->name) - (a->name < b->name);
+    if (a->name != b->name)
+        return (a->name > b->name) - (a->name < b->name);
+    return a->device - b->device;
 }
 
-/* --flat: per name over the aggregated spans; total counts a span only when
+/* --flat: per name and clock over the aggregated spans; total counts a span only when
  * no aggregated ancestor has the same name. */
 static int print_flat(FILE *f, const struct stint_model *m, const struct stint_calltree *t, const struct tree_opts *o,
                       int json)
@@ -196,14 +198,14 @@ static int print_flat(FILE *f, const struct stint_model *m, const struct stint_c
             fprintf(f, "%s\n{\"name\":", i ? "," : "");
             stint_out_json_str(f, s, l);
             fprintf(f,
-                    ",\"calls\":%" PRIu64 ",\"outermost_calls\":%" PRIu64 ",\"total_ns\":%" PRId64
+                    ",\"clock\":\"%s\",\"calls\":%" PRIu64 ",\"outermost_calls\":%" PRIu64 ",\"total_ns\":%" PRId64
                     ",\"self_ns\":%" PRId64 ",\"max_ns\":%" PRId64 "}",
-                    r->calls, r->outer_calls, r->total_ns, r->self_ns, r->max_ns);
+                    r->device ? "device" : "host", r->calls, r->outer_calls, r->total_ns, r->self_ns, r->max_ns);
         } else {
             fprintf(f, "%8" PRIu64 " %8" PRIu64 " %14s %14s %12s  ", r->calls, r->outer_calls,
                     stint_an_us(b[0], r->total_ns), stint_an_us(b[1], r->self_ns), stint_an_us(b[2], r->max_ns));
             stint_out_text_str(f, s, l);
-            putc('\n', f);
+            fputs(r->device ? "  [device clock]\n" : "\n", f);
         }
     }
     (void)b[3];

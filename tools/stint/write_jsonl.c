@@ -464,17 +464,19 @@ int stint_write_jsonl(const struct stint_model *m, FILE *out, const struct stint
 
 /* ---- markers ------------------------------------------------------------------ */
 
-/* Writes a name as one marker token, as the library's marker sink does:
- * every byte <= 0x20 and 0x7f, and the '[' of a "[STRACE]" inside it
- * (which a reader takes for the start of another record), become '_'; an
- * empty name becomes "_". Returns whether it changed. */
-static int put_marker_name(FILE *out, const char *nm, size_t nl)
+/* Writes a name (or, with key, an attribute key) as one marker token, as
+ * the library's marker sink does: every byte <= 0x20 and 0x7f, a key's '=',
+ * and the '[' of a "[STRACE]" inside it (which a reader takes for the start
+ * of another record), become '_'; an empty token becomes "_". Returns
+ * whether it changed. */
+static int put_marker_token(FILE *out, const char *nm, size_t nl, int key)
 {
     int changed = !nl;
     size_t run = 0;
     for (size_t k = 0; k < nl; k++) {
         unsigned char c = (unsigned char)nm[k];
-        if (c > 0x20 && c != 0x7f && !(c == '[' && nl - k >= 8 && !memcmp(nm + k, "[STRACE]", 8)))
+        if (c > 0x20 && c != 0x7f && !(key && c == '=') &&
+            !(c == '[' && nl - k >= 8 && !memcmp(nm + k, "[STRACE]", 8)))
             continue;
         fwrite(nm + run, 1, k - run, out);
         putc('_', out);
@@ -485,6 +487,76 @@ static int put_marker_name(FILE *out, const char *nm, size_t nl)
     if (!nl)
         putc('_', out);
     return changed;
+}
+
+static int put_marker_name(FILE *out, const char *nm, size_t nl)
+{
+    return put_marker_token(out, nm, nl, 0);
+}
+
+/* The arg of s whose flat key is key, or NULL. */
+static const struct stint_arg *arg_named(const struct stint_model *m, const struct stint_slice *s, const char *key)
+{
+    for (uint32_t a = 0; a < s->nargs; a++) {
+        const struct stint_arg *g = stint_model_arg_at(m, s->args + a);
+        if (!strcmp(stint_model_str(m, g->key, NULL), key))
+            return g;
+    }
+    return NULL;
+}
+
+/* Writes an integer arg's value (INT, UINT) in decimal; 0 when the arg is absent or not an integer. */
+static void put_int_arg(FILE *out, const struct stint_arg *g)
+{
+    if (g && g->kind == STINT_ARG_UINT)
+        fprintf(out, "%" PRIu64, (uint64_t)g->ival);
+    else
+        fprintf(out, "%" PRId64, g && g->kind == STINT_ARG_INT ? g->ival : 0);
+}
+
+/* The span's scalar args as k=v attributes (sep: one space before the first),
+ * the "args." of their flat keys
+ * dropped, but for the grammar's own fields (inv, hid, depth, tid: written
+ * there) and clk (written for device spans). Keys and values become one
+ * token each as names do ('=' in a key too). Returns whether an arg was left
+ * out (an object or array, or a key outside "args."). */
+static int put_marker_attrs(FILE *out, const struct stint_model *m, const struct stint_slice *s, int sep,
+                            uint64_t *renamed)
+{
+    static const char *const own[] = {"args.inv", "args.hid", "args.depth", "args.tid", "args.clk"};
+    int lost = 0;
+    for (uint32_t a = 0; a < s->nargs; a++) {
+        const struct stint_arg *g = stint_model_arg_at(m, s->args + a);
+        size_t kl;
+        const char *k = stint_model_str(m, g->key, &kl);
+        int skip = 0;
+        for (size_t i = 0; i < sizeof own / sizeof own[0] && !skip; i++)
+            skip = !strcmp(k, own[i]);
+        if (skip)
+            continue;
+        if (g->kind == STINT_ARG_JSON || kl <= 5 || memcmp(k, "args.", 5) != 0) {
+            lost = 1;
+            continue;
+        }
+        if (sep)
+            putc(' ', out);
+        sep = 1;
+        *renamed += (uint64_t)put_marker_token(out, k + 5, kl - 5, 1);
+        putc('=', out);
+        switch (g->kind) {
+        case STINT_ARG_INT: fprintf(out, "%" PRId64, g->ival); break;
+        case STINT_ARG_UINT: fprintf(out, "%" PRIu64, (uint64_t)g->ival); break;
+        case STINT_ARG_BOOL: fputs(g->ival ? "true" : "false", out); break;
+        default: { /* STRING, REAL: their text */
+            size_t vl;
+            const char *v = stint_model_str(m, g->sval, &vl);
+            if (vl)
+                put_marker_name(out, v, vl); /* (a value's blanks: not a renamed name) */
+            break;
+        }
+        }
+    }
+    return lost;
 }
 
 int stint_write_markers(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
@@ -502,13 +574,37 @@ int stint_write_markers(const struct stint_model *m, FILE *out, const struct sti
         }
         const struct stint_lane *l = stint_model_lane_at(m, t->lane);
         int dev = l->clock == STINT_CLOCK_DEVICE;
-        fprintf(out, "[STRACE] v=1 pid=%" PRId64 " tid=%" PRId64 " inv=%" PRId64 " hid=0000000000000000 depth=%u name=",
-                l->pid, dev ? l->pid : l->tid, dev ? l->tid : (int64_t)1, s->depth);
+        /* inv, hid and a device span's host tid come from the input's args
+         * (a marker log's); without them: 0, the grammar's "none" */
+        fprintf(out, "[STRACE] v=1 pid=%" PRId64 " tid=", l->pid);
+        if (dev)
+            put_int_arg(out, arg_named(m, s, "args.tid"));
+        else
+            fprintf(out, "%" PRId64, l->tid);
+        fputs(" inv=", out);
+        if (dev)
+            fprintf(out, "%" PRId64, l->tid); /* a device lane is keyed by its invocation */
+        else
+            put_int_arg(out, arg_named(m, s, "args.inv"));
+        fputs(" hid=", out);
+        const struct stint_arg *h = arg_named(m, s, "args.hid");
+        size_t hl = 0;
+        const char *hv = h && h->kind == STINT_ARG_STRING ? stint_model_str(m, h->sval, &hl) : NULL;
+        size_t hx = 0;
+        while (hx < hl && strchr("0123456789abcdefABCDEF", hv[hx]))
+            hx++;
+        if (hv && hl && hx == hl)
+            fwrite(hv, 1, hl, out);
+        else
+            putc('0', out);
+        fprintf(out, " depth=%u name=", s->depth);
         size_t nl;
         const char *nm = stint_model_str(m, s->name, &nl);
         st->renamed += (uint64_t)put_marker_name(out, nm, nl);
-        fprintf(out, " ts=%" PRId64 " dur=%" PRId64 " %s\n", s->ts_ns, s->dur_ns, dev ? "clk=dev" : "");
-        count_lost(m, s, NULL, st);
+        fprintf(out, " ts=%" PRId64 " dur=%" PRId64 " %s", s->ts_ns, s->dur_ns, dev ? "clk=dev" : "");
+        st->lost_args += (uint64_t)put_marker_attrs(out, m, s, dev, &st->renamed);
+        putc('\n', out);
+        st->lost_thread_times += s->tts_ns != STINT_TS_NONE;
         st->slices++;
     }
     st->skipped_counters = m->counters.len;

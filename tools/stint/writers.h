@@ -79,8 +79,11 @@ int stint_write_folded(const struct stint_model *m, FILE *out, const struct stin
 int stint_write_jsonl(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
                       struct stint_write_stats *st);
 /* [STRACE] v=1 marker lines, one per finished span on a thread track, with
- * its depth; device-clock lanes get clk=dev. In names every byte <= 0x20 and
- * 0x7f, and the '[' of a "[STRACE]", become '_' (counted in renamed). */
+ * its depth; device-clock lanes get clk=dev. inv, hid and a device span's
+ * host tid come from the args a marker log gave (0 without them); the other
+ * scalar args become k=v attributes (objects and arrays are counted in
+ * lost_args). In names and attribute keys every byte <= 0x20 and 0x7f, and
+ * the '[' of a "[STRACE]", become '_' (counted in renamed), as do values'. */
 int stint_write_markers(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
                         struct stint_write_stats *st);
 
