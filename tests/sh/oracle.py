@@ -105,11 +105,32 @@ class Slice:
         return self.ts + self.dur
 
 
+def cut_open_above(stack, now, at_end, repairs):
+    """Perfetto's MaybeCloseStack for a B that ended below open ones: once
+    now is past its end (or at it, for anything but an E), the open ones above it that started while it ran
+    are cut to that end (one misplaced_end_event); they leave the stack from
+    its top as ended slices do."""
+    j = len(stack) - 1
+    while j >= 0:
+        o = stack[j]
+        if not o.open() and o.kind == "B" and (now > o.end() or (now == o.end() and not at_end)):
+            mine = [c for c in stack[j + 1:] if c.open() and c.ts < o.end()]
+            if mine:
+                for c in mine:
+                    c.dur = o.end() - c.ts
+                repairs["misplaced_end_event"] += 1
+        j -= 1
+
+
 def match_and_nest(slices, ends, repairs):
     """One thread track, model.h's single pass: slices in (ts, class, dur
     desc for class 0, file order), E events by (ts, file order) and first at
     equal ts; an E closes the innermost open B of its name (any B when it has
-    none), or a zero-length B written before it at the same ts; sets
+    none; of its cat when it has one), or a zero-length B written before it
+    at the same ts; the match stays on the stack until it is on top, and B
+    slices still open above it are cut to its end once an event comes after
+    that end (misplaced_end_event); a slice ending at ts is closed, but for a
+    zero-length one when what comes at ts is zero-length too or an E; sets
     parent and the B durations; counts overlaps."""
     def cls(s):
         return 1 if s.kind in ("B", "I") else 0
@@ -122,22 +143,25 @@ def match_and_nest(slices, ends, repairs):
     while i < len(slices) or ei < len(ends):
         have_end = ei < len(ends)
         now = ends[ei][0] if have_end and (i >= len(slices) or ends[ei][0] <= slices[i].ts) else slices[i].ts
+        at_end = have_end and ends[ei][0] == now
+        zero_next = at_end or slices[i].dur == 0
+        cut_open_above(stack, now, at_end, repairs)
         while stack:
             top = stack[-1]
             if top.open():
                 break
             e = top.end()
-            if e < now or (e == now and top.dur > 0):
+            if e < now or (e == now and (top.dur > 0 or not zero_next)):
                 stack.pop()
             else:
                 break
-        if have_end and ends[ei][0] == now:
-            ets, eseq, ename = ends[ei]
+        if at_end:
+            ets, eseq, ename, ecat = ends[ei]
             ei += 1
             k = len(stack) - 1
             while k >= 0:
                 c = stack[k]
-                if c.kind == "B" and c.open() and (ename == "" or c.name == ename):
+                if c.kind == "B" and c.open() and (ename == "" or c.name == ename) and (ecat == "" or c.cat == ecat):
                     break
                 k -= 1
             if k < 0:
@@ -145,7 +169,8 @@ def match_and_nest(slices, ends, repairs):
                 found = None
                 while q < len(slices) and slices[q].ts == ets:
                     s = slices[q]
-                    if s.kind == "B" and s.open() and s.seq < eseq and (ename == "" or s.name == ename):
+                    if (s.kind == "B" and s.open() and s.seq < eseq and (ename == "" or s.name == ename)
+                            and (ecat == "" or s.cat == ecat)):
                         found = s
                         break
                     q += 1
@@ -156,7 +181,8 @@ def match_and_nest(slices, ends, repairs):
                 continue
             c = stack[k]
             c.dur = ets - c.ts
-            del stack[k]
+            if not any(o.open() for o in stack[k + 1:]):
+                del stack[k]
             continue
         s = slices[i]
         if stack:
@@ -300,7 +326,7 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
         elif ph == "B":
             per_track[(pid, tid)][0].append(Slice(ts, -1, cat, name, seq, "B", (pid, tid)))
         elif ph == "E":
-            per_track[(pid, tid)][1].append((ts, seq, name))
+            per_track[(pid, tid)][1].append((ts, seq, name, cat))
         elif ph in ("i", "I"):
             scope = e.get("s", "t")
             instants_all.append((("global" if scope == "g" else "process" if scope == "p" else "thread"), seq))
@@ -336,7 +362,7 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
             if ph == "b":
                 async_tracks[tkey][0].append(Slice(ts, -1, cat, name, seq, "B", None))
             else:
-                async_tracks[tkey][1].append((ts, seq, name))
+                async_tracks[tkey][1].append((ts, seq, name, ""))
         elif ph in ("s", "t", "f"):
             flow_events += 1
         else:
@@ -370,6 +396,7 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
         repairs["unmatched_async_end"] += r["unmatched_end"]
         repairs["unfinished_span"] += r["unfinished_span"]
         repairs["overlapping_complete"] += r["overlapping_complete"]
+        repairs["misplaced_end_event"] += r["misplaced_end_event"]
         for s in sl:
             if not flt.slice(async_pid[key], None, s.cat, s.name, s.ts, s.dur):
                 continue

@@ -35,8 +35,9 @@ struct end_ev {
     uint32_t name;
     /* Its args (KEEP_ARGS), STINT_NO_ID = none: index in m->args of a count
      * record (key 0, INT, ival = n) followed by the n args. The count lives
-     * in m->args so that this record stays 32 bytes (args fills padding). */
+     * in m->args so that this record stays small. */
     uint32_t args;
+    uint32_t cat; /* 0: none; else only a B of this category is closed */
 };
 
 static int cmp_u64(const void *a, const void *b)
@@ -460,7 +461,7 @@ const char *stint_repair_name(enum stint_repair r)
         "unfinished_span", "unmatched_end", "overlapping_complete", "negative_dur",
         "trailing_comma", "missing_close", "unknown_phase", "string_number",
         "unmatched_async_end", "torn_record", "unknown_version", "control_char_in_string", "x_without_dur", "unbound_flow",
-        "async_step", "sample_event", "lone_surrogate", "legacy_async", "id_not_integer",
+        "async_step", "sample_event", "lone_surrogate", "legacy_async", "id_not_integer", "misplaced_end_event",
     };
     return (unsigned)r < STINT_REPAIR_COUNT ? names[r] : "?";
 }
@@ -688,6 +689,12 @@ static int event_ts_ok(struct stint_model *m, const char *what, uint32_t name, i
 
 uint32_t stint_model_end(struct stint_model *m, uint32_t lane, int64_t ts_ns, uint32_t name, int64_t tts_ns)
 {
+    return stint_model_end_cat(m, lane, ts_ns, name, 0, tts_ns);
+}
+
+uint32_t stint_model_end_cat(struct stint_model *m, uint32_t lane, int64_t ts_ns, uint32_t name, uint32_t cat,
+                             int64_t tts_ns)
+{
     m->end_dropped = !event_ts_ok(m, "end event", name, ts_ns);
     if (m->end_dropped)
         return STINT_NO_ID;
@@ -698,6 +705,7 @@ uint32_t stint_model_end(struct stint_model *m, uint32_t lane, int64_t ts_ns, ui
     e->track = STINT_BA_AT(&m->lanes, struct stint_lane, lane).track;
     e->name = name;
     e->args = STINT_NO_ID;
+    e->cat = cat;
     return STINT_NO_ID;
 }
 
@@ -742,6 +750,7 @@ uint32_t stint_model_async_end(struct stint_model *m, uint32_t track, int64_t ts
     e->track = track;
     e->name = name;
     e->args = STINT_NO_ID;
+    e->cat = 0; /* (the track is the category's and id's) */
     return STINT_NO_ID;
 }
 
@@ -1501,6 +1510,63 @@ struct finish_walker {
     struct repair_log log;
 };
 
+/* Perfetto's rule for slices still open above a B that has ended (its E
+ * closed it below the stack's top): once an event comes after that end (now
+ * past it; or at it, but for an E: E events come first at one ts, so ends
+ * written out of order at one ts still match), those of them that started
+ * while it ran are cut to it, and one misplaced_end_event is counted. (Perfetto does the same above an ended X;
+ * stint keeps those B slices' own ends and counts them overlapping, see
+ * docs/speedscope-differences.md, bex-interaction.) Scans the stack from its top; returns
+ * whether such an ended slice is left (with open slices above it). */
+static int cut_open_above(struct stint_model *m, struct stint_slice *sl, struct ustack *st, int64_t now, int at_end)
+{
+    int left = 0;
+    int64_t first_open = INT64_MAX; /* the earliest start of the open slices above (not cut) */
+    const struct stint_slice *inner = NULL; /* the innermost open slice above */
+    for (size_t j = st->n; j-- > 0;) {
+        struct stint_slice *o = &sl[st->v[j]];
+        if (is_open(o)) {
+            if (!inner)
+                inner = o;
+            if (o->ts_ns < first_open)
+                first_open = o->ts_ns;
+            continue;
+        }
+        int64_t end = o->ts_ns + o->dur_ns;
+        /* only slices opened while it ran are its (an X above it that outlived
+         * it can carry later ones: Perfetto would have spilled that X) */
+        if (!(o->flags & STINT_SLICE_FROM_B) || first_open >= end) /* (under an X: bex-interaction) */
+            continue;
+        if (now < end || (now == end && at_end)) {
+            left = 1;
+            continue;
+        }
+        stint_model_repair(m, STINT_REPAIR_MISPLACED_END,
+                           "'%s' [%lld, %lld) ns ended below slices still open (the innermost: '%s' from %lld ns): "
+                           "they are cut at its end",
+                           stint_model_str(m, o->name, NULL), (long long)o->ts_ns, (long long)end,
+                           stint_model_str(m, inner->name, NULL), (long long)inner->ts_ns);
+        first_open = INT64_MAX;
+        inner = NULL;
+        for (size_t u = st->n; u-- > j + 1;) {
+            struct stint_slice *c = &sl[st->v[u]];
+            if (!is_open(c))
+                continue;
+            if (c->ts_ns < end) {
+                c->dur_ns = end - c->ts_ns;
+                continue;
+            }
+            if (!inner)
+                inner = c;
+            if (c->ts_ns < first_open)
+                first_open = c->ts_ns;
+        }
+        /* (they leave the stack as ended slices do, from its top: closed X
+         * above them may still run, as in the lean walk) */
+    }
+    return left;
+}
+
 /* Takes tracks until none is left: nests them, matches their E events
  * (those that match nothing counted as repairs) and (lean) streams them.
  * Touches only the tracks' own slices, ends and flow events, the walker
@@ -1541,30 +1607,60 @@ static void walk_tracks(struct finish_walker *W)
                 break;
             }
         st.n = 0;
+        int cut_pending = 0; /* an ended slice on the stack has open ones above it */
+        int64_t *rts = NULL; /* lean: the track's record starts, sorted, once cut_pending was set */
+        size_t nrts = 0;
+        int rts_made = 0;
         size_t i = a;
         for (;;) {
             int have_end = ei < nends && ends[ei].track == t;
             if (i >= b && !have_end)
                 break;
             int64_t now = (have_end && (i >= b || ends[ei].ts_ns <= sl[i].ts_ns)) ? ends[ei].ts_ns : sl[i].ts_ns;
-            /* slices with a known end that has passed are closed */
+            /* slices with a known end that has passed are closed (half-open: one
+             * ending at now is closed, but for a zero-length one when what comes
+             * at now is zero-length too, or an E: two dur-0 slices at one ts nest) */
+            int at_end = have_end && ends[ei].ts_ns == now;
+            int zero_next = at_end || sl[i].dur_ns == 0;
+            /* in lean mode the track's complete spans are records, not in this
+             * pass: one that starts before now (at or after an ended B's end: an
+             * X at that ts comes after its E events) cuts first */
+            if (cut_pending && lean_track) {
+                if (!rts_made) {
+                    rts = stint_i_lean_starts(m, trk->lane, &nrts);
+                    rts_made = 1;
+                }
+                size_t lo = 0, hi = nrts; /* the records before now: rts[0..lo) */
+                while (lo < hi) {
+                    size_t mid = lo + (hi - lo) / 2;
+                    if (rts[mid] < now)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                if (lo)
+                    cut_pending = cut_open_above(m, sl, &st, rts[lo - 1], 0);
+            }
+            if (cut_pending)
+                cut_pending = cut_open_above(m, sl, &st, now, at_end);
             while (st.n) {
                 const struct stint_slice *top = &sl[st.v[st.n - 1]];
                 if (is_open(top))
                     break;
                 int64_t end = top->ts_ns + top->dur_ns;
-                if (end < now || (end == now && top->dur_ns > 0))
+                if (end < now || (end == now && (top->dur_ns > 0 || !zero_next)))
                     st.n--;
                 else
                     break;
             }
-            if (have_end && ends[ei].ts_ns == now) {
+            if (at_end) {
                 /* E events first at equal ts */
                 const struct end_ev *ev = &ends[ei++];
                 size_t k = st.n;
                 while (k-- > 0) {
                     const struct stint_slice *c = &sl[st.v[k]];
-                    if ((c->flags & STINT_SLICE_FROM_B) && is_open(c) && (ev->name == 0 || c->name == ev->name))
+                    if ((c->flags & STINT_SLICE_FROM_B) && is_open(c) && (ev->name == 0 || c->name == ev->name) &&
+                        (ev->cat == 0 || c->cat == ev->cat))
                         break;
                 }
                 if (k == (size_t)-1) {
@@ -1574,7 +1670,7 @@ static void walk_tracks(struct finish_walker *W)
                     size_t q = i;
                     for (; q < b && sl[q].ts_ns == ev->ts_ns; q++)
                         if ((sl[q].flags & STINT_SLICE_FROM_B) && is_open(&sl[q]) && sl[q].seq < ev->seq &&
-                            (ev->name == 0 || sl[q].name == ev->name))
+                            (ev->name == 0 || sl[q].name == ev->name) && (ev->cat == 0 || sl[q].cat == ev->cat))
                             break;
                     if (q < b && sl[q].ts_ns == ev->ts_ns) {
                         sl[q].dur_ns = 0;
@@ -1591,9 +1687,18 @@ static void walk_tracks(struct finish_walker *W)
                 if (ev->tts_ns != STINT_TS_NONE && c->tts_ns != STINT_TS_NONE)
                     c->tdur_ns = ev->tts_ns - c->tts_ns;
                 merge_end_args(m, c, ev);
-                /* slices opened above the match stay open: this E did not close them */
-                memmove(&st.v[k], &st.v[k + 1], (st.n - k - 1) * sizeof *st.v);
-                st.n--;
+                /* with slices still open above it, the match stays on the stack
+                 * (Perfetto pops a slice only from the top) and they are cut to its
+                 * end once an event comes after that end (cut_open_above) */
+                int open_above = 0; /* (slices open above it started while it ran: E first at equal ts) */
+                for (size_t u = k + 1; u < st.n && !open_above; u++)
+                    open_above = is_open(&sl[st.v[u]]);
+                if (open_above) {
+                    cut_pending = 1;
+                } else { /* only closed slices above it (X that overlap it): it is done */
+                    memmove(&st.v[k], &st.v[k + 1], (st.n - k - 1) * sizeof *st.v);
+                    st.n--;
+                }
                 continue;
             }
             struct stint_slice *s = &sl[i];
@@ -1618,6 +1723,13 @@ static void walk_tracks(struct finish_walker *W)
             ustack_push(&st, (uint32_t)i);
             i++;
         }
+        if (cut_pending && lean_track) { /* records after the last event */
+            if (!rts_made)
+                rts = stint_i_lean_starts(m, trk->lane, &nrts);
+            if (nrts)
+                cut_open_above(m, sl, &st, rts[nrts - 1], 0);
+        }
+        free(rts);
         /* a B/E child that outlived a parent (known only once its E was matched) */
         for (size_t q = a; q < b && !lean_track; q++) {
             struct stint_slice *c = &sl[q];
@@ -2252,6 +2364,7 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
         *e = se[i];
         e->track = tmap[e->track];
         e->name = smap[e->name];
+        e->cat = smap[e->cat];
         e->seq += (uint32_t)seq0;
         if (e->args != STINT_NO_ID)
             e->args += (uint32_t)arg0;

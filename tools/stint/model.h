@@ -38,9 +38,10 @@
  *   - slices[] is sorted by (ts asc, dur desc with -1 as +infinity, then
  *     input order); depth/parent are computed per track with Perfetto's
  *     nesting rule: a new slice nests under the innermost open slice that
- *     has not ended before it (an ended slice with dur > 0 whose end equals
- *     the new ts is closed; a zero-duration slice at the same ts stays open,
- *     so two instants at one ts stack). A slice that starts inside its
+ *     has not ended before it (an ended slice whose end equals the new ts is
+ *     closed, but for a zero-duration one when the new slice is zero-duration
+ *     too: two instants at one ts stack, a B or X at an instant's ts does not
+ *     nest under it). A slice that starts inside its
  *     parent but ends after it is still nested (Perfetto spills it to another
  *     track) and counted as STINT_REPAIR_OVERLAP.
  *   - B/E pairs are matched in finish(), per thread track, in Perfetto's
@@ -48,7 +49,9 @@
  *     slices whose duration was known when read (X, markers, JSONL) longest
  *     first, then B events and instants in file order. An E closes the
  *     innermost open B with the same name (an E without a name closes the
- *     innermost open B); slices opened above it stay open. An E matching
+ *     innermost open B) and, when the E has a category, the same category;
+ *     B slices still open above it are cut to its end and counted
+ *     (STINT_REPAIR_MISPLACED_END, Perfetto's misplaced_end_event). An E matching
  *     nothing is counted (STINT_REPAIR_E_UNMATCHED). A B never closed keeps
  *     dur_ns = -1 (STINT_REPAIR_UNFINISHED). Async b/e match the same way on
  *     their own track (unmatched e: STINT_REPAIR_ASYNC_UNMATCHED). One
@@ -179,6 +182,8 @@ enum stint_repair {
     STINT_REPAIR_LEGACY_ASYNC,     /* Chrome: legacy async S/F (Perfetto ignores them): kept as an async slice */
     STINT_REPAIR_ID_NOT_INTEGER,   /* Chrome: a numeric pid/tid that is no integer (1.5, 1e30): kept on a lane
                                     * named by its text, as a string id is */
+    STINT_REPAIR_MISPLACED_END,    /* B still open when an E closed a B below it: cut to that end (Perfetto's
+                                      misplaced_end_event) */
     STINT_REPAIR_COUNT
 };
 const char *stint_repair_name(enum stint_repair r);
@@ -407,6 +412,8 @@ void stint_model_add_arg(struct stint_model *m, uint32_t slice, const struct sti
  * above; name 0 = the innermost open B). end returns STINT_NO_ID: the match
  * is only known after finish. */
 uint32_t stint_model_begin(struct stint_model *m, uint32_t lane, const struct stint_slice *s);
+uint32_t stint_model_end_cat(struct stint_model *m, uint32_t lane, int64_t ts_ns, uint32_t name, uint32_t cat,
+                             int64_t tts_ns);
 uint32_t stint_model_end(struct stint_model *m, uint32_t lane, int64_t ts_ns, uint32_t name,
                          int64_t tts_ns);
 /* An arg of the end event just recorded (end or async_end), merged into the

@@ -31,6 +31,10 @@ int stint_i_lean_add(struct stint_model *m, const struct stint_slice *s);
  * decides, at an exact tie in start and duration, which came first (records
  * keep no sequence number). No-op outside lean mode. */
 void stint_i_lean_note(struct stint_model *m, const struct stint_slice *s);
+/* The start times of lane's lean records, sorted (malloc'd, *n of them; NULL
+ * when none): for the rare checks of the B/E matching, before the lane's
+ * walk. Out of memory exits like every model allocation. */
+int64_t *stint_i_lean_starts(const struct stint_model *m, uint32_t lane, size_t *n);
 /* Whether any lean record was kept (lean finish needed). */
 int stint_i_lean_active(const struct stint_model *m);
 /* Moves src's lean records and notes into dst (src is being merged into dst):

@@ -400,6 +400,39 @@ static inline int rec_next(struct rec_iter *it, struct lean_rec *r)
     }
 }
 
+static int cmp_i64(const void *pa, const void *pb)
+{
+    int64_t x = *(const int64_t *)pa, y = *(const int64_t *)pb;
+    return (x > y) - (x < y);
+}
+
+int64_t *stint_i_lean_starts(const struct stint_model *m, uint32_t lane, size_t *n)
+{
+    const struct stint_lean *L = m->lean;
+    *n = 0;
+    if (!L || lane >= L->nlanes)
+        return NULL;
+    const struct lean_lane *ll = &L->lanes[lane];
+    size_t cnt = ll->nstrays;
+    for (size_t g = 0; g < ll->nsegs; g++)
+        cnt += ll->segs[g].nrec;
+    if (!cnt)
+        return NULL;
+    int64_t *v = malloc(cnt * sizeof *v);
+    if (!v)
+        die_oom();
+    struct rec_iter it = rec_iter_at(ll);
+    struct lean_rec r;
+    size_t k = 0;
+    while (k < cnt && rec_next(&it, &r))
+        v[k++] = r.ts_ns;
+    for (size_t j = 0; j < ll->nstrays && k < cnt; j++)
+        v[k++] = ll->strays[j].ts_ns;
+    qsort(v, k, sizeof *v, cmp_i64);
+    *n = k;
+    return v;
+}
+
 /* Puts the lane's records in slice order for its walk: usually they already
  * are. Else, when few are out of place (an eighth at most, by nearsort.h's
  * rule: those below the running maximum of the ones kept), the kept ones
@@ -672,13 +705,14 @@ static inline __attribute__((always_inline)) size_t walk_item(struct stint_model
                                                               uint32_t t, uint32_t lane, const struct item *x,
                                                               size_t sn)
 {
-    /* slices with a known end that has passed are closed */
+    /* slices with a known end that has passed are closed (a zero-length one
+     * at x's ts only when x is not zero-length too: model.h) */
     while (sn) {
         const struct lean_frame *top = &w->frames[sn - 1];
         if (top->dur_ns < 0)
             break;
         int64_t end = top->ts_ns + top->dur_ns;
-        if (end < x->ts_ns || (end == x->ts_ns && top->dur_ns > 0))
+        if (end < x->ts_ns || (end == x->ts_ns && (top->dur_ns > 0 || x->dur_ns != 0)))
             sn--;
         else
             break;

@@ -1414,7 +1414,7 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
         break;
     case 'E': {
         int64_t tts = s.tts_ns;
-        stint_model_end(m, host_lane(r, pid, tid), ts, s.name, tts);
+        stint_model_end_cat(m, host_lane(r, pid, tid), ts, s.name, s.cat, tts);
         if (e->args_a && (m->flags & STINT_MODEL_KEEP_ARGS)) /* merged into the B it closes (model.h) */
             walk_args(r, e->args_a, e->args_b, "args", sink_end, NULL);
         return;
