@@ -1518,7 +1518,8 @@ struct finish_walker {
  * stint keeps those B slices' own ends and counts them overlapping, see
  * docs/speedscope-differences.md, bex-interaction.) Scans the stack from its top; returns
  * whether such an ended slice is left (with open slices above it). */
-static int cut_open_above(struct stint_model *m, struct stint_slice *sl, struct ustack *st, int64_t now, int at_end)
+static int cut_open_above(struct stint_model *m, struct stint_slice *sl, struct ustack *st, int64_t now, int at_end,
+                          uint32_t *openb)
 {
     int left = 0;
     int64_t first_open = INT64_MAX; /* the earliest start of the open slices above (not cut) */
@@ -1554,6 +1555,8 @@ static int cut_open_above(struct stint_model *m, struct stint_slice *sl, struct 
                 continue;
             if (c->ts_ns < end) {
                 c->dur_ns = end - c->ts_ns;
+                if (openb && (c->flags & STINT_SLICE_FROM_B))
+                    openb[c->name]--;
                 continue;
             }
             if (!inner)
@@ -1583,6 +1586,10 @@ static void walk_tracks(struct finish_walker *W)
     struct stint_i_walker *w = &W->w;
     struct stint_slice *sl = m->slices.data;
     struct ustack st = {0};
+    /* open B slices on the stack per name: an E whose name has none closes
+     * nothing without a look through the stack (120k unmatched E events over
+     * 120k open B slices took 15 s) */
+    uint32_t *openb = m->ends.len && m->strings ? calloc(m->strings->n + 1, sizeof *openb) : NULL;
     SELF_SCOPE_CPU("walk tracks");
     if (W->logged)
         repair_redirect = &W->log;
@@ -1639,10 +1646,10 @@ static void walk_tracks(struct finish_walker *W)
                         hi = mid;
                 }
                 if (lo)
-                    cut_pending = cut_open_above(m, sl, &st, rts[lo - 1], 0);
+                    cut_pending = cut_open_above(m, sl, &st, rts[lo - 1], 0, openb);
             }
             if (cut_pending)
-                cut_pending = cut_open_above(m, sl, &st, now, at_end);
+                cut_pending = cut_open_above(m, sl, &st, now, at_end, openb);
             while (st.n) {
                 const struct stint_slice *top = &sl[st.v[st.n - 1]];
                 if (is_open(top))
@@ -1657,6 +1664,8 @@ static void walk_tracks(struct finish_walker *W)
                 /* E events first at equal ts */
                 const struct end_ev *ev = &ends[ei++];
                 size_t k = st.n;
+                if (openb && ev->name && !openb[ev->name])
+                    k = 0; /* none of its name is open */
                 while (k-- > 0) {
                     const struct stint_slice *c = &sl[st.v[k]];
                     if ((c->flags & STINT_SLICE_FROM_B) && is_open(c) && (ev->name == 0 || c->name == ev->name) &&
@@ -1684,6 +1693,8 @@ static void walk_tracks(struct finish_walker *W)
                 }
                 struct stint_slice *c = &sl[st.v[k]];
                 c->dur_ns = ev->ts_ns - c->ts_ns;
+                if (openb)
+                    openb[c->name]--;
                 if (ev->tts_ns != STINT_TS_NONE && c->tts_ns != STINT_TS_NONE)
                     c->tdur_ns = ev->tts_ns - c->tts_ns;
                 merge_end_args(m, c, ev);
@@ -1721,15 +1732,19 @@ static void walk_tracks(struct finish_walker *W)
                 s->depth = 0;
             }
             ustack_push(&st, (uint32_t)i);
+            if (openb && (s->flags & STINT_SLICE_FROM_B) && is_open(s))
+                openb[s->name]++;
             i++;
         }
         if (cut_pending && lean_track) { /* records after the last event */
             if (!rts_made)
                 rts = stint_i_lean_starts(m, trk->lane, &nrts);
             if (nrts)
-                cut_open_above(m, sl, &st, rts[nrts - 1], 0);
+                cut_open_above(m, sl, &st, rts[nrts - 1], 0, openb);
         }
         free(rts);
+        for (size_t u = 0; openb && u < st.n; u++) /* B slices never closed: the counts start at 0 again */
+            openb[sl[st.v[u]].name] = 0;
         /* a B/E child that outlived a parent (known only once its E was matched) */
         for (size_t q = a; q < b && !lean_track; q++) {
             struct stint_slice *c = &sl[q];
@@ -1757,6 +1772,7 @@ static void walk_tracks(struct finish_walker *W)
     }
     repair_redirect = NULL;
     free(st.v);
+    free(openb);
 }
 
 static void *walk_tracks_thread(void *arg)
@@ -2238,7 +2254,9 @@ static uint32_t merge_lane(struct stint_model *dst, const struct stint_model *sr
         tid = pid; /* a tid absent or 0 is the pid (read_chrome.c), which may have been renumbered */
     uint32_t d = stint_model_lane(dst, pid, tid, (enum stint_clock)l->clock);
     struct stint_lane *dl = &STINT_BA_AT(&dst->lanes, struct stint_lane, d);
-    if (l->name)
+    /* a string tid's lane is named by its text until an M event names it:
+     * that default does not replace a name another part's M event gave */
+    if (l->name && !(l->name == l->tid_text && dl->name))
         dl->name = smap[l->name];
     if (l->has_sort_index) {
         dl->sort_index = l->sort_index;
@@ -2283,7 +2301,7 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
         pidmap[i] = pid;
         pmap[i] = stint_model_process(dst, pid);
         struct stint_process *dp = &STINT_BA_AT(&dst->processes, struct stint_process, pmap[i]);
-        if (sp[i].name)
+        if (sp[i].name && !(sp[i].name == sp[i].id_text && dp->name)) /* (as lanes' names: merge_lane) */
             dp->name = smap[sp[i].name];
         if (sp[i].has_sort_index) {
             dp->sort_index = sp[i].sort_index;
