@@ -312,6 +312,8 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
             continue
         if isinstance(e["ts"], str):
             repairs["string_number"] += 1
+        if ts < 0:  # Perfetto's sorter drops it; kept and counted
+            repairs["negative_ts"] += 1
         if ph == "X":
             if "dur" not in e:
                 repairs["x_without_dur"] += 1
@@ -322,6 +324,8 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
             if dur < 0:
                 repairs["negative_dur"] += 1
                 dur = 0
+            if "bind_id" in e and e.get("flow_in") is not True and e.get("flow_out") is not True:
+                repairs["flow_without_direction"] += 1
             per_track[(pid, tid)][0].append(Slice(ts, dur, cat, name, seq, "X", (pid, tid)))
         elif ph == "B":
             per_track[(pid, tid)][0].append(Slice(ts, -1, cat, name, seq, "B", (pid, tid)))
@@ -355,8 +359,11 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
                 key = ("process", pid, str(e["id2"]["local"]))
             elif "id2" in e:
                 key = ("global", str(e["id2"].get("global")))
-            else:
+            elif "id" in e:
                 key = ("global", str(e.get("id")))
+            else:  # Perfetto drops it; stint keeps it on the process's track for its cat
+                key = ("process", pid, "")
+                repairs["async_without_id"] += 1
             tkey = (cat,) + key
             async_pid.setdefault(tkey, pid)  # a track takes the pid of its first event
             if ph == "b":

@@ -462,6 +462,8 @@ const char *stint_repair_name(enum stint_repair r)
         "trailing_comma", "missing_close", "unknown_phase", "string_number",
         "unmatched_async_end", "torn_record", "unknown_version", "control_char_in_string", "x_without_dur", "unbound_flow",
         "async_step", "sample_event", "lone_surrogate", "legacy_async", "id_not_integer", "misplaced_end_event",
+        "instant_scope", "async_without_id", "bad_thread_time", "negative_ts", "flow_invalid_id",
+        "flow_without_direction",
     };
     return (unsigned)r < STINT_REPAIR_COUNT ? names[r] : "?";
 }

@@ -184,6 +184,14 @@ enum stint_repair {
                                     * named by its text, as a string id is */
     STINT_REPAIR_MISPLACED_END,    /* B still open when an E closed a B below it: cut to that end (Perfetto's
                                       misplaced_end_event) */
+    STINT_REPAIR_INSTANT_SCOPE,    /* Chrome: an instant's "s" other than g, p or t (Perfetto drops the event): read by
+                                      its first letter */
+    STINT_REPAIR_ASYNC_WITHOUT_ID, /* Chrome: b/e/n without id or id2 (Perfetto drops it): kept on a process track */
+    STINT_REPAIR_BAD_THREAD_TIME,  /* Chrome: a tts or tdur that is no time (Perfetto drops the event): ignored */
+    STINT_REPAIR_NEGATIVE_TS,      /* Chrome: ts < 0 (Perfetto's sorter drops it): kept */
+    STINT_REPAIR_FLOW_INVALID_ID,  /* Chrome: a flow id missing, or a string that is no hex number (Perfetto drops
+                                      the event): kept, keyed by its text */
+    STINT_REPAIR_FLOW_NO_DIRECTION, /* Chrome: bind_id without flow_in or flow_out (Perfetto counts it): no arrow */
     STINT_REPAIR_COUNT
 };
 const char *stint_repair_name(enum stint_repair r);

@@ -241,17 +241,47 @@ static uint32_t intern_id(struct creader *r, const struct span *sp)
     return stint_model_intern(r->m, s, n);
 }
 
+static uint64_t offset_of(const struct creader *r, const char *p)
+{
+    return r->in->base + (uint64_t)(p - r->in->buf);
+}
+
 /* A flow id's identity for stint_model_flow_key: the number itself when
  * its (unescaped) text is a canonical decimal below 2^63, which needs no
  * string (the common case, and a string table of one key per flow missed
- * the cache on most flow events of a large trace); else the text's string
- * id with STINT_FLOW_ID_STR. The empty or absent id is the empty string. */
-static uint64_t flow_id(struct creader *r, const struct span *sp)
+ * the cache on most flow events of a large trace), or, for a string, its
+ * value as hex (Perfetto's rule: "0x10" and 16 are one id, "16" is 0x16);
+ * else the text's string id with STINT_FLOW_ID_STR. The empty or absent id
+ * is the empty string. An absent id, or a string that is no hex number, is
+ * counted (flow_invalid_id): what names the event is at. */
+static uint64_t flow_id(struct creader *r, const struct span *sp, const char *at)
 {
-    if (!sp->set || sp->n == 0)
+    if (!sp->set || sp->n == 0) {
+        stint_model_repair(r->m, STINT_REPAIR_FLOW_INVALID_ID,
+                           "byte %llu: flow event without an id (Perfetto drops it; kept, keyed by the empty id)",
+                           (unsigned long long)offset_of(r, at));
         return STINT_FLOW_ID_STR;
+    }
     size_t n;
     const char *s = span_text(r, sp, &n);
+    if (sp->str) {
+        size_t i = n > 2 && s[0] == '0' && (s[1] | 0x20) == 'x' ? 2 : 0, d = 0;
+        uint64_t v = 0;
+        for (; i < n; i++, d++) {
+            unsigned c = (unsigned char)s[i], h = c - '0' < 10 ? c - '0' : (c | 0x20) - 'a' < 6 ? (c | 0x20) - 'a' + 10 : 16;
+            if (h == 16 || v >> 60)
+                break;
+            v = v << 4 | h;
+        }
+        if (i == n && d && v < STINT_FLOW_ID_STR)
+            return v;
+        if (i < n || !d)
+            stint_model_repair(r->m, STINT_REPAIR_FLOW_INVALID_ID,
+                               "byte %llu: flow id \"%.*s\" is no hex number (Perfetto reads string ids as hex and "
+                               "drops this event; kept, keyed by its text)",
+                               (unsigned long long)offset_of(r, sp->s), (int)(n < 40 ? n : 40), s);
+        return STINT_FLOW_ID_STR | stint_model_intern(r->m, s, n);
+    }
     if (n <= 19 && (n == 1 || s[0] != '0')) {
         uint64_t v = 0;
         size_t i = 0;
@@ -308,10 +338,6 @@ static inline uint32_t intern_span(struct creader *r, const struct span *sp)
     return intern_fill(r, c, sp, a, b);
 }
 
-static uint64_t offset_of(const struct creader *r, const char *p)
-{
-    return r->in->base + (uint64_t)(p - r->in->buf);
-}
 
 /* Reads one value into sp (strings and numbers keep their text; others skipped). */
 static inline __attribute__((always_inline)) int read_value(struct stint_json *j, struct span *sp)
@@ -1209,6 +1235,26 @@ static int parse_time(struct creader *r, const struct span *sp, int64_t *out)
     return stint_parse_ts(sp->s, sp->n, 1000, out);
 }
 
+/* A tts or tdur that is no time: ignored and counted (Perfetto drops the event). */
+static void bad_thread_time(struct creader *r, const char *what, const char *at)
+{
+    stint_model_repair(r->m, STINT_REPAIR_BAD_THREAD_TIME,
+                       "byte %llu: %s is not a time in microseconds (Perfetto drops the event): ignored",
+                       (unsigned long long)offset_of(r, at), what);
+}
+
+/* A sort_index value: 1 with *x when it is an integer that fits 32 bits;
+ * else 0, the M event's index dropped and counted (it was cut to 32 bits,
+ * or ignored without a word when not an integer). */
+static int sort_index_of(struct creader *r, const struct span *v, int64_t *x)
+{
+    if (stint_parse_i64(v->s, v->n, x) == 0 && *x >= INT32_MIN && *x <= INT32_MAX)
+        return 1;
+    stint_model_drop(r->m, "byte %llu: sort_index %.*s is not an integer of 32 bits (expected one): ignored",
+                     (unsigned long long)offset_of(r, v->s), (int)(v->n < 40 ? v->n : 40), v->s);
+    return 0;
+}
+
 static void handle_metadata(struct creader *r, const struct event *e, int64_t pid, int64_t tid)
 {
     struct stint_model *m = r->m;
@@ -1224,7 +1270,7 @@ static void handle_metadata(struct creader *r, const struct event *e, int64_t pi
     } else if (key_is(e->name.s, e->name.n, "process_sort_index") &&
                find_arg(e->args_a, e->args_b, "sort_index", &v)) {
         int64_t x;
-        if (stint_parse_i64(v.s, v.n, &x) == 0) {
+        if (sort_index_of(r, &v, &x)) {
             uint32_t pi = stint_model_process(m, pid);
             struct stint_process *p = &STINT_BA_AT(&m->processes, struct stint_process, pi);
             p->sort_index = (int32_t)x;
@@ -1233,7 +1279,7 @@ static void handle_metadata(struct creader *r, const struct event *e, int64_t pi
     } else if (key_is(e->name.s, e->name.n, "thread_sort_index") &&
                find_arg(e->args_a, e->args_b, "sort_index", &v)) {
         int64_t x;
-        if (stint_parse_i64(v.s, v.n, &x) == 0) {
+        if (sort_index_of(r, &v, &x)) {
             uint32_t li = host_lane(r, pid, tid);
             struct stint_lane *l = &STINT_BA_AT(&m->lanes, struct stint_lane, li);
             l->sort_index = (int32_t)x;
@@ -1242,11 +1288,15 @@ static void handle_metadata(struct creader *r, const struct event *e, int64_t pi
     }
 }
 
-static void handle_counter(struct creader *r, const struct event *e, int64_t pid, int64_t ts)
+static void handle_counter(struct creader *r, const struct event *e, int64_t pid, int64_t ts, const char *at)
 {
     struct stint_model *m = r->m;
-    if (!e->args_a)
+    if (!e->args_a) {
+        stint_model_drop(m, "byte %llu: counter event '%.*s' has no args (expected an object of numeric values)",
+                         (unsigned long long)offset_of(r, at), (int)(e->name.n < 60 ? e->name.n : 60),
+                         e->name.s ? e->name.s : "");
         return;
+    }
     struct stint_json j = {.p = e->args_a + 1, .end = e->args_b, .flags = STINT_JSON_TRAILING_COMMA | STINT_JSON_CONTROL_CHARS, .at_eof = 1};
     size_t nn;
     const char *nm = stint_model_str(m, intern_span(r, &e->name), &nn);
@@ -1279,15 +1329,14 @@ static void handle_counter(struct creader *r, const struct event *e, int64_t pid
             return;
         if (!v.set)
             continue;
-        char num[64];
-        if (v.n >= sizeof num)
-            continue;
-        memcpy(num, v.s, v.n);
-        num[v.n] = 0;
+        /* the value's text is followed by a delimiter (a JSON number) or a
+         * quote (a string), where strtod stops: any length (the CLI runs in
+         * the C locale) */
         char *endp;
-        double d = strtod(num, &endp);
-        if (endp == num || *endp) {
-            stint_model_drop(m, "counter '%s' arg has a non-numeric value", nm);
+        double d = v.n ? strtod(v.s, &endp) : 0;
+        if (!v.n || endp != v.s + v.n) {
+            stint_model_drop(m, "byte %llu: counter '%s' arg '%.*s' is not a number (expected one): that value is dropped",
+                             (unsigned long long)offset_of(r, v.s), nm, (int)(kn < 60 ? kn : 60), k);
             continue;
         }
         /* series name "<name> <key>", as Perfetto names counter tracks */
@@ -1371,7 +1420,13 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
         int64_t v;
         if (parse_time(r, &e->tts, &v) == 0)
             s.tts_ns = v;
+        else
+            bad_thread_time(r, "tts", at);
     }
+    if (ts < 0 && ph != 'M')
+        stint_model_repair(m, STINT_REPAIR_NEGATIVE_TS,
+                           "byte %llu: event '%s' has a negative ts (%lld ns; Perfetto drops it): kept",
+                           (unsigned long long)offset_of(r, at), stint_model_str(m, s.name, NULL), (long long)ts);
     uint32_t idx = STINT_NO_ID;
     switch (ph) {
     case 'X': {
@@ -1399,6 +1454,8 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
             int64_t v;
             if (parse_time(r, &e->tdur, &v) == 0)
                 s.tdur_ns = v;
+            else
+                bad_thread_time(r, "tdur", at);
         }
         uint32_t lane = host_lane(r, pid, tid);
         s.track = STINT_BA_AT(&m->lanes, struct stint_lane, lane).track;
@@ -1430,6 +1487,13 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
     case 'I':
     case 'R': {
         char scope = ph != 'P' && e->s.set && e->s.n ? e->s.s[0] : 't';
+        if ((ph == 'i' || ph == 'I') && e->s.set && (e->s.n != 1 || (scope != 'g' && scope != 'p' && scope != 't')))
+            stint_model_repair(m, STINT_REPAIR_INSTANT_SCOPE,
+                               "byte %llu: instant '%s' has scope \"%.*s\" (expected g, p or t; Perfetto drops it): "
+                               "read as %s",
+                               (unsigned long long)offset_of(r, at), stint_model_str(m, s.name, NULL),
+                               (int)(e->s.n < 20 ? e->s.n : 20), e->s.s,
+                               scope == 'g' ? "global" : scope == 'p' ? "process" : "thread");
         enum stint_track_kind kind = STINT_TRACK_THREAD;
         if (scope == 'g') {
             s.track = stint_model_track_global(m);
@@ -1479,6 +1543,11 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
         } else if (e->id.set) {
             idtext = intern_id(r, &e->id);
             scope = STINT_ASYNC_GLOBAL;
+        } else if (ph == 'b' || ph == 'e' || ph == 'n') {
+            stint_model_repair(m, STINT_REPAIR_ASYNC_WITHOUT_ID,
+                               "byte %llu: async '%c' '%s' has no id or id2 (Perfetto drops it): kept on its "
+                               "process's track for its category",
+                               (unsigned long long)offset_of(r, at), ph, stint_model_str(m, s.name, NULL));
         }
         uint32_t track = stint_model_track_async(m, scope, pid, s.cat, idtext, s.name);
         if (ph == 'S' || ph == 'F')
@@ -1502,13 +1571,13 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
         break;
     }
     case 'C':
-        handle_counter(r, e, pid, ts);
+        handle_counter(r, e, pid, ts, at);
         return;
     case 's':
     case 't':
     case 'f': {
         /* v1 flow identity: cat + name + id */
-        uint32_t key = stint_model_flow_key(m, s.cat, s.name, flow_id(r, e->id.set ? &e->id : &e->id2));
+        uint32_t key = stint_model_flow_key(m, s.cat, s.name, flow_id(r, e->id.set ? &e->id : &e->id2, at));
         uint32_t lane = host_lane(r, pid, tid);
         int enclosing = ph != 'f' || (e->bp.set && e->bp.n && e->bp.s[0] == 'e');
         stint_model_flow(m, (enum stint_flow_phase)ph, stint_model_lane_at(m, lane)->track, ts, key, enclosing,
@@ -1520,10 +1589,14 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
                            (unsigned long long)offset_of(r, at), ph);
         return;
     }
+    if (idx != STINT_NO_ID && e->bind_id.set && !e->flow_in && !e->flow_out)
+        stint_model_repair(m, STINT_REPAIR_FLOW_NO_DIRECTION,
+                           "byte %llu: '%s' has a bind_id but neither flow_in nor flow_out (no arrow)",
+                           (unsigned long long)offset_of(r, at), stint_model_str(m, s.name, NULL));
     if (idx != STINT_NO_ID && e->bind_id.set && (e->flow_in || e->flow_out)) {
         /* flow v2: the key is the bind id alone, apart from v1 keys */
         stint_model_flow(m, STINT_FLOW_V2, STINT_BA_AT(&m->slices, struct stint_slice, idx).track, ts,
-                         stint_model_flow_key(m, STINT_NO_ID, STINT_NO_ID, flow_id(r, &e->bind_id)), 0, idx,
+                         stint_model_flow_key(m, STINT_NO_ID, STINT_NO_ID, flow_id(r, &e->bind_id, at)), 0, idx,
                          e->flow_in, e->flow_out);
     }
     if (idx != STINT_NO_ID && e->args_a && (m->flags & STINT_MODEL_KEEP_ARGS))
@@ -1677,6 +1750,11 @@ static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj
             return rc;
         if (key_is(k, kn, "metadata") && *v0 == '{')
             walk_args(r, v0, j->p, "json_metadata", sink_metadata, NULL);
+        else if (key_is(k, kn, "systemTraceEvents") && !(*v0 == '"' && j->p - v0 == 2))
+            /* Perfetto reads this ftrace text (or Fuchsia object) as a trace of its own */
+            stint_model_drop(m, "byte %llu: \"systemTraceEvents\" (a system trace beside the events) is not "
+                                "read: left out (expected only traceEvents)",
+                             (unsigned long long)offset_of(r, v0));
         *state = S_OBJ_NEXT;
         return STINT_JSON_OK;
     }
