@@ -380,7 +380,8 @@ static int key_is(const char *k, size_t n, const char *lit)
     return n == l && memcmp(k, lit, l) == 0;
 }
 
-/* id2: {"global": x} or {"local": x} or {"": x} */
+/* id2: {"global": x} or {"local": x} or {"": x}; with both, global is the
+ * id (Perfetto reads local only when there is no other) */
 static int read_id2(struct stint_json *j, struct event *e)
 {
     const char *save = j->p;
@@ -421,8 +422,11 @@ static int read_id2(struct stint_json *j, struct event *e)
         struct span v;
         if ((rc = read_value(j, &v)) != STINT_JSON_OK)
             goto out;
-        e->id2 = v;
-        e->id2_global = !key_is(k, kn, "local");
+        int global = !key_is(k, kn, "local");
+        if (global || !(e->id2.set && e->id2_global)) { /* global wins over local (Perfetto) */
+            e->id2 = v;
+            e->id2_global = global;
+        }
     }
 out:
     if (rc == STINT_JSON_MORE)
@@ -1537,12 +1541,12 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
          * with neither (Perfetto drops the event) the process keeps it */
         uint32_t idtext = 0;
         enum stint_async_scope scope = STINT_ASYNC_PROCESS;
-        if (e->id2.set) {
-            idtext = intern_id(r, &e->id2);
-            scope = e->id2_global ? STINT_ASYNC_GLOBAL : STINT_ASYNC_PROCESS;
-        } else if (e->id.set) {
+        if (e->id.set) { /* id first, then id2.global, then id2.local (Perfetto) */
             idtext = intern_id(r, &e->id);
             scope = STINT_ASYNC_GLOBAL;
+        } else if (e->id2.set) {
+            idtext = intern_id(r, &e->id2);
+            scope = e->id2_global ? STINT_ASYNC_GLOBAL : STINT_ASYNC_PROCESS;
         } else if (ph == 'b' || ph == 'e' || ph == 'n') {
             stint_model_repair(m, STINT_REPAIR_ASYNC_WITHOUT_ID,
                                "byte %llu: async '%c' '%s' has no id or id2 (Perfetto drops it): kept on its "
