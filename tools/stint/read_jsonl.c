@@ -316,7 +316,9 @@ static int handle(struct jreader *r, const struct field *f, int nf)
             uint32_t pid = intern_field(r, pf);
             ensure_span_map(r, pid);
             if (!r->span_of[pid])
-                FAIL("%s: line %llu: parent_id \"%s\" names no earlier span", r->path, (unsigned long long)r->line,
+                FAIL("%s: line %llu: parent_id \"%s\" names no earlier span (expected the id of a span_start before "
+                     "it)",
+                     r->path, (unsigned long long)r->line,
                      stint_model_str(m, pid, NULL));
             s.parent = r->span_of[pid] - 1;
         }
@@ -357,7 +359,8 @@ static int handle(struct jreader *r, const struct field *f, int nf)
             FAIL("%s: line %llu: span_end for unknown span \"%s\" (expected a span_start before it)", r->path,
                  (unsigned long long)r->line, stint_model_str(m, sid, NULL));
         if (r->ended[sid])
-            FAIL("%s: line %llu: a second span_end for span \"%s\"", r->path, (unsigned long long)r->line,
+            FAIL("%s: line %llu: a second span_end for span \"%s\" (expected one per span)", r->path,
+                 (unsigned long long)r->line,
                  stint_model_str(m, sid, NULL));
         r->ended[sid] = 1;
         struct stint_slice *s = &STINT_BA_AT(&m->slices, struct stint_slice, r->span_of[sid] - 1);
