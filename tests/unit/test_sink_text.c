@@ -207,43 +207,19 @@ static void test_counts_and_depth(void)
  * "attr.<key>". Before, the object held "depth" twice, and "k" three times. */
 static void test_chrome_arg_keys(void)
 {
-    stint_i_attr_view at[6];
-    memset(at, 0, sizeof at);
-    at[0].key = "k";
-    at[0].type = STINT_I_ATTR_I64;
-    at[0].v.i = 3;
-    at[1].key = "inv";
-    at[1].type = STINT_I_ATTR_STR;
-    at[1].v.s.ptr = "mine";
-    at[1].v.s.len = 4;
-    at[2].key = "depth";
-    at[2].type = STINT_I_ATTR_I64;
-    at[2].v.i = 7;
-    at[3].key = "q";
-    at[3].type = STINT_I_ATTR_BOOL;
-    at[3].v.b = 1;
-    at[4].key = "q";
-    at[4].type = STINT_I_ATTR_BOOL;
-    at[4].v.b = 0;
-    at[5].key = "attr.clk"; /* meets the prefixed "clk" of the static text, which comes first */
-    at[5].type = STINT_I_ATTR_U64;
-    at[5].v.u = 8;
-    stint_i_event ev;
-    memset(&ev, 0, sizeof ev);
-    ev.kind = STINT_I_REC_SPAN;
-    ev.name = "keys";
-    ev.name_len = 4;
-    ev.static_attrs = "depth=9 k=1 k=2 z=x clk=fast n=-4";
-    ev.attrs = at;
-    ev.nattr = 6;
-    ev.ts_ns = 1000;
-    ev.dur_ns = 500;
-    ev.inv = 1;
-    ev.hid = 0xab;
-    ev.depth = 2;
-    ev.pid = 10;
-    ev.tid = 11;
-    ev.thread_name = "";
+    stint_i_attr_view at[6] = {
+        {.key = "k", .type = STINT_I_ATTR_I64, .v.i = 3},
+        {.key = "inv", .type = STINT_I_ATTR_STR, .v.s = {"mine", 4}},
+        {.key = "depth", .type = STINT_I_ATTR_I64, .v.i = 7},
+        {.key = "q", .type = STINT_I_ATTR_BOOL, .v.b = 1},
+        {.key = "q", .type = STINT_I_ATTR_BOOL, .v.b = 0},
+        /* meets the prefixed "clk" of the static text, which comes first */
+        {.key = "attr.clk", .type = STINT_I_ATTR_U64, .v.u = 8},
+    };
+    stint_i_event ev = {.kind = STINT_I_REC_SPAN, .name = "keys", .name_len = 4,
+                        .static_attrs = "depth=9 k=1 k=2 z=x clk=fast n=-4", .attrs = at, .nattr = 6,
+                        .ts_ns = 1000, .dur_ns = 500, .inv = 1, .hid = 0xab, .depth = 2, .pid = 10, .tid = 11,
+                        .thread_name = ""};
     stint_i_jbuf b;
     stint_i_jb_init(&b, 1024);
     stint_i_chrome_x(&b, &ev, 0, -1, 1);
