@@ -569,8 +569,7 @@ struct stint_flat_row *stint_calltree_flat(const struct stint_calltree *t, const
         if (t->slice_node[i] == STINT_NO_ID)
             continue;
         const struct stint_slice *s = stint_model_slice(m, i);
-        const struct stint_track *tr = stint_model_track_at(m, s->track);
-        int dev = tr->kind == STINT_TRACK_THREAD && stint_model_lane_at(m, tr->lane)->clock == STINT_CLOCK_DEVICE;
+        int dev = stint_model_track_device(m, stint_model_track_at(m, s->track));
         struct stint_flat_row *r = &rows[2 * (size_t)s->name + (size_t)dev];
         r->name = s->name;
         r->device = dev;

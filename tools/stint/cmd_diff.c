@@ -70,7 +70,7 @@ static struct key_dur *collect(const struct stint_model *m, const struct stint_f
         const struct stint_track *tr = stint_model_track_at(m, s->track);
         v[k].cat = s->cat;
         v[k].name = s->name;
-        v[k].dev = tr->kind == STINT_TRACK_THREAD && stint_model_lane_at(m, tr->lane)->clock == STINT_CLOCK_DEVICE;
+        v[k].dev = stint_model_track_device(m, tr);
         v[k].dur = s->dur_ns;
         k++;
     }

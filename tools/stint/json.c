@@ -41,22 +41,11 @@ static inline uint64_t special_bytes(uint64_t w)
     return (has_q | has_b | lt20 | w) & HIGHS;
 }
 
-static int hexval(int c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 static int read_u4(const char *p, unsigned *out)
 {
     unsigned v = 0;
     for (int i = 0; i < 4; i++) {
-        int h = hexval((unsigned char)p[i]);
+        int h = stint_json_hexval((unsigned char)p[i]);
         if (h < 0)
             return -1;
         v = v * 16 + (unsigned)h;

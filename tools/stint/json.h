@@ -164,6 +164,18 @@ static inline int stint_json_number_short(struct stint_json *j, const char **s, 
  * stint_json_unescape). */
 int stint_json_string(struct stint_json *j, const char **s, size_t *len, int *escaped);
 
+/* The value of hex digit c (either case), or -1 when c is none. */
+static inline int stint_json_hexval(int c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+
 /* Validates one UTF-8 sequence at p (lead byte >= 0x80, p < end): its
  * length, 0 when end comes inside it, -1 when invalid (overlong forms,
  * surrogates, code points above U+10FFFF). The tokenizer's rule, shared

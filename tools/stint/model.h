@@ -513,6 +513,11 @@ static inline const struct stint_lane *stint_model_lane_at(const struct stint_mo
 {
     return &((const struct stint_lane *)m->lanes.data)[i];
 }
+/* Whether t is a thread track of a device-clock lane (marker spans with clk=dev). */
+static inline int stint_model_track_device(const struct stint_model *m, const struct stint_track *t)
+{
+    return t->kind == STINT_TRACK_THREAD && stint_model_lane_at(m, t->lane)->clock == STINT_CLOCK_DEVICE;
+}
 static inline const struct stint_process *stint_model_process_at(const struct stint_model *m, uint32_t i)
 {
     return &((const struct stint_process *)m->processes.data)[i];

@@ -24,6 +24,7 @@
  * message finish() uses. Flow events (v1) on the track are bound against the
  * same stack, as finish() binds them against parent chains.
  */
+#include "intervals.h"
 #include "model_int.h"
 #include "nearsort.h"
 #include "selftrace.h"
@@ -400,12 +401,6 @@ static inline int rec_next(struct rec_iter *it, struct lean_rec *r)
     }
 }
 
-static int cmp_i64(const void *pa, const void *pb)
-{
-    int64_t x = *(const int64_t *)pa, y = *(const int64_t *)pb;
-    return (x > y) - (x < y);
-}
-
 int64_t *stint_i_lean_starts(const struct stint_model *m, uint32_t lane, size_t *n)
 {
     const struct stint_lean *L = m->lean;
@@ -428,7 +423,7 @@ int64_t *stint_i_lean_starts(const struct stint_model *m, uint32_t lane, size_t 
         v[k++] = r.ts_ns;
     for (size_t j = 0; j < ll->nstrays && k < cnt; j++)
         v[k++] = ll->strays[j].ts_ns;
-    qsort(v, k, sizeof *v, cmp_i64);
+    stint_sort_i64(v, k);
     *n = k;
     return v;
 }

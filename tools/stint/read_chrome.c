@@ -268,10 +268,10 @@ static uint64_t flow_id(struct creader *r, const struct span *sp, const char *at
         size_t i = n > 2 && s[0] == '0' && (s[1] | 0x20) == 'x' ? 2 : 0, d = 0;
         uint64_t v = 0;
         for (; i < n; i++, d++) {
-            unsigned c = (unsigned char)s[i], h = c - '0' < 10 ? c - '0' : (c | 0x20) - 'a' < 6 ? (c | 0x20) - 'a' + 10 : 16;
-            if (h == 16 || v >> 60)
+            int h = stint_json_hexval((unsigned char)s[i]);
+            if (h < 0 || v >> 60)
                 break;
-            v = v << 4 | h;
+            v = v << 4 | (uint64_t)h;
         }
         if (i == n && d && v < STINT_FLOW_ID_STR)
             return v;

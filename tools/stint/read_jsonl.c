@@ -406,7 +406,7 @@ static int handle(struct jreader *r, const struct field *f, int nf)
             double d;
             if (!v)
                 continue;
-            if (v->is_str || field_double(v, &d) != 0) {
+            if (field_double(v, &d) != 0) {
                 stint_model_drop(m, "%s: line %llu: device_memory %s is not a number", r->path,
                                  (unsigned long long)r->line, keys[k]);
                 continue;

@@ -71,14 +71,15 @@ static const char *detect(const struct stint_input *in)
     size_t scan = (size_t)(end - p); /* what the first read holds (1 MiB, or the whole input) */
     if (p < end && *p == '{') {
         size_t ln = (size_t)(line_end - p);
-        if (memmem(p, ln, "\"kind\"", 6) && !memmem(p, ln, "\"traceEvents\"", 13))
+        int events = memmem(p, ln, "\"traceEvents\"", 13) != NULL;
+        if (!events && memmem(p, ln, "\"kind\"", 6))
             return "jsonl";
         /* a log whose first line is a structured logger's JSON object: a whole
          * object on the line, no traceEvents, and marker records after it */
         const char *t = line_end;
         while (t > p && (t[-1] == ' ' || t[-1] == '\t' || t[-1] == '\r'))
             t--;
-        if (nl && t - p >= 2 && t[-1] == '}' && !memmem(p, ln, "\"traceEvents\"", 13) &&
+        if (!events && nl && t - p >= 2 && t[-1] == '}' &&
             memmem(nl, (size_t)(end - nl), "[STRACE]", 8))
             return "markers";
         return "chrome";

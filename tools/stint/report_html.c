@@ -168,7 +168,7 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
         const struct stint_slice *s = stint_model_slice(m, i);
         const struct stint_track *tr = stint_model_track_at(m, s->track);
         int64_t e = s->ts_ns + (s->dur_ns > 0 ? s->dur_ns : 0);
-        if (tr->kind == STINT_TRACK_THREAD && stint_model_lane_at(m, tr->lane)->clock == STINT_CLOCK_DEVICE) {
+        if (stint_model_track_device(m, tr)) {
             if (s->ts_ns < dev_origin[tr->lane])
                 dev_origin[tr->lane] = s->ts_ns;
             continue;
@@ -184,7 +184,7 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
     for (size_t i = 0; i < n; i++) {
         const struct stint_slice *s = stint_model_slice(m, i);
         const struct stint_track *tr = stint_model_track_at(m, s->track);
-        if (tr->kind == STINT_TRACK_THREAD && stint_model_lane_at(m, tr->lane)->clock == STINT_CLOCK_DEVICE) {
+        if (stint_model_track_device(m, tr)) {
             int64_t e = s->ts_ns - dev_origin[tr->lane] + (s->dur_ns > 0 ? s->dur_ns : 0);
             if (e > span)
                 span = e;
@@ -470,7 +470,7 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
         const struct stint_slice *s = stint_model_slice(m, pick[k]);
         const struct stint_track *tr = stint_model_track_at(m, s->track);
         int64_t org = h0;
-        if (tr->kind == STINT_TRACK_THREAD && stint_model_lane_at(m, tr->lane)->clock == STINT_CLOCK_DEVICE)
+        if (stint_model_track_device(m, tr))
             org = dev_origin[tr->lane];
         fprintf(f, "%s%u,%u,%" PRId64 ",%" PRId64 ",%u", k ? (k % 8 ? "," : ",\n") : "", lane_of_track[s->track],
                 row_of[k], s->ts_ns - org, s->dur_ns, name_ix[s->name]);

@@ -26,6 +26,7 @@
  */
 #include "writers.h"
 
+#include "json.h"
 #include "textout.h"
 #include "tsparse.h"
 
@@ -514,12 +515,12 @@ static void put_int_arg(FILE *out, const struct stint_arg *g)
         fprintf(out, "%" PRId64, g && g->kind == STINT_ARG_INT ? g->ival : 0);
 }
 
-/* The span's scalar args as k=v attributes (sep: one space before the first),
- * the "args." of their flat keys
- * dropped, but for the grammar's own fields (inv, hid, depth, tid: written
- * there) and clk (written for device spans). Keys and values become one
- * token each as names do ('=' in a key too). Returns whether an arg was left
- * out (an object or array, or a key outside "args."). */
+/* The span's scalar args as k=v attributes (sep: one space before the
+ * first), their flat keys without "args.", but for the grammar's own fields
+ * (inv, hid, depth, tid: written there) and clk (written for device spans).
+ * Keys and values become one token each as names do ('=' in a key too).
+ * Returns whether an arg was left out (an object or array, or a key outside
+ * "args."). */
 static int put_marker_attrs(FILE *out, const struct stint_model *m, const struct stint_slice *s, int sep,
                             uint64_t *renamed)
 {
@@ -591,7 +592,7 @@ int stint_write_markers(const struct stint_model *m, FILE *out, const struct sti
         size_t hl = 0;
         const char *hv = h && h->kind == STINT_ARG_STRING ? stint_model_str(m, h->sval, &hl) : NULL;
         size_t hx = 0;
-        while (hx < hl && strchr("0123456789abcdefABCDEF", hv[hx]))
+        while (hx < hl && stint_json_hexval((unsigned char)hv[hx]) >= 0)
             hx++;
         if (hv && hl && hx == hl)
             fwrite(hv, 1, hl, out);
