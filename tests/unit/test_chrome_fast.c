@@ -8,7 +8,8 @@
  *   - stint_scan_num (tsparse.h) against stint_parse_ts / stint_parse_i64 on
  *     random numbers of every shape, and that the common shapes take it;
  *   - the key table: every key, and near misses ("tsx", "pi", "names",
- *     escaped "p\u0068", a key with a raw 0 byte) that must stay unknown;
+ *     "p\u0068" as raw bytes, a key with a raw 0 byte) that must stay
+ *     unknown; a key written with escapes is the key it decodes to;
  *   - parse_event on random events written with random blanks, key orders,
  *     number spellings, unknown keys and strings the fast paths refuse, one
  *     after another through the same key guesses: every variant must give
@@ -240,7 +241,7 @@ static size_t random_event(char *out, struct want *w)
         if (i)
             p += sprintf(p, "%s,%s", blank(), blank());
         if (rnd_below(6) == 0) { /* an unknown key first, some of them near misses */
-            static const char *const junk[] = {"\"tsx\": 1", "\"pi\": \"x\"", "\"names\": [1, 2]", "\"p\\u0068\": \"B\"",
+            static const char *const junk[] = {"\"tsx\": 1", "\"pi\": \"x\"", "\"names\": [1, 2]", "\"p\\u0069\": \"B\"",
                                                "\"Ph\": \"i\"", "\"t\": {\"ts\": 5}", "\"args \": 3",
                                                "\"ts2\": null", "\"durations\": true"};
             p += sprintf(p, "%s%s,%s", junk[rnd_below(9)], blank(), blank());
@@ -372,7 +373,8 @@ static void check_guesses(void)
         {"{\"ts\": 1, \"ph\": \"X\"}", 1, 1},   {"{\"tsx\": 1, \"ph\": \"X\"}", 0, 1},
         {"{\"ts\": 1, \"ph\": \"X\"}", 1, 1},   {"{\"t\": 1, \"p\": \"X\"}", 0, 0},
         {"{\"ts\":1,\"ph\":\"X\"}", 1, 1},     {"{\"ts\":1,\"phh\":\"X\"}", 1, 0},
-        {"{\"ts\" :1,\"p\\u0068\":\"X\"}", 1, 0}, {"{\"ts\": 1, \"ph\": \"X\"}", 1, 1},
+        {"{\"ts\" :1,\"p\\u0068\":\"X\"}", 1, 1}, {"{\"ts\": 1, \"ph\": \"X\"}", 1, 1},
+        {"{\"ts\" :1,\"p\\u0068x\":\"X\"}", 1, 0}, {"{\"\\u0074s\" :1,\"\\u0070\\u0068\":\"X\"}", 1, 1},
         {"{\"ts\":\t1, \"ph\":\n\"X\"}", 1, 1}, {"{\"ts\": null, \"ph\": \"X\", \"ts\": 2}", 1, 1},
         {"{\"ts\": 2, \"ph\": \"X\", \"ts\": null}", 0, 1},
     };

@@ -544,14 +544,18 @@ int stint_cmd_counters(int argc, char **argv)
                 fputs("null", f);
             fprintf(f, ",\"observed_ns\":%" PRId64 "}", st.observed_ns);
         } else {
-            char ig[64];
+            char ig[64], gm[32];
             if (st.has_integral)
                 snprintf(ig, sizeof ig, "%.6g", st.integral);
             else
                 snprintf(ig, sizeof ig, "-");
-            fprintf(f, "%8zu %12.6g %12.6g %12.6g %12.6g %12.6g %12.6g %7" PRIu64 " %14s %12.6g  ", s->n, st.min,
-                    st.med, st.mean, st.max, s->n ? (double)s->s[0].ts_ns * 1e-9 : NAN, st.gap_med_ns * 1e-9,
-                    st.gaps_over, ig, (double)st.observed_ns * 1e-9);
+            if (s->n > 1) /* (one sample has no spacing: '-', as JSON's null) */
+                snprintf(gm, sizeof gm, "%.6g", st.gap_med_ns * 1e-9);
+            else
+                snprintf(gm, sizeof gm, "-");
+            fprintf(f, "%8zu %12.6g %12.6g %12.6g %12.6g %12.6g %12s %7" PRIu64 " %14s %12.6g  ", s->n, st.min,
+                    st.med, st.mean, st.max, s->n ? (double)s->s[0].ts_ns * 1e-9 : NAN, gm, st.gaps_over, ig,
+                    (double)st.observed_ns * 1e-9);
             /* the series name, escaped so one row stays one line */
             stint_out_text_str(f, s->name, strlen(s->name));
             if (s->has_pid)

@@ -107,9 +107,10 @@ static int read_value(struct stint_json *j, struct stint_jl_val *v)
     return 0;
 }
 
-/* Walks the object at j->p calling fn per key; fn decides whether to read or
- * skip the value (it must consume it). */
-typedef int (*key_fn)(void *ctx, struct stint_json *j, const char *key, size_t klen, int escaped);
+/* Walks the object at j->p calling fn per key (decoded when written with
+ * escapes: "\u0069d" is "id"); fn decides whether to read or skip the value
+ * (it must consume it). */
+typedef int (*key_fn)(void *ctx, struct stint_json *j, const char *key, size_t klen);
 
 static int walk_object(struct stint_json *j, key_fn fn, void *ctx)
 {
@@ -126,12 +127,17 @@ static int walk_object(struct stint_json *j, key_fn fn, void *ctx)
         const char *k;
         size_t kl;
         int esc;
+        char kb[512]; /* (a longer key is no path part and too long for a leaf: kept raw) */
         if (stint_json_string(j, &k, &kl, &esc) != STINT_JSON_OK)
             return -1;
+        if (esc && kl <= sizeof kb) {
+            kl = stint_json_unescape(k, kl, kb);
+            k = kb;
+        }
         if (stint_json_ws(j) != ':')
             return -1;
         j->p++;
-        int r = fn(ctx, j, k, kl, esc);
+        int r = fn(ctx, j, k, kl);
         if (r)
             return r;
         int c = stint_json_ws(j);
@@ -149,12 +155,11 @@ struct get_ctx {
     int found;
 };
 
-static int get_key(void *vctx, struct stint_json *j, const char *key, size_t klen, int escaped)
+static int get_key(void *vctx, struct stint_json *j, const char *key, size_t klen)
 {
     struct get_ctx *g = vctx;
     const char *dot = strchr(g->path, '.');
     size_t plen = dot ? (size_t)(dot - g->path) : strlen(g->path);
-    (void)escaped;
     if (g->found || klen != plen || memcmp(key, g->path, plen) != 0)
         return stint_json_skip(j) == STINT_JSON_OK ? 0 : -1;
     if (!dot) {
@@ -189,11 +194,10 @@ struct leaf_ctx {
     void *ctx;
 };
 
-static int leaf_key(void *vctx, struct stint_json *j, const char *key, size_t klen, int escaped)
+static int leaf_key(void *vctx, struct stint_json *j, const char *key, size_t klen)
 {
     struct leaf_ctx *l = vctx;
     size_t save = l->klen;
-    (void)escaped;
     if (l->klen + klen + 2 < sizeof l->key) {
         if (l->klen)
             l->key[l->klen++] = '.';

@@ -380,6 +380,25 @@ static int key_is(const char *k, size_t n, const char *lit)
     return n == l && memcmp(k, lit, l) == 0;
 }
 
+/* The bytes a key of kn raw bytes that stint_json_string found escaped (esc)
+ * reads as, unescaped into buf (KEY_BUF bytes, 8 more readable for
+ * key_code), and their length; a key longer than that, which no key this
+ * reader looks for can be even with an escape per letter, reads as "". */
+enum { KEY_BUF = 128 };
+static size_t key_text(const char **k, size_t kn, int esc, char *buf)
+{
+    if (!esc)
+        return kn;
+    if (kn > KEY_BUF) {
+        *k = "";
+        return 0;
+    }
+    kn = stint_json_unescape(*k, kn, buf);
+    memset(buf + kn, 0, 8);
+    *k = buf;
+    return kn;
+}
+
 /* id2: {"global": x} or {"local": x} or {"": x}; with both, global is the
  * id (Perfetto reads local only when there is no other) */
 static int read_id2(struct stint_json *j, struct event *e)
@@ -410,8 +429,11 @@ static int read_id2(struct stint_json *j, struct event *e)
         }
         const char *k;
         size_t kn;
-        if ((rc = stint_json_string(j, &k, &kn, NULL)) != STINT_JSON_OK)
+        int kesc;
+        char kb[KEY_BUF + 8];
+        if ((rc = stint_json_string(j, &k, &kn, &kesc)) != STINT_JSON_OK)
             goto out;
+        kn = key_text(&k, kn, kesc, kb);
         if (stint_json_ws(j) != ':') {
             rc = (j->p >= j->end && !j->at_eof) ? STINT_JSON_MORE : STINT_JSON_ERR;
             j->err = "expected ':' in id2";
@@ -722,11 +744,16 @@ static int parse_event(struct stint_json *j, struct event *e, struct ehints *h)
             if (q) {
                 kn = (size_t)(q - k);
                 j->p = q + 1;
-            } else if ((rc = stint_json_string(j, &k, &kn, NULL)) != STINT_JSON_OK)
-                goto out;
-            else
+                key = key_code(k, kn);
+            } else {
+                int kesc;
+                char kb[KEY_BUF + 8];
+                if ((rc = stint_json_string(j, &k, &kn, &kesc)) != STINT_JSON_OK)
+                    goto out;
                 plain = 0;
-            key = key_code(k, kn);
+                kn = key_text(&k, kn, kesc, kb); /* "\u0070h" is "ph" */
+                key = key_code(k, kn);
+            }
         }
         c = (unsigned char)*j->p;
         if (c != ':' && (c = stint_json_ws(j)) != ':') {
@@ -1072,8 +1099,11 @@ static int find_arg(const char *a, const char *b, const char *key, struct span *
             return 0;
         const char *k;
         size_t kn;
-        if (stint_json_string(&j, &k, &kn, NULL) != STINT_JSON_OK)
+        int kesc;
+        char kb[KEY_BUF + 8];
+        if (stint_json_string(&j, &k, &kn, &kesc) != STINT_JSON_OK)
             return 0;
+        kn = key_text(&k, kn, kesc, kb);
         stint_json_ws(&j);
         j.p++;
         if (key_is(k, kn, key))
@@ -1347,7 +1377,10 @@ static void handle_counter(struct creader *r, const struct event *e, int64_t pid
         char *b = scratch(r, nn + 1 + kn);
         memcpy(b, nm, nn);
         b[nn] = ' ';
-        memcpy(b + nn + 1, k, kn);
+        if (kesc)
+            kn = stint_json_unescape(k, kn, b + nn + 1);
+        else
+            memcpy(b + nn + 1, k, kn);
         stint_model_counter(m, pid, stint_model_intern(m, b, nn + 1 + kn), ts, d);
     }
 }
@@ -1715,9 +1748,12 @@ static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj
         }
         const char *save = j->p, *k;
         size_t kn;
-        int rc = stint_json_string(j, &k, &kn, NULL);
+        int kesc;
+        char kb[KEY_BUF + 8];
+        int rc = stint_json_string(j, &k, &kn, &kesc);
         if (rc != STINT_JSON_OK)
             return rc;
+        kn = key_text(&k, kn, kesc, kb);
         c = stint_json_ws(j);
         if (c != ':') {
             if (c == 0 && !j->at_eof) {

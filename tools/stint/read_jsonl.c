@@ -86,10 +86,14 @@ static int parse_line(struct jreader *r, const char *a, const char *b, int *nf, 
         struct field tmp;
         const char *k;
         size_t kn;
-        if (stint_json_string(&j, &k, &kn, NULL) != STINT_JSON_OK) {
+        int kesc;
+        if (stint_json_string(&j, &k, &kn, &kesc) != STINT_JSON_OK) {
             *err = j.err;
             return -1;
         }
+        if (kesc) /* "\u0069d" is "id": decoded where it lies (the input's own window, which
+                   * decoding never grows; the line is not read again) */
+            kn = stint_json_unescape(k, kn, (char *)k);
         if (stint_json_ws(&j) != ':') {
             *err = "expected ':' after a key";
             return -1;
