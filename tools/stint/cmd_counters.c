@@ -412,7 +412,7 @@ int stint_cmd_counters(int argc, char **argv)
         }
         char err[600];
         err[0] = 0;
-        rc = stint_jl_each(o.path, tele_row, &t, err, sizeof err);
+        rc = stint_jl_each(o.path, tele_row, &t, NULL, err, sizeof err);
         if (rc) {
             int oom = rc == 3 && !err[0];
             fprintf(stderr, "stint: error: %s\n", oom ? "out of memory" : err);

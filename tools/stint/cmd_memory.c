@@ -114,6 +114,10 @@ struct mctx {
     uint64_t unknown_alloc;  /* allocs among unknown_size */
     char first_unknown[200]; /* the first of them */
     int oom;
+    const char *path;
+    uint64_t objects; /* lines that are JSON objects */
+    int have_meta;
+    char fatal[320]; /* the session error that stopped the read ("" when none) */
 };
 
 static uint64_t dtype_size(const char *s, size_t n)
@@ -183,6 +187,14 @@ static int decode_str(struct stint_jl_val *v)
     return 0;
 }
 
+/* Stops the read at line lineno with a session error (exit 1; what was read
+ * before it is reported, PARTIAL). */
+static int session_error(struct mctx *c, uint64_t lineno, const char *what)
+{
+    snprintf(c->fatal, sizeof c->fatal, "%s: line %llu: %s", c->path, (unsigned long long)lineno, what);
+    return 1;
+}
+
 static int mem_line(void *vctx, const char *line, size_t len, uint64_t lineno)
 {
     struct mctx *c = vctx;
@@ -193,14 +205,45 @@ static int mem_line(void *vctx, const char *line, size_t len, uint64_t lineno)
             snprintf(c->first_bad, sizeof c->first_bad, "line %llu: not a JSON object", (unsigned long long)lineno);
         return 0;
     }
-    if (kind.type != STINT_JL_STRING)
+    /* kind, decoded ("\u006demory" is memory); longer than any kind read here: "" */
+    char kb[16];
+    size_t kl = 0;
+    if (kind.type == STINT_JL_STRING && kind.len <= sizeof kb) {
+        if (kind.escaped)
+            kl = stint_json_unescape(kind.p, kind.len, kb);
+        else
+            memcpy(kb, kind.p, kl = kind.len);
+    }
+#define KIND_IS(lit) (kl == sizeof lit - 1 && !memcmp(kb, lit, kl))
+    /* the session's own rules, as the session reader checks them: one meta
+     * record of a known schema, the first JSON object */
+    c->objects++;
+    if (KIND_IS("meta")) {
+        struct stint_jl_val sc;
+        if (c->have_meta)
+            return session_error(c, lineno, "a second meta record (expected exactly one, the first record)");
+        if (c->objects != 1)
+            return session_error(c, lineno, "meta is not the first record (expected it before every other record)");
+        if (stint_jl_get(line, len, "schema", &sc) != 0 || decode_str(&sc)) {
+            c->oom = 1;
+            return 3;
+        }
+        int known = sc.type == STINT_JL_STRING && stint_jl_schema_known(sc.p, sc.len);
+        free(sc.escaped ? (void *)sc.p : NULL);
+        if (!known)
+            return session_error(c, lineno, "unknown schema (expected \"stint/session/1\" or \"candle-graph/trace/6\")");
+        c->have_meta = 1;
         return 0;
-    if (kind.len == 13 && !memcmp(kind.p, "device_memory", 13)) {
+    }
+    if (!c->have_meta)
+        return session_error(c, lineno, "no meta record before this one (expected a meta record first)");
+    if (KIND_IS("device_memory")) {
         c->device_records++;
         return 0;
     }
-    if (kind.len != 6 || memcmp(kind.p, "memory", 6))
+    if (!KIND_IS("memory"))
         return 0;
+#undef KIND_IS
     struct stint_jl_val ts, bytes, action, tensor, cat, dev, shape, dtype;
     if (stint_jl_get(line, len, "timestamp_ns", &ts) || stint_jl_get(line, len, "bytes", &bytes) ||
         stint_jl_get(line, len, "action", &action) || stint_jl_get(line, len, "tensor_id", &tensor) ||
@@ -306,10 +349,18 @@ int stint_cmd_memory(int argc, char **argv)
     struct mctx c;
     memset(&c, 0, sizeof c);
     char err[600] = "";
-    rc = stint_jl_each(o.path, mem_line, &c, err, sizeof err);
+    c.path = o.path;
+    uint64_t torn = 0; /* a last line without '\n', dropped as the session reader drops it */
+    rc = stint_jl_each(o.path, mem_line, &c, &torn, err, sizeof err);
     int cut = 0;
+    if (!rc && !c.have_meta && !c.oom && c.lines > c.bad) /* (no line at all: said below as for the reader) */
+        rc = session_error(&c, c.lines, "no meta record (expected a meta record first)");
+    if (!rc && !c.lines && !torn) {
+        snprintf(c.fatal, sizeof c.fatal, "%s: no records (expected a meta record first)", o.path);
+        rc = 1;
+    }
     if (rc) {
-        fprintf(stderr, "stint: error: %s\n", c.oom ? "out of memory" : err);
+        fprintf(stderr, "stint: error: %s\n", c.oom ? "out of memory" : c.fatal[0] ? c.fatal : err);
         if (c.oom || !c.lines) {
             stint_report_end(stderr, o.path, 1, 0);
             goto out;
@@ -324,9 +375,17 @@ int stint_cmd_memory(int argc, char **argv)
         fprintf(stderr, "stint: %s: no line is a JSON object: not a JSONL session\n", o.path);
         rc = rc ? rc : 1;
     }
-    if (o.strict && !rc && (c.bad || c.unknown_alloc)) {
-        /* --strict: a line left out, or an alloc's size taken as 0, is an error; the report is still printed */
-        fprintf(stderr, "stint: error: %s: --strict: %s\n", o.path, c.bad ? c.first_bad : c.first_unknown);
+    char torn_what[96] = "";
+    if (torn) {
+        snprintf(torn_what, sizeof torn_what, "line %llu: last line has no newline (a writer cut mid-line): dropped",
+                 (unsigned long long)torn);
+        fprintf(stderr, "stint: %s: repaired 1 x torn_record (first: %s)\n", o.path, torn_what);
+    }
+    if (o.strict && !rc && (c.bad || c.unknown_alloc || torn)) {
+        /* --strict: a line left out, an alloc's size taken as 0 or a torn last line is an error; the
+         * report is still printed */
+        fprintf(stderr, "stint: error: %s: --strict: %s\n", o.path,
+                c.bad ? c.first_bad : torn ? torn_what : c.first_unknown);
         rc = 1;
     }
     if (c.n > 1)
@@ -525,7 +584,8 @@ int stint_cmd_memory(int argc, char **argv)
                 fprintf(f, ":%" PRIu64, peak_by_name[k]);
                 first = 0;
             }
-        fprintf(f, "},\"partial\":%s}\n", rc == 1 || cut ? "true" : "false");
+        fprintf(f, "},\"repairs\":{%s},\"partial\":%s}\n", torn ? "\"torn_record\":1" : "",
+                rc == 1 || cut ? "true" : "false");
     } else {
         /* without a window every number is the file's; with one, each line says whose it is */
         const char *in_win = win ? " in the window" : "";

@@ -14,9 +14,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-int stint_jl_each(const char *path, int (*fn)(void *ctx, const char *line, size_t len, uint64_t lineno), void *ctx,
-                  char *err, size_t errcap)
+int stint_jl_schema_known(const char *s, size_t n)
 {
+    return (n == 15 && !memcmp(s, "stint/session/1", 15)) || (n == 20 && !memcmp(s, "candle-graph/trace/6", 20));
+}
+
+int stint_jl_each(const char *path, int (*fn)(void *ctx, const char *line, size_t len, uint64_t lineno), void *ctx,
+                  uint64_t *unterminated, char *err, size_t errcap)
+{
+    if (unterminated)
+        *unterminated = 0;
     struct stint_input in;
     int rc = stint_input_open(&in, path);
     if (rc != 0) {
@@ -62,6 +69,10 @@ int stint_jl_each(const char *path, int (*fn)(void *ctx, const char *line, size_
         size_t k = 0;
         while (k < len && (line[k] == ' ' || line[k] == '\t'))
             k++;
+        if (k < len && !nl && unterminated) {
+            *unterminated = lineno;
+            break;
+        }
         if (k < len) {
             rc = fn(ctx, line, len, lineno);
             if (rc)

@@ -12,10 +12,17 @@
 
 /* Calls fn for every non-blank line (without its '\n'); the line is followed
  * by readable zero padding (safe for json.h). fn returns 0 to go on, else
- * stops the scan with that value. Returns 0, fn's value, or 3 on an I/O error
- * (err filled, naming the file). */
+ * stops the scan with that value. A last line without '\n' is passed to fn
+ * when unterminated is NULL; otherwise it is not (a writer cut mid-line, as
+ * the session reader treats it) and *unterminated gets its line number (0
+ * when there is none). Returns 0, fn's value, or 3 on an I/O error (err
+ * filled, naming the file). */
 int stint_jl_each(const char *path, int (*fn)(void *ctx, const char *line, size_t len, uint64_t lineno), void *ctx,
-                  char *err, size_t errcap);
+                  uint64_t *unterminated, char *err, size_t errcap);
+
+/* Whether schema s[0..n) (decoded) is one the session reader knows:
+ * "stint/session/1" or "candle-graph/trace/6". */
+int stint_jl_schema_known(const char *s, size_t n);
 
 enum stint_jl_type { STINT_JL_NONE = 0, STINT_JL_STRING, STINT_JL_NUMBER, STINT_JL_OBJECT, STINT_JL_ARRAY,
                      STINT_JL_TRUE, STINT_JL_FALSE, STINT_JL_NULL };

@@ -21,6 +21,7 @@
 #include "readers.h"
 
 #include "json.h"
+#include "jsonl_scan.h"
 #include "tsparse.h"
 
 #include <stdlib.h>
@@ -255,9 +256,9 @@ static int handle(struct jreader *r, const struct field *f, int nf)
             FAIL("%s: line %llu: meta is not the first record (expected it before every other record)", r->path,
                  (unsigned long long)r->line);
         const struct field *sc = get(f, nf, "schema");
-        if (!sc || !sc->is_str ||
-            !((sc->vn == 15 && !memcmp(sc->v, "stint/session/1", 15)) ||
-              (sc->vn == 20 && !memcmp(sc->v, "candle-graph/trace/6", 20))))
+        char sb[64]; /* the schema decoded ("stint\/session\/1" is one) */
+        size_t sn = sc && sc->is_str && sc->esc && sc->vn <= sizeof sb ? stint_json_unescape(sc->v, sc->vn, sb) : 0;
+        if (!sc || !sc->is_str || !(sc->esc ? sn && stint_jl_schema_known(sb, sn) : stint_jl_schema_known(sc->v, sc->vn)))
             FAIL("%s: line %llu: unknown schema %.*s (expected \"stint/session/1\" or \"candle-graph/trace/6\")", r->path,
                  (unsigned long long)r->line,
                  sc ? (int)(sc->vn > 64 ? 64 : sc->vn) : 6, sc ? sc->v : "(none)");
