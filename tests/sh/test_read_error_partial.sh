@@ -165,6 +165,7 @@ python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["partial"] is
 python3 - "$work/mem.jsonl" "$work/tele.jsonl" <<'PY'
 import sys
 with open(sys.argv[1], "w") as f:
+    f.write('{"kind":"meta","schema":"stint/session/1","pid":1}\n')
     i = 0
     while f.tell() < 3_000_000:
         f.write('{"kind":"memory","timestamp_ns":%d,"tensor_id":"t%d","device":"cpu","bytes":4096,"action":"%s","category":"activation"}\n'
