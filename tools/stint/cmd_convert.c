@@ -73,6 +73,9 @@ static void report(const char *to, const char *out_path, const struct stint_writ
     if (st->origin_ns)
         fprintf(stderr, " (ts rebased by %s%" PRId64 " ns)", st->origin_ns > 0 ? "-" : "+",
                 st->origin_ns > 0 ? st->origin_ns : -st->origin_ns);
+    if (st->device_origin_ns)
+        fprintf(stderr, " (device-clock ts by %s%" PRId64 " ns)", st->device_origin_ns > 0 ? "-" : "+",
+                st->device_origin_ns > 0 ? st->device_origin_ns : -st->device_origin_ns);
     fputc('\n', stderr);
     if (st->moved_overlap)
         fprintf(stderr,

@@ -47,18 +47,21 @@ int64_t stint_write_spare_tid(const struct stint_model *m, int64_t room)
     return spare;
 }
 
-int64_t stint_model_origin(const struct stint_model *m)
+struct stint_origins stint_model_origins(const struct stint_model *m)
 {
-    int64_t o = INT64_MAX;
-    for (size_t i = 0; i < stint_model_nslices(m); i++)
-        if (stint_model_slice(m, i)->ts_ns < o)
-            o = stint_model_slice(m, i)->ts_ns;
+    int64_t o[2] = {INT64_MAX, INT64_MAX}; /* host, device */
+    for (size_t i = 0; i < stint_model_nslices(m); i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        int dev = stint_model_track_device(m, stint_model_track_at(m, s->track));
+        if (s->ts_ns < o[dev])
+            o[dev] = s->ts_ns;
+    }
     for (size_t k = 0; k < m->samples.len; k++) {
         const struct stint_counter_sample *s = &STINT_BA_AT(&m->samples, struct stint_counter_sample, k);
-        if (s->ts_ns < o)
-            o = s->ts_ns;
+        if (s->ts_ns < o[0])
+            o[0] = s->ts_ns;
     }
-    return o == INT64_MAX ? 0 : o;
+    return (struct stint_origins){o[0] == INT64_MAX ? 0 : o[0], o[1] == INT64_MAX ? 0 : o[1]};
 }
 
 static void put_str(FILE *f, const struct stint_model *m, uint32_t id)
@@ -380,9 +383,10 @@ static const char *flow_binding(const struct stint_model *m, const struct placed
  * the slice's ts on the output track it went to. */
 static void put_flow_event(FILE *out, const struct stint_model *m, struct subtrack *const *subs,
                            const struct placed *pl, uint32_t slice, const char *sep, char ph, const char *bp,
-                           size_t id, int64_t origin)
+                           size_t id, const struct stint_origins *org)
 {
     const struct stint_slice *s = stint_model_slice(m, slice);
+    int64_t origin = stint_slice_origin(m, s, org);
     uint32_t lane = stint_model_track_at(m, s->track)->lane;
     fprintf(out, "%s{\"ph\":\"%c\",%s\"id\":%zu,\"cat\":\"stint\",\"name\":\"flow\",", sep, ph, bp, id);
     put_lane_ids(out, m, stint_model_lane_at(m, lane), subs[lane][pl[slice].sub].tid);
@@ -395,15 +399,19 @@ static void put_flow_event(FILE *out, const struct stint_model *m, struct subtra
  * rebase, the moved spans), then the input's metadata carried over
  * (stint_put_meta_rest): its clock anchors of ts 0 moved by the rebase, so
  * that unix times computed from the output stay the same. */
-static void put_metadata(FILE *out, const struct stint_model *m, int64_t origin, uint64_t moved)
+static void put_metadata(FILE *out, const struct stint_model *m, const struct stint_origins *org, int has_dev,
+                         uint64_t moved)
 {
     const char *fmt = m->format ? m->format : "unknown";
+    int64_t origin = org->host;
+    /* (device_origin_ns only where device-clock lanes were written) */
     const struct stint_meta_own own[] = {{"schema", "stint/convert/1", 0},
                                          {"source_format", fmt, 0},
                                          {"origin_ns", NULL, origin},
-                                         {"moved_overlap_spans", NULL, (int64_t)moved}};
+                                         {"moved_overlap_spans", NULL, (int64_t)moved},
+                                         {"device_origin_ns", NULL, org->device}};
     fputs("\n],\n\"metadata\":{", out);
-    for (size_t k = 0; k < sizeof own / sizeof own[0]; k++) {
+    for (size_t k = 0; k < sizeof own / sizeof own[0] - !has_dev; k++) {
         fprintf(out, "%s\"%s\":", k ? "," : "", own[k].key);
         if (own[k].sval)
             stint_out_json_str(out, own[k].sval, strlen(own[k].sval));
@@ -419,10 +427,12 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
                        struct stint_write_stats *st)
 {
     memset(st, 0, sizeof *st);
-    int64_t origin = o && o->rebase ? stint_model_origin(m) : 0;
-    st->origin_ns = origin;
+    const struct stint_origins org = o && o->rebase ? stint_model_origins(m) : (struct stint_origins){0, 0};
+    st->origin_ns = org.host;
+    st->device_origin_ns = org.device;
     size_t n = stint_model_nslices(m);
     size_t nlanes = m->lanes.len;
+    int has_dev = 0;
     struct pid_memo pm = {0};
     /* a tid above every real one for extra tracks and device lanes */
     int64_t spare_tid = stint_write_spare_tid(m, 1000000);
@@ -462,6 +472,7 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
         subs[i][0].last = STINT_NO_ID;
         nsubs[i] = 1;
         subs[i][0].tid = l->clock == STINT_CLOCK_DEVICE ? spare_tid++ : l->tid;
+        has_dev |= l->clock == STINT_CLOCK_DEVICE;
         if (l->name || l->clock == STINT_CLOCK_DEVICE) {
             fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_name\",", SEP());
             put_lane_ids(out, m, l, subs[i][0].tid);
@@ -478,7 +489,7 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
     for (size_t i = 0; i < n; i++) {
         const struct stint_slice *s = stint_model_slice(m, i);
         const struct stint_track *t = stint_model_track_at(m, s->track);
-        int64_t ts = s->ts_ns - origin;
+        int64_t ts = s->ts_ns - stint_slice_origin(m, s, &org);
         if (t->kind == STINT_TRACK_THREAD) {
             const struct stint_lane *l = stint_model_lane_at(m, t->lane);
             struct subtrack *sv = subs[t->lane];
@@ -590,8 +601,8 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
             st->skipped_flows++;
             continue;
         }
-        put_flow_event(out, m, subs, pl, fl->slice_out, SEP(), 's', "", k + 1, origin);
-        put_flow_event(out, m, subs, pl, fl->slice_in, ",\n", 'f', bp, k + 1, origin);
+        put_flow_event(out, m, subs, pl, fl->slice_out, SEP(), 's', "", k + 1, &org);
+        put_flow_event(out, m, subs, pl, fl->slice_in, ",\n", 'f', bp, k + 1, &org);
         st->flows++;
     }
     for (size_t k = 0; k < m->samples.len; k++) {
@@ -605,7 +616,7 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
         fprintf(out, "%s{\"ph\":\"C\",\"pid\":", SEP());
         put_pid(out, m, c->pid, STINT_NO_ID, &pm);
         fputs(",\"tid\":0,\"ts\":", out);
-        stint_put_us3(out, cs->ts_ns - origin);
+        stint_put_us3(out, cs->ts_ns - org.host);
         fputs(",\"name\":", out);
         stint_out_json_str(out, nm, en);
         fputs(",\"args\":{", out);
@@ -618,7 +629,7 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
     if (m->counters.len && !m->samples.len)
         st->skipped_counters = m->counters.len; /* model kept aggregates only */
 #undef SEP
-    put_metadata(out, m, origin, st->moved_overlap);
+    put_metadata(out, m, &org, has_dev, st->moved_overlap);
     for (size_t i = 0; i < nlanes; i++) {
         for (size_t k = 0; subs[i] && k < nsubs[i]; k++)
             free(subs[i][k].st);

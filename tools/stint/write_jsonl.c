@@ -381,7 +381,8 @@ static void put_counters(FILE *out, const struct stint_model *m, int64_t pid0, i
 struct jw {
     FILE *out;
     const int64_t *tids; /* per lane (lane_tids) */
-    int64_t pid0, origin;
+    int64_t pid0;
+    struct stint_origins org;
     uint8_t *seen;       /* per process: a span of it was written */
     struct pend *heap;
     struct stint_write_stats *st;
@@ -415,7 +416,7 @@ static void put_spans(const struct stint_model *m, const struct skey *keys, size
         }
         if (!s)
             break;
-        put_span_start(w->out, m, keys[r].idx, w->origin, w->tids[stint_model_track_at(m, s->track)->lane], w->st);
+        put_span_start(w->out, m, keys[r].idx, stint_slice_origin(m, s, &w->org), w->tids[stint_model_track_at(m, s->track)->lane], w->st);
         count_merged(m, s, w);
         if (s->dur_ns >= 0)
             pend_push(w->heap, &hn, (struct pend){s->ts_ns + s->dur_ns, s->depth, keys[r].idx});
@@ -429,8 +430,10 @@ int stint_write_jsonl(const struct stint_model *m, FILE *out, const struct stint
                       struct stint_write_stats *st)
 {
     memset(st, 0, sizeof *st);
-    int64_t origin = o && o->rebase ? stint_model_origin(m) : 0;
+    const struct stint_origins org = o && o->rebase ? stint_model_origins(m) : (struct stint_origins){0, 0};
+    int64_t origin = org.host;
     st->origin_ns = origin;
+    st->device_origin_ns = org.device;
     size_t n = stint_model_nslices(m);
     int64_t pid0 = m->processes.len ? stint_model_process_at(m, 0)->pid : 0;
     st->pid = pid0;
@@ -455,7 +458,7 @@ int stint_write_jsonl(const struct stint_model *m, FILE *out, const struct stint
     }
     qsort(keys, k, sizeof *keys, skey_cmp);
     put_meta(out, m, pid0, origin);
-    struct jw w = {out, tids, pid0, origin, seen, heap, st};
+    struct jw w = {out, tids, pid0, org, seen, heap, st};
     put_spans(m, keys, k, &w);
     put_counters(out, m, pid0, origin, st);
     st->lost_names = count_names(m);

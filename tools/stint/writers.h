@@ -22,7 +22,8 @@ struct stint_write_stats {
     uint64_t renamed;        /* names changed to fit the format (folded ';', markers spaces) */
     uint64_t flows;          /* flow arrows written (Chrome) */
     uint64_t skipped_flows;  /* flow arrows the format cannot hold (Chrome: those it cannot bind exactly) */
-    int64_t origin_ns;       /* what was subtracted from every ts */
+    int64_t origin_ns;       /* what was subtracted from every host-clock ts */
+    int64_t device_origin_ns; /* what was subtracted from every device-clock ts (Chrome, JSONL) */
     /* JSONL and markers: what has no place in the format */
     uint64_t lost_args;          /* spans whose args were left out (JSONL keeps step and measured) */
     uint64_t lost_thread_times;  /* spans whose thread time (tts, tdur) was left out */
@@ -135,7 +136,22 @@ int64_t stint_write_spare_tid(const struct stint_model *m, int64_t room);
 
 /* Writes ns as microseconds with exactly three decimals ("-1.500"). */
 void stint_put_us3(FILE *f, int64_t ns);
-/* The earliest ts of any slice or counter sample (0 for an empty model). */
-int64_t stint_model_origin(const struct stint_model *m);
+/* The rebase origins: host, the earliest ts of the host clock (slices off
+ * device-clock lanes, counter samples); device, the earliest ts of a slice
+ * on a device-clock lane; each 0 when there is none. Device-clock times are
+ * not host-aligned, so each clock is rebased by its own origin (one origin
+ * over both left host times unrebased under a device clock that starts near
+ * 0, or put device times below 0). */
+struct stint_origins {
+    int64_t host, device;
+};
+struct stint_origins stint_model_origins(const struct stint_model *m);
+
+/* The origin of slice s's clock. */
+static inline int64_t stint_slice_origin(const struct stint_model *m, const struct stint_slice *s,
+                                         const struct stint_origins *o)
+{
+    return stint_model_track_device(m, stint_model_track_at(m, s->track)) ? o->device : o->host;
+}
 
 #endif
