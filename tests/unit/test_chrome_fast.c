@@ -241,7 +241,8 @@ static size_t random_event(char *out, struct want *w)
         if (i)
             p += sprintf(p, "%s,%s", blank(), blank());
         if (rnd_below(6) == 0) { /* an unknown key first, some of them near misses */
-            static const char *const junk[] = {"\"tsx\": 1", "\"pi\": \"x\"", "\"names\": [1, 2]", "\"p\\u0069\": \"B\"",
+            static const char *const junk[] = {"\"tsx\": 1", "\"pi\": \"x\"", "\"names\": [1, 2]",
+                                               "\"p\\u0069\": \"B\"",
                                                "\"Ph\": \"i\"", "\"t\": {\"ts\": 5}", "\"args \": 3",
                                                "\"ts2\": null", "\"durations\": true"};
             p += sprintf(p, "%s%s,%s", junk[rnd_below(9)], blank(), blank());

@@ -231,7 +231,8 @@ static int mem_line(void *vctx, const char *line, size_t len, uint64_t lineno)
         int known = sc.type == STINT_JL_STRING && stint_jl_schema_known(sc.p, sc.len);
         free(sc.escaped ? (void *)sc.p : NULL);
         if (!known)
-            return session_error(c, lineno, "unknown schema (expected \"stint/session/1\" or \"candle-graph/trace/6\")");
+            return session_error(c, lineno,
+                                 "unknown schema (expected \"stint/session/1\" or \"candle-graph/trace/6\")");
         c->have_meta = 1;
         return 0;
     }

@@ -258,7 +258,9 @@ static int handle(struct jreader *r, const struct field *f, int nf)
         const struct field *sc = get(f, nf, "schema");
         char sb[64]; /* the schema decoded ("stint\/session\/1" is one) */
         size_t sn = sc && sc->is_str && sc->esc && sc->vn <= sizeof sb ? stint_json_unescape(sc->v, sc->vn, sb) : 0;
-        if (!sc || !sc->is_str || !(sc->esc ? sn && stint_jl_schema_known(sb, sn) : stint_jl_schema_known(sc->v, sc->vn)))
+        int known = sc && sc->is_str &&
+                    (sc->esc ? sn && stint_jl_schema_known(sb, sn) : stint_jl_schema_known(sc->v, sc->vn));
+        if (!known)
             FAIL("%s: line %llu: unknown schema %.*s (expected \"stint/session/1\" or \"candle-graph/trace/6\")", r->path,
                  (unsigned long long)r->line,
                  sc ? (int)(sc->vn > 64 ? 64 : sc->vn) : 6, sc ? sc->v : "(none)");

@@ -416,7 +416,8 @@ static void put_spans(const struct stint_model *m, const struct skey *keys, size
         }
         if (!s)
             break;
-        put_span_start(w->out, m, keys[r].idx, stint_slice_origin(m, s, &w->org), w->tids[stint_model_track_at(m, s->track)->lane], w->st);
+        put_span_start(w->out, m, keys[r].idx, stint_slice_origin(m, s, &w->org),
+                       w->tids[stint_model_track_at(m, s->track)->lane], w->st);
         count_merged(m, s, w);
         if (s->dur_ns >= 0)
             pend_push(w->heap, &hn, (struct pend){s->ts_ns + s->dur_ns, s->depth, keys[r].idx});
