@@ -200,11 +200,14 @@ static void ob_u64(out_buf *o, uint64_t v)
     ob_put(o, tmp, stint_i_fmt_u64(tmp, v));
 }
 
-/* Writes the ring as one Chrome JSON document to fd; crash_signal 0 for a
- * normal export. Returns 0 or an errno. Only async-signal-safe calls. */
-static int ring_write_doc(int fd, stint_ring_capture *r, int crash_signal)
+/* Writes the ring as one Chrome JSON document to fd through the buffer ob;
+ * crash_signal 0 for a normal export. Returns 0 or an errno. Only
+ * async-signal-safe calls, and a few hundred bytes of stack (the crash
+ * handler runs on whatever alternate signal stack the program gave it:
+ * SIGSTKSZ is ~13 KB here, and the kernel's signal frame takes ~3.4 KB). */
+static int ring_write_doc(int fd, stint_ring_capture *r, int crash_signal, out_buf *ob)
 {
-    out_buf o;
+#define o (*ob)
     o.fd = fd;
     o.err = 0;
     o.len = 0;
@@ -255,6 +258,7 @@ static int ring_write_doc(int fd, stint_ring_capture *r, int crash_signal)
     ob_lit(&o, "\n]}\n");
     ob_flush(&o);
     return o.err;
+#undef o
 }
 
 /* ---- public API ------------------------------------------------------------------------- */
@@ -343,7 +347,9 @@ stint_status stint_ring_capture_write_chrome(const stint_ring_capture *c, const 
     int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0)
         return STINT_E_IO;
-    int err = ring_write_doc(fd, (stint_ring_capture *)c, 0);
+    out_buf *ob = stint_i_alloc(sizeof *ob);
+    int err = ob ? ring_write_doc(fd, (stint_ring_capture *)c, 0, ob) : ENOMEM;
+    stint_i_free(ob, sizeof *ob);
     if (close(fd) != 0 && !err)
         err = errno;
     return err ? STINT_E_IO : STINT_OK;
@@ -366,6 +372,10 @@ static int g_installed;
 static char g_dump_path[4096 + 24];
 static pid_t g_dump_pid;
 static _Atomic int g_dumping;
+/* the dump's path and output buffer, static: the one handler that dumps
+ * (g_dumping) owns them, and they stay off the signal stack */
+static char g_crash_path[sizeof g_dump_path + 24];
+static out_buf g_crash_ob;
 
 static void crash_handler(int sig, siginfo_t *info, void *uctx)
 {
@@ -373,7 +383,7 @@ static void crash_handler(int sig, siginfo_t *info, void *uctx)
     if (!atomic_exchange(&g_dumping, 1)) {
         stint_ring_capture *r = atomic_load(&g_ring);
         if (r) {
-            char path[sizeof g_dump_path + 24];
+            char *path = g_crash_path;
             size_t n = 0;
             while (g_dump_path[n]) {
                 path[n] = g_dump_path[n];
@@ -387,7 +397,7 @@ static void crash_handler(int sig, siginfo_t *info, void *uctx)
             path[n] = '\0';
             int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
             if (fd >= 0) {
-                (void)ring_write_doc(fd, r, sig);
+                (void)ring_write_doc(fd, r, sig, &g_crash_ob);
                 close(fd);
             }
         }

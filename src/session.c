@@ -132,8 +132,9 @@ size_t stint_dtype_size(const char *dtype)
     size_t n = strlen(dtype);
     if (n >= sizeof low)
         return 0;
-    for (size_t i = 0; i <= n; i++)
+    for (size_t i = 0; i < n && i < sizeof low - 1; i++)
         low[i] = (char)tolower((unsigned char)dtype[i]);
+    low[n] = '\0';
     for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
         if (strcmp(low, table[i].name) == 0)
             return table[i].size;
@@ -296,12 +297,12 @@ static stint_status enter(stint_session *s)
 {
     if (!s)
         return STINT_E_INVAL;
+    /* a forked child touches nothing of the parent's session, its lock
+     * least of all: a thread of the parent may have held it at the fork,
+     * and no thread of the child would ever let it go */
+    if (STINT_I_UNLIKELY(forked(s)))
+        return STINT_E_STATE;
     pthread_mutex_lock(&s->lock);
-    if (STINT_I_UNLIKELY(forked(s)) && !s->ended) {
-        s->out.len = 0; /* the parent writes these */
-        s->ended = 1;
-        set_msg(s->msg, sizeof s->msg, "%s: this process was forked after open; open a session of its own", s->path);
-    }
     if (s->sticky) {
         pthread_mutex_unlock(&s->lock);
         return s->sticky;
@@ -417,7 +418,8 @@ static void session_destroy(stint_session *s)
     stint_i_jb_free(&s->line);
     stint_i_free(s->path, s->path_size);
     stint_i_free(s->device, s->device_size);
-    pthread_mutex_destroy(&s->lock);
+    if (!forked(s)) /* (in a forked child the lock may be held by a thread it does not have) */
+        pthread_mutex_destroy(&s->lock);
     stint_i_free(s, sizeof *s);
 }
 
@@ -907,7 +909,16 @@ static void on_sink_close(stint_i_sink *k)
 {
     stint_session *s = of_sink(k);
     atomic_store(&s->drops_linked, 0);
-    pthread_mutex_lock(&s->lock);
+    if (forked(s))
+        return; /* (the parent writes its lines; see enter) */
+    /* at exit a thread may hold the lock in a write that never ends (a
+     * pipe nobody reads): the exit waits a bounded time, then leaves the
+     * buffered lines (the file stays a valid prefix) */
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += 1;
+    if (pthread_mutex_timedlock(&s->lock, &dl) != 0)
+        return;
     if (s->fd >= 0 && !s->ended)
         (void)flush_locked(s);
     pthread_mutex_unlock(&s->lock);
@@ -927,6 +938,8 @@ stint_status stint_session_flush(stint_session *s)
 {
     if (!s)
         return STINT_E_INVAL;
+    if (forked(s))
+        return STINT_E_STATE;
     pthread_mutex_lock(&s->lock);
     stint_status st = flush_locked(s);
     pthread_mutex_unlock(&s->lock);
@@ -967,14 +980,21 @@ stint_status stint_session_finish(stint_session *s)
     return leave(s, st);
 }
 
-const char *stint_session_message(const stint_session *s) { return s ? s->msg : ""; }
+const char *stint_session_message(const stint_session *s)
+{
+    if (s && forked(s))
+        return "this process was forked after the session was opened; open a session of its own";
+    return s ? s->msg : "";
+}
 
 void stint_session_get_stats(const stint_session *s, stint_session_stats *out)
 {
     if (!out)
         return;
     memset(out, 0, sizeof *out);
-    if (s) {
+    if (s && forked(s))
+        *out = s->stats; /* (nothing in the child changes them; the lock is the parent's) */
+    else if (s) {
         pthread_mutex_lock((pthread_mutex_t *)&s->lock);
         *out = s->stats;
         pthread_mutex_unlock((pthread_mutex_t *)&s->lock);

@@ -16,6 +16,11 @@
  *      while other threads create spans in a tight loop: the process exits
  *      with the status given, within the bounded exit flush, and the log holds
  *      only whole lines.
+ *   4. fork while another thread is inside a JSONL session call (holding the
+ *      session's lock): the child's session calls return STINT_E_STATE at
+ *      once and its exit() returns (both hung on the parent's lock before).
+ *   Scenario 2 runs once more with the crash handler on an alternate signal
+ *   stack of SIGSTKSZ (the dump was empty: the handler needed ~12 KB).
  */
 #include "check.h"
 #include "json.h"
@@ -149,10 +154,17 @@ static void *abort_thread(void *arg)
     return NULL;
 }
 
-static void crash_child(const char *path, int how)
+static void crash_child(const char *path, int how, int altstack)
 {
     if (stint_ring_start(256) != STINT_OK || stint_ring_crash_dump_enable(path) != STINT_OK)
         _exit(10);
+    if (altstack) { /* the size programs give it: SIGSTKSZ, ~13 KB here */
+        long sz = sysconf(_SC_SIGSTKSZ);
+        stack_t ss = {.ss_size = sz > 0 ? (size_t)sz : 16384, .ss_flags = 0};
+        ss.ss_sp = malloc(ss.ss_size);
+        if (!ss.ss_sp || sigaltstack(&ss, NULL) != 0)
+            _exit(13);
+    }
     static const stint_loc loc = {"before.crash", NULL, __FILE__, "c", __LINE__};
     for (int i = 0; i < 40; i++)
         stint_span_end(stint_span_begin(&loc));
@@ -175,10 +187,10 @@ static void crash_child(const char *path, int how)
     _exit(11); /* not reached */
 }
 
-static void scenario_crash(int sig)
+static void scenario_crash(int sig, int altstack)
 {
     char path[300];
-    snprintf(path, sizeof path, "%s/crash_%d.json", dir, sig);
+    snprintf(path, sizeof path, "%s/crash_%d_%d.json", dir, sig, altstack);
     unlink(path);
     fflush(NULL);
     pid_t c = fork();
@@ -186,7 +198,7 @@ static void scenario_crash(int sig)
     if (c == 0) {
         signal(SIGSEGV, SIG_DFL);
         signal(SIGABRT, SIG_DFL);
-        crash_child(path, sig);
+        crash_child(path, sig, altstack);
     }
     int st;
     REQUIRE(waitpid(c, &st, 0) == c);
@@ -214,9 +226,63 @@ static void scenario_crash(int sig)
     free(buf);
 }
 
-/* ---- 3. exit() with spans in flight ------------------------------------------------ */
+/* ---- 4. fork while a thread holds a session's lock ------------------------------------ */
 
 static volatile int g_stop;
+static stint_session *g_sess;
+
+static void *session_hammer(void *arg)
+{
+    (void)arg;
+    while (!g_stop)
+        if (stint_session_counter(g_sess, "c", 1.0, "u") != STINT_OK)
+            break;
+    return NULL;
+}
+
+static void scenario_session_fork(void)
+{
+    char path[300], err[256];
+    snprintf(path, sizeof path, "%s/fork_session.jsonl", dir);
+    stint_session_options o = STINT_SESSION_OPTIONS_INIT;
+    o.entrypoint = "e";
+    REQUIRE(stint_session_open(path, &o, &g_sess, err, sizeof err) == STINT_OK);
+    g_stop = 0;
+    pthread_t th;
+    REQUIRE(pthread_create(&th, NULL, session_hammer, NULL) == 0);
+    int hung = 0, bad = 0;
+    for (int i = 0; i < 20; i++) {
+        fflush(NULL);
+        pid_t c = fork();
+        REQUIRE(c >= 0);
+        if (c == 0) {
+            stint_status st = stint_session_counter(g_sess, "child", 1.0, "u");
+            stint_status fl = stint_session_flush(g_sess);
+            exit(st == STINT_E_STATE && fl == STINT_E_STATE ? 0 : 1); /* and the exit handler returns */
+        }
+        int cs = 0, done = 0;
+        for (int k = 0; k < 500 && !done; k++) { /* 5 s */
+            if (waitpid(c, &cs, WNOHANG) == c)
+                done = 1;
+            else
+                usleep(10000);
+        }
+        if (!done) {
+            hung++;
+            kill(c, SIGKILL);
+            waitpid(c, &cs, 0);
+        } else if (!WIFEXITED(cs) || WEXITSTATUS(cs) != 0)
+            bad++;
+    }
+    g_stop = 1;
+    pthread_join(th, NULL);
+    CHECK_EQ_I64(hung, 0);
+    CHECK_EQ_I64(bad, 0);
+    CHECK(stint_session_finish(g_sess) == STINT_OK);
+    stint_session_free(g_sess);
+}
+
+/* ---- 3. exit() with spans in flight ------------------------------------------------ */
 
 static void *blocked_in_span(void *arg)
 {
@@ -305,8 +371,11 @@ int main(void)
     } else {
         fprintf(stderr, "fork scenario skipped under TSan\n");
     }
-    scenario_crash(SIGSEGV);
-    scenario_crash(SIGABRT);
+    scenario_crash(SIGSEGV, 0);
+    scenario_crash(SIGABRT, 0);
+    scenario_crash(SIGSEGV, 1);
+    if (!TSAN) /* (forking while a thread runs: see above) */
+        scenario_session_fork();
     scenario_exit(0);
     scenario_exit(4);
     char cmd[300];
