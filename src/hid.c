@@ -16,6 +16,8 @@ uint64_t stint_fnv1a64(const void *buf, size_t len)
 {
     const unsigned char *p = buf;
     uint64_t h = 0xcbf29ce484222325ULL;
+    if (!p)
+        len = 0; /* (NULL hashes as no bytes) */
     for (size_t i = 0; i < len; i++) {
         h ^= p[i];
         h *= 0x100000001b3ULL;

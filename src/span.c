@@ -12,9 +12,13 @@
  * frame's generation (the thread's span count when it opened, mod 2^24) in
  * the rest, so ending an outer span while inner ones are open closes those
  * first (counted as autoclosed), and ending a span that was already closed
- * is a no-op even when a newer span now sits at its depth. A span opened
- * past STINT_MAX_DEPTH gets TOKEN_DEEP: it is not recorded (too_deep), and
- * while such spans are open attributes have no span to go to (dropped).
+ * is a no-op even when a newer span now sits at its depth. Each thread's
+ * generations start at its own offset (thread registration), so another
+ * thread's handle is a no-op too (but for a 2^-24 chance). A span opened
+ * past STINT_MAX_DEPTH gets TOKEN_DEEP with its level above the limit in
+ * the high bits: it is not recorded (too_deep), ending it closes the deep
+ * spans above it too, ending it again does nothing, and while such spans are
+ * open attributes have no span to go to (dropped).
  */
 #include "thread.h"
 
@@ -63,7 +67,7 @@ static inline __attribute__((always_inline)) stint_span push_frame(stint_i_threa
         atomic_store_explicit(&t->too_deep, atomic_load_explicit(&t->too_deep, memory_order_relaxed) + 1,
                               memory_order_relaxed);
         t->deep++;
-        return (stint_span){TOKEN_DEEP};
+        return (stint_span){(t->deep & 0xFFFFFFu) << 8 | TOKEN_DEEP};
     }
     uint32_t token = ++t->gen << 8 | (d + 1);
     stint_i_frame *f = &t->frames[d];
@@ -227,11 +231,14 @@ void stint_span_end(stint_span span)
     if (STINT_I_UNLIKELY(!t))
         return;
     uint32_t d = span.token & TOKEN_DEPTH;
-    if (STINT_I_UNLIKELY(d > t->depth || t->frames[d - 1].token != span.token)) {
-        /* past the depth limit (TOKEN_DEEP > any depth), else already closed
-         * (by an outer end, or before: a stale handle), or a foreign handle */
-        if (d == TOKEN_DEEP && t->deep) /* (0: an outer end closed it already) */
-            t->deep--;
+    if (STINT_I_UNLIKELY(d == 0 || d > t->depth || t->frames[d - 1].token != span.token)) {
+        /* past the depth limit (TOKEN_DEEP > any depth): closes it and the
+         * deep ones above it, unless an outer end (or its own) did; else
+         * already closed (by an outer end, or before: a stale handle), a
+         * foreign handle, or no handle at all (depth 0) */
+        uint32_t level = span.token >> 8;
+        if (d == TOKEN_DEEP && level && level <= t->deep)
+            t->deep = level - 1;
         return;
     }
     close_down_to(t, d); /* inner spans still open: close them first */

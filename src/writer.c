@@ -151,6 +151,12 @@ stint_i_thread *stint_i_thread_register(void)
         t->cap = g_buffer_bytes;
     }
     reset_thread(t);
+    /* each thread's span generations start elsewhere (an odd step: the
+     * first 2^24 threads all differ), so the handle of one thread's span is
+     * not taken for an open span of another's (every thread's first span
+     * was 0x101) */
+    static uint32_t thread_seq;
+    t->gen = (thread_seq++ * 0x9E3779u) & 0xFFFFFFu;
     t->tid = os_tid();
     t->handle = (uint64_t)pthread_self();
     if (pthread_getname_np(pthread_self(), t->name, sizeof t->name) != 0)
@@ -686,6 +692,8 @@ static void stats_locked(stint_stats *out)
 
 void stint_get_stats(stint_stats *out)
 {
+    if (!out)
+        return;
     pthread_mutex_lock(&g_drain_lock);
     stats_locked(out);
     pthread_mutex_unlock(&g_drain_lock);

@@ -156,7 +156,8 @@ STINT_API void stint_set_hid(uint64_t hid);
  * little-endian; every other case gives FNV-1a-64 of the whole buffer. */
 STINT_API uint64_t stint_hid_of_elf(const void *buf, size_t len);
 
-/* FNV-1a-64 (offset basis 0xcbf29ce484222325, prime 0x100000001b3). */
+/* FNV-1a-64 (offset basis 0xcbf29ce484222325, prime 0x100000001b3); NULL
+ * hashes as no bytes. */
 STINT_API uint64_t stint_fnv1a64(const void *buf, size_t len);
 
 /* The Build-ID (first 8 bytes, little-endian) of the loaded object that
@@ -270,7 +271,7 @@ typedef struct stint_stats {
 #define STINT_MAX_DEPTH 128
 
 /* Fills *out with a consistent-enough snapshot (each counter is exact; the
- * counters are not read atomically together). */
+ * counters are not read atomically together). NULL: nothing. */
 STINT_API void stint_get_stats(stint_stats *out);
 
 /* Current CLOCK_MONOTONIC time in ns (what marker ts= values are on). */
@@ -338,7 +339,7 @@ static inline void stint_i_scope_end(stint_span *span)
 #define STINT_SCOPE(name)
 #define STINT_SCOPE_A(name, attrs)
 #define STINT_BEGIN(var, name)
-#define STINT_END(var)
+#define STINT_END(var) ((void)0)
 
 #endif
 

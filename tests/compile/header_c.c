@@ -12,6 +12,15 @@ int stint_compile_probe(int x)
         x += 1;
         STINT_END(s);
     }
+    /* STINT_END is a statement in an if/else without braces (empty when
+     * disabled, it was: -Wempty-body) */
+    {
+        STINT_BEGIN(t, "probe.if");
+        if (x > 2)
+            STINT_END(t);
+        else
+            STINT_END(t);
+    }
     stint_cycle_rec rec = {1, 2};
     (void)rec;
     return x;

@@ -19,11 +19,18 @@
  *      status, not killed by SIGPIPE from the exit report;
  *   8. stderr a pipe nobody reads, the writer blocked in it: the exit
  *      handler keeps to STINT_EXIT_FLUSH_MS.
+ *   9. handles that name no span of the calling thread end nothing: another
+ *      thread's (each thread's first span had the same handle, so one thread
+ *      could end another's span), one with depth bits 0 (it read below the
+ *      stack), and a span past the depth limit ended twice (the second end
+ *      closed a deep span still open, and an attribute then went to the
+ *      deepest recorded span).
  */
 #include "check.h"
 #include "stint/stint.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <sys/wait.h>
@@ -150,6 +157,60 @@ static int too_deep(void)
     }
     REQUIRE(stint_flush() == STINT_OK);
     CHECK(line_has("after", "kept=1"));
+    return check_failures_;
+}
+
+static stint_span g_main_span;
+static pthread_barrier_t g_bar;
+
+static void *foreign_end(void *arg)
+{
+    (void)arg;
+    STINT_BEGIN(w, "worker.own");
+    pthread_barrier_wait(&g_bar); /* main's span is open */
+    stint_span_end(g_main_span);  /* not this thread's span: nothing */
+    stint_attr_i64("on_worker", 1);
+    STINT_END(w);
+    pthread_barrier_wait(&g_bar);
+    return NULL;
+}
+
+static int bad_handles(void)
+{
+    REQUIRE(stint_markers_to_callback(catch_line, NULL, 0) == STINT_OK);
+    REQUIRE(pthread_barrier_init(&g_bar, NULL, 2) == 0);
+    static const stint_loc loc = {"main.own", NULL, __FILE__, "bad_handles", __LINE__};
+    g_main_span = stint_span_begin(&loc);
+    pthread_t th;
+    REQUIRE(pthread_create(&th, NULL, foreign_end, NULL) == 0);
+    pthread_barrier_wait(&g_bar);
+    pthread_barrier_wait(&g_bar);
+    pthread_join(th, NULL);
+    stint_span_end((stint_span){0x100}); /* depth bits 0 */
+    stint_span_end((stint_span){0x300});
+    stint_attr_i64("on_main", 1);
+    stint_span_end(g_main_span);
+    /* a span past the limit ended twice: the deep one above it stays open */
+    static const stint_loc dl = {"deep", NULL, __FILE__, "bad_handles", __LINE__};
+    stint_span sp[STINT_MAX_DEPTH + 2];
+    for (int i = 0; i < STINT_MAX_DEPTH + 2; i++)
+        sp[i] = stint_span_begin(&dl);
+    stint_span_end(sp[STINT_MAX_DEPTH + 1]);
+    stint_span_end(sp[STINT_MAX_DEPTH + 1]); /* again: nothing (it closed sp[MAX] before) */
+    stint_attr_i64("while_deep_open", 1);  /* sp[MAX] is innermost: dropped */
+    for (int i = STINT_MAX_DEPTH; i >= 0; i--)
+        stint_span_end(sp[i]);
+    REQUIRE(stint_flush() == STINT_OK);
+    CHECK(line_has("worker.own", "on_worker=1"));
+    CHECK(!line_has("worker.own", "stint_autoclosed"));
+    CHECK(line_has("main.own", "on_main=1"));
+    CHECK(strstr(lines, "while_deep_open") == NULL);
+    stint_stats s;
+    stint_get_stats(&s);
+    CHECK_EQ_I64(s.spans_autoclosed, 0);
+    CHECK_EQ_I64(s.attrs_dropped, 1);
+    CHECK_EQ_I64(s.spans_too_deep, 2);
+    pthread_barrier_destroy(&g_bar);
     return check_failures_;
 }
 
@@ -318,6 +379,7 @@ static void in_child(const char *what, int (*fn)(void))
     pid_t pid = fork();
     REQUIRE(pid >= 0);
     if (pid == 0) {
+        check_failures_ = 0; /* (the parent's earlier failures are not this scenario's) */
         int f = fn();
         fflush(NULL);
         _exit(f ? 1 : 0);
@@ -341,6 +403,7 @@ int main(void)
     in_child("stale handle", stale_handle);
     in_child("too deep", too_deep);
     in_child("lines cut", cut_lines);
+    in_child("handles of no span of this thread", bad_handles);
     in_child("fork counters", fork_counters);
     in_child("after shutdown", after_shutdown);
     in_child("exit with stderr a broken or stuck pipe", exit_pipes);
