@@ -168,7 +168,11 @@ double stint_an_quantile_f64(const double *v, size_t n, double q)
     if (lo >= n - 1)
         return v[n - 1];
     double frac = pos - (double)lo, d = v[lo + 1] - v[lo];
-    if (isinf(d) && !isinf(v[lo]) && !isinf(v[lo + 1])) /* values near +-DBL_MAX: weigh instead */
+    if (frac == 0 || v[lo] == v[lo + 1])
+        return v[lo];
+    if (isinf(v[lo]) || isinf(v[lo + 1])) /* an infinite end is the value anywhere between (inf - inf is NaN) */
+        return isinf(v[lo]) ? v[lo] : v[lo + 1];
+    if (isinf(d)) /* values near +-DBL_MAX: weigh instead */
         return v[lo] * (1 - frac) + v[lo + 1] * frac;
     return v[lo] + frac * d;
 }

@@ -397,9 +397,21 @@ int stint_cmd_diff(int argc, char **argv)
         if (g[i].nb > maxn)
             maxn = g[i].nb;
     }
+    /* bound the bootstrap's total work (resamples x spans of the judged
+     * groups) to about 2e8 draws: big traces get fewer resamples, never
+     * fewer than 200; the count used is reported (and is what is allocated:
+     * --resamples takes up to 2^63 - 1) */
+    double total_work = 0;
+    for (size_t i = 0; i < ng; i++)
+        if ((long)g[i].na >= min_samples && (long)g[i].nb >= min_samples && g[i].na && g[i].nb)
+            total_work += (double)(g[i].na + g[i].nb);
+    size_t eff_resamples = (double)resamples > 2e8 ? (size_t)2e8 : (size_t)resamples;
+    if (total_work * (double)eff_resamples > 2e8)
+        eff_resamples = (size_t)fmax(fmin(200, (double)resamples), 2e8 / total_work);
     int64_t *scratch = malloc(maxn * sizeof *scratch);
-    double *ratios = malloc((size_t)resamples * sizeof *ratios);
+    double *ratios = malloc(eff_resamples * sizeof *ratios);
     if (!scratch || !ratios) {
+        fprintf(stderr, "stint diff: out of memory (%zu resamples)\n", eff_resamples);
         free(scratch);
         free(ratios);
         rc = 3;
@@ -407,16 +419,6 @@ int stint_cmd_diff(int argc, char **argv)
     }
     FILE *f = stdout;
     int regressions = 0, improvements = 0;
-    /* bound the bootstrap's total work (resamples x spans of the judged
-     * groups) to about 2e8 draws: big traces get fewer resamples, never
-     * fewer than 200; the count used is reported */
-    double total_work = 0;
-    for (size_t i = 0; i < ng; i++)
-        if ((long)g[i].na >= min_samples && (long)g[i].nb >= min_samples && g[i].na && g[i].nb)
-            total_work += (double)(g[i].na + g[i].nb);
-    size_t eff_resamples = (size_t)resamples;
-    if (total_work * (double)eff_resamples > 2e8)
-        eff_resamples = (size_t)fmax(fmin(200, (double)resamples), 2e8 / total_work);
     if (o.json) {
         fprintf(f, "{\"schema\":\"stint.diff/1\",\"a\":");
         stint_out_json_str(f, paths[0], strlen(paths[0]));
@@ -457,8 +459,10 @@ int stint_cmd_diff(int argc, char **argv)
             for (size_t k = 0; k < r; k++) {
                 double ma_ = resample_median(gr->a, gr->na, scratch, &st);
                 double mb_ = resample_median(gr->b, gr->nb, scratch, &st);
-                if (ma_ > 0)
-                    ratios[used++] = mb_ / ma_;
+                /* a resample whose A median is 0 (zero-length spans) has no
+                 * finite ratio: +inf, or 1 when B's is 0 too; left out, the
+                 * interval shrank to the other resamples (a false "faster") */
+                ratios[used++] = ma_ > 0 ? mb_ / ma_ : mb_ > 0 ? INFINITY : 1.0;
             }
             stint_an_sort_f64(ratios, used);
             lo = stint_an_quantile_f64(ratios, used, 0.025);
@@ -491,9 +495,12 @@ int stint_cmd_diff(int argc, char **argv)
             if (isnan(ratio))
                 fputs(",\"ratio\":null,\"ci95\":null", f);
             else if (isnan(lo))
-                fprintf(f, ",\"ratio\":%.6f,\"ci95\":null", ratio);
-            else
-                fprintf(f, ",\"ratio\":%.6f,\"ci95\":[%.6f,%.6f]", ratio, lo, hi);
+                fprintf(f, ",\"ratio\":%.9g,\"ci95\":null", ratio);
+            else { /* (an unbounded end, +inf, is null: JSON has no infinity) */
+                fprintf(f, ",\"ratio\":%.9g,\"ci95\":[", ratio);
+                fprintf(f, isinf(lo) ? "null," : "%.9g,", lo);
+                fprintf(f, isinf(hi) ? "null]" : "%.9g]", hi);
+            }
             fprintf(f, ",\"verdict\":\"%s\"}", verdict);
         } else {
             char b1[32], b2[32], ci[40];
