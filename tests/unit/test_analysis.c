@@ -5,6 +5,8 @@
 #include "analysis.h"
 #include "check.h"
 
+#include <math.h>
+
 static void test_seed003_union(void)
 {
     /* [0,10], [2,7], [8,12] us: union 12 us, sum 19 us */
@@ -40,6 +42,12 @@ static void test_quantiles(void)
     char b[32];
     CHECK_STR(stint_an_us(b, 12345), "12.345");
     CHECK_STR(stint_an_us(b, -5), "-0.005");
+    /* an infinite end (diff's unbounded ratios): the value anywhere between, never NaN */
+    const double w[4] = {0.5, 0.5, INFINITY, INFINITY};
+    CHECK(stint_an_quantile_f64(w, 4, 0.0) == 0.5);
+    CHECK(isinf(stint_an_quantile_f64(w, 4, 0.5)));   /* between 0.5 and inf */
+    CHECK(isinf(stint_an_quantile_f64(w, 4, 0.975))); /* between inf and inf (inf - inf is NaN) */
+    CHECK(stint_an_quantile_f64(w, 4, 1.0 / 3) == 0.5); /* exactly at a rank */
 }
 
 static void test_tree_self(void)
