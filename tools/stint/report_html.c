@@ -296,7 +296,8 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
     }
     fputs("</ul>\n", f);
     fputs("<h2>Timeline</h2>\n<p class=\"hint\">one row group per lane; wheel: zoom at the cursor, drag: pan, "
-          "double-click: reset</p>\n<canvas id=\"timeline\"></canvas>\n",
+          "double-click: reset; shift+wheel or the scroll bar: more lanes</p>\n"
+          "<div id=\"tlwrap\"><div id=\"tlspace\"><canvas id=\"timeline\"></canvas></div></div>\n",
           f);
     fputs("<h2>Flame graph</h2>\n<p class=\"hint\">the aggregated call tree of host-clock threads</p>\n"
           "<canvas id=\"flame\"></canvas>\n",
