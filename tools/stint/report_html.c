@@ -94,38 +94,54 @@ static void td_us(FILE *f, int64_t ns)
 }
 
 /* Picks a step name when none was given: the most frequent root span name
- * on thread tracks that contains "step" (0 when none). */
+ * on thread tracks that contains "step" (0 when none; the first seen among
+ * equals). Counted per name id, whatever the number of names. */
 static uint32_t guess_step(const struct stint_model *m)
 {
     size_t n = stint_model_nslices(m);
+    uint32_t maxname = 0;
+    for (size_t i = 0; i < n; i++)
+        if (stint_model_slice(m, i)->name > maxname)
+            maxname = stint_model_slice(m, i)->name;
+    uint64_t *cnt = calloc((size_t)maxname + 1, sizeof *cnt);
+    uint8_t *has = calloc((size_t)maxname + 1, 1); /* 1: holds "step", 2: does not (looked up once) */
     uint32_t best = 0;
     uint64_t best_n = 0;
-    /* names are few compared with slices: count with a small table */
-    uint32_t ids[64];
-    uint64_t cnt[64];
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; cnt && has && i < n; i++) {
         const struct stint_slice *s = stint_model_slice(m, i);
         if (s->depth != 0 || (s->flags & STINT_SLICE_INSTANT) ||
             stint_model_track_at(m, s->track)->kind != STINT_TRACK_THREAD)
             continue;
-        if (!strstr(stint_model_str(m, s->name, NULL), "step"))
+        if (!has[s->name])
+            has[s->name] = strstr(stint_model_str(m, s->name, NULL), "step") ? 1 : 2;
+        if (has[s->name] != 1)
             continue;
-        size_t j = 0;
-        while (j < k && ids[j] != s->name)
-            j++;
-        if (j == k) {
-            if (k == 64)
-                continue;
-            ids[k] = s->name;
-            cnt[k++] = 0;
-        }
-        if (++cnt[j] > best_n) {
-            best_n = cnt[j];
+        if (++cnt[s->name] > best_n) {
+            best_n = cnt[s->name];
             best = s->name;
         }
     }
+    free(cnt);
+    free(has);
     return best;
+}
+
+/* name as an fnmatch pattern that matches only itself (a guessed step name
+ * such as "train_step[rank0]" is a name, not a glob), in a new string (NULL:
+ * out of memory). */
+static char *glob_literal(const char *name)
+{
+    size_t n = strlen(name);
+    char *g = malloc(2 * n + 1), *q = g;
+    if (!g)
+        return NULL;
+    for (const char *p = name; *p; p++) {
+        if (*p == '*' || *p == '?' || *p == '[' || *p == '\\')
+            *q++ = '\\';
+        *q++ = *p;
+    }
+    *q = '\0';
+    return g;
 }
 
 int stint_write_report_html(const struct stint_model *m, const struct stint_tally *T, FILE *f,
@@ -366,18 +382,24 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
 
     /* steps */
     const char *step = o->step;
+    char *guessed = NULL; /* the guessed name as a pattern of itself */
     if (!step) {
         uint32_t g = guess_step(m);
         step = g ? stint_model_str(m, g, NULL) : NULL;
+        if (step && !(guessed = glob_literal(step)))
+            step = NULL;
     }
     fputs("<h2>Steps</h2>\n", f);
     struct stint_steps sr;
     if (!step)
         fputs("<p class=\"hint\">no step spans (give --step NAME)</p>\n", f);
-    else if (stint_steps_compute(&sr, m, step, NULL) == 0) {
+    else if (stint_steps_compute(&sr, m, guessed ? guessed : step, NULL) == 0) {
         fputs("<p class=\"hint\">steps named <b>", f);
         html_str(f, step);
-        fprintf(f, "</b>: %zu; child columns are unions inside each step; times in us</p>\n", sr.nsteps);
+        fprintf(f, "</b>: %zu; child columns are unions inside each step; times in us", sr.nsteps);
+        if (sr.nsteps > 500)
+            fprintf(f, "; <b>the first 500 rows are shown</b>, min, median and max are over all %zu", sr.nsteps);
+        fputs("</p>\n", f);
         fputs("<table><tr><th>step</th><th>wall</th>", f);
         for (size_t c = 0; c < sr.ncols; c++) {
             fputs("<th>", f);
@@ -410,6 +432,7 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
         fputs("</table>\n", f);
         stint_steps_free(&sr);
     }
+    free(guessed);
 
     /* data for the script */
     fprintf(f, "<div id=\"tip\"></div>\n<script type=\"application/json\" id=\"stint-data\">{\"span_ns\":%" PRId64
