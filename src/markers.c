@@ -162,10 +162,52 @@ static char *put_token(char *p, const char *s, size_t n, size_t max) { return pu
 /* A call site's static attributes ("k=v k2=v2"): spaces kept as separators,
  * other control bytes (a newline would end the line) and the '[' of a
  * "[STRACE]" turned into '_'. */
+/* The line's own keys: the fixed fields and the attributes the library
+ * writes. A user attribute (typed or static) of one of these names is
+ * written as "attr.<key>": a consumer that reads the line into a map, or
+ * looks for clk=dev anywhere, must not take the user's value for the
+ * library's (a user "clk=dev" put a host span on a device-clock lane). */
+static const char *const own_keys[] = {"v",   "pid", "tid", "inv",             "hid",
+                                       "depth", "name", "ts", "dur", "clk", "stint_truncated", "stint_autoclosed"};
+#define ATTR_PREFIX "attr."
+#define ATTR_PREFIX_LEN 5
+
+static int own_key(const char *k, size_t n)
+{
+    for (size_t i = 0; i < sizeof own_keys / sizeof own_keys[0]; i++)
+        if (strlen(own_keys[i]) == n && !memcmp(own_keys[i], k, n))
+            return 1;
+    return 0;
+}
+
+/* Whether the token of the static text s[0..n) that starts at i has an own
+ * key (the bytes up to its '=', before the next blank). */
+static int static_own_key(const char *s, size_t i, size_t n)
+{
+    size_t j = i;
+    while (j < n && s[j] != '=' && s[j] != ' ')
+        j++;
+    return j < n && s[j] == '=' && own_key(s + i, j - i);
+}
+
+/* The bytes put_static_attrs writes for s[0..n). */
+static size_t static_attrs_len(const char *s, size_t n)
+{
+    size_t len = n;
+    for (size_t i = 0; i < n; i++)
+        if ((i == 0 || s[i - 1] == ' ') && s[i] != ' ' && static_own_key(s, i, n))
+            len += ATTR_PREFIX_LEN;
+    return len;
+}
+
 static char *put_static_attrs(char *p, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
         unsigned char c = (unsigned char)s[i];
+        if ((i == 0 || s[i - 1] == ' ') && c != ' ' && static_own_key(s, i, n)) {
+            memcpy(p, ATTR_PREFIX, ATTR_PREFIX_LEN);
+            p += ATTR_PREFIX_LEN;
+        }
         int bad = (c < ' ' || c == 0x7f) || (c == '[' && record_mark_at(s, i, n));
         *p++ = bad ? '_' : (char)c;
     }
@@ -189,7 +231,7 @@ static char *render_attrs(char *p, char *end, const stint_i_event *ev, int cut)
         p = put_str(p, "clk=dev");
     if (ev->static_attrs && *ev->static_attrs) {
         size_t n = strlen(ev->static_attrs);
-        if (ROOM(n + 200)) {
+        if (ROOM(static_attrs_len(ev->static_attrs, n) + 200)) {
             SEP();
             p = put_static_attrs(p, ev->static_attrs, n);
         } else {
@@ -206,6 +248,10 @@ static char *render_attrs(char *p, char *end, const stint_i_event *ev, int cut)
         const char *key = a->key && *a->key ? a->key : "_"; /* (no empty key: "=v" reads as no attribute) */
         size_t kn = strlen(key);
         cut |= kn > 64;
+        if (own_key(key, kn)) {
+            memcpy(p, ATTR_PREFIX, ATTR_PREFIX_LEN);
+            p += ATTR_PREFIX_LEN;
+        }
         p = put_token_k(p, key, kn, 64, 1);
         *p++ = '=';
         switch (a->type) {

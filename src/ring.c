@@ -344,11 +344,15 @@ stint_status stint_ring_capture_write_chrome(const stint_ring_capture *c, const 
 {
     if (!c || !path)
         return STINT_E_INVAL;
-    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return STINT_E_IO;
     out_buf *ob = stint_i_alloc(sizeof *ob);
-    int err = ob ? ring_write_doc(fd, (stint_ring_capture *)c, 0, ob) : ENOMEM;
+    if (!ob)
+        return STINT_E_NOMEM;
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0) {
+        stint_i_free(ob, sizeof *ob);
+        return STINT_E_IO;
+    }
+    int err = ring_write_doc(fd, (stint_ring_capture *)c, 0, ob);
     stint_i_free(ob, sizeof *ob);
     if (close(fd) != 0 && !err)
         err = errno;

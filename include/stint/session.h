@@ -280,7 +280,8 @@ STINT_API uint64_t stint_ring_capture_dropped(const stint_ring_capture *c);
 /* Fills *ev for event i; STINT_E_INVAL when i >= count. */
 STINT_API STINT_NODISCARD stint_status stint_ring_capture_event(const stint_ring_capture *c, size_t i,
                                                                 stint_ring_event *ev);
-/* Writes the capture as Chrome/Perfetto JSON (format doc, section 3). */
+/* Writes the capture as Chrome/Perfetto JSON (format doc, section 3): STINT_OK,
+ * STINT_E_IO, or STINT_E_NOMEM (its 8 KiB output buffer). */
 STINT_API STINT_NODISCARD stint_status stint_ring_capture_write_chrome(const stint_ring_capture *c,
                                                                        const char *path);
 STINT_API void stint_ring_capture_free(stint_ring_capture *c);

@@ -176,6 +176,23 @@ int main(void)
     REQUIRE(stint_flush() == STINT_OK);
     CHECK_EQ_I64(nlines, 0);
 
+    /* a user attribute named like one of the line's own keys is attr.<key>,
+     * typed or static (a user clk=dev made a host span a device one, and a
+     * map of the line took a user ts for the span's) */
+    reset();
+    {
+        STINT_SCOPE_A("spoof", "clk=dev ts=5 k=v name=q");
+        stint_attr_str("clk", "dev");
+        stint_attr_i64("dur", 1);
+        stint_attr_i64("stint_autoclosed", 1);
+        stint_attr_i64("clkx", 2);
+    }
+    REQUIRE(stint_flush() == STINT_OK);
+    REQUIRE(nlines == 1);
+    CHECK(strstr(lines[0], " attr.clk=dev attr.ts=5 k=v attr.name=q attr.clk=dev attr.dur=1 attr.stint_autoclosed=1 "
+                           "clkx=2\n") != NULL);
+    CHECK(strstr(lines[0], " clk=dev") == NULL);
+
     /* attributes with no open span are counted, not attached anywhere */
     stint_get_stats(&st0);
     stint_attr_i64("orphan", 1);
