@@ -12,6 +12,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <poll.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -331,6 +332,18 @@ int stint_i_write_all(int fd, const char *p, size_t n)
         if (w < 0) {
             if (errno == EINTR)
                 continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) {
+                /* a non-blocking descriptor (a stderr pipe a parent made
+                 * so): wait for room as a blocking one would, but give up
+                 * after STINT_I_WRITE_WAIT_MS without any (the output was
+                 * stopped for good at the first EAGAIN) */
+                struct pollfd pf = {.fd = fd, .events = POLLOUT};
+                int r = poll(&pf, 1, STINT_I_WRITE_WAIT_MS);
+                if (r > 0 || (r < 0 && errno == EINTR))
+                    continue;
+                err = EAGAIN;
+                break;
+            }
             err = errno ? errno : EIO;
             break;
         }

@@ -85,9 +85,12 @@ size_t stint_i_fmt_u64(char *out, uint64_t v);
  * no marker value a reader takes); returns the length. */
 size_t stint_i_fmt_f64(char *out, double v);
 
-/* write(2) of all n bytes, retrying on EINTR and short writes. Returns 0 or
- * the errno of the failure. Async-signal-safe. A reader that went away gives
- * EPIPE, never a SIGPIPE (whose default action would kill the program). */
+/* write(2) of all n bytes, retrying on EINTR and short writes, and on a
+ * non-blocking fd's EAGAIN once poll(2) finds room (EAGAIN after
+ * STINT_I_WRITE_WAIT_MS with none). Returns 0 or the errno of the failure.
+ * Async-signal-safe. A reader that went away gives EPIPE, never a SIGPIPE
+ * (whose default action would kill the program). */
+#define STINT_I_WRITE_WAIT_MS 10000
 int stint_i_write_all(int fd, const char *p, size_t n);
 
 /* Keeps SIGPIPE from reaching the program around the calling thread's

@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <math.h>
+#include <poll.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
@@ -390,6 +391,13 @@ static void write_all(marker_sink *m, const char *p, size_t n)
         if (w < 0) {
             if (errno == EINTR)
                 continue;
+            if (errno == EAGAIN || errno == EWOULDBLOCK) { /* a non-blocking fd: as stint_i_write_all */
+                struct pollfd pf = {.fd = m->fd, .events = POLLOUT};
+                int r = poll(&pf, 1, STINT_I_WRITE_WAIT_MS);
+                if (r > 0 || (r < 0 && errno == EINTR))
+                    continue;
+                errno = EAGAIN;
+            }
             m->error = STINT_E_IO;
             m->epipe = errno == EPIPE;
             return;

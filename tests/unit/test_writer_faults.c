@@ -4,6 +4,7 @@
  * Destinations: /dev/full (ENOSPC on every write), a descriptor that was
  * closed before the library wrote to it (EBADF), a pipe whose reader is gone
  * (EPIPE, and SIGPIPE at its default action, which would kill the process),
+ * a non-blocking pipe read slowly (EAGAIN: wait, lose nothing),
  * and a file that is unlinked, with its folder, while the program runs.
  * Sinks: the marker sink (fd and path), the JSONL session, the streaming
  * Chrome writer and the ring capture's Chrome export.
@@ -21,9 +22,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 static char dir[256];
@@ -79,6 +82,45 @@ static void case_markers_broken_pipe(void)
     REQUIRE(pipe(p) == 0);
     close(p[0]);
     markers_case(p[1]);
+}
+
+/* A non-blocking pipe (as a parent may hand over stderr) read by a slow
+ * reader: the sink waits for room, as on a blocking one, and every line
+ * arrives (EAGAIN stopped the output for good: flush STINT_E_IO, ~60 KB of
+ * 200 KB delivered). */
+static int g_nb_read_fd;
+static long g_nb_lines;
+static void *slow_reader(void *arg)
+{
+    (void)arg;
+    struct timespec d = {0, 50 * 1000 * 1000};
+    nanosleep(&d, NULL); /* the pipe fills first */
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(g_nb_read_fd, buf, sizeof buf)) > 0)
+        for (ssize_t i = 0; i < n; i++)
+            g_nb_lines += buf[i] == '\n';
+    return NULL;
+}
+
+static void case_markers_nonblocking_pipe(void)
+{
+    int p[2];
+    REQUIRE(pipe(p) == 0);
+    REQUIRE(fcntl(p[1], F_SETFL, O_NONBLOCK) == 0);
+    g_nb_read_fd = p[0];
+    pthread_t th;
+    REQUIRE(pthread_create(&th, NULL, slow_reader, NULL) == 0);
+    CHECK(stint_markers_to_fd(p[1], 0) == STINT_OK);
+    spans(2000); /* ~200 KB: more than the pipe holds */
+    CHECK(stint_flush() == STINT_OK);
+    stint_stats st;
+    stint_get_stats(&st);
+    CHECK(st.sink_error == STINT_OK);
+    CHECK(stint_shutdown() == STINT_OK);
+    close(p[1]);
+    pthread_join(th, NULL);
+    CHECK_EQ_I64(g_nb_lines, 2000);
 }
 
 static void case_markers_path_vanishes(void)
@@ -239,6 +281,7 @@ static const struct {
     {"markers /dev/full", case_markers_dev_full},
     {"markers closed fd", case_markers_closed_fd},
     {"markers broken pipe", case_markers_broken_pipe},
+    {"markers non-blocking pipe, slow reader", case_markers_nonblocking_pipe},
     {"markers path vanishes", case_markers_path_vanishes},
     {"session /dev/full", case_session_dev_full},
     {"session broken pipe", case_session_broken_pipe},
