@@ -38,7 +38,8 @@ struct key_dur {
 };
 
 struct group {
-    char *cat, *name;
+    char *cat, *name; /* texts of catn and namen bytes (a name may hold a NUL) */
+    size_t catn, namen;
     int dev;
     int64_t *a, *b;
     size_t na, nb;
@@ -87,11 +88,23 @@ static uint64_t rng_next(uint64_t *s)
     return z ^ (z >> 31);
 }
 
-static uint64_t hash_str(const char *s)
+static uint64_t hash_bytes(const char *s, size_t n)
 {
     uint64_t h = 1469598103934665603ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+    return h;
+}
+
+/* A side's durations (sorted) as a seed part: each side's resamples come
+ * from its own stream, chosen by its data, so swapping A and B draws the
+ * same resamples of each (the ratio's interval mirrors; one stream through
+ * A then B gave verdicts that depended on the order). */
+static uint64_t hash_durs(const int64_t *v, size_t n)
+{
+    uint64_t h = 0x84222325cbf29ce4ull ^ n;
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (uint64_t)v[i]) * 0x100000001b3ull;
     return h;
 }
 
@@ -337,7 +350,8 @@ int stint_cmd_diff(int argc, char **argv)
             size_t j = i;
             while (j < nk && k[j].cat == k[i].cat && k[j].name == k[i].name && k[j].dev == k[i].dev)
                 j++;
-            const char *cat = stint_model_str(m, k[i].cat, NULL), *name = stint_model_str(m, k[i].name, NULL);
+            size_t catn, namen;
+            const char *cat = stint_model_str(m, k[i].cat, &catn), *name = stint_model_str(m, k[i].name, &namen);
             int dev = k[i].dev;
             /* group lookup by (cat, name) text and clock: open addressing over group indexes */
             if ((ng + 1) * 2 > hcap) {
@@ -349,7 +363,9 @@ int stint_cmd_diff(int argc, char **argv)
                 }
                 memset(nh, 0xff, nc * sizeof *nh);
                 for (size_t q = 0; q < ng; q++) {
-                    size_t h = (size_t)(hash_str(g[q].cat) ^ hash_str(g[q].name) * 31 ^ (uint64_t)g[q].dev) & (nc - 1);
+                    size_t h = (size_t)(hash_bytes(g[q].cat, g[q].catn) ^ hash_bytes(g[q].name, g[q].namen) * 31 ^
+                                        (uint64_t)g[q].dev) &
+                               (nc - 1);
                     while (nh[h] != UINT32_MAX)
                         h = (h + 1) & (nc - 1);
                     nh[h] = (uint32_t)q;
@@ -358,9 +374,10 @@ int stint_cmd_diff(int argc, char **argv)
                 htab = nh;
                 hcap = nc;
             }
-            size_t h = (size_t)(hash_str(cat) ^ hash_str(name) * 31 ^ (uint64_t)dev) & (hcap - 1);
+            size_t h = (size_t)(hash_bytes(cat, catn) ^ hash_bytes(name, namen) * 31 ^ (uint64_t)dev) & (hcap - 1);
             while (htab[h] != UINT32_MAX &&
-                   (g[htab[h]].dev != dev || strcmp(g[htab[h]].cat, cat) || strcmp(g[htab[h]].name, name)))
+                   (g[htab[h]].dev != dev || g[htab[h]].catn != catn || g[htab[h]].namen != namen ||
+                    memcmp(g[htab[h]].cat, cat, catn) || memcmp(g[htab[h]].name, name, namen)))
                 h = (h + 1) & (hcap - 1);
             size_t gi = htab[h] == UINT32_MAX ? ng : htab[h];
             if (gi == ng) {
@@ -377,6 +394,8 @@ int stint_cmd_diff(int argc, char **argv)
                 memset(&g[ng], 0, sizeof g[ng]);
                 g[ng].cat = (char *)cat;
                 g[ng].name = (char *)name;
+                g[ng].catn = catn;
+                g[ng].namen = namen;
                 g[ng].dev = dev;
                 ng++;
             }
@@ -454,11 +473,12 @@ int stint_cmd_diff(int argc, char **argv)
         else {
             ratio = medb / meda;
             size_t r = eff_resamples;
-            uint64_t st = seed ^ hash_str(gr->cat) ^ (hash_str(gr->name) * 3);
+            uint64_t st = seed ^ hash_bytes(gr->cat, gr->catn) ^ (hash_bytes(gr->name, gr->namen) * 3);
+            uint64_t sta = st ^ hash_durs(gr->a, gr->na), stb = st ^ hash_durs(gr->b, gr->nb);
             size_t used = 0;
             for (size_t k = 0; k < r; k++) {
-                double ma_ = resample_median(gr->a, gr->na, scratch, &st);
-                double mb_ = resample_median(gr->b, gr->nb, scratch, &st);
+                double ma_ = resample_median(gr->a, gr->na, scratch, &sta);
+                double mb_ = resample_median(gr->b, gr->nb, scratch, &stb);
                 /* a resample whose A median is 0 (zero-length spans) has no
                  * finite ratio: +inf, or 1 when B's is 0 too; left out, the
                  * interval shrank to the other resamples (a false "faster") */
@@ -478,9 +498,9 @@ int stint_cmd_diff(int argc, char **argv)
         }
         if (o.json) {
             fprintf(f, "%s\n{\"cat\":", i ? "," : "");
-            stint_out_json_str(f, gr->cat, strlen(gr->cat));
+            stint_out_json_str(f, gr->cat, gr->catn);
             fputs(",\"name\":", f);
-            stint_out_json_str(f, gr->name, strlen(gr->name));
+            stint_out_json_str(f, gr->name, gr->namen);
             fprintf(f, ",\"clock\":\"%s\",\"n_a\":%zu,\"n_b\":%zu,\"median_a_ns\":", gr->dev ? "device" : "host", gr->na,
                     gr->nb);
             if (gr->na)
@@ -516,15 +536,22 @@ int stint_cmd_diff(int argc, char **argv)
             fprintf(f, "%7zu %7zu %12s %12s %8s %17s  %-9s ", gr->na, gr->nb, stint_an_us_f(b1, meda),
                     stint_an_us_f(b2, medb), rs, ci, verdict);
             /* the last column: cat/name escaped so one row stays one line */
-            stint_out_text_str(f, gr->cat, strlen(gr->cat));
-            if (*gr->cat)
+            stint_out_text_str(f, gr->cat, gr->catn);
+            if (gr->catn)
                 putc('/', f);
-            stint_out_text_str(f, gr->name, strlen(gr->name));
+            stint_out_text_str(f, gr->name, gr->namen);
             fputs(gr->dev ? "  [device clock]\n" : "\n", f);
         }
     }
+    size_t both = 0;
+    for (size_t i = 0; i < ng; i++)
+        both += g[i].na && g[i].nb;
+    if (ng && !both) /* (exit 0 and "0 slower" would read as a pass) */
+        fprintf(stderr,
+                "stint diff: warning: no (cat, name) is in both inputs: nothing was compared (are the categories "
+                "the same? a marker log has none, a JSONL session's are span kinds)\n");
     if (o.json)
-        fprintf(f, "],\n\"slower\":%d,\"faster\":%d}\n", regressions, improvements);
+        fprintf(f, "],\n\"slower\":%d,\"faster\":%d,\"compared\":%zu}\n", regressions, improvements, both);
     else {
         fprintf(f, "# %d slower, %d faster", regressions, improvements);
         size_t few = 0;
