@@ -165,6 +165,36 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
         stint_calltree_free(&t);
         return -1;
     }
+    /* the flame graph's nodes: a call path narrower than 1/FLAME_MIN_PART of
+     * all host root spans (under a pixel on any screen) or deeper than the
+     * rows drawn is left out with its subtree, and counted, so that the page
+     * stays bounded by what can be seen (every node was written: 300k unique
+     * names gave 27 MB for 1000 drawn slices) */
+    enum { FLAME_MIN_PART = 20000, FLAME_ROWS = 25 };
+    uint8_t *fkeep = calloc(t.n + 1, 1);
+    uint32_t *fstack = malloc((t.n + 1) * sizeof *fstack);
+    size_t flame_out = 0;
+    int64_t root_total = 0;
+    for (uint32_t c = t.nodes[0].first_child; c != STINT_NO_ID; c = t.nodes[c].next_sibling)
+        root_total = stint_sum_add(root_total, t.nodes[c].total_ns);
+    if (fkeep && fstack) {
+        size_t sp = 0;
+        fkeep[0] = 1;
+        fstack[sp++] = 0;
+        while (sp) {
+            uint32_t c = fstack[--sp];
+            for (uint32_t k = t.nodes[c].first_child; k != STINT_NO_ID; k = t.nodes[k].next_sibling) {
+                const struct stint_tnode *nd = &t.nodes[k];
+                int keep = fkeep[c] && nd->depth < FLAME_ROWS &&
+                           (double)nd->total_ns * FLAME_MIN_PART >= (double)root_total;
+                fkeep[k] = (uint8_t)keep;
+                flame_out += !keep && fkeep[c]; /* (a left-out path counts once, its subtree with it) */
+                if (keep)
+                    fstack[sp++] = k;
+            }
+        }
+    }
+    free(fstack);
     size_t npick = 0;
     for (size_t i = 0; i < n; i++)
         pick[npick++] = (uint32_t)i;
@@ -214,6 +244,7 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
      * first row free at its start), so nested spans stack under their
      * parents and overlapping siblings get rows of their own */
     uint32_t *row_of = malloc((npick ? npick : 1) * sizeof *row_of);
+    size_t crowded = 0;
     int64_t row_end[25];
     uint32_t cur_track = STINT_NO_ID;
     for (size_t k = 0; row_of && k < npick; k++) {
@@ -227,6 +258,7 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
         uint32_t r = 0;
         while (r < 24 && row_end[r] > s->ts_ns)
             r++;
+        crowded += r == 24 && row_end[r] > s->ts_ns; /* (drawn over another on the last row) */
         if (row_end[r] < end)
             row_end[r] = end;
         row_of[k] = r;
@@ -288,6 +320,17 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
         fprintf(f, "<li><b>The timeline shows the %zu longest of %zu slices</b> (%zu shorter ones left out; the "
                    "tables include every slice).</li>\n",
                 npick, n, left_out);
+    if (crowded)
+        fprintf(f, "<li>%zu slices lie deeper than the 25 rows a lane draws: they share its last row, drawn over "
+                   "each other (the tables include them).</li>\n",
+                crowded);
+    if (flame_out)
+        fprintf(f, "<li>The flame graph leaves out %zu call paths (with what they call) narrower than 1/%d of all "
+                   "host root spans or deeper than %d levels.</li>\n",
+                flame_out, (int)FLAME_MIN_PART, (int)FLAME_ROWS);
+    if (m->counters.len)
+        fprintf(f, "<li>%zu counter series are not drawn (<code>stint counters</code> summarizes them).</li>\n",
+                (size_t)m->counters.len);
     if (t.unfinished)
         fprintf(f, "<li>%" PRIu64 " spans never ended: drawn to the end of the trace, left out of the tables.</li>\n",
                 t.unfinished);
@@ -445,6 +488,9 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
     for (size_t i = 0; i < n; i++)
         if (stint_model_slice(m, i)->name > maxname)
             maxname = stint_model_slice(m, i)->name;
+    for (size_t k = 1; k < t.n; k++)
+        if (t.nodes[k].name > maxname)
+            maxname = t.nodes[k].name;
     uint32_t *name_ix = malloc(((size_t)maxname + 1) * sizeof *name_ix);
     if (!name_ix) {
         fprintf(stderr, "stint: out of memory\n");
@@ -453,8 +499,12 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
     for (uint32_t k = 0; k <= maxname; k++)
         name_ix[k] = STINT_NO_ID;
     name_ix[0] = 0;
-    for (size_t i = 0; i < n; i++)
-        name_ix[stint_model_slice(m, i)->name] = 0;
+    /* (only the names the page draws: the picked slices' and the flame's) */
+    for (size_t k = 0; k < npick; k++)
+        name_ix[stint_model_slice(m, pick[k])->name] = 0;
+    for (size_t k = 1; k < t.n; k++)
+        if (fkeep && fkeep[k])
+            name_ix[t.nodes[k].name] = 0;
     uint32_t nnames = 0;
     for (uint32_t k = 0; k <= maxname; k++) {
         if (name_ix[k] == STINT_NO_ID)
@@ -462,7 +512,7 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
         name_ix[k] = nnames++;
         size_t l;
         const char *s = stint_model_str(m, k, &l);
-        if (k)
+        if (name_ix[k])
             putc(',', f);
         js_str(f, s, l);
     }
@@ -504,9 +554,6 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
     uint32_t *remap = malloc((t.n + 1) * sizeof *remap);
     uint32_t *stack = malloc((t.n + 1) * sizeof *stack);
     if (remap && stack) {
-        int64_t root_total = 0;
-        for (uint32_t c = t.nodes[0].first_child; c != STINT_NO_ID; c = t.nodes[c].next_sibling)
-            root_total = stint_sum_add(root_total, t.nodes[c].total_ns);
         fprintf(f, "[-1,0,%" PRId64 ",0,0,0]", root_total);
         remap[0] = 0;
         uint32_t next = 1;
@@ -522,6 +569,8 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
         while (sp) {
             uint32_t c = stack[--sp];
             const struct stint_tnode *nd = &t.nodes[c];
+            if (fkeep && !fkeep[c])
+                continue; /* (with its subtree: counted in the notes) */
             remap[c] = next++;
             fprintf(f, ",\n[%u,%u,%" PRId64 ",%" PRId64 ",%u,%" PRIu64 "]", remap[nd->parent],
                     nd->name <= maxname ? name_ix[nd->name] : 0, nd->total_ns,
@@ -546,6 +595,7 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
         fputs(stint_report_js[k], f);
     fputs("</script>\n</body></html>\n", f);
     free(row_of);
+    free(fkeep);
     free(pick);
     free(dev_origin);
     free(lane_of_track);
