@@ -7,6 +7,7 @@
 #include "report_html.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,9 +30,11 @@ int stint_cmd_report(int argc, char **argv)
         return 2;
     if (max_slices) {
         char *end;
+        errno = 0;
         long long n = strtoll(max_slices, &end, 10);
-        if (*end || n < 1) {
-            fprintf(stderr, "stint report: --max-slices: '%s' is not a positive count\n", max_slices);
+        if (*end || end == max_slices || n < 1 || errno == ERANGE) {
+            fprintf(stderr, "stint report: --max-slices: '%s' is not a positive count (1 to %lld)\n", max_slices,
+                    LLONG_MAX);
             return 2;
         }
         ro.max_slices = (size_t)n;

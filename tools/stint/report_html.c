@@ -13,6 +13,7 @@
 
 #include "analysis.h"
 #include "intervals.h"
+#include "json.h"
 #include "tsparse.h"
 #include "report_template.h"
 #include "umap.h"
@@ -22,9 +23,29 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Copies the valid UTF-8 sequence at s[i] (c >= 0x80) to f and returns its
+ * length, or writes U+FFFD for a byte that starts none and returns 1: the
+ * page says charset=utf-8, and it must be (raw bytes of a marker name were
+ * copied as they were). */
+static size_t put_utf8_or_fffd(FILE *f, const char *s, size_t i, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    int l = stint_json_utf8_seq(u + i, u + n);
+    if (l <= 0) {
+        fputs("\xEF\xBF\xBD", f);
+        return 1;
+    }
+    fwrite(s + i, 1, (size_t)l, f);
+    return (size_t)l;
+}
+
 static void html_text(FILE *f, const char *s, size_t n)
 {
     for (size_t i = 0; i < n; i++) {
+        if ((unsigned char)s[i] >= 0x80) {
+            i += put_utf8_or_fffd(f, s, i, n) - 1;
+            continue;
+        }
         switch (s[i]) {
         case '<': fputs("&lt;", f); break;
         case '>': fputs("&gt;", f); break;
@@ -47,6 +68,8 @@ static void js_str(FILE *f, const char *s, size_t n)
             fprintf(f, "\\%c", c);
         else if (c < 0x20 || c == '<' || c == '>' || c == '&')
             fprintf(f, "\\u%04x", c);
+        else if (c >= 0x80)
+            i += put_utf8_or_fffd(f, s, i, n) - 1;
         else
             putc(c, f);
     }
