@@ -544,6 +544,10 @@ static void at_exit(void)
      * reads, a callback that hangs) holds the drain lock, which the counters
      * need too */
     struct timespec dl = deadline_in(g_exit_ms);
+    /* the exiting thread's open spans end here, flagged autoclosed, as at a
+     * thread's exit (they were never written: exit() inside a span left its
+     * children without their parent) */
+    stint_i_close_all_open();
     stint_status st = shutdown_bounded(&dl);
     stint_stats s;
     char msg[512];
@@ -571,6 +575,15 @@ static void at_exit(void)
         n = snprintf(msg, sizeof msg, "stint: markers not fully written at exit: %s\n",
                      stint_strerror(st != STINT_OK ? st : s.sink_error));
     exit_say(msg, n, sizeof msg);
+    /* spans other threads recorded while the exit drained (recording stops
+     * after it): in their buffers, never written; said, not lost silently */
+    if (st == STINT_OK && s.sink_error == STINT_OK && s.spans_recorded > s.spans_written) {
+        n = snprintf(msg, sizeof msg,
+                     "stint: %llu spans recorded by other threads during the exit were not written (recording "
+                     "stops at exit; end threads before exit() to keep them)\n",
+                     (unsigned long long)(s.spans_recorded - s.spans_written));
+        exit_say(msg, n, sizeof msg);
+    }
 }
 
 /* ---- fork ----------------------------------------------------------------------------------- */

@@ -223,7 +223,11 @@ STINT_API STINT_NODISCARD stint_status stint_flush(void);
  * recorded (as with stint_set_enabled(0)); if recording is turned on again,
  * spans that reach a drain with no sink open are counted as dropped. An
  * atexit handler calls it with a bounded time (STINT_EXIT_FLUSH_MS, default
- * 2000; the whole exit handler keeps to it, and 0 turns the handler off). */
+ * 2000; the whole exit handler keeps to it, and 0 turns the handler off),
+ * after ending the exiting thread's open spans (autoclosed); spans other
+ * threads record while it runs are said on stderr, not written, and a span
+ * still open in another thread is never recorded (a span is recorded when it
+ * ends): end or join threads before exit(). */
 STINT_API stint_status stint_shutdown(void);
 
 /* ---- the marker sink ------------------------------------------------------------------ */

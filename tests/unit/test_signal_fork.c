@@ -323,7 +323,10 @@ static void scenario_exit(int busy_threads)
     if (c == 0) {
         if (stint_markers_to_path(path, 0) != STINT_OK)
             _exit(10);
+        static const stint_loc open_at_exit = {"open.at.exit", NULL, __FILE__, "e", __LINE__};
         static const stint_loc done = {"done.before.exit", NULL, __FILE__, "e", __LINE__};
+        stint_span outer = stint_span_begin(&open_at_exit);
+        (void)outer; /* exit() inside it */
         stint_span_end(stint_span_begin(&done));
         pthread_t th;
         pthread_create(&th, NULL, blocked_in_span, NULL);
@@ -343,6 +346,8 @@ static void scenario_exit(int busy_threads)
     char *buf = slurp(path, &len);
     REQUIRE(buf != NULL);
     CHECK_EQ_I64(count_lines(buf, len, "done.before.exit", (long)c), 1); /* flushed at exit, lines whole */
+    /* the exiting thread's open span is ended (autoclosed) and written: its child's parent is there */
+    CHECK_EQ_I64(count_lines(buf, len, "open.at.exit", (long)c), 1);
     CHECK(count_lines(buf, len, "busy", -1) >= 0);
     free(buf);
 }
