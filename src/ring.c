@@ -63,6 +63,10 @@ struct stint_ring_capture {
     uint64_t skipped_before;
     uint64_t skipped_device;
     uint64_t cut; /* spans whose text had to be shortened */
+    /* spans lost in full thread buffers while the ring ran (never reached it):
+     * the window's holes, said in the document */
+    _Atomic uint64_t lost;
+    _Atomic int64_t lost_first_ns, lost_last_ns;
     int64_t t0_ns;
     int stopped;
     ring_thread threads[RING_THREADS];
@@ -147,12 +151,26 @@ static void ring_event(stint_i_sink *s, const stint_i_event *ev)
 
 static void ring_close(stint_i_sink *s) { ((stint_ring_capture *)s)->stopped = 1; }
 
+static void ring_dropped(stint_i_sink *s, const stint_i_drop *d)
+{
+    stint_ring_capture *r = (stint_ring_capture *)s;
+    if (!d->count)
+        return;
+    if (!atomic_load_explicit(&r->lost, memory_order_relaxed) ||
+        d->first_ts_ns < atomic_load_explicit(&r->lost_first_ns, memory_order_relaxed))
+        atomic_store_explicit(&r->lost_first_ns, d->first_ts_ns, memory_order_relaxed);
+    if (d->last_ts_ns > atomic_load_explicit(&r->lost_last_ns, memory_order_relaxed))
+        atomic_store_explicit(&r->lost_last_ns, d->last_ts_ns, memory_order_relaxed);
+    atomic_fetch_add_explicit(&r->lost, d->count, memory_order_release);
+}
+
 static void ring_atfork_child(stint_i_sink *s)
 {
     /* the parent's spans are not the child's: start the child's capture empty */
     stint_ring_capture *r = (stint_ring_capture *)s;
     atomic_store(&r->head, 0);
     atomic_store(&r->dropped, 0);
+    atomic_store(&r->lost, 0);
     atomic_store(&r->nthreads, 0);
     r->skipped_before = r->skipped_device = r->cut = 0;
 }
@@ -228,6 +246,15 @@ static int ring_write_doc(int fd, stint_ring_capture *r, int crash_signal, out_b
         ob_lit(&o, ",\"crash_signal\":");
         ob_u64(&o, (uint64_t)crash_signal);
     }
+    uint64_t lost = atomic_load_explicit(&r->lost, memory_order_acquire);
+    ob_lit(&o, ",\"lost_in_thread_buffers\":");
+    ob_u64(&o, lost);
+    if (lost) { /* (CLOCK_MONOTONIC ns, as origin_monotonic_ns) */
+        ob_lit(&o, ",\"lost_first_ts_ns\":");
+        ob_u64(&o, (uint64_t)atomic_load_explicit(&r->lost_first_ns, memory_order_relaxed));
+        ob_lit(&o, ",\"lost_last_ts_ns\":");
+        ob_u64(&o, (uint64_t)atomic_load_explicit(&r->lost_last_ns, memory_order_relaxed));
+    }
     ob_lit(&o, ",\"origin_monotonic_ns\":");
     ob_u64(&o, (uint64_t)r->t0_ns);
     ob_lit(&o, ",\"schema\":\"stint/ring/1\",\"skipped_before_start\":");
@@ -285,6 +312,7 @@ stint_status stint_ring_start(size_t capacity)
     r->t0_ns = stint_now_ns();
     r->sink.event = ring_event;
     r->sink.close = ring_close;
+    r->sink.dropped = ring_dropped;
     r->sink.atfork_child = ring_atfork_child;
     atomic_store(&g_ring, r);
     stint_i_sink_add(&r->sink);

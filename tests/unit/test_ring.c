@@ -1,8 +1,10 @@
 /*
  * test_ring.c - the flight-recorder ring: capacity 0 and busy errors,
  * finish/second finish, completion order, exact drop-oldest counts (one
- * thread and several), the Chrome export, and the crash dump written by a
- * child that really segfaults.
+ * thread and several), the Chrome export, the crash dump written by a
+ * child that really segfaults, and spans lost in full thread buffers said in
+ * the document (metadata.lost_in_thread_buffers, exact: the window had holes
+ * nothing mentioned), in a fresh process with 16 KiB buffers.
  */
 #include "check.h"
 #include "mini_json.h"
@@ -230,8 +232,43 @@ __attribute__((unused)) static void test_crash_dump(void)
     free(doc);
 }
 
-int main(void)
+/* In the re-executed process (STINT_BUFFER_KB=16): one thread records far
+ * more than its buffer holds before the writer drains it. */
+static int lost_in_buffers(void)
 {
+    check_count_ = check_failures_ = 0;
+    stint_markers_off();
+    REQUIRE(stint_ring_start(64) == STINT_OK);
+    for (int i = 0; i < 200000; i++)
+        named_span("burst");
+    REQUIRE(stint_flush() == STINT_OK);
+    stint_stats st;
+    stint_get_stats(&st);
+    CHECK(st.spans_dropped > 0);
+    stint_ring_capture *cap = NULL;
+    REQUIRE(stint_ring_finish(&cap) == STINT_OK);
+    const char *path = tmp_path("lost.json");
+    REQUIRE(stint_ring_capture_write_chrome(cap, path) == STINT_OK);
+    stint_ring_capture_free(cap);
+    FILE *f = fopen(path, "r");
+    REQUIRE(f);
+    static char doc[1 << 16];
+    size_t n = fread(doc, 1, sizeof doc - 1, f);
+    fclose(f);
+    doc[n] = 0;
+    char want[80];
+    snprintf(want, sizeof want, "\"lost_in_thread_buffers\":%llu,", (unsigned long long)st.spans_dropped);
+    CHECK(strstr(doc, want) != NULL);
+    CHECK(strstr(doc, "\"lost_first_ts_ns\":") != NULL);
+    return check_failures_ ? 1 : 0;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 3 && !strcmp(argv[1], "--lost")) {
+        snprintf(g_dir, sizeof g_dir, "%s", argv[2]);
+        return lost_in_buffers();
+    }
     stint_markers_off();
     snprintf(g_dir, sizeof g_dir, "/tmp/stint_test_ring_%d", (int)getpid());
     REQUIRE(mkdir(g_dir, 0755) == 0);
@@ -246,6 +283,19 @@ int main(void)
     test_drop_oldest_one_thread();
     test_completion_order();
     test_drop_oldest_threads();
+    { /* lost in thread buffers: a fresh process, so that its buffers are small from the start */
+        fflush(NULL);
+        pid_t c = fork();
+        REQUIRE(c >= 0);
+        if (c == 0) {
+            setenv("STINT_BUFFER_KB", "16", 1);
+            execl("/proc/self/exe", argv[0], "--lost", g_dir, (char *)NULL);
+            _exit(127);
+        }
+        int ws;
+        REQUIRE(waitpid(c, &ws, 0) == c);
+        CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    }
     char cmd[300];
     snprintf(cmd, sizeof cmd, "rm -rf %s", g_dir);
     if (system(cmd) != 0)
