@@ -90,9 +90,8 @@ static void at_exit(void);
 
 static void init_once(void)
 {
-    const char *on = getenv("STINT");
-    if (on && !strcmp(on, "0"))
-        __atomic_store_n(&stint_g_enabled, 0, __ATOMIC_RELAXED);
+    /* (STINT=0 is applied once, at load: stint_i_load below; applied here
+     * again, it undid a stint_set_enabled(1) made before the first span) */
     long kb = env_long("STINT_BUFFER_KB", 1024, 4, 1L << 22);
     uint64_t bytes = 4096;
     while (bytes < (uint64_t)kb * 1024)

@@ -25,6 +25,9 @@
  *      stack), and a span past the depth limit ended twice (the second end
  *      closed a deep span still open, and an attribute then went to the
  *      deepest recorded span).
+ *  10. (a re-executed process with STINT=0) recording is off from the load,
+ *      and a stint_set_enabled(1) before the first span holds (the first
+ *      span's lazy init applied STINT=0 again: 1 of 5 spans recorded).
  */
 #include "check.h"
 #include "stint/stint.h"
@@ -394,8 +397,26 @@ static void in_child(const char *what, int (*fn)(void))
 static int round_;
 static int flush_round(void) { return flush_before_writer(round_); }
 
-int main(void)
+static int stint0_then_enabled(void)
 {
+    CHECK_EQ_I64(stint_is_enabled(), 0); /* STINT=0, applied at load */
+    stint_set_enabled(1);
+    REQUIRE(stint_markers_to_callback(catch_line, NULL, 0) == STINT_OK);
+    static const stint_loc loc = {"after.enable", NULL, __FILE__, "stint0", __LINE__};
+    for (int i = 0; i < 5; i++)
+        stint_span_end(stint_span_begin(&loc));
+    CHECK_EQ_I64(stint_is_enabled(), 1);
+    REQUIRE(stint_flush() == STINT_OK);
+    stint_stats s;
+    stint_get_stats(&s);
+    CHECK_EQ_I64(s.spans_recorded, 5);
+    return check_failures_;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc == 2 && !strcmp(argv[1], "--stint0"))
+        return stint0_then_enabled() ? 1 : 0;
     snprintf(dir, sizeof dir, "%s/stint-lifecycle-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     REQUIRE(mkdtemp(dir) != NULL);
     for (round_ = 0; round_ < 20; round_++) /* (a race, before: lost in half the runs) */
@@ -404,6 +425,21 @@ int main(void)
     in_child("too deep", too_deep);
     in_child("lines cut", cut_lines);
     in_child("handles of no span of this thread", bad_handles);
+    { /* 10: a fresh process, so that STINT=0 is there when the library loads */
+        fflush(NULL);
+        pid_t c = fork();
+        REQUIRE(c >= 0);
+        if (c == 0) {
+            setenv("STINT", "0", 1);
+            execl("/proc/self/exe", argv[0], "--stint0", (char *)NULL);
+            _exit(127);
+        }
+        int ws;
+        REQUIRE(waitpid(c, &ws, 0) == c);
+        if (!(WIFEXITED(ws) && WEXITSTATUS(ws) == 0))
+            fprintf(stderr, "scenario 'STINT=0, then enabled' failed (wait status %d)\n", ws);
+        CHECK(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
+    }
     in_child("fork counters", fork_counters);
     in_child("after shutdown", after_shutdown);
     in_child("exit with stderr a broken or stuck pipe", exit_pipes);
