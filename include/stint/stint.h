@@ -46,9 +46,17 @@ extern "C" {
 
 #if defined(__GNUC__) || defined(__clang__)
 #define STINT_API __attribute__((visibility("default")))
-#define STINT_NODISCARD __attribute__((warn_unused_result))
 #else
 #define STINT_API
+#endif
+/* A status to check: warned about where a (void) cast can say "ignored on
+ * purpose": clang's warn_unused_result, C++17's [[nodiscard]] with GCC.
+ * GCC's warn_unused_result ignores (void), so it is not used. */
+#if defined(__clang__)
+#define STINT_NODISCARD __attribute__((warn_unused_result))
+#elif defined(__GNUC__) && defined(__cplusplus) && __cplusplus >= 201703L
+#define STINT_NODISCARD [[nodiscard]]
+#else
 #define STINT_NODISCARD
 #endif
 
