@@ -340,8 +340,8 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
           "minus the union of all children (uninstrumented work or waiting, not a proven cause).</li>\n",
           f);
     if (left_out)
-        fprintf(f, "<li><b>The timeline shows the %zu longest of %zu slices</b> (%zu shorter ones left out; the "
-                   "tables include every slice).</li>\n",
+        fprintf(f, "<li><b>The timeline shows the %zu longest of %zu slices</b> (%zu shorter ones left out, and a "
+                   "lane none of whose slices are among them is not drawn; the tables include every slice).</li>\n",
                 npick, n, left_out);
     if (crowded)
         fprintf(f, "<li>%zu slices lie deeper than the 25 rows a lane draws: they share its last row, drawn over "
