@@ -954,6 +954,28 @@ stint_status stint_session_finish(stint_session *s)
     stint_status st = enter(s);
     if (st)
         return st;
+    /* spans left open by a thread that has exited can never be ended (a
+     * span is ended on its own thread): end them here, innermost first,
+     * marked "autoclosed" (the span API closes a thread's spans at its exit);
+     * the session could not be finished at all */
+    int64_t now = since_open(s);
+    pid_t pid = getpid();
+    for (size_t i = 0; i < s->nstacks && st == STINT_OK; i++) {
+        sess_stack *stack = &s->stacks[i];
+        if (!stack->n || syscall(SYS_tgkill, pid, stack->tid, 0) == 0 || errno != ESRCH)
+            continue;
+        while (stack->n && st == STINT_OK) {
+            line_begin(s, "span_end");
+            kv_span(s, "id", stack->ids[stack->n - 1]);
+            kv_i64(s, "duration_ns", now - stack->starts[stack->n - 1]);
+            kv_bool(s, "autoclosed", 1);
+            st = line_commit(s);
+            if (st == STINT_OK)
+                stack->n--;
+        }
+    }
+    if (st)
+        return leave(s, st);
     size_t open_spans = 0;
     for (size_t i = 0; i < s->nstacks; i++)
         open_spans += s->stacks[i].n;

@@ -2,7 +2,9 @@
  * test_session_threads.c - one JSONL session used by several threads at
  * once: each thread's spans nest on its own stack (a thread's first span has
  * the root s1 as parent), ids are unique, every line parses, and a span
- * ended on another thread than the one that began it is a LIFO mismatch.
+ * ended on another thread than the one that began it is a LIFO mismatch;
+ * finish ends the spans a thread left open when it exited (autoclosed: no
+ * thread could end them, and finish failed for good), never a live thread's.
  */
 #include "check.h"
 #include "mini_json.h"
@@ -48,6 +50,53 @@ typedef struct span_info {
     long long parent;
     int ended;
 } span_info;
+
+static pthread_barrier_t g_bar;
+static void *leaves_open(void *arg)
+{
+    uint64_t id;
+    if (stint_session_span_begin(g_s, "left.open", STINT_SPAN_FUNCTION, STINT_STEP_NONE, &id) != STINT_OK)
+        g_errors++;
+    if (arg) { /* stay alive with the span open until main has tried to finish, then end it */
+        pthread_barrier_wait(&g_bar);
+        pthread_barrier_wait(&g_bar);
+        if (stint_session_span_end(g_s, id) != STINT_OK)
+            g_errors++;
+    }
+    return NULL;
+}
+
+static void exited_thread_spans(void)
+{
+    char path[256];
+    snprintf(path, sizeof path, "/tmp/stint_test_session_exited_%d.jsonl", (int)getpid());
+    stint_session_options o = STINT_SESSION_OPTIONS_INIT;
+    o.entrypoint = "exited";
+    REQUIRE(stint_session_open(path, &o, &g_s, NULL, 0) == STINT_OK);
+    REQUIRE(pthread_barrier_init(&g_bar, NULL, 2) == 0);
+    pthread_t dead, live;
+    REQUIRE(pthread_create(&dead, NULL, leaves_open, NULL) == 0);
+    pthread_join(dead, NULL); /* gone, its span open */
+    REQUIRE(pthread_create(&live, NULL, leaves_open, &g_bar) == 0);
+    pthread_barrier_wait(&g_bar);
+    CHECK(stint_session_finish(g_s) == STINT_E_SPANS_OPEN); /* the live thread's span */
+    pthread_barrier_wait(&g_bar);
+    pthread_join(live, NULL);
+    CHECK(stint_session_finish(g_s) == STINT_OK);
+    stint_session_free(g_s);
+    pthread_barrier_destroy(&g_bar);
+    size_t len;
+    char *buf = mj_slurp(path, &len);
+    REQUIRE(buf);
+    int autoclosed = 0;
+    for (const char *p = buf; (p = strstr(p, "\"autoclosed\":true")) != NULL; p++)
+        autoclosed++;
+    CHECK_EQ_I64(autoclosed, 1);
+    CHECK_EQ_I64(g_errors, 0);
+    CHECK(strstr(buf, "{\"kind\":\"span_end\",\"id\":\"s2\",") != NULL);
+    free(buf);
+    unlink(path);
+}
 
 int main(void)
 {
@@ -131,5 +180,6 @@ int main(void)
     free(info);
     free(buf);
     unlink(path);
+    exited_thread_spans();
     CHECK_DONE();
 }
