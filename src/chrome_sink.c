@@ -109,15 +109,12 @@ void stint_i_chrome_meta(stint_i_jbuf *b, const char *what, int64_t pid, int64_t
  * object never holds a key twice and the library's value stays where readers
  * look for it. */
 static const char *const own_keys[] = {"inv", "hid", "depth", "clk", "stint_truncated"};
-#define ATTR_PREFIX "attr."
-#define ATTR_PREFIX_LEN 5
+#define ATTR_PREFIX STINT_I_ATTR_PREFIX
+#define ATTR_PREFIX_LEN STINT_I_ATTR_PREFIX_LEN
 
 static int own_key(const char *k, size_t n)
 {
-    for (size_t i = 0; i < sizeof own_keys / sizeof own_keys[0]; i++)
-        if (strlen(own_keys[i]) == n && !memcmp(own_keys[i], k, n))
-            return 1;
-    return 0;
+    return stint_i_key_in(k, n, own_keys, sizeof own_keys / sizeof own_keys[0]);
 }
 
 /* Whether user keys a[0..an) and b[0..bn) are written as the same args key

@@ -17,6 +17,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <unistd.h>
 
 void stint_i_jb_init(stint_i_jbuf *b, size_t cap)
@@ -320,6 +321,14 @@ void stint_i_sigpipe_restore(stint_i_sigpipe *g, int got_epipe)
         errno = saved;
     }
     pthread_sigmask(SIG_SETMASK, &g->old, NULL);
+}
+
+int stint_i_key_in(const char *k, size_t n, const char *const *keys, size_t nkeys)
+{
+    for (size_t i = 0; i < nkeys; i++)
+        if (strlen(keys[i]) == n && !memcmp(keys[i], k, n))
+            return 1;
+    return 0;
 }
 
 int stint_i_write_all(int fd, const char *p, size_t n)

@@ -85,6 +85,13 @@ size_t stint_i_fmt_u64(char *out, uint64_t v);
  * no marker value a reader takes); returns the length. */
 size_t stint_i_fmt_f64(char *out, double v);
 
+/* Sinks write a user attribute named like one of their own keys as
+ * STINT_I_ATTR_PREFIX "<key>", so that the library's value stays where
+ * readers look for it. Whether k[0..n) is one of the nkeys strings of keys. */
+#define STINT_I_ATTR_PREFIX "attr."
+#define STINT_I_ATTR_PREFIX_LEN 5
+int stint_i_key_in(const char *k, size_t n, const char *const *keys, size_t nkeys);
+
 /* write(2) of all n bytes, retrying on EINTR and short writes, and on a
  * non-blocking fd's EAGAIN once poll(2) finds room (EAGAIN after
  * STINT_I_WRITE_WAIT_MS with none). Returns 0 or the errno of the failure.

@@ -170,15 +170,12 @@ static char *put_token(char *p, const char *s, size_t n, size_t max) { return pu
  * library's (a user "clk=dev" put a host span on a device-clock lane). */
 static const char *const own_keys[] = {"v",   "pid", "tid", "inv",             "hid",
                                        "depth", "name", "ts", "dur", "clk", "stint_truncated", "stint_autoclosed"};
-#define ATTR_PREFIX "attr."
-#define ATTR_PREFIX_LEN 5
+#define ATTR_PREFIX STINT_I_ATTR_PREFIX
+#define ATTR_PREFIX_LEN STINT_I_ATTR_PREFIX_LEN
 
 static int own_key(const char *k, size_t n)
 {
-    for (size_t i = 0; i < sizeof own_keys / sizeof own_keys[0]; i++)
-        if (strlen(own_keys[i]) == n && !memcmp(own_keys[i], k, n))
-            return 1;
-    return 0;
+    return stint_i_key_in(k, n, own_keys, sizeof own_keys / sizeof own_keys[0]);
 }
 
 /* Whether the token of the static text s[0..n) that starts at i has an own

@@ -58,6 +58,16 @@ static size_t keys_of(const struct stint_model *m, struct key *out, int64_t shif
     return k;
 }
 
+/* m written as rebased Chrome JSON to path, its stats in *st. */
+static void write_rebased(const struct stint_model *m, const char *path, struct stint_write_stats *st)
+{
+    FILE *f = fopen(path, "w");
+    REQUIRE(f);
+    struct stint_write_opts wo = {.rebase = 1};
+    CHECK(stint_write_chrome(m, f, &wo, st) == 0);
+    fclose(f);
+}
+
 static void one_round(int seed, const char *dir)
 {
     rng = (uint64_t)seed * 2654435761u + 7;
@@ -82,12 +92,8 @@ static void one_round(int seed, const char *dir)
     CHECK(m.repairs[STINT_REPAIR_OVERLAP] > 0); /* the input does overlap improperly */
     char path[512];
     snprintf(path, sizeof path, "%s/out%d.json", dir, seed);
-    FILE *f = fopen(path, "w");
-    REQUIRE(f);
-    struct stint_write_opts wo = {.rebase = 1};
     struct stint_write_stats st;
-    CHECK(stint_write_chrome(&m, f, &wo, &st) == 0);
-    fclose(f);
+    write_rebased(&m, path, &st);
     CHECK_EQ_U64(st.slices, N);
     CHECK(st.moved_overlap > 0);
     CHECK_EQ_I64(st.origin_ns, stint_model_origins(&m).host);
@@ -106,7 +112,7 @@ static void one_round(int seed, const char *dir)
     free(a);
     free(b);
     /* three decimals on every ts and dur */
-    f = fopen(path, "r");
+    FILE *f = fopen(path, "r");
     REQUIRE(f);
     char line[4096];
     int bad = 0;
@@ -150,12 +156,8 @@ static void device_origins(const char *dir)
     stint_model_finish(&m);
     char path[512];
     snprintf(path, sizeof path, "%s/dev.json", dir);
-    FILE *f = fopen(path, "w");
-    REQUIRE(f);
-    struct stint_write_opts wo = {.rebase = 1};
     struct stint_write_stats st;
-    CHECK(stint_write_chrome(&m, f, &wo, &st) == 0);
-    fclose(f);
+    write_rebased(&m, path, &st);
     CHECK_EQ_I64(st.origin_ns, 5000000000000);
     CHECK_EQ_I64(st.device_origin_ns, 100);
     struct stint_model back;
