@@ -11,6 +11,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdatomic.h>
 #include <math.h>
 #include <poll.h>
 #include <pthread.h>
@@ -331,6 +332,17 @@ int stint_i_key_in(const char *k, size_t n, const char *const *keys, size_t nkey
     return 0;
 }
 
+_Atomic int64_t stint_i_write_deadline_ns;
+
+int stint_i_write_wait_ms(void)
+{
+    int64_t dl = atomic_load_explicit(&stint_i_write_deadline_ns, memory_order_relaxed);
+    if (!dl)
+        return STINT_I_WRITE_WAIT_MS;
+    int64_t left = (dl - stint_i_mono_ns()) / 1000000;
+    return left <= 0 ? 0 : left < STINT_I_WRITE_WAIT_MS ? (int)left : STINT_I_WRITE_WAIT_MS;
+}
+
 int stint_i_write_all(int fd, const char *p, size_t n)
 {
     stint_i_sigpipe g;
@@ -347,7 +359,7 @@ int stint_i_write_all(int fd, const char *p, size_t n)
                  * after STINT_I_WRITE_WAIT_MS without any (the output was
                  * stopped for good at the first EAGAIN) */
                 struct pollfd pf = {.fd = fd, .events = POLLOUT};
-                int r = poll(&pf, 1, STINT_I_WRITE_WAIT_MS);
+                int r = poll(&pf, 1, stint_i_write_wait_ms());
                 if (r > 0 || (r < 0 && errno == EINTR))
                     continue;
                 err = EAGAIN;

@@ -100,6 +100,12 @@ int stint_i_key_in(const char *k, size_t n, const char *const *keys, size_t nkey
 #define STINT_I_WRITE_WAIT_MS 10000
 int stint_i_write_all(int fd, const char *p, size_t n);
 
+/* How long a write may wait for room now: STINT_I_WRITE_WAIT_MS, or less
+ * once the exit handler has set its deadline (CLOCK_MONOTONIC ns; the whole
+ * handler keeps to STINT_EXIT_FLUSH_MS). */
+extern _Atomic int64_t stint_i_write_deadline_ns;
+int stint_i_write_wait_ms(void);
+
 /* Keeps SIGPIPE from reaching the program around the calling thread's
  * writes: block() masks it for this thread; restore(got_epipe) consumes the
  * one a write raised (unless one was already pending before) and restores

@@ -390,7 +390,7 @@ static void write_all(marker_sink *m, const char *p, size_t n)
                 continue;
             if (errno == EAGAIN || errno == EWOULDBLOCK) { /* a non-blocking fd: as stint_i_write_all */
                 struct pollfd pf = {.fd = m->fd, .events = POLLOUT};
-                int r = poll(&pf, 1, STINT_I_WRITE_WAIT_MS);
+                int r = poll(&pf, 1, stint_i_write_wait_ms());
                 if (r > 0 || (r < 0 && errno == EINTR))
                     continue;
                 errno = EAGAIN;

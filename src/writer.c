@@ -543,10 +543,14 @@ static void at_exit(void)
      * reads, a callback that hangs) holds the drain lock, which the counters
      * need too */
     struct timespec dl = deadline_in(g_exit_ms);
+    /* writes waiting for room in a non-blocking descriptor keep to it too */
+    atomic_store(&stint_i_write_deadline_ns, stint_i_mono_ns() + (int64_t)g_exit_ms * 1000000);
     /* the exiting thread's open spans end here, flagged autoclosed, as at a
      * thread's exit (they were never written: exit() inside a span left its
-     * children without their parent) */
-    stint_i_close_all_open();
+     * children without their parent); not after an explicit shutdown, when
+     * nothing would write them */
+    if (!atomic_load(&g_shut_down))
+        stint_i_close_all_open();
     stint_status st = shutdown_bounded(&dl);
     stint_stats s;
     char msg[512];
@@ -574,12 +578,13 @@ static void at_exit(void)
         n = snprintf(msg, sizeof msg, "stint: markers not fully written at exit: %s\n",
                      stint_strerror(st != STINT_OK ? st : s.sink_error));
     exit_say(msg, n, sizeof msg);
-    /* spans other threads recorded while the exit drained (recording stops
-     * after it): in their buffers, never written; said, not lost silently */
+    /* spans that ended after the last drain (after an explicit
+     * stint_shutdown(), or in other threads while the exit drained): in
+     * their buffers, never written; said, not lost silently */
     if (st == STINT_OK && s.sink_error == STINT_OK && s.spans_recorded > s.spans_written) {
         n = snprintf(msg, sizeof msg,
-                     "stint: %llu spans recorded by other threads during the exit were not written (recording "
-                     "stops at exit; end threads before exit() to keep them)\n",
+                     "stint: %llu spans ended after the last drain and were not written (after stint_shutdown(), "
+                     "or in other threads during the exit)\n",
                      (unsigned long long)(s.spans_recorded - s.spans_written));
         exit_say(msg, n, sizeof msg);
     }

@@ -232,10 +232,12 @@ STINT_API STINT_NODISCARD stint_status stint_flush(void);
  * spans that reach a drain with no sink open are counted as dropped. An
  * atexit handler calls it with a bounded time (STINT_EXIT_FLUSH_MS, default
  * 2000; the whole exit handler keeps to it, and 0 turns the handler off),
- * after ending the exiting thread's open spans (autoclosed); spans other
- * threads record while it runs are said on stderr, not written, and a span
- * still open in another thread is never recorded (a span is recorded when it
- * ends): end or join threads before exit(). */
+ * after ending the exiting thread's open spans (autoclosed), and writes to
+ * a non-blocking descriptor keep to it too; spans that end after the last
+ * drain (after stint_shutdown(), or in other threads during the exit) are
+ * said on stderr, not written, and a span still open in another thread is
+ * never recorded (a span is recorded when it ends): end or join threads
+ * before exit(). */
 STINT_API stint_status stint_shutdown(void);
 
 /* ---- the marker sink ------------------------------------------------------------------ */

@@ -311,7 +311,7 @@ static int after_shutdown(void)
 
 /* Spans with stderr (the marker destination) a pipe: its read end closed
  * (gone) or kept open and never read (stuck). Exits with status 7. */
-static void pipe_child(int wfd)
+static void pipe_child(int wfd, int nonblock)
 {
     dup2(wfd, 2);
     close(wfd);
@@ -319,7 +319,8 @@ static void pipe_child(int wfd)
         for (int i = 0; i < 3000; i++) {
             STINT_SCOPE("span.into.a.pipe.with.a.rather.long.name.to.fill.it.sooner");
         }
-        usleep(30000);
+        if (!nonblock) /* (non-blocking: exit at once, so that the exit's own drain meets the full pipe) */
+            usleep(30000);
     }
     exit(7);
 }
@@ -327,10 +328,12 @@ static void pipe_child(int wfd)
 /* Runs pipe_child with the read end closed (gone) or held unread; returns
  * its wait status and its run time in ms through *ms; -1 if it did not end
  * within limit_ms (it is then killed). */
-static int run_pipe_child(int gone, long limit_ms, long *ms)
+static int run_pipe_child(int gone, int nonblock, long limit_ms, long *ms)
 {
     int p[2];
     REQUIRE(pipe(p) == 0);
+    if (nonblock) /* (a write then waits for room in poll: the exit's bound holds there too) */
+        REQUIRE(fcntl(p[1], F_SETFL, O_NONBLOCK) == 0);
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     pid_t pid = fork();
@@ -338,7 +341,7 @@ static int run_pipe_child(int gone, long limit_ms, long *ms)
     if (pid == 0) {
         close(p[0]);
         signal(SIGPIPE, SIG_DFL);
-        pipe_child(p[1]);
+        pipe_child(p[1], nonblock);
     }
     close(p[1]);
     if (gone)
@@ -362,15 +365,18 @@ static int run_pipe_child(int gone, long limit_ms, long *ms)
 static int exit_pipes(void)
 {
     long ms;
-    int st = run_pipe_child(1, 20000, &ms);
+    int st = run_pipe_child(1, 0, 20000, &ms);
     if (!(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 7))
         fprintf(stderr, "reader gone: wait status %d (signal %d)\n", st, WIFSIGNALED(st) ? WTERMSIG(st) : 0);
     CHECK(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 7);
     setenv("STINT_EXIT_FLUSH_MS", "300", 1);
-    st = run_pipe_child(0, 20000, &ms);
-    fprintf(stderr, "reader stuck: wait status %d after %ld ms (bound 300 ms + 4 x 30 ms of sleeps)\n", st, ms);
-    CHECK(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 7);
-    CHECK(ms < (SANITIZED ? 6000 : 2500));
+    for (int nonblock = 0; nonblock < 2; nonblock++) {
+        st = run_pipe_child(0, nonblock, 20000, &ms);
+        fprintf(stderr, "reader stuck%s: wait status %d after %ld ms (bound 300 ms + 4 x 30 ms of sleeps)\n",
+                nonblock ? ", non-blocking pipe" : "", st, ms);
+        CHECK(st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 7);
+        CHECK(ms < (SANITIZED ? 6000 : 2500)); /* (a non-blocking pipe took 10 s: poll's own wait) */
+    }
     unsetenv("STINT_EXIT_FLUSH_MS");
     return check_failures_;
 }
