@@ -123,7 +123,30 @@ static int read_value(struct stint_json *j, struct stint_jl_val *v)
  * (it must consume it). */
 typedef int (*key_fn)(void *ctx, struct stint_json *j, const char *key, size_t klen);
 
+/* Objects nested deeper than this are refused (-1, as bad JSON): the walk
+ * recurses per level (a line nested 15,000 deep overflowed the stack; the
+ * readers take args nested 10,000 deep). */
+#define WALK_MAX_DEPTH 10000
+
+static int walk_object_in(struct stint_json *j, key_fn fn, void *ctx);
+
+static _Thread_local int walk_depth;
+
 static int walk_object(struct stint_json *j, key_fn fn, void *ctx)
+{
+    if (walk_depth >= WALK_MAX_DEPTH)
+        return -1;
+    walk_depth++;
+    int r = walk_object_in(j, fn, ctx);
+    walk_depth--;
+    return r;
+}
+
+/* A decoded key, shared by every level: each callback is done with its key
+ * before it walks a nested object (get_key compares it, leaf_key copies it). */
+static _Thread_local char walk_key[512];
+
+static int walk_object_in(struct stint_json *j, key_fn fn, void *ctx)
 {
     if (stint_json_ws(j) != '{')
         return -1;
@@ -138,12 +161,11 @@ static int walk_object(struct stint_json *j, key_fn fn, void *ctx)
         const char *k;
         size_t kl;
         int esc;
-        char kb[512]; /* (a longer key is no path part and too long for a leaf: kept raw) */
         if (stint_json_string(j, &k, &kl, &esc) != STINT_JSON_OK)
             return -1;
-        if (esc && kl <= sizeof kb) {
-            kl = stint_json_unescape(k, kl, kb);
-            k = kb;
+        if (esc && kl <= sizeof walk_key) { /* (a longer key is no path part and too long for a leaf: raw) */
+            kl = stint_json_unescape(k, kl, walk_key);
+            k = walk_key;
         }
         if (stint_json_ws(j) != ':')
             return -1;
