@@ -205,8 +205,9 @@ static int mem_line(void *vctx, const char *line, size_t len, uint64_t lineno)
             snprintf(c->first_bad, sizeof c->first_bad, "line %llu: not a JSON object", (unsigned long long)lineno);
         return 0;
     }
-    /* kind, decoded ("\u006demory" is memory); longer than any kind read here: "" */
-    char kb[16];
+    /* kind, decoded ("\u006demory" is memory); longer than any kind read here
+     * once decoded (13 bytes; an escape takes up to 6 per byte): "" */
+    char kb[16 * 6];
     size_t kl = 0;
     if (kind.type == STINT_JL_STRING && kind.len <= sizeof kb) {
         if (kind.escaped)
@@ -356,7 +357,7 @@ int stint_cmd_memory(int argc, char **argv)
     int cut = 0;
     if (!rc && !c.have_meta && !c.oom && c.lines > c.bad) /* (no line at all: said below as for the reader) */
         rc = session_error(&c, c.lines, "no meta record (expected a meta record first)");
-    if (!rc && !c.lines && !torn) {
+    if (!rc && !c.lines) { /* (a lone torn line is no record either, as for the session reader) */
         snprintf(c.fatal, sizeof c.fatal, "%s: no records (expected a meta record first)", o.path);
         rc = 1;
     }

@@ -247,7 +247,15 @@ static int handle(struct jreader *r, const struct field *f, int nf)
         FAIL("%s: line %llu: record without a \"kind\" string (expected meta, span_start, span_end, ...)", r->path,
              (unsigned long long)r->line);
     m->events++;
-#define KIND(s) (kind->vn == strlen(s) && !memcmp(kind->v, s, kind->vn))
+    /* the kind decoded ("m\u0065ta" is meta), as memory reads it */
+    char kbuf[16 * 6];
+    const char *kv = kind->v;
+    size_t kvn = kind->vn;
+    if (kind->esc) {
+        kvn = kind->vn <= sizeof kbuf ? stint_json_unescape(kind->v, kind->vn, kbuf) : 0;
+        kv = kbuf;
+    }
+#define KIND(s) (kvn == strlen(s) && !memcmp(kv, s, kvn))
     if (KIND("meta")) {
         if (r->have_meta)
             FAIL("%s: line %llu: a second meta record (expected exactly one, the first record)", r->path,
