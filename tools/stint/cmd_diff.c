@@ -474,7 +474,10 @@ int stint_cmd_diff(int argc, char **argv)
             ratio = medb / meda;
             size_t r = eff_resamples;
             uint64_t st = seed ^ hash_bytes(gr->cat, gr->catn) ^ (hash_bytes(gr->name, gr->namen) * 3);
-            uint64_t sta = st ^ hash_durs(gr->a, gr->na), stb = st ^ hash_durs(gr->b, gr->nb);
+            uint64_t ha = hash_durs(gr->a, gr->na), hb = hash_durs(gr->b, gr->nb);
+            if (ha == hb) /* the same durations on both sides: two streams still (one drew every ratio 1) */
+                hb = ~hb * 0x9E3779B97F4A7C15ull;
+            uint64_t sta = st ^ ha, stb = st ^ hb;
             size_t used = 0;
             for (size_t k = 0; k < r; k++) {
                 double ma_ = resample_median(gr->a, gr->na, scratch, &sta);

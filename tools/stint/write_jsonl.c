@@ -221,8 +221,10 @@ static void put_meta_key(FILE *out, const struct stint_model *m, const char *key
  * them (a Chrome input's origin_*_ns anchors become clock_*_ns), the
  * anchors moved by the rebase (clock_realtime_ns left out when the input
  * has none), then the input's other metadata. */
-static void put_meta(FILE *out, const struct stint_model *m, int64_t pid, int64_t origin)
+static void put_meta(FILE *out, const struct stint_model *m, int64_t pid, const struct stint_origins *org,
+                     int has_dev)
 {
+    int64_t origin = org->host;
     static const char *const keys[][2] = {
         {"run_id", "\"converted\""}, {"correlation_id", "\"converted\""}, {"entrypoint", "\"converted\""},
         {"phase", "\"infer\""}, {"timestamp", "\"1970-01-01T00:00:00.000Z\""}, {"capture_step", "1"},
@@ -259,7 +261,10 @@ static void put_meta(FILE *out, const struct stint_model *m, int64_t pid, int64_
     fprintf(out, ",\"clock_monotonic_ns\":%" PRId64, stint_sum_add(mono, origin));
     if (has_real)
         fprintf(out, ",\"clock_realtime_ns\":%" PRId64, stint_sum_add(real, origin));
-    const struct stint_meta_own own[] = {{"schema", "stint/session/1", 0},
+    if (has_dev) /* (what device-clock times were rebased by: they have their own origin) */
+        fprintf(out, ",\"device_origin_ns\":%" PRId64, org->device);
+    const struct stint_meta_own own[] = {{"device_origin_ns", has_dev ? NULL : "", org->device},
+                                         {"schema", "stint/session/1", 0},
                                          {"pid", NULL, pid},
                                          {"stint_version", STINT_VERSION_STRING, 0},
                                          {"tags", "", 0},
@@ -458,7 +463,10 @@ int stint_write_jsonl(const struct stint_model *m, FILE *out, const struct stint
             stint_write_count_left_out(m, s, st);
     }
     qsort(keys, k, sizeof *keys, skey_cmp);
-    put_meta(out, m, pid0, origin);
+    int has_dev = 0;
+    for (size_t i = 0; i < m->lanes.len; i++)
+        has_dev |= stint_model_lane_at(m, (uint32_t)i)->clock == STINT_CLOCK_DEVICE;
+    put_meta(out, m, pid0, &org, has_dev);
     struct jw w = {out, tids, pid0, org, seen, heap, st};
     put_spans(m, keys, k, &w);
     put_counters(out, m, pid0, origin, st);
