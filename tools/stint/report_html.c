@@ -76,6 +76,19 @@ static void js_str(FILE *f, const char *s, size_t n)
     putc('"', f);
 }
 
+static const struct stint_calltree *cmp_tree;
+/* Call tree nodes by total, widest first; at a tie the shallower (a parent
+ * before its child), then the first made. */
+static int node_wider(const void *pa, const void *pb)
+{
+    const struct stint_tnode *a = &cmp_tree->nodes[*(const uint32_t *)pa], *b = &cmp_tree->nodes[*(const uint32_t *)pb];
+    if (a->total_ns != b->total_ns)
+        return a->total_ns > b->total_ns ? -1 : 1;
+    if (a->depth != b->depth)
+        return a->depth < b->depth ? -1 : 1;
+    return (*(const uint32_t *)pa > *(const uint32_t *)pb) - (*(const uint32_t *)pa < *(const uint32_t *)pb);
+}
+
 static const struct stint_model *cmp_model;
 static int dur_desc(const void *pa, const void *pb)
 {
@@ -188,36 +201,37 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
         stint_calltree_free(&t);
         return -1;
     }
-    /* the flame graph's nodes: a call path narrower than 1/FLAME_MIN_PART of
-     * all host root spans (under a pixel on any screen) or deeper than the
-     * rows drawn is left out with its subtree, and counted, so that the page
-     * stays bounded by what can be seen (every node was written: 300k unique
-     * names gave 27 MB for 1000 drawn slices) */
-    enum { FLAME_MIN_PART = 20000, FLAME_ROWS = 25 };
+    /* the flame graph's nodes: the FLAME_MAX_NODES widest call paths (a
+     * parent is never narrower than its child, and sorts first at a tie), so
+     * the page stays bounded (every node was written: 300k unique names gave
+     * 27 MB for 1000 drawn slices) while zooming into a frame still finds the
+     * paths under it down to the narrowest kept; the rest are counted */
+    enum { FLAME_MAX_NODES = 50000 };
     uint8_t *fkeep = calloc(t.n + 1, 1);
-    uint32_t *fstack = malloc((t.n + 1) * sizeof *fstack);
     size_t flame_out = 0;
     int64_t root_total = 0;
     for (uint32_t c = t.nodes[0].first_child; c != STINT_NO_ID; c = t.nodes[c].next_sibling)
         root_total = stint_sum_add(root_total, t.nodes[c].total_ns);
-    if (fkeep && fstack) {
-        size_t sp = 0;
+    if (fkeep) {
         fkeep[0] = 1;
-        fstack[sp++] = 0;
-        while (sp) {
-            uint32_t c = fstack[--sp];
-            for (uint32_t k = t.nodes[c].first_child; k != STINT_NO_ID; k = t.nodes[k].next_sibling) {
-                const struct stint_tnode *nd = &t.nodes[k];
-                int keep = fkeep[c] && nd->depth < FLAME_ROWS &&
-                           (double)nd->total_ns * FLAME_MIN_PART >= (double)root_total;
-                fkeep[k] = (uint8_t)keep;
-                flame_out += !keep && fkeep[c]; /* (a left-out path counts once, its subtree with it) */
-                if (keep)
-                    fstack[sp++] = k;
+        if (t.n - 1 <= FLAME_MAX_NODES) {
+            memset(fkeep, 1, t.n);
+        } else {
+            uint32_t *by_width = malloc((t.n - 1) * sizeof *by_width);
+            for (size_t k = 1; by_width && k < t.n; k++)
+                by_width[k - 1] = (uint32_t)k;
+            if (by_width) {
+                cmp_tree = &t;
+                qsort(by_width, t.n - 1, sizeof *by_width, node_wider);
+                for (size_t k = 0; k < FLAME_MAX_NODES; k++)
+                    fkeep[by_width[k]] = 1;
+                flame_out = t.n - 1 - FLAME_MAX_NODES;
+                free(by_width);
+            } else {
+                memset(fkeep, 1, t.n);
             }
         }
     }
-    free(fstack);
     size_t npick = 0;
     for (size_t i = 0; i < n; i++)
         pick[npick++] = (uint32_t)i;
@@ -348,9 +362,9 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
                    "each other (the tables include them).</li>\n",
                 crowded);
     if (flame_out)
-        fprintf(f, "<li>The flame graph leaves out %zu call paths (with what they call) narrower than 1/%d of all "
-                   "host root spans or deeper than %d levels.</li>\n",
-                flame_out, (int)FLAME_MIN_PART, (int)FLAME_ROWS);
+        fprintf(f, "<li>The flame graph holds the %d widest of %zu call paths: %zu narrower ones are left out (the "
+                   "tables include them).</li>\n",
+                (int)FLAME_MAX_NODES, t.n - 1, flame_out);
     if (m->counters.len)
         fprintf(f, "<li>%zu counter series are not drawn (<code>stint counters</code> summarizes them).</li>\n",
                 (size_t)m->counters.len);
