@@ -17,8 +17,10 @@
  * thread's handle is a no-op too (but for a 2^-24 chance). A span opened
  * past STINT_MAX_DEPTH gets TOKEN_DEEP with its level above the limit in
  * the high bits: it is not recorded (too_deep), ending it closes the deep
- * spans above it too, ending it again does nothing, and while such spans are
- * open attributes have no span to go to (dropped).
+ * spans above it too, ending it again does nothing unless a newer deep span
+ * has opened at its level since (deep spans have no generation: that one is
+ * closed), and while such spans are open attributes have no span to go to
+ * (dropped).
  */
 #include "thread.h"
 
