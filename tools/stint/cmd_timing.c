@@ -284,7 +284,8 @@ int stint_cmd_timing(int argc, char **argv)
         return rc;
     }
     if (partial)
-        fprintf(stderr, "stint timing: the tables below are PARTIAL: %s ended in a read error%s\n", partial_path,
+        fprintf(stderr, "stint timing: the tables below are PARTIAL: %s ended in %s%s\n", partial_path,
+                rc == 3 ? "a read error" : "bad data (a cut or corrupt gzip stream)",
                 left ? ", and the inputs after it were not read" : "");
     free(inputs);
     if (tm_analyze(&m)) {

@@ -32,7 +32,7 @@ static const struct command commands[] = {
     {"counters", stint_cmd_counters, "counter and telemetry series summaries and integrals"},
     {"memory", stint_cmd_memory, "live bytes over time, peak and breakdown (JSONL sessions)"},
     {"diff", stint_cmd_diff, "compare two traces per name with confidence intervals"},
-    {"convert", stint_cmd_convert, "write Chrome JSON, JSONL, markers or folded stacks"},
+    {"convert", stint_cmd_convert, "write Chrome JSON, JSONL, markers, folded stacks or OTLP JSON"},
     {"report", stint_cmd_report, "a self-contained HTML report"},
 };
 
@@ -43,7 +43,8 @@ static void usage(FILE *out)
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (commands[i].fn)
             fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\nexit codes: 0 ok, 1 bad data (partial report), 2 usage, 3 I/O error\n"
+    fprintf(out, "\nexit codes: 0 ok, 1 bad data (partial report), 2 usage, 3 I/O error, 4 diff found a slowdown\n"
+                 "(--fail-on-regression)\n"
                  "run `stint help <command>` for a command's manual\n");
 }
 

@@ -1416,8 +1416,12 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
     struct stint_model *m = r->m;
     m->events++;
     if (!e->ph.set || e->ph.n == 0) {
-        if (!e->name.set && !e->ts.set && !e->pid.set)
-            return; /* the empty {} Chrome writes last, or an object with nothing to keep */
+        const char *q = at + 1; /* (at: its '{'; the window holds the whole object) */
+        while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r')
+            q++;
+        if (*q == '}')
+            return; /* the empty {} Chrome writes last: no event (an object with keys but no phase is
+                     * dropped and counted below, whatever its keys; {"tid": 5, "dur": 10} vanished) */
         stint_model_drop(m, "byte %llu: event without \"ph\" (expected a phase letter)",
                          (unsigned long long)offset_of(r, at));
         return;
