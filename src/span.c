@@ -59,6 +59,14 @@ void stint_i_tls_forget(void) { tls_thread = NULL; }
 void stint_set_enabled(int on) { __atomic_store_n(&stint_g_enabled, on ? 1 : 0, __ATOMIC_RELAXED); }
 int stint_is_enabled(void) { return __atomic_load_n(&stint_g_enabled, __ATOMIC_RELAXED); }
 
+/* Sets t->depth or t->deep, which only t's own thread writes: a relaxed
+ * atomic store (a plain store on x86), so that the exit report may count
+ * other threads' open spans (stint_i_open_spans) without a data race. */
+static inline __attribute__((always_inline)) void open_count_set(uint32_t *field, uint32_t v)
+{
+    __atomic_store_n(field, v, __ATOMIC_RELAXED);
+}
+
 #define TOKEN_DEPTH 0xFFu /* the low bits: depth + 1, or TOKEN_DEEP */
 #define TOKEN_DEEP 0xFFu  /* (STINT_MAX_DEPTH < 0xFF) */
 
@@ -68,8 +76,9 @@ static inline __attribute__((always_inline)) stint_span push_frame(stint_i_threa
     if (STINT_I_UNLIKELY(d >= STINT_MAX_DEPTH)) {
         atomic_store_explicit(&t->too_deep, atomic_load_explicit(&t->too_deep, memory_order_relaxed) + 1,
                               memory_order_relaxed);
-        t->deep++;
-        return (stint_span){(t->deep & 0xFFFFFFu) << 8 | TOKEN_DEEP};
+        uint32_t deep = t->deep + 1;
+        open_count_set(&t->deep, deep);
+        return (stint_span){(deep & 0xFFFFFFu) << 8 | TOKEN_DEEP};
     }
     uint32_t token = ++t->gen << 8 | (d + 1);
     stint_i_frame *f = &t->frames[d];
@@ -81,7 +90,7 @@ static inline __attribute__((always_inline)) stint_span push_frame(stint_i_threa
     f->copied = 0;
     f->attr_begin = (uint16_t)t->nattr;
     f->str_begin = (uint16_t)t->nstr;
-    t->depth = d + 1;
+    open_count_set(&t->depth, d + 1);
     f->start = stint_i_clock_read(mode);
     return (stint_span){token};
 }
@@ -215,11 +224,11 @@ static inline __attribute__((always_inline)) void write_record(stint_i_thread *t
  * flagged and counted as autoclosed. */
 static void close_down_to(stint_i_thread *t, uint32_t keep)
 {
-    t->deep = 0; /* (spans past the limit lie above any recorded one) */
+    open_count_set(&t->deep, 0); /* (spans past the limit lie above any recorded one) */
     while (t->depth > keep) {
         stint_i_frame *f = &t->frames[t->depth - 1];
         int64_t now = stint_i_clock_read(f->clock);
-        t->depth--;
+        open_count_set(&t->depth, t->depth - 1);
         write_record(t, f, (int32_t)t->depth, now, STINT_I_F_AUTOCLOSED);
         bump(&t->autoclosed);
     }
@@ -240,13 +249,13 @@ void stint_span_end(stint_span span)
          * foreign handle, or no handle at all (depth 0) */
         uint32_t level = span.token >> 8;
         if (d == TOKEN_DEEP && level && level <= t->deep)
-            t->deep = level - 1;
+            open_count_set(&t->deep, level - 1);
         return;
     }
     close_down_to(t, d); /* inner spans still open: close them first */
     stint_i_frame *f = &t->frames[d - 1];
     int64_t end = stint_i_clock_read(f->clock);
-    t->depth = d - 1;
+    open_count_set(&t->depth, d - 1);
     write_record(t, f, (int32_t)t->depth, end, 0);
 }
 

@@ -533,6 +533,38 @@ static void exit_say(const char *msg, int n, size_t cap)
         (void)stint_i_write_all(2, msg, (size_t)n < cap ? (size_t)n : cap - 1);
 }
 
+/* At exit: the spans still open in the process's threads (other threads
+ * running on, or the exiting one's after stint_shutdown()): never ended, so
+ * never recorded, since a span is written at its end. Counted from each
+ * live thread's depth (relaxed loads: a snapshot while they run on) and
+ * said on stderr; nothing when none is open or the registry is held past
+ * 100 ms. */
+static void open_spans_report(void)
+{
+    struct timespec dl = deadline_in(100);
+    if (pthread_mutex_timedlock(&stint_i_registry_lock, &dl) != 0)
+        return;
+    uint64_t spans = 0, threads = 0;
+    for (stint_i_thread *t = stint_i_threads; t; t = t->next) {
+        if (atomic_load_explicit(&t->dead, memory_order_acquire))
+            continue;
+        uint64_t n = (uint64_t)__atomic_load_n(&t->depth, __ATOMIC_RELAXED) +
+                     __atomic_load_n(&t->deep, __ATOMIC_RELAXED);
+        spans += n;
+        threads += n != 0;
+    }
+    pthread_mutex_unlock(&stint_i_registry_lock);
+    if (!spans)
+        return;
+    char msg[256];
+    int n = snprintf(msg, sizeof msg,
+                     "stint: %llu span%s still open in %llu thread%s at exit, never recorded (a span is written "
+                     "when it ends)\n",
+                     (unsigned long long)spans, spans == 1 ? "" : "s", (unsigned long long)threads,
+                     threads == 1 ? "" : "s");
+    exit_say(msg, n, sizeof msg);
+}
+
 /* At exit: write what is left (bounded), then say so loudly if anything
  * was lost, since a silent gap is the worst outcome for a tracer. */
 static void at_exit(void)
@@ -588,6 +620,7 @@ static void at_exit(void)
                      (unsigned long long)(s.spans_recorded - s.spans_written));
         exit_say(msg, n, sizeof msg);
     }
+    open_spans_report();
 }
 
 /* ---- fork ----------------------------------------------------------------------------------- */

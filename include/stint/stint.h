@@ -236,8 +236,9 @@ STINT_API STINT_NODISCARD stint_status stint_flush(void);
  * a non-blocking descriptor keep to it too; spans that end after the last
  * drain (after stint_shutdown(), or in other threads during the exit) are
  * said on stderr, not written, and a span still open in another thread is
- * never recorded (a span is recorded when it ends): end or join threads
- * before exit(). */
+ * never recorded (a span is recorded when it ends): the exit handler counts
+ * them on stderr ("N spans still open in K threads at exit, never
+ * recorded"); end or join threads before exit(). */
 STINT_API stint_status stint_shutdown(void);
 
 /* ---- the marker sink ------------------------------------------------------------------ */

@@ -318,7 +318,9 @@ static void *busy_spans(void *arg)
 static void scenario_exit(int busy_threads)
 {
     char path[300];
+    char epath[300];
     snprintf(path, sizeof path, "%s/exit_%d.log", dir, busy_threads);
+    snprintf(epath, sizeof epath, "%s/exit_%d.err", dir, busy_threads);
     unlink(path);
     fflush(NULL);
     struct timespec t0, t1;
@@ -328,6 +330,9 @@ static void scenario_exit(int busy_threads)
     if (c == 0) {
         if (stint_markers_to_path(path, 0) != STINT_OK)
             _exit(10);
+        int efd = open(epath, O_WRONLY | O_CREAT | O_TRUNC, 0644); /* the exit report */
+        if (efd < 0 || dup2(efd, 2) < 0)
+            _exit(11);
         static const stint_loc open_at_exit = {"open.at.exit", NULL, __FILE__, "e", __LINE__};
         static const stint_loc done = {"done.before.exit", NULL, __FILE__, "e", __LINE__};
         stint_span outer = stint_span_begin(&open_at_exit);
@@ -355,6 +360,17 @@ static void scenario_exit(int busy_threads)
     CHECK_EQ_I64(count_lines(buf, len, "open.at.exit", (long)c), 1);
     CHECK(count_lines(buf, len, "busy", -1) >= 0);
     free(buf);
+    /* the blocked thread's span never ended: said at exit, not lost silently
+     * (busy threads may be inside spans of their own at that moment too) */
+    char *err = slurp(epath, &len);
+    REQUIRE(err != NULL);
+    if (busy_threads == 0)
+        CHECK(strstr(err, "stint: 1 span still open in 1 thread at exit, never recorded") != NULL);
+    else
+        CHECK(strstr(err, " at exit, never recorded (a span is written when it ends)") != NULL);
+    if (!strstr(err, "never recorded"))
+        fprintf(stderr, "exit scenario (%d busy): stderr was: %s\n", busy_threads, err);
+    free(err);
 }
 
 int main(void)
