@@ -22,6 +22,7 @@
 #include "tsparse.h"
 
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -49,22 +50,51 @@ struct sample {
 
 struct series {
     char *name;
+    size_t namelen; /* (a name may hold NUL bytes: a JSON key's \u0000) */
     int64_t pid;
     int has_pid;
     struct sample *s;
     size_t n, cap;
 };
 
+/* The series, and an open-addressing index over (pid, name) so that a file
+ * with many distinct series is not read in quadratic time. */
 struct set {
     struct series *v;
     size_t n, cap;
+    uint32_t *slot; /* index + 1 into v, 0 = empty; tcap slots, a power of two */
+    size_t tcap;
 };
 
+static uint64_t series_hash(const char *name, size_t len, int64_t pid)
+{
+    uint64_t h = UINT64_C(0xcbf29ce484222325) ^ (uint64_t)pid;
+    for (size_t i = 0; i < len; i++)
+        h = (h ^ (unsigned char)name[i]) * UINT64_C(0x100000001b3);
+    return h ^ (h >> 29);
+}
+
+/* Puts v[i] into the index (which has room). */
+static void set_index(struct set *st, size_t i)
+{
+    size_t j = series_hash(st->v[i].name, st->v[i].namelen, st->v[i].pid) & (st->tcap - 1);
+    while (st->slot[j])
+        j = (j + 1) & (st->tcap - 1);
+    st->slot[j] = (uint32_t)(i + 1);
+}
+
+/* The series of (name, pid), added empty when new; NULL when out of memory. */
 static struct series *series_get(struct set *st, const char *name, size_t len, int64_t pid, int has_pid)
 {
-    for (size_t i = 0; i < st->n; i++)
-        if (st->v[i].pid == pid && strlen(st->v[i].name) == len && !memcmp(st->v[i].name, name, len))
-            return &st->v[i];
+    if (st->tcap) {
+        for (size_t j = series_hash(name, len, pid) & (st->tcap - 1); st->slot[j]; j = (j + 1) & (st->tcap - 1)) {
+            struct series *e = &st->v[st->slot[j] - 1];
+            if (e->pid == pid && e->namelen == len && !memcmp(e->name, name, len))
+                return e;
+        }
+    }
+    if (st->n >= UINT32_MAX - 1)
+        return NULL;
     if (st->n == st->cap) {
         size_t cap = st->cap ? st->cap * 2 : 16;
         struct series *nv = realloc(st->v, cap * sizeof *nv);
@@ -73,6 +103,17 @@ static struct series *series_get(struct set *st, const char *name, size_t len, i
         st->v = nv;
         st->cap = cap;
     }
+    if ((st->n + 1) * 2 > st->tcap) { /* (at most half full) */
+        size_t tcap = st->tcap ? st->tcap * 2 : 64;
+        uint32_t *ns = calloc(tcap, sizeof *ns);
+        if (!ns)
+            return NULL;
+        free(st->slot);
+        st->slot = ns;
+        st->tcap = tcap;
+        for (size_t i = 0; i < st->n; i++)
+            set_index(st, i);
+    }
     struct series *s = &st->v[st->n];
     memset(s, 0, sizeof *s);
     s->name = malloc(len + 1);
@@ -80,8 +121,10 @@ static struct series *series_get(struct set *st, const char *name, size_t len, i
         return NULL;
     memcpy(s->name, name, len);
     s->name[len] = 0;
+    s->namelen = len;
     s->pid = pid;
     s->has_pid = has_pid;
+    set_index(st, st->n);
     st->n++;
     return s;
 }
@@ -126,7 +169,7 @@ struct tele {
     size_t nfields;
     const struct stint_filter *filter;
     struct set *set;
-    uint64_t rows, bad_rows, no_time, missing;
+    uint64_t rows, bad_rows, no_time, missing, nonfinite;
     char first_bad[256];
     int oom;
 };
@@ -143,8 +186,10 @@ static void leaf_add(void *ctx, const char *key, size_t klen, double value)
     struct leaf_row *r = ctx;
     if (strlen(r->t->time_key) == klen && !memcmp(key, r->t->time_key, klen))
         return;
-    if (!isfinite(value))
+    if (!isfinite(value)) { /* (1e999 and the like: skipped and counted) */
+        r->t->nonfinite++;
         return;
+    }
     struct series *s = series_get(r->t->set, key, klen, 0, 0);
     if (!s || series_add(s, r->ts, value) != 0)
         r->t->oom = 1;
@@ -241,8 +286,12 @@ static int tele_row(void *ctx, const char *line, size_t len, uint64_t lineno)
             }
             v = pv;
         }
-        if (stint_jl_double(&v, &d) != 0 || !isfinite(d)) {
+        if (stint_jl_double(&v, &d) != 0) {
             t->missing++;
+            continue;
+        }
+        if (!isfinite(d)) {
+            t->nonfinite++;
             continue;
         }
         struct series *s = series_get(t->set, t->fields[k].label, strlen(t->fields[k].label), 0, 0);
@@ -252,6 +301,9 @@ static int tele_row(void *ctx, const char *line, size_t len, uint64_t lineno)
     return 0;
 }
 
+/* Parses --fields into *out (*nout items). Returns 0, -1 when out of
+ * memory, -2 on a malformed item (message on stderr): an empty label or
+ * path, or an index that is not [digits] at the item's end (below 2^31). */
 static int parse_fields(const char *spec, struct field **out, size_t *nout)
 {
     size_t n = 1;
@@ -274,8 +326,28 @@ static int parse_fields(const char *spec, struct field **out, size_t *nout)
         char *br = strchr(path, '[');
         char *label = eq ? strndup(item, (size_t)(eq - item)) : strdup(item);
         if (br) {
-            f[k].index = atoi(br + 1);
+            char *q = br + 1;
+            long idx = 0;
+            while (*q >= '0' && *q <= '9' && idx <= INT_MAX)
+                idx = idx * 10 + (*q++ - '0');
+            if (q == br + 1 || *q != ']' || q[1] || idx > INT_MAX) {
+                fprintf(stderr, "stint counters: --fields: '%s': expected path[k] with k a number below 2^31\n", item);
+                free(item);
+                free(label);
+                *out = f;
+                *nout = k;
+                return -2;
+            }
+            f[k].index = (int)idx;
             *br = 0;
+        }
+        if (!*path || (label && !*label)) {
+            fprintf(stderr, "stint counters: --fields: '%s': expected [label=]path with neither empty\n", item);
+            free(item);
+            free(label);
+            *out = f;
+            *nout = k;
+            return -2;
         }
         f[k].path = strdup(path);
         f[k].label = label;
@@ -306,6 +378,9 @@ static void keep_named(struct set *set, const struct stint_filter *f)
         }
     }
     set->n = k;
+    free(set->slot); /* (the index is not used after this) */
+    set->slot = NULL;
+    set->tcap = 0;
 }
 
 /* ---- output ---- */
@@ -335,14 +410,17 @@ static void compute(struct series *s, int64_t gap_ns, struct stats *st, double *
     st->mean = s->n ? (double)(sum / (long double)s->n) : NAN;
     size_t ng = 0;
     for (size_t i = 1; i < s->n; i++) {
-        int64_t dt = s->s[i].ts_ns - s->s[i - 1].ts_ns;
+        int64_t dt; /* (telemetry times span all of int64: a wider gap saturates) */
+        if (__builtin_sub_overflow(s->s[i].ts_ns, s->s[i - 1].ts_ns, &dt))
+            dt = INT64_MAX;
         gaps[ng++] = dt;
         if (dt > gap_ns)
             st->gaps_over++;
         else if (dt > 0) {
             st->has_integral = 1;
             integral += (long double)dt * 1e-9L * ((long double)s->s[i].v + s->s[i - 1].v) / 2;
-            st->observed_ns += dt;
+            if (__builtin_add_overflow(st->observed_ns, dt, &st->observed_ns))
+                st->observed_ns = INT64_MAX;
         }
     }
     st->integral = (double)integral; /* (inf when it passes a double's range: printed as null) */
@@ -360,7 +438,7 @@ static void put_num(FILE *f, double v)
 
 int stint_cmd_counters(int argc, char **argv)
 {
-    const char *time_key = NULL, *fields = NULL, *time_unit = "s";
+    const char *time_key = NULL, *fields = NULL, *time_unit = NULL;
     int64_t gap_ns = 5000000000;
     const char *gap = NULL;
     const struct stint_cmd_extra ex[] = {{"--time-key", NULL, &time_key, NULL, 0},
@@ -388,6 +466,13 @@ int stint_cmd_counters(int argc, char **argv)
     int rc = stint_cmd_parse_spec(argc, argv, usage, &o, time_key ? &tele_spec : &trace_spec);
     if (rc >= 0)
         return rc;
+    if (!time_key && (fields || time_unit)) { /* (refused, never ignored) */
+        fprintf(stderr, "stint counters: %s is for telemetry rows: it needs --time-key\n",
+                fields ? "--fields" : "--time-unit");
+        return 2;
+    }
+    if (!time_unit)
+        time_unit = "s";
     int64_t unit_ns = !strcmp(time_unit, "s") ? 1000000000 : !strcmp(time_unit, "ms") ? 1000000
                       : !strcmp(time_unit, "us") ? 1000 : !strcmp(time_unit, "ns") ? 1 : 0;
     if (!unit_ns) {
@@ -406,9 +491,12 @@ int stint_cmd_counters(int argc, char **argv)
         t.unit_ns = unit_ns;
         t.filter = &o.filter;
         t.set = &set;
-        if (fields && parse_fields(fields, &t.fields, &t.nfields) != 0) {
-            fprintf(stderr, "stint counters: out of memory\n");
-            return 3;
+        int pf = fields ? parse_fields(fields, &t.fields, &t.nfields) : 0;
+        if (pf != 0) {
+            if (pf == -1)
+                fprintf(stderr, "stint counters: out of memory\n");
+            rc = pf == -1 ? 3 : 2;
+            goto out;
         }
         char err[600];
         err[0] = 0;
@@ -427,10 +515,23 @@ int stint_cmd_counters(int argc, char **argv)
         if (t.bad_rows || t.no_time)
             fprintf(stderr, "stint: %s: %" PRIu64 " row(s) not usable (first: %s)\n", o.path, t.bad_rows + t.no_time,
                     t.first_bad);
+        if (t.missing || t.nonfinite)
+            fprintf(stderr,
+                    "stint: %s: values left out: %" PRIu64 " missing or not numeric (--fields), %" PRIu64
+                    " not finite (nan, inf or out of a double's range)\n",
+                    o.path, t.missing, t.nonfinite);
+        if (!t.rows && !rc) {
+            fprintf(stderr, "stint: %s: the input is empty (no rows)\n", o.path);
+            rc = 1;
+        }
         if (t.rows && t.bad_rows + t.no_time == t.rows)
             rc = rc ? rc : 1;
         if (o.strict && (t.bad_rows || t.no_time) && !rc) { /* --strict: a row left out is an error */
             fprintf(stderr, "stint: error: %s: --strict: %s\n", o.path, t.first_bad);
+            rc = 1;
+        }
+        if (o.strict && (t.missing || t.nonfinite) && !rc) { /* --strict: a value left out is too */
+            fprintf(stderr, "stint: error: %s: --strict: values left out (see above)\n", o.path);
             rc = 1;
         }
     } else {
@@ -500,14 +601,29 @@ int stint_cmd_counters(int argc, char **argv)
             fputs("},", f);
         }
         if (time_key)
-            fprintf(f, "\"rows\":%" PRIu64 ",\"unusable_rows\":%" PRIu64 ",\"missing_values\":%" PRIu64 ",", t.rows,
-                    t.bad_rows + t.no_time, t.missing);
+            fprintf(f,
+                    "\"rows\":%" PRIu64 ",\"unusable_rows\":%" PRIu64 ",\"missing_values\":%" PRIu64
+                    ",\"nonfinite_values\":%" PRIu64 ",",
+                    t.rows, t.bad_rows + t.no_time, t.missing, t.nonfinite);
         fputs("\n\"series\":[", f);
     } else {
         fprintf(f,
                 "# %zu series from %s; stats unweighted over samples; integral = trapezoid (value x s) over "
                 "intervals <= %.6g s, with the observed time it covers; '-' = no usable interval\n",
                 set.n, source, (double)gap_ns * 1e-9);
+        if (o.filter.has_range) { /* (the figures cover the window only) */
+            fputs("# window: samples with ts in [", f);
+            if (o.filter.t0 == INT64_MIN)
+                fputs("start", f);
+            else
+                fprintf(f, "%" PRId64, o.filter.t0);
+            fputs(", ", f);
+            if (o.filter.t1 == INT64_MAX)
+                fputs("end", f);
+            else
+                fprintf(f, "%" PRId64, o.filter.t1);
+            fputs(") ns\n", f);
+        }
         if (rc == 1 || cut || (have_model && m.partial))
             fprintf(f, "# PARTIAL: the input ended in an error; what was read before it is reported\n");
         fprintf(f, "%8s %12s %12s %12s %12s %12s %12s %7s %14s %12s  %s\n", "samples", "min", "median", "mean", "max",
@@ -519,7 +635,7 @@ int stint_cmd_counters(int argc, char **argv)
         compute(s, gap_ns, &st, vals, gaps);
         if (o.json) {
             fprintf(f, "%s\n{\"name\":", i ? "," : "");
-            stint_out_json_str(f, s->name, strlen(s->name));
+            stint_out_json_str(f, s->name, s->namelen);
             if (s->has_pid)
                 fprintf(f, ",\"pid\":%" PRId64, s->pid);
             fprintf(f, ",\"samples\":%zu,\"min\":", s->n);
@@ -557,7 +673,7 @@ int stint_cmd_counters(int argc, char **argv)
                     st.med, st.mean, st.max, s->n ? (double)s->s[0].ts_ns * 1e-9 : NAN, gm, st.gaps_over, ig,
                     (double)st.observed_ns * 1e-9);
             /* the series name, escaped so one row stays one line */
-            stint_out_text_str(f, s->name, strlen(s->name));
+            stint_out_text_str(f, s->name, s->namelen);
             if (s->has_pid)
                 fprintf(f, " (pid %" PRId64 ")", s->pid);
             putc('\n', f);
@@ -577,6 +693,7 @@ out:
         free(set.v[i].s);
     }
     free(set.v);
+    free(set.slot);
     for (size_t k = 0; k < t.nfields; k++) {
         free(t.fields[k].label);
         free(t.fields[k].path);
