@@ -35,7 +35,8 @@ static const char usage[] =
     "usage: stint memory SESSION.jsonl [--json] [--timeline] [--strict] [--format jsonl] [--time-range A:B]\n"
     "  live bytes over time from memory records: peak (and when), breakdown by category\n"
     "  and device at the peak, allocations, frees, frees without an alloc (counted, not\n"
-    "  fatal); at equal timestamps allocs come before frees\n"
+    "  fatal); at equal timestamps allocs come before frees (but\n"
+    "  for one that follows the free of its own tensor)\n"
     "  --time-range A:B reports the window A <= t < B of the whole replay: what was\n"
     "  allocated before A and is not yet freed stays live (carried in); the report gives\n"
     "  live bytes at A, the peak inside the window and when, the window's allocs and\n"
@@ -173,6 +174,22 @@ static int shape_bytes(const struct stint_jl_val *shape, const struct stint_jl_v
  * is a tab, shown as \t in text and JSON alike, not as \\t): a string with
  * escapes is decoded into a new buffer (v->escaped then marks it owned; the
  * caller frees it). Returns 0, or -1 out of memory (nothing owned). */
+/* The id of prefix + the n bytes at s in t (the whole name, however long);
+ * UINT32_MAX when out of memory. */
+static uint32_t key_id(struct strtab *t, const char *prefix, const char *s, size_t n)
+{
+    size_t pl = strlen(prefix);
+    char small[256], *key = n + pl <= sizeof small ? small : malloc(n + pl);
+    if (!key)
+        return UINT32_MAX;
+    memcpy(key, prefix, pl);
+    memcpy(key + pl, s, n);
+    uint32_t id = str_id(t, key, n + pl);
+    if (key != small)
+        free(key);
+    return id;
+}
+
 static int decode_str(struct stint_jl_val *v)
 {
     if (v->type != STINT_JL_STRING || !v->escaped)
@@ -255,11 +272,13 @@ static int mem_line(void *vctx, const char *line, size_t len, uint64_t lineno)
     int64_t t, b = 0;
     int is_free = action.type == STINT_JL_STRING && action.len == 4 && !memcmp(action.p, "free", 4);
     int is_alloc = action.type == STINT_JL_STRING && action.len == 5 && !memcmp(action.p, "alloc", 5);
-    if (ts.type != STINT_JL_NUMBER || stint_parse_i64(ts.p, ts.len, &t) != 0 || (!is_free && !is_alloc) ||
+    int tensor_ok = tensor.type == STINT_JL_NONE || tensor.type == STINT_JL_STRING || tensor.type == STINT_JL_NUMBER;
+    if (ts.type != STINT_JL_NUMBER || stint_parse_i64(ts.p, ts.len, &t) != 0 || (!is_free && !is_alloc) || !tensor_ok ||
         (bytes.type == STINT_JL_NUMBER && (stint_parse_i64(bytes.p, bytes.len, &b) != 0 || b < 0))) {
         if (!c->bad++)
             snprintf(c->first_bad, sizeof c->first_bad,
-                     "line %llu: memory record needs integer timestamp_ns, bytes >= 0 and action alloc|free",
+                     "line %llu: memory record needs integer timestamp_ns, bytes >= 0, action alloc|free and a "
+                     "string or number tensor_id",
                      (unsigned long long)lineno);
         return 0;
     }
@@ -267,8 +286,9 @@ static int mem_line(void *vctx, const char *line, size_t len, uint64_t lineno)
     if (!nbytes) {
         /* a shape with a 0 in it of a known dtype is a known size, 0 */
         if (shape_bytes(&shape, &dtype, &nbytes) != 0 && bytes.type != STINT_JL_NUMBER) {
-            c->unknown_size++;
-            /* a free's size is its alloc's: only an alloc's unknown size changes what is live */
+            /* a free's size is its alloc's: only an alloc's size can be unknown */
+            if (is_alloc)
+                c->unknown_size++;
             if (is_alloc && !c->unknown_alloc++)
                 snprintf(c->first_unknown, sizeof c->first_unknown,
                          "line %llu: alloc record has no bytes and no shape of a known dtype (counted as 0 bytes)",
@@ -290,21 +310,22 @@ static int mem_line(void *vctx, const char *line, size_t len, uint64_t lineno)
     r->bytes = nbytes;
     r->seq = c->n;
     r->is_free = (uint8_t)is_free;
-    r->tensor = tensor.type == STINT_JL_STRING ? str_id(&c->tensors, tensor.p, tensor.len) : UINT32_MAX - 1;
-    char key[256];
-    if (decode_str(&cat) || decode_str(&dev)) {
+    if (decode_str(&tensor) || decode_str(&cat) || decode_str(&dev)) {
+        free(tensor.escaped ? (void *)tensor.p : NULL);
         free(cat.escaped ? (void *)cat.p : NULL);
         c->oom = 1;
         return 3;
     }
-    int kn = snprintf(key, sizeof key, "c:%.*s", cat.type == STINT_JL_STRING ? (int)(cat.len < 200 ? cat.len : 200) : 5,
-                      cat.type == STINT_JL_STRING ? cat.p : "other");
-    r->category = str_id(&c->names, key, (size_t)kn);
-    kn = snprintf(key, sizeof key, "d:%.*s", dev.type == STINT_JL_STRING ? (int)(dev.len < 200 ? dev.len : 200) : 0,
-                  dev.type == STINT_JL_STRING ? dev.p : "");
+    /* a tensor id is its decoded text: a string's, or a number's (which no
+     * string id meets: "s:" and "n:" keep them apart) */
+    r->tensor = UINT32_MAX - 1;
+    if (tensor.type == STINT_JL_STRING || tensor.type == STINT_JL_NUMBER)
+        r->tensor = key_id(&c->tensors, tensor.type == STINT_JL_STRING ? "s:" : "n:", tensor.p, tensor.len);
+    free(tensor.escaped ? (void *)tensor.p : NULL);
+    r->category = cat.type == STINT_JL_STRING ? key_id(&c->names, "c:", cat.p, cat.len) : key_id(&c->names, "c:", "other", 5);
+    r->device = dev.type == STINT_JL_STRING ? key_id(&c->names, "d:", dev.p, dev.len) : key_id(&c->names, "d:", "", 0);
     free(cat.escaped ? (void *)cat.p : NULL);
     free(dev.escaped ? (void *)dev.p : NULL);
-    r->device = str_id(&c->names, key, (size_t)kn);
     if (r->tensor == UINT32_MAX || r->category == UINT32_MAX || r->device == UINT32_MAX) {
         c->oom = 1;
         return 3;
@@ -328,9 +349,50 @@ static int rec_cmp(const void *pa, const void *pb)
     const struct rec *a = pa, *b = pb;
     if (a->ts != b->ts)
         return a->ts < b->ts ? -1 : 1;
-    if (a->is_free != b->is_free)
-        return a->is_free ? 1 : -1; /* allocs first at one timestamp */
     return (a->seq > b->seq) - (a->seq < b->seq);
+}
+
+/* Orders the records of each timestamp (r[] sorted by ts, then input
+ * order): allocs before frees, so that what is live together at one instant
+ * counts in the peak, but for the alloc of a tensor whose free comes before
+ * it at that timestamp (freed and allocated again), which stays after that
+ * free. stamp has one slot per tensor id, zeroed; tmp holds n records. */
+static void order_instants(struct rec *r, size_t n, uint32_t *stamp, struct rec *tmp)
+{
+    uint32_t gid = 0;
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && r[j].ts == r[i].ts)
+            j++;
+        if (j - i > 1) {
+            gid++;
+            size_t front = 0, rest = 0;
+            for (size_t k = i; k < j; k++) { /* count the front: allocs not after their tensor's free */
+                uint32_t t = r[k].tensor;
+                int known = t < UINT32_MAX - 1;
+                if (r[k].is_free) {
+                    if (known)
+                        stamp[t] = gid;
+                } else if (!(known && stamp[t] == gid))
+                    front++;
+            }
+            gid++;
+            for (size_t k = i; k < j; k++) {
+                uint32_t t = r[k].tensor;
+                int known = t < UINT32_MAX - 1;
+                if (r[k].is_free) {
+                    if (known)
+                        stamp[t] = gid;
+                    tmp[front + rest++] = r[k];
+                } else if (known && stamp[t] == gid)
+                    tmp[front + rest++] = r[k];
+                else
+                    tmp[k - i - rest] = r[k];
+            }
+            memcpy(&r[i], tmp, (j - i) * sizeof *r);
+        }
+        i = j;
+    }
 }
 
 int stint_cmd_memory(int argc, char **argv)
@@ -390,8 +452,21 @@ int stint_cmd_memory(int argc, char **argv)
                 c.bad ? c.first_bad : torn ? torn_what : c.first_unknown);
         rc = 1;
     }
-    if (c.n > 1)
+    if (c.n > 1) {
         qsort(c.r, c.n, sizeof *c.r, rec_cmp);
+        uint32_t *stamp = calloc(c.tensors.n + 1, sizeof *stamp);
+        struct rec *tmp = malloc(c.n * sizeof *tmp);
+        if (!stamp || !tmp) {
+            free(stamp);
+            free(tmp);
+            fprintf(stderr, "stint memory: out of memory\n");
+            rc = 3;
+            goto out;
+        }
+        order_instants(c.r, c.n, stamp, tmp);
+        free(stamp);
+        free(tmp);
+    }
     /* live bytes per tensor (index = tensor id), per category and device;
      * whether a tensor is live is its own flag: a live tensor can hold 0
      * bytes (an empty shape, or an unknown dtype) */
@@ -415,7 +490,8 @@ int stint_cmd_memory(int argc, char **argv)
     uint64_t live = 0, peak = 0, allocs = 0, frees = 0, unmatched = 0, realloc_live = 0;
     uint64_t live_at_start = 0, win_records = 0;
     int64_t peak_ts = 0;
-    int have_peak = 0, opened = 0;
+    int have_peak = 0, opened = 0, overflow_ts_set = 0;
+    int64_t overflow_ts = 0;
     FILE *f = stdout;
     if (o.json)
         fputs("{\"schema\":\"stint.memory/1\",", f);
@@ -428,7 +504,7 @@ int stint_cmd_memory(int argc, char **argv)
     size_t emitted = 0;
     for (size_t i = 0; i <= c.n; i++) {
         const struct rec *r = i < c.n ? &c.r[i] : NULL;
-        if (r && r->ts >= wb)
+        if (r && win && r->ts >= wb)
             r = NULL; /* sorted: the rest is after the window */
         if (!opened && (!r || r->ts >= wa)) {
             /* the window opens: what is live now was carried in */
@@ -467,7 +543,11 @@ int stint_cmd_memory(int argc, char **argv)
                 by_name[cat_t[tid]] -= live_t[tid];
                 by_name[dev_t[tid]] -= live_t[tid];
             }
-            live += r->bytes;
+            /* (2^64 bytes live is no real session: said, and the file is bad data) */
+            if (__builtin_add_overflow(live, r->bytes, &live) && !overflow_ts_set) {
+                overflow_ts = r->ts;
+                overflow_ts_set = 1;
+            }
             by_name[r->category] += r->bytes;
             by_name[r->device] += r->bytes;
             if (tid != UINT32_MAX) {
@@ -512,20 +592,29 @@ int stint_cmd_memory(int argc, char **argv)
         rc = 3;
         goto out2;
     }
-    for (size_t i = 0; i < c.n; i++) {
-        is_cat[c.r[i].category] = 1;
-        is_dev[c.r[i].device] = 1;
+    for (size_t i = 0; i < c.n; i++) /* (a free's category and device are its alloc's, not its own) */
+        if (!c.r[i].is_free) {
+            is_cat[c.r[i].category] = 1;
+            is_dev[c.r[i].device] = 1;
+        }
+    if (overflow_ts_set) {
+        fprintf(stderr,
+                "stint: error: %s: live bytes pass 2^64-1 at ts %" PRId64
+                " ns: the byte counts from there on are not exact\n",
+                o.path, overflow_ts);
+        if (!rc)
+            rc = 1;
     }
     const char *scope =
         win ? "live bytes = sum of allocations not yet freed, from explicit memory records only (not "
-              "device_memory checkpoints); at equal timestamps allocs come before frees; the replay covers the "
+              "device_memory checkpoints); at equal timestamps allocs come before frees, but for one that follows the free of its own tensor; the replay covers the "
               "whole file in time order and the window [start, end) only selects what is reported: live bytes "
               "at start = what records before the window left live (carried in), allocs, frees, frees without "
               "alloc, allocs of a live tensor, the peak and the timeline are the window's, live bytes at end = at "
               "the window's end; records (also given for the window), sizes unknown and device_memory records "
               "count the whole file"
             : "live bytes = sum of allocations not yet freed, from explicit memory records only (not "
-              "device_memory checkpoints); at equal timestamps allocs come before frees";
+              "device_memory checkpoints); at equal timestamps allocs come before frees, but for one that follows the free of its own tensor";
     /* the window's bounds in words, for the text output */
     char wtext[96] = "";
     if (win) {
@@ -586,8 +675,8 @@ int stint_cmd_memory(int argc, char **argv)
                 fprintf(f, ":%" PRIu64, peak_by_name[k]);
                 first = 0;
             }
-        fprintf(f, "},\"repairs\":{%s},\"partial\":%s}\n", torn ? "\"torn_record\":1" : "",
-                rc == 1 || cut ? "true" : "false");
+        fprintf(f, "},\"unusable_lines\":%" PRIu64 ",\"repairs\":{%s},\"partial\":%s}\n", c.bad,
+                torn ? "\"torn_record\":1" : "", rc == 1 || cut ? "true" : "false");
     } else {
         /* without a window every number is the file's; with one, each line says whose it is */
         const char *in_win = win ? " in the window" : "";
