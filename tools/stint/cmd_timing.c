@@ -94,13 +94,18 @@ static int parse_u32(const char *s, uint32_t *out)
     return 0;
 }
 
-/* Whether the regular file open on fd starts with the gzip magic bytes
- * (read at offset 0 without moving the file offset). */
-static int starts_gzip(int fd)
+/* Whether fd can be parsed straight from its descriptor: a regular file
+ * that does not start with the gzip magic bytes (read at offset 0 without
+ * moving the file offset). Anything else (gzip, a pipe or FIFO such as
+ * <(gzip -c log) or /dev/stdin, a device) goes through stint_input, which
+ * finds gzip by content whatever the file is. */
+static int plain_regular(int fd)
 {
     unsigned char b[2];
     struct stat st;
-    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && pread(fd, b, 2, 0) == 2 && b[0] == 0x1f && b[1] == 0x8b;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
+        return 0;
+    return !(pread(fd, b, 2, 0) == 2 && b[0] == 0x1f && b[1] == 0x8b);
 }
 
 /* Feeds the input at path to p through stint_input (input.h), which inflates
@@ -126,7 +131,7 @@ static int feed_input(markers_parser *p, const char *path, const char **msg, str
 }
 
 /* Reads one input into the model: plain regular files straight into the
- * parser's buffer, stdin and gzip logs (detected by content) through
+ * parser's buffer, stdin, pipes and gzip logs (detected by content) through
  * stint_input. Returns 0, or an exit code: 3 when the input cannot be
  * opened or read, 1 when its compressed data is bad (a truncated .gz);
  * after a read error what came before it is kept (rd->read_error). */
@@ -139,7 +144,7 @@ static int read_input(tm_model *m, const char *path, markers_stats *total, struc
             fprintf(stderr, "stint timing: cannot open %s: %s\n", path, strerror(errno));
             return STINT_EXIT_IO;
         }
-        if (starts_gzip(fd)) {
+        if (!plain_regular(fd)) {
             close(fd);
             fd = -1;
         }

@@ -340,17 +340,22 @@ static const char *parse_record(markers_parser *p, const char *at, const char *e
 
     /* The head: `[STRACE]\s+v=\d`. Anything else is not a record at all,
      * but for a head cut short: "[STRACE]", then blanks, "v" or "v=" at most,
-     * then the end of the line or the input (a record torn in its head). */
+     * then the end of the line or the input (a record torn in its head: a
+     * writer killed there, a logger that cuts long lines). A bare "[STRACE]"
+     * at a line's end is text that names the tag ("lines are tagged
+     * [STRACE]"), not a record; at the input's end it is a cut one. */
     if (!q || !(q = key(q, e, "v=", 2)) || q >= e || !IS(*q, C_DIGIT)) {
         const char *c = at + TAG_LEN;
         while (c < e && is_blank((unsigned char)*c))
             c++;
+        int has_v = 0;
         if (c < e && *c == 'v' && c > at + TAG_LEN) {
             c++;
+            has_v = 1;
             if (c < e && *c == '=')
                 c++;
         }
-        if (c < e && *c != '\n' && *c != '\r')
+        if (c < e && (!has_v || (*c != '\n' && *c != '\r')))
             return at + TAG_LEN;
         p->st.heads++;
         why = "v=";

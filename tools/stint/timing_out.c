@@ -63,7 +63,7 @@ void tout_json_str(FILE *f, const char *s, size_t n)
             case '\b': fputs("\\b", f); break;
             case '\f': fputs("\\f", f); break;
             default:
-                if (c < 0x20)
+                if (c < 0x20 || c == 0x7f) /* (as python's json.dump: all but printable ASCII) */
                     fprintf(f, "\\u%04x", c);
                 else
                     putc((int)c, f);
@@ -1054,8 +1054,19 @@ static int cmp_u32(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return (x > y) - (x < y);
+}
+
 /* Names mode: a span's parent is the name minus its last dotted component,
- * when the reference invocation has a span of that name. v: scratch for nref. */
+ * when the reference invocation has a span of that name. A node is a name:
+ * only the first span of each name is drawn, the others get the parent
+ * NAME_DUP, which no key is (a name's children were drawn again under every
+ * span of the parent's name, and a repeated name's subtree once per span:
+ * output quadratic in the repeats). v: scratch for nref. */
+#define NAME_DUP (TM_NONE - 1)
 static void name_links(struct tree *t, uint32_t *v)
 {
     const tm_model *m = t->c->m;
@@ -1071,6 +1082,16 @@ static void name_links(struct tree *t, uint32_t *v)
         if (pid != TM_NONE && bsearch(&pid, v, t->nref, sizeof *v, cmp_u32))
             t->parent[i] = pid;
     }
+    uint64_t *byname = t->nref ? malloc((size_t)t->nref * sizeof *byname) : NULL;
+    if (!byname)
+        return; /* (out of memory: drawn as before) */
+    for (uint32_t i = 0; i < t->nref; i++)
+        byname[i] = (uint64_t)t->key[i] << 32 | i;
+    qsort(byname, t->nref, sizeof *byname, cmp_u64);
+    for (uint32_t i = 1; i < t->nref; i++)
+        if (byname[i] >> 32 == byname[i - 1] >> 32)
+            t->parent[(uint32_t)byname[i]] = NAME_DUP;
+    free(byname);
 }
 
 /* Host spans of one tid, g[0..n) in input order. Read as post-order (spans
