@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # With STINT_ENABLED=0 an instrumented function contains no call into the
 # library (no undefined stint_ symbol in its object file), and its arguments
-# are not evaluated; with STINT_ENABLED=1 the same file does call in (so this
+# are not evaluated (STINT_SCOPE, STINT_SCOPE_A, STINT_BEGIN, STINT_END); with STINT_ENABLED=1 the same file does call in (so this
 # test can fail). Both compile as C11 and as C++ with -Wpedantic -Werror.
 set -euo pipefail
 src=${STINT_SOURCE_DIR:?}
@@ -21,13 +21,18 @@ int work(int n)
 {
 #if STINT_ENABLED
     STINT_SCOPE("work");
-#else
-    STINT_SCOPE(name_with_side_effect()); /* must not be evaluated */
-#endif
     STINT_SCOPE_A("work.a", "k=v");
     STINT_BEGIN(s, "work.b");
     n *= 3;
     STINT_END(s);
+#else
+    /* not one of these arguments may be evaluated */
+    STINT_SCOPE(name_with_side_effect());
+    STINT_SCOPE_A(name_with_side_effect(), name_with_side_effect());
+    STINT_BEGIN(s, name_with_side_effect());
+    n *= 3;
+    STINT_END((side_effects++, s));
+#endif
     return n + 1;
 }
 #ifdef __cplusplus
