@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Runs one golden CLI case. A case is a folder holding:
-#   cmd              one bash command line; $STINT is the CLI, $CORPUS is ../shared/corpus,
+#   cmd              bash commands (run with pipefail: a failing stint before a pipe fails the
+#                    case unless the case echoes its code); $STINT is the CLI, $CORPUS is ../shared/corpus,
 #                    $CASE is the case folder, $TMP a fresh scratch folder
 #   expected.stdout  stdout, byte for byte (optional)
 #   expected.stderr  stderr, byte for byte (optional)
@@ -21,7 +22,7 @@ if [ -e "$CASE/needs_corpus" ] && [ ! -d "$CORPUS" ]; then
 fi
 TMP=$(mktemp -d); export TMP
 trap 'rm -rf "$TMP"' EXIT
-bash -c "$(cat "$CASE/cmd")" >"$TMP/stdout" 2>"$TMP/stderr"
+bash -o pipefail -c "$(cat "$CASE/cmd")" >"$TMP/stdout" 2>"$TMP/stderr"
 rc=$?
 want_rc=0; [ -e "$CASE/expected.rc" ] && want_rc=$(cat "$CASE/expected.rc")
 fail=0
