@@ -333,17 +333,19 @@ static int cmp_bytes(const char *a, size_t an, const char *b, size_t bn)
     return r ? r : (an < bn ? -1 : an > bn);
 }
 
-/* The span that names a rounds column: `<root>.<suffix>` as the reference's
- * fixed names are, with the root taken from the invocation (simpler_run in the
- * seed era, chip.run later). NULL when the invocation has none. */
+/* The span that names a rounds column: `<root>.<suffix>`, the root being the
+ * reference's fixed name (simpler_run in the seed era, chip.run later), looked
+ * up by name as the reference does (an invocation whose first depth-0 span is
+ * something else, a warm-up step, still times simpler_run), else the
+ * invocation's own root. NULL when the invocation has none. */
 static const tm_fon *named_span(const tm_model *m, uint32_t inv, const char *suffix)
 {
     const tm_inv *iv = &m->invs[inv];
-    const char *roots[3] = {NULL, "simpler_run", "chip.run"};
+    const char *roots[3] = {"simpler_run", "chip.run", NULL};
     if (iv->has_root)
-        roots[0] = tm_str(m, iv->root_name);
+        roots[2] = tm_str(m, iv->root_name);
     for (int k = 0; k < 3; k++) {
-        if (!roots[k] || (k && roots[0] && !strcmp(roots[0], roots[k])))
+        if (!roots[k] || (k == 2 && (!strcmp(roots[2], roots[0]) || !strcmp(roots[2], roots[1]))))
             continue;
         char buf[512];
         int n = snprintf(buf, sizeof buf, "%s%s%s", roots[k], *suffix ? "." : "", suffix);
@@ -601,8 +603,8 @@ static void round_metrics(const tm_model *m, uint32_t inv, double out[5], int64_
     const tm_fon *dev = named_span(m, inv, "runner_run.device_wall");
     const tm_fon *orch = named_span(m, inv, "runner_run.device_wall.orch");
     const tm_fon *sched = named_span(m, inv, "runner_run.device_wall.sched");
-    /* Host is the first span named like the root (the reference looks it up
-     * by name), which is the root itself in every well-formed log. */
+    /* Host is the first span named simpler_run (or chip.run; the reference
+     * looks it up by name), else the invocation's root. */
     const tm_fon *host = named_span(m, inv, "");
     const tm_fon *cols[5] = {host, dev, NULL, orch, sched};
     for (int i = 0; i < 5; i++) {
