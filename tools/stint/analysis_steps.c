@@ -33,6 +33,14 @@ static int step_cmp(const void *pa, const void *pb)
 {
     const struct stint_slice *a = stint_model_slice(sort_model, *(const uint32_t *)pa);
     const struct stint_slice *b = stint_model_slice(sort_model, *(const uint32_t *)pb);
+    /* host-clock steps first, then device-clock ones: their ts is an offset
+     * on another clock, never ordered against host time */
+    int da = stint_model_lane_at(sort_model, stint_model_track_at(sort_model, a->track)->lane)->clock ==
+             STINT_CLOCK_DEVICE;
+    int db = stint_model_lane_at(sort_model, stint_model_track_at(sort_model, b->track)->lane)->clock ==
+             STINT_CLOCK_DEVICE;
+    if (da != db)
+        return da - db;
     if (a->ts_ns != b->ts_ns)
         return a->ts_ns < b->ts_ns ? -1 : 1;
     return (a->seq > b->seq) - (a->seq < b->seq);
@@ -99,7 +107,7 @@ int stint_steps_compute(struct stint_steps *r, const struct stint_model *mm, con
         step_of[i] = (uint32_t)nsteps;
         steps[nsteps++] = (uint32_t)i;
     }
-    /* steps in time order (the model groups slices by track) */
+    /* steps in time order per clock (the model groups slices by track) */
     sort_model = mm;
     qsort(steps, nsteps, sizeof *steps, step_cmp);
     for (size_t k = 0; k < nsteps; k++)

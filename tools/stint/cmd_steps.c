@@ -26,6 +26,21 @@ static const char usage[] =
     "  remainder (wall minus the union of all children); then min/median/max over steps.\n"
     "  Without --step, a JSONL session's measured span is the step.\n";
 
+/* The median of sorted v (n > 0), the two middle values averaged, exactly
+ * (a double holds no ns past 2^53: the median printed below the minimum). */
+static struct stint_an_ratio median_exact(const int64_t *v, size_t n)
+{
+    struct stint_an_ratio r;
+    if (n % 2) {
+        r.num = v[n / 2];
+        r.den = 1;
+    } else {
+        r.num = (stint_i128)v[n / 2 - 1] + v[n / 2];
+        r.den = 2;
+    }
+    return r;
+}
+
 int stint_cmd_steps(int argc, char **argv)
 {
     const char *step_glob = NULL;
@@ -72,7 +87,7 @@ int stint_cmd_steps(int argc, char **argv)
     const char *scope = "host or device clock of each step's lane; child figures are unions of that child name's "
                         "intervals clipped to the step; overlap = time covered by two or more children; "
                         "unattributed = wall minus the union of all children (never a sum of nested durations)";
-    char b[32];
+    char b[64], mb[64];
     if (o.json) {
         fprintf(f, "{\"schema\":\"stint.steps/1\",\"step\":");
         if (step_glob)
@@ -131,8 +146,8 @@ int stint_cmd_steps(int argc, char **argv)
                 stint_out_json_str(f, nm, sl);
             }
             if (nsteps)
-                fprintf(f, ":{\"min_ns\":%" PRId64 ",\"median_ns\":%.1f,\"max_ns\":%" PRId64 "}", colv[0],
-                        stint_an_quantile(colv, nsteps, 0.5), colv[nsteps - 1]);
+                fprintf(f, ":{\"min_ns\":%" PRId64 ",\"median_ns\":%s,\"max_ns\":%" PRId64 "}", colv[0],
+                        stint_an_fmt_ratio(mb, median_exact(colv, nsteps), 0, 1), colv[nsteps - 1]);
             else
                 fputs(":{\"min_ns\":null,\"median_ns\":null,\"max_ns\":null}", f);
         }
@@ -152,6 +167,9 @@ int stint_cmd_steps(int argc, char **argv)
                 on_dev, m.partial ? " - PARTIAL input" : "", scope);
         if (unfinished_steps)
             fprintf(f, "# %" PRIu64 " unfinished steps left out\n", unfinished_steps);
+        if (on_dev)
+            fprintf(f, "# device-clock steps (index marked d) come after the host ones: their ts_us is an offset on "
+                       "the device clock; min/median/max take the durations of both\n");
         fprintf(f, "%6s %14s %12s", "step", "ts_us", "wall");
         for (size_t c = 0; c < ncols; c++) {
             /* a child name as a column header: escaped (one header line), right-aligned
@@ -165,7 +183,12 @@ int stint_cmd_steps(int argc, char **argv)
         fprintf(f, " %12s %12s\n", "overlap", "unattributed");
         for (size_t k = 0; k < nsteps; k++) {
             const int64_t *row = &fig[k * width];
-            fprintf(f, "%6zu %14s", k, stint_an_us(b, stint_model_slice(&m, steps[k])->ts_ns));
+            const struct stint_slice *ss = stint_model_slice(&m, steps[k]);
+            int dv = stint_model_lane_at(&m, stint_model_track_at(&m, ss->track)->lane)->clock == STINT_CLOCK_DEVICE;
+            if (dv)
+                fprintf(f, "%5zud %14s", k, stint_an_us(b, ss->ts_ns));
+            else
+                fprintf(f, "%6zu %14s", k, stint_an_us(b, ss->ts_ns));
             fprintf(f, " %12s", stint_an_us(b, row[0]));
             for (size_t c = 0; c < ncols; c++)
                 fprintf(f, " %14s", stint_an_us(b, row[1 + c]));
@@ -180,10 +203,10 @@ int stint_cmd_steps(int argc, char **argv)
                     for (size_t k = 0; k < nsteps; k++)
                         colv[k] = fig[k * width + c];
                     stint_an_sort_i64(colv, nsteps);
-                    double v = q == 0 ? (double)colv[0]
-                               : q == 1 ? stint_an_quantile(colv, nsteps, 0.5)
-                                        : (double)colv[nsteps - 1];
-                    fprintf(f, c == 0 || c > ncols ? " %12s" : " %14s", stint_an_us_f(b, v));
+                    const char *v = q == 0   ? stint_an_us(b, colv[0])
+                                    : q == 1 ? stint_an_fmt_ratio(b, median_exact(colv, nsteps), 3, 3)
+                                             : stint_an_us(b, colv[nsteps - 1]);
+                    fprintf(f, c == 0 || c > ncols ? " %12s" : " %14s", v);
                 }
                 putc('\n', f);
             }
