@@ -100,8 +100,10 @@ void tm_free(tm_model *m)
     free(m->attr_off);
     free(m->attr_len);
     free(m->attr_text);
-    for (uint32_t i = 0; i < m->ninvs; i++)
+    for (uint32_t i = 0; i < m->ninvs; i++) {
         free(m->invs[i].fon);
+        free(m->invs[i].fset);
+    }
     free(m->invs);
     free(m->inv_hash_keys);
     free(m->inv_hash_vals);
@@ -316,6 +318,45 @@ static uint32_t intern_cached(tm_model *m, uint32_t *cache, unsigned bits, const
     return id;
 }
 
+static inline uint32_t fset_home(uint32_t name, uint32_t cap)
+{
+    return (name * 0x9E3779B1u) >> 7 & (cap - 1);
+}
+
+/* Adds name (not in it yet) to iv's set of first-of-name names >= 64,
+ * doubling it at half load. Returns 0, or -1 when out of memory. */
+static int fset_add(tm_inv *iv, uint32_t name)
+{
+    if (!iv->fset || (iv->fset_len + 1) * 2 > iv->fset_cap) {
+        uint32_t cap = iv->fset_cap ? iv->fset_cap * 2 : 64;
+        uint32_t *ns = cap > iv->fset_cap ? calloc(cap, sizeof *ns) : NULL;
+        if (!ns)
+            return -1;
+        for (uint32_t i = 0; i < iv->fset_cap; i++)
+            if (iv->fset[i]) {
+                uint32_t j = fset_home(iv->fset[i] - 1, cap);
+                while (ns[j])
+                    j = (j + 1) & (cap - 1);
+                ns[j] = iv->fset[i];
+            }
+        free(iv->fset);
+        iv->fset = ns;
+        iv->fset_cap = cap;
+    }
+    uint32_t j = fset_home(name, iv->fset_cap);
+    while (iv->fset[j])
+        j = (j + 1) & (iv->fset_cap - 1);
+    iv->fset[j] = name + 1;
+    iv->fset_len++;
+    return 0;
+}
+
+static int cmp_fon_name(const void *pa, const void *pb)
+{
+    uint32_t a = ((const tm_fon *)pa)->name, b = ((const tm_fon *)pb)->name;
+    return (a > b) - (a < b);
+}
+
 int tm_add(tm_model *m, const markers_record *r)
 {
     uint32_t name = intern_cached(m, m->name_cache, 8, r->name.ptr, r->name.len, 0);
@@ -347,9 +388,13 @@ int tm_add(tm_model *m, const markers_record *r)
         int seen = 0;
         if (name < 64) {
             seen = (iv->seen_small >> name) & 1;
-        } else {
-            for (uint32_t i = 0; i < iv->fon_len && !seen; i++)
-                seen = iv->fon[i].name == name;
+        } else { /* a set per invocation: a scan of fon made many names quadratic */
+            if (iv->fset)
+                for (uint32_t j = fset_home(name, iv->fset_cap); iv->fset[j] && !seen;
+                     j = (j + 1) & (iv->fset_cap - 1))
+                    seen = iv->fset[j] == name + 1;
+            if (!seen && fset_add(iv, name) != 0)
+                goto oom;
         }
         if (!seen) {
             if (iv->fon_len == iv->fon_cap) {
@@ -479,19 +524,10 @@ int tm_analyze(tm_model *m)
     sort_model = m;
     qsort(m->order, n, sizeof *m->order, cmp_pid_inv);
 
-    /* First-of-name lists sorted by name id (insertion: they are short). */
-    for (uint32_t x = 0; x < n; x++) {
-        tm_fon *f = m->invs[x].fon;
-        for (uint32_t i = 1; i < m->invs[x].fon_len; i++) {
-            tm_fon t = f[i];
-            uint32_t j = i;
-            while (j && f[j - 1].name > t.name) {
-                f[j] = f[j - 1];
-                j--;
-            }
-            f[j] = t;
-        }
-    }
+    /* First-of-name lists sorted by name id (unique within a list) */
+    for (uint32_t x = 0; x < n; x++)
+        if (m->invs[x].fon_len > 1)
+            qsort(m->invs[x].fon, m->invs[x].fon_len, sizeof *m->invs[x].fon, cmp_fon_name);
 
     /* Buckets in first-seen order over (pid, inv). */
     for (uint32_t i = 0; i < m->nstr; i++)
