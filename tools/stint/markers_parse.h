@@ -141,7 +141,8 @@ int markers_attr_next(markers_text *cursor, markers_text *key, markers_text *val
 /* Finds the first token `key=...` in attrs. Returns 1 and sets *value, or 0. */
 int markers_attr_get(markers_text attrs, const char *key, markers_text *value);
 
-/* The reference's device test: "clk=dev" appears anywhere in the attrs. */
+/* Whether the record is a device span: the attrs hold the whole token
+ * "clk=dev" (the reference tests for the substring; docs/cli/timing.md). */
 int markers_is_device(const markers_record *rec);
 
 /* 1 when the text equals the NUL-terminated string s. */
