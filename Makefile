@@ -22,12 +22,15 @@ build/CMakeCache.txt:
 	cmake -S . -B build -DCMAKE_BUILD_TYPE=RelWithDebInfo $(CMAKE_FLAGS) >/dev/null
 
 build: deps build/CMakeCache.txt
+	@if [ -n "$(CMAKE_FLAGS)" ]; then cmake -S . -B build $(CMAKE_FLAGS) >/dev/null; fi
 	cmake --build build -j$(JOBS)
 
 demo: build
 	bash examples/run_demo.sh build
 
 test: deps-test build/CMakeCache.txt
+	@# (flags given now, CI's -Werror among them, apply to a build folder configured before too)
+	@if [ -n "$(CMAKE_FLAGS)" ]; then cmake -S . -B build $(CMAKE_FLAGS) >/dev/null; fi
 	cmake --build build -j$(JOBS)
 	cd build && ctest $(CTEST_FLAGS)
 
