@@ -428,6 +428,24 @@ static void compute(struct series *s, int64_t gap_ns, struct stats *st, double *
     st->gap_med_ns = stint_an_quantile(gaps, ng, 0.5);
 }
 
+/* Writes --time-range's window: pre, its start (or open_lo when open),
+ * mid, its end (or open_hi), post. */
+static void put_window(FILE *f, const struct stint_filter *w, const char *pre, const char *open_lo, const char *mid,
+                       const char *open_hi, const char *post)
+{
+    fputs(pre, f);
+    if (w->t0 == INT64_MIN)
+        fputs(open_lo, f);
+    else
+        fprintf(f, "%" PRId64, w->t0);
+    fputs(mid, f);
+    if (w->t1 == INT64_MAX)
+        fputs(open_hi, f);
+    else
+        fprintf(f, "%" PRId64, w->t1);
+    fputs(post, f);
+}
+
 static void put_num(FILE *f, double v)
 {
     if (!isfinite(v)) /* (JSON has no nan or inf) */
@@ -587,19 +605,8 @@ int stint_cmd_counters(int argc, char **argv)
                 "samples no more than gap_threshold apart, in value x seconds; observed_ns = the time those "
                 "intervals cover; integral is null when no interval qualifies\",",
                 source, gap_ns);
-        if (o.filter.has_range) {
-            fputs("\"window\":{\"start_ns\":", f);
-            if (o.filter.t0 == INT64_MIN)
-                fputs("null", f);
-            else
-                fprintf(f, "%" PRId64, o.filter.t0);
-            fputs(",\"end_ns\":", f);
-            if (o.filter.t1 == INT64_MAX)
-                fputs("null", f);
-            else
-                fprintf(f, "%" PRId64, o.filter.t1);
-            fputs("},", f);
-        }
+        if (o.filter.has_range)
+            put_window(f, &o.filter, "\"window\":{\"start_ns\":", "null", ",\"end_ns\":", "null", "},");
         if (time_key)
             fprintf(f,
                     "\"rows\":%" PRIu64 ",\"unusable_rows\":%" PRIu64 ",\"missing_values\":%" PRIu64
@@ -611,19 +618,8 @@ int stint_cmd_counters(int argc, char **argv)
                 "# %zu series from %s; stats unweighted over samples; integral = trapezoid (value x s) over "
                 "intervals <= %.6g s, with the observed time it covers; '-' = no usable interval\n",
                 set.n, source, (double)gap_ns * 1e-9);
-        if (o.filter.has_range) { /* (the figures cover the window only) */
-            fputs("# window: samples with ts in [", f);
-            if (o.filter.t0 == INT64_MIN)
-                fputs("start", f);
-            else
-                fprintf(f, "%" PRId64, o.filter.t0);
-            fputs(", ", f);
-            if (o.filter.t1 == INT64_MAX)
-                fputs("end", f);
-            else
-                fprintf(f, "%" PRId64, o.filter.t1);
-            fputs(") ns\n", f);
-        }
+        if (o.filter.has_range) /* (the figures cover the window only) */
+            put_window(f, &o.filter, "# window: samples with ts in [", "start", ", ", "end", ") ns\n");
         if (rc == 1 || cut || (have_model && m.partial))
             fprintf(f, "# PARTIAL: the input ended in an error; what was read before it is reported\n");
         fprintf(f, "%8s %12s %12s %12s %12s %12s %12s %7s %14s %12s  %s\n", "samples", "min", "median", "mean", "max",
