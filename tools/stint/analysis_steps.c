@@ -35,10 +35,8 @@ static int step_cmp(const void *pa, const void *pb)
     const struct stint_slice *b = stint_model_slice(sort_model, *(const uint32_t *)pb);
     /* host-clock steps first, then device-clock ones: their ts is an offset
      * on another clock, never ordered against host time */
-    int da = stint_model_lane_at(sort_model, stint_model_track_at(sort_model, a->track)->lane)->clock ==
-             STINT_CLOCK_DEVICE;
-    int db = stint_model_lane_at(sort_model, stint_model_track_at(sort_model, b->track)->lane)->clock ==
-             STINT_CLOCK_DEVICE;
+    int da = stint_model_track_device(sort_model, stint_model_track_at(sort_model, a->track));
+    int db = stint_model_track_device(sort_model, stint_model_track_at(sort_model, b->track));
     if (da != db)
         return da - db;
     if (a->ts_ns != b->ts_ns)

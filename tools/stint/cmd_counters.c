@@ -18,6 +18,7 @@
 #include "cmdopts.h"
 #include "commands.h"
 #include "jsonl_scan.h"
+#include "stint/stint.h"
 #include "textout.h"
 #include "tsparse.h"
 
@@ -68,9 +69,7 @@ struct set {
 
 static uint64_t series_hash(const char *name, size_t len, int64_t pid)
 {
-    uint64_t h = UINT64_C(0xcbf29ce484222325) ^ (uint64_t)pid;
-    for (size_t i = 0; i < len; i++)
-        h = (h ^ (unsigned char)name[i]) * UINT64_C(0x100000001b3);
+    uint64_t h = stint_fnv1a64(name, len) ^ (uint64_t)pid * UINT64_C(0x9e3779b97f4a7c15);
     return h ^ (h >> 29);
 }
 

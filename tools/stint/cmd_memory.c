@@ -170,10 +170,6 @@ static int shape_bytes(const struct stint_jl_val *shape, const struct stint_jl_v
     return 0;
 }
 
-/* A category or device name is keyed and shown decoded (a "\t" in the JSON
- * is a tab, shown as \t in text and JSON alike, not as \\t): a string with
- * escapes is decoded into a new buffer (v->escaped then marks it owned; the
- * caller frees it). Returns 0, or -1 out of memory (nothing owned). */
 /* The id of prefix + the n bytes at s in t (the whole name, however long);
  * UINT32_MAX when out of memory. */
 static uint32_t key_id(struct strtab *t, const char *prefix, const char *s, size_t n)
@@ -190,6 +186,10 @@ static uint32_t key_id(struct strtab *t, const char *prefix, const char *s, size
     return id;
 }
 
+/* A tensor id, category or device name is keyed and shown decoded (a "\t" in the JSON
+ * is a tab, shown as \t in text and JSON alike, not as \\t): a string with
+ * escapes is decoded into a new buffer (v->escaped then marks it owned; the
+ * caller frees it). Returns 0, or -1 out of memory (nothing owned). */
 static int decode_str(struct stint_jl_val *v)
 {
     if (v->type != STINT_JL_STRING || !v->escaped)
@@ -356,7 +356,9 @@ static int rec_cmp(const void *pa, const void *pb)
  * order): allocs before frees, so that what is live together at one instant
  * counts in the peak, but for the alloc of a tensor whose free comes before
  * it at that timestamp (freed and allocated again), which stays after that
- * free. stamp has one slot per tensor id, zeroed; tmp holds n records. */
+ * free. A stable partition in one pass: the front records move down in
+ * place, the rest wait in tmp. stamp has one slot per tensor id, zeroed;
+ * tmp holds n records. */
 static void order_instants(struct rec *r, size_t n, uint32_t *stamp, struct rec *tmp)
 {
     uint32_t gid = 0;
@@ -366,30 +368,18 @@ static void order_instants(struct rec *r, size_t n, uint32_t *stamp, struct rec 
             j++;
         if (j - i > 1) {
             gid++;
-            size_t front = 0, rest = 0;
-            for (size_t k = i; k < j; k++) { /* count the front: allocs not after their tensor's free */
-                uint32_t t = r[k].tensor;
-                int known = t < UINT32_MAX - 1;
-                if (r[k].is_free) {
-                    if (known)
-                        stamp[t] = gid;
-                } else if (!(known && stamp[t] == gid))
-                    front++;
-            }
-            gid++;
+            size_t front = i, rest = 0;
             for (size_t k = i; k < j; k++) {
                 uint32_t t = r[k].tensor;
                 int known = t < UINT32_MAX - 1;
-                if (r[k].is_free) {
-                    if (known)
-                        stamp[t] = gid;
-                    tmp[front + rest++] = r[k];
-                } else if (known && stamp[t] == gid)
-                    tmp[front + rest++] = r[k];
+                if (r[k].is_free && known)
+                    stamp[t] = gid;
+                if (r[k].is_free || (known && stamp[t] == gid))
+                    tmp[rest++] = r[k];
                 else
-                    tmp[k - i - rest] = r[k];
+                    r[front++] = r[k];
             }
-            memcpy(&r[i], tmp, (j - i) * sizeof *r);
+            memcpy(&r[front], tmp, rest * sizeof *r);
         }
         i = j;
     }

@@ -184,8 +184,7 @@ int stint_cmd_steps(int argc, char **argv)
         for (size_t k = 0; k < nsteps; k++) {
             const int64_t *row = &fig[k * width];
             const struct stint_slice *ss = stint_model_slice(&m, steps[k]);
-            int dv = stint_model_lane_at(&m, stint_model_track_at(&m, ss->track)->lane)->clock == STINT_CLOCK_DEVICE;
-            if (dv)
+            if (stint_model_track_device(&m, stint_model_track_at(&m, ss->track)))
                 fprintf(f, "%5zud %14s", k, stint_an_us(b, ss->ts_ns));
             else
                 fprintf(f, "%6zu %14s", k, stint_an_us(b, ss->ts_ns));

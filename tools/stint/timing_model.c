@@ -102,7 +102,7 @@ void tm_free(tm_model *m)
     free(m->attr_text);
     for (uint32_t i = 0; i < m->ninvs; i++) {
         free(m->invs[i].fon);
-        free(m->invs[i].fset);
+        stint_umap_free(&m->invs[i].fon_map);
     }
     free(m->invs);
     free(m->inv_hash_keys);
@@ -318,38 +318,9 @@ static uint32_t intern_cached(tm_model *m, uint32_t *cache, unsigned bits, const
     return id;
 }
 
-static inline uint32_t fset_home(uint32_t name, uint32_t cap)
-{
-    return (name * 0x9E3779B1u) >> 7 & (cap - 1);
-}
-
-/* Adds name (not in it yet) to iv's set of first-of-name names >= 64,
- * doubling it at half load. Returns 0, or -1 when out of memory. */
-static int fset_add(tm_inv *iv, uint32_t name)
-{
-    if (!iv->fset || (iv->fset_len + 1) * 2 > iv->fset_cap) {
-        uint32_t cap = iv->fset_cap ? iv->fset_cap * 2 : 64;
-        uint32_t *ns = cap > iv->fset_cap ? calloc(cap, sizeof *ns) : NULL;
-        if (!ns)
-            return -1;
-        for (uint32_t i = 0; i < iv->fset_cap; i++)
-            if (iv->fset[i]) {
-                uint32_t j = fset_home(iv->fset[i] - 1, cap);
-                while (ns[j])
-                    j = (j + 1) & (cap - 1);
-                ns[j] = iv->fset[i];
-            }
-        free(iv->fset);
-        iv->fset = ns;
-        iv->fset_cap = cap;
-    }
-    uint32_t j = fset_home(name, iv->fset_cap);
-    while (iv->fset[j])
-        j = (j + 1) & (iv->fset_cap - 1);
-    iv->fset[j] = name + 1;
-    iv->fset_len++;
-    return 0;
-}
+/* Names per invocation past which the first span of a name is found through
+ * a map rather than by a scan of fon (which costs no memory). */
+#define FON_SCAN_MAX 32
 
 static int cmp_fon_name(const void *pa, const void *pb)
 {
@@ -388,13 +359,16 @@ int tm_add(tm_model *m, const markers_record *r)
         int seen = 0;
         if (name < 64) {
             seen = (iv->seen_small >> name) & 1;
-        } else { /* a set per invocation: a scan of fon made many names quadratic */
-            if (iv->fset)
-                for (uint32_t j = fset_home(name, iv->fset_cap); iv->fset[j] && !seen;
-                     j = (j + 1) & (iv->fset_cap - 1))
-                    seen = iv->fset[j] == name + 1;
-            if (!seen && fset_add(iv, name) != 0)
-                goto oom;
+        } else if (iv->fon_len < FON_SCAN_MAX && !iv->fon_map.cap) {
+            for (uint32_t i = 0; i < iv->fon_len && !seen; i++)
+                seen = iv->fon[i].name == name;
+        } else { /* many names: a map (a scan per record made them quadratic) */
+            int isnew;
+            if (!iv->fon_map.cap)
+                for (uint32_t i = 0; i < iv->fon_len; i++)
+                    (void)stint_umap_get(&iv->fon_map, iv->fon[i].name, 0, &isnew);
+            (void)stint_umap_get(&iv->fon_map, name, 0, &isnew);
+            seen = !isnew;
         }
         if (!seen) {
             if (iv->fon_len == iv->fon_cap) {

@@ -15,6 +15,7 @@
 #define STINT_CLI_TIMING_MODEL_H
 
 #include "markers_parse.h"
+#include "umap.h"
 
 #include <stddef.h>
 #include <stdint.h>
@@ -54,9 +55,7 @@ typedef struct tm_inv {
     tm_fon *fon;       /* first span of each name (sorted by name id after tm_analyze) */
     uint32_t fon_len, fon_cap;
     uint64_t seen_small; /* bit i: name id i (< 64) is in fon */
-    uint32_t *fset;      /* names >= 64 in fon, + 1 (0 = empty), open addressing; NULL until one comes */
-    uint32_t fset_cap;   /* a power of two, kept at most half full */
-    uint32_t fset_len;
+    struct stint_umap fon_map; /* the names in fon, once it holds many (timing_model.c) */
 } tm_inv;
 
 typedef struct tm_bucket {
