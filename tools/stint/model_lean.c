@@ -149,10 +149,13 @@ static uint32_t pair_of(struct stint_lean *L, uint32_t cat, uint32_t name)
     int isnew;
     uint32_t p = stint_umap_get(&L->pairs, key, (uint32_t)L->npairs, &isnew);
     if (isnew) {
+        size_t old_cap = L->pcap;
         L->pcat = grow(L->pcat, &L->pcap, L->npairs + 1, sizeof *L->pcat);
-        L->pname = realloc(L->pname, L->pcap * sizeof *L->pname);
-        if (!L->pname)
-            die_oom();
+        if (L->pcap != old_cap) { /* pname follows pcat's capacity, resized only when it grew */
+            L->pname = realloc(L->pname, L->pcap * sizeof *L->pname);
+            if (!L->pname)
+                die_oom();
+        }
         L->npairs++;
         L->pcat[p] = cat;
         L->pname[p] = name;

@@ -165,12 +165,20 @@ static uint32_t intern_exact(tm_model *m, const char *s, size_t n)
         return id;
     if ((uint64_t)(m->nstr + 1) * 2 > m->str_hash_cap && str_rehash(m))
         return TM_NONE;
+    uint32_t old_cap = m->str_cap_ids;
     if (grow((void **)&m->str_off, &m->str_cap_ids, m->nstr + 1, sizeof *m->str_off))
         return TM_NONE;
-    uint32_t *sl = realloc(m->str_slen, (size_t)m->str_cap_ids * sizeof *sl);
-    if (sl)
+    /* str_slen follows str_off's capacity; it is resized only when that grew (a
+     * realloc per string copies the array each time under some allocators) */
+    if (m->str_cap_ids != old_cap || !m->str_slen) {
+        uint32_t *sl = realloc(m->str_slen, (size_t)m->str_cap_ids * sizeof *sl);
+        if (!sl) {
+            m->str_cap_ids = old_cap;
+            return TM_NONE;
+        }
         m->str_slen = sl;
-    if (!sl || grow_bytes(&m->str, &m->str_cap, m->str_len + n + 1))
+    }
+    if (grow_bytes(&m->str, &m->str_cap, m->str_len + n + 1))
         return TM_NONE;
     id = m->nstr++;
     m->str_off[id] = m->str_len;
