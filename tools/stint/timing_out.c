@@ -142,6 +142,25 @@ static void json_cstr(FILE *f, const char *s)
     tout_json_str(f, s, strlen(s));
 }
 
+/* A name in a text view: control bytes and backslashes escaped. */
+static void put_name(FILE *f, const char *s, size_t n)
+{
+    stint_out_text_str(f, s, n);
+}
+
+/* "callable hid=<hid>", the hid escaped as a name is. */
+static void put_hid(FILE *f, const tm_model *m, uint32_t hid)
+{
+    fputs("callable hid=", f);
+    put_name(f, tm_str(m, hid), tm_str_len(m, hid));
+}
+
+/* An interned string (a name or hid) as a JSON string: whole, NUL bytes included. */
+static void json_id(FILE *f, const tm_model *m, uint32_t id)
+{
+    tout_json_str(f, tm_str(m, id), tm_str_len(m, id));
+}
+
 void tout_json_begin(const tout_ctx *c, const char *view)
 {
     const markers_stats *st = c->st;
@@ -196,7 +215,7 @@ static void json_callable_head(const tout_ctx *c, uint32_t b, uint32_t k)
 {
     char label[16];
     fputs("{\"hid\": ", c->out);
-    json_cstr(c->out, tm_str(c->m, c->m->buckets[b].hid));
+    json_id(c->out, c->m, c->m->buckets[b].hid);
     fputs(", \"label\": ", c->out);
     json_cstr(c->out, tm_bucket_label(c->m, b, label));
     fprintf(c->out, ", \"invocations\": %u, \"warmup_dropped\": %u", k, c->m->buckets[b].n - k);
@@ -241,8 +260,9 @@ static void dropped_text_bucket(const tout_ctx *c, uint32_t b)
     const tm_bucket *bk = &m->buckets[b];
     const uint32_t *invs = BUCKET_INVS(m, b);
     char label[16];
-    fprintf(f, "callable hid=%s (%s) \xe2\x80\x94 no invocation left: --warmup %u dropped all %u (",
-            tm_str(m, bk->hid), tm_bucket_label(m, b, label), c->warmup, bk->n);
+    put_hid(f, m, bk->hid);
+    fprintf(f, " (%s) \xe2\x80\x94 no invocation left: --warmup %u dropped all %u (",
+            tm_bucket_label(m, b, label), c->warmup, bk->n);
     uint32_t runs = 0, i = 0;
     while (i < bk->n) {
         const tm_inv *a = &m->invs[invs[i]];
@@ -295,18 +315,25 @@ static void each_callable(const tout_ctx *c, void (*json_one)(const tout_ctx *, 
 
 /* ---- names ---------------------------------------------------------------------- */
 
-static const char *leaf_of(const char *name, size_t *len)
+/* The leaf of interned name `id` (after its last '.'); *len its length. */
+static const char *leaf_of(const tm_model *m, uint32_t id, size_t *len)
 {
-    const char *dot = strrchr(name, '.');
+    const char *name = tm_str(m, id);
+    size_t n = tm_str_len(m, id);
+    const char *dot = memrchr(name, '.', n);
     const char *leaf = dot ? dot + 1 : name;
-    *len = strlen(leaf);
+    *len = n - (size_t)(leaf - name);
     return leaf;
 }
 
-/* A name in a text view: control bytes and backslashes escaped. */
-static void put_name(FILE *f, const char *s, size_t n)
+/* The number of '.' in interned name `id`. */
+static uint32_t dots_of(const tm_model *m, uint32_t id)
 {
-    stint_out_text_str(f, s, n);
+    const char *s = tm_str(m, id);
+    uint32_t d = 0;
+    for (size_t i = 0, n = tm_str_len(m, id); i < n; i++)
+        d += s[i] == '.';
+    return d;
 }
 
 /* Writes s (a name: escaped) padded to `width` code points (left-aligned, or
@@ -342,16 +369,27 @@ static const tm_fon *named_span(const tm_model *m, uint32_t inv, const char *suf
 {
     const tm_inv *iv = &m->invs[inv];
     const char *roots[3] = {"simpler_run", "chip.run", NULL};
-    if (iv->has_root)
+    size_t rlen[3] = {11, 8, 0};
+    if (iv->has_root) {
         roots[2] = tm_str(m, iv->root_name);
+        rlen[2] = tm_str_len(m, iv->root_name);
+    }
+    size_t sl = strlen(suffix);
     for (int k = 0; k < 3; k++) {
-        if (!roots[k] || (k == 2 && (!strcmp(roots[2], roots[0]) || !strcmp(roots[2], roots[1]))))
+        if (!roots[k] || (k == 2 && ((rlen[2] == rlen[0] && !memcmp(roots[2], roots[0], rlen[0])) ||
+                                     (rlen[2] == rlen[1] && !memcmp(roots[2], roots[1], rlen[1])))))
             continue;
         char buf[512];
-        int n = snprintf(buf, sizeof buf, "%s%s%s", roots[k], *suffix ? "." : "", suffix);
-        if (n < 0 || (size_t)n >= sizeof buf)
+        if (rlen[k] + 1 + sl > sizeof buf)
             continue;
-        uint32_t id = tm_str_find(m, buf, (size_t)n);
+        size_t n = rlen[k];
+        memcpy(buf, roots[k], n);
+        if (sl) {
+            buf[n++] = '.';
+            memcpy(buf + n, suffix, sl);
+            n += sl;
+        }
+        uint32_t id = tm_str_find(m, buf, n);
         const tm_fon *f = id == TM_NONE ? NULL : tm_fon_find(m, inv, id);
         if (f)
             return f;
@@ -368,7 +406,7 @@ static int64_t device_wall_ns(const tm_model *m, uint32_t inv)
     const tm_inv *iv = &m->invs[inv];
     for (uint32_t i = 0; !f && i < iv->fon_len; i++) {
         size_t ln;
-        const char *leaf = leaf_of(tm_str(m, iv->fon[i].name), &ln);
+        const char *leaf = leaf_of(m, iv->fon[i].name, &ln);
         if (ln == 11 && !memcmp(leaf, "device_wall", 11))
             f = &iv->fon[i];
     }
@@ -453,19 +491,19 @@ static void table_json_bucket(const tout_ctx *c, uint32_t b)
         return;
     }
     uint32_t nr = 0;
-    const char *root_name = NULL;
+    uint32_t root_name = TM_NONE;
     for (uint32_t i = 0; i < k; i++) {
         const tm_inv *iv = &m->invs[invs[i]];
         if (!iv->has_root)
             continue;
-        if (!root_name)
-            root_name = tm_str(m, iv->root_name);
+        if (root_name == TM_NONE)
+            root_name = iv->root_name;
         v[nr++] = iv->root_dur_ns;
     }
     fputs(", \"root\": ", f);
-    if (root_name) {
+    if (root_name != TM_NONE) {
         fputs("{\"name\": ", f);
-        json_cstr(f, root_name);
+        json_id(f, m, root_name);
         fputs(", \"stats\": ", f);
         json_stats(f, v, nr);
         fputc('}', f);
@@ -501,17 +539,14 @@ static void table_json_bucket(const tout_ctx *c, uint32_t b)
     uint32_t ns;
     struct stage *st = bucket_stages(m, invs, k, &ns);
     for (uint32_t i = 0; st && i < ns; i++) {
-        const char *name = tm_str(m, st[i].name);
-        uint32_t dots = 0, nv = 0;
-        for (const char *q = name; *q; q++)
-            dots += *q == '.';
+        uint32_t dots = dots_of(m, st[i].name), nv = 0;
         for (uint32_t j = 0; j < k; j++) {
             const tm_fon *fo = tm_fon_find(m, invs[j], st[i].name);
             if (fo && fo->depth != 0)
                 v[nv++] = fo->dur_ns;
         }
         fputs(i ? ", {\"name\": " : "{\"name\": ", f);
-        json_cstr(f, name);
+        json_id(f, m, st[i].name);
         fprintf(f, ", \"level\": %u, \"stats\": ", dots);
         json_stats(f, v, nv);
         fputc('}', f);
@@ -532,18 +567,19 @@ static void table_text_bucket(const tout_ctx *c, uint32_t b)
         dropped_text_bucket(c, b);
         return;
     }
-    fprintf(f, "callable hid=%s \xe2\x80\x94 %u invocation(s)\n", tm_str(m, m->buckets[b].hid), k);
+    put_hid(f, m, m->buckets[b].hid);
+    fprintf(f, " \xe2\x80\x94 %u invocation(s)\n", k);
     i128 sum = 0;
     uint32_t nr = 0;
     int64_t mn = 0, mx = 0;
-    const char *root_name = NULL;
+    uint32_t root_name = TM_NONE;
     for (uint32_t i = 0; i < k; i++) {
         const tm_inv *iv = &m->invs[invs[i]];
         if (!iv->has_root)
             continue;
         int64_t d = iv->root_dur_ns;
-        if (!root_name) {
-            root_name = tm_str(m, iv->root_name);
+        if (root_name == TM_NONE) {
+            root_name = iv->root_name;
             mn = mx = d;
         }
         mn = d < mn ? d : mn;
@@ -553,7 +589,7 @@ static void table_text_bucket(const tout_ctx *c, uint32_t b)
     }
     if (nr) {
         fputs("  ", f);
-        put_name(f, root_name, strlen(root_name));
+        put_name(f, tm_str(m, root_name), tm_str_len(m, root_name));
         fprintf(f, ": mean=%.1fus min=%.1fus max=%.1fus", trunc_mean_us(sum, nr), (double)mn / 1000.0,
                 (double)mx / 1000.0);
         if (c->warmup_set) {
@@ -570,12 +606,10 @@ static void table_text_bucket(const tout_ctx *c, uint32_t b)
     uint32_t ns;
     struct stage *st = bucket_stages(m, invs, k, &ns);
     for (uint32_t i = 0; st && i < ns; i++) {
-        const char *name = tm_str(m, st[i].name);
         fputs("  ", f);
-        for (const char *q = name; *q; q++)
-            if (*q == '.')
-                fputs("  ", f);
-        put_name(f, name, tm_str_len(m, st[i].name));
+        for (uint32_t d = dots_of(m, st[i].name); d; d--)
+            fputs("  ", f);
+        put_name(f, tm_str(m, st[i].name), tm_str_len(m, st[i].name));
         fprintf(f, ": mean=%.1fus (n=%u)\n", trunc_mean_us(st[i].sum, st[i].n), st[i].n);
     }
     free(st);
@@ -681,7 +715,7 @@ void tout_rounds(const tout_ctx *c)
     if (c->json) {
         char label[16];
         fputs("\"callable\": {\"hid\": ", f);
-        json_cstr(f, tm_str(m, m->buckets[0].hid));
+        json_id(f, m, m->buckets[0].hid);
         fputs(", \"label\": ", f);
         json_cstr(f, tm_bucket_label(m, 0, label));
         fprintf(f, "}, \"warmup_dropped\": %u, \"rounds\": [", m->buckets[0].n - n);
@@ -899,7 +933,7 @@ static const uint32_t *kids_of(const struct tree *t, uint32_t key, uint32_t *n)
 static int leaf_is(const tm_model *m, uint32_t span, const char *want)
 {
     size_t n;
-    const char *leaf = leaf_of(tm_str(m, m->spans[span].name), &n);
+    const char *leaf = leaf_of(m, m->spans[span].name, &n);
     return n == strlen(want) && !memcmp(leaf, want, n);
 }
 
@@ -912,12 +946,12 @@ static void emit_node(struct tree *t, uint32_t pos, int indent)
     uint32_t s = t->ref[pos];
     const tm_span *sp = &m->spans[s];
     size_t ln;
-    const char *leaf = leaf_of(tm_str(m, sp->name), &ln);
+    const char *leaf = leaf_of(m, sp->name, &ln);
     double med = t->med_us[sp->name];
     if (t->c->json) {
         fputs(t->json_first ? "{\"name\": " : ", {\"name\": ", f);
         t->json_first = 0;
-        json_cstr(f, tm_str(m, sp->name));
+        json_id(f, m, sp->name);
         fputs(", \"leaf\": ", f);
         tout_json_str(f, leaf, ln);
         fprintf(f, ", \"dev\": %s, \"median_us\": ", sp->dev ? "true" : "false");
@@ -1079,7 +1113,7 @@ static void name_links(struct tree *t, uint32_t *v)
         const tm_span *s = ref_span(t, i);
         t->key[i] = s->name;
         t->parent[i] = TM_NONE;
-        const char *nm = tm_str(m, s->name), *dot = strrchr(nm, '.');
+        const char *nm = tm_str(m, s->name), *dot = memrchr(nm, '.', tm_str_len(m, s->name));
         uint32_t pid = dot ? tm_str_find(m, nm, (size_t)(dot - nm)) : TM_NONE;
         if (pid != TM_NONE && bsearch(&pid, v, t->nref, sizeof *v, cmp_u32))
             t->parent[i] = pid;
@@ -1146,9 +1180,10 @@ static uint32_t device_host_parent(const struct tree *t, uint32_t i, const uint3
     const tm_model *m = t->c->m;
     const tm_span *s = ref_span(t, i);
     uint32_t up = s->depth - 1, best = TM_NONE;
-    const char *nm = tm_str(m, s->name);
+    const char *nm = tm_str(m, s->name), *end = nm + tm_str_len(m, s->name);
     link_by = LINK_BY_DEPTH | LINK_BY_NAME;
-    for (const char *dot = strchr(nm, '.'); dot; dot = strchr(dot + 1, '.')) {
+    for (const char *dot = memchr(nm, '.', (size_t)(end - nm)); dot;
+         dot = memchr(dot + 1, '.', (size_t)(end - dot - 1))) {
         uint32_t id = tm_str_find(m, nm, (size_t)(dot - nm));
         if (id == TM_NONE)
             continue;
@@ -1265,11 +1300,11 @@ static void tree_bucket(const tout_ctx *c, uint32_t b)
             dropped_text_bucket(c, b);
             return;
         }
+        put_hid(f, m, m->buckets[b].hid);
         if (t.k > 1)
-            fprintf(f, "callable hid=%s (%s) \xe2\x80\x94 median of %u invocation(s)\n",
-                    tm_str(m, m->buckets[b].hid), label, t.k);
+            fprintf(f, " (%s) \xe2\x80\x94 median of %u invocation(s)\n", label, t.k);
         else
-            fprintf(f, "callable hid=%s (%s) \xe2\x80\x94 1 invocation\n", tm_str(m, m->buckets[b].hid), label);
+            fprintf(f, " (%s) \xe2\x80\x94 1 invocation\n", label);
     }
     if (t.k) {
         const tm_inv *ref = &m->invs[t.invs[t.k - 1]];
@@ -1356,7 +1391,7 @@ int tout_chrome(const tm_model *m, const char *path)
             tout_json_us(f, sp->dur_ns);
             fprintf(f, ", \"pid\": %u, \"tid\": %u, \"args\": {\"inv\": %llu, \"hid\": ", lane, sp->dev ? 1u : 0u,
                     (unsigned long long)iv->inv);
-            json_cstr(f, tm_str(m, sp->hid));
+            json_id(f, m, sp->hid);
             fprintf(f, ", \"depth\": %u, \"attrs\": ", sp->depth);
             markers_text a = tm_attrs(m, s);
             tout_json_str(f, a.ptr, a.len);
