@@ -4,12 +4,13 @@
 # Perfetto JSON conformance traces must match the AVX2 run byte for byte.
 set -euo pipefail
 build=${STINT_BUILD_DIR:?STINT_BUILD_DIR is not set}
-STINT_NO_AVX2=1 "$build/tests/test_json"
-STINT_NO_AVX2=1 "$build/tests/test_json_fast"
+# (77: a corpus part of that unit test was skipped, the rest passed)
+STINT_NO_AVX2=1 "$build/tests/test_json" || [ $? = 77 ]
+STINT_NO_AVX2=1 "$build/tests/test_json_fast" || [ $? = 77 ]
 corpus=${STINT_SHARED_DIR:-}/corpus
 if [ -z "${STINT_SHARED_DIR:-}" ] || [ ! -d "$corpus" ]; then
-  echo "SKIP (conformance part): the shared corpus is absent"
-  exit 0
+  echo "SKIP (conformance part): the shared corpus is absent (the unit parts passed)"
+  exit 77
 fi
 stint=${STINT_BIN:-$build/stint}
 n=0

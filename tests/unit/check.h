@@ -2,7 +2,9 @@
  * check.h - the unit tests' assertions. Each failed CHECK prints file:line and
  * the expression, and the test exits 1 at the end (CHECK_DONE) or at once
  * (REQUIRE). A test that finds its input absent prints why and exits 77
- * (CTest's "skipped", see tests/tests.cmake).
+ * (CTest's "skipped", see tests/tests.cmake). A test that could run only some
+ * of its parts says which part it skipped (CHECK_SKIP_PART) and, when the rest
+ * passed, also exits 77, so that a missing corpus shows in CTest's summary.
  */
 #ifndef STINT_TEST_CHECK_H
 #define STINT_TEST_CHECK_H
@@ -56,6 +58,15 @@ static inline uint64_t check_xorshift(uint64_t *state)
 
 static int check_failures_;
 static int check_count_;
+static int check_skipped_parts_;
+
+/* Records that a part of the test did not run, printing why on stdout. */
+#define CHECK_SKIP_PART(...)                                                                       \
+    do {                                                                                           \
+        printf("SKIP (part): " __VA_ARGS__);                                                       \
+        putchar('\n');                                                                             \
+        check_skipped_parts_++;                                                                    \
+    } while (0)
 
 #define CHECK(cond)                                                                                \
     do {                                                                                           \
@@ -108,11 +119,13 @@ static int check_count_;
         }                                                                                          \
     } while (0)
 
-/* Ends main(): prints the tally and returns the exit code. */
+/* Ends main(): prints the tally and returns the exit code: 1 on a failure,
+ * else 77 when a part was skipped (the rest passed), else 0. */
 #define CHECK_DONE()                                                                               \
     do {                                                                                           \
-        fprintf(stderr, "%d checks, %d failed\n", check_count_, check_failures_);                  \
-        return check_failures_ ? 1 : 0;                                                            \
+        fprintf(stderr, "%d checks, %d failed, %d part(s) skipped\n", check_count_,               \
+                check_failures_, check_skipped_parts_);                                            \
+        return check_failures_ ? 1 : check_skipped_parts_ ? 77 : 0;                                \
     } while (0)
 
 /* The shared corpus folder (../shared/corpus), or NULL with a printed reason. */

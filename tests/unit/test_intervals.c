@@ -395,7 +395,7 @@ int main(void)
 
     const char *dir = check_corpus_dir();
     if (!dir) {
-        fprintf(stderr, "SKIP (corpus part): the shared corpus is absent\n");
+        CHECK_SKIP_PART("the shared corpus is absent: perfetto-intervals not checked");
         CHECK_DONE();
     }
     static const char *const partitioned[] = {

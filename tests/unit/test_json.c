@@ -22,7 +22,7 @@ static void check_suite(const char *dir)
     snprintf(path, sizeof path, "%s/json-test-suite", dir);
     DIR *d = opendir(path);
     if (!d) {
-        fprintf(stderr, "SKIP (JSONTestSuite part): %s is absent\n", path);
+        CHECK_SKIP_PART("JSONTestSuite: %s is absent", path);
         return;
     }
     int y = 0, n = 0, i = 0, yfail = 0, nfail = 0;
@@ -184,6 +184,6 @@ int main(void)
     if (dir)
         check_suite(dir);
     else
-        fprintf(stderr, "SKIP (JSONTestSuite part): the shared corpus is absent\n");
+        CHECK_SKIP_PART("JSONTestSuite: the shared corpus is absent");
     CHECK_DONE();
 }
