@@ -203,6 +203,12 @@ int stint_cmd_convert(int argc, char **argv)
                     "back in time, or an end no Chrome flow event binds to alone)\n",
                     st.skipped_flows, m.flows.len);
     }
+    if (!wr && stint_model_unmodelled(&m)) { /* JSONL records that no writer holds: the model has none of them */
+        fprintf(stderr, "stint convert: left out: %" PRIu64 " session record(s) stint does not model (",
+                stint_model_unmodelled(&m));
+        stint_model_put_unmodelled(stderr, &m);
+        fputs("; `stint memory` reads memory and tensor records)\n", stderr);
+    }
     stint_model_free(&m);
     if (wr)
         return wr;

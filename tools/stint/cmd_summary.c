@@ -203,6 +203,17 @@ static void print_json(FILE *f, const struct stint_tally *S, const struct stint_
     }
     fprintf(f, "},\n\"flow_events\":%" PRIu64 ",\"flows\":%zu,\"dropped\":%" PRIu64 ",\"partial\":%s", m->flow_events,
             m->flows.len, m->dropped, m->partial ? "true" : "false");
+    if (stint_model_unmodelled(m)) { /* JSONL records counted in events that no section summarizes */
+        fputs(",\"not_summarized\":{", f);
+        first = 1;
+        for (int k = 0; k < STINT_UNMODELLED_KINDS; k++)
+            if (m->unmodelled[k]) {
+                fprintf(f, "%s\"%s\":%" PRIu64, first ? "" : ",", stint_unmodelled_name((enum stint_unmodelled)k),
+                        m->unmodelled[k]);
+                first = 0;
+            }
+        fputc('}', f);
+    }
     if (m->error) {
         fputs(",\"error\":", f);
         stint_out_json_str(f, m->error, strlen(m->error));
@@ -236,8 +247,14 @@ static void print_human(FILE *f, const struct stint_tally *S, const struct stint
 {
     char en[128], ec[128], el[48]; /* (el: + " [device clock]" fits nm) */
     char a[32], b[32], c[32], d[32], e[32], g[32], h[32], i9[32], j9[32];
-    fprintf(f, "%s%s: %s, %" PRIu64 " events, %" PRIu64 " spans\n", m->partial ? "PARTIAL " : "", path,
+    fprintf(f, "%s%s: %s, %" PRIu64 " events, %" PRIu64 " spans", m->partial ? "PARTIAL " : "", path,
             m->format ? m->format : "?", m->events, S->spans);
+    if (stint_model_unmodelled(m)) {
+        fputs(" (not summarized: ", f);
+        stint_model_put_unmodelled(f, m);
+        fputs(" record(s); `stint memory` reads memory and tensor records)", f);
+    }
+    fputc('\n', f);
     fprintf(f, "\nlanes  (busy = union of the lane's span intervals; sum double-counts nesting and overlap)\n");
     fprintf(f, "%10s %10s %-24s %10s %14s %14s\n", "pid", "tid", "name", "spans", "sum", "busy");
     for (size_t k = 0; k < nl; k++) {

@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <inttypes.h>
 #include <stdlib.h>
 #include <math.h>
 #include <string.h>
@@ -466,6 +467,30 @@ const char *stint_repair_name(enum stint_repair r)
         "flow_without_direction",
     };
     return (unsigned)r < STINT_REPAIR_COUNT ? names[r] : "?";
+}
+
+const char *stint_unmodelled_name(enum stint_unmodelled u)
+{
+    static const char *const names[STINT_UNMODELLED_KINDS] = {"op", "tensor", "memory", "gradient", "fork", "edge"};
+    return (unsigned)u < STINT_UNMODELLED_KINDS ? names[u] : "?";
+}
+
+void stint_model_put_unmodelled(FILE *f, const struct stint_model *m)
+{
+    const char *sep = "";
+    for (int k = 0; k < STINT_UNMODELLED_KINDS; k++)
+        if (m->unmodelled[k]) {
+            fprintf(f, "%s%" PRIu64 " %s", sep, m->unmodelled[k], stint_unmodelled_name((enum stint_unmodelled)k));
+            sep = ", ";
+        }
+}
+
+uint64_t stint_model_unmodelled(const struct stint_model *m)
+{
+    uint64_t n = 0;
+    for (int k = 0; k < STINT_UNMODELLED_KINDS; k++)
+        n += m->unmodelled[k];
+    return n;
 }
 
 /* ---- processes, lanes, tracks -------------------------------------------------------- */
@@ -2499,6 +2524,8 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
     }
     dst->events += src->events;
     dst->flow_events += src->flow_events;
+    for (int k = 0; k < STINT_UNMODELLED_KINDS; k++)
+        dst->unmodelled[k] += src->unmodelled[k];
     if (src->partial) {
         dst->partial = 1;
         if (!dst->error) {

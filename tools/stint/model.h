@@ -105,6 +105,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #define STINT_NO_ID UINT32_MAX   /* "none" for parent, args, lane ... */
 #define STINT_TS_NONE INT64_MIN  /* absent optional timestamp (tts, tdur) */
@@ -195,6 +196,17 @@ enum stint_repair {
     STINT_REPAIR_COUNT
 };
 const char *stint_repair_name(enum stint_repair r);
+
+/* JSONL session records that are read and validated but not carried by the
+ * model (stint memory reads memory and tensor records itself): counted per
+ * kind so that summary and convert can say what they leave out. */
+enum stint_unmodelled { STINT_UNMODELLED_OP, STINT_UNMODELLED_TENSOR, STINT_UNMODELLED_MEMORY,
+                        STINT_UNMODELLED_GRADIENT, STINT_UNMODELLED_FORK, STINT_UNMODELLED_EDGE,
+                        STINT_UNMODELLED_KINDS };
+
+/* The record kind of u ("op", "tensor", ...), static. */
+const char *stint_unmodelled_name(enum stint_unmodelled u);
+
 
 struct stint_process {
     int64_t pid;
@@ -366,6 +378,7 @@ struct stint_model {
     char *dropped_first;   /* first drop message (owned) */
     uint64_t events;       /* input events/records seen */
     uint64_t flow_events;  /* Chrome s/t/f flow events and flow bindings (bind_id) read */
+    uint64_t unmodelled[STINT_UNMODELLED_KINDS]; /* valid JSONL records the model does not carry */
     struct stint_bigarray flows;     /* struct stint_flow, after finish */
     struct stint_bigarray flow_evs;  /* pending flow events until finish (internal) */
     struct stint_flowkeys *flowkeys; /* flow identities until finish (internal, made on first use) */
@@ -379,6 +392,13 @@ struct stint_model {
     void *span_sink_ctx;
     const struct stint_span_split *span_split; /* optional (stint_model_set_span_split) */
 };
+
+/* The total of m->unmodelled. */
+uint64_t stint_model_unmodelled(const struct stint_model *m);
+
+/* Writes "1 op, 2 memory" (the nonzero kinds of m->unmodelled, in enum
+ * order) to f; nothing when there are none. */
+void stint_model_put_unmodelled(FILE *f, const struct stint_model *m);
 
 /* Initialises an empty model; flags are STINT_MODEL_*. 0 ok, -1 out of memory. */
 int stint_model_init(struct stint_model *m, unsigned flags);

@@ -10,8 +10,9 @@
  * and device_memory checkpoints the series "device_memory <device>
  * used_bytes|free_bytes|reserved_bytes" (each field present); both belong to
  * the meta record's pid. dropped records add to the model's dropped count.
- * op/tensor/memory/gradient/fork records are validated as JSON and counted as
- * events but not modelled here (the memory analysis reads them itself).
+ * op/tensor/memory/gradient/fork/edge records are validated as JSON and counted
+ * as events and per kind in m->unmodelled, but not modelled here (the memory
+ * analysis reads them itself).
  *
  * Errors (exit 1, what was read is kept, partial): meta not first, duplicate
  * meta, unknown schema, duplicate span id, span_end for an unknown span, a
@@ -442,9 +443,11 @@ static int handle(struct jreader *r, const struct field *f, int nf)
         }
         return 0;
     }
-    if (KIND("op") || KIND("tensor") || KIND("memory") || KIND("gradient") || KIND("fork") ||
-        KIND("edge"))
-        return 0;
+    for (int u = 0; u < STINT_UNMODELLED_KINDS; u++)
+        if (KIND(stint_unmodelled_name((enum stint_unmodelled)u))) {
+            m->unmodelled[u]++;
+            return 0;
+        }
     stint_model_repair(m, STINT_REPAIR_UNKNOWN_PHASE, "%s: line %llu: unknown record kind \"%.*s\" (ignored)", r->path,
                        (unsigned long long)r->line, (int)(kind->vn > 40 ? 40 : kind->vn), kind->v);
     return 0;
