@@ -17,7 +17,7 @@ _stint()
     slices) opts='--csv --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
     summary) opts='--json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
     tree) opts='--depth --sort --flat --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
-    steps) opts='--step --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
+    steps) opts='--step --columns --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
     counters) opts='--gap --time-key --time-unit --fields --json --strict --format --pid --name --time-range --help' ;;
     memory) opts='--timeline --json --strict --format --time-range --help' ;;
     diff) opts='--threshold --fail-on-regression --seed --resamples --min-samples --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
@@ -31,7 +31,7 @@ _stint()
     --time-unit) COMPREPLY=($(compgen -W 's ms us ns' -- "$cur")); return 0 ;;
     --to) COMPREPLY=($(compgen -W 'chrome folded jsonl markers otlp-json' -- "$cur")); return 0 ;;
     --output|--trace-out|-o) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
-    --cat|--depth|--fields|--gap|--max-slices|--min-dur|--min-samples|--name|--pid|--resamples|--seed|--step|--threshold|--tid|--time-key|--time-range|--title|--warmup) return 0 ;;
+    --cat|--columns|--depth|--fields|--gap|--max-slices|--min-dur|--min-samples|--name|--pid|--resamples|--seed|--step|--threshold|--tid|--time-key|--time-range|--title|--warmup) return 0 ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -43,7 +43,7 @@ for st, (wall, wait, model) in zip(out["steps"], truth):
     # no figure adds the step to its children
     bad = (wall + wait + model) * 1000
     assert bad not in [st["wall_ns"], st["unattributed_ns"], *st["children_union_ns"].values()]
-o = out["over_steps"]
+o = out["over_steps"]["host"]
 assert o["unattributed"]["min_ns"] >= 0
 assert o["wall"]["max_ns"] == max(w for w, _, _ in truth) * 1000
 assert "union" in out["scope"] and "never a sum" in out["scope"]

@@ -145,9 +145,40 @@ struct stint_steps {
     int64_t *fig;
     uint64_t unfinished;   /* matching spans that never ended (left out) */
 };
-/* 0, or -1 when out of memory. Free with stint_steps_free. */
+/* 0, or -1 when out of memory. Free with stint_steps_free. Allocates
+ * nsteps x ncols figures: the sparse form below is linear in the input. */
 int stint_steps_compute(struct stint_steps *r, const struct stint_model *m, const char *step_glob,
                         const struct stint_filter *filter);
 void stint_steps_free(struct stint_steps *r);
+
+/* The same steps in a sparse form: one cell per (step, child name) that
+ * occurs in the step, never a zero for every name. Child names are ranked by
+ * their total union time over all steps (largest first, ties by name); the
+ * first nshown are the shown columns and other_ns is, per step, the union of
+ * the intervals of the names ranked after them, clipped to the step (a union,
+ * not a sum). Rows are host-clock steps in time order, then (from nhost on)
+ * device-clock ones. */
+struct stint_step_cell {
+    uint32_t step;    /* row index */
+    uint32_t child;   /* rank: index into children */
+    int64_t union_ns; /* that name's union inside the step */
+};
+struct stint_step_row {
+    uint32_t slice; /* the step's model slice */
+    int64_t wall_ns, overlap_ns, unattributed_ns, other_ns;
+    size_t cell0, ncells; /* its cells: cells[cell0 .. cell0 + ncells), by rank */
+};
+struct stint_steps_sparse {
+    size_t nsteps, nhost, nchildren, nshown, ncells;
+    struct stint_step_row *rows;
+    uint32_t *children; /* name ids by rank */
+    struct stint_step_cell *cells;
+    uint64_t unfinished; /* matching spans that never ended (left out) */
+};
+/* Computes r with nshown = min(max_shown, nchildren) (SIZE_MAX: all). 0, or
+ * -1 when out of memory (r is then empty). Free with stint_steps_sparse_free. */
+int stint_steps_sparse_compute(struct stint_steps_sparse *r, const struct stint_model *m, const char *step_glob,
+                               const struct stint_filter *filter, size_t max_shown);
+void stint_steps_sparse_free(struct stint_steps_sparse *r);
 
 #endif

@@ -4,6 +4,12 @@
  * children and the unattributed remainder. Child intervals are clipped to
  * their step before any union, so the remainder cannot be negative and no
  * figure adds a step to its children.
+ *
+ * One pass builds the sparse form: child intervals sorted by (step, name,
+ * start) give one cell per (step, name) that occurs, so memory and time stay
+ * linear in the input however many distinct child names there are. The dense
+ * table (stint_steps_compute, steps x names) is built from it for callers
+ * that want one.
  */
 #include "analysis.h"
 
@@ -12,8 +18,8 @@
 #include <string.h>
 
 struct child_iv {
-    uint32_t step;   /* index into steps */
-    uint32_t col;    /* child name column */
+    uint32_t step;  /* row index */
+    uint32_t child; /* child name, by first appearance */
     struct stint_iv iv;
 };
 
@@ -22,8 +28,8 @@ static int civ_cmp(const void *pa, const void *pb)
     const struct child_iv *a = pa, *b = pb;
     if (a->step != b->step)
         return a->step < b->step ? -1 : 1;
-    if (a->col != b->col)
-        return a->col < b->col ? -1 : 1;
+    if (a->child != b->child)
+        return a->child < b->child ? -1 : 1;
     return (a->iv.start_ns > b->iv.start_ns) - (a->iv.start_ns < b->iv.start_ns);
 }
 
@@ -44,6 +50,32 @@ static int step_cmp(const void *pa, const void *pb)
     return (a->seq > b->seq) - (a->seq < b->seq);
 }
 
+/* qsort's context for rank_cmp: each child's total and name id, by first appearance. */
+static const stint_i128 *rank_totals;
+static const uint32_t *rank_names;
+
+/* Orders first-appearance indices by total union time (largest first), then
+ * by name bytes (a shorter prefix first): a total order, names being distinct. */
+static int rank_cmp(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    if (rank_totals[a] != rank_totals[b])
+        return rank_totals[a] > rank_totals[b] ? -1 : 1;
+    size_t la, lb;
+    const char *sa = stint_model_str(sort_model, rank_names[a], &la);
+    const char *sb = stint_model_str(sort_model, rank_names[b], &lb);
+    int c = memcmp(sa, sb, la < lb ? la : lb);
+    if (c)
+        return c;
+    return (la > lb) - (la < lb);
+}
+
+static int cell_rank_cmp(const void *pa, const void *pb)
+{
+    const struct stint_step_cell *a = pa, *b = pb;
+    return (a->child > b->child) - (a->child < b->child);
+}
+
 /* Whether slice s carries a true "measured" arg: a JSONL session's span_start
  * field, which the reader keeps as the arg "args.measured" (a Chrome span's
  * top-level args {"measured": true}, as convert writes a session, reads the
@@ -60,35 +92,41 @@ static int is_measured(const struct stint_model *m, const struct stint_slice *s)
     return 0;
 }
 
-void stint_steps_free(struct stint_steps *r)
+void stint_steps_sparse_free(struct stint_steps_sparse *r)
 {
-    free(r->steps);
-    free(r->cols);
-    free(r->fig);
+    free(r->rows);
+    free(r->children);
+    free(r->cells);
     memset(r, 0, sizeof *r);
 }
 
-int stint_steps_compute(struct stint_steps *r, const struct stint_model *mm, const char *step_glob,
-                        const struct stint_filter *filter)
+/* stint_steps_sparse_compute; with appear not NULL, also hands out (malloc'd,
+ * nchildren entries) each rank's first-appearance index, the dense table's
+ * column order. 0, or -1 when out of memory (r empty, *appear untouched). */
+static int compute_core(struct stint_steps_sparse *r, const struct stint_model *mm, const char *step_glob,
+                        const struct stint_filter *filter, size_t max_shown, uint32_t **appear)
 {
     memset(r, 0, sizeof *r);
     size_t n = stint_model_nslices(mm);
-    uint32_t *step_of = malloc((n ? n : 1) * sizeof *step_of); /* slice -> step number */
-    uint32_t *steps = malloc((n ? n : 1) * sizeof *steps);       /* step number -> slice */
-    uint32_t *cols = malloc((n ? n : 1) * sizeof *cols);         /* column -> name id */
+    size_t cap = n ? n : 1;
     uint32_t maxname = 0;
     for (size_t i = 0; i < n; i++)
         if (stint_model_slice(mm, i)->name > maxname)
             maxname = stint_model_slice(mm, i)->name;
-    uint32_t *col_of = malloc(((size_t)maxname + 1) * sizeof *col_of); /* name id -> column */
-    if (col_of)
-        memset(col_of, 0xff, ((size_t)maxname + 1) * sizeof *col_of);
-    struct child_iv *civ = malloc((n ? n : 1) * sizeof *civ);
-    struct stint_iv *tmp = malloc((n ? n : 1) * sizeof *tmp);
-    if (!step_of || !steps || !cols || !col_of || !civ || !tmp) {
+    uint32_t *step_of = malloc(cap * sizeof *step_of);                   /* slice -> row */
+    uint32_t *steps = malloc(cap * sizeof *steps);                       /* row -> slice */
+    uint32_t *names = malloc(cap * sizeof *names);                       /* first appearance -> name id */
+    uint32_t *child_of = malloc(((size_t)maxname + 1) * sizeof *child_of); /* name id -> first appearance */
+    struct child_iv *civ = malloc(cap * sizeof *civ);
+    struct stint_iv *tmp = malloc(cap * sizeof *tmp);
+    stint_i128 *totals = NULL;
+    uint32_t *order = NULL, *rank_of = NULL, *children = NULL;
+    struct stint_step_row *rows = NULL;
+    struct stint_step_cell *cells = NULL;
+    if (!step_of || !steps || !names || !child_of || !civ || !tmp)
         goto oom;
-    }
-    size_t nsteps = 0, ncols = 0, nciv = 0;
+    memset(child_of, 0xff, ((size_t)maxname + 1) * sizeof *child_of);
+    size_t nsteps = 0, nchildren = 0, nciv = 0;
     uint64_t unfinished_steps = 0;
     for (size_t i = 0; i < n; i++) {
         const struct stint_slice *s = stint_model_slice(mm, i);
@@ -108,8 +146,11 @@ int stint_steps_compute(struct stint_steps *r, const struct stint_model *mm, con
     /* steps in time order per clock (the model groups slices by track) */
     sort_model = mm;
     qsort(steps, nsteps, sizeof *steps, step_cmp);
-    for (size_t k = 0; k < nsteps; k++)
+    size_t nhost = 0;
+    for (size_t k = 0; k < nsteps; k++) {
         step_of[steps[k]] = (uint32_t)k;
+        nhost += !stint_model_track_device(mm, stint_model_track_at(mm, stint_model_slice(mm, steps[k])->track));
+    }
     for (size_t i = 0; i < n; i++) {
         const struct stint_slice *s = stint_model_slice(mm, i);
         /* an unfinished child has no end: it covers nothing (no made-up end, as in summary and tree);
@@ -122,69 +163,178 @@ int stint_steps_compute(struct stint_steps *r, const struct stint_model *mm, con
         int64_t end = s->ts_ns + s->dur_ns;
         if (end > pend)
             end = pend;
-        uint32_t col = col_of[s->name];
-        if (col == STINT_NO_ID) {
-            col = (uint32_t)ncols;
-            col_of[s->name] = col;
-            cols[ncols++] = s->name;
+        uint32_t child = child_of[s->name];
+        if (child == STINT_NO_ID) {
+            child = (uint32_t)nchildren;
+            child_of[s->name] = child;
+            names[nchildren++] = s->name;
         }
         civ[nciv].step = step_of[s->parent];
-        civ[nciv].col = col;
+        civ[nciv].child = child;
         /* clipped at both ends (an explicit-parent child may start early) */
         civ[nciv].iv.start_ns = s->ts_ns < p->ts_ns ? p->ts_ns : s->ts_ns;
         civ[nciv].iv.end_ns = end;
         nciv++;
     }
     qsort(civ, nciv, sizeof *civ, civ_cmp);
-    /* table: per step, ncols + 3 figures (wall, cols..., overlap, remainder) */
-    size_t width = ncols + 3;
-    int64_t *fig = calloc(nsteps * width + 1, sizeof *fig);
-    if (!fig) {
+    size_t ccap = nchildren ? nchildren : 1;
+    totals = calloc(ccap, sizeof *totals);
+    order = malloc(ccap * sizeof *order);
+    rank_of = malloc(ccap * sizeof *rank_of);
+    children = malloc(ccap * sizeof *children);
+    rows = calloc(nsteps ? nsteps : 1, sizeof *rows);
+    cells = malloc((nciv ? nciv : 1) * sizeof *cells); /* at most one cell per interval */
+    if (!totals || !order || !rank_of || !children || !rows || !cells)
         goto oom;
-    }
-    size_t c0 = 0;
+    /* pass 1: per step, one cell per child name (its union), the overlap and the remainder */
+    size_t ncells = 0, c0 = 0;
     for (size_t k = 0; k < nsteps; k++) {
-        int64_t *row = &fig[k * width];
-        row[0] = stint_model_slice(mm, steps[k])->dur_ns;
+        struct stint_step_row *row = &rows[k];
+        row->slice = steps[k];
+        row->wall_ns = stint_model_slice(mm, steps[k])->dur_ns;
+        row->cell0 = ncells;
         size_t c1 = c0;
         while (c1 < nciv && civ[c1].step == k)
             c1++;
-        /* per column unions */
-        size_t a = c0;
-        while (a < c1) {
+        for (size_t a = c0; a < c1;) {
             size_t b = a, nt = 0;
-            while (b < c1 && civ[b].col == civ[a].col)
+            while (b < c1 && civ[b].child == civ[a].child)
                 tmp[nt++] = civ[b++].iv;
-            row[1 + civ[a].col] = stint_an_union(tmp, nt);
+            int64_t u = stint_an_union(tmp, nt);
+            cells[ncells].step = (uint32_t)k;
+            cells[ncells].child = civ[a].child;
+            cells[ncells].union_ns = u;
+            ncells++;
+            totals[civ[a].child] += u;
             a = b;
         }
+        row->ncells = ncells - row->cell0;
         size_t nt = 0;
         for (size_t j = c0; j < c1; j++)
             tmp[nt++] = civ[j].iv;
-        int64_t ov;
-        int64_t all = stint_an_union_overlap(tmp, nt, &ov);
-        row[1 + ncols] = ov;
-        row[2 + ncols] = row[0] - all; /* >= 0: every child interval is clipped to the step */
+        int64_t all = stint_an_union_overlap(tmp, nt, &row->overlap_ns);
+        row->unattributed_ns = row->wall_ns - all; /* >= 0: every child interval is clipped to the step */
+        c0 = c1;
+    }
+    /* rank the names; cells refer to ranks, in rank order within a step */
+    for (size_t c = 0; c < nchildren; c++)
+        order[c] = (uint32_t)c;
+    rank_totals = totals;
+    rank_names = names;
+    qsort(order, nchildren, sizeof *order, rank_cmp);
+    for (size_t k = 0; k < nchildren; k++) {
+        rank_of[order[k]] = (uint32_t)k;
+        children[k] = names[order[k]];
+    }
+    for (size_t j = 0; j < ncells; j++)
+        cells[j].child = rank_of[cells[j].child];
+    for (size_t k = 0; k < nsteps; k++)
+        qsort(&cells[rows[k].cell0], rows[k].ncells, sizeof *cells, cell_rank_cmp);
+    /* pass 2: per step, the union of the names ranked past the shown ones */
+    size_t nshown = max_shown < nchildren ? max_shown : nchildren;
+    c0 = 0;
+    for (size_t k = 0; k < nsteps && nshown < nchildren; k++) {
+        size_t c1 = c0, nt = 0;
+        for (; c1 < nciv && civ[c1].step == k; c1++)
+            if (rank_of[civ[c1].child] >= nshown)
+                tmp[nt++] = civ[c1].iv;
+        rows[k].other_ns = stint_an_union(tmp, nt);
         c0 = c1;
     }
     free(step_of);
-    free(col_of);
+    free(steps);
+    free(names);
+    free(child_of);
     free(civ);
     free(tmp);
+    free(totals);
+    free(rank_of);
+    if (appear)
+        *appear = order;
+    else
+        free(order);
+    r->nsteps = nsteps;
+    r->nhost = nhost;
+    r->nchildren = nchildren;
+    r->nshown = nshown;
+    r->ncells = ncells;
+    r->rows = rows;
+    r->children = children;
+    r->cells = cells;
+    r->unfinished = unfinished_steps;
+    return 0;
+oom:
+    free(step_of);
+    free(steps);
+    free(names);
+    free(child_of);
+    free(civ);
+    free(tmp);
+    free(totals);
+    free(order);
+    free(rank_of);
+    free(children);
+    free(rows);
+    free(cells);
+    return -1;
+}
+
+int stint_steps_sparse_compute(struct stint_steps_sparse *r, const struct stint_model *m, const char *step_glob,
+                               const struct stint_filter *filter, size_t max_shown)
+{
+    return compute_core(r, m, step_glob, filter, max_shown, NULL);
+}
+
+void stint_steps_free(struct stint_steps *r)
+{
+    free(r->steps);
+    free(r->cols);
+    free(r->fig);
+    memset(r, 0, sizeof *r);
+}
+
+int stint_steps_compute(struct stint_steps *r, const struct stint_model *mm, const char *step_glob,
+                        const struct stint_filter *filter)
+{
+    memset(r, 0, sizeof *r);
+    struct stint_steps_sparse s;
+    uint32_t *appear; /* rank -> column (first appearance, the dense table's order) */
+    if (compute_core(&s, mm, step_glob, filter, SIZE_MAX, &appear) != 0)
+        return -1;
+    size_t nsteps = s.nsteps, ncols = s.nchildren, width = ncols + 3;
+    uint32_t *steps = malloc((nsteps ? nsteps : 1) * sizeof *steps);
+    uint32_t *cols = malloc((ncols ? ncols : 1) * sizeof *cols);
+    int64_t *fig = NULL;
+    if (nsteps == 0 || width <= (SIZE_MAX / sizeof *fig - 1) / nsteps)
+        fig = calloc(nsteps * width + 1, sizeof *fig);
+    if (!steps || !cols || !fig) {
+        free(steps);
+        free(cols);
+        free(fig);
+        free(appear);
+        stint_steps_sparse_free(&s);
+        return -1;
+    }
+    for (size_t c = 0; c < ncols; c++)
+        cols[appear[c]] = s.children[c];
+    for (size_t k = 0; k < nsteps; k++) {
+        const struct stint_step_row *row = &s.rows[k];
+        int64_t *out = &fig[k * width];
+        steps[k] = row->slice;
+        out[0] = row->wall_ns;
+        for (size_t j = row->cell0; j < row->cell0 + row->ncells; j++)
+            out[1 + appear[s.cells[j].child]] = s.cells[j].union_ns;
+        out[1 + ncols] = row->overlap_ns;
+        out[2 + ncols] = row->unattributed_ns;
+    }
     r->nsteps = nsteps;
     r->ncols = ncols;
     r->width = width;
     r->steps = steps;
     r->cols = cols;
     r->fig = fig;
-    r->unfinished = unfinished_steps;
+    r->unfinished = s.unfinished;
+    free(appear);
+    stint_steps_sparse_free(&s);
     return 0;
-oom:
-    free(step_of);
-    free(col_of);
-    free(steps);
-    free(cols);
-    free(civ);
-    free(tmp);
-    return -1;
 }

@@ -8,44 +8,405 @@
  * unattributed remainder, wall minus the union of all children. Because the
  * remainder subtracts a union of clipped intervals it is never negative, and
  * no figure adds a step to its children. Then min/median/max of every
- * column over the steps.
+ * column over the steps of each clock (host and device times are never mixed).
+ *
+ * Output stays linear in the input: the text table shows at most --columns
+ * child names (the rest make one "other" column, their union in the step),
+ * and the JSON lists per step only the children that occur in it. Nothing
+ * here allocates steps x names.
  */
 #include "analysis.h"
 #include "cmdopts.h"
 #include "commands.h"
 #include "textout.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char usage[] =
-    "usage: stint steps FILE --step NAME [--json] [--strict] [--format chrome|jsonl|markers] [filters]\n"
+    "usage: stint steps FILE --step NAME [--columns N] [--json] [--strict] [--format chrome|jsonl|markers]"
+    " [filters]\n"
     "  per step (spans named NAME, a glob): wall, the union of each direct child name inside\n"
     "  the step, the overlap between children (covered by two or more), and the unattributed\n"
-    "  remainder (wall minus the union of all children); then min/median/max over steps.\n"
-    "  Without --step, a JSONL session's measured span is the step.\n";
+    "  remainder (wall minus the union of all children); then min/median/max over the steps\n"
+    "  of each clock. Without --step, a JSONL session's measured span is the step.\n"
+    "  --columns N  the table's child columns: the N names with the most time (default 8,\n"
+    "               0 = all); one 'other' column holds the union of the rest in each step\n";
 
-/* The median of sorted v (n > 0), the two middle values averaged, exactly
- * (a double holds no ns past 2^53: the median printed below the minimum). */
-static struct stint_an_ratio median_exact(const int64_t *v, size_t n)
+#define DEFAULT_COLUMNS 8
+
+/* min, median (exact) and max of one column over the steps of one clock. */
+struct col_stats {
+    int64_t min_ns, max_ns;
+    struct stint_an_ratio median;
+};
+
+/* The i-th smallest of sorted v (n values) merged with nzero zeros. */
+static int64_t padded_at(const int64_t *v, size_t n, size_t nzero, size_t i)
 {
-    struct stint_an_ratio r;
-    if (n % 2) {
-        r.num = v[n / 2];
-        r.den = 1;
+    size_t neg = 0; /* zeros sort after the negative values (none in practice: unions are >= 0) */
+    while (neg < n && v[neg] < 0)
+        neg++;
+    if (i < neg)
+        return v[i];
+    if (i < neg + nzero)
+        return 0;
+    return v[i - nzero];
+}
+
+/* min, median and max of sorted v (n values) together with nzero zeros
+ * (steps in which a child name does not occur); n + nzero > 0. The median of
+ * an even count is the two middle values' sum over 2, exactly (a double holds
+ * no ns past 2^53: the median printed below the minimum). */
+static struct col_stats stats_of(const int64_t *v, size_t n, size_t nzero)
+{
+    size_t total = n + nzero;
+    struct col_stats st;
+    st.min_ns = padded_at(v, n, nzero, 0);
+    st.max_ns = padded_at(v, n, nzero, total - 1);
+    if (total % 2) {
+        st.median.num = padded_at(v, n, nzero, total / 2);
+        st.median.den = 1;
     } else {
-        r.num = (stint_i128)v[n / 2 - 1] + v[n / 2];
-        r.den = 2;
+        st.median.num = (stint_i128)padded_at(v, n, nzero, total / 2 - 1) + padded_at(v, n, nzero, total / 2);
+        st.median.den = 2;
     }
-    return r;
+    return st;
+}
+
+/* The figures every step has, one value per step. */
+enum step_fig { FIG_WALL, FIG_OTHER, FIG_OVERLAP, FIG_UNATTRIBUTED };
+
+static int64_t row_fig(const struct stint_step_row *r, enum step_fig which)
+{
+    switch (which) {
+    case FIG_WALL:
+        return r->wall_ns;
+    case FIG_OTHER:
+        return r->other_ns;
+    case FIG_OVERLAP:
+        return r->overlap_ns;
+    default:
+        return r->unattributed_ns;
+    }
+}
+
+/* Stats of figure `which` over rows [k0, k1) (k1 > k0), sorted through
+ * scratch (>= k1 - k0 values). */
+static struct col_stats fig_stats(const struct stint_steps_sparse *s, size_t k0, size_t k1, enum step_fig which,
+                                  int64_t *scratch)
+{
+    for (size_t k = k0; k < k1; k++)
+        scratch[k - k0] = row_fig(&s->rows[k], which);
+    stint_an_sort_i64(scratch, k1 - k0);
+    return stats_of(scratch, k1 - k0, 0);
+}
+
+/* Each child's unions grouped by rank: rank r's are vals[start[r] ..
+ * start[r + 1]), the host-clock steps' first (nhost[r] of them), each
+ * clock's part sorted ascending. */
+struct child_vals {
+    int64_t *vals;
+    size_t *start, *nhost;
+};
+
+/* Fills g from s's cells (linear in the cells). 0, or -1 when out of memory
+ * (g then holds nothing to free). */
+static int child_vals_build(struct child_vals *g, const struct stint_steps_sparse *s)
+{
+    g->vals = malloc((s->ncells ? s->ncells : 1) * sizeof *g->vals);
+    g->start = calloc(s->nchildren + 1, sizeof *g->start);
+    g->nhost = calloc(s->nchildren ? s->nchildren : 1, sizeof *g->nhost);
+    size_t *fill = malloc((s->nchildren ? s->nchildren : 1) * sizeof *fill);
+    if (!g->vals || !g->start || !g->nhost || !fill) {
+        free(g->vals);
+        free(g->start);
+        free(g->nhost);
+        free(fill);
+        return -1;
+    }
+    for (size_t j = 0; j < s->ncells; j++)
+        g->start[s->cells[j].child + 1]++;
+    for (size_t r = 0; r < s->nchildren; r++) {
+        g->start[r + 1] += g->start[r];
+        fill[r] = g->start[r];
+    }
+    /* cells are in row order and host rows come first, so each rank's host part is a prefix */
+    for (size_t j = 0; j < s->ncells; j++) {
+        const struct stint_step_cell *c = &s->cells[j];
+        g->vals[fill[c->child]++] = c->union_ns;
+        if (c->step < s->nhost)
+            g->nhost[c->child]++;
+    }
+    for (size_t r = 0; r < s->nchildren; r++) {
+        stint_an_sort_i64(&g->vals[g->start[r]], g->nhost[r]);
+        stint_an_sort_i64(&g->vals[g->start[r] + g->nhost[r]], g->start[r + 1] - g->start[r] - g->nhost[r]);
+    }
+    free(fill);
+    return 0;
+}
+
+static void child_vals_free(struct child_vals *g)
+{
+    free(g->vals);
+    free(g->start);
+    free(g->nhost);
+}
+
+/* Rank r's values on one clock (device: 0 host, 1 device): *n of them at the
+ * returned pointer, sorted. */
+static const int64_t *child_vals_of(const struct child_vals *g, size_t r, int device, size_t *n)
+{
+    size_t host = g->nhost[r], all = g->start[r + 1] - g->start[r];
+    *n = device ? all - host : host;
+    return &g->vals[g->start[r] + (device ? host : 0)];
+}
+
+/* Parses --columns' value: whole decimal digits, at most UINT32_MAX; 0 means
+ * every name (*out = SIZE_MAX). Returns 0, or -1 on anything else. */
+static int parse_columns(const char *s, size_t *out)
+{
+    if (*s < '0' || *s > '9')
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno || v > UINT32_MAX)
+        return -1;
+    *out = v ? (size_t)v : SIZE_MAX;
+    return 0;
+}
+
+static void put_json_stats(FILE *f, struct col_stats st)
+{
+    char mb[64];
+    fprintf(f, "{\"min_ns\":%" PRId64 ",\"median_ns\":%s,\"max_ns\":%" PRId64 "}", st.min_ns,
+            stint_an_fmt_ratio(mb, st.median, 0, 1), st.max_ns);
+}
+
+/* The JSON document (stint.steps/2). Returns 0, or 3 when out of memory. */
+static int put_json(FILE *f, const struct stint_model *m, const struct stint_steps_sparse *s, const char *step_glob,
+                    const char *scope)
+{
+    struct child_vals g;
+    int64_t *scratch = malloc((s->nsteps ? s->nsteps : 1) * sizeof *scratch);
+    if (!scratch || child_vals_build(&g, s) != 0) {
+        free(scratch);
+        return 3;
+    }
+    fprintf(f, "{\"schema\":\"stint.steps/2\",\"step\":");
+    if (step_glob)
+        stint_out_json_str(f, step_glob, strlen(step_glob));
+    else
+        fputs("\"(measured span)\"", f);
+    fprintf(f, ",\"scope\":");
+    stint_out_json_str(f, scope, strlen(scope));
+    fprintf(f, ",\"steps_count\":%zu,\"unfinished_steps\":%" PRIu64 ",\"partial\":%s,\n\"children\":[", s->nsteps,
+            s->unfinished, m->partial ? "true" : "false");
+    for (size_t c = 0; c < s->nchildren; c++) {
+        size_t l;
+        const char *nm = stint_model_str(m, s->children[c], &l);
+        if (c)
+            putc(',', f);
+        stint_out_json_str(f, nm, l);
+    }
+    fputs("],\n\"steps\":[", f);
+    for (size_t k = 0; k < s->nsteps; k++) {
+        const struct stint_step_row *row = &s->rows[k];
+        const struct stint_slice *sl = stint_model_slice(m, row->slice);
+        const struct stint_track *tr = stint_model_track_at(m, sl->track);
+        const struct stint_lane *l = stint_model_lane_at(m, tr->lane);
+        fprintf(f,
+                "%s\n{\"index\":%zu,\"ts_ns\":%" PRId64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64
+                ",\"clock\":\"%s\",\"wall_ns\":%" PRId64 ",\"children_union_ns\":{",
+                k ? "," : "", k, sl->ts_ns, l->pid, l->tid, k >= s->nhost ? "device" : "host", row->wall_ns);
+        for (size_t j = row->cell0; j < row->cell0 + row->ncells; j++) {
+            size_t nl;
+            const char *nm = stint_model_str(m, s->children[s->cells[j].child], &nl);
+            if (j > row->cell0)
+                putc(',', f);
+            stint_out_json_str(f, nm, nl);
+            fprintf(f, ":%" PRId64, s->cells[j].union_ns);
+        }
+        fprintf(f, "},\"overlap_ns\":%" PRId64 ",\"unattributed_ns\":%" PRId64 "}", row->overlap_ns,
+                row->unattributed_ns);
+    }
+    fputs("],\n\"over_steps\":{", f);
+    for (int dev = 0; dev < 2; dev++) {
+        size_t k0 = dev ? s->nhost : 0, k1 = dev ? s->nsteps : s->nhost;
+        if (k1 == k0)
+            continue;
+        fprintf(f, "%s\"%s\":{\"steps_count\":%zu,\"wall\":", dev && s->nhost ? ",\n" : "", dev ? "device" : "host",
+                k1 - k0);
+        put_json_stats(f, fig_stats(s, k0, k1, FIG_WALL, scratch));
+        fputs(",\"children\":{", f);
+        int first = 1;
+        for (size_t r = 0; r < s->nchildren; r++) {
+            size_t nv, nl;
+            const int64_t *v = child_vals_of(&g, r, dev, &nv);
+            if (!nv) /* the name occurs in no step of this clock */
+                continue;
+            if (!first)
+                putc(',', f);
+            first = 0;
+            const char *nm = stint_model_str(m, s->children[r], &nl);
+            stint_out_json_str(f, nm, nl);
+            putc(':', f);
+            put_json_stats(f, stats_of(v, nv, k1 - k0 - nv));
+        }
+        fputs("},\"overlap\":", f);
+        put_json_stats(f, fig_stats(s, k0, k1, FIG_OVERLAP, scratch));
+        fputs(",\"unattributed\":", f);
+        put_json_stats(f, fig_stats(s, k0, k1, FIG_UNATTRIBUTED, scratch));
+        putc('}', f);
+    }
+    fputs("}}\n", f);
+    child_vals_free(&g);
+    free(scratch);
+    return 0;
+}
+
+/* One text column after ts_us: a step figure, or a shown child (rank). */
+struct text_col {
+    int is_child;
+    enum step_fig fig;
+    size_t rank;
+    int width;
+};
+
+/* The text table. Returns 0, or 3 when out of memory. */
+static int put_text(FILE *f, const struct stint_model *m, const struct stint_steps_sparse *s, const char *step_glob,
+                    const char *scope)
+{
+    size_t nshown = s->nshown, nother = s->nchildren - nshown;
+    size_t ncol = nshown + 3 + (nother > 0);
+    struct text_col *cols = malloc(ncol * sizeof *cols);
+    int64_t *row_v = calloc(nshown ? nshown : 1, sizeof *row_v); /* one step's shown unions */
+    int64_t *scratch = malloc((s->nsteps ? s->nsteps : 1) * sizeof *scratch);
+    struct col_stats *st = malloc(2 * ncol * sizeof *st); /* [clock][column] */
+    struct child_vals g;
+    if (!cols || !row_v || !scratch || !st || child_vals_build(&g, s) != 0) {
+        free(cols);
+        free(row_v);
+        free(scratch);
+        free(st);
+        return 3;
+    }
+    char other_hdr[64];
+    snprintf(other_hdr, sizeof other_hdr, "other (%zu name%s)", nother, nother == 1 ? "" : "s");
+    size_t nc = 0;
+    cols[nc++] = (struct text_col){0, FIG_WALL, 0, 12};
+    for (size_t r = 0; r < nshown; r++)
+        cols[nc++] = (struct text_col){1, FIG_WALL, r, 14};
+    if (nother) {
+        size_t w = strlen(other_hdr);
+        cols[nc++] = (struct text_col){0, FIG_OTHER, 0, w > 14 ? (int)w : 14};
+    }
+    cols[nc++] = (struct text_col){0, FIG_OVERLAP, 0, 12};
+    cols[nc++] = (struct text_col){0, FIG_UNATTRIBUTED, 0, 12};
+    size_t on_dev = s->nsteps - s->nhost;
+    for (size_t dev = 0; dev < 2; dev++) {
+        size_t k0 = dev ? s->nhost : 0, k1 = dev ? s->nsteps : s->nhost;
+        for (size_t c = 0; c < ncol && k1 > k0; c++) {
+            if (cols[c].is_child) {
+                size_t nv;
+                const int64_t *v = child_vals_of(&g, cols[c].rank, dev != 0, &nv);
+                st[dev * ncol + c] = stats_of(v, nv, k1 - k0 - nv);
+            } else {
+                st[dev * ncol + c] = fig_stats(s, k0, k1, cols[c].fig, scratch);
+            }
+        }
+    }
+
+    fprintf(f, "# %zu steps named '", s->nsteps);
+    if (step_glob)
+        stint_out_text_str(f, step_glob, strlen(step_glob));
+    else
+        fputs("(measured)", f);
+    fprintf(f, "' (%zu on host-clock lanes, %zu on device-clock lanes)%s; times in us\n# %s\n", s->nhost, on_dev,
+            m->partial ? " - PARTIAL input" : "", scope);
+    if (s->unfinished)
+        fprintf(f, "# %" PRIu64 " unfinished steps left out\n", s->unfinished);
+    if (nother)
+        fprintf(f,
+                "# child columns: the %zu names with the most time over all steps (ties by name); %s is the union,"
+                " not the sum, of the other names' intervals clipped to the step (--columns N: N names, 0: all)\n",
+                nshown, other_hdr);
+    if (on_dev)
+        fprintf(f, "# device-clock steps (index marked d) come after the host ones: their ts_us is an offset on "
+                   "the device clock; %s\n",
+                s->nhost ? "min/median/max are per clock (rows marked d: over the device-clock steps)"
+                         : "min/median/max are over the device-clock steps");
+    fprintf(f, "%6s %14s", "step", "ts_us");
+    for (size_t c = 0; c < ncol; c++) {
+        if (cols[c].is_child) {
+            /* a child name as a column header: escaped (one header line), right-aligned
+             * to 14 by its escaped length */
+            size_t sl;
+            const char *nm = stint_model_str(m, s->children[cols[c].rank], &sl);
+            size_t w = stint_out_text_len(nm, sl);
+            fprintf(f, " %*s", w < 14 ? (int)(14 - w) : 0, "");
+            stint_out_text_str(f, nm, sl);
+        } else {
+            static const char *const hdr[] = {"wall", NULL, "overlap", "unattributed"};
+            fprintf(f, " %*s", cols[c].width, cols[c].fig == FIG_OTHER ? other_hdr : hdr[cols[c].fig]);
+        }
+    }
+    putc('\n', f);
+    char b[64];
+    for (size_t k = 0; k < s->nsteps; k++) {
+        const struct stint_step_row *row = &s->rows[k];
+        const struct stint_slice *ss = stint_model_slice(m, row->slice);
+        if (k >= s->nhost)
+            fprintf(f, "%5zud %14s", k, stint_an_us(b, ss->ts_ns));
+        else
+            fprintf(f, "%6zu %14s", k, stint_an_us(b, ss->ts_ns));
+        /* cells are in rank order: the shown ones come first */
+        for (size_t j = row->cell0; j < row->cell0 + row->ncells && s->cells[j].child < nshown; j++)
+            row_v[s->cells[j].child] = s->cells[j].union_ns;
+        for (size_t c = 0; c < ncol; c++) {
+            int64_t v = cols[c].is_child ? row_v[cols[c].rank] : row_fig(row, cols[c].fig);
+            fprintf(f, " %*s", cols[c].width, stint_an_us(b, v));
+        }
+        for (size_t j = row->cell0; j < row->cell0 + row->ncells && s->cells[j].child < nshown; j++)
+            row_v[s->cells[j].child] = 0;
+        putc('\n', f);
+    }
+    static const char *const lbl[3] = {"min", "median", "max"};
+    for (size_t dev = 0; dev < 2; dev++) {
+        if (dev ? !on_dev : !s->nhost)
+            continue;
+        for (int q = 0; q < 3; q++) {
+            if (dev && s->nhost) /* both clocks: the device rows are marked d, as their steps */
+                fprintf(f, "%6s d%13s", lbl[q], "");
+            else
+                fprintf(f, "%6s %14s", lbl[q], "");
+            for (size_t c = 0; c < ncol; c++) {
+                const struct col_stats *x = &st[dev * ncol + c];
+                const char *v = q == 0   ? stint_an_us(b, x->min_ns)
+                                : q == 1 ? stint_an_fmt_ratio(b, x->median, 3, 3)
+                                         : stint_an_us(b, x->max_ns);
+                fprintf(f, " %*s", cols[c].width, v);
+            }
+            putc('\n', f);
+        }
+    }
+    child_vals_free(&g);
+    free(cols);
+    free(row_v);
+    free(scratch);
+    free(st);
+    return 0;
 }
 
 int stint_cmd_steps(int argc, char **argv)
 {
-    const char *step_glob = NULL;
-    const struct stint_cmd_extra ex[] = {{"--step", NULL, &step_glob, NULL, 0}};
-    if (stint_cmd_take_extras("steps", &argc, argv, ex, 1) == 2)
+    const char *step_glob = NULL, *columns = NULL;
+    const struct stint_cmd_extra ex[] = {{"--step", NULL, &step_glob, NULL, 0},
+                                         {"--columns", NULL, &columns, NULL, 0}};
+    if (stint_cmd_take_extras("steps", &argc, argv, ex, sizeof ex / sizeof ex[0]) == 2)
         return 2;
     struct stint_cmd_opts o;
     int rc = stint_cmd_parse(argc, argv, usage, &o);
@@ -55,6 +416,17 @@ int stint_cmd_steps(int argc, char **argv)
         fprintf(stderr, "stint steps: --csv is not supported (use --json)\n");
         return 2;
     }
+    size_t max_shown = DEFAULT_COLUMNS;
+    if (columns && parse_columns(columns, &max_shown) != 0) {
+        fprintf(stderr, "stint steps: --columns: '%s': expected a whole number of child columns (0 = all)\n",
+                columns);
+        return 2;
+    }
+    if (columns && o.json) {
+        fprintf(stderr, "stint steps: --columns does not apply here: --json lists each step's children, all of "
+                        "them\n");
+        return 2;
+    }
     struct stint_model m;
     /* args are only needed to find the measured span when no --step is given */
     rc = stint_cmd_load(&o, &m, step_glob ? 0 : STINT_MODEL_KEEP_ARGS);
@@ -62,8 +434,8 @@ int stint_cmd_steps(int argc, char **argv)
         stint_model_free(&m);
         return rc;
     }
-    struct stint_steps sr;
-    if (stint_steps_compute(&sr, &m, step_glob, &o.filter) != 0) {
+    struct stint_steps_sparse sr;
+    if (stint_steps_sparse_compute(&sr, &m, step_glob, &o.filter, o.json ? SIZE_MAX : max_shown) != 0) {
         fprintf(stderr, "stint steps: out of memory\n");
         stint_model_free(&m);
         return 3;
@@ -74,150 +446,21 @@ int stint_cmd_steps(int argc, char **argv)
         rc = 2;
         goto out;
     }
-    size_t nsteps = sr.nsteps, ncols = sr.ncols, width = sr.width;
-    const uint32_t *steps = sr.steps, *cols = sr.cols;
-    const int64_t *fig = sr.fig;
-    uint64_t unfinished_steps = sr.unfinished;
-    FILE *f = stdout;
-    int64_t *colv = malloc((nsteps ? nsteps : 1) * sizeof *colv);
-    if (!colv) {
-        rc = 3;
-        goto out;
-    }
     const char *scope = "host or device clock of each step's lane; child figures are unions of that child name's "
                         "intervals clipped to the step; overlap = time covered by two or more children; "
                         "unattributed = wall minus the union of all children (never a sum of nested durations)";
-    char b[64], mb[64];
-    if (o.json) {
-        fprintf(f, "{\"schema\":\"stint.steps/1\",\"step\":");
-        if (step_glob)
-            stint_out_json_str(f, step_glob, strlen(step_glob));
-        else
-            fputs("\"(measured span)\"", f);
-        fprintf(f, ",\"scope\":");
-        stint_out_json_str(f, scope, strlen(scope));
-        fprintf(f, ",\"steps_count\":%zu,\"unfinished_steps\":%" PRIu64 ",\"partial\":%s,\n\"children\":[", nsteps,
-                unfinished_steps, m.partial ? "true" : "false");
-        for (size_t c = 0; c < ncols; c++) {
-            size_t l;
-            const char *s = stint_model_str(&m, cols[c], &l);
-            if (c)
-                putc(',', f);
-            stint_out_json_str(f, s, l);
-        }
-        fputs("],\n\"steps\":[", f);
-        for (size_t k = 0; k < nsteps; k++) {
-            const int64_t *row = &fig[k * width];
-            const struct stint_slice *s = stint_model_slice(&m, steps[k]);
-            const struct stint_track *tr = stint_model_track_at(&m, s->track);
-            const struct stint_lane *l = stint_model_lane_at(&m, tr->lane);
-            fprintf(f,
-                    "%s\n{\"index\":%zu,\"ts_ns\":%" PRId64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64
-                    ",\"clock\":\"%s\",\"wall_ns\":%" PRId64 ",\"children_union_ns\":{",
-                    k ? "," : "", k, s->ts_ns, l->pid, l->tid, l->clock == STINT_CLOCK_DEVICE ? "device" : "host",
-                    row[0]);
-            for (size_t c = 0; c < ncols; c++) {
-                size_t sl;
-                const char *nm = stint_model_str(&m, cols[c], &sl);
-                if (c)
-                    putc(',', f);
-                stint_out_json_str(f, nm, sl);
-                fprintf(f, ":%" PRId64, row[1 + c]);
-            }
-            fprintf(f, "},\"overlap_ns\":%" PRId64 ",\"unattributed_ns\":%" PRId64 "}", row[1 + ncols],
-                    row[2 + ncols]);
-        }
-        fputs("],\n\"over_steps\":{", f);
-        for (size_t c = 0; c < width; c++) {
-            for (size_t k = 0; k < nsteps; k++)
-                colv[k] = fig[k * width + c];
-            stint_an_sort_i64(colv, nsteps);
-            if (c)
-                putc(',', f);
-            if (c == 0)
-                fputs("\"wall\"", f);
-            else if (c == 1 + ncols)
-                fputs("\"overlap\"", f);
-            else if (c == 2 + ncols)
-                fputs("\"unattributed\"", f);
-            else {
-                size_t sl;
-                const char *nm = stint_model_str(&m, cols[c - 1], &sl);
-                stint_out_json_str(f, nm, sl);
-            }
-            if (nsteps)
-                fprintf(f, ":{\"min_ns\":%" PRId64 ",\"median_ns\":%s,\"max_ns\":%" PRId64 "}", colv[0],
-                        stint_an_fmt_ratio(mb, median_exact(colv, nsteps), 0, 1), colv[nsteps - 1]);
-            else
-                fputs(":{\"min_ns\":null,\"median_ns\":null,\"max_ns\":null}", f);
-        }
-        fputs("}}\n", f);
-    } else {
-        size_t on_dev = 0;
-        for (size_t k = 0; k < nsteps; k++) {
-            const struct stint_track *tr = stint_model_track_at(&m, stint_model_slice(&m, steps[k])->track);
-            on_dev += stint_model_lane_at(&m, tr->lane)->clock == STINT_CLOCK_DEVICE;
-        }
-        fprintf(f, "# %zu steps named '", nsteps);
-        if (step_glob)
-            stint_out_text_str(f, step_glob, strlen(step_glob));
-        else
-            fputs("(measured)", f);
-        fprintf(f, "' (%zu on host-clock lanes, %zu on device-clock lanes)%s; times in us\n# %s\n", nsteps - on_dev,
-                on_dev, m.partial ? " - PARTIAL input" : "", scope);
-        if (unfinished_steps)
-            fprintf(f, "# %" PRIu64 " unfinished steps left out\n", unfinished_steps);
-        if (on_dev)
-            fprintf(f, "# device-clock steps (index marked d) come after the host ones: their ts_us is an offset on "
-                       "the device clock; min/median/max take the durations of both\n");
-        fprintf(f, "%6s %14s %12s", "step", "ts_us", "wall");
-        for (size_t c = 0; c < ncols; c++) {
-            /* a child name as a column header: escaped (one header line), right-aligned
-             * to 14 by its escaped length */
-            size_t sl;
-            const char *nm = stint_model_str(&m, cols[c], &sl);
-            size_t w = stint_out_text_len(nm, sl);
-            fprintf(f, " %*s", w < 14 ? (int)(14 - w) : 0, "");
-            stint_out_text_str(f, nm, sl);
-        }
-        fprintf(f, " %12s %12s\n", "overlap", "unattributed");
-        for (size_t k = 0; k < nsteps; k++) {
-            const int64_t *row = &fig[k * width];
-            const struct stint_slice *ss = stint_model_slice(&m, steps[k]);
-            if (stint_model_track_device(&m, stint_model_track_at(&m, ss->track)))
-                fprintf(f, "%5zud %14s", k, stint_an_us(b, ss->ts_ns));
-            else
-                fprintf(f, "%6zu %14s", k, stint_an_us(b, ss->ts_ns));
-            fprintf(f, " %12s", stint_an_us(b, row[0]));
-            for (size_t c = 0; c < ncols; c++)
-                fprintf(f, " %14s", stint_an_us(b, row[1 + c]));
-            fprintf(f, " %12s", stint_an_us(b, row[1 + ncols]));
-            fprintf(f, " %12s\n", stint_an_us(b, row[2 + ncols]));
-        }
-        if (nsteps) {
-            static const char *const lbl[3] = {"min", "median", "max"};
-            for (int q = 0; q < 3; q++) {
-                fprintf(f, "%6s %14s", lbl[q], "");
-                for (size_t c = 0; c < width; c++) {
-                    for (size_t k = 0; k < nsteps; k++)
-                        colv[k] = fig[k * width + c];
-                    stint_an_sort_i64(colv, nsteps);
-                    const char *v = q == 0   ? stint_an_us(b, colv[0])
-                                    : q == 1 ? stint_an_fmt_ratio(b, median_exact(colv, nsteps), 3, 3)
-                                             : stint_an_us(b, colv[nsteps - 1]);
-                    fprintf(f, c == 0 || c > ncols ? " %12s" : " %14s", v);
-                }
-                putc('\n', f);
-            }
-        }
+    FILE *f = stdout;
+    int wrc = o.json ? put_json(f, &m, &sr, step_glob, scope) : put_text(f, &m, &sr, step_glob, scope);
+    if (wrc) {
+        fprintf(stderr, "stint steps: out of memory\n");
+        rc = wrc;
     }
-    free(colv);
     if (fflush(f) != 0) {
         fprintf(stderr, "stint steps: write error on stdout\n");
         rc = 3;
     }
 out:
-    stint_steps_free(&sr);
+    stint_steps_sparse_free(&sr);
     stint_model_free(&m);
     return rc;
 }
