@@ -5,9 +5,17 @@
  * byte says (chunk boundaries inside records and CRLF pairs are the risky
  * part), and the analyzer's marker reader (stint_read_markers). Invariants:
  * records + torn == heads, and the split feed delivers exactly what a single
- * feed delivers. */
+ * feed delivers. Then the same bytes go to a memfd and through the commands
+ * that read marker logs, each view of `stint timing` (table, rounds table,
+ * trees by name and depth, JSON, warm-up, trace export) and `stint steps`,
+ * output to /dev/null: each must exit 0, 1 or 3 (the second input byte
+ * selects which run, to keep an iteration short). */
+#include "commands.h"
 #include "fuzz_common.h"
 #include "markers_parse.h"
+
+#include <sys/mman.h>
+#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -59,18 +67,43 @@ static markers_stats parse(const uint8_t *data, size_t size, size_t step, struct
     return st;
 }
 
+static int memfd = -1;
+static char path[64];
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    if (size == 0)
+    if (size < 2)
         return 0;
     size_t step = (size_t)data[0] % 17 + 1;
-    data++;
-    size--;
+    unsigned mask = data[1];
+    data += 2;
+    size -= 2;
     struct tally whole = {0, 0}, split = {0, 0};
     markers_stats a = parse(data, size, size ? size : 1, &whole);
     markers_stats b = parse(data, size, step, &split);
     if (a.records != b.records || a.torn != b.torn || whole.sum != split.sum)
         abort();
     fuzz_read_memory(stint_read_markers, data, size, STINT_MODEL_KEEP_ARGS);
+
+    if (memfd < 0) {
+        memfd = memfd_create("stint-fuzz-markers", 0);
+        if (memfd < 0)
+            abort();
+        snprintf(path, sizeof path, "/proc/self/fd/%d", memfd);
+    }
+    if (ftruncate(memfd, 0) != 0 || (size && pwrite(memfd, data, size, 0) != (ssize_t)size))
+        abort();
+    static const struct fuzz_cmd cmds[] = {
+        {0, stint_cmd_timing, {"timing", NULL, NULL, NULL, NULL}, 2},
+        {1, stint_cmd_timing, {"timing", NULL, "--rounds-table", NULL, NULL}, 3},
+        {2, stint_cmd_timing, {"timing", NULL, "--tree", NULL, NULL}, 3},
+        {4, stint_cmd_timing, {"timing", NULL, "--tree=depth", "--json", NULL}, 4},
+        {8, stint_cmd_timing, {"timing", NULL, "--json", "--warmup", "1"}, 5},
+        {16, stint_cmd_timing, {"timing", NULL, "--rounds-table", "--json", NULL}, 4},
+        {32, stint_cmd_timing, {"timing", NULL, "--trace-out", "/dev/null", NULL}, 4},
+        {64, stint_cmd_steps, {"steps", NULL, "--step", "*", NULL}, 4},
+        {128, stint_cmd_steps, {"steps", NULL, "--step", "*", "--json"}, 5},
+    };
+    fuzz_run_cmds(cmds, sizeof cmds / sizeof cmds[0], mask, path);
     return 0;
 }

@@ -48,7 +48,7 @@ if [ -d "$corpus" ]; then
     add chrome_gz "$f" '\004\000'
   done < <(find "$corpus/seed-systems" -name '*.jsonl' -print0 2>/dev/null)
   while IFS= read -r -d '' f; do
-    add markers "$f" '\007'
+    add markers "$f" '\007\377'
     add chrome_gz "$f" '\002\000'
   done < <(grep -rlZ --include='*.log' --include='*.txt' '\[STRACE\]' "$corpus/seed-systems" 2>/dev/null)
   # numbers of the JSON test suite, as bare text, for the number parser
@@ -62,7 +62,7 @@ while IFS= read -r -d '' f; do
   case "$f" in
     *.json) add chrome "$f"; add chrome_split "$f" ;;
     *.jsonl) add jsonl "$f" ;;
-    *.log) add markers "$f" '\003' ;;
+    *.log) add markers "$f" '\003\125' ;;
   esac
 done < <(find "$src/tests/cli" "$src/tests/data" -type f -not -path '*/bad/*' -print0 2>/dev/null)
 for t in "$out"/*/; do
