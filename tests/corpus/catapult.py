@@ -28,6 +28,8 @@ import sys
 from collections import Counter, defaultdict
 from decimal import Decimal
 
+from corpus_common import Checker, locate
+
 ASYNC_PH = set("bneSTFp")
 
 
@@ -92,33 +94,17 @@ def run(stint, *args):
 
 
 def main():
-    shared = os.environ.get("STINT_SHARED_DIR") or os.path.join(os.path.dirname(__file__),
-                                                                "../../../shared")
-    base = os.path.join(shared, "corpus", "catapult")
-    stint = os.environ.get("STINT_BIN")
-    if not os.path.isdir(base):
-        print("SKIP: %s is absent" % base)
-        return 77
-    if not stint:
-        print("STINT_BIN is not set")
-        return 1
+    found = locate("catapult")
+    if not isinstance(found, tuple):
+        return found
+    base, stint = found
     census = {}  # file -> number of B without E, from the README's table
     with open(os.path.join(base, "README.md")) as f:
         for line in f:
             m = re.match(r"\| `([^`]+\.json)` .*\b(\d+) B without E", line)
             if m:
                 census[m.group(1)] = int(m.group(2))
-    nok = nfail = 0
-
-    def check(label, want, got):
-        nonlocal nok, nfail
-        if want == got:
-            nok += 1
-            print("ok   %s" % label)
-        else:
-            nfail += 1
-            w, g = str(want), str(got)
-            print("FAIL %s\n      expected %s\n      got      %s" % (label, w[:600], g[:600]))
+    check = Checker(width=600)
 
     files = sorted(f for f in os.listdir(base) if f.endswith(".json"))
     for fname in files:
@@ -209,8 +195,7 @@ def main():
             gi = sum(1 for s in sl["slices"]
                      if s["kind"] == "instant" and s["track"] in ("thread", "process", "global"))
             check("%s: %d i/I instants" % (fname, wi), wi, gi)
-    print("%d ok, %d failed" % (nok, nfail))
-    return 1 if nfail else 0
+    return check.done()
 
 
 if __name__ == "__main__":

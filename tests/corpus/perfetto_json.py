@@ -18,6 +18,8 @@ import os
 import subprocess
 import sys
 
+from corpus_common import locate
+
 NULL = "[NULL]"
 
 def run_slices(stint, path):
@@ -238,15 +240,10 @@ NOT_MODELLED = {
 }
 
 def main():
-    shared = os.environ.get("STINT_SHARED_DIR") or os.path.join(os.path.dirname(__file__), "../../../shared")
-    corpus = os.path.join(shared, "corpus", "perfetto-json")
-    stint = os.environ.get("STINT_BIN")
-    if not os.path.isdir(corpus):
-        print("SKIP: %s is absent" % corpus)
-        return 77
-    if not stint:
-        print("STINT_BIN is not set")
-        return 1
+    found = locate("perfetto-json")
+    if not isinstance(found, tuple):
+        return found
+    corpus, stint = found
     meta = json.load(open(os.path.join(corpus, "cases.json")))
     passed, failed, skipped = [], [], []
     for c in meta["cases"]:

@@ -30,30 +30,13 @@ import subprocess
 import sys
 import tempfile
 
+from corpus_common import Checker, locate
+
 KNOWN_DIFFERENCES = {
     "zhusy54 potential_regression":
         "upstream flags any p50 change over 2%; stint diff flags only with >= 5 spans a side "
         "(--min-samples) and a bootstrap CI of the ratio that excludes 1 (3 vs 3 here: too_few)",
 }
-
-
-class Checker:
-    def __init__(self):
-        self.ok = self.fail = self.known = 0
-
-    def __call__(self, label, want, got, key=None):
-        why = KNOWN_DIFFERENCES.get(key)
-        if want == got and why is None:
-            self.ok += 1
-            print("ok   %s" % label)
-        elif want != got and why is not None:
-            self.known += 1
-            print("XFAIL %s: expected %s, got %s\n      (%s)" % (label, want, got, why))
-        else:
-            self.fail += 1
-            print("FAIL %s\n      expected %s\n      got      %s%s" % (
-                label, want, got, "\n      (listed as a known difference: remove it)"
-                if why else ""))
 
 
 def run(stint, args, stdin=None):
@@ -268,17 +251,11 @@ def candle(stint, seed, check):
 
 
 def main():
-    shared = os.environ.get("STINT_SHARED_DIR") or os.path.join(os.path.dirname(__file__),
-                                                                "../../../shared")
-    seed = os.path.join(shared, "corpus", "seed-systems")
-    stint = os.environ.get("STINT_BIN")
-    if not os.path.isdir(seed):
-        print("SKIP: %s is absent" % seed)
-        return 77
-    if not stint:
-        print("STINT_BIN is not set")
-        return 1
-    check = Checker()
+    found = locate("seed-systems")
+    if not isinstance(found, tuple):
+        return found
+    seed, stint = found
+    check = Checker(KNOWN_DIFFERENCES)
     with tempfile.TemporaryDirectory() as tmp:
         for part in (lambda: vllm(stint, seed, tmp, check), lambda: simpler(stint, seed, check),
                      lambda: pypto(stint, seed, tmp, check), lambda: zhusy(stint, seed, check),
@@ -287,8 +264,7 @@ def main():
                 part()
             except Exception as e:  # (a crash or a missing field is a failure, never a skip)
                 check("no error", None, "%s: %s" % (type(e).__name__, e))
-    print("%d ok, %d known differences, %d failed" % (check.ok, check.known, check.fail))
-    return 1 if check.fail else 0
+    return check.done()
 
 
 if __name__ == "__main__":

@@ -26,6 +26,8 @@ import subprocess
 import sys
 from decimal import Decimal
 
+from corpus_common import Checker, locate
+
 UNMODELLED = set("NODVvc()=")
 SCOPE = {"g": "global", "p": "process", "t": "thread"}
 SAME_ID = ("nestable async b/e sharing one id that overlap without nesting: stint (as "
@@ -52,16 +54,10 @@ def events_of(path):
 
 
 def main():
-    shared = os.environ.get("STINT_SHARED_DIR") or os.path.join(os.path.dirname(__file__),
-                                                                "../../../shared")
-    base = os.path.join(shared, "corpus", "spec-examples")
-    stint = os.environ.get("STINT_BIN")
-    if not os.path.isdir(base):
-        print("SKIP: %s is absent" % base)
-        return 77
-    if not stint:
-        print("STINT_BIN is not set")
-        return 1
+    found = locate("spec-examples")
+    if not isinstance(found, tuple):
+        return found
+    base, stint = found
     readme = {}  # file -> its row's expected text
     with open(os.path.join(base, "README.md")) as f:
         for line in f:
@@ -72,22 +68,7 @@ def main():
     with open(os.path.join(base, "derived-thread-slices-perfetto-rules.csv"), newline="") as f:
         for r in csv.DictReader(f):
             with_rows.add(r["file"])
-    nok, nfail, nknown = 0, 0, 0
-
-    def check(label, want, got, key=None):
-        nonlocal nok, nfail, nknown
-        why = KNOWN_DIFFERENCES.get(key)
-        if want == got and why is None:
-            nok += 1
-            print("ok   %s" % label)
-        elif want != got and why is not None:
-            nknown += 1
-            print("XFAIL %s: expected %s, got %s\n      (%s)" % (label, want, got, why))
-        else:
-            nfail += 1
-            print("FAIL %s\n      expected %s\n      got      %s%s" % (
-                label, want, got, "\n      (listed as a known difference: remove it)"
-                if why else ""))
+    check = Checker(KNOWN_DIFFERENCES)
 
     files = sorted(f for f in os.listdir(base) if f.endswith(".json"))
     print("files without rows in the derived CSV: %s" % ", ".join(
@@ -174,8 +155,7 @@ def main():
                           if e.get("ph") == "M" and e.get("name") == "thread_name")
             got = sorted((t["pid"], t["tid"], t["name"]) for t in sl["threads"])
             check("%s: lane name from M thread_name" % fname, want, got)
-    print("%d ok, %d known differences, %d failed" % (nok, nknown, nfail))
-    return 1 if nfail else 0
+    return check.done()
 
 
 if __name__ == "__main__":

@@ -22,6 +22,8 @@ import subprocess
 import sys
 from collections import defaultdict
 
+from corpus_common import locate
+
 XDUR = "an X with tdur but no dur: speedscope uses tdur as its duration, Perfetto drops it, stint keeps it with dur 0 (repair x_without_dur)"
 OPEN_END = "frames still open at the end: speedscope closes them at the profile's end; stint never invents an end (dur -1, repair unfinished_span, left out of time)"
 TID0 = "tid 0 is the process's main thread for stint (as in Perfetto): it shares the lane of tid = pid, where speedscope keeps a lane of its own (section 7)"
@@ -63,15 +65,10 @@ def summary(stint, path, pid, tid):
     return json.loads(p.stdout)
 
 def main():
-    shared = os.environ.get("STINT_SHARED_DIR") or os.path.join(os.path.dirname(__file__), "../../../shared")
-    corpus = os.path.join(shared, "corpus", "speedscope")
-    stint = os.environ.get("STINT_BIN")
-    if not os.path.isdir(corpus):
-        print("SKIP: %s is absent" % corpus)
-        return 77
-    if not stint:
-        print("STINT_BIN is not set")
-        return 1
+    found = locate("speedscope")
+    if not isinstance(found, tuple):
+        return found
+    corpus, stint = found
     want = defaultdict(lambda: defaultdict(lambda: [0, 0]))  # (test, file, profile) -> name -> [self, total]
     with open(os.path.join(corpus, "expected-frames.csv"), newline="") as f:
         for row in csv.DictReader(f):
