@@ -123,8 +123,9 @@ static int compute_core(struct stint_steps_sparse *r, const struct stint_model *
     uint32_t *order = NULL, *rank_of = NULL, *children = NULL;
     struct stint_step_row *rows = NULL;
     struct stint_step_cell *cells = NULL;
+    int rc = -1; /* 0 once r holds the result */
     if (!step_of || !steps || !names || !child_of || !civ || !tmp)
-        goto oom;
+        goto out;
     memset(child_of, 0xff, ((size_t)maxname + 1) * sizeof *child_of);
     size_t nsteps = 0, nchildren = 0, nciv = 0;
     uint64_t unfinished_steps = 0;
@@ -185,7 +186,7 @@ static int compute_core(struct stint_steps_sparse *r, const struct stint_model *
     rows = calloc(nsteps ? nsteps : 1, sizeof *rows);
     cells = malloc((nciv ? nciv : 1) * sizeof *cells); /* at most one cell per interval */
     if (!totals || !order || !rank_of || !children || !rows || !cells)
-        goto oom;
+        goto out;
     /* pass 1: per step, one cell per child name (its union), the overlap and the remainder */
     size_t ncells = 0, c0 = 0;
     for (size_t k = 0; k < nsteps; k++) {
@@ -241,18 +242,6 @@ static int compute_core(struct stint_steps_sparse *r, const struct stint_model *
         rows[k].other_ns = stint_an_union(tmp, nt);
         c0 = c1;
     }
-    free(step_of);
-    free(steps);
-    free(names);
-    free(child_of);
-    free(civ);
-    free(tmp);
-    free(totals);
-    free(rank_of);
-    if (appear)
-        *appear = order;
-    else
-        free(order);
     r->nsteps = nsteps;
     r->nhost = nhost;
     r->nchildren = nchildren;
@@ -262,8 +251,15 @@ static int compute_core(struct stint_steps_sparse *r, const struct stint_model *
     r->children = children;
     r->cells = cells;
     r->unfinished = unfinished_steps;
-    return 0;
-oom:
+    rows = NULL; /* (now r's) */
+    children = NULL;
+    cells = NULL;
+    if (appear) {
+        *appear = order;
+        order = NULL;
+    }
+    rc = 0;
+out:
     free(step_of);
     free(steps);
     free(names);
@@ -276,7 +272,7 @@ oom:
     free(children);
     free(rows);
     free(cells);
-    return -1;
+    return rc;
 }
 
 int stint_steps_sparse_compute(struct stint_steps_sparse *r, const struct stint_model *m, const char *step_glob,
