@@ -20,7 +20,6 @@
 #include "commands.h"
 #include "textout.h"
 
-#include <errno.h>
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
@@ -164,16 +163,12 @@ static const int64_t *child_vals_of(const struct child_vals *g, size_t r, int de
     return &g->vals[g->start[r] + (device ? host : 0)];
 }
 
-/* Parses --columns' value: whole decimal digits, at most UINT32_MAX; 0 means
- * every name (*out = SIZE_MAX). Returns 0, or -1 on anything else. */
+/* Parses --columns' value (stint_cmd_parse_u32); 0 means every name
+ * (*out = SIZE_MAX). Returns 0, or -1. */
 static int parse_columns(const char *s, size_t *out)
 {
-    if (*s < '0' || *s > '9')
-        return -1;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end || errno || v > UINT32_MAX)
+    uint32_t v;
+    if (stint_cmd_parse_u32(s, &v) != 0)
         return -1;
     *out = v ? (size_t)v : SIZE_MAX;
     return 0;

@@ -13,6 +13,7 @@
  * invocation is said in the table's place (JSON: on stderr, the callables
  * keep "invocations": 0); exit 0, or 1 under --strict.
  */
+#include "cmdopts.h"
 #include "commands.h"
 #include "input.h"
 #include "markers_parse.h"
@@ -80,18 +81,6 @@ static void usage(FILE *f)
             "  --warmup N         drop the first N invocations of each callable; add stdev\n"
             "  --json             the chosen view as JSON\n"
             "  --strict           torn records or unknown versions are an error (exit 1)\n");
-}
-
-/* Parses a whole decimal count (no sign, <= UINT32_MAX). Returns 0 or -1. */
-static int parse_u32(const char *s, uint32_t *out)
-{
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (!*s || *end || errno || v > UINT32_MAX || s[0] == '-')
-        return -1;
-    *out = (uint32_t)v;
-    return 0;
 }
 
 /* Whether fd can be parsed straight from its descriptor: a regular file
@@ -239,7 +228,7 @@ int stint_cmd_timing(int argc, char **argv)
             o.trace_out = v;
         } else if (!strcmp(a, "--warmup") || !strncmp(a, "--warmup=", 9)) {
             const char *v = a[8] == '=' ? a + 9 : (i + 1 < argc ? argv[++i] : NULL);
-            if (!v || parse_u32(v, &o.warmup)) {
+            if (!v || stint_cmd_parse_u32(v, &o.warmup)) {
                 fprintf(stderr, "stint timing: --warmup needs a count (a whole number >= 0), got '%s'\n",
                         v ? v : "");
                 free(inputs);

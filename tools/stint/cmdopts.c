@@ -6,6 +6,7 @@
 #include "tsparse.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -302,5 +303,18 @@ int stint_cmd_close_out(const char *cmd, FILE *f, const char *path)
         fprintf(stderr, "stint %s: write error on %s\n", cmd, path);
         return 3;
     }
+    return 0;
+}
+
+int stint_cmd_parse_u32(const char *s, uint32_t *out)
+{
+    if (*s < '0' || *s > '9') /* (strtoull would take a sign or leading blanks) */
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno || v > UINT32_MAX)
+        return -1;
+    *out = (uint32_t)v;
     return 0;
 }
