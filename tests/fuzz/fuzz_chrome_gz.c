@@ -30,8 +30,7 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int memfd = -1, plainfd = -1;
-static char path[64], plainpath[64];
+static struct fuzz_file gz = {-1, ""}, plain = {-1, ""};
 static unsigned char *zbuf;
 static size_t zcap;
 
@@ -39,16 +38,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2)
         return 0;
-    if (memfd < 0) {
-        memfd = memfd_create("stint-fuzz", 0);
-        if (memfd < 0)
-            abort();
-        snprintf(path, sizeof path, "/proc/self/fd/%d", memfd);
-        plainfd = memfd_create("stint-fuzz-plain", 0);
-        if (plainfd < 0)
-            abort();
-        snprintf(plainpath, sizeof plainpath, "/proc/self/fd/%d", plainfd);
-    }
     unsigned mode = data[0], cut = data[1];
     const uint8_t *body = data + 2;
     size_t n = size - 2, len;
@@ -85,8 +74,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         memcpy(zbuf + 2, body, n);
         len = n + 2;
     }
-    if (ftruncate(memfd, 0) != 0 || pwrite(memfd, zbuf, len, 0) != (ssize_t)len)
-        abort();
+    const char *path = fuzz_file_put(&gz, "stint-fuzz", zbuf, len);
     struct stint_model m;
     if (stint_model_init(&m, STINT_MODEL_KEEP_ARGS) != 0)
         abort();
@@ -94,8 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     int rc = stint_read_trace(path, &m, &o);
     fuzz_check_model(&m, rc);
     if (whole && !(n >= 2 && body[0] == 0x1f && body[1] == 0x8b)) { /* (bytes with the magic would be gzip too) */
-        if (ftruncate(plainfd, 0) != 0 || pwrite(plainfd, body, n, 0) != (ssize_t)n)
-            abort();
+        const char *plainpath = fuzz_file_put(&plain, "stint-fuzz-plain", body, n);
         struct stint_model p;
         if (stint_model_init(&p, STINT_MODEL_KEEP_ARGS) != 0)
             abort();

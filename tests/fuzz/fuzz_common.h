@@ -23,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 typedef int (*fuzz_reader_fn)(struct stint_input *, struct stint_model *, const struct stint_read_opts *);
@@ -107,6 +108,28 @@ static inline void fuzz_read_memory(fuzz_reader_fn reader, const uint8_t *data, 
         fuzz_read_model(reader, data, size, model_flags, strict, NULL, NULL, &m);
         stint_model_free(&m);
     }
+}
+
+/* A file in memory that commands and readers open by path: a memfd made on
+ * first use and kept across runs (init with {-1, ""}). */
+struct fuzz_file {
+    int fd;
+    char path[64];
+};
+
+/* Makes f hold data[0..size) (creating it, named `name`, on first use);
+ * returns its path ("/proc/self/fd/N"). Aborts on failure. */
+static inline const char *fuzz_file_put(struct fuzz_file *f, const char *name, const void *data, size_t size)
+{
+    if (f->fd < 0) {
+        f->fd = memfd_create(name, 0);
+        if (f->fd < 0)
+            abort();
+        snprintf(f->path, sizeof f->path, "/proc/self/fd/%d", f->fd);
+    }
+    if (ftruncate(f->fd, 0) != 0 || (size && pwrite(f->fd, data, size, 0) != (ssize_t)size))
+        abort();
+    return f->path;
 }
 
 /* A whole command run on the fuzzed file: argv[1] is replaced by the path. */

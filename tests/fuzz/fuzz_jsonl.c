@@ -12,13 +12,10 @@
 #include "commands.h"
 #include "fuzz_common.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-static int memfd = -1;
-static char path[64];
+static struct fuzz_file file = {-1, ""};
 
 /* The span sink's contract, checked as the model streams. */
 struct stream_check {
@@ -61,14 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         stint_model_free(&m);
     }
 
-    if (memfd < 0) {
-        memfd = memfd_create("stint-fuzz-jsonl", 0);
-        if (memfd < 0)
-            abort();
-        snprintf(path, sizeof path, "/proc/self/fd/%d", memfd);
-    }
-    if (ftruncate(memfd, 0) != 0 || (size && pwrite(memfd, data, size, 0) != (ssize_t)size))
-        abort();
+    const char *path = fuzz_file_put(&file, "stint-fuzz-jsonl", data, size);
     static const struct fuzz_cmd cmds[] = {{0, stint_cmd_memory, {"memory", NULL, NULL, NULL, NULL}, 2},
                                            {0, stint_cmd_memory, {"memory", NULL, "--timeline", "--json", NULL}, 4},
                                            {0, stint_cmd_counters, {"counters", NULL, "--json", NULL, NULL}, 3}};

@@ -14,8 +14,6 @@
 #include "fuzz_common.h"
 #include "markers_parse.h"
 
-#include <sys/mman.h>
-#include <unistd.h>
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -67,8 +65,7 @@ static markers_stats parse(const uint8_t *data, size_t size, size_t step, struct
     return st;
 }
 
-static int memfd = -1;
-static char path[64];
+static struct fuzz_file file = {-1, ""};
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -85,14 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         abort();
     fuzz_read_memory(stint_read_markers, data, size, STINT_MODEL_KEEP_ARGS);
 
-    if (memfd < 0) {
-        memfd = memfd_create("stint-fuzz-markers", 0);
-        if (memfd < 0)
-            abort();
-        snprintf(path, sizeof path, "/proc/self/fd/%d", memfd);
-    }
-    if (ftruncate(memfd, 0) != 0 || (size && pwrite(memfd, data, size, 0) != (ssize_t)size))
-        abort();
+    const char *path = fuzz_file_put(&file, "stint-fuzz-markers", data, size);
     static const struct fuzz_cmd cmds[] = {
         {0, stint_cmd_timing, {"timing", NULL, NULL, NULL, NULL}, 2},
         {1, stint_cmd_timing, {"timing", NULL, "--rounds-table", NULL, NULL}, 3},
