@@ -293,8 +293,12 @@ static int put_text(FILE *f, const struct stint_model *m, const struct stint_ste
     snprintf(other_hdr, sizeof other_hdr, "other (%zu name%s)", nother, nother == 1 ? "" : "s");
     size_t nc = 0;
     cols[nc++] = (struct text_col){0, FIG_WALL, 0, 12};
-    for (size_t r = 0; r < nshown; r++)
-        cols[nc++] = (struct text_col){1, FIG_WALL, r, 14};
+    for (size_t r = 0; r < nshown; r++) { /* as wide as its escaped name, 14 at least */
+        size_t sl;
+        const char *nm = stint_model_str(m, s->children[r], &sl);
+        size_t w = stint_out_text_len(nm, sl);
+        cols[nc++] = (struct text_col){1, FIG_WALL, r, w > 14 ? (int)w : 14};
+    }
     if (nother) {
         size_t w = strlen(other_hdr);
         cols[nc++] = (struct text_col){0, FIG_OTHER, 0, w > 14 ? (int)w : 14};
@@ -338,11 +342,11 @@ static int put_text(FILE *f, const struct stint_model *m, const struct stint_ste
     for (size_t c = 0; c < ncol; c++) {
         if (cols[c].is_child) {
             /* a child name as a column header: escaped (one header line), right-aligned
-             * to 14 by its escaped length */
+             * to its column's width by its escaped length */
             size_t sl;
             const char *nm = stint_model_str(m, s->children[cols[c].rank], &sl);
             size_t w = stint_out_text_len(nm, sl);
-            fprintf(f, " %*s", w < 14 ? (int)(14 - w) : 0, "");
+            fprintf(f, " %*s", (size_t)cols[c].width > w ? (int)((size_t)cols[c].width - w) : 0, "");
             stint_out_text_str(f, nm, sl);
         } else {
             static const char *const hdr[] = {"wall", NULL, "overlap", "unattributed"};
