@@ -425,7 +425,7 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
                 kids[id(p)].append((cs, ce))
 
     host_tid = (jsonl or {}).get("dev_host_tid", {})
-    spans = [s for s in spans if flt.slice(s.lane[0], filter_tid(s.lane, host_tid), s.cat, s.name, s.ts, s.dur)]
+    spans = [s for s in spans if flt.slice(s.lane[0], filter_tid(s, host_tid), s.cat, s.name, s.ts, s.dur)]
     lanes = defaultdict(list)
     cats = defaultdict(list)
     names = defaultdict(list)
@@ -473,10 +473,11 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
 LAST = {}
 
 
-def filter_tid(lane, host_tid):
-    """The tid --tid compares with: a host lane's own; a device lane's (pid,
-    inv, "device") the host thread its spans came from, None when several."""
-    return host_tid.get(lane) if len(lane) > 2 else lane[1]
+def filter_tid(s, host_tid):
+    """The tid --tid compares with: a host lane's own; for a span on a device
+    lane (pid, inv, "device") the host thread that recorded it (host_tid, by
+    the span's seq), whichever threads feed the lane."""
+    return host_tid.get(s.seq) if len(s.lane) > 2 else s.lane[1]
 
 
 def clock_of(lane):
@@ -494,7 +495,7 @@ def adversarial_markers(seed):
     import random
     r = random.Random(seed)
     lines, recs, torn, unknown = [], [], 0, 0
-    dev_tids = defaultdict(set)
+    dev_tids = {}  # seq of a device-clock record -> the host thread that wrote it
     for _ in range(r.randint(3, 150)):
         if r.random() < 0.15:
             lines.append(r.choice(["I1130 03:10:52.694171   6019 runtime.cc:99] stream 22: 36 kernels",
@@ -520,9 +521,9 @@ def adversarial_markers(seed):
             else:
                 unknown += v != 1
                 lane = (pid, inv, "device") if dev else (pid, tid)
-                recs.append((ts, dur, name, lane))
                 if dev:
-                    dev_tids[lane].add(tid)
+                    dev_tids[len(recs)] = tid
+                recs.append((ts, dur, name, lane))
             parts.append(rec)
             if last:
                 break
@@ -536,8 +537,7 @@ def adversarial_markers(seed):
         match_and_nest(sl, [], repairs)
     repairs["torn_record"] += torn
     repairs["unknown_version"] += unknown
-    dev_host_tid = {lane: (next(iter(t)) if len(t) == 1 else None) for lane, t in dev_tids.items()}
-    return text, {"tracks": tracks, "events": len(recs) + torn, "repairs": repairs, "dev_host_tid": dev_host_tid}
+    return text, {"tracks": tracks, "events": len(recs) + torn, "repairs": repairs, "dev_host_tid": dev_tids}
 
 
 def read_jsonl(path):

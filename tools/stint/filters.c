@@ -124,9 +124,11 @@ int stint_filter_slice(const struct stint_filter *f, const struct stint_model *m
         if (f->has_tid) {
             if (t->kind != STINT_TRACK_THREAD)
                 return 0;
-            /* a device lane is keyed by invocation: it takes the thread its spans came from */
+            /* a device lane is keyed by invocation: each of its spans takes the thread it came from */
             const struct stint_lane *l = stint_model_lane_at(m, t->lane);
-            if (l->clock == STINT_CLOCK_DEVICE ? !(l->host_tids == 1 && l->host_tid == f->tid) : l->tid != f->tid)
+            int64_t host;
+            if (l->clock == STINT_CLOCK_DEVICE ? !(stint_model_slice_thread(m, s, &host) && host == f->tid)
+                                               : l->tid != f->tid)
                 return 0;
         }
     }

@@ -16,6 +16,7 @@
 #include "nearsort.h"
 #include "selftrace.h"
 #include "tsparse.h"
+#include "umap.h"
 
 #include <pthread.h>
 #include <stddef.h>
@@ -417,6 +418,68 @@ static void intern_free(struct stint_intern *t)
     free(t);
 }
 
+/* Device-lane slices whose host thread is not their lane's first one
+ * (stint_model_slice_from_thread): slice seq -> index into tids. */
+struct stint_devtids {
+    struct stint_umap by_seq;
+    int64_t *tids;
+    size_t n, cap;
+};
+
+static void devtids_free(struct stint_devtids *d)
+{
+    if (!d)
+        return;
+    stint_umap_free(&d->by_seq);
+    free(d->tids);
+    free(d);
+}
+
+void stint_model_slice_from_thread(struct stint_model *m, uint32_t idx, int64_t tid)
+{
+    const struct stint_slice *s = &STINT_BA_AT(&m->slices, struct stint_slice, idx);
+    struct stint_lane *l = &STINT_BA_AT(&m->lanes, struct stint_lane,
+                                        stint_model_track_at(m, s->track)->lane);
+    if (!l->host_tids) {
+        l->host_tid = tid;
+        l->host_tids = 1;
+        return;
+    }
+    if (tid == l->host_tid)
+        return;
+    l->host_tids = 2;
+    struct stint_devtids *d = m->devtids;
+    if (!d)
+        d = m->devtids = memset(xrealloc(NULL, sizeof *d), 0, sizeof *d);
+    if (d->n == d->cap) {
+        d->cap = d->cap ? 2 * d->cap : 64;
+        d->tids = xrealloc(d->tids, d->cap * sizeof *d->tids);
+    }
+    int isnew;
+    uint32_t k = stint_umap_get(&d->by_seq, s->seq, (uint32_t)d->n, &isnew);
+    if (isnew)
+        d->n++;
+    d->tids[k] = tid;
+}
+
+int stint_model_slice_thread(const struct stint_model *m, const struct stint_slice *s, int64_t *tid)
+{
+    const struct stint_track *t = stint_model_track_at(m, s->track);
+    if (t->kind != STINT_TRACK_THREAD)
+        return 0;
+    const struct stint_lane *l = stint_model_lane_at(m, t->lane);
+    if (l->clock != STINT_CLOCK_DEVICE || !l->host_tids)
+        return 0;
+    *tid = l->host_tid;
+    const struct stint_devtids *d = m->devtids;
+    if (l->host_tids == 2 && d) {
+        uint32_t v = stint_umap_find(&d->by_seq, s->seq);
+        if (v != STINT_UMAP_NONE)
+            *tid = d->tids[v];
+    }
+    return 1;
+}
+
 void stint_model_free(struct stint_model *m)
 {
     intern_free(m->strings);
@@ -436,6 +499,7 @@ void stint_model_free(struct stint_model *m)
     stint_bigarray_free(&m->flow_evs);
     flowkeys_free(m->flowkeys);
     stint_i_lean_free(m);
+    devtids_free(m->devtids);
     for (int i = 0; i < STINT_REPAIR_COUNT; i++)
         free(m->repair_first[i]);
     free(m->dropped_first);

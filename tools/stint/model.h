@@ -226,8 +226,9 @@ struct stint_lane {
     uint8_t clock;       /* enum stint_clock */
     uint32_t track;      /* its thread track */
     uint32_t tid_text;   /* a synthetic tid: the string it was made from (0: the tid as written) */
-    int64_t host_tid;    /* device lanes: the host thread whose spans they hold (markers' tid), */
-    uint8_t host_tids;   /* ... when host_tids is 1; 0: none known, 2: several threads */
+    int64_t host_tid;    /* device lanes: the host thread of their first span (markers' tid); */
+    uint8_t host_tids;   /* 0: none known, 1: all spans from host_tid, 2: several threads
+                          * (stint_model_slice_thread tells each span's own) */
 };
 
 struct stint_track {
@@ -329,6 +330,8 @@ struct stint_span_ev {
     uint32_t slice1;     /* slices with explicit parents (STINT_SLICE_EXPLICIT_PARENT): 1 + the
                           * slice's index in the model (a sink may look up its children by it,
                           * on whatever track they are); 0 for other spans */
+    uint32_t seq;        /* the slice's input seq (stint_slice.seq; stint_model_slice_thread
+                          * finds a device-lane span's thread by it); 0 for lean records */
     uint16_t flags;      /* STINT_SLICE_* */
     uint8_t parent_on_top;
 };
@@ -352,6 +355,7 @@ struct stint_span_split {
 
 struct stint_intern; /* string table, model.c */
 struct stint_lean;   /* lean span records, model_lean.c */
+struct stint_devtids; /* host threads of device-lane slices, model.c */
 struct stint_open;   /* open B stacks, model.c */
 
 struct stint_model {
@@ -388,10 +392,23 @@ struct stint_model {
     int finished;
     const char *format;    /* "chrome-json", "jsonl", "markers" (static) */
     struct stint_lean *lean;  /* STINT_MODEL_LEAN records until finish */
+    struct stint_devtids *devtids; /* stint_model_slice_thread (made on first use) */
     stint_span_sink span_sink;
     void *span_sink_ctx;
     const struct stint_span_split *span_split; /* optional (stint_model_set_span_split) */
 };
+
+/* Records that slice idx (an input index: before finish), on a device-clock
+ * lane, came from host thread tid. The lane keeps the first such thread
+ * (host_tid, host_tids); a slice from another thread is remembered by its
+ * seq, so that stint_model_slice_thread tells each slice's own thread even
+ * when several threads feed one device lane (one invocation). */
+void stint_model_slice_from_thread(struct stint_model *m, uint32_t idx, int64_t tid);
+
+/* The host thread a slice on a device-clock lane came from (as recorded by
+ * stint_model_slice_from_thread; before or after finish): 1 and *tid, or 0
+ * when none was recorded (s is not on such a lane, or its reader gave none). */
+int stint_model_slice_thread(const struct stint_model *m, const struct stint_slice *s, int64_t *tid);
 
 /* The total of m->unmodelled. */
 uint64_t stint_model_unmodelled(const struct stint_model *m);

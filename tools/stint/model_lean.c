@@ -554,6 +554,7 @@ struct item {
     int64_t ts_ns, dur_ns;
     uint32_t cat, name;
     uint32_t pair1; /* a lean record's pair + 1; 0 for a slice */
+    uint32_t seq;   /* a slice's input seq (0 for a lean record) */
     uint16_t flags;
 };
 
@@ -740,7 +741,8 @@ static inline __attribute__((always_inline)) size_t walk_item(struct stint_model
                                    .level = (uint32_t)sn,
                                    .flags = x->flags,
                                    .parent_on_top = sn > 0,
-                                   .pair1 = x->pair1};
+                                   .pair1 = x->pair1,
+                                   .seq = x->seq};
         w->fn(w->ctx, m, &ev);
     }
     if (sn == w->fcap)
@@ -851,6 +853,7 @@ void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_
             x.cat = s->cat;
             x.name = s->name;
             x.flags = s->flags;
+            x.seq = s->seq;
             i++;
         }
         /* flow events before this slice's start see the stack as it is now */
@@ -1016,7 +1019,8 @@ void stint_i_stream_finished(struct stint_model *m)
                                    .level = (uint32_t)sn,
                                    .flags = s->flags,
                                    .parent_on_top = sn && stack[sn - 1] == s->parent,
-                                   .slice1 = s->flags & STINT_SLICE_EXPLICIT_PARENT ? (uint32_t)i + 1 : 0};
+                                   .slice1 = s->flags & STINT_SLICE_EXPLICIT_PARENT ? (uint32_t)i + 1 : 0,
+                                   .seq = s->seq};
         m->span_sink(m->span_sink_ctx, m, &ev);
         stack = grow(stack, &cap, sn + 1, sizeof *stack);
         stack[sn++] = (uint32_t)i;

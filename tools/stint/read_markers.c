@@ -47,17 +47,11 @@ static int on_record(void *ctx, const markers_record *r)
                                      dev ? STINT_CLOCK_DEVICE : STINT_CLOCK_HOST);
     struct stint_slice s = {.ts_ns = r->ts_ns, .dur_ns = r->dur_ns, .tts_ns = STINT_TS_NONE, .tdur_ns = STINT_TS_NONE,
                             .flags = STINT_SLICE_BEGIN_END};
-    if (dev) { /* which host thread the device lane's spans come from (--tid selects by it) */
-        struct stint_lane *l = &STINT_BA_AT(&m->lanes, struct stint_lane, lane);
-        if (!l->host_tids) {
-            l->host_tid = (int64_t)r->tid;
-            l->host_tids = 1;
-        } else if (l->host_tid != (int64_t)r->tid)
-            l->host_tids = 2;
-    }
     s.track = stint_model_lane_at(m, lane)->track;
     s.name = stint_model_intern(m, r->name.ptr, r->name.len);
     uint32_t idx = stint_model_add_slice(m, &s);
+    if (dev) /* which host thread the device span came from (--tid selects by it) */
+        stint_model_slice_from_thread(m, idx, (int64_t)r->tid);
     if (m->flags & STINT_MODEL_KEEP_ARGS) {
         add_arg_str(m, idx, "args.hid", r->hid_text.ptr, r->hid_text.len);
         add_arg_int(m, idx, "args.inv", (int64_t)r->inv);

@@ -472,7 +472,7 @@ void stint_tally_on_slice(void *ctx, const struct stint_model *m, const struct s
     int pass = 1;
     if (S->filtering) {
         struct stint_slice s = {.ts_ns = ev->ts_ns, .dur_ns = ev->dur_ns, .track = ev->track, .cat = ev->cat,
-                                .name = ev->name, .flags = ev->flags};
+                                .name = ev->name, .flags = ev->flags, .seq = ev->seq};
         pass = stint_filter_slice(S->f, m, &s);
     }
     if (S->icount && pass && (ev->flags & STINT_SLICE_INSTANT) && !(ev->flags & STINT_SLICE_ASYNC))

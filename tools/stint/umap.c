@@ -60,6 +60,16 @@ uint32_t stint_umap_get(struct stint_umap *m, uint64_t key, uint32_t next, int *
     return next;
 }
 
+uint32_t stint_umap_find(const struct stint_umap *m, uint64_t key)
+{
+    if (!m->cap)
+        return STINT_UMAP_NONE;
+    for (size_t j = hkey(key) & (m->cap - 1); m->vals[j]; j = (j + 1) & (m->cap - 1))
+        if (m->keys[j] == key)
+            return m->vals[j] - 1;
+    return STINT_UMAP_NONE;
+}
+
 void stint_umap_free(struct stint_umap *m)
 {
     free(m->keys);

@@ -19,6 +19,9 @@ struct stint_umap {
 /* The value of key; when key is absent it is inserted with value next and
  * *isnew is set (else cleared). */
 uint32_t stint_umap_get(struct stint_umap *m, uint64_t key, uint32_t next, int *isnew);
+/* The value of key, or STINT_UMAP_NONE when it is absent (m unchanged). */
+#define STINT_UMAP_NONE UINT32_MAX
+uint32_t stint_umap_find(const struct stint_umap *m, uint64_t key);
 void stint_umap_free(struct stint_umap *m);
 
 #endif
