@@ -8,7 +8,9 @@
  *   at a time.
  * - Events are appended as whole lines (",\n" separated) to a 256 KiB
  *   buffer that is written when it passes 192 KiB and at the end of every
- *   drain; the first write error is sticky and stops all output.
+ *   drain; the first write error is sticky and stops all output. The span
+ *   events lost to it (those in the failed buffer, and every later one) are
+ *   counted: stint_stats().sink_spans_lost.
  * - A track's M events (thread_name, thread_sort_index) precede its first
  *   event; host spans of one thread arrive innermost first with both ends on
  *   one clock, so each (pid, tid) track is strictly nested. Device-clock
@@ -80,6 +82,8 @@ struct stint_chrome_writer {
     uint64_t dropped_total;
     uint64_t before_origin;
     uint64_t events;
+    uint64_t pending; /* events in out, not written yet */
+    uint64_t lost;    /* events lost to the sticky error: those pending when it came, and every later one */
     int first_event;
 };
 
@@ -280,10 +284,12 @@ static void write_buffer(stint_chrome_writer *w)
         int err = stint_i_write_all(w->fd, w->out.p, w->out.len);
         if (err) {
             w->sticky = STINT_E_IO;
+            w->lost += w->pending;
             fprintf(stderr, "stint: %s: write failed: %s (Chrome trace output stopped)\n", w->path, strerror(err));
         }
     }
     w->out.len = 0;
+    w->pending = 0;
 }
 
 /* Starts the next traceEvents element. */
@@ -300,6 +306,8 @@ static void element_done(stint_chrome_writer *w)
         w->sticky = STINT_E_NOMEM;
         w->out.nomem = 0;
         w->out.len = 0;
+        w->lost += w->pending;
+        w->pending = 0;
     }
     if (w->out.len >= CHROME_WRITE_AT)
         write_buffer(w);
@@ -394,8 +402,12 @@ static int64_t device_lane(stint_chrome_writer *w, const stint_i_event *ev)
 static void on_event(stint_i_sink *s, const stint_i_event *ev)
 {
     stint_chrome_writer *w = (stint_chrome_writer *)s;
-    if (w->closed || w->in_child || w->sticky)
+    if (w->closed || w->in_child)
         return;
+    if (w->sticky) {
+        w->lost++;
+        return;
+    }
     if (ev->kind == STINT_I_REC_DEVICE) {
         int64_t lane = device_lane(w, ev);
         size_t k = (size_t)(lane - CHROME_DEVICE_TID);
@@ -423,6 +435,7 @@ static void on_event(stint_i_sink *s, const stint_i_event *ev)
         stint_i_chrome_x(&w->out, ev, w->origin_ns, -1, 1);
     }
     w->events++;
+    w->pending++;
     element_done(w);
 }
 
@@ -543,6 +556,7 @@ static void on_atfork_child(stint_i_sink *s)
 }
 
 static stint_status on_error(stint_i_sink *s) { return ((stint_chrome_writer *)s)->sticky; }
+static uint64_t on_lost(stint_i_sink *s) { return ((stint_chrome_writer *)s)->lost; }
 
 /* ---- public API ---------------------------------------------------------------------- */
 
@@ -600,6 +614,7 @@ stint_status stint_chrome_open(const char *path, stint_chrome_writer **out, char
     w->sink.close = on_close;
     w->sink.atfork_child = on_atfork_child;
     w->sink.error = on_error;
+    w->sink.lost = on_lost;
     stint_i_sink_add(&w->sink);
     stint_i_writer_start();
     *out = w;

@@ -166,6 +166,7 @@ struct stint_i_sink {
     void (*close)(stint_i_sink *s); /* removed or shutdown; the sink may free itself */
     void (*atfork_child)(stint_i_sink *s); /* drop bytes inherited from the parent */
     stint_status (*error)(stint_i_sink *s); /* sticky error, or STINT_OK */
+    uint64_t (*lost)(stint_i_sink *s);      /* spans it was handed and could not write (or NULL) */
     stint_i_sink *next;
 };
 

@@ -13,9 +13,11 @@
  * whole lines to an O_APPEND file is not interleaved with other writers on
  * Linux local filesystems), to a pipe or terminal in batches of at most
  * PIPE_BUF bytes cut at line ends (atomic by POSIX). The first write error is
- * sticky: later lines are discarded, and stint_stats().sink_error says so
- * (the lines themselves are not counted: spans_written counts spans handed
- * to the sinks).
+ * sticky: later lines are discarded, and stint_stats().sink_error says so;
+ * the span lines lost (those of the failed batch not fully written, a torn
+ * one included, and every one after it) are counted in
+ * stint_stats().sink_spans_lost (spans_written counts spans handed to the
+ * sinks). A new destination clears the error, not the count.
  */
 #include "internal.h"
 #include "jsonbuf.h"
@@ -47,6 +49,7 @@ typedef struct marker_sink {
     void *user;
     stint_status error;
     int epipe; /* the failed write was EPIPE (its SIGPIPE is pending) */
+    uint64_t lost; /* span lines not written: the sticky error's batch and those after it */
     size_t len;
     char buf[MARKER_BATCH];
 } marker_sink;
@@ -381,8 +384,11 @@ size_t stint_i_marker_format(char *buf, size_t cap, const stint_i_event *ev, uns
 
 /* ---- output ------------------------------------------------------------------------- */
 
-static void write_all(marker_sink *m, const char *p, size_t n)
+/* Writes n bytes of the batch, or up to the first error (sticky in m).
+ * Returns the bytes written. */
+static size_t write_all(marker_sink *m, const char *p, size_t n)
 {
+    size_t done = 0;
     while (n && m->error == STINT_OK) {
         ssize_t w = write(m->fd, p, n);
         if (w < 0) {
@@ -397,11 +403,31 @@ static void write_all(marker_sink *m, const char *p, size_t n)
             }
             m->error = STINT_E_IO;
             m->epipe = errno == EPIPE;
-            return;
+            return done;
         }
         p += w;
         n -= (size_t)w;
+        done += (size_t)w;
     }
+    return done;
+}
+
+/* The span lines ([STRACE] ..., not [STINT] reports) of the batch from byte
+ * at on that the file did not get whole: the line at is cut in, and every
+ * later one. */
+static uint64_t span_lines_from(const marker_sink *m, size_t at)
+{
+    while (at && m->buf[at - 1] != '\n')
+        at--;
+    uint64_t n = 0;
+    static const char tag[] = "[STRACE]";
+    for (size_t i = at; i < m->len;) {
+        if (m->len - i >= sizeof tag - 1 && !memcmp(m->buf + i, tag, sizeof tag - 1))
+            n++;
+        const char *nl = memchr(m->buf + i, '\n', m->len - i);
+        i = nl ? (size_t)(nl - m->buf) + 1 : m->len;
+    }
+    return n;
 }
 
 static void markers_flush(stint_i_sink *s)
@@ -425,7 +451,11 @@ static void markers_flush(stint_i_sink *s)
                 if (!n)
                     n = m->chunk; /* one line longer than a chunk: it cannot be atomic */
             }
-            write_all(m, m->buf + off, n);
+            size_t w = write_all(m, m->buf + off, n);
+            if (m->error != STINT_OK) {
+                m->lost += span_lines_from(m, off + w);
+                break;
+            }
             off += n;
         }
         stint_i_sigpipe_restore(&g, m->epipe);
@@ -451,6 +481,10 @@ static void markers_append(marker_sink *m, const char *line, size_t n)
 static void markers_event(stint_i_sink *s, const stint_i_event *ev)
 {
     marker_sink *m = (marker_sink *)s;
+    if (m->dest == DEST_FD && m->error != STINT_OK) {
+        m->lost++; /* the sticky error: nothing more reaches the file */
+        return;
+    }
     if (m->dest == DEST_FD) {
         /* format straight into the batch */
         if (m->len + MARKER_FORMAT_MAX > sizeof m->buf)
@@ -502,9 +536,11 @@ static void markers_close(stint_i_sink *s)
 static void markers_atfork_child(stint_i_sink *s)
 {
     ((marker_sink *)s)->len = 0; /* the parent writes its own pending lines */
+    ((marker_sink *)s)->lost = 0; /* (the child's counters start at 0) */
 }
 
 static stint_status markers_error(stint_i_sink *s) { return ((marker_sink *)s)->error; }
+static uint64_t markers_lost(stint_i_sink *s) { return ((marker_sink *)s)->lost; }
 
 static void init_sink_ops(void)
 {
@@ -514,6 +550,7 @@ static void init_sink_ops(void)
     g_markers.base.close = markers_close;
     g_markers.base.atfork_child = markers_atfork_child;
     g_markers.base.error = markers_error;
+    g_markers.base.lost = markers_lost;
 }
 
 static size_t chunk_for(int fd)

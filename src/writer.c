@@ -216,6 +216,19 @@ void stint_i_sink_link_locked(stint_i_sink *s)
     g_sinks = s;
 }
 
+/* Spans lost by sinks removed since start (stint_i_sink_remove): their
+ * count outlives them. Under g_drain_lock. */
+static uint64_t g_lost_retired;
+
+/* Closes an unlinked sink, keeping its count of lost spans. Under g_drain_lock. */
+static void sink_close_locked(stint_i_sink *s)
+{
+    if (s->lost)
+        g_lost_retired += s->lost(s);
+    if (s->close)
+        s->close(s);
+}
+
 void stint_i_sink_remove(stint_i_sink *s)
 {
     pthread_mutex_lock(&g_drain_lock);
@@ -228,8 +241,7 @@ void stint_i_sink_remove(stint_i_sink *s)
     }
     if (s->flush)
         s->flush(s);
-    if (s->close)
-        s->close(s);
+    sink_close_locked(s);
     pthread_mutex_unlock(&g_drain_lock);
 }
 
@@ -382,6 +394,15 @@ static void drain_locked(void)
     errno = saved;
 }
 
+/* The spans the sinks could not write, removed ones included. Under g_drain_lock. */
+static uint64_t sinks_lost(void)
+{
+    uint64_t n = g_lost_retired;
+    for (stint_i_sink *s = g_sinks; s; s = s->next)
+        n += s->lost ? s->lost(s) : 0;
+    return n;
+}
+
 static stint_status sinks_error(void)
 {
     for (stint_i_sink *s = g_sinks; s; s = s->next) {
@@ -501,8 +522,7 @@ static stint_status shutdown_bounded(const struct timespec *dl)
     while (g_sinks) {
         stint_i_sink *s = g_sinks;
         g_sinks = s->next;
-        if (s->close)
-            s->close(s);
+        sink_close_locked(s);
     }
     pthread_mutex_unlock(&g_drain_lock);
     /* what is recorded from now on would never be written: stop recording */
@@ -607,8 +627,8 @@ static void at_exit(void)
                      "stint: %llu spans dropped (no memory for a thread buffer, or recorded after stint_shutdown)\n",
                      (unsigned long long)s.spans_dropped);
     else if (st != STINT_OK || s.sink_error != STINT_OK)
-        n = snprintf(msg, sizeof msg, "stint: markers not fully written at exit: %s\n",
-                     stint_strerror(st != STINT_OK ? st : s.sink_error));
+        n = snprintf(msg, sizeof msg, "stint: markers not fully written at exit: %s (%llu spans lost)\n",
+                     stint_strerror(st != STINT_OK ? st : s.sink_error), (unsigned long long)s.sink_spans_lost);
     exit_say(msg, n, sizeof msg);
     /* spans that ended after the last drain (after an explicit
      * stint_shutdown(), or in other threads while the exit drained): in
@@ -662,6 +682,7 @@ static void atfork_child(void)
     atomic_store(&stint_i_dropped_noalloc, 0);
     atomic_store(&stint_i_attrs_dropped_nothread, 0);
     g_drop_first_ns = g_drop_last_ns = 0;
+    g_lost_retired = 0;
     stint_i_threads = NULL;
     if (keep) {
         /* the child's records start empty; open frames and ids carry over */
@@ -737,6 +758,7 @@ static void stats_locked(stint_stats *out)
     out->drop_first_ts_ns = g_drop_first_ns;
     out->drop_last_ts_ns = g_drop_last_ns;
     out->sink_error = sinks_error();
+    out->sink_spans_lost = sinks_lost();
     out->clock_tsc = atomic_load(&stint_i_clock_mode) == STINT_I_CLOCK_TSC;
 }
 

@@ -281,6 +281,10 @@ typedef struct stint_stats {
     int64_t drop_last_ts_ns;
     stint_status sink_error;   /* the first sticky sink error, STINT_OK if none */
     int clock_tsc;             /* 1 when timestamps come from the calibrated TSC */
+    uint64_t sink_spans_lost;  /* spans a sink was handed (in spans_written) but could not write,
+                                  summed over the sinks: marker lines and Chrome trace events lost
+                                  to a sticky write error, torn lines included (JSONL sessions
+                                  report their own errors to each call) */
 } stint_stats;
 
 #define STINT_MAX_DEPTH 128

@@ -70,7 +70,8 @@ class Stats(Structure):
     _fields_ = [("spans_recorded", c_uint64), ("spans_dropped", c_uint64), ("spans_written", c_uint64),
                 ("spans_autoclosed", c_uint64), ("spans_too_deep", c_uint64), ("attrs_dropped", c_uint64),
                 ("names_truncated", c_uint64), ("threads", c_uint64), ("drop_first_ts_ns", c_int64),
-                ("drop_last_ts_ns", c_int64), ("sink_error", c_int), ("clock_tsc", c_int)]
+                ("drop_last_ts_ns", c_int64), ("sink_error", c_int), ("clock_tsc", c_int),
+                ("sink_spans_lost", c_uint64)]  # (stint.h's stint_stats, field for field)
 
 
 class Tag(Structure):

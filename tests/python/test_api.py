@@ -138,6 +138,25 @@ class MarkerOutput(unittest.TestCase):
         for line in lines:
             self.assertEqual(line.count(" level="), 1, line)
 
+    def test_spans_lost_to_a_write_error_are_counted(self):
+        # markers into /dev/full: every line is lost and counted; the Stats
+        # mirror must hold the field (a short one would be overrun by C)
+        run_py("""
+            import os, stint
+            fd = os.open("/dev/full", os.O_WRONLY)
+            stint.markers_to_fd(fd)
+            for i in range(37):
+                with stint.span("lost"):
+                    pass
+            try:
+                stint.flush()
+            except stint.StintError:
+                pass
+            s = stint.stats()
+            assert s["sink_error"] != 0 and s["sink_spans_lost"] == 37, s
+            stint.markers_off()
+        """)
+
     def test_long_dynamic_names_are_copied_and_flagged(self):
         recs = self.markers('''
             stint._LOC_CACHE_MAX = 0  # force the copying path

@@ -13,8 +13,10 @@
  * signal that escapes shows up as the child's death). The child checks that
  * the error is reported (stint_flush / the sink's close returns STINT_E_IO,
  * stint_stats().sink_error is set and stays set: sticky), that spans keep
- * being accepted and counted afterwards, and that the program goes on to
- * exit normally with code 0.
+ * being accepted and counted afterwards, that the spans the sink could not
+ * write are counted exactly (sink_spans_lost: a file size limit cuts a
+ * batch inside a line, and the torn line counts as lost), and that the
+ * program goes on to exit normally with code 0.
  */
 #include "check.h"
 #include "stint/session.h"
@@ -24,6 +26,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -50,12 +53,68 @@ static void markers_case(int fd)
     stint_stats st;
     stint_get_stats(&st);
     CHECK(st.sink_error == STINT_E_IO);
+    CHECK_EQ_U64(st.sink_spans_lost, 100); /* the first write failed: its whole batch */
     uint64_t before = st.spans_recorded + st.spans_dropped;
     spans(100);
     CHECK(stint_flush() == STINT_E_IO); /* sticky */
     stint_get_stats(&st);
     CHECK_EQ_U64(st.spans_recorded + st.spans_dropped - before, 100);
     CHECK(st.sink_error == STINT_E_IO);
+    CHECK_EQ_U64(st.sink_spans_lost, 200);
+    CHECK_EQ_U64(st.spans_written, 200); /* handed to the sink, which lost them: said apart */
+}
+
+/* Lines in the file at path that end with a newline (whole), and whether a
+ * torn one follows. */
+static long whole_lines(const char *path, int *torn)
+{
+    FILE *f = fopen(path, "rb");
+    long n = 0;
+    int c, last = '\n';
+    while (f && (c = fgetc(f)) != EOF) {
+        n += c == '\n';
+        last = c;
+    }
+    if (f)
+        fclose(f);
+    *torn = last != '\n';
+    return n;
+}
+
+/* A file size limit (RLIMIT_FSIZE, SIGXFSZ ignored: EFBIG) that cuts the
+ * first batch in the middle of a line: the lines the file holds whole are
+ * not lost, the torn one and all after it are. */
+static void case_markers_partial_write(void)
+{
+    char path[400];
+    snprintf(path, sizeof path, "%s/partial.log", dir);
+    signal(SIGXFSZ, SIG_IGN);
+    struct rlimit was, rl;
+    REQUIRE(getrlimit(RLIMIT_FSIZE, &was) == 0);
+    rl = was;
+    rl.rlim_cur = 3001; /* (a marker line is ~90 bytes: 3001 ends inside one) */
+    REQUIRE(setrlimit(RLIMIT_FSIZE, &rl) == 0);
+    CHECK(stint_markers_to_path(path, 0) == STINT_OK);
+    spans(300);
+    CHECK(stint_flush() == STINT_E_IO);
+    spans(50);
+    CHECK(stint_flush() == STINT_E_IO);
+    stint_stats st;
+    stint_get_stats(&st);
+    int torn;
+    long whole = whole_lines(path, &torn);
+    CHECK(torn);
+    CHECK(whole > 10 && whole < 300);
+    CHECK_EQ_U64(st.sink_spans_lost, (uint64_t)(350 - whole));
+    CHECK_EQ_U64(st.spans_written, 350);
+    /* a new destination clears the error, not the count */
+    REQUIRE(setrlimit(RLIMIT_FSIZE, &was) == 0);
+    CHECK(stint_markers_to_path(path, 0) == STINT_OK);
+    spans(10);
+    CHECK(stint_flush() == STINT_OK);
+    stint_get_stats(&st);
+    CHECK(st.sink_error == STINT_OK);
+    CHECK_EQ_U64(st.sink_spans_lost, (uint64_t)(350 - whole));
 }
 
 static void case_markers_dev_full(void)
@@ -233,8 +292,13 @@ static void case_chrome_dev_full(void)
         spans(5000);
         st = stint_flush();
         CHECK(st == STINT_E_IO);
+        stint_stats s;
+        stint_get_stats(&s);
+        CHECK_EQ_U64(s.sink_spans_lost, 5000); /* nothing reached the file */
         spans(10);
         CHECK(stint_chrome_close(w) == STINT_E_IO);
+        stint_get_stats(&s); /* counted after the writer is closed too */
+        CHECK_EQ_U64(s.sink_spans_lost, 5010);
     } else {
         CHECK(st == STINT_E_IO);
     }
@@ -283,6 +347,7 @@ static const struct {
     {"markers broken pipe", case_markers_broken_pipe},
     {"markers non-blocking pipe, slow reader", case_markers_nonblocking_pipe},
     {"markers path vanishes", case_markers_path_vanishes},
+    {"markers cut by a file size limit", case_markers_partial_write},
     {"session /dev/full", case_session_dev_full},
     {"session broken pipe", case_session_broken_pipe},
     {"session file vanishes", case_session_vanishes},
