@@ -283,7 +283,8 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
     lane_names = {}
     per_track = defaultdict(lambda: ([], []))  # (pid, tid) -> (slices, ends)
     async_tracks = defaultdict(lambda: ([], []))
-    async_pid = {}
+    async_pid = {}  # an async track's pid: that of its first event
+    begun_by = {}  # an async slice's seq -> the pid of the event that began it
     instants_all = []
     other_inst = defaultdict(list)
     v2 = []
@@ -367,6 +368,7 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
             tkey = (cat,) + key
             async_pid.setdefault(tkey, pid)  # a track takes the pid of its first event
             if ph == "b":
+                begun_by[seq] = pid
                 async_tracks[tkey][0].append(Slice(ts, -1, cat, name, seq, "B", None))
             else:
                 async_tracks[tkey][1].append((ts, seq, name, ""))
@@ -393,6 +395,7 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
         spans.extend(s for s in sl if s.kind != "I" and s.dur >= 0)
     LAST["tracks"] = per_track  # for tree() and slices()
     LAST["async"], LAST["async_pid"], LAST["other_inst"] = async_tracks, async_pid, other_inst
+    LAST["begun_by"] = begun_by
     LAST["other_tracks"] = sum(len(sl) for sl, _ in async_tracks.values()) + \
         sum(1 for k in instants_all if k[0] != "thread")
     # async: matched the same way on their own tracks (their unmatched ends are another kind)
@@ -405,7 +408,7 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
         repairs["overlapping_complete"] += r["overlapping_complete"]
         repairs["misplaced_end_event"] += r["misplaced_end_event"]
         for s in sl:
-            if not flt.slice(async_pid[key], None, s.cat, s.name, s.ts, s.dur):
+            if not flt.slice(slice_pid(key, s, async_pid, begun_by), None, s.cat, s.name, s.ts, s.dur):
                 continue
             row = async_rows[(s.cat, s.name)]
             if s.dur < 0:
@@ -471,6 +474,13 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
 
 
 LAST = {}
+
+
+def slice_pid(key, s, async_pid, begun_by):
+    """The pid of async slice s on track key (cat, scope, ...): a process
+    track's pid; on a global track (which belongs to no process) the pid of
+    the event that began the slice."""
+    return begun_by.get(s.seq, async_pid[key]) if key[1] == "global" else async_pid[key]
 
 
 def filter_tid(s, host_tid):
@@ -881,9 +891,9 @@ def slices(evs, missing_close=False, flt=None):
         for s in sl:
             add(s, "thread", pid, tid, lambda x, pid=pid, tid=tid: flt.slice(pid, tid, x.cat, x.name, x.ts, x.dur))
     for k, (sl, _) in LAST["async"].items():
-        pid = LAST["async_pid"][k]
-        for s in sl:
-            add(s, "async", pid, None, lambda x, pid=pid: flt.slice(pid, None, x.cat, x.name, x.ts, x.dur))
+        for s in sl:  # (each slice, its parent too, by its own pid: global tracks mix processes)
+            add(s, "async", None, None, lambda x, k=k: flt.slice(slice_pid(k, x, LAST["async_pid"], LAST["begun_by"]),
+                                                                 None, x.cat, x.name, x.ts, x.dur))
     for k, sl in LAST["other_inst"].items():
         match_and_nest(sl, [], defaultdict(int))
         glob = k[0] == "global"

@@ -294,7 +294,7 @@ int stint_cmd_slices(int argc, char **argv)
             if (t->kind == STINT_TRACK_GLOBAL)
                 fputs("null", f);
             else
-                fprintf(f, "%" PRId64, t->pid);
+                fprintf(f, "%" PRId64, stint_model_slice_pid(&m, s));
             if (l)
                 fprintf(f, ",\"tid\":%" PRId64, l->tid);
             else
@@ -334,7 +334,7 @@ int stint_cmd_slices(int argc, char **argv)
         } else {
             fprintf(f, "%zu%c%" PRId64 "%c%" PRId64 "%c", r, sep, s->ts_ns, sep, s->dur_ns, sep);
             if (t->kind != STINT_TRACK_GLOBAL)
-                fprintf(f, "%" PRId64, t->pid);
+                fprintf(f, "%" PRId64, stint_model_slice_pid(&m, s));
             putc(sep, f);
             if (l)
                 fprintf(f, "%" PRId64, l->tid);

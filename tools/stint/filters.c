@@ -116,9 +116,9 @@ int stint_filter_slice(const struct stint_filter *f, const struct stint_model *m
 {
     if (f->has_pid || f->has_tid) {
         const struct stint_track *t = stint_model_track_at(m, s->track);
-        int64_t pid = t->pid;
         if (t->kind == STINT_TRACK_GLOBAL)
             return 0;
+        int64_t pid = stint_model_slice_pid(m, s); /* (a global async track's slice: its own) */
         if (f->has_pid && pid != f->pid)
             return 0;
         if (f->has_tid) {

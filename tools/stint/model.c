@@ -418,21 +418,53 @@ static void intern_free(struct stint_intern *t)
     free(t);
 }
 
-/* Device-lane slices whose host thread is not their lane's first one
- * (stint_model_slice_from_thread): slice seq -> index into tids. */
-struct stint_devtids {
+/* Where some slices came from, by the slice's seq: the host thread of a
+ * device-lane slice whose thread is not its lane's first one
+ * (stint_model_slice_from_thread), or the process of a slice on a global
+ * async track begun by another process than the track's first
+ * (stint_model_slice_from_process). seq -> index into v. */
+struct stint_origins {
     struct stint_umap by_seq;
-    int64_t *tids;
+    int64_t *v;
     size_t n, cap;
 };
 
-static void devtids_free(struct stint_devtids *d)
+static void origins_free(struct stint_origins *o)
 {
-    if (!d)
+    if (!o)
         return;
-    stint_umap_free(&d->by_seq);
-    free(d->tids);
-    free(d);
+    stint_umap_free(&o->by_seq);
+    free(o->v);
+    free(o);
+}
+
+/* Remembers v for the slice of sequence number seq. */
+static void origin_put(struct stint_model *m, uint32_t seq, int64_t v)
+{
+    struct stint_origins *o = m->origins;
+    if (!o)
+        o = m->origins = memset(xrealloc(NULL, sizeof *o), 0, sizeof *o);
+    if (o->n == o->cap) {
+        o->cap = o->cap ? 2 * o->cap : 64;
+        o->v = xrealloc(o->v, o->cap * sizeof *o->v);
+    }
+    int isnew;
+    uint32_t k = stint_umap_get(&o->by_seq, seq, (uint32_t)o->n, &isnew);
+    if (isnew)
+        o->n++;
+    o->v[k] = v;
+}
+
+/* What origin_put remembered for seq: 1 and *v, or 0. */
+static int origin_get(const struct stint_model *m, uint32_t seq, int64_t *v)
+{
+    if (!m->origins)
+        return 0;
+    uint32_t k = stint_umap_find(&m->origins->by_seq, seq);
+    if (k == STINT_UMAP_NONE)
+        return 0;
+    *v = m->origins->v[k];
+    return 1;
 }
 
 void stint_model_slice_from_thread(struct stint_model *m, uint32_t idx, int64_t tid)
@@ -448,18 +480,7 @@ void stint_model_slice_from_thread(struct stint_model *m, uint32_t idx, int64_t 
     if (tid == l->host_tid)
         return;
     l->host_tids = 2;
-    struct stint_devtids *d = m->devtids;
-    if (!d)
-        d = m->devtids = memset(xrealloc(NULL, sizeof *d), 0, sizeof *d);
-    if (d->n == d->cap) {
-        d->cap = d->cap ? 2 * d->cap : 64;
-        d->tids = xrealloc(d->tids, d->cap * sizeof *d->tids);
-    }
-    int isnew;
-    uint32_t k = stint_umap_get(&d->by_seq, s->seq, (uint32_t)d->n, &isnew);
-    if (isnew)
-        d->n++;
-    d->tids[k] = tid;
+    origin_put(m, s->seq, tid);
 }
 
 int stint_model_slice_thread(const struct stint_model *m, const struct stint_slice *s, int64_t *tid)
@@ -471,13 +492,32 @@ int stint_model_slice_thread(const struct stint_model *m, const struct stint_sli
     if (l->clock != STINT_CLOCK_DEVICE || !l->host_tids)
         return 0;
     *tid = l->host_tid;
-    const struct stint_devtids *d = m->devtids;
-    if (l->host_tids == 2 && d) {
-        uint32_t v = stint_umap_find(&d->by_seq, s->seq);
-        if (v != STINT_UMAP_NONE)
-            *tid = d->tids[v];
-    }
+    if (l->host_tids == 2)
+        origin_get(m, s->seq, tid);
     return 1;
+}
+
+/* Whether track t is a global async track (its pid is its first event's). */
+static int global_async(const struct stint_track *t)
+{
+    return t->kind == STINT_TRACK_ASYNC && t->scope == STINT_ASYNC_GLOBAL;
+}
+
+void stint_model_slice_from_process(struct stint_model *m, uint32_t idx, int64_t pid)
+{
+    const struct stint_slice *s = &STINT_BA_AT(&m->slices, struct stint_slice, idx);
+    const struct stint_track *t = stint_model_track_at(m, s->track);
+    if (global_async(t) && pid != t->pid)
+        origin_put(m, s->seq, pid);
+}
+
+int64_t stint_model_slice_pid(const struct stint_model *m, const struct stint_slice *s)
+{
+    const struct stint_track *t = stint_model_track_at(m, s->track);
+    int64_t pid = t->kind == STINT_TRACK_GLOBAL ? 0 : t->pid;
+    if (global_async(t))
+        origin_get(m, s->seq, &pid);
+    return pid;
 }
 
 void stint_model_free(struct stint_model *m)
@@ -499,7 +539,7 @@ void stint_model_free(struct stint_model *m)
     stint_bigarray_free(&m->flow_evs);
     flowkeys_free(m->flowkeys);
     stint_i_lean_free(m);
-    devtids_free(m->devtids);
+    origins_free(m->origins);
     for (int i = 0; i < STINT_REPAIR_COUNT; i++)
         free(m->repair_first[i]);
     free(m->dropped_first);
@@ -2451,12 +2491,17 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
     for (size_t i = 0; i < src->slices.len; i++) {
         if ((i & 4095) == 0)
             release_done(&src->slices, i, &released);
+        /* a global async track's slice keeps the process that began it, which
+         * may not be the pid the track has in dst (another part's first event) */
+        int64_t pid0 = (ssl[i].flags & STINT_SLICE_ASYNC) ? stint_model_slice_pid(src, &ssl[i]) : 0;
         struct stint_slice *s = xpush(&dst->slices);
         *s = ssl[i];
         s->track = tmap[s->track];
         s->name = smap[s->name];
         s->cat = smap[s->cat];
         s->seq += (uint32_t)seq0;
+        if (s->flags & STINT_SLICE_ASYNC)
+            stint_model_slice_from_process(dst, (uint32_t)(dst->slices.len - 1), pid0);
         if (s->args != STINT_NO_ID)
             s->args += (uint32_t)arg0;
         if ((s->flags & STINT_SLICE_EXPLICIT_PARENT) && s->parent != STINT_NO_ID)

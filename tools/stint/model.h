@@ -355,7 +355,7 @@ struct stint_span_split {
 
 struct stint_intern; /* string table, model.c */
 struct stint_lean;   /* lean span records, model_lean.c */
-struct stint_devtids; /* host threads of device-lane slices, model.c */
+struct stint_origins; /* where some slices came from, model.c */
 struct stint_open;   /* open B stacks, model.c */
 
 struct stint_model {
@@ -392,7 +392,7 @@ struct stint_model {
     int finished;
     const char *format;    /* "chrome-json", "jsonl", "markers" (static) */
     struct stint_lean *lean;  /* STINT_MODEL_LEAN records until finish */
-    struct stint_devtids *devtids; /* stint_model_slice_thread (made on first use) */
+    struct stint_origins *origins; /* stint_model_slice_thread / _pid (made on first use) */
     stint_span_sink span_sink;
     void *span_sink_ctx;
     const struct stint_span_split *span_split; /* optional (stint_model_set_span_split) */
@@ -409,6 +409,17 @@ void stint_model_slice_from_thread(struct stint_model *m, uint32_t idx, int64_t 
  * stint_model_slice_from_thread; before or after finish): 1 and *tid, or 0
  * when none was recorded (s is not on such a lane, or its reader gave none). */
 int stint_model_slice_thread(const struct stint_model *m, const struct stint_slice *s, int64_t *tid);
+
+/* Records that slice idx (an input index: before finish) was begun by an
+ * event of process pid. Only slices on a global async track need it: such a
+ * track belongs to no process (Perfetto), and its pid is that of its first
+ * event; a slice begun by another process is remembered by its seq. */
+void stint_model_slice_from_process(struct stint_model *m, uint32_t idx, int64_t pid);
+
+/* The process a slice belongs to (before or after finish): its track's pid,
+ * or for a slice on a global async track the pid of the event that began it
+ * (stint_model_slice_from_process). The global instant track has none: 0. */
+int64_t stint_model_slice_pid(const struct stint_model *m, const struct stint_slice *s);
 
 /* The total of m->unmodelled. */
 uint64_t stint_model_unmodelled(const struct stint_model *m);

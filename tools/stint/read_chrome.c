@@ -1609,6 +1609,8 @@ static void add_event(struct creader *r, const struct event *e, const char *at)
             stint_model_instant_stat(m, STINT_TRACK_ASYNC, s.cat, s.name);
             idx = stint_model_add_slice(m, &s);
         }
+        if (idx != STINT_NO_ID && scope == STINT_ASYNC_GLOBAL) /* its own process, not the track's */
+            stint_model_slice_from_process(m, idx, pid);
         break;
     }
     case 'C':

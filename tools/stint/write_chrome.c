@@ -297,14 +297,15 @@ static void put_pid(FILE *out, const struct stint_model *m, int64_t pid, uint32_
         fprintf(out, "%" PRId64, pid);
 }
 
-/* `"pid":P,"tid":0,"ts":TS,"id2":{...}` of an async event at ts on track t:
- * id2.local for a process-scoped track, id2.global for a global one, so
- * that reading it back gives the same track. */
-static void put_async_at(FILE *out, const struct stint_model *m, const struct stint_track *t, int64_t ts,
-                         struct pid_memo *pm)
+/* `"pid":P,"tid":0,"ts":TS,"id2":{...}` of an async event of slice s at ts
+ * on track t: id2.local for a process-scoped track, id2.global for a global
+ * one, so that reading it back gives the same track; P is the slice's own
+ * process (on a global track, the one that began it). */
+static void put_async_at(FILE *out, const struct stint_model *m, const struct stint_track *t,
+                         const struct stint_slice *s, int64_t ts, struct pid_memo *pm)
 {
     fputs("\"pid\":", out);
-    put_pid(out, m, t->pid, STINT_NO_ID, pm);
+    put_pid(out, m, stint_model_slice_pid(m, s), STINT_NO_ID, pm);
     fputs(",\"tid\":0,\"ts\":", out);
     stint_put_us3(out, ts);
     fputs(t->scope == STINT_ASYNC_GLOBAL ? ",\"id2\":{\"global\":" : ",\"id2\":{\"local\":", out);
@@ -555,7 +556,7 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
                 pl[i].sub = STINT_NO_ID;
             const char *ph = s->flags & STINT_SLICE_INSTANT ? "n" : "b";
             fprintf(out, "%s{\"ph\":\"%s\",", SEP(), ph);
-            put_async_at(out, m, t, ts, &pm);
+            put_async_at(out, m, t, s, ts, &pm);
         } else {
             if (pl)
                 pl[i].sub = STINT_NO_ID;
@@ -583,7 +584,7 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
         putc('}', out);
         if (t->kind == STINT_TRACK_ASYNC && !(s->flags & STINT_SLICE_INSTANT) && s->dur_ns >= 0) {
             fputs(",\n{\"ph\":\"e\",", out);
-            put_async_at(out, m, t, ts + s->dur_ns, &pm);
+            put_async_at(out, m, t, s, ts + s->dur_ns, &pm);
             if (s->cat) {
                 fputs(",\"cat\":", out);
                 put_str(out, m, s->cat);
