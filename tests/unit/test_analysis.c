@@ -1,6 +1,7 @@
 /*
  * test_analysis.c - interval unions and overlap (seed 003's numbers),
- * quantiles, and the call tree's self time on a small model.
+ * quantiles, the call tree's self time, and the sparse steps with their
+ * per-clock stats on a small model.
  */
 #include "analysis.h"
 #include "check.h"
@@ -90,10 +91,103 @@ static void test_tree_self(void)
     stint_model_free(&m);
 }
 
+/* Adds a finished slice [ts, ts + dur) named name on track to m. */
+static void add_span(struct stint_model *m, uint32_t track, uint32_t name, int64_t ts, int64_t dur)
+{
+    struct stint_slice s = {0};
+    s.track = track;
+    s.tts_ns = s.tdur_ns = STINT_TS_NONE;
+    s.args = STINT_NO_ID;
+    s.flags = STINT_SLICE_COMPLETE;
+    s.name = name, s.ts_ns = ts, s.dur_ns = dur;
+    stint_model_add_slice(m, &s);
+}
+
+/* The median as num / den, checked exactly. */
+#define CHECK_MEDIAN(st, n, d)                                                                                      \
+    do {                                                                                                            \
+        CHECK((st).median.num == (n) && (st).median.den == (d));                                                     \
+    } while (0)
+
+static void test_steps_sparse(void)
+{
+    struct stint_model m;
+    REQUIRE(stint_model_init(&m, 0) == 0);
+    uint32_t host = stint_model_lane_at(&m, stint_model_lane(&m, 1, 1, STINT_CLOCK_HOST))->track;
+    uint32_t dev = stint_model_lane_at(&m, stint_model_lane(&m, 1, 2, STINT_CLOCK_DEVICE))->track;
+    uint32_t step = stint_model_intern(&m, "step", 4), a = stint_model_intern(&m, "a", 1),
+             b = stint_model_intern(&m, "b", 1), c = stint_model_intern(&m, "c", 1);
+    /* host: [0,100) {a [10,40), b [50,90), c [90,95)}, [200,300) {a [200,210), c [210,250)};
+     * device: [0,10) {b [0,4)}, [20,40) {a [20,30)}. Totals a 50, c 45, b 44: ranks a, c, b. */
+    add_span(&m, host, step, 0, 100);
+    add_span(&m, host, a, 10, 30);
+    add_span(&m, host, b, 50, 40);
+    add_span(&m, host, c, 90, 5);
+    add_span(&m, host, step, 200, 100);
+    add_span(&m, host, a, 200, 10);
+    add_span(&m, host, c, 210, 40);
+    add_span(&m, dev, step, 0, 10);
+    add_span(&m, dev, b, 0, 4);
+    add_span(&m, dev, step, 20, 20);
+    add_span(&m, dev, a, 20, 10);
+    stint_model_finish(&m);
+
+    struct stint_steps_sparse r;
+    REQUIRE(stint_steps_sparse_compute(&r, &m, "st*", NULL, 2) == 0);
+    CHECK(r.nsteps == 4 && r.nhost == 2 && r.nchildren == 3 && r.nshown == 2 && r.unfinished == 0);
+    CHECK(r.children[0] == a && r.children[1] == c && r.children[2] == b);
+    /* per row: wall, other (b, ranked past the 2 shown), overlap, unattributed = wall - union */
+    static const int64_t want[4][4] = {{100, 40, 0, 25}, {100, 0, 0, 50}, {10, 4, 0, 6}, {20, 0, 0, 10}};
+    for (int k = 0; k < 4; k++)
+        for (int w = 0; w < 4; w++)
+            CHECK_EQ_I64(stint_step_row_fig(&r.rows[k], (enum stint_step_fig)w), want[k][w]);
+    /* sparse: only the names that occur, by rank; b's cell is kept though not shown */
+    CHECK(r.ncells == 7 && r.rows[0].ncells == 3 && r.rows[2].ncells == 1 && r.rows[3].ncells == 1);
+    const struct stint_step_cell *c0 = &r.cells[r.rows[0].cell0];
+    CHECK(c0[0].child == 0 && c0[0].union_ns == 30 && c0[1].child == 1 && c0[1].union_ns == 5);
+    CHECK(c0[2].child == 2 && c0[2].union_ns == 40);
+    CHECK(r.cells[r.rows[2].cell0].child == 2 && r.cells[r.rows[2].cell0].union_ns == 4);
+
+    /* per clock, never pooled; a name absent from a step counts 0 */
+    struct stint_steps_stats st;
+    REQUIRE(stint_steps_stats_compute(&st, &r) == 0);
+    CHECK(st.nsteps[0] == 2 && st.nsteps[1] == 2);
+    const struct stint_step_stats *hw = &st.fig[0][STINT_STEP_WALL], *dw = &st.fig[1][STINT_STEP_WALL];
+    CHECK(hw->min_ns == 100 && hw->max_ns == 100 && hw->noccur == 2);
+    CHECK_MEDIAN(*hw, 200, 2);
+    CHECK(dw->min_ns == 10 && dw->max_ns == 20);
+    CHECK_MEDIAN(*dw, 30, 2); /* 15: pooled with the host steps it was 100 */
+    CHECK(st.child[0][0].min_ns == 10 && st.child[0][0].max_ns == 30 && st.child[0][0].noccur == 2);
+    CHECK_MEDIAN(st.child[0][0], 40, 2);
+    CHECK(st.child[0][1].min_ns == 5 && st.child[0][1].max_ns == 40);
+    CHECK(st.child[1][0].min_ns == 0 && st.child[1][0].max_ns == 10 && st.child[1][0].noccur == 1);
+    CHECK_MEDIAN(st.child[1][0], 10, 2);
+    CHECK(st.child[1][1].noccur == 0 && st.child[1][1].max_ns == 0); /* c: no device step */
+    CHECK_MEDIAN(st.fig[0][STINT_STEP_OTHER], 40, 2);
+    CHECK_MEDIAN(st.fig[1][STINT_STEP_OTHER], 4, 2);
+    CHECK(st.fig[0][STINT_STEP_UNATTRIBUTED].min_ns == 25 && st.fig[0][STINT_STEP_UNATTRIBUTED].max_ns == 50);
+    CHECK_MEDIAN(st.fig[1][STINT_STEP_UNATTRIBUTED], 16, 2);
+    stint_steps_stats_free(&st);
+    stint_steps_sparse_free(&r);
+
+    /* every name shown: no other column; a glob that matches nothing: no steps, no stats */
+    REQUIRE(stint_steps_sparse_compute(&r, &m, "step", NULL, SIZE_MAX) == 0);
+    CHECK(r.nshown == 3 && r.rows[0].other_ns == 0);
+    stint_steps_sparse_free(&r);
+    REQUIRE(stint_steps_sparse_compute(&r, &m, "nothing", NULL, 8) == 0);
+    CHECK(r.nsteps == 0 && r.nchildren == 0);
+    REQUIRE(stint_steps_stats_compute(&st, &r) == 0);
+    CHECK(st.nsteps[0] == 0 && st.nsteps[1] == 0);
+    stint_steps_stats_free(&st);
+    stint_steps_sparse_free(&r);
+    stint_model_free(&m);
+}
+
 int main(void)
 {
     test_seed003_union();
     test_quantiles();
     test_tree_self();
+    test_steps_sparse();
     CHECK_DONE();
 }

@@ -133,31 +133,17 @@ char *stint_calltree_path(const struct stint_calltree *t, const struct stint_mod
 /* ---- steps ----------------------------------------------------------------
  * Steps are finished spans on thread tracks whose name matches a glob (or,
  * with glob NULL, spans with a true "measured" arg, JSONL's measured region).
- * fig holds nsteps rows of width = ncols + 3 figures in ns:
- *   [0] wall, [1..ncols] union of each direct child name clipped to the step,
- *   [ncols+1] overlap (covered by two or more children),
- *   [ncols+2] unattributed = wall - union of all children (>= 0).
- * steps[k] is the model slice of step k (time order); cols[c] a name id. */
-struct stint_steps {
-    size_t nsteps, ncols, width;
-    uint32_t *steps;
-    uint32_t *cols;
-    int64_t *fig;
-    uint64_t unfinished;   /* matching spans that never ended (left out) */
-};
-/* 0, or -1 when out of memory. Free with stint_steps_free. Allocates
- * nsteps x ncols figures: the sparse form below is linear in the input. */
-int stint_steps_compute(struct stint_steps *r, const struct stint_model *m, const char *step_glob,
-                        const struct stint_filter *filter);
-void stint_steps_free(struct stint_steps *r);
-
-/* The same steps in a sparse form: one cell per (step, child name) that
- * occurs in the step, never a zero for every name. Child names are ranked by
- * their total union time over all steps (largest first, ties by name); the
- * first nshown are the shown columns and other_ns is, per step, the union of
- * the intervals of the names ranked after them, clipped to the step (a union,
- * not a sum). Rows are host-clock steps in time order, then (from nhost on)
- * device-clock ones. */
+ * Per step: its wall time, the union of each direct child name clipped to the
+ * step, the overlap (time covered by two or more children) and the
+ * unattributed remainder, wall minus the union of all children (>= 0).
+ *
+ * The result is sparse, linear in the input however many distinct child
+ * names there are: one cell per (step, child name) that occurs in the step,
+ * never a zero for every name. Child names are ranked by their total union
+ * time over all steps (largest first, ties by name); the first nshown are the
+ * shown columns and other_ns is, per step, the union of the intervals of the
+ * names ranked after them, clipped to the step (a union, not a sum). Rows are
+ * host-clock steps in time order, then (from nhost on) device-clock ones. */
 struct stint_step_cell {
     uint32_t step;    /* row index */
     uint32_t child;   /* rank: index into children */
@@ -180,5 +166,32 @@ struct stint_steps_sparse {
 int stint_steps_sparse_compute(struct stint_steps_sparse *r, const struct stint_model *m, const char *step_glob,
                                const struct stint_filter *filter, size_t max_shown);
 void stint_steps_sparse_free(struct stint_steps_sparse *r);
+
+/* The figures every step row has (besides its shown children's unions). */
+enum stint_step_fig { STINT_STEP_WALL, STINT_STEP_OTHER, STINT_STEP_OVERLAP, STINT_STEP_UNATTRIBUTED };
+/* Figure `which` of row. */
+int64_t stint_step_row_fig(const struct stint_step_row *row, enum stint_step_fig which);
+
+/* min, median and max of one column over the steps of one clock; a step in
+ * which a child name does not occur counts 0 for it. The median is exact: the
+ * middle value over 1, or the two middle values' sum over 2 (a double holds no
+ * ns past 2^53). */
+struct stint_step_stats {
+    int64_t min_ns, max_ns;
+    struct stint_an_ratio median;
+    size_t noccur; /* the clock's steps in which the child name occurs (all of them for a figure) */
+};
+/* Per clock ([0] host, [1] device; never pooled): the number of steps (the
+ * samples), the stats of each figure, and those of each shown child by rank
+ * (nshown of them). A clock without steps has all zero stats. */
+struct stint_steps_stats {
+    size_t nsteps[2];
+    struct stint_step_stats fig[2][4]; /* by enum stint_step_fig */
+    struct stint_step_stats *child[2];
+};
+/* Computes st from r: linear in r's cells and steps, plus sorting. 0, or -1
+ * when out of memory (st is then empty). Free with stint_steps_stats_free. */
+int stint_steps_stats_compute(struct stint_steps_stats *st, const struct stint_steps_sparse *r);
+void stint_steps_stats_free(struct stint_steps_stats *st);
 
 #endif

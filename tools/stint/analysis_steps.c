@@ -7,9 +7,9 @@
  *
  * One pass builds the sparse form: child intervals sorted by (step, name,
  * start) give one cell per (step, name) that occurs, so memory and time stay
- * linear in the input however many distinct child names there are. The dense
- * table (stint_steps_compute, steps x names) is built from it for callers
- * that want one.
+ * linear in the input however many distinct child names there are. Nothing
+ * here allocates steps x names. The per-clock stats read the same cells: a
+ * step in which a name does not occur counts as a 0 that is never stored.
  */
 #include "analysis.h"
 
@@ -100,11 +100,8 @@ void stint_steps_sparse_free(struct stint_steps_sparse *r)
     memset(r, 0, sizeof *r);
 }
 
-/* stint_steps_sparse_compute; with appear not NULL, also hands out (malloc'd,
- * nchildren entries) each rank's first-appearance index, the dense table's
- * column order. 0, or -1 when out of memory (r empty, *appear untouched). */
-static int compute_core(struct stint_steps_sparse *r, const struct stint_model *mm, const char *step_glob,
-                        const struct stint_filter *filter, size_t max_shown, uint32_t **appear)
+int stint_steps_sparse_compute(struct stint_steps_sparse *r, const struct stint_model *mm, const char *step_glob,
+                               const struct stint_filter *filter, size_t max_shown)
 {
     memset(r, 0, sizeof *r);
     size_t n = stint_model_nslices(mm);
@@ -254,10 +251,6 @@ static int compute_core(struct stint_steps_sparse *r, const struct stint_model *
     rows = NULL; /* (now r's) */
     children = NULL;
     cells = NULL;
-    if (appear) {
-        *appear = order;
-        order = NULL;
-    }
     rc = 0;
 out:
     free(step_of);
@@ -275,62 +268,117 @@ out:
     return rc;
 }
 
-int stint_steps_sparse_compute(struct stint_steps_sparse *r, const struct stint_model *m, const char *step_glob,
-                               const struct stint_filter *filter, size_t max_shown)
+int64_t stint_step_row_fig(const struct stint_step_row *row, enum stint_step_fig which)
 {
-    return compute_core(r, m, step_glob, filter, max_shown, NULL);
+    switch (which) {
+    case STINT_STEP_WALL:
+        return row->wall_ns;
+    case STINT_STEP_OTHER:
+        return row->other_ns;
+    case STINT_STEP_OVERLAP:
+        return row->overlap_ns;
+    default:
+        return row->unattributed_ns;
+    }
 }
 
-void stint_steps_free(struct stint_steps *r)
+/* The i-th smallest of sorted v (n values) merged with nzero zeros. */
+static int64_t padded_at(const int64_t *v, size_t n, size_t nzero, size_t i)
 {
-    free(r->steps);
-    free(r->cols);
-    free(r->fig);
-    memset(r, 0, sizeof *r);
+    size_t neg = 0; /* zeros sort after the negative values (none in practice: unions are >= 0) */
+    while (neg < n && v[neg] < 0)
+        neg++;
+    if (i < neg)
+        return v[i];
+    if (i < neg + nzero)
+        return 0;
+    return v[i - nzero];
 }
 
-int stint_steps_compute(struct stint_steps *r, const struct stint_model *mm, const char *step_glob,
-                        const struct stint_filter *filter)
+/* min, median and max of sorted v (n values) together with nzero zeros
+ * (steps in which a child name does not occur); noccur = n. n + nzero > 0. */
+static struct stint_step_stats stats_of(const int64_t *v, size_t n, size_t nzero)
 {
-    memset(r, 0, sizeof *r);
-    struct stint_steps_sparse s;
-    uint32_t *appear; /* rank -> column (first appearance, the dense table's order) */
-    if (compute_core(&s, mm, step_glob, filter, SIZE_MAX, &appear) != 0)
-        return -1;
-    size_t nsteps = s.nsteps, ncols = s.nchildren, width = ncols + 3;
-    uint32_t *steps = malloc((nsteps ? nsteps : 1) * sizeof *steps);
-    uint32_t *cols = malloc((ncols ? ncols : 1) * sizeof *cols);
-    int64_t *fig = NULL;
-    if (nsteps == 0 || width <= (SIZE_MAX / sizeof *fig - 1) / nsteps)
-        fig = calloc(nsteps * width + 1, sizeof *fig);
-    if (!steps || !cols || !fig) {
-        free(steps);
-        free(cols);
-        free(fig);
-        free(appear);
-        stint_steps_sparse_free(&s);
+    size_t total = n + nzero;
+    struct stint_step_stats st;
+    st.min_ns = padded_at(v, n, nzero, 0);
+    st.max_ns = padded_at(v, n, nzero, total - 1);
+    if (total % 2) {
+        st.median.num = padded_at(v, n, nzero, total / 2);
+        st.median.den = 1;
+    } else {
+        st.median.num = (stint_i128)padded_at(v, n, nzero, total / 2 - 1) + padded_at(v, n, nzero, total / 2);
+        st.median.den = 2;
+    }
+    st.noccur = n;
+    return st;
+}
+
+void stint_steps_stats_free(struct stint_steps_stats *st)
+{
+    free(st->child[0]);
+    free(st->child[1]);
+    memset(st, 0, sizeof *st);
+}
+
+int stint_steps_stats_compute(struct stint_steps_stats *st, const struct stint_steps_sparse *r)
+{
+    memset(st, 0, sizeof *st);
+    size_t ns = r->nshown, nv = r->nsteps > r->ncells ? r->nsteps : r->ncells;
+    st->child[0] = calloc(ns ? ns : 1, sizeof *st->child[0]);
+    st->child[1] = calloc(ns ? ns : 1, sizeof *st->child[1]);
+    int64_t *v = malloc((nv ? nv : 1) * sizeof *v); /* a clock's figures, then the shown cells by rank */
+    size_t *start = calloc(ns + 1, sizeof *start);  /* rank k's values: v[start[k] .. start[k + 1]) */
+    size_t *nhost = calloc(ns ? ns : 1, sizeof *nhost); /* of them, the host steps' (a prefix) */
+    size_t *fill = malloc((ns ? ns : 1) * sizeof *fill);
+    if (!st->child[0] || !st->child[1] || !v || !start || !nhost || !fill) {
+        stint_steps_stats_free(st);
+        free(v);
+        free(start);
+        free(nhost);
+        free(fill);
         return -1;
     }
-    for (size_t c = 0; c < ncols; c++)
-        cols[appear[c]] = s.children[c];
-    for (size_t k = 0; k < nsteps; k++) {
-        const struct stint_step_row *row = &s.rows[k];
-        int64_t *out = &fig[k * width];
-        steps[k] = row->slice;
-        out[0] = row->wall_ns;
-        for (size_t j = row->cell0; j < row->cell0 + row->ncells; j++)
-            out[1 + appear[s.cells[j].child]] = s.cells[j].union_ns;
-        out[1 + ncols] = row->overlap_ns;
-        out[2 + ncols] = row->unattributed_ns;
+    st->nsteps[0] = r->nhost;
+    st->nsteps[1] = r->nsteps - r->nhost;
+    for (int dev = 0; dev < 2; dev++) {
+        size_t k0 = dev ? r->nhost : 0, k1 = dev ? r->nsteps : r->nhost;
+        for (int which = 0; which < 4 && k1 > k0; which++) {
+            for (size_t k = k0; k < k1; k++)
+                v[k - k0] = stint_step_row_fig(&r->rows[k], (enum stint_step_fig)which);
+            stint_an_sort_i64(v, k1 - k0);
+            st->fig[dev][which] = stats_of(v, k1 - k0, 0);
+        }
     }
-    r->nsteps = nsteps;
-    r->ncols = ncols;
-    r->width = width;
-    r->steps = steps;
-    r->cols = cols;
-    r->fig = fig;
-    r->unfinished = s.unfinished;
-    free(appear);
-    stint_steps_sparse_free(&s);
+    /* the shown children's unions grouped by rank; cells are in row order and host rows come
+     * first, so each rank's host part is a prefix */
+    for (size_t j = 0; j < r->ncells; j++)
+        if (r->cells[j].child < ns)
+            start[r->cells[j].child + 1]++;
+    for (size_t k = 0; k < ns; k++) {
+        start[k + 1] += start[k];
+        fill[k] = start[k];
+    }
+    for (size_t j = 0; j < r->ncells; j++) {
+        const struct stint_step_cell *c = &r->cells[j];
+        if (c->child >= ns)
+            continue;
+        v[fill[c->child]++] = c->union_ns;
+        nhost[c->child] += c->step < r->nhost;
+    }
+    for (size_t k = 0; k < ns; k++) {
+        size_t n[2] = {nhost[k], start[k + 1] - start[k] - nhost[k]};
+        int64_t *part[2] = {&v[start[k]], &v[start[k] + nhost[k]]};
+        for (int dev = 0; dev < 2; dev++) {
+            if (!st->nsteps[dev])
+                continue;
+            stint_an_sort_i64(part[dev], n[dev]);
+            st->child[dev][k] = stats_of(part[dev], n[dev], st->nsteps[dev] - n[dev]);
+        }
+    }
+    free(v);
+    free(start);
+    free(nhost);
+    free(fill);
     return 0;
 }

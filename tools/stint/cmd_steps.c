@@ -36,133 +36,6 @@ static const char usage[] =
 
 #define DEFAULT_COLUMNS 8
 
-/* min, median (exact) and max of one column over the steps of one clock. */
-struct col_stats {
-    int64_t min_ns, max_ns;
-    struct stint_an_ratio median;
-};
-
-/* The i-th smallest of sorted v (n values) merged with nzero zeros. */
-static int64_t padded_at(const int64_t *v, size_t n, size_t nzero, size_t i)
-{
-    size_t neg = 0; /* zeros sort after the negative values (none in practice: unions are >= 0) */
-    while (neg < n && v[neg] < 0)
-        neg++;
-    if (i < neg)
-        return v[i];
-    if (i < neg + nzero)
-        return 0;
-    return v[i - nzero];
-}
-
-/* min, median and max of sorted v (n values) together with nzero zeros
- * (steps in which a child name does not occur); n + nzero > 0. The median of
- * an even count is the two middle values' sum over 2, exactly (a double holds
- * no ns past 2^53: the median printed below the minimum). */
-static struct col_stats stats_of(const int64_t *v, size_t n, size_t nzero)
-{
-    size_t total = n + nzero;
-    struct col_stats st;
-    st.min_ns = padded_at(v, n, nzero, 0);
-    st.max_ns = padded_at(v, n, nzero, total - 1);
-    if (total % 2) {
-        st.median.num = padded_at(v, n, nzero, total / 2);
-        st.median.den = 1;
-    } else {
-        st.median.num = (stint_i128)padded_at(v, n, nzero, total / 2 - 1) + padded_at(v, n, nzero, total / 2);
-        st.median.den = 2;
-    }
-    return st;
-}
-
-/* The figures every step has, one value per step. */
-enum step_fig { FIG_WALL, FIG_OTHER, FIG_OVERLAP, FIG_UNATTRIBUTED };
-
-static int64_t row_fig(const struct stint_step_row *r, enum step_fig which)
-{
-    switch (which) {
-    case FIG_WALL:
-        return r->wall_ns;
-    case FIG_OTHER:
-        return r->other_ns;
-    case FIG_OVERLAP:
-        return r->overlap_ns;
-    default:
-        return r->unattributed_ns;
-    }
-}
-
-/* Stats of figure `which` over rows [k0, k1) (k1 > k0), sorted through
- * scratch (>= k1 - k0 values). */
-static struct col_stats fig_stats(const struct stint_steps_sparse *s, size_t k0, size_t k1, enum step_fig which,
-                                  int64_t *scratch)
-{
-    for (size_t k = k0; k < k1; k++)
-        scratch[k - k0] = row_fig(&s->rows[k], which);
-    stint_an_sort_i64(scratch, k1 - k0);
-    return stats_of(scratch, k1 - k0, 0);
-}
-
-/* Each child's unions grouped by rank: rank r's are vals[start[r] ..
- * start[r + 1]), the host-clock steps' first (nhost[r] of them), each
- * clock's part sorted ascending. */
-struct child_vals {
-    int64_t *vals;
-    size_t *start, *nhost;
-};
-
-/* Fills g from s's cells (linear in the cells). 0, or -1 when out of memory
- * (g then holds nothing to free). */
-static int child_vals_build(struct child_vals *g, const struct stint_steps_sparse *s)
-{
-    g->vals = malloc((s->ncells ? s->ncells : 1) * sizeof *g->vals);
-    g->start = calloc(s->nchildren + 1, sizeof *g->start);
-    g->nhost = calloc(s->nchildren ? s->nchildren : 1, sizeof *g->nhost);
-    size_t *fill = malloc((s->nchildren ? s->nchildren : 1) * sizeof *fill);
-    if (!g->vals || !g->start || !g->nhost || !fill) {
-        free(g->vals);
-        free(g->start);
-        free(g->nhost);
-        free(fill);
-        return -1;
-    }
-    for (size_t j = 0; j < s->ncells; j++)
-        g->start[s->cells[j].child + 1]++;
-    for (size_t r = 0; r < s->nchildren; r++) {
-        g->start[r + 1] += g->start[r];
-        fill[r] = g->start[r];
-    }
-    /* cells are in row order and host rows come first, so each rank's host part is a prefix */
-    for (size_t j = 0; j < s->ncells; j++) {
-        const struct stint_step_cell *c = &s->cells[j];
-        g->vals[fill[c->child]++] = c->union_ns;
-        if (c->step < s->nhost)
-            g->nhost[c->child]++;
-    }
-    for (size_t r = 0; r < s->nchildren; r++) {
-        stint_an_sort_i64(&g->vals[g->start[r]], g->nhost[r]);
-        stint_an_sort_i64(&g->vals[g->start[r] + g->nhost[r]], g->start[r + 1] - g->start[r] - g->nhost[r]);
-    }
-    free(fill);
-    return 0;
-}
-
-static void child_vals_free(struct child_vals *g)
-{
-    free(g->vals);
-    free(g->start);
-    free(g->nhost);
-}
-
-/* Rank r's values on one clock (device: 0 host, 1 device): *n of them at the
- * returned pointer, sorted. */
-static const int64_t *child_vals_of(const struct child_vals *g, size_t r, int device, size_t *n)
-{
-    size_t host = g->nhost[r], all = g->start[r + 1] - g->start[r];
-    *n = device ? all - host : host;
-    return &g->vals[g->start[r] + (device ? host : 0)];
-}
-
 /* Parses --columns' value (stint_cmd_parse_u32); 0 means every name
  * (*out = SIZE_MAX). Returns 0, or -1. */
 static int parse_columns(const char *s, size_t *out)
@@ -174,7 +47,7 @@ static int parse_columns(const char *s, size_t *out)
     return 0;
 }
 
-static void put_json_stats(FILE *f, struct col_stats st)
+static void put_json_stats(FILE *f, struct stint_step_stats st)
 {
     char mb[64];
     fprintf(f, "{\"min_ns\":%" PRId64 ",\"median_ns\":%s,\"max_ns\":%" PRId64 "}", st.min_ns,
@@ -185,12 +58,9 @@ static void put_json_stats(FILE *f, struct col_stats st)
 static int put_json(FILE *f, const struct stint_model *m, const struct stint_steps_sparse *s, const char *step_glob,
                     const char *scope)
 {
-    struct child_vals g;
-    int64_t *scratch = malloc((s->nsteps ? s->nsteps : 1) * sizeof *scratch);
-    if (!scratch || child_vals_build(&g, s) != 0) {
-        free(scratch);
+    struct stint_steps_stats st; /* every child is shown: --json takes no --columns */
+    if (stint_steps_stats_compute(&st, s) != 0)
         return 3;
-    }
     fprintf(f, "{\"schema\":\"stint.steps/2\",\"step\":");
     if (step_glob)
         stint_out_json_str(f, step_glob, strlen(step_glob));
@@ -235,13 +105,12 @@ static int put_json(FILE *f, const struct stint_model *m, const struct stint_ste
             continue;
         fprintf(f, "%s\"%s\":{\"steps_count\":%zu,\"wall\":", dev && s->nhost ? ",\n" : "", dev ? "device" : "host",
                 k1 - k0);
-        put_json_stats(f, fig_stats(s, k0, k1, FIG_WALL, scratch));
+        put_json_stats(f, st.fig[dev][STINT_STEP_WALL]);
         fputs(",\"children\":{", f);
         int first = 1;
-        for (size_t r = 0; r < s->nchildren; r++) {
-            size_t nv, nl;
-            const int64_t *v = child_vals_of(&g, r, dev, &nv);
-            if (!nv) /* the name occurs in no step of this clock */
+        for (size_t r = 0; r < s->nshown; r++) {
+            size_t nl;
+            if (!st.child[dev][r].noccur) /* the name occurs in no step of this clock */
                 continue;
             if (!first)
                 putc(',', f);
@@ -249,24 +118,23 @@ static int put_json(FILE *f, const struct stint_model *m, const struct stint_ste
             const char *nm = stint_model_str(m, s->children[r], &nl);
             stint_out_json_str(f, nm, nl);
             putc(':', f);
-            put_json_stats(f, stats_of(v, nv, k1 - k0 - nv));
+            put_json_stats(f, st.child[dev][r]);
         }
         fputs("},\"overlap\":", f);
-        put_json_stats(f, fig_stats(s, k0, k1, FIG_OVERLAP, scratch));
+        put_json_stats(f, st.fig[dev][STINT_STEP_OVERLAP]);
         fputs(",\"unattributed\":", f);
-        put_json_stats(f, fig_stats(s, k0, k1, FIG_UNATTRIBUTED, scratch));
+        put_json_stats(f, st.fig[dev][STINT_STEP_UNATTRIBUTED]);
         putc('}', f);
     }
     fputs("}}\n", f);
-    child_vals_free(&g);
-    free(scratch);
+    stint_steps_stats_free(&st);
     return 0;
 }
 
 /* One text column after ts_us: a step figure, or a shown child (rank). */
 struct text_col {
     int is_child;
-    enum step_fig fig;
+    enum stint_step_fig fig;
     size_t rank;
     int width;
 };
@@ -279,45 +147,29 @@ static int put_text(FILE *f, const struct stint_model *m, const struct stint_ste
     size_t ncol = nshown + 3 + (nother > 0);
     struct text_col *cols = malloc(ncol * sizeof *cols);
     int64_t *row_v = calloc(nshown ? nshown : 1, sizeof *row_v); /* one step's shown unions */
-    int64_t *scratch = malloc((s->nsteps ? s->nsteps : 1) * sizeof *scratch);
-    struct col_stats *st = malloc(2 * ncol * sizeof *st); /* [clock][column] */
-    struct child_vals g;
-    if (!cols || !row_v || !scratch || !st || child_vals_build(&g, s) != 0) {
+    struct stint_steps_stats st;
+    if (!cols || !row_v || stint_steps_stats_compute(&st, s) != 0) {
         free(cols);
         free(row_v);
-        free(scratch);
-        free(st);
         return 3;
     }
     char other_hdr[64];
     snprintf(other_hdr, sizeof other_hdr, "other (%zu name%s)", nother, nother == 1 ? "" : "s");
     size_t nc = 0;
-    cols[nc++] = (struct text_col){0, FIG_WALL, 0, 12};
+    cols[nc++] = (struct text_col){0, STINT_STEP_WALL, 0, 12};
     for (size_t r = 0; r < nshown; r++) { /* as wide as its escaped name, 14 at least */
         size_t sl;
         const char *nm = stint_model_str(m, s->children[r], &sl);
         size_t w = stint_out_text_len(nm, sl);
-        cols[nc++] = (struct text_col){1, FIG_WALL, r, w > 14 ? (int)w : 14};
+        cols[nc++] = (struct text_col){1, STINT_STEP_WALL, r, w > 14 ? (int)w : 14};
     }
     if (nother) {
         size_t w = strlen(other_hdr);
-        cols[nc++] = (struct text_col){0, FIG_OTHER, 0, w > 14 ? (int)w : 14};
+        cols[nc++] = (struct text_col){0, STINT_STEP_OTHER, 0, w > 14 ? (int)w : 14};
     }
-    cols[nc++] = (struct text_col){0, FIG_OVERLAP, 0, 12};
-    cols[nc++] = (struct text_col){0, FIG_UNATTRIBUTED, 0, 12};
+    cols[nc++] = (struct text_col){0, STINT_STEP_OVERLAP, 0, 12};
+    cols[nc++] = (struct text_col){0, STINT_STEP_UNATTRIBUTED, 0, 12};
     size_t on_dev = s->nsteps - s->nhost;
-    for (size_t dev = 0; dev < 2; dev++) {
-        size_t k0 = dev ? s->nhost : 0, k1 = dev ? s->nsteps : s->nhost;
-        for (size_t c = 0; c < ncol && k1 > k0; c++) {
-            if (cols[c].is_child) {
-                size_t nv;
-                const int64_t *v = child_vals_of(&g, cols[c].rank, dev != 0, &nv);
-                st[dev * ncol + c] = stats_of(v, nv, k1 - k0 - nv);
-            } else {
-                st[dev * ncol + c] = fig_stats(s, k0, k1, cols[c].fig, scratch);
-            }
-        }
-    }
 
     fprintf(f, "# %zu steps named '", s->nsteps);
     if (step_glob)
@@ -350,7 +202,7 @@ static int put_text(FILE *f, const struct stint_model *m, const struct stint_ste
             stint_out_text_str(f, nm, sl);
         } else {
             static const char *const hdr[] = {"wall", NULL, "overlap", "unattributed"};
-            fprintf(f, " %*s", cols[c].width, cols[c].fig == FIG_OTHER ? other_hdr : hdr[cols[c].fig]);
+            fprintf(f, " %*s", cols[c].width, cols[c].fig == STINT_STEP_OTHER ? other_hdr : hdr[cols[c].fig]);
         }
     }
     putc('\n', f);
@@ -366,7 +218,7 @@ static int put_text(FILE *f, const struct stint_model *m, const struct stint_ste
         for (size_t j = row->cell0; j < row->cell0 + row->ncells && s->cells[j].child < nshown; j++)
             row_v[s->cells[j].child] = s->cells[j].union_ns;
         for (size_t c = 0; c < ncol; c++) {
-            int64_t v = cols[c].is_child ? row_v[cols[c].rank] : row_fig(row, cols[c].fig);
+            int64_t v = cols[c].is_child ? row_v[cols[c].rank] : stint_step_row_fig(row, cols[c].fig);
             fprintf(f, " %*s", cols[c].width, stint_an_us(b, v));
         }
         for (size_t j = row->cell0; j < row->cell0 + row->ncells && s->cells[j].child < nshown; j++)
@@ -383,7 +235,8 @@ static int put_text(FILE *f, const struct stint_model *m, const struct stint_ste
             else
                 fprintf(f, "%6s %14s", lbl[q], "");
             for (size_t c = 0; c < ncol; c++) {
-                const struct col_stats *x = &st[dev * ncol + c];
+                const struct stint_step_stats *x =
+                    cols[c].is_child ? &st.child[dev][cols[c].rank] : &st.fig[dev][cols[c].fig];
                 const char *v = q == 0   ? stint_an_us(b, x->min_ns)
                                 : q == 1 ? stint_an_fmt_ratio(b, x->median, 3, 3)
                                          : stint_an_us(b, x->max_ns);
@@ -392,11 +245,9 @@ static int put_text(FILE *f, const struct stint_model *m, const struct stint_ste
             putc('\n', f);
         }
     }
-    child_vals_free(&g);
+    stint_steps_stats_free(&st);
     free(cols);
     free(row_v);
-    free(scratch);
-    free(st);
     return 0;
 }
 

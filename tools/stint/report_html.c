@@ -123,6 +123,7 @@ static int name_self_desc(const void *pa, const void *pb)
     return (a->clock > b->clock) - (a->clock < b->clock);
 }
 
+/* One table cell: ns as us with three decimals. */
 static void td_us(FILE *f, int64_t ns)
 {
     char b[32];
@@ -178,6 +179,115 @@ static char *glob_literal(const char *name)
     }
     *q = '\0';
     return g;
+}
+
+enum { REPORT_STEP_COLUMNS = 8, REPORT_STEP_ROWS = 500 };
+
+/* One cell of a steps stats row: x's min (q 0), exact median (q 1) or max (q 2), in us. */
+static void td_stat(FILE *f, const struct stint_step_stats *x, int q)
+{
+    char b[64];
+    fprintf(f, "<td>%s</td>", q == 0   ? stint_an_us(b, x->min_ns)
+                              : q == 1 ? stint_an_fmt_ratio(b, x->median, 3, 3)
+                                       : stint_an_us(b, x->max_ns));
+}
+
+/* The steps section's text and table: the figures of `stint steps` with its
+ * default --columns (the REPORT_STEP_COLUMNS child names with the most time,
+ * then one "other (K names)" column, the union of the rest in each step), the
+ * first REPORT_STEP_ROWS steps as rows, then min, median and max per clock
+ * over all the steps of that clock. step is the name shown, glob the pattern
+ * matched (the name itself when guessed). Linear in the input: nothing is
+ * steps x names. Returns 0, or -1 when out of memory. */
+static int put_steps(FILE *f, const struct stint_model *m, const char *step, const char *glob, int guessed)
+{
+    struct stint_steps_sparse sr;
+    struct stint_steps_stats st;
+    if (stint_steps_sparse_compute(&sr, m, glob, NULL, REPORT_STEP_COLUMNS) != 0)
+        return -1;
+    int64_t *row_v = calloc(sr.nshown ? sr.nshown : 1, sizeof *row_v); /* one step's shown unions */
+    if (!row_v || stint_steps_stats_compute(&st, &sr) != 0) {
+        free(row_v);
+        stint_steps_sparse_free(&sr);
+        return -1;
+    }
+    size_t nother = sr.nchildren - sr.nshown;
+    fputs("<p class=\"hint\">steps named <b>", f);
+    html_str(f, step);
+    fprintf(f, "</b>%s: %zu on host-clock lanes, %zu on device-clock lanes",
+            guessed ? " (guessed: the most frequent root span name holding &quot;step&quot;; --step NAME picks "
+                      "another)"
+                    : "",
+            sr.nhost, sr.nsteps - sr.nhost);
+    if (sr.unfinished)
+        fprintf(f, " (%" PRIu64 " unfinished left out)", sr.unfinished);
+    if (!sr.nsteps) {
+        fputs("</p>\n", f);
+        goto out;
+    }
+    fputs("; times in us. A child column is the union of that name's intervals clipped to the step; overlap is "
+          "the time covered by two or more children; unattributed is wall minus the union of all children. min, "
+          "median and max are per clock, over all the steps of that clock (a child absent from a step counts 0)",
+          f);
+    if (sr.nhost && sr.nsteps > sr.nhost)
+        fputs("; device-clock steps come after the host ones", f);
+    if (sr.nsteps > REPORT_STEP_ROWS)
+        fprintf(f, "; <b>the first %d rows are shown</b>", (int)REPORT_STEP_ROWS);
+    fputs(".</p>\n", f);
+    char other_hdr[64];
+    snprintf(other_hdr, sizeof other_hdr, "other (%zu name%s)", nother, nother == 1 ? "" : "s");
+    if (nother)
+        fprintf(f, "<p class=\"hint\">child columns: the %zu names with the most time over all steps (ties by "
+                   "name); <b>%s</b> is the union, not the sum, of the other %zu names' intervals clipped to the "
+                   "step (<code>stint steps --columns 0</code> shows every name)</p>\n",
+                sr.nshown, other_hdr, nother);
+    fputs("<table><tr><th>step</th><th>clock</th><th>wall</th>", f);
+    for (size_t r = 0; r < sr.nshown; r++) {
+        fputs("<th>", f);
+        html_str(f, stint_model_str(m, sr.children[r], NULL));
+        fputs("</th>", f);
+    }
+    if (nother)
+        fprintf(f, "<th>%s</th>", other_hdr);
+    fputs("<th>overlap</th><th>unattributed</th></tr>\n", f);
+    for (size_t k = 0; k < sr.nsteps && k < REPORT_STEP_ROWS; k++) {
+        const struct stint_step_row *row = &sr.rows[k];
+        fprintf(f, "<tr><td>%zu</td><td>%s</td>", k, k < sr.nhost ? "host" : "device");
+        td_us(f, row->wall_ns);
+        /* cells are in rank order: the shown ones come first */
+        for (size_t j = row->cell0; j < row->cell0 + row->ncells && sr.cells[j].child < sr.nshown; j++)
+            row_v[sr.cells[j].child] = sr.cells[j].union_ns;
+        for (size_t r = 0; r < sr.nshown; r++) {
+            td_us(f, row_v[r]);
+            row_v[r] = 0;
+        }
+        if (nother)
+            td_us(f, row->other_ns);
+        td_us(f, row->overlap_ns);
+        td_us(f, row->unattributed_ns);
+        fputs("</tr>\n", f);
+    }
+    static const char *const lbl[3] = {"min", "median", "max"};
+    for (int dev = 0; dev < 2; dev++) {
+        for (int q = 0; q < 3 && st.nsteps[dev]; q++) {
+            fprintf(f, "<tr><th>%s</th><th>%s, %zu step%s</th>", lbl[q], dev ? "device" : "host", st.nsteps[dev],
+                    st.nsteps[dev] == 1 ? "" : "s");
+            td_stat(f, &st.fig[dev][STINT_STEP_WALL], q);
+            for (size_t r = 0; r < sr.nshown; r++)
+                td_stat(f, &st.child[dev][r], q);
+            if (nother)
+                td_stat(f, &st.fig[dev][STINT_STEP_OTHER], q);
+            td_stat(f, &st.fig[dev][STINT_STEP_OVERLAP], q);
+            td_stat(f, &st.fig[dev][STINT_STEP_UNATTRIBUTED], q);
+            fputs("</tr>\n", f);
+        }
+    }
+    fputs("</table>\n", f);
+out:
+    free(row_v);
+    stint_steps_stats_free(&st);
+    stint_steps_sparse_free(&sr);
+    return 0;
 }
 
 int stint_write_report_html(const struct stint_model *m, const struct stint_tally *T, FILE *f,
@@ -350,9 +460,11 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
     fputs("<li>Self time is a call's duration minus the union of its direct children (clipped to the call); it is "
           "never negative.</li>\n",
           f);
-    fputs("<li>The step table uses unions of child intervals inside each step; the unattributed remainder is wall "
-          "minus the union of all children (uninstrumented work or waiting, not a proven cause).</li>\n",
-          f);
+    fprintf(f, "<li>The step table uses unions of child intervals inside each step (at most %d child names as "
+               "columns, the rest as one column, their union); the unattributed remainder is wall minus the union "
+               "of all children (uninstrumented work or waiting, not a proven cause). Its min, median and max are "
+               "per clock: host and device times are never pooled.</li>\n",
+            (int)REPORT_STEP_COLUMNS);
     if (left_out)
         fprintf(f, "<li><b>The timeline shows the %zu longest of %zu slices</b> (%zu shorter ones left out, and a "
                    "lane none of whose slices are among them is not drawn; the tables include every slice).</li>\n",
@@ -470,49 +582,22 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
             step = NULL;
     }
     fputs("<h2>Steps</h2>\n", f);
-    struct stint_steps sr;
+    int steps_rc = 0;
     if (!step)
         fputs("<p class=\"hint\">no step spans (give --step NAME)</p>\n", f);
-    else if (stint_steps_compute(&sr, m, guessed ? guessed : step, NULL) == 0) {
-        fputs("<p class=\"hint\">steps named <b>", f);
-        html_str(f, step);
-        fprintf(f, "</b>: %zu; child columns are unions inside each step; times in us", sr.nsteps);
-        if (sr.nsteps > 500)
-            fprintf(f, "; <b>the first 500 rows are shown</b>, min, median and max are over all %zu", sr.nsteps);
-        fputs("</p>\n", f);
-        fputs("<table><tr><th>step</th><th>wall</th>", f);
-        for (size_t c = 0; c < sr.ncols; c++) {
-            fputs("<th>", f);
-            html_str(f, stint_model_str(m, sr.cols[c], NULL));
-            fputs("</th>", f);
-        }
-        fputs("<th>overlap</th><th>unattributed</th></tr>\n", f);
-        for (size_t k = 0; k < sr.nsteps && k < 500; k++) {
-            fprintf(f, "<tr><td>%zu</td>", k);
-            for (size_t c = 0; c < sr.width; c++)
-                td_us(f, sr.fig[k * sr.width + c]);
-            fputs("</tr>\n", f);
-        }
-        int64_t *colv = malloc((sr.nsteps ? sr.nsteps : 1) * sizeof *colv);
-        static const char *const lbl[3] = {"min", "median", "max"};
-        for (int q = 0; colv && sr.nsteps && q < 3; q++) {
-            fprintf(f, "<tr><th>%s</th>", lbl[q]);
-            for (size_t c = 0; c < sr.width; c++) {
-                for (size_t k = 0; k < sr.nsteps; k++)
-                    colv[k] = sr.fig[k * sr.width + c];
-                stint_an_sort_i64(colv, sr.nsteps);
-                double v = q == 0 ? (double)colv[0] : q == 1 ? stint_an_quantile(colv, sr.nsteps, 0.5)
-                                                           : (double)colv[sr.nsteps - 1];
-                char b[32];
-                fprintf(f, "<td>%s</td>", stint_an_us_f(b, v));
-            }
-            fputs("</tr>\n", f);
-        }
-        free(colv);
-        fputs("</table>\n", f);
-        stint_steps_free(&sr);
-    }
+    else
+        steps_rc = put_steps(f, m, step, guessed ? guessed : step, guessed != NULL);
     free(guessed);
+    if (steps_rc != 0) {
+        free(row_of);
+        free(fkeep);
+        free(pick);
+        free(dev_origin);
+        free(lane_of_track);
+        free(track_depth);
+        stint_calltree_free(&t);
+        return -1;
+    }
 
     /* data for the script */
     fprintf(f, "<div id=\"tip\"></div>\n<script type=\"application/json\" id=\"stint-data\">{\"span_ns\":%" PRId64
