@@ -15,12 +15,16 @@
  * is a no-op even when a newer span now sits at its depth. Each thread's
  * generations start at its own offset (thread registration), so another
  * thread's handle is a no-op too (but for a 2^-24 chance). A span opened
- * past STINT_MAX_DEPTH gets TOKEN_DEEP with its level above the limit in
- * the high bits: it is not recorded (too_deep), ending it closes the deep
- * spans above it too, ending it again does nothing unless a newer deep span
- * has opened at its level since (deep spans have no generation: that one is
- * closed), and while such spans are open attributes have no span to go to
- * (dropped).
+ * past STINT_MAX_DEPTH gets TOKEN_DEEP with its level L above the limit in
+ * the high 24 bits: it is not recorded (too_deep), ending it closes the deep
+ * spans above it too, and while such spans are open attributes have no span
+ * to go to (dropped). Up to level STINT_I_DEEP_CHECKED the handle also
+ * carries the span's generation (gen << 7 | L, the thread's deep opens mod
+ * 2^15, kept per level in deep_gen), so ending it again is a no-op even when
+ * a newer deep span sits at its level (but for a 2^-15 chance after exactly
+ * a multiple of 2^15 deep opens). Past that level (bit 23 set, L in the
+ * rest) there is no generation: such a stale handle closes the span at its
+ * level.
  */
 #include "thread.h"
 
@@ -69,6 +73,8 @@ static inline __attribute__((always_inline)) void open_count_set(uint32_t *field
 
 #define TOKEN_DEPTH 0xFFu /* the low bits: depth + 1, or TOKEN_DEEP */
 #define TOKEN_DEEP 0xFFu  /* (STINT_MAX_DEPTH < 0xFF) */
+#define DEEP_UNCHECKED 0x800000u /* in a deep handle's high 24 bits: a level without generation */
+_Static_assert(STINT_I_DEEP_CHECKED < 128, "a checked deep level fits 7 bits");
 
 static inline __attribute__((always_inline)) stint_span push_frame(stint_i_thread *t, const stint_loc *loc)
 {
@@ -78,7 +84,13 @@ static inline __attribute__((always_inline)) stint_span push_frame(stint_i_threa
                               memory_order_relaxed);
         uint32_t deep = t->deep + 1;
         open_count_set(&t->deep, deep);
-        return (stint_span){(deep & 0xFFFFFFu) << 8 | TOKEN_DEEP};
+        uint32_t field = DEEP_UNCHECKED | (deep & 0x7FFFFFu);
+        if (deep <= STINT_I_DEEP_CHECKED) {
+            uint16_t g = (uint16_t)(++t->deep_opens & 0x7FFFu);
+            t->deep_gen[deep - 1] = g;
+            field = (uint32_t)g << 7 | deep;
+        }
+        return (stint_span){field << 8 | TOKEN_DEEP};
     }
     uint32_t token = ++t->gen << 8 | (d + 1);
     stint_i_frame *f = &t->frames[d];
@@ -247,9 +259,15 @@ void stint_span_end(stint_span span)
          * deep ones above it, unless an outer end (or its own) did; else
          * already closed (by an outer end, or before: a stale handle), a
          * foreign handle, or no handle at all (depth 0) */
-        uint32_t level = span.token >> 8;
-        if (d == TOKEN_DEEP && level && level <= t->deep)
-            open_count_set(&t->deep, level - 1);
+        if (d == TOKEN_DEEP) {
+            uint32_t field = span.token >> 8, level = field & 0x7Fu;
+            if (field & DEEP_UNCHECKED)
+                level = field & 0x7FFFFFu;
+            else if (level > t->deep || !level || t->deep_gen[level - 1] != (uint16_t)(field >> 7))
+                return; /* a stale handle: a newer span (or none) is open at its level */
+            if (level && level <= t->deep)
+                open_count_set(&t->deep, level - 1);
+        }
         return;
     }
     close_down_to(t, d); /* inner spans still open: close them first */

@@ -30,6 +30,10 @@ typedef struct stint_i_frame {
 #define STINT_I_ATTR_STACK 256
 #define STINT_I_STR_STACK (16 * 1024)
 
+/* Levels past STINT_MAX_DEPTH whose spans' handles carry a generation, so
+ * that a stale one is told apart from the span open at its level now. */
+#define STINT_I_DEEP_CHECKED 127
+
 typedef struct stint_i_thread stint_i_thread;
 struct stint_i_thread {
     /* producer side */
@@ -40,6 +44,7 @@ struct stint_i_thread {
     uint64_t cached_tail;
     uint32_t depth;
     uint32_t deep;   /* spans open past STINT_MAX_DEPTH, above frames[depth - 1]: not recorded */
+    uint32_t deep_opens; /* spans opened past the limit (wraps): their generations */
     uint32_t gen;    /* spans opened (wraps) */
     uint32_t nattr;  /* attributes in use on attrs[] */
     uint32_t nstr;   /* bytes in use on strs[] */
@@ -59,6 +64,9 @@ struct stint_i_thread {
     _Atomic uint64_t attrs_dropped;
     _Atomic uint64_t truncated;
     stint_i_frame frames[STINT_MAX_DEPTH];
+    /* the generation (deep_opens mod 2^15) of the span open at each level
+     * past the limit, levels 1..STINT_I_DEEP_CHECKED (span.c) */
+    uint16_t deep_gen[STINT_I_DEEP_CHECKED];
     stint_i_attr attrs[STINT_I_ATTR_STACK];
     char strs[STINT_I_STR_STACK];
 

@@ -24,7 +24,9 @@
  *      could end another's span), one with depth bits 0 (it read below the
  *      stack), and a span past the depth limit ended twice (the second end
  *      closed a deep span still open, and an attribute then went to the
- *      deepest recorded span).
+ *      deepest recorded span); and a stale handle past the depth limit
+ *      whose level a newer deep span holds now ends nothing either (deep
+ *      handles had no generation: it closed the newer one);
  *  10. (a re-executed process with STINT=0) recording is off from the load,
  *      and a stint_set_enabled(1) before the first span holds (the first
  *      span's lazy init applied STINT=0 again: 1 of 5 spans recorded).
@@ -160,6 +162,54 @@ static int too_deep(void)
     }
     REQUIRE(stint_flush() == STINT_OK);
     CHECK(line_has("after", "kept=1"));
+    return check_failures_;
+}
+
+/* Handles of spans past the limit: a stale one (its span closed, a newer
+ * one open at its level) closes nothing; levels past the checked ones
+ * (STINT_I_DEEP_CHECKED, no generation) still close what is above them. */
+static int stale_deep_handle(void)
+{
+    REQUIRE(stint_markers_to_callback(catch_line, NULL, 0) == STINT_OK);
+    static const stint_loc loc = {"deep", NULL, __FILE__, "stale_deep_handle", __LINE__};
+    static const stint_loc top = {"top", NULL, __FILE__, "stale_deep_handle", __LINE__};
+    stint_span sp[STINT_MAX_DEPTH];
+    sp[0] = stint_span_begin(&top);
+    for (int i = 1; i < STINT_MAX_DEPTH; i++)
+        sp[i] = stint_span_begin(&loc);
+    stint_span a = stint_span_begin(&loc); /* past the limit, level 1 */
+    stint_span_end(a);
+    stint_span b = stint_span_begin(&loc); /* level 1 again */
+    stint_span_end(a);                     /* stale: b stays open */
+    stint_attr_i64("while_b", 1);          /* b is innermost: dropped */
+    stint_span_end(b);
+    stint_attr_i64("after_b", 1); /* the innermost recorded span again */
+    /* 300 levels past the limit, the outer 127 checked, the rest not */
+    stint_span deep[300];
+    for (int i = 0; i < 300; i++)
+        deep[i] = stint_span_begin(&loc);
+    stint_span_end(deep[250]); /* unchecked: closes levels 251..300 */
+    stint_span_end(deep[299]); /* (already closed: nothing) */
+    stint_attr_i64("at_250", 1); /* deep[249] is innermost: dropped */
+    stint_span_end(deep[10]);  /* checked: closes levels 11..250 */
+    stint_span_end(deep[10]);  /* again: nothing, deep[9] stays open */
+    stint_attr_i64("at_10", 1);  /* dropped */
+    stint_span_end(deep[0]);
+    stint_attr_i64("back", 1);
+    for (int i = STINT_MAX_DEPTH - 1; i >= 0; i--)
+        stint_span_end(sp[i]);
+    REQUIRE(stint_flush() == STINT_OK);
+    CHECK(strstr(lines, "while_b") == NULL);
+    CHECK(strstr(lines, "at_250") == NULL);
+    CHECK(strstr(lines, "at_10") == NULL);
+    CHECK(strstr(lines, "after_b=1") != NULL);
+    CHECK(strstr(lines, "back=1") != NULL);
+    stint_stats s;
+    stint_get_stats(&s);
+    CHECK_EQ_I64(s.spans_too_deep, 302);
+    CHECK_EQ_I64(s.attrs_dropped, 3);
+    CHECK_EQ_I64(s.spans_recorded, STINT_MAX_DEPTH);
+    CHECK_EQ_I64(s.spans_autoclosed, 0);
     return check_failures_;
 }
 
@@ -431,6 +481,7 @@ int main(int argc, char **argv)
     in_child("too deep", too_deep);
     in_child("lines cut", cut_lines);
     in_child("handles of no span of this thread", bad_handles);
+    in_child("stale handles past the depth limit", stale_deep_handle);
     { /* 10: a fresh process, so that STINT=0 is there when the library loads */
         fflush(NULL);
         pid_t c = fork();
