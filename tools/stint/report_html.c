@@ -298,26 +298,23 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
     struct stint_calltree t;
     if (stint_calltree_build(&t, m, NULL) != 0)
         return -1;
+    int rc = -1; /* every exit goes through done: below, which frees all of these */
+    uint32_t *row_of = NULL, *by_self = NULL, *name_ix = NULL, *remap = NULL, *stack = NULL;
+    uint8_t *fkeep = NULL;
     /* which slices go on the timeline */
     uint32_t *pick = malloc((n ? n : 1) * sizeof *pick);
     int64_t *dev_origin = malloc((m->lanes.len + 1) * sizeof *dev_origin);
     uint32_t *lane_of_track = malloc((m->tracks.len + 1) * sizeof *lane_of_track);
     uint32_t *track_depth = calloc(m->tracks.len + 1, sizeof *track_depth);
-    if (!pick || !dev_origin || !lane_of_track || !track_depth) {
-        free(pick);
-        free(dev_origin);
-        free(lane_of_track);
-        free(track_depth);
-        stint_calltree_free(&t);
-        return -1;
-    }
+    if (!pick || !dev_origin || !lane_of_track || !track_depth)
+        goto done;
     /* the flame graph's nodes: the FLAME_MAX_NODES widest call paths (a
      * parent is never narrower than its child, and sorts first at a tie), so
      * the page stays bounded (every node was written: 300k unique names gave
      * 27 MB for 1000 drawn slices) while zooming into a frame still finds the
      * paths under it down to the narrowest kept; the rest are counted */
     enum { FLAME_MAX_NODES = 50000 };
-    uint8_t *fkeep = calloc(t.n + 1, 1);
+    fkeep = calloc(t.n + 1, 1);
     size_t flame_out = 0;
     int64_t root_total = 0;
     for (uint32_t c = t.nodes[0].first_child; c != STINT_NO_ID; c = t.nodes[c].next_sibling)
@@ -390,7 +387,7 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
     /* display rows: greedy packing per track in ts order (a slice takes the
      * first row free at its start), so nested spans stack under their
      * parents and overlapping siblings get rows of their own */
-    uint32_t *row_of = malloc((npick ? npick : 1) * sizeof *row_of);
+    row_of = malloc((npick ? npick : 1) * sizeof *row_of);
     size_t crowded = 0;
     int64_t row_end[25];
     uint32_t cur_track = STINT_NO_ID;
@@ -413,14 +410,8 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
             track_depth[s->track] = r + 1;
         lane_of_track[s->track] = 0;
     }
-    if (!row_of) {
-        free(pick);
-        free(dev_origin);
-        free(lane_of_track);
-        free(track_depth);
-        stint_calltree_free(&t);
-        return -1;
-    }
+    if (!row_of)
+        goto done;
     for (size_t k = 0; k < m->tracks.len; k++)
         if (lane_of_track[k] != STINT_NO_ID)
             lane_of_track[k] = (uint32_t)nl++;
@@ -535,11 +526,9 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
     }
     fputs("</table>\n", f);
 
-    uint32_t *by_self = malloc((T->nnames ? T->nnames : 1) * sizeof *by_self);
-    if (!by_self) {
-        stint_calltree_free(&t);
-        return -1;
-    }
+    by_self = malloc((T->nnames ? T->nnames : 1) * sizeof *by_self);
+    if (!by_self)
+        goto done;
     for (size_t i = 0; i < T->nnames; i++)
         by_self[i] = (uint32_t)i;
     cmp_model = m;
@@ -570,6 +559,7 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
         fputs("</tr>\n", f);
     }
     free(by_self);
+    by_self = NULL;
     fputs("</table>\n", f);
 
     /* steps */
@@ -588,16 +578,8 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
     else
         steps_rc = put_steps(f, m, step, guessed ? guessed : step, guessed != NULL);
     free(guessed);
-    if (steps_rc != 0) {
-        free(row_of);
-        free(fkeep);
-        free(pick);
-        free(dev_origin);
-        free(lane_of_track);
-        free(track_depth);
-        stint_calltree_free(&t);
-        return -1;
-    }
+    if (steps_rc != 0)
+        goto done;
 
     /* data for the script */
     fprintf(f, "<div id=\"tip\"></div>\n<script type=\"application/json\" id=\"stint-data\">{\"span_ns\":%" PRId64
@@ -613,11 +595,9 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
     for (size_t k = 1; k < t.n; k++)
         if (t.nodes[k].name > maxname)
             maxname = t.nodes[k].name;
-    uint32_t *name_ix = malloc(((size_t)maxname + 1) * sizeof *name_ix);
-    if (!name_ix) {
-        fprintf(stderr, "stint: out of memory\n");
-        exit(3);
-    }
+    name_ix = malloc(((size_t)maxname + 1) * sizeof *name_ix);
+    if (!name_ix)
+        goto done;
     for (uint32_t k = 0; k <= maxname; k++)
         name_ix[k] = STINT_NO_ID;
     name_ix[0] = 0;
@@ -673,8 +653,8 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
     }
     /* flame: host tree nodes, parent before child: [parent, name, total, self, depth, calls] */
     fputs("],\n\"flame\":[", f);
-    uint32_t *remap = malloc((t.n + 1) * sizeof *remap);
-    uint32_t *stack = malloc((t.n + 1) * sizeof *stack);
+    remap = malloc((t.n + 1) * sizeof *remap);
+    stack = malloc((t.n + 1) * sizeof *stack);
     if (remap && stack) {
         fprintf(f, "[-1,0,%" PRId64 ",0,0,0]", root_total);
         remap[0] = 0;
@@ -709,13 +689,16 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
         }
     } else
         fputs("[-1,0,0,0,0,0]", f);
-    free(remap);
-    free(name_ix);
-    free(stack);
     fputs("]}</script>\n<script>", f);
     for (size_t k = 0; stint_report_js[k]; k++)
         fputs(stint_report_js[k], f);
     fputs("</script>\n</body></html>\n", f);
+    rc = 0;
+done:
+    free(remap);
+    free(name_ix);
+    free(stack);
+    free(by_self);
     free(row_of);
     free(fkeep);
     free(pick);
@@ -723,5 +706,5 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
     free(lane_of_track);
     free(track_depth);
     stint_calltree_free(&t);
-    return 0;
+    return rc;
 }
