@@ -20,7 +20,7 @@ _stint()
     steps) opts='--step --columns --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
     counters) opts='--gap --time-key --time-unit --fields --json --strict --format --pid --name --time-range --help' ;;
     memory) opts='--timeline --json --strict --format --time-range --help' ;;
-    diff) opts='--threshold --fail-on-regression --seed --resamples --min-samples --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
+    diff) opts='--threshold --fail-on-regression --seed --resamples --min-samples --no-correction --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
     convert) opts='-o --output --to --no-rebase --strict --format --help' ;;
     report) opts='-o --output --step --title --max-slices --strict --format --help' ;;
     *) return 0 ;;

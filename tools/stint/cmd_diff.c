@@ -2,18 +2,29 @@
  * cmd_diff.c - `stint diff A B`: did anything get slower or faster?
  *
  * Per (cat, name) over finished spans on any track: counts, median
- * duration in A and in B, the ratio B/A of the medians, and a 95% percentile
+ * duration in A and in B, the ratio B/A of the medians, a 95% percentile
  * bootstrap confidence interval of that ratio (each side resampled with
- * replacement, independently). A change is flagged when the interval
- * excludes 1 and the ratio differs from 1 by more than --threshold (a
- * percentage: "5" and "5%" both mean 5%). The
- * bootstrap is seeded (--seed, and the name), so the same inputs always give
- * the same verdicts. With fewer than --min-samples spans on a side nothing is
+ * replacement, independently), and the p-value of a permutation test (rank
+ * sum) of "A's and B's spans are draws of one distribution". The p-values of
+ * all the names judged are adjusted together (Holm: the chance that any
+ * unchanged name is flagged stays under 5%, however many names there are
+ * and however they depend on each other; one by one at 95%, about one
+ * unchanged name in twenty was flagged). A change is flagged when the
+ * interval excludes 1, the adjusted p-value is at most 0.05 and the ratio
+ * differs from 1 by more than --threshold (a percentage: "5" and "5%" both
+ * mean 5%); --no-correction drops the middle test. The smallest p-value R
+ * permutations can give is 1 / (R + 1): a name whose p-value may be too
+ * coarse to pass gets more (as many as the correction over m names needs,
+ * 20 m, within a bound on the work), and one still too coarse is reported
+ * `unresolved`, never silently passed or flagged. Everything is seeded
+ * (--seed, the name, the data), so the same inputs always give the same
+ * verdicts. With fewer than --min-samples spans on a side nothing is
  * claimed. --fail-on-regression makes a flagged slowdown exit 4 (for CI).
  */
 #include "analysis.h"
 #include "cmdopts.h"
 #include "commands.h"
+#include "multtest.h"
 #include "textout.h"
 
 #include <errno.h>
@@ -25,9 +36,11 @@
 
 static const char usage[] =
     "usage: stint diff A B [--threshold 2%] [--fail-on-regression] [--seed N] [--resamples N]\n"
-    "                 [--min-samples N] [--json] [--strict] [--format ...] [filters]\n"
+    "                 [--min-samples N] [--no-correction] [--json] [--strict] [--format ...] [filters]\n"
     "  per (cat, name): counts, median A and B, ratio B/A, seeded bootstrap 95% CI of the\n"
-    "  median ratio; flags changes whose interval excludes 1 and exceed the threshold.\n"
+    "  median ratio, and a permutation test's p-value adjusted (Holm) over the names compared;\n"
+    "  flags changes whose interval excludes 1, whose adjusted p-value is <= 0.05 (family-wise\n"
+    "  error rate 5%) and that exceed the threshold.\n"
     "  --threshold is a percentage, '%' optional: 5 and 5% both mean 5%.\n"
     "  exit 4 with --fail-on-regression when a slowdown is flagged\n";
 
@@ -43,7 +56,28 @@ struct group {
     int dev;
     int64_t *a, *b;
     size_t na, nb;
+    /* the figures: medians, ratio B/A, its 95% interval, p-value and adjusted
+     * p-value (NaN where not tested), and the permutations the p-value took */
+    double meda, medb, ratio, lo, hi, p, q;
+    size_t pr, pc; /* permutations, and how many of them were as extreme as the data */
+    int normal;    /* p from the rank sum's normal approximation (NORMAL_MIN spans a side), pr = pc = 0 */
+    double splits; /* distinct splits of the pooled spans into the two sides (capped at 1e18) */
+    int tested; /* judged: enough spans on both sides, and A's median > 0 */
+    const char *verdict;
 };
+
+/* From this many spans on each side, the rank-sum test's p-value comes from
+ * its normal approximation (exact mean, tie-corrected variance, continuity
+ * correction) instead of random splits: a split costs a draw per span of the
+ * smaller side, and the correction over many names needs p-values far into
+ * the tail, where with 20,000 spans a side the permutations the work bound
+ * allows could not resolve a plain slowdown (it was `unresolved`); at that
+ * size the statistic is normal to well within what the cut needs. */
+#define NORMAL_MIN 50
+
+/* The family-wise error rate of the correction: 1 / ALPHA_INV = 5%. */
+#define ALPHA_INV 20
+static const double alpha = 1.0 / ALPHA_INV;
 
 static int kd_cmp(const void *pa, const void *pb)
 {
@@ -140,19 +174,178 @@ static int64_t select_k(int64_t *v, size_t n, size_t k)
     return v[k];
 }
 
+/* Median of v[0..n), n >= 1 (reorders v). */
+static double median_inplace(int64_t *v, size_t n)
+{
+    if (n % 2)
+        return (double)select_k(v, n, n / 2);
+    int64_t hi = select_k(v, n, n / 2);
+    int64_t lo = v[0];
+    for (size_t i = 1; i < n / 2; i++)
+        if (v[i] > lo)
+            lo = v[i];
+    return ((double)lo + (double)hi) / 2;
+}
+
 /* Median of a resample (with replacement) of v[0..n). */
 static double resample_median(const int64_t *v, size_t n, int64_t *scratch, uint64_t *rng)
 {
     for (size_t i = 0; i < n; i++)
         scratch[i] = v[rng_next(rng) % n];
-    if (n % 2)
-        return (double)select_k(scratch, n, n / 2);
-    int64_t hi = select_k(scratch, n, n / 2);
-    int64_t lo = scratch[0];
-    for (size_t i = 1; i < n / 2; i++)
-        if (scratch[i] > lo)
-            lo = scratch[i];
-    return ((double)lo + (double)hi) / 2;
+    return median_inplace(scratch, n);
+}
+
+/* Bootstraps gr's ratio of medians B/A with r >= 1 resamples into
+ * ratios[0..r) (scratch holds the larger side): each side is resampled from a
+ * stream seeded by seed, the name and the side's own durations. Sets gr->lo
+ * and gr->hi, the 95% percentile interval. */
+static void bootstrap(struct group *gr, uint64_t seed, size_t r, int64_t *scratch, double *ratios)
+{
+    uint64_t st = seed ^ hash_bytes(gr->cat, gr->catn) ^ (hash_bytes(gr->name, gr->namen) * 3);
+    uint64_t ha = hash_durs(gr->a, gr->na), hb = hash_durs(gr->b, gr->nb);
+    if (ha == hb) /* the same durations on both sides: two streams still (one drew every ratio 1) */
+        hb = ~hb * 0x9E3779B97F4A7C15ull;
+    uint64_t sta = st ^ ha, stb = st ^ hb;
+    for (size_t k = 0; k < r; k++) {
+        double ma = resample_median(gr->a, gr->na, scratch, &sta);
+        double mb = resample_median(gr->b, gr->nb, scratch, &stb);
+        /* a resample whose A median is 0 (zero-length spans) has no finite
+         * ratio: +inf, or 1 when B's is 0 too; left out, the interval shrank
+         * to the other resamples (a false "faster") */
+        ratios[k] = ma > 0 ? mb / ma : mb > 0 ? INFINITY : 1.0;
+    }
+    stint_an_sort_f64(ratios, r);
+    gr->lo = stint_an_quantile_f64(ratios, r, 0.025);
+    gr->hi = stint_an_quantile_f64(ratios, r, 0.975);
+}
+
+/* Permutation test of "gr's A and B spans are draws of one distribution"
+ * by their rank sum (Wilcoxon-Mann-Whitney; ties share their mean rank), with
+ * r >= 1 random splits of the pooled spans into sides of gr's sizes (pool:
+ * room for na + nb values). Sets gr->pc to the splits whose smaller side's
+ * rank sum is at least as far from its mean as the data's, gr->pr = r and
+ * gr->p = (1 + pc) / (1 + r): two-sided, never 0, valid for any r. Ranks, not
+ * medians: a median of a few spans (or of tied ones) moves in steps too
+ * coarse for the test to see a clean separation. Seeded by seed, the name and
+ * the pooled durations; the pool is sorted and the smaller side drawn from
+ * it, so swapping A and B gives the same p-value, and the first k splits are
+ * the same for any r >= k. */
+static void permute(struct group *gr, uint64_t seed, size_t r, int64_t *pool)
+{
+    size_t na = gr->na, nb = gr->nb, n = na + nb, k = na < nb ? na : nb;
+    const int64_t *side = na <= nb ? gr->a : gr->b; /* the side whose rank sum is the statistic */
+    /* both sides are sorted (collect): merge them */
+    for (size_t i = 0, j = 0, o = 0; o < n; o++)
+        pool[o] = j >= nb || (i < na && gr->a[i] <= gr->b[j]) ? gr->a[i++] : gr->b[j++];
+    uint64_t st = seed ^ hash_bytes(gr->cat, gr->catn) ^ (hash_bytes(gr->name, gr->namen) * 3) ^
+                  (hash_durs(pool, n) * 5);
+    /* twice the mid-ranks (integers): a run of ties at 0-based [i, j) has
+     * ranks i+1..j, mean (i+1+j)/2; the data's statistic sums them over the
+     * side, walking its sorted values along the runs */
+    int64_t s_obs = 0;
+    double ties = 0; /* the sum of t^3 - t over the runs of t tied values */
+    for (size_t i = 0, q = 0; i < n;) {
+        size_t j = i;
+        while (j < n && pool[j] == pool[i])
+            j++;
+        while (q < k && side[q] == pool[i])
+            s_obs += (int64_t)(i + 1 + j), q++;
+        for (size_t t = i; t < j; t++)
+            pool[t] = (int64_t)(i + 1 + j);
+        ties += ((double)(j - i) * (double)(j - i) - 1) * (double)(j - i);
+        i = j;
+    }
+    const int64_t mean2 = (int64_t)(k * (n + 1)); /* twice the rank sum's mean: k (n + 1) / 2 */
+    int64_t d_obs = s_obs > mean2 ? s_obs - mean2 : mean2 - s_obs;
+    if (k >= NORMAL_MIN) {
+        /* Var(S) = na nb / 12 ((n + 1) - ties / (n (n - 1))); in doubled units 4 Var(S), and a
+         * continuity correction of half the smallest step of S (1 in doubled units) */
+        double v4 = (double)na * (double)nb / 3.0 * ((double)(n + 1) - ties / ((double)n * (double)(n - 1)));
+        double z = v4 > 0 ? ((double)d_obs - 1 > 0 ? (double)d_obs - 1 : 0) / sqrt(v4) : 0;
+        double p = v4 > 0 ? erfc(z / sqrt(2.0)) : 1;
+        gr->p = p < 1 ? p : 1;
+        gr->pr = gr->pc = 0;
+        gr->normal = 1;
+        return;
+    }
+    size_t c = 0;
+    for (size_t t = 0; t < r; t++) {
+        /* a uniform k-subset to the front (partial Fisher-Yates: uniform from
+         * any order the pool is left in) */
+        int64_t sum = 0;
+        for (size_t i = 0; i < k; i++) {
+            size_t j = i + (size_t)(rng_next(&st) % (n - i));
+            int64_t tmp = pool[i];
+            pool[i] = pool[j];
+            pool[j] = tmp;
+            sum += pool[i];
+        }
+        c += (sum > mean2 ? sum - mean2 : mean2 - sum) >= d_obs;
+    }
+    gr->p = stint_mt_mc_p(c, r);
+    gr->pr = r;
+    gr->pc = c;
+}
+
+/* Sets q of the tested groups of g[0..ng): their p-values adjusted by Holm
+ * over all of them, or the p-values as they are when correction is 0. pv is
+ * scratch for as many values as there are tested groups. 0, or -1 when out
+ * of memory. */
+static int adjust(struct group *g, size_t ng, int correction, double *pv)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < ng; i++)
+        if (g[i].tested)
+            pv[m++] = g[i].p;
+    if (correction && stint_mt_holm_adjust(pv, m, pv) != 0)
+        return -1;
+    m = 0;
+    for (size_t i = 0; i < ng; i++)
+        if (g[i].tested)
+            g[i].q = pv[m++];
+    return 0;
+}
+
+/* Whether more permutations could change gr's verdict under the correction:
+ * its p-value is at most alpha, its adjusted p-value does not pass yet, it
+ * had fewer than need permutations (need: enough for a name with a few
+ * extreme splits to pass the correction's strictest step; 0 with no
+ * correction, where nothing needs more), fewer than its spans have distinct
+ * splits (past that its p-value is about as fine as its data allow: 5 spans
+ * a side have 252 splits, and no p-value below 2 / 252), and the extreme
+ * splits it already has still let it reach lim, the most lenient cut it can
+ * face, with need permutations. */
+static int needs_more(const struct group *gr, size_t need, double lim)
+{
+    return gr->tested && !gr->normal && gr->p <= alpha && !(gr->q <= alpha) && gr->pr < need &&
+           (double)gr->pr < gr->splits &&
+           (1.0 + (double)gr->pc) / (1.0 + (double)need) <= lim;
+}
+
+/* The most lenient cut of Holm's procedure a name of g[0..ng) with a p-value
+ * <= alpha can face: only such names can pass, so its rank is at most their
+ * count K, and the cut at rank K is alpha / (m - K + 1), m names tested. */
+static double holm_lim(const struct group *g, size_t ng, size_t m)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < ng; i++)
+        k += g[i].tested && g[i].p <= alpha;
+    return k ? alpha / (double)(m - k + 1) : alpha / (double)(m ? m : 1);
+}
+
+/* C(n, k), or 1e18 when larger. */
+static double choose_capped(size_t n, size_t k)
+{
+    double c = 1;
+    for (size_t i = 1; i <= k && c < 1e18; i++)
+        c = c * (double)(n - k + i) / (double)i;
+    return c < 1e18 ? c : 1e18;
+}
+
+/* "s" unless n is 1: "1 name", "2 names". */
+static const char *plural(size_t n)
+{
+    return n == 1 ? "" : "s";
 }
 
 /* --threshold's value: a percentage, with or without a trailing '%' ("5%",
@@ -188,7 +381,7 @@ static int shared_takes_value(const char *a)
 int stint_cmd_diff(int argc, char **argv)
 {
     double threshold_pct = 2, threshold;
-    int fail_on_regression = 0;
+    int fail_on_regression = 0, correction = 1;
     uint64_t seed = 1;
     long resamples = 2000, min_samples = 5;
     /* the inputs, in order; more than two is an error, reported (with all of
@@ -215,6 +408,10 @@ int stint_cmd_diff(int argc, char **argv)
         }
         if (!strcmp(a, "--fail-on-regression")) {
             fail_on_regression = 1;
+            continue;
+        }
+        if (!strcmp(a, "--no-correction")) {
+            correction = 0;
             continue;
         }
         static const char *const own[] = {"--threshold", "--seed", "--resamples", "--min-samples"};
@@ -409,12 +606,28 @@ int stint_cmd_diff(int argc, char **argv)
             i = j;
         }
     }
-    size_t maxn = 1;
+    size_t maxn = 1, m = 0;
     for (size_t i = 0; i < ng; i++) {
-        if (g[i].na > maxn)
-            maxn = g[i].na;
-        if (g[i].nb > maxn)
-            maxn = g[i].nb;
+        struct group *gr = &g[i];
+        if (gr->na > maxn)
+            maxn = gr->na;
+        if (gr->nb > maxn)
+            maxn = gr->nb;
+        gr->meda = stint_an_quantile(gr->a, gr->na, 0.5);
+        gr->medb = stint_an_quantile(gr->b, gr->nb, 0.5);
+        gr->ratio = gr->lo = gr->hi = gr->p = gr->q = NAN;
+        if (!gr->na || !gr->nb)
+            gr->verdict = !gr->na ? "only_b" : "only_a";
+        else if ((long)gr->na < min_samples || (long)gr->nb < min_samples)
+            gr->verdict = "too_few";
+        else if (gr->meda <= 0)
+            gr->verdict = "zero_a";
+        else {
+            gr->ratio = gr->medb / gr->meda;
+            gr->splits = choose_capped(gr->na + gr->nb, gr->na < gr->nb ? gr->na : gr->nb);
+            gr->tested = 1;
+            m++;
+        }
     }
     /* bound the bootstrap's total work (resamples x spans of the judged
      * groups) to about 2e8 draws: big traces get fewer resamples, never
@@ -422,122 +635,190 @@ int stint_cmd_diff(int argc, char **argv)
      * --resamples takes up to 2^63 - 1) */
     double total_work = 0;
     for (size_t i = 0; i < ng; i++)
-        if ((long)g[i].na >= min_samples && (long)g[i].nb >= min_samples && g[i].na && g[i].nb)
+        if (g[i].tested)
             total_work += (double)(g[i].na + g[i].nb);
     size_t eff_resamples = (double)resamples > 2e8 ? (size_t)2e8 : (size_t)resamples;
     if (total_work * (double)eff_resamples > 2e8)
         eff_resamples = (size_t)fmax(fmin(200, (double)resamples), 2e8 / total_work);
-    int64_t *scratch = malloc(maxn * sizeof *scratch);
-    double *ratios = malloc(eff_resamples * sizeof *ratios);
-    if (!scratch || !ratios) {
+    /* the permutations that let a name with up to 4 splits as extreme as its
+     * data pass the strictest step of the correction over m names, alpha / m:
+     * (1 + 4) / (1 + need) <= 1 / (20 m) */
+    size_t need = correction ? 5 * ALPHA_INV * m : 0;
+    int64_t *scratch = malloc(2 * maxn * sizeof *scratch); /* (the pool of both sides) */
+    double *ratios = malloc(eff_resamples * sizeof *ratios), *pv = malloc((m ? m : 1) * sizeof *pv);
+    if (!scratch || !ratios || !pv) {
         fprintf(stderr, "stint diff: out of memory (%zu resamples)\n", eff_resamples);
-        free(scratch);
-        free(ratios);
         rc = 3;
-        goto out;
+        goto out_boot;
+    }
+    for (size_t i = 0; i < ng; i++)
+        if (g[i].tested) {
+            bootstrap(&g[i], seed, eff_resamples, scratch, ratios);
+            permute(&g[i], seed, eff_resamples, scratch);
+        }
+    /* More permutations where the correction needs them: a name whose p-value
+     * is at most alpha, not yet passing the adjusted test, and not resolved
+     * finely enough for it to pass, gets its test rerun (the same splits
+     * first, then more), 4 times as many each round up to `need`, within
+     * about another 2e8 draws; a name whose extreme splits already rule out
+     * passing stops. Each round starts, and the last one ends, with the
+     * figures adjusted (they move as p-values do). */
+    double ext_budget = 2e8;
+    size_t r_next = eff_resamples;
+    for (int round = 0;; round++) {
+        if (adjust(g, ng, correction, pv) != 0) {
+            fprintf(stderr, "stint diff: out of memory\n");
+            rc = 3;
+            goto out_boot;
+        }
+        if (round == 32)
+            break;
+        double lim = holm_lim(g, ng, m), work = 0;
+        r_next = r_next > need / 4 ? need : r_next * 4;
+        for (size_t i = 0; i < ng; i++)
+            if (needs_more(&g[i], need, lim))
+                work += (double)(g[i].na < g[i].nb ? g[i].na : g[i].nb);
+        if (work == 0)
+            break;
+        size_t r = work * (double)r_next > ext_budget ? (size_t)(ext_budget / work) : r_next;
+        size_t done = 0;
+        for (size_t i = 0; i < ng; i++)
+            if (needs_more(&g[i], need, lim) && g[i].pr < r) {
+                permute(&g[i], seed, r, scratch);
+                ext_budget -= (double)(g[i].na < g[i].nb ? g[i].na : g[i].nb) * (double)r;
+                done++;
+            }
+        if (!done)
+            break;
+    }
+    double lim = holm_lim(g, ng, m);
+    size_t n_ext = 0, r_ext = 0; /* names given more permutations; the most one got */
+    size_t n_normal = 0;         /* names whose p-value is the normal approximation's */
+    for (size_t i = 0; i < ng; i++)
+        n_normal += g[i].tested && g[i].normal;
+    for (size_t i = 0; i < ng; i++)
+        if (g[i].tested && g[i].pr > eff_resamples) {
+            n_ext++;
+            if (g[i].pr > r_ext)
+                r_ext = g[i].pr;
+        }
+    /* the verdicts: the interval excludes 1, the adjusted test passes and the
+     * change exceeds the threshold; a name that would pass but for too few
+     * permutations is `unresolved`, never silently no_change */
+    int regressions = 0, improvements = 0;
+    size_t unresolved = 0, r_unres = 0; /* names unresolved, the most permutations one of them had */
+    size_t held = 0;                     /* names the correction held back (resolved) */
+    for (size_t i = 0; i < ng; i++) {
+        struct group *gr = &g[i];
+        if (!gr->tested)
+            continue;
+        int up = gr->lo > 1 && gr->ratio > 1 + threshold, down = gr->hi < 1 && gr->ratio < 1 - threshold;
+        gr->verdict = "no_change";
+        if (up || down) {
+            if (!correction || gr->q <= alpha) {
+                gr->verdict = up ? "slower" : "faster";
+                regressions += up;
+                improvements += down;
+            } else if (needs_more(gr, need, lim)) {
+                gr->verdict = "unresolved";
+                unresolved++;
+                if (gr->pr > r_unres)
+                    r_unres = gr->pr;
+            } else
+                held++;
+        }
     }
     FILE *f = stdout;
-    int regressions = 0, improvements = 0;
+    const char *method = correction ? "holm" : "none";
     if (o.json) {
-        fprintf(f, "{\"schema\":\"stint.diff/1\",\"a\":");
+        fprintf(f, "{\"schema\":\"stint.diff/2\",\"a\":");
         stint_out_json_str(f, paths[0], strlen(paths[0]));
         fputs(",\"b\":", f);
         stint_out_json_str(f, paths[1], strlen(paths[1]));
         fprintf(f,
-                ",\"threshold\":%g,\"threshold_percent\":%g,\"seed\":%" PRIu64 ",\"resamples\":%zu,\"min_samples\":%ld,\"scope\":\"durations of finished spans "
-                "per (cat, name), any track, wall clock of each input; ratio = median B / median A; ci95 = "
-                "percentile bootstrap of that ratio\",\"partial_a\":%s,\"partial_b\":%s,\n\"rows\":[",
-                threshold, threshold_pct, seed, eff_resamples, min_samples, ma.partial ? "true" : "false", mb.partial ? "true" : "false");
+                ",\"threshold\":%g,\"threshold_percent\":%g,\"seed\":%" PRIu64 ",\"resamples\":%zu,"
+                "\"permutations\":%zu,\"permutations_needed\":%zu,\"min_samples\":%ld,\"correction\":\"%s\","
+                "\"fwer\":%s,\"tested\":%zu,\"scope\":\"durations of finished spans per (cat, name), any track, "
+                "wall clock of each input; ratio = median B / median A; ci95 = percentile bootstrap of that ratio; "
+                "p = permutation test (rank sum) of A and B being draws of one distribution (its normal "
+                "approximation from 50 spans a side: p_method); "
+                "p_adj = p adjusted over the names tested\",\"partial_a\":%s,\"partial_b\":%s,\n\"rows\":[",
+                threshold, threshold_pct, seed, eff_resamples, eff_resamples, need, min_samples, method,
+                correction ? "0.05" : "null", m, ma.partial ? "true" : "false", mb.partial ? "true" : "false");
     } else {
-        fprintf(f, "# A = %s, B = %s; per (cat, name): median span duration (us), ratio = B/A,\n"
-                   "# 95%% bootstrap CI of the ratio (seed %" PRIu64 ", %zu resamples); flagged when the CI excludes 1 and |ratio-1| "
-                   "> %g%%\n",
-                paths[0], paths[1], seed, eff_resamples, threshold_pct);
+        fprintf(f, "# A = %s, B = %s; per (cat, name): median span duration (us), ratio = B/A,\n", paths[0],
+                paths[1]);
+        fprintf(f, "# 95%% bootstrap CI of the ratio (seed %" PRIu64 ", %zu resamples); p_adj = p-value of a "
+                   "permutation test\n# (rank sum) of \"A and B are draws of one distribution\" (%zu random splits",
+                seed, eff_resamples, eff_resamples);
+        if (n_ext)
+            fprintf(f, "; up to %zu for %zu name%s near the cut", r_ext, n_ext, plural(n_ext));
+        if (n_normal)
+            fprintf(f, ";\n# for the %zu name%s with %d+ spans on each side, its normal approximation instead",
+                    n_normal, plural(n_normal), NORMAL_MIN);
+        if (correction)
+            fprintf(f, "),\n# Holm adjusted over the %zu name%s tested (family-wise error rate 5%%);\n"
+                       "# flagged when the CI excludes 1, p_adj <= 0.05 and |ratio-1| > %g%%\n",
+                    m, plural(m), threshold_pct);
+        else
+            fprintf(f, "), NOT adjusted\n# (--no-correction): each of the %zu name%s is tested alone;\n"
+                       "# flagged when the CI excludes 1 and |ratio-1| > %g%%\n",
+                    m, plural(m), threshold_pct);
         if (ma.partial || mb.partial)
             fprintf(f, "# PARTIAL: %s ended in an error; what was read before it is compared\n",
                     ma.partial && mb.partial ? "A and B each" : ma.partial ? "A" : "B");
-        fprintf(f, "%7s %7s %12s %12s %8s %17s  %-9s %s\n", "n_a", "n_b", "median_a", "median_b", "ratio", "ci95",
-                "verdict", "cat/name");
+        fprintf(f, "%7s %7s %12s %12s %8s %17s %10s  %-10s %s\n", "n_a", "n_b", "median_a", "median_b", "ratio",
+                "ci95", "p_adj", "verdict", "cat/name");
     }
     for (size_t i = 0; i < ng; i++) {
         struct group *gr = &g[i];
-        double meda = stint_an_quantile(gr->a, gr->na, 0.5), medb = stint_an_quantile(gr->b, gr->nb, 0.5);
-        const char *verdict;
-        double ratio = NAN, lo = NAN, hi = NAN;
-        if (!gr->na || !gr->nb)
-            verdict = !gr->na ? "only_b" : "only_a";
-        else if ((long)gr->na < min_samples || (long)gr->nb < min_samples)
-            verdict = "too_few";
-        else if (meda <= 0)
-            verdict = "zero_a";
-        else {
-            ratio = medb / meda;
-            size_t r = eff_resamples;
-            uint64_t st = seed ^ hash_bytes(gr->cat, gr->catn) ^ (hash_bytes(gr->name, gr->namen) * 3);
-            uint64_t ha = hash_durs(gr->a, gr->na), hb = hash_durs(gr->b, gr->nb);
-            if (ha == hb) /* the same durations on both sides: two streams still (one drew every ratio 1) */
-                hb = ~hb * 0x9E3779B97F4A7C15ull;
-            uint64_t sta = st ^ ha, stb = st ^ hb;
-            size_t used = 0;
-            for (size_t k = 0; k < r; k++) {
-                double ma_ = resample_median(gr->a, gr->na, scratch, &sta);
-                double mb_ = resample_median(gr->b, gr->nb, scratch, &stb);
-                /* a resample whose A median is 0 (zero-length spans) has no
-                 * finite ratio: +inf, or 1 when B's is 0 too; left out, the
-                 * interval shrank to the other resamples (a false "faster") */
-                ratios[used++] = ma_ > 0 ? mb_ / ma_ : mb_ > 0 ? INFINITY : 1.0;
-            }
-            stint_an_sort_f64(ratios, used);
-            lo = stint_an_quantile_f64(ratios, used, 0.025);
-            hi = stint_an_quantile_f64(ratios, used, 0.975);
-            if (lo > 1 && ratio > 1 + threshold) {
-                verdict = "slower";
-                regressions++;
-            } else if (hi < 1 && ratio < 1 - threshold) {
-                verdict = "faster";
-                improvements++;
-            } else
-                verdict = "no_change";
-        }
         if (o.json) {
             fprintf(f, "%s\n{\"cat\":", i ? "," : "");
             stint_out_json_str(f, gr->cat, gr->catn);
             fputs(",\"name\":", f);
             stint_out_json_str(f, gr->name, gr->namen);
-            fprintf(f, ",\"clock\":\"%s\",\"n_a\":%zu,\"n_b\":%zu,\"median_a_ns\":", gr->dev ? "device" : "host", gr->na,
-                    gr->nb);
+            fprintf(f, ",\"clock\":\"%s\",\"n_a\":%zu,\"n_b\":%zu,\"median_a_ns\":", gr->dev ? "device" : "host",
+                    gr->na, gr->nb);
             if (gr->na)
-                fprintf(f, "%.1f", meda);
+                fprintf(f, "%.1f", gr->meda);
             else
                 fputs("null", f);
             fputs(",\"median_b_ns\":", f);
             if (gr->nb)
-                fprintf(f, "%.1f", medb);
+                fprintf(f, "%.1f", gr->medb);
             else
                 fputs("null", f);
-            if (isnan(ratio))
+            if (isnan(gr->ratio))
                 fputs(",\"ratio\":null,\"ci95\":null", f);
-            else if (isnan(lo))
-                fprintf(f, ",\"ratio\":%.9g,\"ci95\":null", ratio);
+            else if (isnan(gr->lo))
+                fprintf(f, ",\"ratio\":%.9g,\"ci95\":null", gr->ratio);
             else { /* (an unbounded end, +inf, is null: JSON has no infinity) */
-                fprintf(f, ",\"ratio\":%.9g,\"ci95\":[", ratio);
-                fprintf(f, isinf(lo) ? "null," : "%.9g,", lo);
-                fprintf(f, isinf(hi) ? "null]" : "%.9g]", hi);
+                fprintf(f, ",\"ratio\":%.9g,\"ci95\":[", gr->ratio);
+                fprintf(f, isinf(gr->lo) ? "null," : "%.9g,", gr->lo);
+                fprintf(f, isinf(gr->hi) ? "null]" : "%.9g]", gr->hi);
             }
-            fprintf(f, ",\"verdict\":\"%s\"}", verdict);
+            if (gr->tested)
+                fprintf(f, ",\"p\":%.9g,\"p_adj\":%.9g,\"p_method\":\"%s\",\"permutations\":%zu", gr->p, gr->q,
+                        gr->normal ? "normal" : "permutation", gr->pr);
+            else
+                fputs(",\"p\":null,\"p_adj\":null,\"p_method\":null,\"permutations\":null", f);
+            fprintf(f, ",\"verdict\":\"%s\"}", gr->verdict);
         } else {
-            char b1[32], b2[32], ci[40];
-            if (isnan(lo))
+            char b1[32], b2[32], ci[40], rs[16], qs[16];
+            if (isnan(gr->lo))
                 snprintf(ci, sizeof ci, "-");
             else
-                snprintf(ci, sizeof ci, "[%.4f, %.4f]", lo, hi);
-            char rs[16];
-            if (isnan(ratio))
+                snprintf(ci, sizeof ci, "[%.4f, %.4f]", gr->lo, gr->hi);
+            if (isnan(gr->ratio))
                 snprintf(rs, sizeof rs, "-");
             else
-                snprintf(rs, sizeof rs, "%.4f", ratio);
-            fprintf(f, "%7zu %7zu %12s %12s %8s %17s  %-9s ", gr->na, gr->nb, stint_an_us_f(b1, meda),
-                    stint_an_us_f(b2, medb), rs, ci, verdict);
+                snprintf(rs, sizeof rs, "%.4f", gr->ratio);
+            if (gr->tested)
+                snprintf(qs, sizeof qs, "%.4g", gr->q);
+            else
+                snprintf(qs, sizeof qs, "-");
+            fprintf(f, "%7zu %7zu %12s %12s %8s %17s %10s  %-10s ", gr->na, gr->nb, stint_an_us_f(b1, gr->meda),
+                    stint_an_us_f(b2, gr->medb), rs, ci, qs, gr->verdict);
             /* the last column: cat/name escaped so one row stays one line */
             stint_out_text_str(f, gr->cat, gr->catn);
             if (gr->catn)
@@ -553,10 +834,25 @@ int stint_cmd_diff(int argc, char **argv)
         fprintf(stderr,
                 "stint diff: warning: no (cat, name) is in both inputs: nothing was compared (are the categories "
                 "the same? a marker log has none, a JSONL session's are span kinds)\n");
+    if (unresolved)
+        fprintf(stderr,
+                "stint diff: warning: %zu name%s unresolved: an interval excluding 1 and a change over the "
+                "threshold, but too few permutations to pass the correction: over %zu names it needs %zu, the "
+                "work bound (about 2e8 draws) allowed %zu; compare fewer names (--name, --cat, --min-samples)\n",
+                unresolved, plural(unresolved), m, need, r_unres);
     if (o.json)
-        fprintf(f, "],\n\"slower\":%d,\"faster\":%d,\"compared\":%zu}\n", regressions, improvements, both);
+        fprintf(f, "],\n\"slower\":%d,\"faster\":%d,\"held_back\":%zu,\"unresolved\":%zu,\"compared\":%zu}\n",
+                regressions, improvements, held, unresolved, both);
     else {
         fprintf(f, "# %d slower, %d faster", regressions, improvements);
+        if (held)
+            fprintf(f, "; %zu name%s with an interval excluding 1 and a change over the threshold did not "
+                       "pass the correction (p_adj > 0.05)",
+                    held, plural(held));
+        if (unresolved)
+            fprintf(f, "; %zu unresolved: the correction over %zu names needs %zu permutations, the work bound "
+                       "allowed %zu",
+                    unresolved, m, need, r_unres);
         size_t few = 0;
         for (size_t i = 0; i < ng; i++)
             if (g[i].na && g[i].nb && ((long)g[i].na < min_samples || (long)g[i].nb < min_samples))
@@ -566,12 +862,14 @@ int stint_cmd_diff(int argc, char **argv)
                     min_samples);
         putc('\n', f);
     }
-    free(scratch);
-    free(ratios);
     if (fflush(f) != 0)
         rc = 3;
     if (rc == 0 && fail_on_regression && regressions)
         rc = 4;
+out_boot:
+    free(scratch);
+    free(ratios);
+    free(pv);
 out:
     free(htab);
     free(g);
