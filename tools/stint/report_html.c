@@ -631,7 +631,9 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
                      ln->clock == STINT_CLOCK_DEVICE ? "inv" : "tid", ln->tid, ln->name ? " " : "",
                      ln->name ? stint_model_str(m, ln->name, NULL) : "",
                      ln->clock == STINT_CLOCK_DEVICE ? " (device clock, own origin)" : "");
-        } else if (tr->kind == STINT_TRACK_ASYNC)
+        } else if (tr->kind == STINT_TRACK_ASYNC && tr->scope == STINT_ASYNC_GLOBAL)
+            snprintf(lb, sizeof lb, "async %s (global id)", stint_model_str(m, tr->name, NULL));
+        else if (tr->kind == STINT_TRACK_ASYNC)
             snprintf(lb, sizeof lb, "async %s (pid %" PRId64 ")", stint_model_str(m, tr->name, NULL), tr->pid);
         else if (tr->kind == STINT_TRACK_PROCESS)
             snprintf(lb, sizeof lb, "process %" PRId64 " instants", tr->pid);
