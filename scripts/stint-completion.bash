@@ -22,7 +22,7 @@ _stint()
     memory) opts='--timeline --json --strict --format --time-range --help' ;;
     diff) opts='--threshold --fail-on-regression --seed --resamples --min-samples --no-correction --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
     convert) opts='-o --output --to --no-rebase --strict --format --help' ;;
-    report) opts='-o --output --step --title --max-slices --strict --format --help' ;;
+    report) opts='-o --output --step --columns --title --max-slices --strict --format --help' ;;
     *) return 0 ;;
     esac
     case "$prev" in

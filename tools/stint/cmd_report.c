@@ -12,8 +12,8 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: stint report IN -o OUT.html [--step NAME] [--title TEXT] [--max-slices N] [--strict]\n"
-    "                    [--format chrome|jsonl|markers]\n"
+    "usage: stint report IN -o OUT.html [--step NAME] [--columns N] [--title TEXT] [--max-slices N]\n"
+    "                    [--strict] [--format chrome|jsonl|markers]\n"
     "  one self-contained HTML file (no network, no external assets): a zoomable timeline per\n"
     "  lane, a flame graph, lane/name summary and step tables, and the scope notes\n";
 
@@ -21,9 +21,10 @@ int stint_cmd_report(int argc, char **argv)
 {
     struct stint_report_opts ro = {0};
     const char *out_path = NULL;
-    const char *max_slices = NULL;
+    const char *max_slices = NULL, *columns = NULL;
     const struct stint_cmd_extra ex[] = {{"--output", "-o", &out_path, NULL, 0},
                                          {"--step", NULL, &ro.step, NULL, 0},
+                                         {"--columns", NULL, &columns, NULL, 0},
                                          {"--title", NULL, &ro.title, NULL, 0},
                                          {"--max-slices", NULL, &max_slices, NULL, 0}};
     if (stint_cmd_take_extras("report", &argc, argv, ex, sizeof ex / sizeof ex[0]) == 2)
@@ -38,6 +39,12 @@ int stint_cmd_report(int argc, char **argv)
             return 2;
         }
         ro.max_slices = (size_t)n;
+    }
+    if (columns && stint_cmd_parse_columns(columns, &ro.step_columns) != 0) {
+        fprintf(stderr, "stint report: --columns: '%s': expected a whole number of step-table child columns "
+                        "(0 = all)\n",
+                columns);
+        return 2;
     }
     struct stint_cmd_opts o;
     const struct stint_cmd_spec spec = {"report", 0, "the report covers the whole trace (no filter is taken)",

@@ -36,17 +36,6 @@ static const char usage[] =
 
 #define DEFAULT_COLUMNS 8
 
-/* Parses --columns' value (stint_cmd_parse_u32); 0 means every name
- * (*out = SIZE_MAX). Returns 0, or -1. */
-static int parse_columns(const char *s, size_t *out)
-{
-    uint32_t v;
-    if (stint_cmd_parse_u32(s, &v) != 0)
-        return -1;
-    *out = v ? (size_t)v : SIZE_MAX;
-    return 0;
-}
-
 static void put_json_stats(FILE *f, struct stint_step_stats st)
 {
     char mb[64];
@@ -267,7 +256,7 @@ int stint_cmd_steps(int argc, char **argv)
         return 2;
     }
     size_t max_shown = DEFAULT_COLUMNS;
-    if (columns && parse_columns(columns, &max_shown) != 0) {
+    if (columns && stint_cmd_parse_columns(columns, &max_shown) != 0) {
         fprintf(stderr, "stint steps: --columns: '%s': expected a whole number of child columns (0 = all)\n",
                 columns);
         return 2;

@@ -318,3 +318,12 @@ int stint_cmd_parse_u32(const char *s, uint32_t *out)
     *out = (uint32_t)v;
     return 0;
 }
+
+int stint_cmd_parse_columns(const char *s, size_t *out)
+{
+    uint32_t v;
+    if (stint_cmd_parse_u32(s, &v) != 0)
+        return -1;
+    *out = v ? (size_t)v : SIZE_MAX;
+    return 0;
+}

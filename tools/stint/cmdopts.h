@@ -100,6 +100,11 @@ int stint_cmd_parse_some(int argc, char **argv, const char *usage, struct stint_
  * base prefix), at most UINT32_MAX. Returns 0, or -1 on anything else. */
 int stint_cmd_parse_u32(const char *s, uint32_t *out);
 
+/* Parses a --columns value (steps, report): a whole count as
+ * stint_cmd_parse_u32, 0 meaning every column (*out = SIZE_MAX). Returns 0,
+ * or -1. */
+int stint_cmd_parse_columns(const char *s, size_t *out);
+
 /* Reads o->path into m (initialised with flags) with o's reader options;
  * prints problems to stderr. Returns the reader's exit code (0, 1, 3). */
 int stint_cmd_load(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags);

@@ -192,18 +192,20 @@ static void td_stat(FILE *f, const struct stint_step_stats *x, int q)
                                        : stint_an_us(b, x->max_ns));
 }
 
-/* The steps section's text and table: the figures of `stint steps` with its
- * default --columns (the REPORT_STEP_COLUMNS child names with the most time,
- * then one "other (K names)" column, the union of the rest in each step), the
+/* The steps section's text and table: the figures of `stint steps` with
+ * --columns (columns child names with the most time, REPORT_STEP_COLUMNS when
+ * 0, SIZE_MAX all, then one "other (K names)" column, the union of the rest
+ * in each step), the
  * first REPORT_STEP_ROWS steps as rows, then min, median and max per clock
  * over all the steps of that clock. step is the name shown, glob the pattern
  * matched (the name itself when guessed). Linear in the input: nothing is
  * steps x names. Returns 0, or -1 when out of memory. */
-static int put_steps(FILE *f, const struct stint_model *m, const char *step, const char *glob, int guessed)
+static int put_steps(FILE *f, const struct stint_model *m, const char *step, const char *glob, int guessed,
+                     size_t columns)
 {
     struct stint_steps_sparse sr;
     struct stint_steps_stats st;
-    if (stint_steps_sparse_compute(&sr, m, glob, NULL, REPORT_STEP_COLUMNS) != 0)
+    if (stint_steps_sparse_compute(&sr, m, glob, NULL, columns ? columns : REPORT_STEP_COLUMNS) != 0)
         return -1;
     int64_t *row_v = calloc(sr.nshown ? sr.nshown : 1, sizeof *row_v); /* one step's shown unions */
     if (!row_v || stint_steps_stats_compute(&st, &sr) != 0) {
@@ -239,7 +241,7 @@ static int put_steps(FILE *f, const struct stint_model *m, const char *step, con
     if (nother)
         fprintf(f, "<p class=\"hint\">child columns: the %zu names with the most time over all steps (ties by "
                    "name); <b>%s</b> is the union, not the sum, of the other %zu names' intervals clipped to the "
-                   "step (<code>stint steps --columns 0</code> shows every name)</p>\n",
+                   "step (<code>--columns 0</code> shows every name)</p>\n",
                 sr.nshown, other_hdr, nother);
     fputs("<table><tr><th>step</th><th>clock</th><th>wall</th>", f);
     for (size_t r = 0; r < sr.nshown; r++) {
@@ -576,7 +578,7 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
     if (!step)
         fputs("<p class=\"hint\">no step spans (give --step NAME)</p>\n", f);
     else
-        steps_rc = put_steps(f, m, step, guessed ? guessed : step, guessed != NULL);
+        steps_rc = put_steps(f, m, step, guessed ? guessed : step, guessed != NULL, o->step_columns);
     free(guessed);
     if (steps_rc != 0)
         goto done;

@@ -18,6 +18,7 @@ struct stint_report_opts {
     const char *title;       /* NULL = input_path */
     const char *step;        /* step span name (glob); NULL = guess a root name containing "step" */
     size_t max_slices;       /* timeline cap; 0 = 200000 (the longest slices are kept) */
+    size_t step_columns;     /* the steps table's child columns; 0 = 8, SIZE_MAX = every name */
 };
 
 /* Writes the report for the finished model m to f, its lane and name tables
