@@ -102,7 +102,9 @@ typedef struct stint_loc {
  * stint_stats().spans_too_deep) but has a handle of its own: while it is
  * open, attributes have no recorded span to go to and are dropped (counted).
  * A handle names its own span only: ending it once that span has closed
- * (an outer span ended first) does nothing, whatever span has opened since. */
+ * (an outer span ended first) does nothing, whatever span has opened since
+ * (past the depth limit this holds up to 127 levels beyond it; deeper, a
+ * stale handle closes the span open at its level). */
 typedef struct stint_span {
     uint32_t token;
 } stint_span;
