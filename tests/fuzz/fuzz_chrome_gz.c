@@ -14,11 +14,13 @@
  *              neither lose, add nor reject a byte;
  *   mode odd:  the rest is used as the raw stream after a 1f 8b magic, so the
  *              decompressor itself sees hostile bytes.
- * Mode bits 3-7 also run whole commands on the file (output to /dev/null):
- * `stint summary --json`, `stint slices --json`, `stint timing`, `stint tree
- * --json`, `stint report -o -`, so the
- * analyses behind the readers see the same inputs. Their exit code must be
- * one of the documented 0, 1, 3. */
+ * Mode bits 3-7 also run whole commands on the file (output to /dev/null),
+ * two for each bit: `stint summary --json` and `stint steps --step '*'`,
+ * `stint slices --json` and `stint counters --json`, `stint timing` and
+ * `stint convert --to folded`, `stint tree --json` and `stint convert --to
+ * chrome`, `stint report -o -` and `stint diff` of the file with itself, so
+ * the analyses and writers behind the readers see the same inputs. Their
+ * exit code must be one of the documented 0, 1, 3. */
 #include "commands.h"
 #define FUZZ_GZIP
 #include "fuzz_common.h"
@@ -93,11 +95,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         stint_model_free(&p);
     }
     stint_model_free(&m);
-    static const struct fuzz_cmd cmds[] = {{8, stint_cmd_summary, {"summary", NULL, "--json", NULL, NULL}, 3},
-                                           {16, stint_cmd_slices, {"slices", NULL, "--json", NULL, NULL}, 3},
-                                           {32, stint_cmd_timing, {"timing", NULL, NULL, NULL, NULL}, 2},
-                                           {64, stint_cmd_tree, {"tree", NULL, "--json", NULL, NULL}, 3},
-                                           {128, stint_cmd_report, {"report", NULL, "-o", "-", NULL}, 4}};
+    static const struct fuzz_cmd cmds[] = {
+        {8, stint_cmd_summary, {"summary", NULL, "--json"}, 3},
+        {8, stint_cmd_steps, {"steps", NULL, "--step", "*"}, 4},
+        {16, stint_cmd_slices, {"slices", NULL, "--json"}, 3},
+        {16, stint_cmd_counters, {"counters", NULL, "--json"}, 3},
+        {32, stint_cmd_timing, {"timing", NULL}, 2},
+        {32, stint_cmd_convert, {"convert", NULL, "--to", "folded", "-o", "-"}, 6},
+        {64, stint_cmd_tree, {"tree", NULL, "--json"}, 3},
+        {64, stint_cmd_convert, {"convert", NULL, "--to", "chrome", "-o", "-"}, 6},
+        {128, stint_cmd_report, {"report", NULL, "-o", "-"}, 4},
+        {128, stint_cmd_diff, {"diff", NULL, "@", "--json", "--resamples", "200"}, 6}};
     fuzz_run_cmds(cmds, sizeof cmds / sizeof cmds[0], mode, path);
     return 0;
 }

@@ -132,11 +132,13 @@ static inline const char *fuzz_file_put(struct fuzz_file *f, const char *name, c
     return f->path;
 }
 
-/* A whole command run on the fuzzed file: argv[1] is replaced by the path. */
+/* A whole command run on the fuzzed file: argv[1] is replaced by the path,
+ * and so is any later argument "@" (a second input: `diff` of the file with
+ * itself). */
 struct fuzz_cmd {
     unsigned bit; /* run when mask & bit (0: always) */
     int (*run)(int, char **);
-    const char *argv[5];
+    const char *argv[7];
     int argc;
 };
 
@@ -156,10 +158,11 @@ static inline void fuzz_run_cmds(const struct fuzz_cmd *cmds, size_t n, unsigned
     for (size_t k = 0; k < n; k++) {
         if (cmds[k].bit && !(mask & cmds[k].bit))
             continue;
-        char *argv[5];
-        for (int i = 0; i < 5; i++)
-            argv[i] = (char *)(uintptr_t)cmds[k].argv[i];
-        argv[1] = (char *)(uintptr_t)path;
+        char *argv[7];
+        for (int i = 0; i < 7; i++) {
+            const char *a = cmds[k].argv[i];
+            argv[i] = (char *)(uintptr_t)(i == 1 || (a && !strcmp(a, "@")) ? path : a);
+        }
         int crc = cmds[k].run(cmds[k].argc, argv);
         fflush(stdout);
         if (crc != 0 && crc != 1 && crc != 3)

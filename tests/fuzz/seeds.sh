@@ -43,6 +43,10 @@ if [ -d "$corpus" ]; then
     add chrome_split "$f"
   done < <(find "$corpus/perfetto-json" "$corpus/speedscope" "$corpus/catapult" "$corpus/spec-examples" \
              "$corpus/seed-systems" -name '*.json' -print0 2>/dev/null)
+  # the seed systems' traces again with mode bits 3-7: every command of fuzz_chrome_gz runs on them
+  while IFS= read -r -d '' f; do
+    add chrome_gz "$f" '\370\000'
+  done < <(find "$corpus/seed-systems" -name '*.json' -print0 2>/dev/null)
   while IFS= read -r -d '' f; do
     add jsonl "$f"
     add chrome_gz "$f" '\004\000'
