@@ -4,8 +4,11 @@
  * The session reader sees the input whole in memory (fuzz_common.h). Then
  * the same bytes go to a memfd and through the commands that read JSONL
  * lines on their own (jsonl_scan.c): `stint memory` (table, timeline) and
- * `stint counters --json` (telemetry lines), output to /dev/null. Their exit
- * code must be one of the documented 0, 1, 3. The model is also read once
+ * `stint counters --json` (telemetry lines), and through `stint summary
+ * --json` (the records it counts but does not model) and `stint convert
+ * --to markers` and `--to jsonl` (the writers, from a session's span tree),
+ * output to /dev/null. Their exit code must be one of the documented 0, 1,
+ * 3. The model is also read once
  * with a span sink (as `stint summary` reads it), whose stream must keep the
  * sink's contract: per track, each level at most one above the previous
  * slice's, starts never going back, every thread-track slice streamed once. */
@@ -61,7 +64,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     const char *path = fuzz_file_put(&file, "stint-fuzz-jsonl", data, size);
     static const struct fuzz_cmd cmds[] = {{0, stint_cmd_memory, {"memory", NULL, NULL, NULL, NULL}, 2},
                                            {0, stint_cmd_memory, {"memory", NULL, "--timeline", "--json", NULL}, 4},
-                                           {0, stint_cmd_counters, {"counters", NULL, "--json", NULL, NULL}, 3}};
+                                           {0, stint_cmd_counters, {"counters", NULL, "--json", NULL, NULL}, 3},
+                                           {0, stint_cmd_summary, {"summary", NULL, "--json"}, 3},
+                                           {0, stint_cmd_convert, {"convert", NULL, "--to", "markers", "-o", "-"}, 6},
+                                           {0, stint_cmd_convert, {"convert", NULL, "--to", "jsonl", "-o", "-"}, 6}};
     fuzz_run_cmds(cmds, sizeof cmds / sizeof cmds[0], 0, path);
     return 0;
 }
