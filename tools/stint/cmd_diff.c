@@ -15,8 +15,10 @@
  * mean 5%); --no-correction drops the middle test. The smallest p-value R
  * permutations can give is 1 / (R + 1): a name whose p-value may be too
  * coarse to pass gets more (as many as the correction over m names needs,
- * 20 m, within a bound on the work), and one still too coarse is reported
- * `unresolved`, never silently passed or flagged. Everything is seeded
+ * 100 m, within a bound on the work), and one still too coarse is reported
+ * `unresolved`, never silently passed or flagged. From NORMAL_MIN spans on
+ * each side the test's normal approximation gives the p-value instead (no
+ * permutations). Everything is seeded
  * (--seed, the name, the data), so the same inputs always give the same
  * verdicts. With fewer than --min-samples spans on a side nothing is
  * claimed. --fail-on-regression makes a flagged slowdown exit 4 (for CI).
@@ -694,14 +696,14 @@ int stint_cmd_diff(int argc, char **argv)
     double lim = holm_lim(g, ng, m);
     size_t n_ext = 0, r_ext = 0; /* names given more permutations; the most one got */
     size_t n_normal = 0;         /* names whose p-value is the normal approximation's */
-    for (size_t i = 0; i < ng; i++)
+    for (size_t i = 0; i < ng; i++) {
         n_normal += g[i].tested && g[i].normal;
-    for (size_t i = 0; i < ng; i++)
         if (g[i].tested && g[i].pr > eff_resamples) {
             n_ext++;
             if (g[i].pr > r_ext)
                 r_ext = g[i].pr;
         }
+    }
     /* the verdicts: the interval excludes 1, the adjusted test passes and the
      * change exceeds the threshold; a name that would pass but for too few
      * permutations is `unresolved`, never silently no_change */
