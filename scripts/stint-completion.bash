@@ -4,7 +4,7 @@
 _stint()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands='timing slices summary tree steps counters memory diff convert report help'
+    local commands='timing slices summary tree steps counters memory diff convert report sizes help'
     COMPREPLY=()
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -23,6 +23,7 @@ _stint()
     diff) opts='--threshold --fail-on-regression --seed --resamples --min-samples --no-correction --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
     convert) opts='-o --output --to --no-rebase --strict --format --help' ;;
     report) opts='-o --output --step --columns --title --max-slices --strict --format --help' ;;
+    sizes) opts='--top --json --strict --pid --tid --cat --name --time-range --help' ;;
     *) return 0 ;;
     esac
     case "$prev" in
@@ -31,7 +32,7 @@ _stint()
     --time-unit) COMPREPLY=($(compgen -W 's ms us ns' -- "$cur")); return 0 ;;
     --to) COMPREPLY=($(compgen -W 'chrome folded jsonl markers otlp-json' -- "$cur")); return 0 ;;
     --output|--trace-out|-o) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
-    --cat|--columns|--depth|--fields|--gap|--max-slices|--min-dur|--min-samples|--name|--pid|--resamples|--seed|--step|--threshold|--tid|--time-key|--time-range|--title|--warmup) return 0 ;;
+    --cat|--columns|--depth|--fields|--gap|--max-slices|--min-dur|--min-samples|--name|--pid|--resamples|--seed|--step|--threshold|--tid|--time-key|--time-range|--title|--top|--warmup) return 0 ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -15,13 +15,15 @@
  *   mode odd:  the rest is used as the raw stream after a 1f 8b magic, so the
  *              decompressor itself sees hostile bytes.
  * Mode bits 3-7 also run whole commands on the file (output to /dev/null),
- * two for each bit: `stint summary --json` and `stint steps --step '*'`,
+ * two for each bit (three for the first): `stint summary --json`, `stint
+ * steps --step '*'` and `stint sizes --json --format chrome`,
  * `stint slices --json` and `stint counters --json`, `stint timing` and
  * `stint convert --to folded`, `stint tree --json` and `stint convert --to
  * chrome`, `stint report -o -` and `stint diff` of the file with itself, so
  * the analyses and writers behind the readers see the same inputs. Their
  * exit code must be one of the documented 0, 1, 3. */
 #include "commands.h"
+#include "sizes.h"
 #define FUZZ_GZIP
 #include "fuzz_common.h"
 
@@ -80,7 +82,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     struct stint_model m;
     if (stint_model_init(&m, STINT_MODEL_KEEP_ARGS) != 0)
         abort();
-    struct stint_read_opts o = {NULL, (mode >> 2) & 1, 1};
+    struct stint_read_opts o = {.strict = (mode >> 2) & 1, .quiet = 1};
     int rc = stint_read_trace(path, &m, &o);
     fuzz_check_model(&m, rc);
     if (whole && !(n >= 2 && body[0] == 0x1f && body[1] == 0x8b)) { /* (bytes with the magic would be gzip too) */
@@ -93,11 +95,26 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             p.instants.len != m.instants.len || p.dropped != m.dropped || p.partial != m.partial)
             abort();
         stint_model_free(&p);
+        if (m.format && !strcmp(m.format, "chrome-json")) { /* sizes (sizes.h) measures the same text both ways */
+            struct stint_model zg, zp;
+            if (stint_model_init(&zg, STINT_MODEL_SIZES) != 0 || stint_model_init(&zp, STINT_MODEL_SIZES) != 0)
+                abort();
+            int grc = stint_read_trace(path, &zg, &o), zrc = stint_read_trace(plainpath, &zp, &o);
+            const struct stint_sizes *a = zg.sizes, *b = zp.sizes;
+            if (grc != zrc || a->events != b->events || a->event_bytes != b->event_bytes ||
+                a->args_bytes != b->args_bytes || a->text_bytes != b->text_bytes || a->names.n != b->names.n ||
+                a->args_keys.n != b->args_keys.n || a->top_keys.n != b->top_keys.n || b->gzip_bytes ||
+                a->event_bytes + a->filtered_bytes > a->text_bytes || (grc == 0 && a->text_bytes != n))
+                abort();
+            stint_model_free(&zg);
+            stint_model_free(&zp);
+        }
     }
     stint_model_free(&m);
     static const struct fuzz_cmd cmds[] = {
         {8, stint_cmd_summary, {"summary", NULL, "--json"}, 3},
         {8, stint_cmd_steps, {"steps", NULL, "--step", "*"}, 4},
+        {8, stint_cmd_sizes, {"sizes", NULL, "--json", "--format", "chrome"}, 5},
         {16, stint_cmd_slices, {"slices", NULL, "--json"}, 3},
         {16, stint_cmd_counters, {"counters", NULL, "--json"}, 3},
         {32, stint_cmd_timing, {"timing", NULL}, 2},

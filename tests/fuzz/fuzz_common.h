@@ -83,7 +83,7 @@ static inline int fuzz_read_model_split(fuzz_reader_fn reader, const uint8_t *da
     stint_model_set_span_sink(m, sink, sink_ctx);
     if (split)
         stint_model_set_span_split(m, split);
-    struct stint_read_opts o = {NULL, strict, 1};
+    struct stint_read_opts o = {.strict = strict, .quiet = 1};
     int rc = reader(&in, m, &o);
     stint_input_close(&in);
     stint_model_finish(m);

@@ -62,7 +62,7 @@ static int read_chrome_bytes(const char *buf, size_t len, uint64_t repairs[STINT
     struct stint_model m;
     if (stint_model_init(&m, STINT_MODEL_KEEP_ARGS) != 0)
         return -1;
-    struct stint_read_opts o = {"chrome", 0, 1};
+    struct stint_read_opts o = {.format = "chrome", .quiet = 1};
     int rc = stint_read_trace(tmp_path, &m, &o);
     memcpy(repairs, m.repairs, sizeof m.repairs);
     snprintf(err, errcap, "%s", m.error ? m.error : "");

@@ -132,7 +132,7 @@ static void check_read(const char *path, const char *buf, size_t len, const char
     int torn = len > 0 && buf[len - 1] != '\n';
     struct stint_model m;
     REQUIRE(stint_model_init(&m, 0) == 0);
-    struct stint_read_opts o = {"jsonl", 0, 1};
+    struct stint_read_opts o = {.format = "jsonl", .quiet = 1};
     int rc = stint_read_trace(path, &m, &o);
     if (rc != 0 || m.error)
         fprintf(stderr, "%s: %zu bytes, rc %d: %s\n", what, len, rc, m.error ? m.error : "");

@@ -600,7 +600,7 @@ static void test_from_chrome_file(void)
     close(fd);
     struct stint_model m;
     REQUIRE(stint_model_init(&m, STINT_MODEL_KEEP_ARGS) == 0);
-    struct stint_read_opts o = {NULL, 0, 1};
+    struct stint_read_opts o = {.quiet = 1};
     CHECK_EQ_I64(stint_read_trace(path, &m, &o), 0);
     unlink(path);
     char *text = render(&m);

@@ -278,6 +278,8 @@ int stint_cmd_load_sink(const struct stint_cmd_opts *o, struct stint_model *m, u
     if (split && stint_threads_wanted() > 1)
         stint_model_set_span_split(m, split);
     struct stint_read_opts ro = {.format = o->format, .strict = o->strict};
+    if ((model_flags & STINT_MODEL_SIZES) && stint_filter_active(&o->filter))
+        ro.event_filter = &o->filter;
     int rc = stint_read_trace(o->path, m, &ro);
     stint_report_problems(stderr, o->path, m, rc);
     return rc;

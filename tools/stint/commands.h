@@ -25,6 +25,7 @@ STINT_CMD(memory);
 STINT_CMD(diff);
 STINT_CMD(convert);
 STINT_CMD(report);
+STINT_CMD(sizes);
 #undef STINT_CMD
 
 #endif

@@ -149,6 +149,11 @@ int stint_filter_slice(const struct stint_filter *f, const struct stint_model *m
     return 1;
 }
 
+int stint_filter_cat(const struct stint_filter *f, const char *cat)
+{
+    return !f->cat || cat_matches(f->cat, cat);
+}
+
 int stint_filter_name(const struct stint_filter *f, const char *name)
 {
     return !f->name_glob || fnmatch(f->name_glob, name, 0) == 0;

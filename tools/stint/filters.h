@@ -45,6 +45,8 @@ int stint_filter_arg(struct stint_filter *f, int argc, char **argv, int *i);
 
 /* Whether slice s passes; m must be finished. */
 int stint_filter_slice(const struct stint_filter *f, const struct stint_model *m, const struct stint_slice *s);
+/* Whether a category string passes --cat. */
+int stint_filter_cat(const struct stint_filter *f, const char *cat);
 /* Whether a name (a slice's, or a counter series') passes --name. */
 int stint_filter_name(const struct stint_filter *f, const char *name);
 /* Whether a point sample of process pid at ts passes (counters, instants). */

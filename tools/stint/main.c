@@ -34,6 +34,7 @@ static const struct command commands[] = {
     {"diff", stint_cmd_diff, "compare two traces per name with confidence intervals"},
     {"convert", stint_cmd_convert, "write Chrome JSON, JSONL, markers, folded stacks or OTLP JSON"},
     {"report", stint_cmd_report, "a self-contained HTML report"},
+    {"sizes", stint_cmd_sizes, "what a Chrome JSON trace's bytes are spent on, by phase, name and args key"},
 };
 
 static void usage(FILE *out)

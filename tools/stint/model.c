@@ -15,6 +15,7 @@
 #include "hmem.h"
 #include "nearsort.h"
 #include "selftrace.h"
+#include "sizes.h"
 #include "tsparse.h"
 #include "umap.h"
 
@@ -388,6 +389,10 @@ int stint_model_init(struct stint_model *m, unsigned flags)
     t->n = 1;
     m->open->global_track = STINT_NO_ID;
     m->open->next_synthetic = 0;
+    if ((flags & STINT_MODEL_SIZES) && !(m->sizes = stint_sizes_new())) {
+        stint_model_free(m);
+        return -1;
+    }
     return 0;
 }
 
@@ -522,6 +527,8 @@ int64_t stint_model_slice_pid(const struct stint_model *m, const struct stint_sl
 
 void stint_model_free(struct stint_model *m)
 {
+    stint_sizes_free(m->sizes);
+    m->sizes = NULL;
     intern_free(m->strings);
     if (m->open)
         open_free(m->open);
@@ -2412,6 +2419,8 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
     }
     for (size_t i = 0; i < ss->n; i++)
         smap[i] = stint_model_intern(dst, ss->ents[i].s, ss->ents[i].len);
+    if (dst->sizes && src->sizes)
+        stint_sizes_merge(dst->sizes, src->sizes, smap);
     /* src's pieces are freed as soon as they are copied: joining the halves
      * of a big file then needs little more memory than the two halves */
     intern_free(src->strings);

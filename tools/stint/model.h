@@ -308,6 +308,7 @@ enum {
     STINT_MODEL_KEEP_ARGS = 1u << 0,    /* keep slice args (slices, convert, report) */
     STINT_MODEL_KEEP_SAMPLES = 1u << 1, /* keep every counter sample (counters) */
     STINT_MODEL_LEAN = 1u << 2,         /* X spans as 12-byte records, streamed to the sink (summary) */
+    STINT_MODEL_SIZES = 1u << 3,        /* Chrome events are measured into m->sizes, not modelled (sizes.h) */
 };
 
 struct stint_model;
@@ -355,6 +356,7 @@ struct stint_span_split {
 
 struct stint_intern; /* string table, model.c */
 struct stint_lean;   /* lean span records, model_lean.c */
+struct stint_sizes;  /* the byte tally, sizes.h */
 struct stint_origins; /* where some slices came from, model.c */
 struct stint_open;   /* open B stacks, model.c */
 
@@ -392,6 +394,7 @@ struct stint_model {
     int finished;
     const char *format;    /* "chrome-json", "jsonl", "markers" (static) */
     struct stint_lean *lean;  /* STINT_MODEL_LEAN records until finish */
+    struct stint_sizes *sizes; /* STINT_MODEL_SIZES: the byte tally (sizes.h) */
     struct stint_origins *origins; /* stint_model_slice_thread / _pid (made on first use) */
     stint_span_sink span_sink;
     void *span_sink_ctx;

@@ -30,6 +30,8 @@
 
 #include "json.h"
 #include "json_shape.h"
+#include "filters.h"
+#include "sizes.h"
 #include "tsparse.h"
 
 #include <stdlib.h>
@@ -1665,6 +1667,113 @@ enum {
     "no \"traceEvents\" array in the object (expected a Chrome JSON trace: an array of events, or an object "   \
     "with a \"traceEvents\" array)"
 
+/* ---- sizes mode (STINT_MODEL_SIZES, sizes.h): events measured, not modelled ---- */
+
+/* The model's id for a key stint_json_string found at k (kn raw bytes,
+ * escaped when esc), unescaped. */
+static uint32_t key_id(struct creader *r, const char *k, size_t kn, int esc)
+{
+    if (esc) {
+        char *b = scratch(r, kn);
+        kn = stint_json_unescape(k, kn, b);
+        k = b;
+    }
+    return stint_model_intern(r->m, k, kn);
+}
+
+/* An event's pid or tid as add_event resolves it (resolve_pid/_tid), without
+ * counting a repair: add_event never sees a measured event. */
+static int64_t peek_id(struct creader *r, const struct span *sp, int is_tid, int64_t pid)
+{
+    if (!sp->set)
+        return is_tid ? pid : 0;
+    int64_t v;
+    if (span_i64(r, sp, &v) == 0 || (!sp->str && integral_number(sp->s, sp->n, &v)))
+        return is_tid && v == 0 ? pid : v;
+    uint32_t id = intern_span(r, sp);
+    return is_tid ? stint_model_synthetic_tid(r->m, pid, id) : stint_model_synthetic_pid(r->m, id);
+}
+
+/* Whether an event passes the filters (filters.h), read as a slice of its
+ * own: its pid and tid, cat, name, and [ts, ts + dur) (dur 0 when it has
+ * none) overlapping --time-range; an event without a valid ts fails a range.
+ * --min-dur is refused before reading (cmd_sizes.c). */
+static int size_pass(struct creader *r, const struct event *e, const struct stint_filter *f)
+{
+    struct stint_model *m = r->m;
+    if (f->has_pid || f->has_tid) {
+        int64_t pid = peek_id(r, &e->pid, 0, 0);
+        if (f->has_pid && pid != f->pid)
+            return 0;
+        if (f->has_tid && peek_id(r, &e->tid, 1, pid) != f->tid)
+            return 0;
+    }
+    if (f->cat && !stint_filter_cat(f, stint_model_str(m, intern_span(r, &e->cat), NULL)))
+        return 0;
+    if (f->name_glob && !stint_filter_name(f, stint_model_str(m, intern_span(r, &e->name), NULL)))
+        return 0;
+    if (f->has_range) {
+        int64_t ts, dur = 0;
+        if (!e->ts.set || parse_time(r, &e->ts, &ts) != 0)
+            return 0;
+        if (e->dur.set && (parse_time(r, &e->dur, &dur) != 0 || dur < 0))
+            dur = 0;
+        int64_t end = dur > INT64_MAX - ts ? INT64_MAX : ts + dur;
+        if (ts >= f->t1 || end < f->t0 || (end == f->t0 && dur > 0))
+            return 0;
+    }
+    return 1;
+}
+
+/* Counts each member of the object whose text is [a, b) (parse_event has
+ * checked its syntax) by key: into the event keys (args 0) or the args
+ * keys (args 1). */
+static void size_members(struct creader *r, const char *a, const char *b, int args)
+{
+    struct stint_sizes *z = r->m->sizes;
+    struct stint_json j = {.p = a + 1, .end = b, .flags = STINT_JSON_TRAILING_COMMA | STINT_JSON_CONTROL_CHARS,
+                           .at_eof = 1};
+    for (;;) {
+        int c = stint_json_ws(&j);
+        if (c == ',') {
+            j.p++;
+            continue;
+        }
+        if (c != '"')
+            return;
+        const char *k0 = j.p, *k;
+        size_t kn;
+        int kesc;
+        if (stint_json_string(&j, &k, &kn, &kesc) != STINT_JSON_OK || stint_json_ws(&j) != ':')
+            return;
+        j.p++;
+        stint_json_ws(&j);
+        if (stint_json_skip(&j) != STINT_JSON_OK)
+            return;
+        uint32_t key = key_id(r, k, kn, kesc);
+        if (args)
+            stint_sizes_arg_key(z, key, (uint64_t)(j.p - k0));
+        else
+            stint_sizes_event_key(z, key, (uint64_t)(j.p - k0));
+    }
+}
+
+/* Measures the event whose text is [a, b) into the model's tally. */
+static void size_event(struct creader *r, const struct event *e, const char *a, const char *b)
+{
+    struct stint_sizes *z = r->m->sizes;
+    uint64_t bytes = (uint64_t)(b - a), ab = e->args_a ? (uint64_t)(e->args_b - e->args_a) : 0;
+    if (r->o && r->o->event_filter && !size_pass(r, e, r->o->event_filter)) {
+        z->filtered_events++;
+        z->filtered_bytes += bytes;
+        return;
+    }
+    stint_sizes_event(z, intern_span(r, &e->ph), intern_span(r, &e->cat), intern_span(r, &e->name), bytes, ab);
+    size_members(r, a, b, 0);
+    if (e->args_a)
+        size_members(r, e->args_a, e->args_b, 1);
+}
+
 static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj)
 {
     struct stint_model *m = r->m;
@@ -1794,7 +1903,9 @@ static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj
             j->p = save;
         if (rc != STINT_JSON_OK)
             return rc;
-        if (key_is(k, kn, "metadata") && *v0 == '{')
+        if (m->sizes)
+            stint_sizes_top_key(m->sizes, stint_model_intern(m, k, kn), (uint64_t)(j->p - save));
+        else if (key_is(k, kn, "metadata") && *v0 == '{')
             walk_args(r, v0, j->p, "json_metadata", sink_metadata, NULL);
         else if (key_is(k, kn, "systemTraceEvents") && !(*v0 == '"' && j->p - v0 == 2))
             /* Perfetto reads this ftrace text (or Fuchsia object) as a trace of its own */
@@ -1825,7 +1936,10 @@ static int step(struct creader *r, struct stint_json *j, int *state, int *in_obj
                 int rc = parse_event(j, &e, &r->hints);
                 if (rc != STINT_JSON_OK)
                     return rc;
-                add_event(r, &e, at);
+                if (m->sizes)
+                    size_event(r, &e, at, j->p);
+                else
+                    add_event(r, &e, at);
                 *state = S_EV_NEXT;
                 if (ws_fast(j) != ',')
                     return STINT_JSON_OK;
@@ -1950,6 +2064,7 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
     if (boundary_ok)
         *boundary_ok = 0;
     struct stint_json j = {.flags = STINT_JSON_TRAILING_COMMA | STINT_JSON_CONTROL_CHARS};
+    uint64_t from = in->base; /* (sizes: the bytes this part goes over) */
     /* skip a UTF-8 BOM */
     if (in->len >= 3 && (unsigned char)in->buf[0] == 0xEF && (unsigned char)in->buf[1] == 0xBB &&
         (unsigned char)in->buf[2] == 0xBF)
@@ -1995,6 +2110,8 @@ int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, cons
         }
         ehints_window(&r.hints, in);
     }
+    if (m->sizes)
+        m->sizes->text_bytes += offset_of(&r, in->buf + pos) - from;
     tokenizer_repair(m, STINT_REPAIR_TRAILING_COMMA, j.trailing_commas, r.first_tc, r.seq_tc,
                      "trailing comma before the closing bracket here, inside an event or its args");
     tokenizer_repair(m, STINT_REPAIR_CONTROL_CHAR, j.control_chars, r.first_cc, r.seq_cc,

@@ -7,6 +7,7 @@
  * anything starting with '[' or '{' otherwise is Chrome JSON.
  */
 #include "readers.h"
+#include "sizes.h"
 #include "selftrace.h"
 
 #include <sched.h>
@@ -436,8 +437,14 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
                              "or a log with [STRACE] records in its first %zu bytes; --format names the format)",
                              path, in.len);
         rc = 1;
+    } else if ((m->flags & STINT_MODEL_SIZES) && strcmp(fmt, "chrome")) {
+        stint_model_fail(m, "%s: a %s: sizes measures Chrome JSON only (expected '[' or '{' of a Chrome trace)",
+                         path, !strcmp(fmt, "jsonl") ? "JSONL session" : "marker log");
+        rc = 2;
     } else if (!strcmp(fmt, "chrome")) {
         rc = -1;
+        if (m->sizes && in.gz)
+            m->sizes->gzip_bytes = in.file_size;
         uint64_t size = in.file_size; /* gzip: the decompressed size, from the trailer */
         if (in.gz && size >= 18) {
             unsigned char t[4];

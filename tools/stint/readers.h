@@ -15,10 +15,13 @@
 
 #include <stdio.h>
 
+struct stint_filter;
 struct stint_read_opts {
     const char *format; /* NULL = detect; else "chrome", "jsonl", "markers" */
     int strict;         /* repairs are errors (exit 1) */
     int quiet;          /* no progress / warnings on stderr */
+    /* STINT_MODEL_SIZES: the events measured are those that pass this (NULL: all) */
+    const struct stint_filter *event_filter;
 };
 
 /* Reads path ("-" = stdin) into m (initialised by the caller) and finishes

@@ -1,0 +1,341 @@
+/*
+ * cmd_sizes.c - `stint sizes FILE`: what a Chrome JSON trace's bytes are
+ * spent on, so that whoever writes the trace sees what makes it large.
+ *
+ * The reader measures each event's text instead of modelling it (sizes.h):
+ * rows by phase, by (cat, name), by key of the event objects and by
+ * top-level key of their args objects, and the trace object's keys other
+ * than traceEvents. Every byte count is of
+ * the text as written (inflated, for gzip); the bytes outside events are
+ * the rest: those keys, whitespace, commas and brackets. Percentages are of
+ * the whole text read. Rows come sorted by bytes (then events, then text);
+ * the text output shows the first --top of each list (default 20, 0 = all),
+ * --json gives them all.
+ */
+#include "cmdopts.h"
+#include "commands.h"
+#include "model.h"
+#include "sizes.h"
+#include "textout.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: stint sizes FILE [--top N] [--json] [--strict] [--pid N] [--tid N] [--cat C] [--name GLOB]\n"
+    "                   [--time-range A:B]\n"
+    "  what a Chrome JSON trace's bytes are spent on: bytes and events by phase, by\n"
+    "  (cat, name), by key of the events and by top-level key of their args objects, as\n"
+    "  written (inflated, for gzip). The text shows the top N rows of each list (default\n"
+    "  20, 0 = all); --json gives every row.\n";
+
+struct sort_ctx {
+    const struct stint_model *m;
+    const struct stint_size_row *rows;
+    int two; /* rows keyed by (cat, name): compare name, then cat */
+};
+
+static struct sort_ctx g_sort; /* (qsort has no context argument) */
+
+static int str_cmp(const struct stint_model *m, uint32_t a, uint32_t b)
+{
+    size_t na, nb;
+    const char *sa = stint_model_str(m, a, &na), *sb = stint_model_str(m, b, &nb);
+    int c = memcmp(sa, sb, na < nb ? na : nb);
+    return c ? c : (na > nb) - (na < nb);
+}
+
+/* Most bytes first, then most events, then by text: a total order. */
+static int row_cmp(const void *pa, const void *pb)
+{
+    const struct stint_size_row *a = &g_sort.rows[*(const size_t *)pa], *b = &g_sort.rows[*(const size_t *)pb];
+    if (a->bytes != b->bytes)
+        return a->bytes < b->bytes ? 1 : -1;
+    if (a->events != b->events)
+        return a->events < b->events ? 1 : -1;
+    int c = str_cmp(g_sort.m, g_sort.two ? a->b : a->a, g_sort.two ? b->b : b->a);
+    return c || !g_sort.two ? c : str_cmp(g_sort.m, a->a, b->a);
+}
+
+/* The rows' indexes in report order; NULL when out of memory (or no rows). */
+static size_t *sorted(const struct stint_model *m, const struct stint_size_table *t, int two)
+{
+    size_t *ix = malloc((t->n ? t->n : 1) * sizeof *ix);
+    if (!ix)
+        return NULL;
+    for (size_t i = 0; i < t->n; i++)
+        ix[i] = i;
+    g_sort = (struct sort_ctx){m, t->rows, two};
+    qsort(ix, t->n, sizeof *ix, row_cmp);
+    return ix;
+}
+
+static double pct(uint64_t part, uint64_t whole)
+{
+    return whole ? 100.0 * (double)part / (double)whole : 0.0;
+}
+
+/* The phases a name's events had, as "X" or "B,E" (a '+' for any past the
+ * first 63 phases seen); returns the width of the text written (not json). */
+static size_t put_phases(FILE *f, const struct stint_model *m, const struct stint_sizes *z, uint64_t bits, int json)
+{
+    int first = 1;
+    size_t w = 0;
+    for (size_t k = 0; k < 63 && k < z->phases.n; k++) {
+        if (!(bits >> k & 1))
+            continue;
+        size_t n;
+        const char *s = stint_model_str(m, z->phases.rows[k].a, &n);
+        if (json) {
+            fputs(first ? "" : ",", f);
+            stint_out_json_str(f, s, n);
+        } else {
+            fputs(first ? "" : ",", f);
+            stint_out_text_str(f, s, n);
+            w += (first ? 0u : 1u) + stint_out_text_len(s, n);
+        }
+        first = 0;
+    }
+    if (bits >> 63 & 1) {
+        if (json)
+            fprintf(f, "%s\"+\"", first ? "" : ",");
+        else
+            fputs(first ? "+" : ",+", f);
+        w += first ? 1u : 2u;
+    }
+    return w;
+}
+
+static void put_json_rows(FILE *f, const struct stint_model *m, const struct stint_sizes *z,
+                          const struct stint_size_table *t, const size_t *ix, int kind)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        const struct stint_size_row *r = &t->rows[ix[i]];
+        size_t n;
+        const char *s;
+        fputs(i ? ",\n  {" : "\n  {", f);
+        switch (kind) {
+        case 0: /* phases */
+            s = stint_model_str(m, r->a, &n);
+            fputs("\"ph\":", f);
+            stint_out_json_str(f, s, n);
+            fprintf(f, ",\"events\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"args_bytes\":%" PRIu64 "}", r->events,
+                    r->bytes, r->args_bytes);
+            break;
+        case 1: /* names */
+            s = stint_model_str(m, r->a, &n);
+            fputs("\"cat\":", f);
+            stint_out_json_str(f, s, n);
+            s = stint_model_str(m, r->b, &n);
+            fputs(",\"name\":", f);
+            stint_out_json_str(f, s, n);
+            fputs(",\"phases\":[", f);
+            put_phases(f, m, z, r->phases, 1);
+            fprintf(f, "],\"events\":%" PRIu64 ",\"bytes\":%" PRIu64 ",\"args_bytes\":%" PRIu64 "}", r->events,
+                    r->bytes, r->args_bytes);
+            break;
+        default: /* event keys (events), args keys (objects), top-level keys */
+            s = stint_model_str(m, r->a, &n);
+            fputs("\"key\":", f);
+            stint_out_json_str(f, s, n);
+            if (kind == 2)
+                fprintf(f, ",\"events\":%" PRIu64, r->events);
+            else if (kind == 3)
+                fprintf(f, ",\"objects\":%" PRIu64, r->events);
+            fprintf(f, ",\"bytes\":%" PRIu64 "}", r->bytes);
+            break;
+        }
+    }
+}
+
+static void put_json(FILE *f, const struct stint_model *m, const struct stint_sizes *z, size_t *const ix[5])
+{
+    uint64_t outside = z->text_bytes - z->event_bytes - z->filtered_bytes;
+    fputs("{\"schema\":\"stint.sizes/1\",\"scope\":{\"bytes\":\"of the text as written (inflated, for gzip): an "
+          "event from its '{' to its '}', an args member from its key's '\\\"' to its value's end\","
+          "\"outside_bytes\":\"the trace object's other keys, whitespace, commas and brackets; when partial, the "
+          "text the error cut short\"},\n",
+          f);
+    fprintf(f,
+            "\"text_bytes\":%" PRIu64 ",\"gzip_bytes\":%" PRIu64 ",\"events\":%" PRIu64 ",\"event_bytes\":%" PRIu64
+            ",\"args_bytes\":%" PRIu64 ",\"outside_bytes\":%" PRIu64 ",\"filtered_events\":%" PRIu64
+            ",\"filtered_bytes\":%" PRIu64 ",\"partial\":%s,\n",
+            z->text_bytes, z->gzip_bytes, z->events, z->event_bytes, z->args_bytes, outside, z->filtered_events,
+            z->filtered_bytes, m->partial ? "true" : "false");
+    static const char *const lists[5] = {"phases", "names", "event_keys", "args_keys", "top_keys"};
+    const struct stint_size_table *t[5] = {&z->phases, &z->names, &z->event_keys, &z->args_keys, &z->top_keys};
+    for (int k = 0; k < 5; k++) {
+        fprintf(f, "\"%s\":[", lists[k]);
+        put_json_rows(f, m, z, t[k], ix[k], k);
+        fputs(k < 4 ? "],\n" : "]}\n", f);
+    }
+}
+
+/* "top N of M" or "all M" for a list's heading. */
+static void put_count(FILE *f, size_t shown, size_t n)
+{
+    if (shown < n)
+        fprintf(f, "top %zu of %zu", shown, n);
+    else
+        fprintf(f, "%zu", n);
+}
+
+static void put_text(FILE *f, const struct stint_model *m, const struct stint_sizes *z, size_t *const ix[5],
+                     size_t top, const char *path)
+{
+    uint64_t whole = z->text_bytes, outside = z->text_bytes - z->event_bytes - z->filtered_bytes;
+    fprintf(f, "# %s: %" PRIu64 " bytes of JSON text", path, whole);
+    if (z->gzip_bytes)
+        fprintf(f, " (inflated from %" PRIu64 " bytes of gzip)", z->gzip_bytes);
+    fprintf(f, "%s\n", m->partial ? " - PARTIAL input: the text up to the error" : "");
+    fputs("# bytes: of the text as written; an event from its '{' to its '}'; an args member from its key's\n"
+          "# '\"' to its value's end; percentages of the whole text\n",
+          f);
+    fprintf(f, "events   %12" PRIu64 " bytes %5.1f%%  in %" PRIu64 " event%s (%.1f bytes each); args objects %" PRIu64
+               " bytes (%.1f%%)\n",
+            z->event_bytes, pct(z->event_bytes, whole), z->events, z->events == 1 ? "" : "s",
+            z->events ? (double)z->event_bytes / (double)z->events : 0.0, z->args_bytes, pct(z->args_bytes, whole));
+    if (z->filtered_events)
+        fprintf(f, "filtered %12" PRIu64 " bytes %5.1f%%  in %" PRIu64 " event%s the filters left out (in no row)\n",
+                z->filtered_bytes, pct(z->filtered_bytes, whole), z->filtered_events,
+                z->filtered_events == 1 ? "" : "s");
+    fprintf(f, "outside  %12" PRIu64 " bytes %5.1f%%  the trace object's other keys, whitespace, commas, brackets%s\n",
+            outside, pct(outside, whole), m->partial ? "; the text the error cut short" : "");
+
+    size_t lim;
+    fprintf(f, "\n## by phase\n%-4s%12s %12s %7s %12s %12s\n", "ph", "events", "bytes", "% text", "bytes/event",
+            "args bytes");
+    for (size_t i = 0; i < z->phases.n; i++) {
+        const struct stint_size_row *r = &z->phases.rows[ix[0][i]];
+        size_t n, w;
+        const char *s = stint_model_str(m, r->a, &n);
+        stint_out_text_str(f, s, n);
+        w = stint_out_text_len(s, n);
+        fprintf(f, "%*s%12" PRIu64 " %12" PRIu64 " %6.1f%% %12.1f %12" PRIu64 "\n", (int)(w < 4 ? 4 - w : 0), "",
+                r->events, r->bytes, pct(r->bytes, whole), (double)r->bytes / (double)r->events, r->args_bytes);
+    }
+
+    lim = top && top < z->names.n ? top : z->names.n;
+    fputs("\n## by name: ", f);
+    put_count(f, lim, z->names.n);
+    fprintf(f, " (cat, name) by bytes\n%12s %7s %10s %12s %12s  %-6s  %s\n", "bytes", "% text", "events",
+            "bytes/event", "args bytes", "ph", "cat / name");
+    for (size_t i = 0; i < lim; i++) {
+        const struct stint_size_row *r = &z->names.rows[ix[1][i]];
+        fprintf(f, "%12" PRIu64 " %6.1f%% %10" PRIu64 " %12.1f %12" PRIu64 "  ", r->bytes, pct(r->bytes, whole),
+                r->events, (double)r->bytes / (double)r->events, r->args_bytes);
+        size_t w = put_phases(f, m, z, r->phases, 0);
+        fprintf(f, "%*s", (int)(w < 6 ? 6 - w : 0) + 2, "");
+        size_t n;
+        const char *s = stint_model_str(m, r->a, &n);
+        if (n) {
+            stint_out_text_str(f, s, n);
+            fputs(" / ", f);
+        }
+        s = stint_model_str(m, r->b, &n);
+        if (n)
+            stint_out_text_str(f, s, n);
+        else
+            fputs("\"\" (no name)", f);
+        fputc('\n', f);
+    }
+
+    if (z->event_keys.n) {
+        lim = top && top < z->event_keys.n ? top : z->event_keys.n;
+        fputs("\n## event keys: ", f);
+        put_count(f, lim, z->event_keys.n);
+        fprintf(f, " (members of event objects, args included) by bytes\n%12s %7s %10s %12s  %s\n", "bytes",
+                "% text", "events", "bytes/event", "key");
+        for (size_t i = 0; i < lim; i++) {
+            const struct stint_size_row *r = &z->event_keys.rows[ix[2][i]];
+            size_t n;
+            const char *s = stint_model_str(m, r->a, &n);
+            fprintf(f, "%12" PRIu64 " %6.1f%% %10" PRIu64 " %12.1f  ", r->bytes, pct(r->bytes, whole), r->events,
+                    (double)r->bytes / (double)r->events);
+            stint_out_text_str(f, s, n);
+            fputc('\n', f);
+        }
+    }
+    if (z->args_keys.n) {
+        lim = top && top < z->args_keys.n ? top : z->args_keys.n;
+        fputs("\n## args keys: ", f);
+        put_count(f, lim, z->args_keys.n);
+        fprintf(f, " (top-level members of args objects) by bytes\n%12s %7s %10s %13s  %s\n", "bytes", "% text",
+                "objects", "bytes/object", "key");
+        for (size_t i = 0; i < lim; i++) {
+            const struct stint_size_row *r = &z->args_keys.rows[ix[3][i]];
+            size_t n;
+            const char *s = stint_model_str(m, r->a, &n);
+            fprintf(f, "%12" PRIu64 " %6.1f%% %10" PRIu64 " %13.1f  ", r->bytes, pct(r->bytes, whole), r->events,
+                    (double)r->bytes / (double)r->events);
+            stint_out_text_str(f, s, n);
+            fputc('\n', f);
+        }
+    }
+    if (z->top_keys.n) {
+        lim = top && top < z->top_keys.n ? top : z->top_keys.n;
+        fputs("\n## trace object keys other than traceEvents: ", f);
+        put_count(f, lim, z->top_keys.n);
+        fprintf(f, "\n%12s %7s  %s\n", "bytes", "% text", "key");
+        for (size_t i = 0; i < lim; i++) {
+            const struct stint_size_row *r = &z->top_keys.rows[ix[4][i]];
+            size_t n;
+            const char *s = stint_model_str(m, r->a, &n);
+            fprintf(f, "%12" PRIu64 " %6.1f%%  ", r->bytes, pct(r->bytes, whole));
+            stint_out_text_str(f, s, n);
+            fputc('\n', f);
+        }
+    }
+}
+
+int stint_cmd_sizes(int argc, char **argv)
+{
+    const char *top_s = NULL;
+    const struct stint_cmd_extra ex[] = {{"--top", NULL, &top_s, NULL, 0}};
+    int rc = stint_cmd_take_extras("sizes", &argc, argv, ex, 1);
+    if (rc >= 0)
+        return rc;
+    const struct stint_cmd_spec spec = {
+        "sizes", STINT_FILT_PID | STINT_FILT_TID | STINT_FILT_CAT | STINT_FILT_NAME | STINT_FILT_RANGE | STINT_TAKES_JSON,
+        "sizes measures events as written, before any B/E matching gives them a duration (the filters here are "
+        "--pid, --tid, --cat, --name and --time-range)",
+        "sizes prints a text table, or JSON with --json", "chrome",
+        "sizes measures Chrome JSON; a JSONL session or a marker log is one record per line"};
+    struct stint_cmd_opts o;
+    rc = stint_cmd_parse_spec(argc, argv, usage, &o, &spec);
+    if (rc >= 0)
+        return rc;
+    uint32_t top = 20;
+    if (top_s && stint_cmd_parse_u32(top_s, &top) != 0) {
+        fprintf(stderr, "stint sizes: --top: '%s': expected a whole count (0 = every row)\n", top_s);
+        return 2;
+    }
+    struct stint_model m;
+    rc = stint_cmd_load(&o, &m, STINT_MODEL_SIZES);
+    if (stint_no_report(rc, &m) || !m.sizes) {
+        stint_model_free(&m);
+        return rc ? rc : 3;
+    }
+    const struct stint_sizes *z = m.sizes;
+    size_t *ix[5] = {sorted(&m, &z->phases, 0), sorted(&m, &z->names, 1), sorted(&m, &z->event_keys, 0),
+                     sorted(&m, &z->args_keys, 0), sorted(&m, &z->top_keys, 0)};
+    if (!ix[0] || !ix[1] || !ix[2] || !ix[3] || !ix[4]) {
+        fprintf(stderr, "stint sizes: out of memory\n");
+        rc = 3;
+    } else {
+        FILE *f = stdout;
+        static char obuf[1 << 18];
+        setvbuf(f, obuf, _IOFBF, sizeof obuf);
+        if (o.json)
+            put_json(f, &m, z, ix);
+        else
+            put_text(f, &m, z, ix, top, o.path);
+        if (stint_cmd_close_out("sizes", f, "stdout"))
+            rc = 3;
+    }
+    for (int k = 0; k < 5; k++)
+        free(ix[k]);
+    stint_model_free(&m);
+    return rc;
+}
