@@ -20,11 +20,12 @@ int stint_write_otlp(const struct stint_model *m, FILE *out, char *err, size_t e
 
 static const char usage[] =
     "usage: stint convert IN -o OUT --to chrome|folded|jsonl|markers|otlp-json [--no-rebase]\n"
-    "                     [--strict] [--format chrome|jsonl|markers]\n"
+    "                     [--time-range A:B] [--strict] [--format chrome|jsonl|markers]\n"
     "  chrome   Chrome Trace Event JSON, strictly nested per track (improperly overlapping\n"
     "           spans move to an extra track, counted), ts rebased, us with 3 decimals\n"
     "  folded   'a;b;c <self ns>' stacks for flamegraph tools and speedscope\n"
     "  jsonl    a stint/session/1 session;  markers  [STRACE] v=1 lines\n"
+    "  --time-range A:B  (chrome) only what overlaps [A, B), cut to it: a trace a viewer can open\n"
     "  OUT '-' writes to stdout\n";
 
 /* Folded: a warning before a huge output is written (it grows with the
@@ -77,6 +78,13 @@ static void report(const char *to, const char *out_path, const struct stint_writ
         fprintf(stderr, " (device-clock ts by %s%" PRId64 " ns)", st->device_origin_ns > 0 ? "-" : "+",
                 st->device_origin_ns > 0 ? st->device_origin_ns : -st->device_origin_ns);
     fputc('\n', stderr);
+    if (st->window_out || st->clipped || st->window_flows || st->carried_samples)
+        fprintf(stderr,
+                "stint convert: --time-range: %" PRIu64 " slice(s) and counter sample(s) outside it left out, %" PRIu64
+                " span(s) cut at its edges (args \"stint_clipped\"), %" PRIu64
+                " flow arrow(s) left out (an end outside it or on a span cut at its start), %" PRIu64
+                " counter value(s) carried to its start\n",
+                st->window_out, st->clipped, st->window_flows, st->carried_samples);
     if (st->moved_overlap)
         fprintf(stderr,
                 "stint convert: %" PRIu64 " span(s) overlapped their parent improperly and moved to an extra "
@@ -126,11 +134,18 @@ int stint_cmd_convert(int argc, char **argv)
     if (stint_cmd_take_extras("convert", &argc, argv, ex, sizeof ex / sizeof ex[0]) == 2)
         return 2;
     struct stint_cmd_opts o;
-    const struct stint_cmd_spec spec = {"convert", 0, "convert writes the whole trace (no filter is taken)",
+    const struct stint_cmd_spec spec = {"convert", STINT_FILT_RANGE,
+                                        "convert writes the whole trace, or with --to chrome the part a "
+                                        "--time-range window overlaps (no other filter is taken)",
                                         "convert writes the format --to names", NULL, NULL};
     int rc = stint_cmd_parse_spec(argc, argv, usage, &o, &spec);
     if (rc >= 0)
         return rc;
+    if (o.filter.has_range && to && strcmp(to, "chrome")) {
+        fprintf(stderr, "stint convert: --time-range applies to --to chrome only (the window is cut from the "
+                        "Chrome output, whose spans say where they were cut)\n");
+        return 2;
+    }
     if (!to || !out_path) {
         fprintf(stderr, "stint convert: %s is required\n", !to ? "--to FORMAT" : "-o OUT");
         fputs(usage, stderr);
@@ -171,6 +186,11 @@ int stint_cmd_convert(int argc, char **argv)
     struct stint_write_stats st;
     memset(&st, 0, sizeof st);
     struct stint_write_opts wo = {.rebase = rebase, .before_write = folded_size_warning};
+    if (o.filter.has_range) {
+        wo.window = 1;
+        wo.t0 = o.filter.t0;
+        wo.t1 = o.filter.t1;
+    }
     uint64_t bad0 = stint_out_bad_utf8();
     int wr;
     if (otlp) {

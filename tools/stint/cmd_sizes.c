@@ -192,17 +192,17 @@ static void put_text(FILE *f, const struct stint_model *m, const struct stint_si
     fputs("# bytes: of the text as written; an event from its '{' to its '}'; an args member from its key's\n"
           "# '\"' to its value's end; percentages of the whole text\n",
           f);
-    fprintf(f, "events   %12" PRIu64 " bytes %5.1f%%  in %" PRIu64 " event%s (%.1f bytes each); args objects %" PRIu64
-               " bytes (%.1f%%)\n",
-            z->event_bytes, pct(z->event_bytes, whole), z->events, z->events == 1 ? "" : "s",
-            z->events ? (double)z->event_bytes / (double)z->events : 0.0, z->args_bytes, pct(z->args_bytes, whole));
+    fprintf(f, "%-9s%12s %7s %10s %12s\n", "", "bytes", "% text", "events", "bytes/event");
+    fprintf(f, "events   %12" PRIu64 " %6.1f%% %10" PRIu64 " %12.1f\n", z->event_bytes, pct(z->event_bytes, whole),
+            z->events, z->events ? (double)z->event_bytes / (double)z->events : 0.0);
+    fprintf(f, "  args   %12" PRIu64 " %6.1f%%  their args objects (part of the events' bytes)\n", z->args_bytes,
+            pct(z->args_bytes, whole));
     if (z->filtered_events)
-        fprintf(f, "filtered %12" PRIu64 " bytes %5.1f%%  in %" PRIu64 " event%s the filters left out (in no row)\n",
+        fprintf(f, "filtered %12" PRIu64 " %6.1f%% %10" PRIu64 " %12.1f  (left out by the filters: in no row)\n",
                 z->filtered_bytes, pct(z->filtered_bytes, whole), z->filtered_events,
-                z->filtered_events == 1 ? "" : "s");
-    fprintf(f, "outside  %12" PRIu64 " bytes %5.1f%%  the trace object's other keys, whitespace, commas, brackets%s\n",
-            outside, pct(outside, whole), m->partial ? "; the text the error cut short" : "");
-
+                (double)z->filtered_bytes / (double)z->filtered_events);
+    fprintf(f, "outside  %12" PRIu64 " %6.1f%%  the trace object's other keys, whitespace, commas, brackets%s\n",
+            outside, pct(outside, whole), m->partial ? ";\n                               the text the error cut short" : "");
     size_t lim;
     fprintf(f, "\n## by phase\n%-4s%12s %12s %7s %12s %12s\n", "ph", "events", "bytes", "% text", "bytes/event",
             "args bytes");

@@ -71,9 +71,13 @@ static void put_str(FILE *f, const struct stint_model *m, uint32_t id)
     stint_out_json_str(f, s, n);
 }
 
-static void put_args(FILE *f, const struct stint_model *m, const struct stint_slice *s)
+/* The slice's args; clip (CLIP_START | CLIP_END) adds "stint_clipped"
+ * saying where a window cut it. */
+#define CLIP_START 1u
+#define CLIP_END 2u
+static void put_args(FILE *f, const struct stint_model *m, const struct stint_slice *s, unsigned clip)
 {
-    if (!s->nargs)
+    if (!s->nargs && !clip)
         return;
     fputs(",\"args\":{", f);
     for (uint32_t k = 0; k < s->nargs; k++) {
@@ -90,6 +94,9 @@ static void put_args(FILE *f, const struct stint_model *m, const struct stint_sl
         putc(':', f);
         stint_put_arg_json(f, m, a);
     }
+    if (clip)
+        fprintf(f, "%s\"stint_clipped\":\"%s\"", s->nargs ? "," : "",
+                clip == (CLIP_START | CLIP_END) ? "start,end" : clip == CLIP_START ? "start" : "end");
     putc('}', f);
 }
 
@@ -232,6 +239,13 @@ struct placed {
 };
 #define NOT_FIRST 1u
 #define NOT_LAST 2u
+#define CUT 4u /* outside the window, or cut at its start: no arrow binds to its start */
+
+/* Where slice s starts in the output: at the window's start when it began before. */
+static inline int64_t written_ts(const struct stint_write_opts *o, const struct stint_slice *s)
+{
+    return o && o->window && s->ts_ns < o->t0 ? o->t0 : s->ts_ns;
+}
 
 /* Pops spans that ended by ts (a zero-length span at ts stays open, as the
  * readers nest a same-ts instant under it). */
@@ -401,27 +415,59 @@ static void put_flow_event(FILE *out, const struct stint_model *m, struct subtra
  * (stint_put_meta_rest): its clock anchors of ts 0 moved by the rebase, so
  * that unix times computed from the output stay the same. */
 static void put_metadata(FILE *out, const struct stint_model *m, const struct stint_origins *org, int has_dev,
-                         uint64_t moved)
+                         const struct stint_write_opts *o, const struct stint_write_stats *st)
 {
     const char *fmt = m->format ? m->format : "unknown";
     int64_t origin = org->host;
-    /* (device_origin_ns only where device-clock lanes were written) */
-    const struct stint_meta_own own[] = {{"schema", "stint/convert/1", 0},
-                                         {"source_format", fmt, 0},
-                                         {"origin_ns", NULL, origin},
-                                         {"moved_overlap_spans", NULL, (int64_t)moved},
-                                         {"device_origin_ns", NULL, org->device}};
+    /* (device_origin_ns only where device-clock lanes were written; the
+     * window's keys only with a window) */
+    struct stint_meta_own own[8] = {{"schema", "stint/convert/1", 0},
+                                    {"source_format", fmt, 0},
+                                    {"origin_ns", NULL, origin},
+                                    {"moved_overlap_spans", NULL, (int64_t)st->moved_overlap}};
+    size_t nown = 4;
+    if (has_dev)
+        own[nown++] = (struct stint_meta_own){"device_origin_ns", NULL, org->device};
+    if (o && o->window) {
+        own[nown++] = (struct stint_meta_own){"window_start_ns", NULL, o->t0};
+        own[nown++] = (struct stint_meta_own){"window_end_ns", NULL, o->t1};
+        own[nown++] = (struct stint_meta_own){"clipped_spans", NULL, (int64_t)st->clipped};
+    }
     fputs("\n],\n\"metadata\":{", out);
-    for (size_t k = 0; k < sizeof own / sizeof own[0] - !has_dev; k++) {
+    for (size_t k = 0; k < nown; k++) {
         fprintf(out, "%s\"%s\":", k ? "," : "", own[k].key);
         if (own[k].sval)
             stint_out_json_str(out, own[k].sval, strlen(own[k].sval));
         else
             fprintf(out, "%" PRId64, own[k].ival);
     }
-    const struct stint_meta_rest r = {own, sizeof own / sizeof own[0], NULL, 0, origin};
+    const struct stint_meta_rest r = {own, nown, NULL, 0, origin};
     stint_put_meta_rest(out, m, &r);
     fputs("}}\n", out);
+}
+
+/* A counter sample as a C event at ts (rebased), after sep. */
+static void put_sample(FILE *out, const struct stint_model *m, const struct stint_counter_sample *cs, int64_t ts,
+                       struct pid_memo *pm, const char *sep)
+{
+    const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, cs->series);
+    size_t nl;
+    const char *nm = stint_model_str(m, c->name, &nl);
+    /* series "<event name> <arg key>": split at the last space */
+    const char *sp = memrchr(nm, ' ', nl);
+    size_t en = sp ? (size_t)(sp - nm) : nl;
+    fprintf(out, "%s{\"ph\":\"C\",\"pid\":", sep);
+    put_pid(out, m, c->pid, STINT_NO_ID, pm);
+    fputs(",\"tid\":0,\"ts\":", out);
+    stint_put_us3(out, ts);
+    fputs(",\"name\":", out);
+    stint_out_json_str(out, nm, en);
+    fputs(",\"args\":{", out);
+    if (sp)
+        stint_out_json_str(out, sp + 1, nl - en - 1);
+    else
+        fputs("\"value\"", out);
+    fprintf(out, ":%.17g}}", cs->value);
 }
 
 int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
@@ -487,14 +533,39 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
             fprintf(out, ",\"args\":{\"sort_index\":%d}}", l->sort_index);
         }
     }
+    int win = o && o->window;
     for (size_t i = 0; i < n; i++) {
         const struct stint_slice *s = stint_model_slice(m, i);
         const struct stint_track *t = stint_model_track_at(m, s->track);
-        int64_t ts = s->ts_ns - stint_slice_origin(m, s, &org);
+        int64_t s_ts = s->ts_ns, s_dur = s->dur_ns; /* as written: cut to the window */
+        unsigned clip = 0;
+        if (win) {
+            int64_t e = s->dur_ns < 0 ? INT64_MAX : s->ts_ns + s->dur_ns;
+            if (s->ts_ns >= o->t1 || e < o->t0 || (e == o->t0 && s->dur_ns > 0)) { /* (filters.h's overlap) */
+                st->window_out++;
+                if (pl) {
+                    pl[i].sub = STINT_NO_ID;
+                    pl[i].flags = CUT;
+                }
+                continue;
+            }
+            if (s->ts_ns < o->t0) {
+                s_ts = o->t0;
+                clip |= CLIP_START;
+            }
+            if (s->dur_ns >= 0 && e > o->t1) {
+                e = o->t1;
+                clip |= CLIP_END;
+            }
+            if (s->dur_ns >= 0)
+                s_dur = e - s_ts;
+            st->clipped += clip != 0;
+        }
+        int64_t ts = s_ts - stint_slice_origin(m, s, &org);
         if (t->kind == STINT_TRACK_THREAD) {
             const struct stint_lane *l = stint_model_lane_at(m, t->lane);
             struct subtrack *sv = subs[t->lane];
-            int64_t end = s->dur_ns < 0 ? INT64_MAX : s->ts_ns + s->dur_ns;
+            int64_t end = s_dur < 0 ? INT64_MAX : s_ts + s_dur;
             size_t k = 0;
             for (;; k++) {
                 if (k == nsubs[t->lane]) {
@@ -507,11 +578,11 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
                     sv[k].last = STINT_NO_ID;
                     nsubs[t->lane] = k + 1;
                 }
-                sub_pop(&sv[k], s->ts_ns);
+                sub_pop(&sv[k], s_ts);
                 /* an unfinished span (B without E) has no end to overlap its
                  * parent with: it stays where the readers nest it, and stays
                  * open on the track to its end, as it does in the model */
-                if (sv[k].n == 0 || sv[k].st[sv[k].n - 1].end_ns >= end || s->dur_ns < 0)
+                if (sv[k].n == 0 || sv[k].st[sv[k].n - 1].end_ns >= end || s_dur < 0)
                     break;
             }
             /* a reader nests it under the span open on its track: another
@@ -519,12 +590,12 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
              * (JSONL parent ids) or moved to an extra track */
             if (k == 0 && (sv[0].n ? sv[0].st[sv[0].n - 1].idx : STINT_NO_ID) != s->parent)
                 st->reparented++;
-            if (sub_push(&sv[k], end, s->dur_ns, (uint32_t)i) != 0)
+            if (sub_push(&sv[k], end, s_dur, (uint32_t)i) != 0)
                 goto oom;
             if (pl) {
                 pl[i].sub = (uint32_t)k;
-                pl[i].flags = 0;
-                if (sv[k].last != STINT_NO_ID && stint_model_slice(m, sv[k].last)->ts_ns == s->ts_ns) {
+                pl[i].flags = clip & CLIP_START ? CUT : 0;
+                if (sv[k].last != STINT_NO_ID && written_ts(o, stint_model_slice(m, sv[k].last)) == s_ts) {
                     pl[sv[k].last].flags |= NOT_LAST;
                     pl[i].flags |= NOT_FIRST;
                 }
@@ -541,36 +612,40 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
                     sv[k].named = 1;
                 }
             }
-            const char *ph = s->flags & STINT_SLICE_INSTANT ? "i" : s->dur_ns < 0 ? "B" : "X";
+            const char *ph = s->flags & STINT_SLICE_INSTANT ? "i" : s_dur < 0 ? "B" : "X";
             fprintf(out, "%s{\"ph\":\"%s\",", SEP(), ph);
             put_lane_ids(out, m, l, sv[k].tid);
             fputs(",\"ts\":", out);
             stint_put_us3(out, ts);
             if (ph[0] == 'X') {
                 fputs(",\"dur\":", out);
-                stint_put_us3(out, s->dur_ns);
+                stint_put_us3(out, s_dur);
             } else if (ph[0] == 'i')
                 fputs(",\"s\":\"t\"", out);
         } else if (t->kind == STINT_TRACK_ASYNC) {
-            if (pl)
+            if (pl) {
                 pl[i].sub = STINT_NO_ID;
+                pl[i].flags = 0;
+            }
             const char *ph = s->flags & STINT_SLICE_INSTANT ? "n" : "b";
             fprintf(out, "%s{\"ph\":\"%s\",", SEP(), ph);
             put_async_at(out, m, t, s, ts, &pm);
         } else {
-            if (pl)
+            if (pl) {
                 pl[i].sub = STINT_NO_ID;
+                pl[i].flags = 0;
+            }
             fprintf(out, "%s{\"ph\":\"i\",\"s\":\"%s\",\"pid\":", SEP(), t->kind == STINT_TRACK_GLOBAL ? "g" : "p");
             put_pid(out, m, t->kind == STINT_TRACK_GLOBAL ? (int64_t)0 : t->pid, STINT_NO_ID, &pm);
             fputs(",\"tid\":0,\"ts\":", out);
             stint_put_us3(out, ts);
         }
-        if (s->tts_ns != STINT_TS_NONE) {
+        if (s->tts_ns != STINT_TS_NONE && !clip) { /* (a cut span's thread time is not known) */
             fputs(",\"tts\":", out);
             stint_put_us3(out, s->tts_ns);
         }
         if (s->tdur_ns != STINT_TS_NONE && !(s->flags & STINT_SLICE_INSTANT) && s->dur_ns >= 0 &&
-            t->kind == STINT_TRACK_THREAD) {
+            t->kind == STINT_TRACK_THREAD && !clip) {
             fputs(",\"tdur\":", out);
             stint_put_us3(out, s->tdur_ns);
         }
@@ -580,11 +655,11 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
         }
         fputs(",\"name\":", out);
         put_str(out, m, s->name);
-        put_args(out, m, s);
+        put_args(out, m, s, clip);
         putc('}', out);
-        if (t->kind == STINT_TRACK_ASYNC && !(s->flags & STINT_SLICE_INSTANT) && s->dur_ns >= 0) {
+        if (t->kind == STINT_TRACK_ASYNC && !(s->flags & STINT_SLICE_INSTANT) && s_dur >= 0) {
             fputs(",\n{\"ph\":\"e\",", out);
-            put_async_at(out, m, t, s, ts + s->dur_ns, &pm);
+            put_async_at(out, m, t, s, ts + s_dur, &pm);
             if (s->cat) {
                 fputs(",\"cat\":", out);
                 put_str(out, m, s->cat);
@@ -597,6 +672,11 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
     }
     for (size_t k = 0; k < m->flows.len; k++) {
         const struct stint_flow *fl = &STINT_BA_AT(&m->flows, struct stint_flow, k);
+        if (win && ((fl->slice_out < n && (pl[fl->slice_out].flags & CUT)) ||
+                    (fl->slice_in < n && (pl[fl->slice_in].flags & CUT)))) {
+            st->window_flows++;
+            continue;
+        }
         const char *bp = flow_binding(m, pl, fl);
         if (!bp) {
             st->skipped_flows++;
@@ -606,31 +686,39 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
         put_flow_event(out, m, subs, pl, fl->slice_in, ",\n", 'f', bp, k + 1, &org);
         st->flows++;
     }
+    if (win && m->samples.len) { /* each series' value at the window's start: its last sample before */
+        size_t *carry = malloc(m->counters.len * sizeof *carry);
+        if (!carry)
+            goto oom;
+        for (size_t c = 0; c < m->counters.len; c++)
+            carry[c] = SIZE_MAX;
+        for (size_t k = 0; k < m->samples.len; k++) {
+            const struct stint_counter_sample *cs = &STINT_BA_AT(&m->samples, struct stint_counter_sample, k);
+            size_t *c = &carry[cs->series];
+            if (cs->ts_ns < o->t0 &&
+                (*c == SIZE_MAX || STINT_BA_AT(&m->samples, struct stint_counter_sample, *c).ts_ns <= cs->ts_ns))
+                *c = k; /* (at one ts the last sample is the value from then on) */
+        }
+        for (size_t c = 0; c < m->counters.len; c++)
+            if (carry[c] != SIZE_MAX) {
+                put_sample(out, m, &STINT_BA_AT(&m->samples, struct stint_counter_sample, carry[c]),
+                           o->t0 - org.host, &pm, SEP());
+                st->carried_samples++;
+            }
+        free(carry);
+    }
     for (size_t k = 0; k < m->samples.len; k++) {
         const struct stint_counter_sample *cs = &STINT_BA_AT(&m->samples, struct stint_counter_sample, k);
-        const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, cs->series);
-        size_t nl;
-        const char *nm = stint_model_str(m, c->name, &nl);
-        /* series "<event name> <arg key>": split at the last space */
-        const char *sp = memrchr(nm, ' ', nl);
-        size_t en = sp ? (size_t)(sp - nm) : nl;
-        fprintf(out, "%s{\"ph\":\"C\",\"pid\":", SEP());
-        put_pid(out, m, c->pid, STINT_NO_ID, &pm);
-        fputs(",\"tid\":0,\"ts\":", out);
-        stint_put_us3(out, cs->ts_ns - org.host);
-        fputs(",\"name\":", out);
-        stint_out_json_str(out, nm, en);
-        fputs(",\"args\":{", out);
-        if (sp)
-            stint_out_json_str(out, sp + 1, nl - en - 1);
-        else
-            fputs("\"value\"", out);
-        fprintf(out, ":%.17g}}", cs->value);
+        if (win && (cs->ts_ns < o->t0 || cs->ts_ns >= o->t1)) {
+            st->window_out++;
+            continue;
+        }
+        put_sample(out, m, cs, cs->ts_ns - org.host, &pm, SEP());
     }
     if (m->counters.len && !m->samples.len)
         st->skipped_counters = m->counters.len; /* model kept aggregates only */
 #undef SEP
-    put_metadata(out, m, &org, has_dev, st->moved_overlap);
+    put_metadata(out, m, &org, has_dev, o, st);
     for (size_t i = 0; i < nlanes; i++) {
         for (size_t k = 0; subs[i] && k < nsubs[i]; k++)
             free(subs[i][k].st);

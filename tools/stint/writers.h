@@ -39,6 +39,11 @@ struct stint_write_stats {
     uint64_t kind_changed;       /* spans whose category is not function, op or module (span_kind
                                     function instead) */
     uint64_t unfinished_written; /* unfinished spans written (a span_start without span_end) */
+    /* Chrome with a window (stint_write_opts.window) */
+    uint64_t window_out;         /* slices and counter samples outside the window, not written */
+    uint64_t clipped;            /* slices cut at the window's start or end (args "stint_clipped") */
+    uint64_t window_flows;       /* flow arrows left out: an end outside the window or on a slice cut at its start */
+    uint64_t carried_samples;    /* counter values carried to the window's start (a series' last sample before it) */
     /* folded */
     uint64_t zero_spans;         /* spans of zero length: no weight, so in no line of their own */
     uint64_t est_bytes;          /* the output's size, known before it is written */
@@ -51,6 +56,12 @@ struct stint_write_opts {
      * output; NULL: none */
     void (*before_write)(const struct stint_write_stats *st, void *ctx);
     void *ctx;
+    /* Chrome: write only what overlaps [t0, t1) (trace ns, each lane in its
+     * own clock, as filters.h's --time-range): slices cut to the window
+     * keep their place in the nesting and say so in their args, counters
+     * start with the value each series had at t0; 0: everything */
+    int window;
+    int64_t t0, t1;
 };
 
 /* Chrome Trace Event JSON (object form): M names and sort indexes, X spans
@@ -61,7 +72,12 @@ struct stint_write_opts {
  * moved_overlap. Each flow arrow between thread-track slices is written so
  * that it binds to the same two slices again, or counted in skipped_flows
  * (an end on an async track, an arrow back in time, or slices sharing the
- * end's start both before and after it). */
+ * end's start both before and after it). With o->window, slices that do not
+ * overlap the window are left out and the others cut to it (an unfinished
+ * span stays a B, at the window's start when it began before); an arrow is
+ * written only when both its slices start inside the window; each counter
+ * series first gets its last value before the window, at the window's
+ * start; every count is in st. */
 int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
                        struct stint_write_stats *st);
 /* Folded stacks ("a;b;c <self ns>", one line per call path with self > 0),
