@@ -5,7 +5,9 @@
 # "stint_clipped" where it was), none other; flow arrows only between slices
 # that start inside it; counter series starting with the value they had at A.
 # Windows: edges inside long spans, inside a B/E pair, inside an async slice,
-# open on either side, and one that holds nothing. Traces: one made here
+# open on either side, and one that holds nothing. --split-every: every file
+# is that cut for its window, and the files are those of the windows that
+# something overlaps. Traces: one made here
 # with every kind of slice, and, when ../shared is present, a generated one.
 set -euo pipefail
 STINT=${STINT_BIN:?}
@@ -134,26 +136,109 @@ for w in 1500000:3550000 1015000:1050000 2050000:2051000 :2000000 4500000: 99999
   check "$T/made.json" "$w"
 done
 # flows: an arrow is kept only when both its spans start inside the window
-"$STINT" convert "$T/made.json" -o "$T/cut.json" --to chrome --time-range 1500000:3550000 2>"$T/err" >/dev/null
+"$STINT" convert "$T/made.json" -o "$T/cut.json" --to chrome --time-range 1500000:3400000 2>"$T/err" >/dev/null
 python3 - "$T/cut.json" <<'PY' || fail=1
 import json, sys
 ev = json.load(open(sys.argv[1]))["traceEvents"]
 s = [e for e in ev if e["ph"] == "s"]
 f = [e for e in ev if e["ph"] == "f"]
-# arrows k start at k*300+20 us and end at k*300+110 us: inside [1500, 3550) for k = 5..11
+# arrows k start at k*300+20 us and end at k*300+110 us: inside [1500, 3400) for k = 5..10 (11's
+# end is past it)
 ts = sorted(round(e["ts"]) for e in s)
-want = [k * 300 + 20 for k in range(5, 12)]
+want = [k * 300 + 20 for k in range(5, 11)]
 if ts != want or len(f) != len(s):
     print("FAIL: flow arrows in the window:", ts, "expected", want, len(f))
     sys.exit(1)
 PY
-grep -q "flow arrow(s) left out" "$T/err" || { echo "FAIL: left-out arrows not reported"; cat "$T/err"; fail=1; }
+grep -q " 1 flow arrow(s) across its edge left out" "$T/err" ||
+  { echo "FAIL: the arrow across the window's end is not reported"; cat "$T/err"; fail=1; }
 # a window on a format other than chrome, and a bad window, are refused
 for to in folded jsonl markers; do
   if "$STINT" convert "$T/made.json" -o "$T/x" --to $to --time-range 0:1 2>/dev/null; then
     echo "FAIL: --to $to took --time-range"; fail=1
   fi
 done
+
+# --split-every: one file per window of D that something overlaps, each the same cut as --time-range
+# gives for its window, named OUT-NNNNN by window index; windows with nothing get no file
+split_check() { # split_check FILE D(ns) [--time-range A:B]
+  local f=$1 d=$2; shift 2
+  rm -rf "$T/split"; mkdir "$T/split"
+  if ! "$STINT" convert "$f" -o "$T/split/p.json" --to chrome --split-every "$d" --no-rebase "$@" 2>"$T/err"; then
+    echo "FAIL: split $(basename "$f") $d $*"; cat "$T/err"; fail=1; return
+  fi
+  "$STINT" slices "$f" --json >"$T/whole.s" 2>/dev/null || true
+  for p in "$T"/split/p-*.json; do "$STINT" slices "$p" --json >"$p.s" 2>/dev/null || true; done
+  if ! python3 - "$T" "$d" "$f" "$@" <<'PY'
+import collections, glob, json, os, sys
+T, d = sys.argv[1], int(sys.argv[2])
+rng = sys.argv[5] if len(sys.argv) > 5 else ":"
+whole = json.load(open(T + "/whole.s"))["slices"]
+src = json.load(open(sys.argv[3]))
+src = src["traceEvents"] if isinstance(src, dict) else src
+from decimal import Decimal
+samples = [int(Decimal(str(e["ts"])) * 1000) for e in src if e.get("ph") == "C"]
+INF = 2**63 - 1
+ends = [(s["ts_ns"], INF if s["dur_ns"] < 0 else s["ts_ns"] + s["dur_ns"]) for s in whole]
+# the extent: first start to past the last end (an unfinished span's start, a sample)
+lo = min([a for a, _ in ends] + samples)
+hi = max([b for _, b in ends if b < INF] + [a for a, _ in ends] + samples) + 1
+a, b = rng.split(":")
+lo = max(lo, int(a)) if a else lo
+hi = min(hi, int(b)) if b else hi
+def overlaps(ts, end, t0, t1):
+    return not (ts >= t1 or end < t0 or (end == t0 and end > ts))
+want_files = set()
+for ts, end in ends + [(t, t) for t in samples]:
+    if not overlaps(ts, end, lo, hi):
+        continue
+    last = min(end - 1 if end > ts else end, hi - 1)
+    for k in range((max(ts, lo) - lo) // d, (last - lo) // d + 1):
+        want_files.add("p-%05d.json" % k)
+got_files = {os.path.basename(p) for p in glob.glob(T + "/split/p-*.json")}
+bad = 0
+if want_files - got_files or got_files - want_files:
+    print("  files: missing", sorted(want_files - got_files)[:5], "extra", sorted(got_files - want_files)[:5])
+    bad = 1
+for name in sorted(got_files):
+    meta = json.load(open(T + "/split/" + name))["metadata"]
+    t0, t1 = meta["window_start_ns"], meta["window_end_ns"]
+    k = int(name[2:-5])
+    if t0 != lo + k * d or t1 != min(lo + (k + 1) * d, hi):
+        print("  window of", name, t0, t1); bad = 1
+    want = collections.Counter()
+    for s in whole:
+        ts, dur = s["ts_ns"], s["dur_ns"]
+        end = 2**63 - 1 if dur < 0 else ts + dur
+        if not overlaps(ts, end, t0, t1):
+            continue
+        c0 = max(ts, t0)
+        cut = ts < t0 or (dur >= 0 and end > t1)
+        want[(s["track"], s["name"], c0, dur if dur < 0 else min(end, t1) - c0, cut)] += 1
+    got = collections.Counter((s["track"], s["name"], s["ts_ns"], s["dur_ns"],
+                               any(x["key"] == "args.stint_clipped" for x in s.get("args", [])))
+                              for s in json.load(open(T + "/split/" + name + ".s"))["slices"])
+    if want != got:
+        print("  ", name, "differs: want-only", list((want - got).items())[:3], "got-only", list((got - want).items())[:3])
+        bad = 1
+sys.exit(bad)
+PY
+  then
+    echo "FAIL: split $(basename "$f") every $d ns $*"; fail=1
+  else
+    echo "ok: split $(basename "$f") every $d ns $*: $(ls "$T"/split/p-*.json | wc -l) files"
+  fi
+}
+split_check "$T/made.json" 1000000
+split_check "$T/made.json" 333333 --time-range 1500000:3000000
+split_check "$T/made.json" 7000000
+if "$STINT" convert "$T/made.json" -o - --to chrome --split-every 1ms 2>/dev/null; then
+  echo "FAIL: --split-every took -o -"; fail=1
+fi
+if "$STINT" convert "$T/made.json" -o "$T/x.json" --to chrome --split-every 1ns 2>"$T/err"; then
+  echo "FAIL: --split-every 1ns (6 million windows) was not refused"; fail=1
+fi
+grep -q "take a longer one" "$T/err" || { echo "FAIL: no reason given for too many windows"; fail=1; }
 
 GEN=${STINT_SHARED_DIR:-}/tools/gen_chrome.py
 if [ -f "$GEN" ]; then
@@ -164,6 +249,7 @@ if [ -f "$GEN" ]; then
   read -r b db < <(sed -n 2000p "$T/ts")
   check "$T/g.json" "$((a + da / 2)):$((b + db / 2))"
   check "$T/g.json" "$((a + da / 2)):"
+  split_check "$T/g.json" 20000000
 else
   echo "SKIP (generated trace): $GEN is absent (shared tools)"
 fi

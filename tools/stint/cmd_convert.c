@@ -8,6 +8,7 @@
 #include "cmdopts.h"
 #include "commands.h"
 #include "textout.h"
+#include "tsparse.h"
 #include "writers.h"
 
 #include <errno.h>
@@ -20,12 +21,14 @@ int stint_write_otlp(const struct stint_model *m, FILE *out, char *err, size_t e
 
 static const char usage[] =
     "usage: stint convert IN -o OUT --to chrome|folded|jsonl|markers|otlp-json [--no-rebase]\n"
-    "                     [--time-range A:B] [--strict] [--format chrome|jsonl|markers]\n"
+    "                     [--time-range A:B] [--split-every D] [--strict] [--format chrome|jsonl|markers]\n"
     "  chrome   Chrome Trace Event JSON, strictly nested per track (improperly overlapping\n"
     "           spans move to an extra track, counted), ts rebased, us with 3 decimals\n"
     "  folded   'a;b;c <self ns>' stacks for flamegraph tools and speedscope\n"
     "  jsonl    a stint/session/1 session;  markers  [STRACE] v=1 lines\n"
     "  --time-range A:B  (chrome) only what overlaps [A, B), cut to it: a trace a viewer can open\n"
+    "  --split-every D   (chrome) one such window per D of the trace (or of A:B), each to a file of\n"
+    "                    its own: OUT with -NNNNN before its extension (windows with nothing: none)\n"
     "  OUT '-' writes to stdout\n";
 
 /* Folded: a warning before a huge output is written (it grows with the
@@ -80,9 +83,10 @@ static void report(const char *to, const char *out_path, const struct stint_writ
     fputc('\n', stderr);
     if (st->window_out || st->clipped || st->window_flows || st->carried_samples)
         fprintf(stderr,
-                "stint convert: --time-range: %" PRIu64 " slice(s) and counter sample(s) outside it left out, %" PRIu64
+                "stint convert: --time-range: %" PRIu64 " slice(s), counter sample(s) and flow arrow(s) outside it left "
+                "out, %" PRIu64
                 " span(s) cut at its edges (args \"stint_clipped\"), %" PRIu64
-                " flow arrow(s) left out (an end outside it or on a span cut at its start), %" PRIu64
+                " flow arrow(s) across its edge left out (an end outside it or on a span cut at its start), %" PRIu64
                 " counter value(s) carried to its start\n",
                 st->window_out, st->clipped, st->window_flows, st->carried_samples);
     if (st->moved_overlap)
@@ -124,13 +128,161 @@ static void report(const char *to, const char *out_path, const struct stint_writ
         fprintf(stderr, "stint convert: %" PRIu64 " byte(s) of invalid UTF-8 written as U+FFFD\n", bad_utf8);
 }
 
+/* --split-every: at most this many windows (each is a pass over the slices) */
+#define SPLIT_MAX_WINDOWS 10000
+
+/* OUT with "-NNNNN" (k, zero-padded to 5 digits) before its extension
+ * (after its last '.' past the last '/'), or at its end; NULL when out of
+ * memory. */
+static char *part_path(const char *out, size_t k)
+{
+    const char *slash = strrchr(out, '/'), *dot = strrchr(out, '.');
+    size_t at = dot && dot > (slash ? slash : out) ? (size_t)(dot - out) : strlen(out);
+    size_t n = strlen(out) + 32;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%.*s-%05zu%s", (int)at, out, k, out + at);
+    return p;
+}
+
+/* A run of windows [first, last] (indexes from the extent's start) that
+ * something overlaps. */
+struct wrun {
+    uint64_t first, last;
+};
+
+static int wrun_cmp(const void *pa, const void *pb)
+{
+    const struct wrun *a = pa, *b = pb;
+    return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* The windows of `every` ns from lo that overlap [ts, end) (filters.h's
+ * overlap: an empty interval overlaps the window it lies in), cut to
+ * [lo, hi); 0 when none. */
+static int wrun_of(int64_t ts, int64_t end, int64_t lo, int64_t hi, int64_t every, struct wrun *r)
+{
+    if (end < ts)
+        end = ts;
+    if (ts >= hi || end < lo || (end == lo && end > ts))
+        return 0;
+    int64_t a = ts > lo ? ts : lo, b = end > ts ? end - 1 : end;
+    b = b >= hi ? hi - 1 : b;
+    r->first = ((uint64_t)a - (uint64_t)lo) / (uint64_t)every;
+    r->last = ((uint64_t)b - (uint64_t)lo) / (uint64_t)every;
+    return 1;
+}
+
+/* Writes one Chrome file per window of `every` ns, from the trace's first
+ * timestamp (or f->t0) to its last end (or f->t1), that a slice or a
+ * counter sample overlaps; windows with nothing in them get no file (so a
+ * trace whose processes lie hours apart makes no empty files between them).
+ * Returns 0, 2 (too many windows) or 3. */
+static int split_write(const struct stint_model *m, const char *out_path, int64_t every, int rebase,
+                       const struct stint_filter *f)
+{
+    size_t n = stint_model_nslices(m), nr = 0;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t i = 0; i < n; i++) { /* (an unfinished span lasts to the trace's end: its start counts) */
+        const struct stint_slice *s = stint_model_slice(m, i);
+        int64_t e = s->dur_ns < 0 ? s->ts_ns : s->ts_ns + s->dur_ns;
+        lo = s->ts_ns < lo ? s->ts_ns : lo;
+        hi = e > hi ? e : hi;
+    }
+    for (size_t k = 0; k < m->samples.len; k++) {
+        int64_t t = STINT_BA_AT(&m->samples, struct stint_counter_sample, k).ts_ns;
+        lo = t < lo ? t : lo;
+        hi = t > hi ? t : hi;
+    }
+    if (hi < INT64_MAX)
+        hi++; /* (past the last end, start or instant) */
+    if (f->has_range) {
+        lo = f->t0 > lo ? f->t0 : lo;
+        hi = f->t1 < hi ? f->t1 : hi;
+    }
+    struct wrun *runs = malloc((n + m->samples.len + 1) * sizeof *runs);
+    if (!runs)
+        return 3;
+    for (size_t i = 0; lo < hi && i < n; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        nr += (size_t)wrun_of(s->ts_ns, s->dur_ns < 0 ? INT64_MAX : s->ts_ns + s->dur_ns, lo, hi, every, &runs[nr]);
+    }
+    for (size_t k = 0; lo < hi && k < m->samples.len; k++) {
+        int64_t t = STINT_BA_AT(&m->samples, struct stint_counter_sample, k).ts_ns;
+        nr += (size_t)wrun_of(t, t, lo, hi, every, &runs[nr]);
+    }
+    qsort(runs, nr, sizeof *runs, wrun_cmp);
+    size_t nm = 0; /* merged in place */
+    uint64_t nwin = 0;
+    for (size_t i = 0; i < nr; i++) {
+        if (nm && runs[i].first <= runs[nm - 1].last + 1) {
+            if (runs[i].last > runs[nm - 1].last)
+                runs[nm - 1].last = runs[i].last;
+        } else
+            runs[nm++] = runs[i];
+    }
+    for (size_t i = 0; i < nm; i++)
+        nwin += runs[i].last - runs[i].first + 1;
+    if (nwin > SPLIT_MAX_WINDOWS) {
+        fprintf(stderr,
+                "stint convert: --split-every %" PRId64 " ns makes %" PRIu64 " windows with something in them (at "
+                "most %d): take a longer one\n",
+                every, nwin, SPLIT_MAX_WINDOWS);
+        free(runs);
+        return 2;
+    }
+    uint64_t written = 0, clipped = 0, flows = 0;
+    int rc = 0;
+    for (size_t i = 0; i < nm && !rc; i++)
+        for (uint64_t k = runs[i].first; k <= runs[i].last && !rc; k++) {
+            struct stint_write_opts wo = {.rebase = rebase, .window = 1};
+            wo.t0 = lo + (int64_t)(k * (uint64_t)every);
+            wo.t1 = hi - wo.t0 > every ? wo.t0 + every : hi;
+            char *path = part_path(out_path, (size_t)k);
+            FILE *out = path ? stint_cmd_open_out("convert", path) : NULL;
+            if (!out) {
+                free(path);
+                rc = 3;
+                break;
+            }
+            struct stint_write_stats st;
+            if (stint_write_chrome(m, out, &wo, &st) != 0) {
+                fprintf(stderr, "stint convert: out of memory while writing %s\n", path);
+                rc = 3;
+            }
+            long bytes = ftell(out);
+            if (stint_cmd_close_out("convert", out, path) != 0)
+                rc = 3;
+            if (!rc) {
+                fprintf(stderr,
+                        "stint convert: [%" PRId64 ", %" PRId64 ") ns: %" PRIu64 " slices, %" PRIu64
+                        " counter samples, %" PRIu64 " spans cut at its edges, %ld bytes to %s\n",
+                        wo.t0, wo.t1, st.slices, st.samples, st.clipped, bytes, path);
+                written++;
+                clipped += st.clipped;
+                flows += st.flows;
+            }
+            free(path);
+        }
+    free(runs);
+    if (!rc)
+        fprintf(stderr,
+                "stint convert: --split-every: %" PRIu64 " file(s), one per window of %" PRId64 " ns from %" PRId64
+                " that something overlaps; %" PRIu64 " span(s) cut at the windows' edges (args \"stint_clipped\"); %"
+                PRIu64 " of %zu flow arrow(s) in no file (ends in two windows, on a span cut at its start, or not "
+                "bindable)\n",
+                written, every, lo, clipped, (uint64_t)m->flows.len - flows, m->flows.len);
+    return rc;
+}
+
 int stint_cmd_convert(int argc, char **argv)
 {
-    const char *out_path = NULL, *to = NULL;
+    const char *out_path = NULL, *to = NULL, *every_s = NULL;
     int rebase = 1;
     const struct stint_cmd_extra ex[] = {{"--output", "-o", &out_path, NULL, 0},
                                          {"--to", NULL, &to, NULL, 0},
-                                         {"--no-rebase", NULL, NULL, &rebase, 0}};
+                                         {"--no-rebase", NULL, NULL, &rebase, 0},
+                                         {"--split-every", NULL, &every_s, NULL, 0}};
     if (stint_cmd_take_extras("convert", &argc, argv, ex, sizeof ex / sizeof ex[0]) == 2)
         return 2;
     struct stint_cmd_opts o;
@@ -141,9 +293,21 @@ int stint_cmd_convert(int argc, char **argv)
     int rc = stint_cmd_parse_spec(argc, argv, usage, &o, &spec);
     if (rc >= 0)
         return rc;
-    if (o.filter.has_range && to && strcmp(to, "chrome")) {
-        fprintf(stderr, "stint convert: --time-range applies to --to chrome only (the window is cut from the "
-                        "Chrome output, whose spans say where they were cut)\n");
+    if ((o.filter.has_range || every_s) && to && strcmp(to, "chrome")) {
+        fprintf(stderr, "stint convert: %s applies to --to chrome only (the window is cut from the Chrome output, "
+                        "whose spans say where they were cut)\n",
+                every_s ? "--split-every" : "--time-range");
+        return 2;
+    }
+    int64_t every = 0;
+    if (every_s && (stint_parse_duration(every_s, strlen(every_s), &every) != 0 || every <= 0)) {
+        fprintf(stderr, "stint convert: --split-every: '%s': expected a duration above 0 (ns, or with a unit: "
+                        "500ms, 2s)\n",
+                every_s);
+        return 2;
+    }
+    if (every_s && out_path && !strcmp(out_path, "-")) {
+        fprintf(stderr, "stint convert: --split-every writes one file per window: -o names them (not '-')\n");
         return 2;
     }
     if (!to || !out_path) {
@@ -177,6 +341,11 @@ int stint_cmd_convert(int argc, char **argv)
     if (stint_no_report(rc, &m)) {
         stint_model_free(&m);
         return rc;
+    }
+    if (every) {
+        int wr = split_write(&m, out_path, every, rebase, &o.filter);
+        stint_model_free(&m);
+        return wr ? wr : rc;
     }
     FILE *out = stint_cmd_open_out("convert", out_path);
     if (!out) {

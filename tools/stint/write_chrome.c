@@ -239,7 +239,8 @@ struct placed {
 };
 #define NOT_FIRST 1u
 #define NOT_LAST 2u
-#define CUT 4u /* outside the window, or cut at its start: no arrow binds to its start */
+#define CUT 4u     /* outside the window, or cut at its start: no arrow binds to its start */
+#define OUTSIDE 8u /* outside the window: not written */
 
 /* Where slice s starts in the output: at the window's start when it began before. */
 static inline int64_t written_ts(const struct stint_write_opts *o, const struct stint_slice *s)
@@ -545,7 +546,7 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
                 st->window_out++;
                 if (pl) {
                     pl[i].sub = STINT_NO_ID;
-                    pl[i].flags = CUT;
+                    pl[i].flags = CUT | OUTSIDE;
                 }
                 continue;
             }
@@ -674,7 +675,10 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
         const struct stint_flow *fl = &STINT_BA_AT(&m->flows, struct stint_flow, k);
         if (win && ((fl->slice_out < n && (pl[fl->slice_out].flags & CUT)) ||
                     (fl->slice_in < n && (pl[fl->slice_in].flags & CUT)))) {
-            st->window_flows++;
+            if (fl->slice_out < n && fl->slice_in < n && (pl[fl->slice_out].flags & pl[fl->slice_in].flags & OUTSIDE))
+                st->window_out++; /* (wholly outside) */
+            else
+                st->window_flows++;
             continue;
         }
         const char *bp = flow_binding(m, pl, fl);
@@ -704,6 +708,7 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
                 put_sample(out, m, &STINT_BA_AT(&m->samples, struct stint_counter_sample, carry[c]),
                            o->t0 - org.host, &pm, SEP());
                 st->carried_samples++;
+                st->samples++;
             }
         free(carry);
     }
@@ -714,6 +719,7 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
             continue;
         }
         put_sample(out, m, cs, cs->ts_ns - org.host, &pm, SEP());
+        st->samples++;
     }
     if (m->counters.len && !m->samples.len)
         st->skipped_counters = m->counters.len; /* model kept aggregates only */

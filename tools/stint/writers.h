@@ -40,10 +40,12 @@ struct stint_write_stats {
                                     function instead) */
     uint64_t unfinished_written; /* unfinished spans written (a span_start without span_end) */
     /* Chrome with a window (stint_write_opts.window) */
-    uint64_t window_out;         /* slices and counter samples outside the window, not written */
+    uint64_t window_out;         /* slices, counter samples and flow arrows wholly outside the window */
     uint64_t clipped;            /* slices cut at the window's start or end (args "stint_clipped") */
-    uint64_t window_flows;       /* flow arrows left out: an end outside the window or on a slice cut at its start */
+    uint64_t window_flows;       /* flow arrows across its edge left out: an end outside the window or on a
+                                    slice cut at its start (the other inside) */
     uint64_t carried_samples;    /* counter values carried to the window's start (a series' last sample before it) */
+    uint64_t samples;            /* Chrome: counter samples written (carried ones included) */
     /* folded */
     uint64_t zero_spans;         /* spans of zero length: no weight, so in no line of their own */
     uint64_t est_bytes;          /* the output's size, known before it is written */
