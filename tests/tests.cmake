@@ -29,7 +29,7 @@ endif()
 
 function(stint_label_test name)
   set(labels "")
-  if(name MATCHES "thread|fork|proc|ring|session|alloc_failure|writer_faults|lifecycle")
+  if(name MATCHES "thread|fork|proc|ring|session|alloc_failure|writer_faults|lifecycle|sizes")
     list(APPEND labels threads)
   endif()
   set_tests_properties(${name} PROPERTIES ENVIRONMENT "${STINT_TEST_ENV}" SKIP_RETURN_CODE 77
