@@ -21,7 +21,7 @@ _stint()
     counters) opts='--gap --time-key --time-unit --fields --json --strict --format --pid --name --time-range --help' ;;
     memory) opts='--timeline --json --strict --format --time-range --help' ;;
     diff) opts='--threshold --fail-on-regression --seed --resamples --min-samples --no-correction --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
-    convert) opts='-o --output --to --no-rebase --time-range --split-every --strict --format --help' ;;
+    convert) opts='-o --output --to --no-rebase --time-range --split-every --pid --tid --cat --name --min-dur --strict --format --help' ;;
     report) opts='-o --output --step --columns --title --max-slices --strict --format --help' ;;
     sizes) opts='--top --json --strict --pid --tid --cat --name --time-range --help' ;;
     *) return 0 ;;

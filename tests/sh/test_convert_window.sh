@@ -42,18 +42,19 @@ r.shuffle(ev)
 json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
 PY
 
-check() { # check FILE A:B
-  local f=$1 w=$2
-  if ! "$STINT" convert "$f" -o "$T/cut.json" --to chrome --time-range "$w" --no-rebase 2>"$T/err"; then
-    echo "FAIL: convert $(basename "$f") --time-range $w"; cat "$T/err"; fail=1; return
+check() { # check FILE A:B [filters]: the whole trace's slices are those `stint slices` gives with the filters
+  local f=$1 w=$2; shift 2
+  if ! "$STINT" convert "$f" -o "$T/cut.json" --to chrome --time-range "$w" --no-rebase "$@" 2>"$T/err"; then
+    echo "FAIL: convert $(basename "$f") --time-range $w $*"; cat "$T/err"; fail=1; return
   fi
-  "$STINT" slices "$f" --json >"$T/whole.s" 2>/dev/null || true
+  "$STINT" slices "$f" --json "$@" >"$T/whole.s" 2>/dev/null || true
   "$STINT" slices "$T/cut.json" --json >"$T/cut.s" 2>"$T/cut.err" || true
   "$STINT" counters "$f" --json >"$T/whole.c" 2>/dev/null || true
   "$STINT" counters "$T/cut.json" --json >"$T/cut.c" 2>/dev/null || true
-  if ! python3 - "$T" "$w" "$f" <<'PY'
+  if ! python3 - "$T" "$w" "$f" "$*" <<'PY'
 import collections, json, sys
 T, w = sys.argv[1], sys.argv[2]
+filters = sys.argv[4].split()
 a, b = w.split(":")
 t0 = int(a) if a else -(2**63)
 t1 = int(b) if b else 2**63 - 1
@@ -118,6 +119,13 @@ for e in json.load(open(T + "/cut.json"))["traceEvents"]:
     if e["ph"] == "C" and ns(e["ts"]) == t0:
         for key, v in e["args"].items():
             carried.setdefault((e["pid"], e["name"], key), v)
+if "--pid" in filters:  # only that process's series, carried or not
+    pid = int(filters[filters.index("--pid") + 1])
+    last = {k: v for k, v in last.items() if k[0] == pid}
+    if any(e["ph"] == "C" and e["pid"] != pid for e in json.load(open(T + "/cut.json"))["traceEvents"]):
+        print("  a counter of another process than", pid); bad = 1
+if "--name" in filters:
+    last = {}; carried = {}  # (a series' name is "<event name> <key>": not modelled here)
 if {k: v[1] for k, v in last.items()} != carried:
     print("  carried counter values", sorted(carried.items())[:4], "expected", sorted(last.items())[:4])
     bad = 1
@@ -126,7 +134,7 @@ PY
   then
     echo "FAIL: $(basename "$f") --time-range $w"; head -5 "$T/err"; fail=1
   else
-    echo "ok: $(basename "$f") $w: $(grep -c '"ts_ns"' "$T/cut.s" || true) slices"
+    echo "ok: $(basename "$f") $w $*: $(grep -c '"ts_ns"' "$T/cut.s" || true) slices"
   fi
 }
 
@@ -135,6 +143,13 @@ for w in 1500000:3550000 1015000:1050000 2050000:2051000 :2000000 4500000: 99999
          5000000:5000001; do
   check "$T/made.json" "$w"
 done
+# the filters select what is written, as they select what `slices` lists (with and without a cut)
+check "$T/made.json" : --pid 1
+check "$T/made.json" 1500000:3550000 --pid 2
+check "$T/made.json" : --tid 1 --name 'in*'
+check "$T/made.json" 1015000:3050000 --cat b
+check "$T/made.json" : --min-dur 40us
+check "$T/made.json" 2000000: --name '[ow]*' --min-dur 1ms
 # flows: an arrow is kept only when both its spans start inside the window
 "$STINT" convert "$T/made.json" -o "$T/cut.json" --to chrome --time-range 1500000:3400000 2>"$T/err" >/dev/null
 python3 - "$T/cut.json" <<'PY' || fail=1
@@ -154,9 +169,12 @@ grep -q " 1 flow arrow(s) across its edge left out" "$T/err" ||
   { echo "FAIL: the arrow across the window's end is not reported"; cat "$T/err"; fail=1; }
 # a window on a format other than chrome, and a bad window, are refused
 for to in folded jsonl markers; do
-  if "$STINT" convert "$T/made.json" -o "$T/x" --to $to --time-range 0:1 2>/dev/null; then
-    echo "FAIL: --to $to took --time-range"; fail=1
-  fi
+  for flt in "--time-range 0:1" "--pid 1" "--min-dur 1us"; do
+    # shellcheck disable=SC2086 # flt is an option and its value
+    if "$STINT" convert "$T/made.json" -o "$T/x" --to $to $flt 2>/dev/null; then
+      echo "FAIL: --to $to took $flt"; fail=1
+    fi
+  done
 done
 
 # --split-every: one file per window of D that something overlaps, each the same cut as --time-range
@@ -250,6 +268,9 @@ if [ -f "$GEN" ]; then
   check "$T/g.json" "$((a + da / 2)):$((b + db / 2))"
   check "$T/g.json" "$((a + da / 2)):"
   split_check "$T/g.json" 20000000
+  pid=$("$STINT" slices "$T/g.json" --csv 2>/dev/null | awk -F, 'NR == 2 {print $4}')
+  check "$T/g.json" : --pid "$pid" --name 'aten::*'
+  check "$T/g.json" "$((a + da / 2)):$((b + db / 2))" --min-dur 100us
 else
   echo "SKIP (generated trace): $GEN is absent (shared tools)"
 fi

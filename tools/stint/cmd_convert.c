@@ -21,7 +21,7 @@ int stint_write_otlp(const struct stint_model *m, FILE *out, char *err, size_t e
 
 static const char usage[] =
     "usage: stint convert IN -o OUT --to chrome|folded|jsonl|markers|otlp-json [--no-rebase]\n"
-    "                     [--time-range A:B] [--split-every D] [--strict] [--format chrome|jsonl|markers]\n"
+    "                     [--time-range A:B] [--split-every D] [filters] [--strict] [--format F]\n"
     "  chrome   Chrome Trace Event JSON, strictly nested per track (improperly overlapping\n"
     "           spans move to an extra track, counted), ts rebased, us with 3 decimals\n"
     "  folded   'a;b;c <self ns>' stacks for flamegraph tools and speedscope\n"
@@ -29,6 +29,7 @@ static const char usage[] =
     "  --time-range A:B  (chrome) only what overlaps [A, B), cut to it: a trace a viewer can open\n"
     "  --split-every D   (chrome) one such window per D of the trace (or of A:B), each to a file of\n"
     "                    its own: OUT with -NNNNN before its extension (windows with nothing: none)\n"
+    "  filters           (chrome) --pid --tid --cat --name --min-dur: only the slices they take\n"
     "  OUT '-' writes to stdout\n";
 
 /* Folded: a warning before a huge output is written (it grows with the
@@ -81,6 +82,11 @@ static void report(const char *to, const char *out_path, const struct stint_writ
         fprintf(stderr, " (device-clock ts by %s%" PRId64 " ns)", st->device_origin_ns > 0 ? "-" : "+",
                 st->device_origin_ns > 0 ? st->device_origin_ns : -st->device_origin_ns);
     fputc('\n', stderr);
+    if (st->filtered_out || st->filtered_flows)
+        fprintf(stderr,
+                "stint convert: the filters left out %" PRIu64 " slice(s) and counter sample(s), and %" PRIu64
+                " flow arrow(s) with an end among them\n",
+                st->filtered_out, st->filtered_flows);
     if (st->window_out || st->clipped || st->window_flows || st->carried_samples)
         fprintf(stderr,
                 "stint convert: --time-range: %" PRIu64 " slice(s), counter sample(s) and flow arrow(s) outside it left "
@@ -179,7 +185,7 @@ static int wrun_of(int64_t ts, int64_t end, int64_t lo, int64_t hi, int64_t ever
  * trace whose processes lie hours apart makes no empty files between them).
  * Returns 0, 2 (too many windows) or 3. */
 static int split_write(const struct stint_model *m, const char *out_path, int64_t every, int rebase,
-                       const struct stint_filter *f)
+                       const struct stint_filter *f, const struct stint_filter *sel)
 {
     size_t n = stint_model_nslices(m), nr = 0;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -235,7 +241,7 @@ static int split_write(const struct stint_model *m, const char *out_path, int64_
     int rc = 0;
     for (size_t i = 0; i < nm && !rc; i++)
         for (uint64_t k = runs[i].first; k <= runs[i].last && !rc; k++) {
-            struct stint_write_opts wo = {.rebase = rebase, .window = 1};
+            struct stint_write_opts wo = {.rebase = rebase, .window = 1, .select = sel};
             wo.t0 = lo + (int64_t)(k * (uint64_t)every);
             wo.t1 = hi - wo.t0 > every ? wo.t0 + every : hi;
             char *path = part_path(out_path, (size_t)k);
@@ -286,17 +292,16 @@ int stint_cmd_convert(int argc, char **argv)
     if (stint_cmd_take_extras("convert", &argc, argv, ex, sizeof ex / sizeof ex[0]) == 2)
         return 2;
     struct stint_cmd_opts o;
-    const struct stint_cmd_spec spec = {"convert", STINT_FILT_RANGE,
-                                        "convert writes the whole trace, or with --to chrome the part a "
-                                        "--time-range window overlaps (no other filter is taken)",
-                                        "convert writes the format --to names", NULL, NULL};
+    const struct stint_cmd_spec spec = {"convert",
+                                        STINT_FILT_PID | STINT_FILT_TID | STINT_FILT_CAT | STINT_FILT_NAME |
+                                            STINT_FILT_RANGE | STINT_FILT_MIN_DUR,
+                                        "", "convert writes the format --to names", NULL, NULL};
     int rc = stint_cmd_parse_spec(argc, argv, usage, &o, &spec);
     if (rc >= 0)
         return rc;
-    if ((o.filter.has_range || every_s) && to && strcmp(to, "chrome")) {
-        fprintf(stderr, "stint convert: %s applies to --to chrome only (the window is cut from the Chrome output, "
-                        "whose spans say where they were cut)\n",
-                every_s ? "--split-every" : "--time-range");
+    if ((stint_filter_active(&o.filter) || every_s) && to && strcmp(to, "chrome")) {
+        fprintf(stderr, "stint convert: %s applies to --to chrome only (the other formats are written whole)\n",
+                every_s ? "--split-every" : "a filter");
         return 2;
     }
     int64_t every = 0;
@@ -342,8 +347,11 @@ int stint_cmd_convert(int argc, char **argv)
         stint_model_free(&m);
         return rc;
     }
+    struct stint_filter select = o.filter; /* (the window is the time range: the writer cuts to it) */
+    select.has_range = 0;
+    const struct stint_filter *sel = stint_filter_active(&select) ? &select : NULL;
     if (every) {
-        int wr = split_write(&m, out_path, every, rebase, &o.filter);
+        int wr = split_write(&m, out_path, every, rebase, &o.filter, sel);
         stint_model_free(&m);
         return wr ? wr : rc;
     }
@@ -354,7 +362,7 @@ int stint_cmd_convert(int argc, char **argv)
     }
     struct stint_write_stats st;
     memset(&st, 0, sizeof st);
-    struct stint_write_opts wo = {.rebase = rebase, .before_write = folded_size_warning};
+    struct stint_write_opts wo = {.rebase = rebase, .before_write = folded_size_warning, .select = sel};
     if (o.filter.has_range) {
         wo.window = 1;
         wo.t0 = o.filter.t0;

@@ -241,6 +241,7 @@ struct placed {
 #define NOT_LAST 2u
 #define CUT 4u     /* outside the window, or cut at its start: no arrow binds to its start */
 #define OUTSIDE 8u /* outside the window: not written */
+#define FILTERED 16u /* left out by o->select: not written */
 
 /* Where slice s starts in the output: at the window's start when it began before. */
 static inline int64_t written_ts(const struct stint_write_opts *o, const struct stint_slice *s)
@@ -447,6 +448,18 @@ static void put_metadata(FILE *out, const struct stint_model *m, const struct st
     fputs("}}\n", out);
 }
 
+/* Whether o->select takes counter sample cs: its series' process and name
+ * (filters.h: --tid, --cat and --min-dur mean nothing for a series). */
+static int sample_selected(const struct stint_model *m, const struct stint_write_opts *o,
+                           const struct stint_counter_sample *cs)
+{
+    if (!o || !o->select)
+        return 1;
+    const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, cs->series);
+    return (!o->select->has_pid || c->pid == o->select->pid) &&
+           stint_filter_name(o->select, stint_model_str(m, c->name, NULL));
+}
+
 /* A counter sample as a C event at ts (rebased), after sep. */
 static void put_sample(FILE *out, const struct stint_model *m, const struct stint_counter_sample *cs, int64_t ts,
                        struct pid_memo *pm, const char *sep)
@@ -488,10 +501,13 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
     struct subtrack **subs = calloc(nlanes ? nlanes : 1, sizeof *subs);
     size_t *nsubs = calloc(nlanes ? nlanes : 1, sizeof *nsubs);
     struct placed *pl = m->flows.len ? malloc(n * sizeof *pl) : NULL;
-    if (!subs || !nsubs || (m->flows.len && !pl)) {
+    /* with o->select: the slices it left out, for the parents a reader finds instead */
+    uint8_t *dropped = o && o->select ? calloc(n ? n : 1, 1) : NULL;
+    if (!subs || !nsubs || (m->flows.len && !pl) || (o && o->select && !dropped)) {
         free(subs);
         free(nsubs);
         free(pl);
+        free(dropped);
         return -1;
     }
     fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", out);
@@ -540,6 +556,15 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
         const struct stint_track *t = stint_model_track_at(m, s->track);
         int64_t s_ts = s->ts_ns, s_dur = s->dur_ns; /* as written: cut to the window */
         unsigned clip = 0;
+        if (o && o->select && !stint_filter_slice(o->select, m, s)) {
+            st->filtered_out++;
+            dropped[i] = 1;
+            if (pl) {
+                pl[i].sub = STINT_NO_ID;
+                pl[i].flags = CUT | FILTERED;
+            }
+            continue;
+        }
         if (win) {
             int64_t e = s->dur_ns < 0 ? INT64_MAX : s->ts_ns + s->dur_ns;
             if (s->ts_ns >= o->t1 || e < o->t0 || (e == o->t0 && s->dur_ns > 0)) { /* (filters.h's overlap) */
@@ -589,7 +614,10 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
             /* a reader nests it under the span open on its track: another
              * parent than the model's when that one is on another thread
              * (JSONL parent ids) or moved to an extra track */
-            if (k == 0 && (sv[0].n ? sv[0].st[sv[0].n - 1].idx : STINT_NO_ID) != s->parent)
+            uint32_t parent = s->parent; /* (the nearest ancestor the filters kept) */
+            while (dropped && parent < n && dropped[parent])
+                parent = stint_model_slice(m, parent)->parent;
+            if (k == 0 && (sv[0].n ? sv[0].st[sv[0].n - 1].idx : STINT_NO_ID) != parent)
                 st->reparented++;
             if (sub_push(&sv[k], end, s_dur, (uint32_t)i) != 0)
                 goto oom;
@@ -673,6 +701,10 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
     }
     for (size_t k = 0; k < m->flows.len; k++) {
         const struct stint_flow *fl = &STINT_BA_AT(&m->flows, struct stint_flow, k);
+        if (fl->slice_out < n && fl->slice_in < n && ((pl[fl->slice_out].flags | pl[fl->slice_in].flags) & FILTERED)) {
+            st->filtered_flows++;
+            continue;
+        }
         if (win && ((fl->slice_out < n && (pl[fl->slice_out].flags & CUT)) ||
                     (fl->slice_in < n && (pl[fl->slice_in].flags & CUT)))) {
             if (fl->slice_out < n && fl->slice_in < n && (pl[fl->slice_out].flags & pl[fl->slice_in].flags & OUTSIDE))
@@ -699,7 +731,7 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
         for (size_t k = 0; k < m->samples.len; k++) {
             const struct stint_counter_sample *cs = &STINT_BA_AT(&m->samples, struct stint_counter_sample, k);
             size_t *c = &carry[cs->series];
-            if (cs->ts_ns < o->t0 &&
+            if (cs->ts_ns < o->t0 && sample_selected(m, o, cs) &&
                 (*c == SIZE_MAX || STINT_BA_AT(&m->samples, struct stint_counter_sample, *c).ts_ns <= cs->ts_ns))
                 *c = k; /* (at one ts the last sample is the value from then on) */
         }
@@ -714,6 +746,10 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
     }
     for (size_t k = 0; k < m->samples.len; k++) {
         const struct stint_counter_sample *cs = &STINT_BA_AT(&m->samples, struct stint_counter_sample, k);
+        if (!sample_selected(m, o, cs)) {
+            st->filtered_out++;
+            continue;
+        }
         if (win && (cs->ts_ns < o->t0 || cs->ts_ns >= o->t1)) {
             st->window_out++;
             continue;
@@ -733,6 +769,7 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
     free(subs);
     free(nsubs);
     free(pl);
+    free(dropped);
     return 0;
 oom:
     for (size_t i = 0; i < nlanes; i++) {
@@ -743,5 +780,6 @@ oom:
     free(subs);
     free(nsubs);
     free(pl);
+    free(dropped);
     return -1;
 }

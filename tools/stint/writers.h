@@ -7,6 +7,7 @@
 #ifndef STINT_CLI_WRITERS_H
 #define STINT_CLI_WRITERS_H
 
+#include "filters.h"
 #include "model.h"
 
 #include <stdint.h>
@@ -46,6 +47,9 @@ struct stint_write_stats {
                                     slice cut at its start (the other inside) */
     uint64_t carried_samples;    /* counter values carried to the window's start (a series' last sample before it) */
     uint64_t samples;            /* Chrome: counter samples written (carried ones included) */
+    /* Chrome with o->select */
+    uint64_t filtered_out;       /* slices and counter samples the filters left out */
+    uint64_t filtered_flows;     /* flow arrows with an end the filters left out */
     /* folded */
     uint64_t zero_spans;         /* spans of zero length: no weight, so in no line of their own */
     uint64_t est_bytes;          /* the output's size, known before it is written */
@@ -64,6 +68,10 @@ struct stint_write_opts {
      * start with the value each series had at t0; 0: everything */
     int window;
     int64_t t0, t1;
+    /* Chrome: write only the slices that pass this (filters.h, its time
+     * range unset: that is the window) and the counter samples of the
+     * processes and names it takes; NULL: all */
+    const struct stint_filter *select;
 };
 
 /* Chrome Trace Event JSON (object form): M names and sort indexes, X spans
@@ -79,7 +87,8 @@ struct stint_write_opts {
  * span stays a B, at the window's start when it began before); an arrow is
  * written only when both its slices start inside the window; each counter
  * series first gets its last value before the window, at the window's
- * start; every count is in st. */
+ * start. With o->select, only what passes it (an arrow: both its slices).
+ * Every count is in st. */
 int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
                        struct stint_write_stats *st);
 /* Folded stacks ("a;b;c <self ns>", one line per call path with self > 0),
