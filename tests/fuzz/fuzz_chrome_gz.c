@@ -17,8 +17,9 @@
  * Mode bits 3-7 also run whole commands on the file (output to /dev/null),
  * two for each bit (three for the first): `stint summary --json`, `stint
  * steps --step '*'` and `stint sizes --json --format chrome`,
- * `stint slices --json` and `stint counters --json`, `stint timing` and
- * `stint convert --to folded`, `stint tree --json` and `stint convert --to
+ * `stint slices --json` and `stint counters --json`, `stint timing`,
+ * `stint convert --to folded` and a window of it `--to chrome` (with a
+ * filter), `stint tree --json` and `stint convert --to
  * chrome`, `stint report -o -` and `stint diff` of the file with itself, so
  * the analyses and writers behind the readers see the same inputs. Their
  * exit code must be one of the documented 0, 1, 3. */
@@ -119,6 +120,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         {16, stint_cmd_counters, {"counters", NULL, "--json"}, 3},
         {32, stint_cmd_timing, {"timing", NULL}, 2},
         {32, stint_cmd_convert, {"convert", NULL, "--to", "folded", "-o", "-"}, 6},
+        {32, stint_cmd_convert, {"convert", NULL, "--to=chrome", "-o", "-", "--time-range=1us:2ms", "--min-dur=1"}, 7},
         {64, stint_cmd_tree, {"tree", NULL, "--json"}, 3},
         {64, stint_cmd_convert, {"convert", NULL, "--to", "chrome", "-o", "-"}, 6},
         {128, stint_cmd_report, {"report", NULL, "-o", "-"}, 4},
