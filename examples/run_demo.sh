@@ -28,6 +28,10 @@ if have memory; then
   echo; echo "== stint memory $out/session.jsonl"
   "$stint" memory "$out/session.jsonl"
 fi
+if have sizes; then
+  echo; echo "== stint sizes $out/trace.json --top 3"
+  "$stint" sizes "$out/trace.json" --top 3
+fi
 if have report; then
   echo; echo "== stint report $out/markers.log -o $out/report.html"
   "$stint" report "$out/markers.log" -o "$out/report.html"
