@@ -181,6 +181,36 @@ static void put_count(FILE *f, size_t shown, size_t n)
         fprintf(f, "%zu", n);
 }
 
+/* A list of keys (rows in ix order, the first top of them; 0: all) under
+ * "## heading: N what by bytes", with a count column named count and its
+ * bytes per count (none when count is NULL). Nothing for an empty list. */
+static void put_keys(FILE *f, const struct stint_model *m, const struct stint_size_table *t, const size_t *ix,
+                     size_t top, uint64_t whole, const char *heading, const char *what, const char *count,
+                     const char *per)
+{
+    if (!t->n)
+        return;
+    size_t lim = top && top < t->n ? top : t->n;
+    fprintf(f, "\n## %s: ", heading);
+    put_count(f, lim, t->n);
+    if (count) {
+        int w = (int)strlen(per) + 1;
+        fprintf(f, "%s by bytes\n%12s %7s %10s %*s  %s\n", what, "bytes", "% text", count, w, per, "key");
+    } else
+        fprintf(f, "\n%12s %7s  %s\n", "bytes", "% text", "key");
+    for (size_t i = 0; i < lim; i++) {
+        const struct stint_size_row *r = &t->rows[ix[i]];
+        size_t n;
+        const char *s = stint_model_str(m, r->a, &n);
+        fprintf(f, "%12" PRIu64 " %6.1f%%  ", r->bytes, pct(r->bytes, whole));
+        if (count)
+            fprintf(f, "%*" PRIu64 " %*.1f  ", 9, r->events, (int)strlen(per) + 1,
+                    (double)r->bytes / (double)r->events);
+        stint_out_text_str(f, s, n);
+        fputc('\n', f);
+    }
+}
+
 static void put_text(FILE *f, const struct stint_model *m, const struct stint_sizes *z, size_t *const ix[5],
                      size_t top, const char *path)
 {
@@ -241,52 +271,11 @@ static void put_text(FILE *f, const struct stint_model *m, const struct stint_si
         fputc('\n', f);
     }
 
-    if (z->event_keys.n) {
-        lim = top && top < z->event_keys.n ? top : z->event_keys.n;
-        fputs("\n## event keys: ", f);
-        put_count(f, lim, z->event_keys.n);
-        fprintf(f, " (members of event objects, args included) by bytes\n%12s %7s %10s %12s  %s\n", "bytes",
-                "% text", "events", "bytes/event", "key");
-        for (size_t i = 0; i < lim; i++) {
-            const struct stint_size_row *r = &z->event_keys.rows[ix[2][i]];
-            size_t n;
-            const char *s = stint_model_str(m, r->a, &n);
-            fprintf(f, "%12" PRIu64 " %6.1f%% %10" PRIu64 " %12.1f  ", r->bytes, pct(r->bytes, whole), r->events,
-                    (double)r->bytes / (double)r->events);
-            stint_out_text_str(f, s, n);
-            fputc('\n', f);
-        }
-    }
-    if (z->args_keys.n) {
-        lim = top && top < z->args_keys.n ? top : z->args_keys.n;
-        fputs("\n## args keys: ", f);
-        put_count(f, lim, z->args_keys.n);
-        fprintf(f, " (top-level members of args objects) by bytes\n%12s %7s %10s %13s  %s\n", "bytes", "% text",
-                "objects", "bytes/object", "key");
-        for (size_t i = 0; i < lim; i++) {
-            const struct stint_size_row *r = &z->args_keys.rows[ix[3][i]];
-            size_t n;
-            const char *s = stint_model_str(m, r->a, &n);
-            fprintf(f, "%12" PRIu64 " %6.1f%% %10" PRIu64 " %13.1f  ", r->bytes, pct(r->bytes, whole), r->events,
-                    (double)r->bytes / (double)r->events);
-            stint_out_text_str(f, s, n);
-            fputc('\n', f);
-        }
-    }
-    if (z->top_keys.n) {
-        lim = top && top < z->top_keys.n ? top : z->top_keys.n;
-        fputs("\n## trace object keys other than traceEvents: ", f);
-        put_count(f, lim, z->top_keys.n);
-        fprintf(f, "\n%12s %7s  %s\n", "bytes", "% text", "key");
-        for (size_t i = 0; i < lim; i++) {
-            const struct stint_size_row *r = &z->top_keys.rows[ix[4][i]];
-            size_t n;
-            const char *s = stint_model_str(m, r->a, &n);
-            fprintf(f, "%12" PRIu64 " %6.1f%%  ", r->bytes, pct(r->bytes, whole));
-            stint_out_text_str(f, s, n);
-            fputc('\n', f);
-        }
-    }
+    put_keys(f, m, &z->event_keys, ix[2], top, whole, "event keys", " (members of event objects, args included)",
+             "events", "bytes/event");
+    put_keys(f, m, &z->args_keys, ix[3], top, whole, "args keys", " (top-level members of args objects)", "objects",
+             "bytes/object");
+    put_keys(f, m, &z->top_keys, ix[4], top, whole, "trace object keys other than traceEvents", NULL, NULL, NULL);
 }
 
 int stint_cmd_sizes(int argc, char **argv)

@@ -1324,6 +1324,29 @@ static void handle_metadata(struct creader *r, const struct event *e, int64_t pi
     }
 }
 
+/* Steps j, inside an object after its '{', to the next member's value: 1
+ * with the member's key (*k0 its '"'; k, kn, kesc as stint_json_string
+ * gives them) and j->p at the value; 0 at the object's end or on bad
+ * syntax. */
+static int next_member(struct stint_json *j, const char **k0, const char **k, size_t *kn, int *kesc)
+{
+    for (;;) {
+        int c = stint_json_ws(j);
+        if (c == ',') {
+            j->p++;
+            continue;
+        }
+        if (c != '"')
+            return 0;
+        *k0 = j->p;
+        if (stint_json_string(j, k, kn, kesc) != STINT_JSON_OK || stint_json_ws(j) != ':')
+            return 0;
+        j->p++;
+        stint_json_ws(j);
+        return 1;
+    }
+}
+
 static void handle_counter(struct creader *r, const struct event *e, int64_t pid, int64_t ts, const char *at)
 {
     struct stint_model *m = r->m;
@@ -1345,21 +1368,10 @@ static void handle_counter(struct creader *r, const struct event *e, int64_t pid
         memcpy(b + nn + 5, id, idn);
         nm = stint_model_str(m, stint_model_intern(m, b, nn + 5 + idn), &nn);
     }
-    for (;;) {
-        int c = stint_json_ws(&j);
-        if (c == ',') {
-            j.p++;
-            continue;
-        }
-        if (c != '"')
-            return;
-        const char *k;
-        size_t kn;
-        int kesc;
-        if (stint_json_string(&j, &k, &kn, &kesc) != STINT_JSON_OK)
-            return;
-        stint_json_ws(&j);
-        j.p++;
+    const char *k0, *k;
+    size_t kn;
+    int kesc;
+    while (next_member(&j, &k0, &k, &kn, &kesc)) {
         struct span v;
         if (read_value(&j, &v) != STINT_JSON_OK)
             return;
@@ -1733,21 +1745,10 @@ static void size_members(struct creader *r, const char *a, const char *b, int ar
     struct stint_sizes *z = r->m->sizes;
     struct stint_json j = {.p = a + 1, .end = b, .flags = STINT_JSON_TRAILING_COMMA | STINT_JSON_CONTROL_CHARS,
                            .at_eof = 1};
-    for (;;) {
-        int c = stint_json_ws(&j);
-        if (c == ',') {
-            j.p++;
-            continue;
-        }
-        if (c != '"')
-            return;
-        const char *k0 = j.p, *k;
-        size_t kn;
-        int kesc;
-        if (stint_json_string(&j, &k, &kn, &kesc) != STINT_JSON_OK || stint_json_ws(&j) != ':')
-            return;
-        j.p++;
-        stint_json_ws(&j);
+    const char *k0, *k;
+    size_t kn;
+    int kesc;
+    while (next_member(&j, &k0, &k, &kn, &kesc)) {
         if (stint_json_skip(&j) != STINT_JSON_OK)
             return;
         uint32_t key = key_id(r, k, kn, kesc);
