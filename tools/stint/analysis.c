@@ -11,6 +11,7 @@
  * children, clipped to the parent, wherever they ran.
  */
 #include "analysis.h"
+#include "intervals.h"
 #include "tsparse.h"
 
 #include <inttypes.h>
@@ -363,7 +364,250 @@ void stint_calltree_free(struct stint_calltree *t)
     free(t->slice_node);
     free(t->slice_self);
     free(t->tab);
+    free(t->flat);
     memset(t, 0, sizeof *t);
+}
+
+/* ---- the tree from the span sink -------------------------------------- */
+
+struct tframe {
+    uint32_t node;  /* the path node its descendants hang under (an instant's: its parent's) */
+    uint32_t row;   /* its --flat row when aggregated, else STINT_NO_ID */
+    int64_t ts_ns, dur_ns;
+    struct stint_union_acc kids; /* its direct children, clipped to it */
+};
+
+struct stint_tree_sink {
+    struct stint_calltree *t;
+    const struct stint_filter *f;
+    struct tframe *fr;
+    size_t sn, fcap;
+    uint32_t track;
+    size_t *dcap;            /* per node: durs' capacity */
+    size_t dcap_n;
+    struct stint_flat_row *rows; /* per (name, clock): 2 * name + device */
+    uint32_t *open;          /* per row: aggregated spans of it open (for outer calls) */
+    size_t nrows;
+    int explicit_parent;     /* a span whose parent is not on top of its track came */
+    int oom;
+};
+
+static int tree_roots(struct stint_calltree *t)
+{
+    t->cap = 256;
+    t->nodes = calloc(t->cap, sizeof *t->nodes);
+    if (!t->nodes || tab_grow(t) != 0)
+        return -1;
+    for (int r = 0; r < 2; r++) {
+        struct stint_tnode *nd = &t->nodes[t->n++];
+        memset(nd, 0, sizeof *nd);
+        nd->parent = STINT_NO_ID;
+        nd->first_child = nd->next_sibling = nd->last_child = STINT_NO_ID;
+        nd->clock = (uint8_t)r;
+    }
+    return 0;
+}
+
+struct stint_tree_sink *stint_tree_sink_new(struct stint_calltree *t, const struct stint_filter *f)
+{
+    memset(t, 0, sizeof *t);
+    struct stint_tree_sink *s = calloc(1, sizeof *s);
+    if (!s || tree_roots(t) != 0) {
+        free(s);
+        stint_calltree_free(t);
+        return NULL;
+    }
+    s->t = t;
+    s->f = f && stint_filter_active(f) ? f : NULL;
+    s->track = STINT_NO_ID;
+    return s;
+}
+
+/* Closes the top frame: an aggregated span's self time goes to its node and row. */
+static void tframe_end(struct stint_tree_sink *s)
+{
+    struct tframe *fr = &s->fr[--s->sn];
+    if (fr->row == STINT_NO_ID)
+        return;
+    int64_t self = fr->dur_ns - stint_union_acc_total(&fr->kids);
+    if (self < 0)
+        self = 0; /* impossible: children are clipped to the span */
+    struct stint_tnode *nd = &s->t->nodes[fr->node];
+    nd->self_ns = stint_sum_add(nd->self_ns, self);
+    s->rows[fr->row].self_ns = stint_sum_add(s->rows[fr->row].self_ns, self);
+    s->open[fr->row]--;
+}
+
+/* Appends dur to node k's durations. */
+static int tnode_dur(struct stint_tree_sink *s, uint32_t k, int64_t dur)
+{
+    if (k >= s->dcap_n) {
+        size_t n = s->t->cap;
+        size_t *d = realloc(s->dcap, n * sizeof *d);
+        if (!d)
+            return -1;
+        memset(d + s->dcap_n, 0, (n - s->dcap_n) * sizeof *d);
+        s->dcap = d;
+        s->dcap_n = n;
+    }
+    struct stint_tnode *nd = &s->t->nodes[k];
+    if (nd->ndurs == s->dcap[k]) {
+        size_t c = s->dcap[k] ? s->dcap[k] * 2 : 4;
+        int64_t *v = realloc(nd->durs, c * sizeof *v);
+        if (!v)
+            return -1;
+        nd->durs = v;
+        s->dcap[k] = c;
+    }
+    nd->durs[nd->ndurs++] = dur;
+    return 0;
+}
+
+/* The --flat row of (name, dev), made on first use; STINT_NO_ID when out of memory. */
+static uint32_t tflat_row(struct stint_tree_sink *s, uint32_t name, int dev)
+{
+    size_t r = 2 * (size_t)name + (size_t)dev;
+    if (r >= s->nrows) {
+        size_t n = s->nrows ? s->nrows : 64;
+        while (n <= r)
+            n *= 2;
+        struct stint_flat_row *rows = realloc(s->rows, n * sizeof *rows);
+        uint32_t *open = rows ? realloc(s->open, n * sizeof *open) : NULL;
+        if (rows)
+            s->rows = rows;
+        if (!open)
+            return STINT_NO_ID;
+        s->open = open;
+        memset(s->rows + s->nrows, 0, (n - s->nrows) * sizeof *s->rows);
+        memset(s->open + s->nrows, 0, (n - s->nrows) * sizeof *s->open);
+        s->nrows = n;
+    }
+    s->rows[r].name = name;
+    s->rows[r].device = dev;
+    return (uint32_t)r;
+}
+
+void stint_tree_sink_span(void *ctx, const struct stint_model *m, const struct stint_span_ev *ev)
+{
+    struct stint_tree_sink *s = ctx;
+    struct stint_calltree *t = s->t;
+    if (s->oom || s->explicit_parent)
+        return;
+    if (ev->track != s->track) {
+        while (s->sn)
+            tframe_end(s);
+        s->track = ev->track;
+    }
+    while (s->sn > ev->level)
+        tframe_end(s);
+    if (ev->slice1 || (ev->level && !ev->parent_on_top) || s->sn != ev->level) {
+        s->explicit_parent = 1; /* (its path and its parent's self time need the whole model) */
+        return;
+    }
+    int dev = stint_model_lane_at(m, ev->lane)->clock == STINT_CLOCK_DEVICE;
+    uint32_t parent = s->sn ? s->fr[s->sn - 1].node : (uint32_t)dev;
+    int instant = (ev->flags & STINT_SLICE_INSTANT) != 0;
+    /* a finished child covers its parent's time, filtered out or not, clipped to the parent
+     * (an unfinished parent: to the range's end) */
+    if (s->sn && ev->dur_ns >= 0) {
+        struct tframe *p = &s->fr[s->sn - 1];
+        int64_t pend = p->dur_ns < 0 ? STINT_TS_LIMIT : p->ts_ns + p->dur_ns;
+        int64_t a = ev->ts_ns > p->ts_ns ? ev->ts_ns : p->ts_ns, b = ev->ts_ns + ev->dur_ns;
+        if (b > pend)
+            b = pend;
+        if (b > a)
+            stint_union_acc_add(&p->kids, a, b);
+    }
+    uint32_t node = instant ? parent : node_get(t, parent, ev->name), row = STINT_NO_ID;
+    if (node == STINT_NO_ID) {
+        s->oom = 1;
+        return;
+    }
+    int pass = 1;
+    if (s->f) {
+        struct stint_slice sl = {.ts_ns = ev->ts_ns, .dur_ns = ev->dur_ns, .track = ev->track, .cat = ev->cat,
+                                 .name = ev->name, .flags = ev->flags, .seq = ev->seq};
+        pass = stint_filter_slice(s->f, m, &sl);
+    }
+    if (!pass)
+        t->filtered_out++;
+    else if (instant)
+        t->instants++;
+    else if (ev->dur_ns < 0)
+        t->unfinished++;
+    else {
+        struct stint_tnode *nd = &t->nodes[node];
+        nd->calls++;
+        nd->total_ns = stint_sum_add(nd->total_ns, ev->dur_ns);
+        if (ev->dur_ns > nd->max_ns)
+            nd->max_ns = ev->dur_ns;
+        t->spans++;
+        row = tflat_row(s, ev->name, dev);
+        if (row == STINT_NO_ID || tnode_dur(s, node, ev->dur_ns) != 0) {
+            s->oom = 1;
+            return;
+        }
+        struct stint_flat_row *r = &s->rows[row];
+        r->calls++;
+        if (ev->dur_ns > r->max_ns)
+            r->max_ns = ev->dur_ns;
+        if (!s->open[row]) { /* outermost: no aggregated span of its name is open above it */
+            r->outer_calls++;
+            r->total_ns = stint_sum_add(r->total_ns, ev->dur_ns);
+        }
+        s->open[row]++;
+    }
+    if (s->sn == s->fcap) {
+        size_t c = s->fcap ? s->fcap * 2 : 64;
+        struct tframe *f = realloc(s->fr, c * sizeof *f);
+        if (!f) {
+            s->oom = 1;
+            return;
+        }
+        s->fr = f;
+        s->fcap = c;
+    }
+    struct tframe *fr = &s->fr[s->sn++];
+    fr->node = node;
+    fr->row = row;
+    fr->ts_ns = ev->ts_ns;
+    fr->dur_ns = ev->dur_ns;
+    stint_union_acc_init(&fr->kids);
+}
+
+int stint_tree_sink_finish(struct stint_tree_sink *s, const struct stint_model *m)
+{
+    struct stint_calltree *t = s->t;
+    while (s->sn)
+        tframe_end(s);
+    int rc = s->oom ? -1 : s->explicit_parent ? 1 : 0;
+    if (rc == 0) {
+        for (size_t i = 0; i < m->lanes.len; i++) {
+            if (stint_model_lane_at(m, (uint32_t)i)->clock == STINT_CLOCK_DEVICE)
+                t->lanes_device++;
+            else
+                t->lanes_host++;
+        }
+        size_t n = stint_model_nslices(m); /* (what the lean finish left: the slices off thread tracks) */
+        for (size_t i = 0; i < n; i++)
+            if (stint_model_track_at(m, stint_model_slice(m, i)->track)->kind != STINT_TRACK_THREAD)
+                t->async++;
+        for (size_t k = 0; k < t->n; k++)
+            stint_an_sort_i64(t->nodes[k].durs, t->nodes[k].ndurs);
+        size_t k = 0; /* the rows in (name, clock) order, as stint_calltree_flat gives them */
+        for (size_t r = 0; r < s->nrows; r++)
+            if (s->rows[r].calls)
+                s->rows[k++] = s->rows[r];
+        t->flat = s->rows;
+        t->nflat = k;
+        s->rows = NULL;
+    }
+    free(s->rows);
+    free(s->open);
+    free(s->fr);
+    free(s->dcap);
+    free(s);
+    return rc;
 }
 
 struct kid {
@@ -561,6 +805,13 @@ oom:
 
 struct stint_flat_row *stint_calltree_flat(const struct stint_calltree *t, const struct stint_model *m, size_t *count)
 {
+    if (!t->slice_node) { /* (made by the span sink: t->flat, maybe empty) */
+        struct stint_flat_row *rows = malloc((t->nflat ? t->nflat : 1) * sizeof *rows);
+        if (rows)
+            memcpy(rows, t->flat, t->nflat * sizeof *rows);
+        *count = t->nflat;
+        return rows;
+    }
     size_t nstr = 1;
     for (size_t k = 0; k < t->n; k++)
         if (t->nodes[k].name + 1u > nstr)

@@ -98,6 +98,10 @@ struct stint_calltree {
                              (async, filtered out, instant or unfinished) */
     int64_t *slice_self;  /* per model slice: its self time (0 when not aggregated) */
     uint64_t spans, instants, unfinished, async, filtered_out, lanes_host, lanes_device;
+    /* built by the span sink (stint_tree_sink): no per-slice arrays, the
+     * --flat rows made as the spans came (stint_calltree_flat copies them) */
+    struct stint_flat_row *flat;
+    size_t nflat;
     /* hash (parent, name) -> node */
     uint32_t *tab;
     size_t tabcap;
@@ -108,6 +112,23 @@ struct stint_calltree {
  * Returns 0, or -1 when out of memory. Free with stint_calltree_free. */
 int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f);
 void stint_calltree_free(struct stint_calltree *t);
+
+/* The same tree built from the spans a lean model's finish streams
+ * (model.h, STINT_MODEL_LEAN; `tree` on Chrome JSON and marker logs), with
+ * what it needs per open span and per node only: 8 bytes per aggregated
+ * span (its duration), nothing per slice. new returns NULL when out of
+ * memory; set stint_tree_sink_span as the model's span sink with the
+ * returned context before reading (no span split: one walker). finish then
+ * completes t (an empty tree made by new): 0, 1 when a span's parent was not
+ * the span open on its track (explicit parents, as JSONL sessions have:
+ * build from the whole model instead), -1 when out of memory; either way it
+ * frees the sink. The tree equals stint_calltree_build's on the same input
+ * in every field that `tree` prints, the --flat rows included; slice_node
+ * and slice_self stay NULL. */
+struct stint_tree_sink;
+struct stint_tree_sink *stint_tree_sink_new(struct stint_calltree *t, const struct stint_filter *f);
+void stint_tree_sink_span(void *ctx, const struct stint_model *m, const struct stint_span_ev *ev);
+int stint_tree_sink_finish(struct stint_tree_sink *s, const struct stint_model *m);
 
 /* Per name over the aggregated spans (`tree --flat`):
  * calls, self summed, max, and total over the outermost calls only (a call

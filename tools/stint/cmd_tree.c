@@ -228,16 +228,43 @@ int stint_cmd_tree(int argc, char **argv)
         return 2;
     }
     struct stint_model m;
-    rc = stint_cmd_load(&o, &m, 0);
-    if (stint_no_report(rc, &m)) {
-        stint_model_free(&m);
-        return rc;
-    }
     struct stint_calltree t;
-    if (stint_calltree_build(&t, &m, &o.filter) != 0) {
-        fprintf(stderr, "stint tree: out of memory\n");
-        stint_model_free(&m);
-        return 3;
+    /* Chrome JSON and marker logs nest by time: the tree is built from the
+     * spans a lean model streams, without keeping them (a JSONL session's
+     * explicit parents, stdin, and STINT_TREE_FULL=1 take the whole model) */
+    const char *fmt = o.format ? o.format : strcmp(o.path, "-") ? stint_detect_format(o.path) : NULL;
+    int lean = fmt && strcmp(fmt, "jsonl") && !getenv("STINT_TREE_FULL");
+    if (lean) {
+        struct stint_tree_sink *ts = stint_tree_sink_new(&t, &o.filter);
+        if (!ts) {
+            fprintf(stderr, "stint tree: out of memory\n");
+            return 3;
+        }
+        rc = stint_cmd_load_sink(&o, &m, STINT_MODEL_LEAN, stint_tree_sink_span, ts, NULL);
+        int fr = stint_tree_sink_finish(ts, &m);
+        if (stint_no_report(rc, &m) || fr != 0) {
+            stint_calltree_free(&t);
+            stint_model_free(&m);
+            if (fr < 0) {
+                fprintf(stderr, "stint tree: out of memory\n");
+                return 3;
+            }
+            if (fr == 0)
+                return rc;
+            lean = 0; /* (a parent off its track: the reader's messages come twice) */
+        }
+    }
+    if (!lean) {
+        rc = stint_cmd_load(&o, &m, 0);
+        if (stint_no_report(rc, &m)) {
+            stint_model_free(&m);
+            return rc;
+        }
+        if (stint_calltree_build(&t, &m, &o.filter) != 0) {
+            fprintf(stderr, "stint tree: out of memory\n");
+            stint_model_free(&m);
+            return 3;
+        }
     }
     stint_calltree_sort(&t, &m, to.sort);
     FILE *f = stdout;

@@ -246,6 +246,14 @@ static uint64_t split_min_bytes(void)
     return e && *e ? (uint64_t)strtoull(e, NULL, 10) : SPLIT_MIN_BYTES;
 }
 
+const char *stint_detect_format(const char *path)
+{
+    struct stint_input in;
+    const char *fmt = stint_input_open(&in, path) == 0 ? detect(&in) : NULL;
+    stint_input_close(&in);
+    return fmt;
+}
+
 int stint_threads_wanted(void)
 {
     const char *e = getenv("STINT_THREADS");

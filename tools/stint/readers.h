@@ -31,6 +31,11 @@ struct stint_read_opts {
  * inputs over 64 MB when stderr is a terminal. */
 int stint_read_trace(const char *path, struct stint_model *m, const struct stint_read_opts *o);
 
+/* The format path holds as stint_read_trace would detect it ("chrome",
+ * "jsonl", "markers"), from its first chunk (gzip inflated); NULL when it
+ * cannot be opened or is none of them. Reads only that chunk: not for "-". */
+const char *stint_detect_format(const char *path);
+
 /* The format readers; each consumes an opened input (first chunk loaded). */
 int stint_read_chrome(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o);
 int stint_read_jsonl(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o);

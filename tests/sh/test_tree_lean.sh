@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# `stint tree` builds its tree from the spans a lean model streams (Chrome
+# JSON and marker logs; analysis.h, stint_tree_sink); STINT_TREE_FULL=1
+# builds it from the whole model as before. Both must print byte-identical
+# stdout and stderr, for every view (the tree, --flat, --json, --sort, --depth)
+# and with filters, on adversarial traces made here (instants with slices in
+# them, unfinished spans, overlaps, equal starts, recursion, device lanes),
+# and, when ../shared is present, on generated Chrome traces and marker logs
+# and every JSON file of the shared corpus.
+set -euo pipefail
+STINT=${STINT_BIN:?}
+T=$(mktemp -d "${TMPDIR:-/tmp}/stint-tree-lean.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail=0 n=0
+
+python3 - "$T" <<'PY'
+import json, random, sys
+out = sys.argv[1]
+for seed in range(10):
+    r = random.Random(seed)
+    ev = [{"ph": "M", "name": "thread_name", "pid": 1, "tid": 1, "args": {"name": "main"}}]
+    names = ["a", "b", "c", "a", "rec"]
+    for i in range(r.randint(40, 300)):
+        pid, tid = r.choice([(1, 1), (1, 2), (2, 7)])
+        ts = r.randint(0, 60) * r.choice([1, 0.5, 10])
+        k = r.random()
+        e = {"pid": pid, "tid": tid, "ts": ts, "name": r.choice(names), "cat": r.choice(["x", "y", "x,z"])}
+        if k < 0.55:
+            e.update(ph="X", dur=r.choice([0, 1, 5, 20, 100, 400]))
+        elif k < 0.7:
+            e.update(ph="B")
+        elif k < 0.85:
+            e.update(ph="E")
+        elif k < 0.95:
+            e.update(ph="i", s="t")
+        else:
+            e.update(ph="b", id=r.randint(1, 3))
+        ev.append(e)
+    r.shuffle(ev)
+    json.dump(ev, open(f"{out}/adv{seed}.json", "w"))
+PY
+
+same() { # same FILE ARGS...: lean and full tree outputs must be identical
+  n=$((n + 1))
+  local f=$1; shift
+  "$STINT" tree "$f" "$@" >"$T/lean.out" 2>"$T/lean.err" && lrc=0 || lrc=$?
+  STINT_TREE_FULL=1 "$STINT" tree "$f" "$@" >"$T/full.out" 2>"$T/full.err" && frc=0 || frc=$?
+  if [ $lrc != $frc ] || ! cmp -s "$T/lean.out" "$T/full.out" || ! cmp -s "$T/lean.err" "$T/full.err"; then
+    echo "FAIL: tree $(basename "$f") $* differs (exit $lrc / $frc):"
+    diff "$T/full.out" "$T/lean.out" | head -8 || true
+    diff "$T/full.err" "$T/lean.err" | head -4 || true
+    fail=1
+  fi
+}
+
+views() { # views FILE: every view, some filters
+  same "$1"
+  same "$1" --json
+  same "$1" --flat
+  same "$1" --flat --json --sort self
+  same "$1" --sort calls --depth 2
+  same "$1" --name 'a*'
+  same "$1" --flat --cat x --min-dur 2us
+  same "$1" --json --time-range 10us:30us --pid 1
+}
+
+for f in "$T"/adv*.json; do views "$f"; done
+
+SHARED=${STINT_SHARED_DIR:-}
+if [ -f "$SHARED/tools/gen_chrome.py" ]; then
+  python3 "$SHARED/tools/gen_chrome.py" --size 1M --seed 5 -o "$T/g.json" >/dev/null
+  python3 "$SHARED/tools/gen_chrome.py" --size 1M --seed 6 --flavor chrome --be-frac 0.3 -o "$T/h.json" >/dev/null
+  gzip -c "$T/h.json" >"$T/h.json.gz"
+  python3 "$SHARED/tools/gen_strace.py" --size 300K --seed 2 -o "$T/s.log" >/dev/null
+  for f in "$T/g.json" "$T/h.json.gz" "$T/s.log"; do views "$f"; done
+  k=0
+  while IFS= read -r f; do
+    same "$f"; same "$f" --flat --json
+    k=$((k + 1))
+  done < <(find "$SHARED/corpus" -name '*.json' -size -2M | sort)
+  echo "corpus: $k JSON files"
+else
+  echo "SKIP (generated traces, corpus): $SHARED is absent (shared tools and corpus); adversarial traces only"
+fi
+echo "tree lean: $n comparisons"
+[ $fail = 0 ] && echo PASS
+exit $fail
