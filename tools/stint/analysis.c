@@ -807,7 +807,7 @@ struct stint_flat_row *stint_calltree_flat(const struct stint_calltree *t, const
 {
     if (!t->slice_node) { /* (made by the span sink: t->flat, maybe empty) */
         struct stint_flat_row *rows = malloc((t->nflat ? t->nflat : 1) * sizeof *rows);
-        if (rows)
+        if (rows && t->nflat)
             memcpy(rows, t->flat, t->nflat * sizeof *rows);
         *count = t->nflat;
         return rows;
