@@ -392,6 +392,8 @@ struct stint_tree_sink {
     int oom;
 };
 
+/* Makes t's node array and hash table, with the two invisible roots
+ * (host 0, device 1). Returns 0, or -1 when out of memory. */
 static int tree_roots(struct stint_calltree *t)
 {
     t->cap = 256;
@@ -627,23 +629,13 @@ int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, 
 {
     memset(t, 0, sizeof *t);
     size_t n = stint_model_nslices(m);
-    t->cap = 256;
-    t->nodes = calloc(t->cap, sizeof *t->nodes);
     t->slice_node = malloc((n ? n : 1) * sizeof *t->slice_node);
     t->slice_self = calloc(n ? n : 1, sizeof *t->slice_self);
     uint32_t *chain = malloc((n ? n : 1) * sizeof *chain);
     struct kid *kids = malloc((n ? n : 1) * sizeof *kids);
     int64_t *child_cov = calloc(n ? n : 1, sizeof *child_cov);
-    if (!t->nodes || !t->slice_node || !t->slice_self || !chain || !kids || !child_cov || tab_grow(t) != 0)
+    if (!t->slice_node || !t->slice_self || !chain || !kids || !child_cov || tree_roots(t) != 0)
         goto oom;
-    /* the two invisible roots */
-    for (int r = 0; r < 2; r++) {
-        struct stint_tnode *nd = &t->nodes[t->n++];
-        memset(nd, 0, sizeof *nd);
-        nd->parent = STINT_NO_ID;
-        nd->first_child = nd->next_sibling = nd->last_child = STINT_NO_ID;
-        nd->clock = (uint8_t)r;
-    }
     for (size_t i = 0; i < m->lanes.len; i++) {
         if (stint_model_lane_at(m, (uint32_t)i)->clock == STINT_CLOCK_DEVICE)
             t->lanes_device++;
