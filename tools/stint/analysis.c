@@ -392,6 +392,17 @@ struct stint_tree_sink {
     int oom;
 };
 
+/* Counts m's lanes by clock into t. */
+static void tree_lanes(struct stint_calltree *t, const struct stint_model *m)
+{
+    for (size_t i = 0; i < m->lanes.len; i++) {
+        if (stint_model_lane_at(m, (uint32_t)i)->clock == STINT_CLOCK_DEVICE)
+            t->lanes_device++;
+        else
+            t->lanes_host++;
+    }
+}
+
 /* Makes t's node array and hash table, with the two invisible roots
  * (host 0, device 1). Returns 0, or -1 when out of memory. */
 static int tree_roots(struct stint_calltree *t)
@@ -584,12 +595,7 @@ int stint_tree_sink_finish(struct stint_tree_sink *s, const struct stint_model *
         tframe_end(s);
     int rc = s->oom ? -1 : s->explicit_parent ? 1 : 0;
     if (rc == 0) {
-        for (size_t i = 0; i < m->lanes.len; i++) {
-            if (stint_model_lane_at(m, (uint32_t)i)->clock == STINT_CLOCK_DEVICE)
-                t->lanes_device++;
-            else
-                t->lanes_host++;
-        }
+        tree_lanes(t, m);
         size_t n = stint_model_nslices(m); /* (what the lean finish left: the slices off thread tracks) */
         for (size_t i = 0; i < n; i++)
             if (stint_model_track_at(m, stint_model_slice(m, i)->track)->kind != STINT_TRACK_THREAD)
@@ -636,12 +642,7 @@ int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, 
     int64_t *child_cov = calloc(n ? n : 1, sizeof *child_cov);
     if (!t->slice_node || !t->slice_self || !chain || !kids || !child_cov || tree_roots(t) != 0)
         goto oom;
-    for (size_t i = 0; i < m->lanes.len; i++) {
-        if (stint_model_lane_at(m, (uint32_t)i)->clock == STINT_CLOCK_DEVICE)
-            t->lanes_device++;
-        else
-            t->lanes_host++;
-    }
+    tree_lanes(t, m);
     /* pass 1: node per slice. A parent may sit on another track and after
      * its child in index order (JSONL explicit parents), so each chain is
      * resolved upward to the first slice with a node, then assigned down.

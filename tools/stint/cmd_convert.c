@@ -163,15 +163,14 @@ static int wrun_cmp(const void *pa, const void *pb)
     return a->first < b->first ? -1 : a->first > b->first;
 }
 
-/* The windows of `every` ns from lo that overlap [ts, end) (filters.h's
- * overlap: an empty interval overlaps the window it lies in), cut to
- * [lo, hi); 0 when none. */
-static int wrun_of(int64_t ts, int64_t end, int64_t lo, int64_t hi, int64_t every, struct wrun *r)
+/* The windows of `every` ns from lo that [ts, ts + dur) overlaps
+ * (stint_filter_overlaps: dur < 0 lasts to the end), cut to [lo, hi); 0
+ * when none. */
+static int wrun_of(int64_t ts, int64_t dur, int64_t lo, int64_t hi, int64_t every, struct wrun *r)
 {
-    if (end < ts)
-        end = ts;
-    if (ts >= hi || end < lo || (end == lo && end > ts))
+    if (!stint_filter_overlaps(lo, hi, ts, dur))
         return 0;
+    int64_t end = dur < 0 ? INT64_MAX : ts + dur;
     int64_t a = ts > lo ? ts : lo, b = end > ts ? end - 1 : end;
     b = b >= hi ? hi - 1 : b;
     r->first = ((uint64_t)a - (uint64_t)lo) / (uint64_t)every;
@@ -211,11 +210,11 @@ static int split_write(const struct stint_model *m, const char *out_path, int64_
         return 3;
     for (size_t i = 0; lo < hi && i < n; i++) {
         const struct stint_slice *s = stint_model_slice(m, i);
-        nr += (size_t)wrun_of(s->ts_ns, s->dur_ns < 0 ? INT64_MAX : s->ts_ns + s->dur_ns, lo, hi, every, &runs[nr]);
+        nr += (size_t)wrun_of(s->ts_ns, s->dur_ns, lo, hi, every, &runs[nr]);
     }
     for (size_t k = 0; lo < hi && k < m->samples.len; k++) {
         int64_t t = STINT_BA_AT(&m->samples, struct stint_counter_sample, k).ts_ns;
-        nr += (size_t)wrun_of(t, t, lo, hi, every, &runs[nr]);
+        nr += (size_t)wrun_of(t, 0, lo, hi, every, &runs[nr]);
     }
     qsort(runs, nr, sizeof *runs, wrun_cmp);
     size_t nm = 0; /* merged in place */

@@ -138,15 +138,7 @@ int stint_filter_slice(const struct stint_filter *f, const struct stint_model *m
         return 0;
     if (f->has_min_dur && (s->dur_ns < 0 || s->dur_ns < f->min_dur))
         return 0;
-    if (f->has_range) {
-        int64_t end = s->dur_ns < 0 ? INT64_MAX : s->ts_ns + s->dur_ns;
-        if (s->ts_ns >= f->t1)
-            return 0;
-        /* overlap with [t0, t1); a zero-length slice at t0 counts */
-        if (end < f->t0 || (end == f->t0 && s->dur_ns > 0))
-            return 0;
-    }
-    return 1;
+    return !f->has_range || stint_filter_overlaps(f->t0, f->t1, s->ts_ns, s->dur_ns);
 }
 
 int stint_filter_cat(const struct stint_filter *f, const char *cat)

@@ -45,6 +45,18 @@ int stint_filter_arg(struct stint_filter *f, int argc, char **argv, int *i);
 
 /* Whether slice s passes; m must be finished. */
 int stint_filter_slice(const struct stint_filter *f, const struct stint_model *m, const struct stint_slice *s);
+/* Whether [ts, ts + dur) overlaps [t0, t1) as --time-range means it: a
+ * zero-length interval at t0 counts, an unfinished span (dur < 0) lasts to
+ * the end of time, and an end past INT64_MAX is INT64_MAX. Every reading of
+ * the range (filters, sizes, convert's windows) goes through this. */
+static inline int stint_filter_overlaps(int64_t t0, int64_t t1, int64_t ts, int64_t dur)
+{
+    int64_t end;
+    if (dur < 0 || __builtin_add_overflow(ts, dur, &end))
+        end = INT64_MAX;
+    return !(ts >= t1 || end < t0 || (end == t0 && dur > 0));
+}
+
 /* Whether a category string passes --cat. */
 int stint_filter_cat(const struct stint_filter *f, const char *cat);
 /* Whether a name (a slice's, or a counter series') passes --name. */

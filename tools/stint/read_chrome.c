@@ -1730,8 +1730,7 @@ static int size_pass(struct creader *r, const struct event *e, const struct stin
             return 0;
         if (e->dur.set && (parse_time(r, &e->dur, &dur) != 0 || dur < 0))
             dur = 0;
-        int64_t end = dur > INT64_MAX - ts ? INT64_MAX : ts + dur;
-        if (ts >= f->t1 || end < f->t0 || (end == f->t0 && dur > 0))
+        if (!stint_filter_overlaps(f->t0, f->t1, ts, dur))
             return 0;
     }
     return 1;

@@ -566,8 +566,7 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
             continue;
         }
         if (win) {
-            int64_t e = s->dur_ns < 0 ? INT64_MAX : s->ts_ns + s->dur_ns;
-            if (s->ts_ns >= o->t1 || e < o->t0 || (e == o->t0 && s->dur_ns > 0)) { /* (filters.h's overlap) */
+            if (!stint_filter_overlaps(o->t0, o->t1, s->ts_ns, s->dur_ns)) {
                 st->window_out++;
                 if (pl) {
                     pl[i].sub = STINT_NO_ID;
@@ -579,6 +578,7 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
                 s_ts = o->t0;
                 clip |= CLIP_START;
             }
+            int64_t e = s->dur_ns < 0 ? INT64_MAX : s->ts_ns + s->dur_ns;
             if (s->dur_ns >= 0 && e > o->t1) {
                 e = o->t1;
                 clip |= CLIP_END;
