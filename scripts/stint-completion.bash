@@ -23,7 +23,7 @@ _stint()
     diff) opts='--threshold --fail-on-regression --seed --resamples --min-samples --no-correction --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
     convert) opts='-o --output --to --no-rebase --time-range --split-every --pid --tid --cat --name --min-dur --strict --format --help' ;;
     report) opts='-o --output --step --columns --title --max-slices --strict --format --help' ;;
-    sizes) opts='--top --json --strict --pid --tid --cat --name --time-range --help' ;;
+    sizes) opts='--top --json --strict --format --pid --tid --cat --name --time-range --help' ;;
     *) return 0 ;;
     esac
     case "$prev" in
@@ -32,7 +32,7 @@ _stint()
     --time-unit) COMPREPLY=($(compgen -W 's ms us ns' -- "$cur")); return 0 ;;
     --to) COMPREPLY=($(compgen -W 'chrome folded jsonl markers otlp-json' -- "$cur")); return 0 ;;
     --output|--trace-out|-o) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
-    --cat|--columns|--depth|--fields|--gap|--max-slices|--min-dur|--min-samples|--name|--pid|--resamples|--seed|--split-every|--step|--threshold|--tid|--time-key|--time-range|--title|--top|--warmup) return 0 ;;
+    --cat|--columns|--depth|--fields|--format|--gap|--max-slices|--min-dur|--min-samples|--name|--pid|--resamples|--seed|--split-every|--step|--threshold|--tid|--time-key|--time-range|--title|--top|--warmup) return 0 ;;
     esac
     if [[ $cur == -* ]]; then
         COMPREPLY=($(compgen -W "$opts" -- "$cur"))

@@ -1,11 +1,14 @@
 /*
- * cmd_sizes.c - `stint sizes FILE`: what a Chrome JSON trace's bytes are
- * spent on, so that whoever writes the trace sees what makes it large.
+ * cmd_sizes.c - `stint sizes FILE`: what a Chrome JSON trace's or a marker
+ * log's bytes are spent on, so that whoever writes it sees what makes it
+ * large.
  *
  * The reader measures each event's text instead of modelling it (sizes.h):
  * rows by phase, by (cat, name), by key of the event objects and by
  * top-level key of their args objects, and the trace object's keys other
- * than traceEvents. Every byte count is of
+ * than traceEvents. A marker log's records are measured the same way
+ * (read_markers.c): by clock in place of phase, by name, by head field and
+ * by attr key; its "outside" is the log's other text. Every byte count is of
  * the text as written (inflated, for gzip); the bytes outside events are
  * the rest: those keys, whitespace, commas and brackets. Percentages are of
  * the whole text read. Rows come sorted by bytes (then events, then text);
@@ -24,11 +27,12 @@
 
 static const char usage[] =
     "usage: stint sizes FILE [--top N] [--json] [--strict] [--pid N] [--tid N] [--cat C] [--name GLOB]\n"
-    "                   [--time-range A:B]\n"
+    "                   [--time-range A:B] [--format chrome|markers]\n"
     "  what a Chrome JSON trace's bytes are spent on: bytes and events by phase, by\n"
     "  (cat, name), by key of the events and by top-level key of their args objects, as\n"
-    "  written (inflated, for gzip). The text shows the top N rows of each list (default\n"
-    "  20, 0 = all); --json gives every row.\n";
+    "  written (inflated, for gzip); a marker log's records by clock, by name, by head\n"
+    "  field and by attr key. The text shows the top N rows of each list (default 20,\n"
+    "  0 = all); --json gives every row.\n";
 
 struct sort_ctx {
     const struct stint_model *m;
@@ -70,6 +74,27 @@ static size_t *sorted(const struct stint_model *m, const struct stint_size_table
     qsort(ix, t->n, sizeof *ix, row_cmp);
     return ix;
 }
+
+/* What the rows mean for the input's format: Chrome JSON or a marker log. */
+struct labels {
+    const char *text;     /* "JSON text" */
+    const char *event;    /* "events" */
+    const char *per;      /* "bytes/event" */
+    const char *args;     /* the args line of the totals */
+    const char *outside;  /* the outside line of the totals */
+    const char *ph, *by;  /* the phase column and its list's heading */
+    const char *scope[2]; /* the header's two lines on what a byte count covers */
+};
+
+static const struct labels chrome_labels = {
+    "JSON text", "events", "bytes/event", "their args objects (part of the events' bytes)",
+    "the trace object's other keys, whitespace, commas, brackets", "ph", "phase",
+    {"an event from its '{' to its '}'; an args member from its key's", "'\"' to its value's end"}};
+
+static const struct labels marker_labels = {
+    "log text", "records", "bytes/record", "their attrs (part of the records' bytes)",
+    "log prefixes, other lines, line ends, blanks between glued records, torn records", "clk", "clock",
+    {"a record from its '[' to its last field's end; a field or an attr", "from its key to its value's end"}};
 
 static double pct(uint64_t part, uint64_t whole)
 {
@@ -152,11 +177,20 @@ static void put_json_rows(FILE *f, const struct stint_model *m, const struct sti
 static void put_json(FILE *f, const struct stint_model *m, const struct stint_sizes *z, size_t *const ix[5])
 {
     uint64_t outside = z->text_bytes - z->event_bytes - z->filtered_bytes;
-    fputs("{\"schema\":\"stint.sizes/1\",\"scope\":{\"bytes\":\"of the text as written (inflated, for gzip): an "
-          "event from its '{' to its '}', an args member from its key's '\\\"' to its value's end\","
-          "\"outside_bytes\":\"the trace object's other keys, whitespace, commas and brackets; when partial, the "
-          "text the error cut short\"},\n",
-          f);
+    if (!strcmp(m->format, "markers"))
+        fputs("{\"schema\":\"stint.sizes/1\",\"format\":\"markers\",\"scope\":{\"bytes\":\"of the text as written "
+              "(inflated, for gzip): a record from its '[' to its last field's end, a head field or an attr from its "
+              "key to its value's end\",\"events\":\"records\",\"phases\":\"by clock: host, or dev (clk=dev)\","
+              "\"event_keys\":\"the head's fields, and attrs as a whole\",\"args_keys\":\"the attrs' tokens, by "
+              "key\",\"outside_bytes\":\"log prefixes, other lines, line ends and torn records; when partial, the "
+              "text the error cut short\"},\n",
+              f);
+    else
+        fputs("{\"schema\":\"stint.sizes/1\",\"format\":\"chrome\",\"scope\":{\"bytes\":\"of the text as written "
+              "(inflated, for gzip): an event from its '{' to its '}', an args member from its key's '\\\"' to its "
+              "value's end\",\"outside_bytes\":\"the trace object's other keys, whitespace, commas and brackets; when "
+              "partial, the text the error cut short\"},\n",
+              f);
     fprintf(f,
             "\"text_bytes\":%" PRIu64 ",\"gzip_bytes\":%" PRIu64 ",\"events\":%" PRIu64 ",\"event_bytes\":%" PRIu64
             ",\"args_bytes\":%" PRIu64 ",\"outside_bytes\":%" PRIu64 ",\"filtered_events\":%" PRIu64
@@ -214,28 +248,28 @@ static void put_keys(FILE *f, const struct stint_model *m, const struct stint_si
 static void put_text(FILE *f, const struct stint_model *m, const struct stint_sizes *z, size_t *const ix[5],
                      size_t top, const char *path)
 {
+    const int mk = !strcmp(m->format, "markers");
+    const struct labels *L = mk ? &marker_labels : &chrome_labels;
     uint64_t whole = z->text_bytes, outside = z->text_bytes - z->event_bytes - z->filtered_bytes;
-    fprintf(f, "# %s: %" PRIu64 " bytes of JSON text", path, whole);
+    fprintf(f, "# %s: %" PRIu64 " bytes of %s", path, whole, L->text);
     if (z->gzip_bytes)
         fprintf(f, " (inflated from %" PRIu64 " bytes of gzip)", z->gzip_bytes);
     fprintf(f, "%s\n", m->partial ? " - PARTIAL input: the text up to the error" : "");
-    fputs("# bytes: of the text as written; an event from its '{' to its '}'; an args member from its key's\n"
-          "# '\"' to its value's end; percentages of the whole text\n",
-          f);
-    fprintf(f, "%-9s%12s %7s %10s %12s\n", "", "bytes", "% text", "events", "bytes/event");
-    fprintf(f, "events   %12" PRIu64 " %6.1f%% %10" PRIu64 " %12.1f\n", z->event_bytes, pct(z->event_bytes, whole),
-            z->events, z->events ? (double)z->event_bytes / (double)z->events : 0.0);
-    fprintf(f, "  args   %12" PRIu64 " %6.1f%%  their args objects (part of the events' bytes)\n", z->args_bytes,
-            pct(z->args_bytes, whole));
+    fprintf(f, "# bytes: of the text as written; %s\n# %s; percentages of the whole text\n", L->scope[0], L->scope[1]);
+    fprintf(f, "%-9s%12s %7s %10s %12s\n", "", "bytes", "% text", L->event, L->per);
+    fprintf(f, "%-9s%12" PRIu64 " %6.1f%% %10" PRIu64 " %12.1f\n", L->event, z->event_bytes,
+            pct(z->event_bytes, whole), z->events, z->events ? (double)z->event_bytes / (double)z->events : 0.0);
+    fprintf(f, "  %-7s%12" PRIu64 " %6.1f%%  %s\n", mk ? "attrs" : "args", z->args_bytes, pct(z->args_bytes, whole),
+            L->args);
     if (z->filtered_events)
         fprintf(f, "filtered %12" PRIu64 " %6.1f%% %10" PRIu64 " %12.1f  (left out by the filters: in no row)\n",
                 z->filtered_bytes, pct(z->filtered_bytes, whole), z->filtered_events,
                 (double)z->filtered_bytes / (double)z->filtered_events);
-    fprintf(f, "outside  %12" PRIu64 " %6.1f%%  the trace object's other keys, whitespace, commas, brackets%s\n",
-            outside, pct(outside, whole), m->partial ? ";\n                               the text the error cut short" : "");
+    fprintf(f, "outside  %12" PRIu64 " %6.1f%%  %s%s\n", outside, pct(outside, whole), L->outside,
+            m->partial ? ";\n                               the text the error cut short" : "");
     size_t lim;
-    fprintf(f, "\n## by phase\n%-4s%12s %12s %7s %12s %12s\n", "ph", "events", "bytes", "% text", "bytes/event",
-            "args bytes");
+    fprintf(f, "\n## by %s\n%-4s%12s %12s %7s %12s %12s\n", L->by, L->ph, L->event, "bytes", "% text", L->per,
+            mk ? "attrs bytes" : "args bytes");
     for (size_t i = 0; i < z->phases.n; i++) {
         const struct stint_size_row *r = &z->phases.rows[ix[0][i]];
         size_t n, w;
@@ -249,8 +283,8 @@ static void put_text(FILE *f, const struct stint_model *m, const struct stint_si
     lim = top && top < z->names.n ? top : z->names.n;
     fputs("\n## by name: ", f);
     put_count(f, lim, z->names.n);
-    fprintf(f, " (cat, name) by bytes\n%12s %7s %10s %12s %12s  %-6s  %s\n", "bytes", "% text", "events",
-            "bytes/event", "args bytes", "ph", "cat / name");
+    fprintf(f, " %s by bytes\n%12s %7s %10s %12s %12s  %-6s  %s\n", mk ? "names" : "(cat, name)", "bytes", "% text",
+            L->event, L->per, mk ? "attrs bytes" : "args bytes", L->ph, mk ? "name" : "cat / name");
     for (size_t i = 0; i < lim; i++) {
         const struct stint_size_row *r = &z->names.rows[ix[1][i]];
         fprintf(f, "%12" PRIu64 " %6.1f%% %10" PRIu64 " %12.1f %12" PRIu64 "  ", r->bytes, pct(r->bytes, whole),
@@ -271,10 +305,17 @@ static void put_text(FILE *f, const struct stint_model *m, const struct stint_si
         fputc('\n', f);
     }
 
-    put_keys(f, m, &z->event_keys, ix[2], top, whole, "event keys", " (members of event objects, args included)",
-             "events", "bytes/event");
-    put_keys(f, m, &z->args_keys, ix[3], top, whole, "args keys", " (top-level members of args objects)", "objects",
-             "bytes/object");
+    if (mk) {
+        put_keys(f, m, &z->event_keys, ix[2], top, whole, "record fields",
+                 " (the head's k=v fields, and attrs as a whole)", "records", "bytes/record");
+        put_keys(f, m, &z->args_keys, ix[3], top, whole, "attr keys", " (the attrs' k=v tokens, by key)", "tokens",
+                 "bytes/token");
+    } else {
+        put_keys(f, m, &z->event_keys, ix[2], top, whole, "event keys", " (members of event objects, args included)",
+                 "events", "bytes/event");
+        put_keys(f, m, &z->args_keys, ix[3], top, whole, "args keys", " (top-level members of args objects)",
+                 "objects", "bytes/object");
+    }
     put_keys(f, m, &z->top_keys, ix[4], top, whole, "trace object keys other than traceEvents", NULL, NULL, NULL);
 }
 
@@ -289,8 +330,7 @@ int stint_cmd_sizes(int argc, char **argv)
         "sizes", STINT_FILT_PID | STINT_FILT_TID | STINT_FILT_CAT | STINT_FILT_NAME | STINT_FILT_RANGE | STINT_TAKES_JSON,
         "sizes measures events as written, before any B/E matching gives them a duration (the filters here are "
         "--pid, --tid, --cat, --name and --time-range)",
-        "sizes prints a text table, or JSON with --json", "chrome",
-        "sizes measures Chrome JSON; a JSONL session or a marker log is one record per line"};
+        "sizes prints a text table, or JSON with --json", NULL, NULL};
     struct stint_cmd_opts o;
     rc = stint_cmd_parse_spec(argc, argv, usage, &o, &spec);
     if (rc >= 0)

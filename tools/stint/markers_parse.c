@@ -450,7 +450,7 @@ static const char *parse_record(markers_parser *p, const char *at, const char *e
     r.ts_ns = (int64_t)ts;
     r.dur_ns = (int64_t)dur;
     {
-        const char *a = q, *ae = attrs_end(q, e);
+        const char *dur_end = q, *a = q, *ae = attrs_end(q, e);
         while (a < ae && is_blank((unsigned char)*a))
             a++;
         const char *t = ae;
@@ -458,6 +458,8 @@ static const char *parse_record(markers_parser *p, const char *at, const char *e
             t--;
         r.attrs.ptr = a;
         r.attrs.len = (size_t)(t - a);
+        r.text.ptr = at;
+        r.text.len = (size_t)((r.attrs.len ? t : dur_end) - at);
         q = ae;
     }
     r.offset = p->base_off + (uint64_t)(at - p->buf);

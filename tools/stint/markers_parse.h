@@ -61,6 +61,8 @@ typedef struct markers_record {
     markers_text hid_text; /* the hex digits as written (case preserved) */
     markers_text name;
     markers_text attrs;  /* raw `k=v ...` text after dur, trimmed; may be empty */
+    markers_text text;   /* the whole record: from its '[' to its last field's last byte (the
+                          * attrs' when there are any, else dur's last digit) */
     uint64_t offset;     /* byte offset of the record's '[' in the stream */
     uint64_t line;       /* 1-based line number; 0 unless options.count_lines */
 } markers_record;

@@ -12,14 +12,56 @@
  */
 #include "readers.h"
 
+#include "filters.h"
 #include "markers_parse.h"
+#include "sizes.h"
 
 #include <string.h>
 
 struct mctx {
     struct stint_model *m;
     const char *path;
+    const struct stint_filter *filter; /* sizes mode: the events' filter, or NULL */
+    uint32_t clk[2];                   /* sizes mode: the string ids of "host" and "dev" */
 };
+
+/* sizes mode (STINT_MODEL_SIZES, sizes.h): measures record r instead of
+ * modelling it. Its "phase" is its clock ("host", or "dev" for clk=dev),
+ * its cat "", its event keys the nine head fields (`pid=12` is 6 bytes) and
+ * "attrs" (the attrs' text), its args keys the attrs' tokens by key. A
+ * record the filters leave out (--pid, --tid: the record's own; --name;
+ * --cat: "" ; --time-range: [ts, ts + dur) on the record's clock) is counted
+ * as filtered. */
+static void size_record(struct mctx *c, const markers_record *r)
+{
+    struct stint_model *m = c->m;
+    struct stint_sizes *z = m->sizes;
+    const struct stint_filter *f = c->filter;
+    uint32_t name = stint_model_intern(m, r->name.ptr, r->name.len);
+    if (f && ((f->has_pid && (int64_t)r->pid != f->pid) || (f->has_tid && (int64_t)r->tid != f->tid) ||
+              (f->cat && !stint_filter_cat(f, "")) ||
+              (f->name_glob && !stint_filter_name(f, stint_model_str(m, name, NULL))) ||
+              (f->has_range && !stint_filter_overlaps(f->t0, f->t1, r->ts_ns, r->dur_ns)))) {
+        z->filtered_events++;
+        z->filtered_bytes += r->text.len;
+        return;
+    }
+    stint_sizes_event(z, c->clk[markers_is_device(r)], stint_model_intern(m, "", 0), name, r->text.len,
+                      r->attrs.len);
+    /* the head's fields: the blank-separated k=v tokens between "[STRACE]" and the attrs */
+    const char *head = r->text.ptr + 8, *head_end = r->attrs.len ? r->attrs.ptr : r->text.ptr + r->text.len;
+    markers_text cur = {head, (size_t)(head_end - head)}, k, v;
+    while (markers_attr_next(&cur, &k, &v))
+        stint_sizes_event_key(z, stint_model_intern(m, k.ptr, k.len),
+                              (uint64_t)((v.ptr ? v.ptr + v.len : k.ptr + k.len) - k.ptr));
+    if (!r->attrs.len)
+        return;
+    stint_sizes_event_key(z, stint_model_intern(m, "attrs", 5), r->attrs.len);
+    cur = r->attrs;
+    while (markers_attr_next(&cur, &k, &v))
+        stint_sizes_arg_key(z, stint_model_intern(m, k.ptr, k.len),
+                            (uint64_t)((v.ptr ? v.ptr + v.len : k.ptr + k.len) - k.ptr));
+}
 
 static void add_arg_str(struct stint_model *m, uint32_t idx, const char *key, const char *v, size_t n)
 {
@@ -39,6 +81,10 @@ static int on_record(void *ctx, const markers_record *r)
     struct mctx *c = ctx;
     struct stint_model *m = c->m;
     m->events++;
+    if (m->sizes) {
+        size_record(c, r);
+        return 0;
+    }
     if (r->v != 1)
         stint_model_repair(m, STINT_REPAIR_UNKNOWN_VERSION, "%s: byte %llu: record with v=%llu (expected v=1), read anyway",
                            c->path, (unsigned long long)r->offset, (unsigned long long)r->v);
@@ -81,7 +127,13 @@ static void on_torn(void *ctx, uint64_t offset, uint64_t line, const char *why)
 int stint_read_markers(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o)
 {
     struct mctx c = {.m = m, .path = in->path};
+    if (o && o->event_filter && stint_filter_active(o->event_filter))
+        c.filter = o->event_filter;
     m->format = "markers";
+    if (m->sizes) {
+        c.clk[0] = stint_model_intern(m, "host", 4);
+        c.clk[1] = stint_model_intern(m, "dev", 3);
+    }
     markers_options opt = MARKERS_OPTIONS_INIT;
     opt.on_record = on_record;
     opt.on_torn = on_torn;
@@ -93,6 +145,8 @@ int stint_read_markers(struct stint_input *in, struct stint_model *m, const stru
     }
     int rc = 0;
     for (;;) {
+        if (m->sizes)
+            m->sizes->text_bytes += in->len;
         if (in->len && markers_feed(p, in->buf, in->len) != 0) {
             stint_model_fail(m, "%s: out of memory", in->path);
             rc = 3;

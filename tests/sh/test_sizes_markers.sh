@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# `stint sizes --json` on marker logs against an independent model
+# (sizes_markers_oracle.py, the record grammar written again with regular
+# expressions): adversarial logs made here (CRLF and lone CR line ends,
+# blanks of every kind, records glued on one line behind log prefixes and
+# tokens, torn records, clk=dev, attr tokens without '=' or with '=' in
+# their values, non-ASCII names), plain and gzipped, with and without each
+# filter; then, when ../shared is present, generated logs with noise and
+# malformed records.
+set -euo pipefail
+STINT=${STINT_BIN:?}
+HERE=$(cd "$(dirname "$0")" && pwd)
+T=$(mktemp -d "${TMPDIR:-/tmp}/stint-sizes-markers.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+fail=0 checks=0
+
+python3 - "$T" <<'PY'
+import random, sys
+out = sys.argv[1]
+BLANKS = [b" ", b"  ", b"\t", b" \x1c", b"\v", b"\f "]
+for seed in range(6):
+    r = random.Random(seed)
+    lines = []
+    ts = 1000
+    for i in range(r.randint(60, 200)):
+        def rec():
+            global ts
+            ts += r.randint(0, 3000)
+            b = lambda: r.choice(BLANKS) if r.random() < 0.3 else b" "
+            name = r.choice([b"run", b"run.step", b"na\xc3\xafve", b"x" * r.randint(1, 30), b"a=b", b"k[0]"])
+            head = b"[STRACE]" + b() + b"v=1" + b() + b"pid=%d" % r.choice([1, 2, 7]) + b() + \
+                b"tid=%d" % r.choice([1, 3, 9]) + b() + b"inv=%d" % r.randint(1, 5) + b() + \
+                b"hid=%x" % r.randint(0, 1 << 64) + b() + b"depth=%d" % r.randint(0, 4) + b() + \
+                b"name=" + name + b() + b"ts=%d" % ts + b() + b"dur=%d" % r.randint(0, 5000)
+            attrs = []
+            for j in range(r.choice([0, 0, 1, 2, 4])):
+                attrs.append(r.choice([b"ntensor=%d" % r.randint(1, 99), b"clk=dev", b"flag", b"eq=a=b",
+                                       b"note=x[0][1]", b"clk=device", b"k\xc3\xa9=v"]))
+            tail = (b()).join(attrs)
+            return head + ((b() + tail) if attrs else b"") + (r.choice(BLANKS) if r.random() < 0.2 else b"")
+        k = r.random()
+        if k < 0.45:
+            lines.append(rec())
+        elif k < 0.6:
+            lines.append(b"[2026-01-02 10:00:00][T0x1a][INFO] run.cc:12: " + rec())
+        elif k < 0.7:  # two records glued on a line, the second behind a log prefix or a token
+            glue = r.choice([b"[2026-01-02][T0x1][INFO] f: ", b" INFO:root:", b"", b" [mono_ns=5][T0x2]x "])
+            lines.append(rec() + glue + rec())
+        elif k < 0.78:  # torn: cut before its last field, or a bad field
+            t = rec()
+            lines.append(t[:r.randint(9, t.index(b"dur=") + 2)] if r.random() < 0.7 else t.replace(b"pid=", b"pid=x"))
+        elif k < 0.85:
+            lines.append(b"[STRACE]x not a head; [STRACE] v=q neither")
+        else:
+            lines.append(r.choice([b"I1130 plain log line", b"", b"{\"event\": \"metrics\"}", b"[a][b] brackets"]))
+    ends = [b"\n", b"\r\n", b"\r"] if seed % 2 else [b"\n"]
+    text = b"".join(l + r.choice(ends) for l in lines)
+    if seed == 5:
+        text = text.rstrip(b"\r\n")  # no line end after the last record
+    open(f"{out}/adv{seed}.log", "wb").write(text)
+PY
+
+: >"$T/manifest"
+# compare LOG [filter args]: stint's --json output, plain and gzipped (without filters)
+compare() {
+  local f=$1; shift
+  checks=$((checks + 1))
+  local modes="plain"
+  [ $# = 0 ] && modes="plain gz"
+  for mode in $modes; do
+    local in=$f out=$T/out.$checks.$mode
+    [ "$mode" = gz ] && { gzip -c "$f" >"$T/in.gz"; in=$T/in.gz; }
+    if ! "$STINT" sizes "$in" --json "$@" >"$out" 2>"$T/err"; then
+      echo "FAIL: $(basename "$f") $mode $*: exit $?"; cat "$T/err"; fail=1; continue
+    fi
+    (IFS=' '; printf '%s|%s|%s\n' "$out" "$f" "$*") >>"$T/manifest"
+  done
+}
+
+for f in "$T"/adv*.log; do
+  compare "$f"
+  compare "$f" --pid 2
+  compare "$f" --tid 9
+  compare "$f" --name 'run*'
+  compare "$f" --cat x
+  compare "$f" --time-range 20000:90000
+  compare "$f" --pid 7 --time-range :50000
+done
+
+GEN=${STINT_SHARED_DIR:-}/tools/gen_strace.py
+if [ ! -f "$GEN" ]; then
+  echo "SKIP (generated logs): $GEN is absent (shared tools); adversarial logs only"
+else
+  for seed in 1 2; do
+    python3 "$GEN" --size 600K --seed "$seed" --noise 0.4 --malformed 0.05 -o "$T/g$seed.log" >/dev/null
+    compare "$T/g$seed.log"
+    compare "$T/g$seed.log" --name '*launch*'
+  done
+fi
+
+if ! python3 "$HERE/sizes_markers_oracle.py" "$T/manifest"; then
+  fail=1
+fi
+
+# the text report says what its rows are for a marker log
+f=$T/adv0.log
+"$STINT" sizes "$f" --top 3 >"$T/text"
+for want in "bytes of log text" "## by clock" "## record fields:" "## attr keys:" "records "; do
+  grep -qF -- "$want" "$T/text" || { echo "FAIL: the text report lacks '$want'"; fail=1; }
+done
+if grep -qF "trace object keys" "$T/text"; then echo "FAIL: a marker log's report lists trace object keys"; fail=1; fi
+
+echo "test_sizes_markers: $checks comparisons"
+exit $fail
