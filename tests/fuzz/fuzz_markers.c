@@ -5,7 +5,9 @@
  * byte says (chunk boundaries inside records and CRLF pairs are the risky
  * part), and the analyzer's marker reader (stint_read_markers). Invariants:
  * records + torn == heads, and the split feed delivers exactly what a single
- * feed delivers. Then the same bytes go to a memfd and through the commands
+ * feed delivers; `stint sizes`'s reading (STINT_MODEL_SIZES) measures every
+ * record delivered, its rows add up to its totals, and no byte is counted
+ * twice. Then the same bytes go to a memfd and through the commands
  * that read marker logs, each view of `stint timing` (table, rounds table,
  * trees by name and depth, JSON, warm-up, trace export) and `stint steps`,
  * output to /dev/null: each must exit 0, 1 or 3 (the second input byte
@@ -13,6 +15,7 @@
 #include "commands.h"
 #include "fuzz_common.h"
 #include "markers_parse.h"
+#include "sizes.h"
 
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -67,6 +70,32 @@ static markers_stats parse(const uint8_t *data, size_t size, size_t step, struct
 
 static struct fuzz_file file = {-1, ""};
 
+static uint64_t table_sum(const struct stint_size_table *t, int events)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += events ? t->rows[i].events : t->rows[i].bytes;
+    return n;
+}
+
+/* The sizes tally of data: records records delivered, each measured. */
+static void check_sizes(const uint8_t *data, size_t size, uint64_t records)
+{
+    struct stint_model m;
+    fuzz_read_model(stint_read_markers, data, size, STINT_MODEL_SIZES, 0, NULL, NULL, &m);
+    const struct stint_sizes *z = m.sizes;
+    if (!z || z->events != records || z->filtered_events || z->text_bytes != size || z->event_bytes > size ||
+        z->args_bytes > z->event_bytes || table_sum(&z->phases, 1) != records ||
+        table_sum(&z->phases, 0) != z->event_bytes || table_sum(&z->names, 1) != records ||
+        table_sum(&z->names, 0) != z->event_bytes || table_sum(&z->event_keys, 0) > z->event_bytes ||
+        table_sum(&z->args_keys, 0) > z->args_bytes || z->top_keys.n)
+        abort();
+    /* a record of n bytes is at least "[STRACE] v=0 pid=0 ... dur=0" long */
+    if (z->event_bytes < 62 * records)
+        abort();
+    stint_model_free(&m);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     if (size < 2)
@@ -81,6 +110,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     if (a.records != b.records || a.torn != b.torn || whole.sum != split.sum)
         abort();
     fuzz_read_memory(stint_read_markers, data, size, STINT_MODEL_KEEP_ARGS);
+    check_sizes(data, size, a.records);
 
     const char *path = fuzz_file_put(&file, "stint-fuzz-markers", data, size);
     static const struct fuzz_cmd cmds[] = {
