@@ -92,7 +92,7 @@ if [ ! -f "$GEN" ]; then
   echo "SKIP (generated logs): $GEN is absent (shared tools); adversarial logs only"
 else
   for seed in 1 2; do
-    python3 "$GEN" --size 600K --seed "$seed" --noise 0.4 --malformed 0.05 -o "$T/g$seed.log" >/dev/null
+    python3 "$GEN" --size 600K --seed "$seed" --noise 0.4 --malformed 0.05 -o "$T/g$seed.log" >/dev/null 2>&1
     compare "$T/g$seed.log"
     compare "$T/g$seed.log" --name '*launch*'
   done
@@ -109,6 +109,20 @@ for want in "bytes of log text" "## by clock" "## record fields:" "## attr keys:
   grep -qF -- "$want" "$T/text" || { echo "FAIL: the text report lacks '$want'"; fail=1; }
 done
 if grep -qF "trace object keys" "$T/text"; then echo "FAIL: a marker log's report lists trace object keys"; fail=1; fi
+
+# a cut gzip log: exit 1, the tally of what was read marked partial, every byte read in it once
+gzip -c "$T/adv1.log" | head -c 300 >"$T/cut.gz"
+rc=0; "$STINT" sizes "$T/cut.gz" --json >"$T/cut.json" 2>"$T/err" || rc=$?
+if [ "$rc" != 1 ]; then echo "FAIL: a cut gzip log: exit $rc, expected 1"; fail=1; fi
+if ! python3 - "$T/cut.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+ok = d["partial"] is True and d["text_bytes"] > 0 and d["events"] > 0 and \
+    d["text_bytes"] == d["event_bytes"] + d["outside_bytes"] + d["filtered_bytes"]
+sys.exit(0 if ok else 1)
+PY
+then echo "FAIL: a cut gzip log's tally: $(head -c 300 "$T/cut.json")"; fail=1; fi
+grep -q "gzip stream is truncated" "$T/err" || { echo "FAIL: a cut gzip log: no error on stderr"; fail=1; }
 
 echo "test_sizes_markers: $checks comparisons"
 exit $fail
