@@ -6,7 +6,7 @@
 # tokens, torn records, clk=dev, attr tokens without '=' or with '=' in
 # their values, non-ASCII names), plain and gzipped, with and without each
 # filter; then, when ../shared is present, generated logs with noise and
-# malformed records.
+# malformed records; and a cut gzip log (exit 1, its tally partial).
 set -euo pipefail
 STINT=${STINT_BIN:?}
 HERE=$(cd "$(dirname "$0")" && pwd)
