@@ -11,9 +11,13 @@
  * 3. The model is also read once
  * with a span sink (as `stint summary` reads it), whose stream must keep the
  * sink's contract: per track, each level at most one above the previous
- * slice's, starts never going back, every thread-track slice streamed once. */
+ * slice's, starts never going back, every thread-track slice streamed once.
+ * `stint sizes`'s reading (STINT_MODEL_SIZES) must count every byte at most
+ * once, its rows adding up to its totals, and the whole input when it ends
+ * well. */
 #include "commands.h"
 #include "fuzz_common.h"
+#include "sizes.h"
 
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -45,8 +49,31 @@ static void check_sink(void *ctx, const struct stint_model *m, const struct stin
     c->n++;
 }
 
+static uint64_t table_sum(const struct stint_size_table *t, int events)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += events ? t->rows[i].events : t->rows[i].bytes;
+    return n;
+}
+
+static void check_sizes(const uint8_t *data, size_t size)
+{
+    struct stint_model m;
+    int rc = fuzz_read_model(stint_read_jsonl, data, size, STINT_MODEL_SIZES, 0, NULL, NULL, &m);
+    const struct stint_sizes *z = m.sizes;
+    if (!z || z->filtered_events || z->text_bytes > size || (rc == 0 && z->text_bytes != size) ||
+        z->event_bytes > z->text_bytes || z->args_bytes || table_sum(&z->phases, 1) != z->events ||
+        table_sum(&z->phases, 0) != z->event_bytes || table_sum(&z->names, 0) != z->event_bytes ||
+        table_sum(&z->event_keys, 0) > z->event_bytes || z->args_keys.n || z->top_keys.n ||
+        z->event_bytes < 2 * z->events) /* a record is at least "{}" */
+        abort();
+    stint_model_free(&m);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+    check_sizes(data, size);
     fuzz_read_memory(stint_read_jsonl, data, size, STINT_MODEL_KEEP_ARGS);
     {
         struct stint_model m;

@@ -1,14 +1,16 @@
 /*
- * cmd_sizes.c - `stint sizes FILE`: what a Chrome JSON trace's or a marker
- * log's bytes are spent on, so that whoever writes it sees what makes it
- * large.
+ * cmd_sizes.c - `stint sizes FILE`: what a Chrome JSON trace's, a marker
+ * log's or a JSONL session's bytes are spent on, so that whoever writes it
+ * sees what makes it large.
  *
  * The reader measures each event's text instead of modelling it (sizes.h):
  * rows by phase, by (cat, name), by key of the event objects and by
  * top-level key of their args objects, and the trace object's keys other
  * than traceEvents. A marker log's records are measured the same way
  * (read_markers.c): by clock in place of phase, by name, by head field and
- * by attr key; its "outside" is the log's other text. Every byte count is of
+ * by attr key; its "outside" is the log's other text. A JSONL session's
+ * (read_jsonl.c): by kind, by (span_kind, name or op_name) and by key.
+ * Every byte count is of
  * the text as written (inflated, for gzip); the bytes outside events are
  * the rest: those keys, whitespace, commas and brackets. Percentages are of
  * the whole text read. Rows come sorted by bytes (then events, then text);
@@ -27,12 +29,13 @@
 
 static const char usage[] =
     "usage: stint sizes FILE [--top N] [--json] [--strict] [--pid N] [--tid N] [--cat C] [--name GLOB]\n"
-    "                   [--time-range A:B] [--format chrome|markers]\n"
+    "                   [--time-range A:B] [--format chrome|markers|jsonl]\n"
     "  what a Chrome JSON trace's bytes are spent on: bytes and events by phase, by\n"
     "  (cat, name), by key of the events and by top-level key of their args objects, as\n"
     "  written (inflated, for gzip); a marker log's records by clock, by name, by head\n"
-    "  field and by attr key. The text shows the top N rows of each list (default 20,\n"
-    "  0 = all); --json gives every row.\n";
+    "  field and by attr key; a JSONL session's by kind, by (span_kind, name) and by\n"
+    "  key. The text shows the top N rows of each list (default 20, 0 = all); --json\n"
+    "  gives every row.\n";
 
 struct sort_ctx {
     const struct stint_model *m;
@@ -75,26 +78,64 @@ static size_t *sorted(const struct stint_model *m, const struct stint_size_table
     return ix;
 }
 
-/* What the rows mean for the input's format: Chrome JSON or a marker log. */
+/* What the rows mean for the input's format: Chrome JSON, a marker log or a
+ * JSONL session. */
 struct labels {
-    const char *text;     /* "JSON text" */
-    const char *event;    /* "events" */
-    const char *per;      /* "bytes/event" */
-    const char *args;     /* the args line of the totals */
-    const char *outside;  /* the outside line of the totals */
-    const char *ph, *by;  /* the phase column and its list's heading */
-    const char *scope[2]; /* the header's two lines on what a byte count covers */
+    const char *text;      /* "JSON text" */
+    const char *event;     /* "events" */
+    const char *per;       /* "bytes/event" */
+    const char *args_row;  /* the totals' args row ("args"), NULL: none (the format has no args) */
+    const char *args;      /* its note */
+    const char *args_col;  /* "args bytes" */
+    const char *outside;   /* the outside line of the totals */
+    const char *ph, *by;   /* the phase column and its list's heading */
+    const char *names;     /* the names' heading ("(cat, name)") */
+    const char *name_col;  /* the names' last column ("cat / name") */
+    const char *scope[2];  /* the header's two lines on what a byte count covers */
+    const char *keys[4];   /* event keys: heading, note, count column, per column */
+    const char *akeys[4];  /* args keys: the same */
 };
 
 static const struct labels chrome_labels = {
-    "JSON text", "events", "bytes/event", "their args objects (part of the events' bytes)",
-    "the trace object's other keys, whitespace, commas, brackets", "ph", "phase",
-    {"an event from its '{' to its '}'; an args member from its key's", "'\"' to its value's end"}};
+    "JSON text", "events", "bytes/event", "args", "their args objects (part of the events' bytes)", "args bytes",
+    "the trace object's other keys, whitespace, commas, brackets", "ph", "phase", "(cat, name)", "cat / name",
+    {"an event from its '{' to its '}'; an args member from its key's", "'\"' to its value's end"},
+    {"event keys", " (members of event objects, args included)", "events", "bytes/event"},
+    {"args keys", " (top-level members of args objects)", "objects", "bytes/object"}};
 
 static const struct labels marker_labels = {
-    "log text", "records", "bytes/record", "their attrs (part of the records' bytes)",
-    "log prefixes, other lines, line ends, blanks between glued records, torn records", "clk", "clock",
-    {"a record from its '[' to its last field's end; a field or an attr", "from its key to its value's end"}};
+    "log text", "records", "bytes/record", "attrs", "their attrs (part of the records' bytes)", "attrs bytes",
+    "log prefixes, other lines, line ends, blanks between glued records, torn records", "clk", "clock", "names",
+    "name", {"a record from its '[' to its last field's end; a field or an attr", "from its key to its value's end"},
+    {"record fields", " (the head's k=v fields, and attrs as a whole)", "records", "bytes/record"},
+    {"attr keys", " (the attrs' k=v tokens, by key)", "tokens", "bytes/token"}};
+
+static const struct labels jsonl_labels = {
+    "JSONL text", "records", "bytes/record", NULL, NULL, "", "line ends, blank lines, blanks around records, a torn last line",
+    "kind", "kind", "(span_kind, name or op_name)", "span_kind / name",
+    {"a record from its '{' to its '}'; a member from its key's '\"' to its", "value's end"},
+    {"record keys", " (members of the records)", "records", "bytes/record"},
+    {"", "", "", ""}};
+
+static const struct labels *labels_of(const struct stint_model *m)
+{
+    if (!strcmp(m->format, "markers"))
+        return &marker_labels;
+    return !strcmp(m->format, "jsonl") ? &jsonl_labels : &chrome_labels;
+}
+
+/* The width of the phases text put_phases writes for bits. */
+static size_t phases_width(const struct stint_model *m, const struct stint_sizes *z, uint64_t bits)
+{
+    size_t w = 0, k;
+    for (k = 0; k < 63 && k < z->phases.n; k++)
+        if (bits >> k & 1) {
+            size_t n;
+            const char *s = stint_model_str(m, z->phases.rows[k].a, &n);
+            w += (w ? 1u : 0u) + stint_out_text_len(s, n);
+        }
+    return bits >> 63 & 1 ? w + (w ? 2u : 1u) : w;
+}
 
 static double pct(uint64_t part, uint64_t whole)
 {
@@ -185,6 +226,14 @@ static void put_json(FILE *f, const struct stint_model *m, const struct stint_si
               "key\",\"outside_bytes\":\"log prefixes, other lines, line ends and torn records; when partial, the "
               "text the error cut short\"},\n",
               f);
+    else if (!strcmp(m->format, "jsonl"))
+        fputs("{\"schema\":\"stint.sizes/1\",\"format\":\"jsonl\",\"scope\":{\"bytes\":\"of the text as written "
+              "(inflated, for gzip): a record from its '{' to its '}', a member from its key's '\\\"' to its value's "
+              "end\",\"events\":\"records\",\"phases\":\"by kind\",\"names\":\"(span_kind, name or op_name), \\\"\\\" "
+              "where the record has none\",\"event_keys\":\"the records' members\",\"outside_bytes\":\"line ends, "
+              "blank lines, blanks around records and a torn last line; when partial, the text the error cut "
+              "short\"},\n",
+              f);
     else
         fputs("{\"schema\":\"stint.sizes/1\",\"format\":\"chrome\",\"scope\":{\"bytes\":\"of the text as written "
               "(inflated, for gzip): an event from its '{' to its '}', an args member from its key's '\\\"' to its "
@@ -248,8 +297,7 @@ static void put_keys(FILE *f, const struct stint_model *m, const struct stint_si
 static void put_text(FILE *f, const struct stint_model *m, const struct stint_sizes *z, size_t *const ix[5],
                      size_t top, const char *path)
 {
-    const int mk = !strcmp(m->format, "markers");
-    const struct labels *L = mk ? &marker_labels : &chrome_labels;
+    const struct labels *L = labels_of(m);
     uint64_t whole = z->text_bytes, outside = z->text_bytes - z->event_bytes - z->filtered_bytes;
     fprintf(f, "# %s: %" PRIu64 " bytes of %s", path, whole, L->text);
     if (z->gzip_bytes)
@@ -259,38 +307,62 @@ static void put_text(FILE *f, const struct stint_model *m, const struct stint_si
     fprintf(f, "%-9s%12s %7s %10s %12s\n", "", "bytes", "% text", L->event, L->per);
     fprintf(f, "%-9s%12" PRIu64 " %6.1f%% %10" PRIu64 " %12.1f\n", L->event, z->event_bytes,
             pct(z->event_bytes, whole), z->events, z->events ? (double)z->event_bytes / (double)z->events : 0.0);
-    fprintf(f, "  %-7s%12" PRIu64 " %6.1f%%  %s\n", mk ? "attrs" : "args", z->args_bytes, pct(z->args_bytes, whole),
-            L->args);
+    if (L->args_row)
+        fprintf(f, "  %-7s%12" PRIu64 " %6.1f%%  %s\n", L->args_row, z->args_bytes, pct(z->args_bytes, whole),
+                L->args);
     if (z->filtered_events)
         fprintf(f, "filtered %12" PRIu64 " %6.1f%% %10" PRIu64 " %12.1f  (left out by the filters: in no row)\n",
                 z->filtered_bytes, pct(z->filtered_bytes, whole), z->filtered_events,
                 (double)z->filtered_bytes / (double)z->filtered_events);
     fprintf(f, "outside  %12" PRIu64 " %6.1f%%  %s%s\n", outside, pct(outside, whole), L->outside,
             m->partial ? ";\n                               the text the error cut short" : "");
-    size_t lim;
-    fprintf(f, "\n## by %s\n%-4s%12s %12s %7s %12s %12s\n", L->by, L->ph, L->event, "bytes", "% text", L->per,
-            mk ? "attrs bytes" : "args bytes");
+
+    /* by phase: the first column as wide as its widest text */
+    size_t pw = strlen(L->ph) < 4 ? 4 : strlen(L->ph), lim;
+    for (size_t i = 0; i < z->phases.n; i++) {
+        size_t n;
+        const char *s = stint_model_str(m, z->phases.rows[i].a, &n);
+        size_t w = stint_out_text_len(s, n);
+        pw = w > pw ? w : pw;
+    }
+    fprintf(f, "\n## by %s\n%-*s%12s %12s %7s %12s", L->by, (int)pw, L->ph, L->event, "bytes", "% text", L->per);
+    if (L->args_row)
+        fprintf(f, " %12s", L->args_col);
+    fputc('\n', f);
     for (size_t i = 0; i < z->phases.n; i++) {
         const struct stint_size_row *r = &z->phases.rows[ix[0][i]];
         size_t n, w;
         const char *s = stint_model_str(m, r->a, &n);
         stint_out_text_str(f, s, n);
         w = stint_out_text_len(s, n);
-        fprintf(f, "%*s%12" PRIu64 " %12" PRIu64 " %6.1f%% %12.1f %12" PRIu64 "\n", (int)(w < 4 ? 4 - w : 0), "",
-                r->events, r->bytes, pct(r->bytes, whole), (double)r->bytes / (double)r->events, r->args_bytes);
+        fprintf(f, "%*s%12" PRIu64 " %12" PRIu64 " %6.1f%% %12.1f", (int)(pw - w), "", r->events, r->bytes,
+                pct(r->bytes, whole), (double)r->bytes / (double)r->events);
+        if (L->args_row)
+            fprintf(f, " %12" PRIu64, r->args_bytes);
+        fputc('\n', f);
     }
 
     lim = top && top < z->names.n ? top : z->names.n;
+    size_t nw = 6; /* the phases column: as wide as the widest shown */
+    for (size_t i = 0; i < lim; i++) {
+        size_t w = phases_width(m, z, z->names.rows[ix[1][i]].phases);
+        nw = w > nw ? w : nw;
+    }
     fputs("\n## by name: ", f);
     put_count(f, lim, z->names.n);
-    fprintf(f, " %s by bytes\n%12s %7s %10s %12s %12s  %-6s  %s\n", mk ? "names" : "(cat, name)", "bytes", "% text",
-            L->event, L->per, mk ? "attrs bytes" : "args bytes", L->ph, mk ? "name" : "cat / name");
+    fprintf(f, " %s by bytes\n%12s %7s %10s %12s ", L->names, "bytes", "% text", L->event, L->per);
+    if (L->args_row)
+        fprintf(f, "%12s ", L->args_col);
+    fprintf(f, " %-*s  %s\n", (int)nw, L->ph, L->name_col);
     for (size_t i = 0; i < lim; i++) {
         const struct stint_size_row *r = &z->names.rows[ix[1][i]];
-        fprintf(f, "%12" PRIu64 " %6.1f%% %10" PRIu64 " %12.1f %12" PRIu64 "  ", r->bytes, pct(r->bytes, whole),
-                r->events, (double)r->bytes / (double)r->events, r->args_bytes);
+        fprintf(f, "%12" PRIu64 " %6.1f%% %10" PRIu64 " %12.1f ", r->bytes, pct(r->bytes, whole), r->events,
+                (double)r->bytes / (double)r->events);
+        if (L->args_row)
+            fprintf(f, "%12" PRIu64 " ", r->args_bytes);
+        fputc(' ', f);
         size_t w = put_phases(f, m, z, r->phases, 0);
-        fprintf(f, "%*s", (int)(w < 6 ? 6 - w : 0) + 2, "");
+        fprintf(f, "%*s", (int)(nw - w) + 2, "");
         size_t n;
         const char *s = stint_model_str(m, r->a, &n);
         if (n) {
@@ -305,17 +377,8 @@ static void put_text(FILE *f, const struct stint_model *m, const struct stint_si
         fputc('\n', f);
     }
 
-    if (mk) {
-        put_keys(f, m, &z->event_keys, ix[2], top, whole, "record fields",
-                 " (the head's k=v fields, and attrs as a whole)", "records", "bytes/record");
-        put_keys(f, m, &z->args_keys, ix[3], top, whole, "attr keys", " (the attrs' k=v tokens, by key)", "tokens",
-                 "bytes/token");
-    } else {
-        put_keys(f, m, &z->event_keys, ix[2], top, whole, "event keys", " (members of event objects, args included)",
-                 "events", "bytes/event");
-        put_keys(f, m, &z->args_keys, ix[3], top, whole, "args keys", " (top-level members of args objects)",
-                 "objects", "bytes/object");
-    }
+    put_keys(f, m, &z->event_keys, ix[2], top, whole, L->keys[0], L->keys[1], L->keys[2], L->keys[3]);
+    put_keys(f, m, &z->args_keys, ix[3], top, whole, L->akeys[0], L->akeys[1], L->akeys[2], L->akeys[3]);
     put_keys(f, m, &z->top_keys, ix[4], top, whole, "trace object keys other than traceEvents", NULL, NULL, NULL);
 }
 

@@ -21,8 +21,10 @@
  */
 #include "readers.h"
 
+#include "filters.h"
 #include "json.h"
 #include "jsonl_scan.h"
+#include "sizes.h"
 #include "tsparse.h"
 
 #include <stdlib.h>
@@ -188,6 +190,49 @@ static int field_double(const struct field *fd, double *out)
         return -1;
     *out = d;
     return 0;
+}
+
+/* sizes mode (STINT_MODEL_SIZES, sizes.h): measures the record [a, b) (from
+ * its '{' to its '}') as written instead of modelling it. Its phase is its
+ * kind, its (cat, name) its span_kind and its name (else op_name; "" when it
+ * has neither: a span_end names no span but by id), its event keys its
+ * members, each from its key's '"' to its value's end. The filters read it
+ * as written: --pid the session's (the meta record's pid; 0 before it),
+ * --tid its tid (none fails), --cat and --name as above, --time-range its
+ * start_ns or timestamp_ns as a point (neither fails). No record is checked
+ * for meaning (meta first, span ids): only for JSON. */
+static void size_record(struct jreader *r, const char *a, const char *b, const struct field *f, int nf,
+                        const struct stint_filter *flt)
+{
+    struct stint_model *m = r->m;
+    struct stint_sizes *z = m->sizes;
+    uint32_t kind = intern_field(r, get(f, nf, "kind")), none = stint_model_intern(m, "", 0);
+    if (kind == stint_model_intern(m, "meta", 4))
+        (void)field_i64(get(f, nf, "pid"), &r->pid);
+    const struct field *nm = get(f, nf, "name"), *sk = get(f, nf, "span_kind");
+    if (!nm || !nm->is_str)
+        nm = get(f, nf, "op_name");
+    uint32_t name = nm && nm->is_str ? intern_field(r, nm) : none, cat = sk && sk->is_str ? intern_field(r, sk) : none;
+    if (flt) {
+        int64_t tid, ts;
+        const struct field *tf = get(f, nf, "start_ns");
+        if (!tf)
+            tf = get(f, nf, "timestamp_ns");
+        if ((flt->has_pid && r->pid != flt->pid) ||
+            (flt->has_tid && (field_i64(get(f, nf, "tid"), &tid) != 0 || tid != flt->tid)) ||
+            (flt->cat && !stint_filter_cat(flt, stint_model_str(m, cat, NULL))) ||
+            (flt->name_glob && !stint_filter_name(flt, stint_model_str(m, name, NULL))) ||
+            (flt->has_range && (field_i64(tf, &ts) != 0 || !stint_filter_overlaps(flt->t0, flt->t1, ts, 0)))) {
+            z->filtered_events++;
+            z->filtered_bytes += (uint64_t)(b - a);
+            return;
+        }
+    }
+    stint_sizes_event(z, kind, cat, name, (uint64_t)(b - a), 0);
+    for (int i = 0; i < nf; i++) {
+        const char *end = f[i].v + f[i].vn + (f[i].is_str ? 1 : 0);
+        stint_sizes_event_key(z, stint_model_intern(m, f[i].k, f[i].kn), (uint64_t)(end - (f[i].k - 1)));
+    }
 }
 
 /* The series "device_memory <device> <key>" (device: the field's string,
@@ -456,8 +501,9 @@ static int handle(struct jreader *r, const struct field *f, int nf)
 
 int stint_read_jsonl(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o)
 {
-    (void)o;
     struct jreader r = {.m = m, .path = in->path};
+    const struct stint_filter *flt =
+        m->sizes && o && o->event_filter && stint_filter_active(o->event_filter) ? o->event_filter : NULL;
     m->format = "jsonl";
     int rc = 0;
     size_t pos = 0;
@@ -506,11 +552,22 @@ int stint_read_jsonl(struct stint_input *in, struct stint_model *m, const struct
             rc = 1;
             break;
         }
+        if (m->sizes) {
+            const char *s0 = a, *t = b; /* the record from its '{' to its '}' */
+            while (s0 < b && (*s0 == ' ' || *s0 == '\t'))
+                s0++;
+            while (t > s0 && (t[-1] == ' ' || t[-1] == '\t'))
+                t--;
+            size_record(&r, s0, t, r.f, nf, flt);
+            continue;
+        }
         if (handle(&r, r.f, nf) != 0) {
             rc = 1;
             break;
         }
     }
+    if (m->sizes) /* all of it; on an error, through the line it is on */
+        m->sizes->text_bytes = in->base + (rc == 0 ? in->len : pos);
     if (rc == 0 && !r.have_meta && r.line == 0 && !m->error) {
         stint_model_fail(m, "%s: no records (expected a meta record first)", in->path);
         rc = 1;

@@ -445,10 +445,6 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
                              "or a log with [STRACE] records in its first %zu bytes; --format names the format)",
                              path, in.len);
         rc = 1;
-    } else if ((m->flags & STINT_MODEL_SIZES) && !strcmp(fmt, "jsonl")) {
-        stint_model_fail(m, "%s: a JSONL session: sizes measures Chrome JSON and marker logs (expected '[' or '{' "
-                         "of a Chrome trace, or [STRACE] records)", path);
-        rc = 2;
     } else if (!strcmp(fmt, "chrome")) {
         rc = -1;
         if (m->sizes && in.gz)
@@ -489,12 +485,10 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
         } else
             rc = stint_read_chrome(&in, m, o);
     }
-    else if (!strcmp(fmt, "jsonl"))
-        rc = stint_read_jsonl(&in, m, o);
-    else if (!strcmp(fmt, "markers")) {
+    else if (!strcmp(fmt, "jsonl") || !strcmp(fmt, "markers")) {
         if (m->sizes && in.gz)
             m->sizes->gzip_bytes = in.file_size;
-        rc = stint_read_markers(&in, m, o);
+        rc = !strcmp(fmt, "jsonl") ? stint_read_jsonl(&in, m, o) : stint_read_markers(&in, m, o);
     }
     else {
         stint_model_fail(m, "unknown --format '%s' (expected chrome, jsonl or markers)", fmt);
