@@ -53,21 +53,8 @@ open(f"{out}/bad.jsonl", "w", encoding="utf-8").write(lines[1] + "\n" + lines[2]
 PY
 
 DEMO=$(dirname "$STINT")/examples/demo # (the demo built beside the stint under test)
-: >"$T/manifest"
-compare() {
-  local f=$1; shift
-  checks=$((checks + 1))
-  local modes="plain"
-  [ $# = 0 ] && modes="plain gz"
-  for mode in $modes; do
-    local in=$f out=$T/out.$checks.$mode
-    [ "$mode" = gz ] && { gzip -c "$f" >"$T/in.gz"; in=$T/in.gz; }
-    if ! "$STINT" sizes "$in" --json "$@" >"$out" 2>"$T/err"; then
-      echo "FAIL: $(basename "$f") $mode $*: exit $?"; cat "$T/err"; fail=1; continue
-    fi
-    printf '%s|%s|%s\n' "$out" "$f" "$*" >>"$T/manifest"
-  done
-}
+# shellcheck source=sizes_compare.sh
+. "$HERE/sizes_compare.sh"
 
 inputs=("$T/adv.jsonl" "$HERE/cross_thread_session.jsonl")
 if [ -x "$DEMO" ]; then

@@ -60,22 +60,8 @@ for seed in range(6):
     open(f"{out}/adv{seed}.log", "wb").write(text)
 PY
 
-: >"$T/manifest"
-# compare LOG [filter args]: stint's --json output, plain and gzipped (without filters)
-compare() {
-  local f=$1; shift
-  checks=$((checks + 1))
-  local modes="plain"
-  [ $# = 0 ] && modes="plain gz"
-  for mode in $modes; do
-    local in=$f out=$T/out.$checks.$mode
-    [ "$mode" = gz ] && { gzip -c "$f" >"$T/in.gz"; in=$T/in.gz; }
-    if ! "$STINT" sizes "$in" --json "$@" >"$out" 2>"$T/err"; then
-      echo "FAIL: $(basename "$f") $mode $*: exit $?"; cat "$T/err"; fail=1; continue
-    fi
-    (IFS=' '; printf '%s|%s|%s\n' "$out" "$f" "$*") >>"$T/manifest"
-  done
-}
+# shellcheck source=sizes_compare.sh
+. "$HERE/sizes_compare.sh"
 
 for f in "$T"/adv*.log; do
   compare "$f"
