@@ -117,11 +117,21 @@ static const struct labels jsonl_labels = {
     {"record keys", " (members of the records)", "records", "bytes/record"},
     {"", "", "", ""}};
 
-static const struct labels *labels_of(const struct stint_model *m)
+/* The format the tally is of: the reader's, or, when the read failed before
+ * a reader started (a cut gzip header, say), the one --format named, else
+ * Chrome JSON. */
+static const char *format_of(const struct stint_model *m, const char *named)
 {
-    if (!strcmp(m->format, "markers"))
+    if (m->format)
+        return m->format;
+    return named && (!strcmp(named, "markers") || !strcmp(named, "jsonl")) ? named : "chrome-json";
+}
+
+static const struct labels *labels_of(const char *fmt)
+{
+    if (!strcmp(fmt, "markers"))
         return &marker_labels;
-    return !strcmp(m->format, "jsonl") ? &jsonl_labels : &chrome_labels;
+    return !strcmp(fmt, "jsonl") ? &jsonl_labels : &chrome_labels;
 }
 
 /* The width of the phases text put_phases writes for bits. */
@@ -215,10 +225,11 @@ static void put_json_rows(FILE *f, const struct stint_model *m, const struct sti
     }
 }
 
-static void put_json(FILE *f, const struct stint_model *m, const struct stint_sizes *z, size_t *const ix[5])
+static void put_json(FILE *f, const struct stint_model *m, const char *fmt, const struct stint_sizes *z,
+                     size_t *const ix[5])
 {
     uint64_t outside = z->text_bytes - z->event_bytes - z->filtered_bytes;
-    if (!strcmp(m->format, "markers"))
+    if (!strcmp(fmt, "markers"))
         fputs("{\"schema\":\"stint.sizes/1\",\"format\":\"markers\",\"scope\":{\"bytes\":\"of the text as written "
               "(inflated, for gzip): a record from its '[' to its last field's end, a head field or an attr from its "
               "key to its value's end\",\"events\":\"records\",\"phases\":\"by clock: host, or dev (clk=dev)\","
@@ -226,7 +237,7 @@ static void put_json(FILE *f, const struct stint_model *m, const struct stint_si
               "key\",\"outside_bytes\":\"log prefixes, other lines, line ends and torn records; when partial, the "
               "text the error cut short\"},\n",
               f);
-    else if (!strcmp(m->format, "jsonl"))
+    else if (!strcmp(fmt, "jsonl"))
         fputs("{\"schema\":\"stint.sizes/1\",\"format\":\"jsonl\",\"scope\":{\"bytes\":\"of the text as written "
               "(inflated, for gzip): a record from its '{' to its '}', a member from its key's '\\\"' to its value's "
               "end\",\"events\":\"records\",\"phases\":\"by kind\",\"names\":\"(span_kind, name or op_name), \\\"\\\" "
@@ -294,10 +305,11 @@ static void put_keys(FILE *f, const struct stint_model *m, const struct stint_si
     }
 }
 
-static void put_text(FILE *f, const struct stint_model *m, const struct stint_sizes *z, size_t *const ix[5],
+static void put_text(FILE *f, const struct stint_model *m, const char *fmt, const struct stint_sizes *z,
+                     size_t *const ix[5],
                      size_t top, const char *path)
 {
-    const struct labels *L = labels_of(m);
+    const struct labels *L = labels_of(fmt);
     uint64_t whole = z->text_bytes, outside = z->text_bytes - z->event_bytes - z->filtered_bytes;
     fprintf(f, "# %s: %" PRIu64 " bytes of %s", path, whole, L->text);
     if (z->gzip_bytes)
@@ -420,9 +432,9 @@ int stint_cmd_sizes(int argc, char **argv)
         static char obuf[1 << 18];
         setvbuf(f, obuf, _IOFBF, sizeof obuf);
         if (o.json)
-            put_json(f, &m, z, ix);
+            put_json(f, &m, format_of(&m, o.format), z, ix);
         else
-            put_text(f, &m, z, ix, top, o.path);
+            put_text(f, &m, format_of(&m, o.format), z, ix, top, o.path);
         if (stint_cmd_close_out("sizes", f, "stdout"))
             rc = 3;
     }
