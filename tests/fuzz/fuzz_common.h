@@ -17,6 +17,7 @@
 #include "json.h"
 #include "model.h"
 #include "readers.h"
+#include "sizes.h"
 
 #include <fcntl.h>
 #include <stdint.h>
@@ -98,6 +99,16 @@ static inline int fuzz_read_model(fuzz_reader_fn reader, const uint8_t *data, si
                                   int strict, stint_span_sink sink, void *sink_ctx, struct stint_model *m)
 {
     return fuzz_read_model_split(reader, data, size, model_flags, strict, sink, sink_ctx, NULL, m);
+}
+
+/* The sum over a sizes table's rows (sizes.h) of their events (events 1) or
+ * bytes: what the tally's totals must add up to. */
+static inline uint64_t fuzz_size_sum(const struct stint_size_table *t, int events)
+{
+    uint64_t n = 0;
+    for (size_t i = 0; i < t->n; i++)
+        n += events ? t->rows[i].events : t->rows[i].bytes;
+    return n;
 }
 
 /* Runs reader over data[0..size) held in memory, with and without strict. */

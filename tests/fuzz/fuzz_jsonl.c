@@ -17,7 +17,6 @@
  * well. */
 #include "commands.h"
 #include "fuzz_common.h"
-#include "sizes.h"
 
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -49,23 +48,15 @@ static void check_sink(void *ctx, const struct stint_model *m, const struct stin
     c->n++;
 }
 
-static uint64_t table_sum(const struct stint_size_table *t, int events)
-{
-    uint64_t n = 0;
-    for (size_t i = 0; i < t->n; i++)
-        n += events ? t->rows[i].events : t->rows[i].bytes;
-    return n;
-}
-
 static void check_sizes(const uint8_t *data, size_t size)
 {
     struct stint_model m;
     int rc = fuzz_read_model(stint_read_jsonl, data, size, STINT_MODEL_SIZES, 0, NULL, NULL, &m);
     const struct stint_sizes *z = m.sizes;
     if (!z || z->filtered_events || z->text_bytes > size || (rc == 0 && z->text_bytes != size) ||
-        z->event_bytes > z->text_bytes || z->args_bytes || table_sum(&z->phases, 1) != z->events ||
-        table_sum(&z->phases, 0) != z->event_bytes || table_sum(&z->names, 0) != z->event_bytes ||
-        table_sum(&z->event_keys, 0) > z->event_bytes || z->args_keys.n || z->top_keys.n ||
+        z->event_bytes > z->text_bytes || z->args_bytes || fuzz_size_sum(&z->phases, 1) != z->events ||
+        fuzz_size_sum(&z->phases, 0) != z->event_bytes || fuzz_size_sum(&z->names, 0) != z->event_bytes ||
+        fuzz_size_sum(&z->event_keys, 0) > z->event_bytes || z->args_keys.n || z->top_keys.n ||
         z->event_bytes < 2 * z->events) /* a record is at least "{}" */
         abort();
     stint_model_free(&m);

@@ -15,7 +15,6 @@
 #include "commands.h"
 #include "fuzz_common.h"
 #include "markers_parse.h"
-#include "sizes.h"
 
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -70,14 +69,6 @@ static markers_stats parse(const uint8_t *data, size_t size, size_t step, struct
 
 static struct fuzz_file file = {-1, ""};
 
-static uint64_t table_sum(const struct stint_size_table *t, int events)
-{
-    uint64_t n = 0;
-    for (size_t i = 0; i < t->n; i++)
-        n += events ? t->rows[i].events : t->rows[i].bytes;
-    return n;
-}
-
 /* The sizes tally of data: records records delivered, each measured. */
 static void check_sizes(const uint8_t *data, size_t size, uint64_t records)
 {
@@ -85,10 +76,10 @@ static void check_sizes(const uint8_t *data, size_t size, uint64_t records)
     fuzz_read_model(stint_read_markers, data, size, STINT_MODEL_SIZES, 0, NULL, NULL, &m);
     const struct stint_sizes *z = m.sizes;
     if (!z || z->events != records || z->filtered_events || z->text_bytes != size || z->event_bytes > size ||
-        z->args_bytes > z->event_bytes || table_sum(&z->phases, 1) != records ||
-        table_sum(&z->phases, 0) != z->event_bytes || table_sum(&z->names, 1) != records ||
-        table_sum(&z->names, 0) != z->event_bytes || table_sum(&z->event_keys, 0) > z->event_bytes ||
-        table_sum(&z->args_keys, 0) > z->args_bytes || z->top_keys.n)
+        z->args_bytes > z->event_bytes || fuzz_size_sum(&z->phases, 1) != records ||
+        fuzz_size_sum(&z->phases, 0) != z->event_bytes || fuzz_size_sum(&z->names, 1) != records ||
+        fuzz_size_sum(&z->names, 0) != z->event_bytes || fuzz_size_sum(&z->event_keys, 0) > z->event_bytes ||
+        fuzz_size_sum(&z->args_keys, 0) > z->args_bytes || z->top_keys.n)
         abort();
     /* a record of n bytes is at least "[STRACE] v=0 pid=0 ... dur=0" long */
     if (z->event_bytes < 62 * records)

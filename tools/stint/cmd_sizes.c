@@ -94,6 +94,7 @@ struct labels {
     const char *scope[2];  /* the header's two lines on what a byte count covers */
     const char *keys[4];   /* event keys: heading, note, count column, per column */
     const char *akeys[4];  /* args keys: the same */
+    const char *json_head; /* --json's first line: schema, format and what each list holds */
 };
 
 static const struct labels chrome_labels = {
@@ -101,21 +102,38 @@ static const struct labels chrome_labels = {
     "the trace object's other keys, whitespace, commas, brackets", "ph", "phase", "(cat, name)", "cat / name",
     {"an event from its '{' to its '}'; an args member from its key's", "'\"' to its value's end"},
     {"event keys", " (members of event objects, args included)", "events", "bytes/event"},
-    {"args keys", " (top-level members of args objects)", "objects", "bytes/object"}};
+    {"args keys", " (top-level members of args objects)", "objects", "bytes/object"},
+    "{\"schema\":\"stint.sizes/1\",\"format\":\"chrome\",\"scope\":{\"bytes\":\"of the text as written "
+    "(inflated, for gzip): an event from its '{' to its '}', an args member from its key's '\\\"' to its "
+    "value's end\",\"outside_bytes\":\"the trace object's other keys, whitespace, commas and brackets; when "
+    "partial, the text the error cut short\"},\n"};
 
 static const struct labels marker_labels = {
     "log text", "records", "bytes/record", "attrs", "their attrs (part of the records' bytes)", "attrs bytes",
     "log prefixes, other lines, line ends, blanks between glued records, torn records", "clk", "clock", "names",
     "name", {"a record from its '[' to its last field's end; a field or an attr", "from its key to its value's end"},
     {"record fields", " (the head's k=v fields, and attrs as a whole)", "records", "bytes/record"},
-    {"attr keys", " (the attrs' k=v tokens, by key)", "tokens", "bytes/token"}};
+    {"attr keys", " (the attrs' k=v tokens, by key)", "tokens", "bytes/token"},
+    "{\"schema\":\"stint.sizes/1\",\"format\":\"markers\",\"scope\":{\"bytes\":\"of the text as written "
+    "(inflated, for gzip): a record from its '[' to its last field's end, a head field or an attr from its "
+    "key to its value's end\",\"events\":\"records\",\"phases\":\"by clock: host, or dev (clk=dev)\","
+    "\"event_keys\":\"the head's fields, and attrs as a whole\",\"args_keys\":\"the attrs' tokens, by "
+    "key\",\"outside_bytes\":\"log prefixes, other lines, line ends and torn records; when partial, the "
+    "text the error cut short\"},\n"};
 
 static const struct labels jsonl_labels = {
-    "JSONL text", "records", "bytes/record", NULL, NULL, "", "line ends, blank lines, blanks around records, a torn last line",
-    "kind", "kind", "(span_kind, name or op_name)", "span_kind / name",
+    "JSONL text", "records", "bytes/record", NULL, NULL, "",
+    "line ends, blank lines, blanks around records, a torn last line", "kind", "kind", "(span_kind, name or op_name)",
+    "span_kind / name",
     {"a record from its '{' to its '}'; a member from its key's '\"' to its", "value's end"},
     {"record keys", " (members of the records)", "records", "bytes/record"},
-    {"", "", "", ""}};
+    {"", "", "", ""},
+    "{\"schema\":\"stint.sizes/1\",\"format\":\"jsonl\",\"scope\":{\"bytes\":\"of the text as written "
+    "(inflated, for gzip): a record from its '{' to its '}', a member from its key's '\\\"' to its value's "
+    "end\",\"events\":\"records\",\"phases\":\"by kind\",\"names\":\"(span_kind, name or op_name), \\\"\\\" "
+    "where the record has none\",\"event_keys\":\"the records' members\",\"outside_bytes\":\"line ends, "
+    "blank lines, blanks around records and a torn last line; when partial, the text the error cut "
+    "short\"},\n"};
 
 /* The format the tally is of: the reader's, or, when the read failed before
  * a reader started (a cut gzip header, say), the one --format named, else
@@ -134,26 +152,14 @@ static const struct labels *labels_of(const char *fmt)
     return !strcmp(fmt, "jsonl") ? &jsonl_labels : &chrome_labels;
 }
 
-/* The width of the phases text put_phases writes for bits. */
-static size_t phases_width(const struct stint_model *m, const struct stint_sizes *z, uint64_t bits)
-{
-    size_t w = 0, k;
-    for (k = 0; k < 63 && k < z->phases.n; k++)
-        if (bits >> k & 1) {
-            size_t n;
-            const char *s = stint_model_str(m, z->phases.rows[k].a, &n);
-            w += (w ? 1u : 0u) + stint_out_text_len(s, n);
-        }
-    return bits >> 63 & 1 ? w + (w ? 2u : 1u) : w;
-}
-
 static double pct(uint64_t part, uint64_t whole)
 {
     return whole ? 100.0 * (double)part / (double)whole : 0.0;
 }
 
 /* The phases a name's events had, as "X" or "B,E" (a '+' for any past the
- * first 63 phases seen); returns the width of the text written (not json). */
+ * first 63 phases seen); returns the width of the text written (not json).
+ * f NULL (text only): writes nothing, only measures. */
 static size_t put_phases(FILE *f, const struct stint_model *m, const struct stint_sizes *z, uint64_t bits, int json)
 {
     int first = 1;
@@ -167,8 +173,10 @@ static size_t put_phases(FILE *f, const struct stint_model *m, const struct stin
             fputs(first ? "" : ",", f);
             stint_out_json_str(f, s, n);
         } else {
-            fputs(first ? "" : ",", f);
-            stint_out_text_str(f, s, n);
+            if (f) {
+                fputs(first ? "" : ",", f);
+                stint_out_text_str(f, s, n);
+            }
             w += (first ? 0u : 1u) + stint_out_text_len(s, n);
         }
         first = 0;
@@ -176,7 +184,7 @@ static size_t put_phases(FILE *f, const struct stint_model *m, const struct stin
     if (bits >> 63 & 1) {
         if (json)
             fprintf(f, "%s\"+\"", first ? "" : ",");
-        else
+        else if (f)
             fputs(first ? "+" : ",+", f);
         w += first ? 1u : 2u;
     }
@@ -229,28 +237,7 @@ static void put_json(FILE *f, const struct stint_model *m, const char *fmt, cons
                      size_t *const ix[5])
 {
     uint64_t outside = z->text_bytes - z->event_bytes - z->filtered_bytes;
-    if (!strcmp(fmt, "markers"))
-        fputs("{\"schema\":\"stint.sizes/1\",\"format\":\"markers\",\"scope\":{\"bytes\":\"of the text as written "
-              "(inflated, for gzip): a record from its '[' to its last field's end, a head field or an attr from its "
-              "key to its value's end\",\"events\":\"records\",\"phases\":\"by clock: host, or dev (clk=dev)\","
-              "\"event_keys\":\"the head's fields, and attrs as a whole\",\"args_keys\":\"the attrs' tokens, by "
-              "key\",\"outside_bytes\":\"log prefixes, other lines, line ends and torn records; when partial, the "
-              "text the error cut short\"},\n",
-              f);
-    else if (!strcmp(fmt, "jsonl"))
-        fputs("{\"schema\":\"stint.sizes/1\",\"format\":\"jsonl\",\"scope\":{\"bytes\":\"of the text as written "
-              "(inflated, for gzip): a record from its '{' to its '}', a member from its key's '\\\"' to its value's "
-              "end\",\"events\":\"records\",\"phases\":\"by kind\",\"names\":\"(span_kind, name or op_name), \\\"\\\" "
-              "where the record has none\",\"event_keys\":\"the records' members\",\"outside_bytes\":\"line ends, "
-              "blank lines, blanks around records and a torn last line; when partial, the text the error cut "
-              "short\"},\n",
-              f);
-    else
-        fputs("{\"schema\":\"stint.sizes/1\",\"format\":\"chrome\",\"scope\":{\"bytes\":\"of the text as written "
-              "(inflated, for gzip): an event from its '{' to its '}', an args member from its key's '\\\"' to its "
-              "value's end\",\"outside_bytes\":\"the trace object's other keys, whitespace, commas and brackets; when "
-              "partial, the text the error cut short\"},\n",
-              f);
+    fputs(labels_of(fmt)->json_head, f);
     fprintf(f,
             "\"text_bytes\":%" PRIu64 ",\"gzip_bytes\":%" PRIu64 ",\"events\":%" PRIu64 ",\"event_bytes\":%" PRIu64
             ",\"args_bytes\":%" PRIu64 ",\"outside_bytes\":%" PRIu64 ",\"filtered_events\":%" PRIu64
@@ -357,7 +344,7 @@ static void put_text(FILE *f, const struct stint_model *m, const char *fmt, cons
     lim = top && top < z->names.n ? top : z->names.n;
     size_t nw = 6; /* the phases column: as wide as the widest shown */
     for (size_t i = 0; i < lim; i++) {
-        size_t w = phases_width(m, z, z->names.rows[ix[1][i]].phases);
+        size_t w = put_phases(NULL, m, z, z->names.rows[ix[1][i]].phases, 0);
         nw = w > nw ? w : nw;
     }
     fputs("\n## by name: ", f);

@@ -90,6 +90,14 @@ int stint_filter_arg(struct stint_filter *f, int argc, char **argv, int *i)
     return 0;
 }
 
+int stint_filter_rec(const struct stint_filter *f, const struct stint_filter_rec *e)
+{
+    return !((f->has_pid && e->pid != f->pid) || (f->has_tid && (!e->has_tid || e->tid != f->tid)) ||
+             (f->cat && !stint_filter_cat(f, e->cat ? e->cat : "")) ||
+             (f->name_glob && !stint_filter_name(f, e->name ? e->name : "")) ||
+             (f->has_range && (!e->has_ts || !stint_filter_overlaps(f->t0, f->t1, e->ts, e->dur))));
+}
+
 int stint_filter_active(const struct stint_filter *f)
 {
     return f->has_pid || f->has_tid || f->has_range || f->has_min_dur || f->cat || f->name_glob;

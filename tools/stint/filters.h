@@ -63,6 +63,18 @@ int stint_filter_cat(const struct stint_filter *f, const char *cat);
 int stint_filter_name(const struct stint_filter *f, const char *name);
 /* Whether a point sample of process pid at ts passes (counters, instants). */
 int stint_filter_point(const struct stint_filter *f, int64_t pid, int64_t ts_ns);
+/* An event or record as its format writes it, before any modelling (the
+ * readers' sizes mode, sizes.h): what the filters look at. A field no set
+ * filter looks at may be left unset. */
+struct stint_filter_rec {
+    int64_t pid, tid, ts, dur;
+    const char *cat, *name; /* NULL: "" */
+    int has_tid, has_ts;    /* 0: it has none (or none valid), which fails --tid / --time-range */
+};
+/* Whether e passes --pid, --tid, --cat, --name and --time-range ([ts,
+ * ts + dur) overlapping the range, as stint_filter_overlaps reads it);
+ * --min-dur is not looked at. */
+int stint_filter_rec(const struct stint_filter *f, const struct stint_filter_rec *e);
 /* Whether any filter is set. */
 int stint_filter_active(const struct stint_filter *f);
 

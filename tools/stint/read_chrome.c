@@ -1713,27 +1713,21 @@ static int64_t peek_id(struct creader *r, const struct span *sp, int is_tid, int
 static int size_pass(struct creader *r, const struct event *e, const struct stint_filter *f)
 {
     struct stint_model *m = r->m;
+    struct stint_filter_rec w = {.has_tid = 1}; /* (the fields the set filters look at) */
     if (f->has_pid || f->has_tid) {
-        int64_t pid = peek_id(r, &e->pid, 0, 0);
-        if (f->has_pid && pid != f->pid)
-            return 0;
-        if (f->has_tid && peek_id(r, &e->tid, 1, pid) != f->tid)
-            return 0;
+        w.pid = peek_id(r, &e->pid, 0, 0);
+        w.tid = f->has_tid ? peek_id(r, &e->tid, 1, w.pid) : 0;
     }
-    if (f->cat && !stint_filter_cat(f, stint_model_str(m, intern_span(r, &e->cat), NULL)))
-        return 0;
-    if (f->name_glob && !stint_filter_name(f, stint_model_str(m, intern_span(r, &e->name), NULL)))
-        return 0;
+    if (f->cat)
+        w.cat = stint_model_str(m, intern_span(r, &e->cat), NULL);
+    if (f->name_glob)
+        w.name = stint_model_str(m, intern_span(r, &e->name), NULL);
     if (f->has_range) {
-        int64_t ts, dur = 0;
-        if (!e->ts.set || parse_time(r, &e->ts, &ts) != 0)
-            return 0;
-        if (e->dur.set && (parse_time(r, &e->dur, &dur) != 0 || dur < 0))
-            dur = 0;
-        if (!stint_filter_overlaps(f->t0, f->t1, ts, dur))
-            return 0;
+        w.has_ts = e->ts.set && parse_time(r, &e->ts, &w.ts) == 0;
+        if (e->dur.set && (parse_time(r, &e->dur, &w.dur) != 0 || w.dur < 0))
+            w.dur = 0;
     }
-    return 1;
+    return stint_filter_rec(f, &w);
 }
 
 /* Counts each member of the object whose text is [a, b) (parse_event has

@@ -54,6 +54,7 @@ struct jreader {
     struct field *f; /* the current record's keys, all of them */
     size_t fcap;
     uint64_t records; /* records read, blank lines not counted */
+    uint32_t id_none, id_meta; /* sizes mode: the string ids of "" and "meta" */
 };
 
 /* Parses the record a[0..b) into r->f[0..*nf) (every key, the array grown as
@@ -206,23 +207,20 @@ static void size_record(struct jreader *r, const char *a, const char *b, const s
 {
     struct stint_model *m = r->m;
     struct stint_sizes *z = m->sizes;
-    uint32_t kind = intern_field(r, get(f, nf, "kind")), none = stint_model_intern(m, "", 0);
-    if (kind == stint_model_intern(m, "meta", 4))
+    uint32_t kind = intern_field(r, get(f, nf, "kind")), none = r->id_none;
+    if (kind == r->id_meta)
         (void)field_i64(get(f, nf, "pid"), &r->pid);
     const struct field *nm = get(f, nf, "name"), *sk = get(f, nf, "span_kind");
     if (!nm || !nm->is_str)
         nm = get(f, nf, "op_name");
     uint32_t name = nm && nm->is_str ? intern_field(r, nm) : none, cat = sk && sk->is_str ? intern_field(r, sk) : none;
     if (flt) {
-        int64_t tid, ts;
         const struct field *tf = get(f, nf, "start_ns");
-        if (!tf)
-            tf = get(f, nf, "timestamp_ns");
-        if ((flt->has_pid && r->pid != flt->pid) ||
-            (flt->has_tid && (field_i64(get(f, nf, "tid"), &tid) != 0 || tid != flt->tid)) ||
-            (flt->cat && !stint_filter_cat(flt, stint_model_str(m, cat, NULL))) ||
-            (flt->name_glob && !stint_filter_name(flt, stint_model_str(m, name, NULL))) ||
-            (flt->has_range && (field_i64(tf, &ts) != 0 || !stint_filter_overlaps(flt->t0, flt->t1, ts, 0)))) {
+        struct stint_filter_rec w = {.pid = r->pid, .cat = stint_model_str(m, cat, NULL),
+                                     .name = stint_model_str(m, name, NULL)};
+        w.has_tid = field_i64(get(f, nf, "tid"), &w.tid) == 0;
+        w.has_ts = field_i64(tf ? tf : get(f, nf, "timestamp_ns"), &w.ts) == 0; /* a point: dur 0 */
+        if (!stint_filter_rec(flt, &w)) {
             z->filtered_events++;
             z->filtered_bytes += (uint64_t)(b - a);
             return;
@@ -505,6 +503,10 @@ int stint_read_jsonl(struct stint_input *in, struct stint_model *m, const struct
     const struct stint_filter *flt =
         m->sizes && o && o->event_filter && stint_filter_active(o->event_filter) ? o->event_filter : NULL;
     m->format = "jsonl";
+    if (m->sizes) {
+        r.id_none = stint_model_intern(m, "", 0);
+        r.id_meta = stint_model_intern(m, "meta", 4);
+    }
     int rc = 0;
     size_t pos = 0;
     for (;;) {

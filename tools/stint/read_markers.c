@@ -22,8 +22,23 @@ struct mctx {
     struct stint_model *m;
     const char *path;
     const struct stint_filter *filter; /* sizes mode: the events' filter, or NULL */
-    uint32_t clk[2];                   /* sizes mode: the string ids of "host" and "dev" */
+    uint32_t clk[2], none, attrs;      /* sizes mode: the string ids of "host", "dev", "" and "attrs" */
 };
+
+/* sizes mode: counts each blank-separated token of text (k=v, or k alone)
+ * under its k, into the event keys (args 0) or the args keys (args 1). */
+static void size_tokens(struct stint_model *m, markers_text text, int args)
+{
+    markers_text k, v;
+    while (markers_attr_next(&text, &k, &v)) {
+        uint32_t key = stint_model_intern(m, k.ptr, k.len);
+        uint64_t bytes = (uint64_t)((v.ptr ? v.ptr + v.len : k.ptr + k.len) - k.ptr);
+        if (args)
+            stint_sizes_arg_key(m->sizes, key, bytes);
+        else
+            stint_sizes_event_key(m->sizes, key, bytes);
+    }
+}
 
 /* sizes mode (STINT_MODEL_SIZES, sizes.h): measures record r instead of
  * modelling it. Its "phase" is its clock ("host", or "dev" for clk=dev),
@@ -36,31 +51,25 @@ static void size_record(struct mctx *c, const markers_record *r)
 {
     struct stint_model *m = c->m;
     struct stint_sizes *z = m->sizes;
-    const struct stint_filter *f = c->filter;
     uint32_t name = stint_model_intern(m, r->name.ptr, r->name.len);
-    if (f && ((f->has_pid && (int64_t)r->pid != f->pid) || (f->has_tid && (int64_t)r->tid != f->tid) ||
-              (f->cat && !stint_filter_cat(f, "")) ||
-              (f->name_glob && !stint_filter_name(f, stint_model_str(m, name, NULL))) ||
-              (f->has_range && !stint_filter_overlaps(f->t0, f->t1, r->ts_ns, r->dur_ns)))) {
-        z->filtered_events++;
-        z->filtered_bytes += r->text.len;
-        return;
+    if (c->filter) {
+        const struct stint_filter_rec w = {.pid = (int64_t)r->pid, .tid = (int64_t)r->tid, .ts = r->ts_ns,
+                                           .dur = r->dur_ns, .name = stint_model_str(m, name, NULL),
+                                           .has_tid = 1, .has_ts = 1};
+        if (!stint_filter_rec(c->filter, &w)) {
+            z->filtered_events++;
+            z->filtered_bytes += r->text.len;
+            return;
+        }
     }
-    stint_sizes_event(z, c->clk[markers_is_device(r)], stint_model_intern(m, "", 0), name, r->text.len,
-                      r->attrs.len);
-    /* the head's fields: the blank-separated k=v tokens between "[STRACE]" and the attrs */
+    stint_sizes_event(z, c->clk[markers_is_device(r)], c->none, name, r->text.len, r->attrs.len);
+    /* the head's fields: the tokens between "[STRACE]" and the attrs */
     const char *head = r->text.ptr + 8, *head_end = r->attrs.len ? r->attrs.ptr : r->text.ptr + r->text.len;
-    markers_text cur = {head, (size_t)(head_end - head)}, k, v;
-    while (markers_attr_next(&cur, &k, &v))
-        stint_sizes_event_key(z, stint_model_intern(m, k.ptr, k.len),
-                              (uint64_t)((v.ptr ? v.ptr + v.len : k.ptr + k.len) - k.ptr));
-    if (!r->attrs.len)
-        return;
-    stint_sizes_event_key(z, stint_model_intern(m, "attrs", 5), r->attrs.len);
-    cur = r->attrs;
-    while (markers_attr_next(&cur, &k, &v))
-        stint_sizes_arg_key(z, stint_model_intern(m, k.ptr, k.len),
-                            (uint64_t)((v.ptr ? v.ptr + v.len : k.ptr + k.len) - k.ptr));
+    size_tokens(m, (markers_text){head, (size_t)(head_end - head)}, 0);
+    if (r->attrs.len) {
+        stint_sizes_event_key(z, c->attrs, r->attrs.len);
+        size_tokens(m, r->attrs, 1);
+    }
 }
 
 static void add_arg_str(struct stint_model *m, uint32_t idx, const char *key, const char *v, size_t n)
@@ -133,6 +142,8 @@ int stint_read_markers(struct stint_input *in, struct stint_model *m, const stru
     if (m->sizes) {
         c.clk[0] = stint_model_intern(m, "host", 4);
         c.clk[1] = stint_model_intern(m, "dev", 3);
+        c.none = stint_model_intern(m, "", 0);
+        c.attrs = stint_model_intern(m, "attrs", 5);
     }
     markers_options opt = MARKERS_OPTIONS_INIT;
     opt.on_record = on_record;

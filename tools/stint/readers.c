@@ -436,6 +436,8 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
         return rc;
     }
     const char *fmt = o->format ? o->format : detect(&in);
+    if (fmt && m->sizes && in.gz) /* (the compressed size, for sizes to give beside the text's) */
+        m->sizes->gzip_bytes = in.file_size;
     if (!fmt) {
         if (in.len == 0)
             stint_model_fail(m, "%s: the input is empty (expected a Chrome JSON trace, a JSONL session or a marker log)",
@@ -447,8 +449,6 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
         rc = 1;
     } else if (!strcmp(fmt, "chrome")) {
         rc = -1;
-        if (m->sizes && in.gz)
-            m->sizes->gzip_bytes = in.file_size;
         uint64_t size = in.file_size; /* gzip: the decompressed size, from the trailer */
         if (in.gz && size >= 18) {
             unsigned char t[4];
@@ -485,11 +485,10 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
         } else
             rc = stint_read_chrome(&in, m, o);
     }
-    else if (!strcmp(fmt, "jsonl") || !strcmp(fmt, "markers")) {
-        if (m->sizes && in.gz)
-            m->sizes->gzip_bytes = in.file_size;
-        rc = !strcmp(fmt, "jsonl") ? stint_read_jsonl(&in, m, o) : stint_read_markers(&in, m, o);
-    }
+    else if (!strcmp(fmt, "jsonl"))
+        rc = stint_read_jsonl(&in, m, o);
+    else if (!strcmp(fmt, "markers"))
+        rc = stint_read_markers(&in, m, o);
     else {
         stint_model_fail(m, "unknown --format '%s' (expected chrome, jsonl or markers)", fmt);
         rc = 2;
