@@ -5,7 +5,7 @@
  * byte says (chunk boundaries inside records and CRLF pairs are the risky
  * part), and the analyzer's marker reader (stint_read_markers). Invariants:
  * records + torn == heads, and the split feed delivers exactly what a single
- * feed delivers; `stint sizes`'s reading (STINT_MODEL_SIZES) measures every
+ * feed delivers, loss lines ([STINT] v=1 dropped) included; `stint sizes`'s reading (STINT_MODEL_SIZES) measures every
  * record delivered, its rows add up to its totals, and no byte is counted
  * twice. Then the same bytes go to a memfd and through the commands
  * that read marker logs, each view of `stint timing` (table, rounds table,
@@ -21,6 +21,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 struct tally {
     uint64_t n, sum;
+    uint64_t losses, bad, loss_sum; /* loss lines: all, unread, a checksum of the read ones */
 };
 
 static int on_rec(void *ctx, const markers_record *r)
@@ -31,6 +32,20 @@ static int on_rec(void *ctx, const markers_record *r)
     markers_text cur = r->attrs, k, v;
     while (markers_attr_next(&cur, &k, &v))
         t->sum += k.len;
+    return 0;
+}
+
+static int on_loss(void *ctx, const markers_loss *l)
+{
+    struct tally *t = ctx;
+    t->losses++;
+    if (!l->ok) {
+        if (!l->why || l->count || l->pid || l->tid)
+            abort();
+        t->bad++;
+        return 0;
+    }
+    t->loss_sum += l->pid ^ l->tid ^ l->count ^ (uint64_t)l->first_ts ^ (uint64_t)l->last_ts ^ l->offset ^ l->line;
     return 0;
 }
 
@@ -48,6 +63,7 @@ static markers_stats parse(const uint8_t *data, size_t size, size_t step, struct
     markers_options o = MARKERS_OPTIONS_INIT;
     o.on_record = on_rec;
     o.on_torn = on_torn;
+    o.on_loss = on_loss;
     o.ctx = t;
     o.count_lines = 1;
     markers_parser *p = markers_parser_new(&o);
@@ -62,7 +78,7 @@ static markers_stats parse(const uint8_t *data, size_t size, size_t step, struct
         abort();
     markers_stats st = *markers_get_stats(p);
     markers_parser_free(p);
-    if (st.records + st.torn != st.heads || st.records != t->n)
+    if (st.records + st.torn != st.heads || st.records != t->n || st.losses != t->losses || st.bad_losses != t->bad)
         abort();
     return st;
 }
@@ -95,10 +111,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     unsigned mask = data[1];
     data += 2;
     size -= 2;
-    struct tally whole = {0, 0}, split = {0, 0};
+    struct tally whole = {0}, split = {0};
     markers_stats a = parse(data, size, size ? size : 1, &whole);
     markers_stats b = parse(data, size, step, &split);
-    if (a.records != b.records || a.torn != b.torn || whole.sum != split.sum)
+    if (a.records != b.records || a.torn != b.torn || whole.sum != split.sum || whole.losses != split.losses ||
+        whole.bad != split.bad || whole.loss_sum != split.loss_sum)
         abort();
     fuzz_read_memory(stint_read_markers, data, size, STINT_MODEL_KEEP_ARGS);
     check_sizes(data, size, a.records);

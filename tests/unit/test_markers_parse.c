@@ -1,6 +1,7 @@
 /*
  * test_markers_parse.c - the streaming [STRACE] parser: grammar, glued and
- * torn records, line endings, chunk boundaries, counters and attrs access.
+ * torn records, line endings, chunk boundaries, counters and attrs access;
+ * libstint's loss lines ([STINT] v=1 dropped).
  * The rendered upstream cases are checked from inline copies of their lines
  * (the grammar cases) and, when the corpus is present, from the files.
  */
@@ -425,6 +426,118 @@ static int test_corpus(void)
     return 0;
 }
 
+/* Loss lines, collected by on_loss. */
+struct losses {
+    int n;
+    markers_loss l[16];
+};
+
+static int on_loss_cb(void *ctx, const markers_loss *l)
+{
+    struct losses *L = ctx;
+    if (L->n < 16)
+        L->l[L->n] = *l;
+    L->n++;
+    return 0;
+}
+
+static struct got *g_loss_got; /* records go here while loss lines go to the struct losses ctx */
+
+static int on_rec_loss(void *ctx, const markers_record *r)
+{
+    (void)ctx;
+    return on_rec(g_loss_got, r);
+}
+
+/* Parses s in pieces of step bytes (0: at once) with on_loss set (or not). */
+static markers_stats parse_losses(const char *s, size_t step, struct got *g, struct losses *L, int want)
+{
+    memset(g, 0, sizeof *g);
+    memset(L, 0, sizeof *L);
+    g_loss_got = g;
+    markers_options o = MARKERS_OPTIONS_INIT;
+    o.on_record = on_rec_loss;
+    o.on_loss = want ? on_loss_cb : NULL;
+    o.ctx = L;
+    o.count_lines = 1;
+    markers_parser *p = markers_parser_new(&o);
+    REQUIRE(p);
+    size_t n = strlen(s);
+    if (!step)
+        step = n ? n : 1;
+    for (size_t i = 0; i < n; i += step)
+        CHECK(markers_feed(p, s + i, n - i < step ? n - i : step) == 0);
+    CHECK(markers_finish(p) == 0);
+    markers_stats st = *markers_get_stats(p);
+    markers_parser_free(p);
+    return st;
+}
+
+static void test_losses(void)
+{
+    static const char log[] =
+        "[STRACE] v=1 pid=1 tid=2 inv=1 hid=ff depth=1 name=a ts=10 dur=5 k=v\n"           /* line 1 */
+        "[STINT] v=1 dropped pid=1 tid=2 count=7 first_ts=100 last_ts=900\n"               /* 2: read */
+        PFX "[STINT] v=1 dropped pid=3 tid=4 count=18446744073709551615 first_ts=0 last_ts=0\r\n" /* 3 */
+        "[STINT] v=1 dropped pid=1 tid=2 count=7 first_ts=100\n"                           /* 4: cut */
+        "[STINT] v=2 dropped pid=1 tid=2 count=7 first_ts=1 last_ts=2\n"                   /* 5: v */
+        "[STINT] v=1 dropped pid=1 tid=2 count=7 first_ts=1 last_ts=2x\n"                  /* 6: bad end */
+        "[STINT] v=1 dropped pid=1 tid=2 count=7 first_ts=4611686018427387904 last_ts=1\n" /* 7: too wide */
+        "[STINT] hello [STINT] v=1 droppedx [STINT]v=1 dropped\n"                          /* 8: none */
+        "[STRACE] v=1 pid=1 tid=2 inv=1 hid=ff depth=1 name=b ts=20 dur=5 x=[STINT] v=1 dropped pid=1 tid=2 "
+        "count=1 first_ts=1 last_ts=2\n" /* 9: inside a record's attrs: an attr, no loss line */
+        "[STINT] v=1 dropped pid=5 tid=6 count=1 first_ts=-5 last_ts=7"; /* 10: at the input's end */
+    static const size_t steps[] = {0, 1, 3, 17};
+    for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
+        struct got g;
+        struct losses L;
+        markers_stats st = parse_losses(log, steps[k], &g, &L, 1);
+        CHECK_EQ_I64(g.n, 2);
+        CHECK_STR(g.name[0], "a");
+        CHECK_STR(g.attrs[0], "k=v");
+        CHECK_STR(g.name[1], "b");
+        CHECK_STR(g.attrs[1], "x=[STINT] v=1 dropped pid=1 tid=2 count=1 first_ts=1 last_ts=2");
+        CHECK_EQ_U64(st.heads, 2);
+        CHECK_EQ_U64(st.torn, 0);
+        CHECK_EQ_I64(L.n, 7);
+        CHECK_EQ_U64(st.losses, 7);
+        CHECK_EQ_U64(st.bad_losses, 4);
+        if (L.n != 7)
+            continue;
+        CHECK_EQ_I64(L.l[0].ok, 1);
+        CHECK_EQ_U64(L.l[0].pid, 1);
+        CHECK_EQ_U64(L.l[0].tid, 2);
+        CHECK_EQ_U64(L.l[0].count, 7);
+        CHECK_EQ_I64(L.l[0].first_ts, 100);
+        CHECK_EQ_I64(L.l[0].last_ts, 900);
+        CHECK_EQ_U64(L.l[0].line, 2);
+        CHECK_EQ_U64(L.l[0].offset, strstr(log, "[STINT]") - log);
+        CHECK_EQ_I64(L.l[1].ok, 1);
+        CHECK_EQ_U64(L.l[1].count, UINT64_MAX);
+        CHECK_EQ_I64(L.l[1].first_ts, 0);
+        CHECK_EQ_U64(L.l[1].line, 3);
+        CHECK_EQ_I64(L.l[2].ok, 0);
+        CHECK_STR(L.l[2].why, "last_ts=");
+        CHECK_EQ_U64(L.l[2].count, 0);
+        CHECK_EQ_U64(L.l[2].line, 4);
+        CHECK_EQ_I64(L.l[3].ok, 0);
+        CHECK_STR(L.l[3].why, "v=1");
+        CHECK_EQ_I64(L.l[4].ok, 0);
+        CHECK_STR(L.l[4].why, "last_ts=");
+        CHECK_EQ_I64(L.l[5].ok, 0);
+        CHECK_STR(L.l[5].why, "first_ts=");
+        CHECK_EQ_I64(L.l[6].ok, 1);
+        CHECK_EQ_I64(L.l[6].first_ts, -5);
+        CHECK_EQ_I64(L.l[6].last_ts, 7);
+        CHECK_EQ_U64(L.l[6].line, 10);
+        /* without on_loss they are text, the records the same */
+        st = parse_losses(log, steps[k], &g, &L, 0);
+        CHECK_EQ_I64(g.n, 2);
+        CHECK_EQ_I64(L.n, 0);
+        CHECK_EQ_U64(st.losses, 0);
+    }
+}
+
 int main(void)
 {
     test_basic();
@@ -437,6 +550,7 @@ int main(void)
     test_long_line_fd();
     test_stop_and_options();
     test_attrs();
+    test_losses();
     if (test_corpus() == 77)
         CHECK_SKIP_PART("the corpus cases (the rendered upstream logs)");
     CHECK_DONE();

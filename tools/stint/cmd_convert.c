@@ -389,6 +389,13 @@ int stint_cmd_convert(int argc, char **argv)
         wr = 3;
     if (!wr) /* after a write error OUT holds no whole conversion: nothing was written to report */
         report(to, out_path, &st, stint_out_bad_utf8() - bad0);
+    if (!wr && m.lost > st.losses_written) /* (the LOST line on stderr said how many there were) */
+        fprintf(stderr,
+                "stint convert: left out: the writer's report of %" PRIu64 " lost span(s) (%s)\n",
+                m.lost - st.losses_written,
+                strcmp(to, "jsonl") == 0      ? "of other processes: a jsonl session has one pid"
+                : strcmp(to, "markers") == 0 ? "of threads not known: a loss line names its thread"
+                                              : "the output has no place for it");
     if (!wr && m.flows.len) { /* flow arrows: Chrome holds them (but those it cannot bind exactly), no other format */
         if (writer != stint_write_chrome)
             fprintf(stderr, "stint convert: left out: %zu flow arrow(s) (%s has no flow records)\n", m.flows.len,

@@ -112,6 +112,50 @@ static void fmt_dur(char *buf, int64_t ns)
     memcpy(p, unit, strlen(unit) + 1);
 }
 
+/* "lost":{...}: the writer's losses (struct stint_loss), per thread; null
+ * where the thread or the range is not known. Not filtered: they are no
+ * events. */
+static void put_lost_json(FILE *f, const struct stint_model *m)
+{
+    fprintf(f, "\"lost\":{\"spans\":%" PRIu64 ",\"threads\":[", m->lost);
+    const struct stint_loss *l = m->losses.data;
+    for (size_t i = 0; i < m->losses.len; i++) {
+        fputs(i ? ",{" : "{", f);
+        if (l[i].flags & STINT_LOSS_THREAD)
+            fprintf(f, "\"pid\":%" PRId64 ",\"tid\":%" PRId64, l[i].pid, l[i].tid);
+        else
+            fputs("\"pid\":null,\"tid\":null", f);
+        fprintf(f, ",\"count\":%" PRIu64, l[i].count);
+        if (l[i].flags & STINT_LOSS_RANGE)
+            fprintf(f, ",\"first_ns\":%" PRId64 ",\"last_ns\":%" PRId64 "}", l[i].first_ns, l[i].last_ns);
+        else
+            fputs(",\"first_ns\":null,\"last_ns\":null}", f);
+    }
+    fputs("]}", f);
+}
+
+/* The text report's "lost by the writer" section, when anything was lost. */
+static void put_lost_text(FILE *f, const struct stint_model *m)
+{
+    if (!m->lost)
+        return;
+    fprintf(f, "\nlost by the writer  (%" PRIu64 " spans that never reached the file: counts, sums and unions on "
+               "these threads are low;\n        starts in the trace's own time base, ns)\n", m->lost);
+    fprintf(f, "%10s %10s %10s  %s\n", "pid", "tid", "spans", "starts in");
+    const struct stint_loss *l = m->losses.data;
+    for (size_t i = 0; i < m->losses.len; i++) {
+        if (l[i].flags & STINT_LOSS_THREAD)
+            fprintf(f, "%10" PRId64 " %10" PRId64, l[i].pid, l[i].tid);
+        else
+            fprintf(f, "%10s %10s", "?", "?");
+        fprintf(f, " %10" PRIu64 "  ", l[i].count);
+        if (l[i].flags & STINT_LOSS_RANGE)
+            fprintf(f, "[%" PRId64 ", %" PRId64 "]\n", l[i].first_ns, l[i].last_ns);
+        else
+            fputs("not known\n", f);
+    }
+}
+
 static void print_json(FILE *f, const struct stint_tally *S, const struct stint_model *m, const uint32_t *lane_order,
                        size_t nl, const char *path)
 {
@@ -201,8 +245,10 @@ static void print_json(FILE *f, const struct stint_tally *S, const struct stint_
         fprintf(f, "%s\"%s\":%" PRIu64, first ? "" : ",", stint_repair_name((enum stint_repair)k), m->repairs[k]);
         first = 0;
     }
-    fprintf(f, "},\n\"flow_events\":%" PRIu64 ",\"flows\":%zu,\"dropped\":%" PRIu64 ",\"partial\":%s", m->flow_events,
-            m->flows.len, m->dropped, m->partial ? "true" : "false");
+    fprintf(f, "},\n\"flow_events\":%" PRIu64 ",\"flows\":%zu,\"dropped\":%" PRIu64 ",", m->flow_events,
+            m->flows.len, m->dropped);
+    put_lost_json(f, m);
+    fprintf(f, ",\"partial\":%s", m->partial ? "true" : "false");
     if (stint_model_unmodelled(m)) { /* JSONL records counted in events that no section summarizes */
         fputs(",\"not_summarized\":{", f);
         first = 1;
@@ -359,6 +405,7 @@ static void print_human(FILE *f, const struct stint_tally *S, const struct stint
         if (m->dropped)
             fprintf(f, "  %-24s %10" PRIu64 "\n", "dropped", m->dropped);
     }
+    put_lost_text(f, m);
 }
 
 int stint_cmd_summary(int argc, char **argv)

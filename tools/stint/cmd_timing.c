@@ -48,6 +48,7 @@ struct reader {
     const char *first_torn_why;
     uint64_t torn;
     int read_error; /* the input ended in a read error (what came before it is kept) */
+    uint64_t lost;  /* spans the writer reported lost ([STINT] v=1 dropped lines; saturating) */
 };
 
 /* Parser callback: the record goes into the model; OOM stops the parse. */
@@ -58,6 +59,16 @@ static int on_record(void *ctx, const markers_record *r)
 }
 
 /* Parser callback: remembers the first torn record for the --strict message. */
+/* Parser callback: a loss line's count adds to the spans the writer lost
+ * (an unread one is counted in the parser's bad_losses). */
+static int on_loss(void *ctx, const markers_loss *l)
+{
+    struct reader *rd = ctx;
+    if (l->ok)
+        rd->lost = rd->lost + l->count < rd->lost ? UINT64_MAX : rd->lost + l->count;
+    return 0;
+}
+
 static void on_torn(void *ctx, uint64_t off, uint64_t line, const char *why)
 {
     struct reader *rd = ctx;
@@ -80,7 +91,7 @@ static void usage(FILE *f)
             "  --trace-out FILE   also write a Chrome trace (one process lane per invocation)\n"
             "  --warmup N         drop the first N invocations of each callable; add stdev\n"
             "  --json             the chosen view as JSON\n"
-            "  --strict           torn records or unknown versions are an error (exit 1)\n");
+            "  --strict           torn records, unknown versions or lost spans are an error (exit 1)\n");
 }
 
 /* Whether fd can be parsed straight from its descriptor: a regular file
@@ -144,6 +155,7 @@ static int read_input(tm_model *m, const char *path, markers_stats *total, struc
     markers_options o = MARKERS_OPTIONS_INIT;
     o.on_record = on_record;
     o.on_torn = on_torn;
+    o.on_loss = on_loss;
     o.ctx = rd;
     markers_parser *p = markers_parser_new(&o);
     if (!p) {
@@ -165,6 +177,8 @@ static int read_input(tm_model *m, const char *path, markers_stats *total, struc
     total->overflow += st->overflow;
     total->unknown_version += st->unknown_version;
     total->long_lines += st->long_lines;
+    total->losses += st->losses;
+    total->bad_losses += st->bad_losses;
     markers_parser_free(p);
     if (fd >= 0)
         close(fd);
@@ -259,9 +273,11 @@ int stint_cmd_timing(int argc, char **argv)
     int rc = 0, partial = 0, left = 0;
     const char *partial_path = NULL;
     struct reader first_bad = {0};
+    uint64_t lost = 0;
     for (int i = 0; i < ninputs && !rc; i++) {
         struct reader rd = {0}; /* (read_input fills it only once the file is open) */
         rc = read_input(&m, inputs[i], &st, &rd);
+        lost = lost + rd.lost < lost ? UINT64_MAX : lost + rd.lost;
         if (rd.torn && !first_bad.torn)
             first_bad = rd;
         partial = rd.read_error;
@@ -294,6 +310,11 @@ int stint_cmd_timing(int argc, char **argv)
                 "warning: %llu of %llu [STRACE] records are incomplete and are excluded from the "
                 "timing below\n",
                 (unsigned long long)(st.heads - st.records), (unsigned long long)st.heads);
+    if (lost || st.bad_losses)
+        fprintf(stderr,
+                "warning: the writer lost %llu span(s) before they reached the log ([STINT] dropped lines%s); "
+                "they are missing from the timing below\n",
+                (unsigned long long)lost, st.bad_losses ? ", some of them unreadable: more were lost" : "");
     if (st.unknown_version)
         fprintf(stderr,
                 "note: %llu [STRACE] record(s) carry a format version other than v=1; they were "
@@ -349,6 +370,10 @@ int stint_cmd_timing(int argc, char **argv)
             fprintf(stderr, "stint timing: %s: byte %llu: torn [STRACE] record (expected %s)\n",
                     first_bad.path, (unsigned long long)first_bad.first_torn_off, first_bad.first_torn_why);
         fprintf(stderr, "stint timing: --strict: the log has torn, cut or unknown-version records\n");
+        return STINT_EXIT_DATA;
+    }
+    if (o.strict && (lost || st.bad_losses)) {
+        fprintf(stderr, "stint timing: --strict: the writer lost spans before they reached the log\n");
         return STINT_EXIT_DATA;
     }
     if (o.strict && nothing_left) {

@@ -39,6 +39,8 @@ struct markers_parser {
 
 static const char TAG[] = "[STRACE]";
 enum { TAG_LEN = 8 };
+static const char LOSS_TAG[] = "[STINT]";
+enum { LOSS_TAG_LEN = 7 };
 
 /* Byte classes, one table lookup per byte in the hot loops. */
 enum {
@@ -80,30 +82,44 @@ static int hex_val(unsigned char c)
     return c <= '9' ? c - '0' : (c | 0x20) - 'a' + 10;
 }
 
-/* First "[STRACE]" in [p, e), or NULL. */
-static const char *find_tag(const char *p, const char *e)
+/* Whether the tag at t (a "[ST" with e - t >= 3) is "[STRACE]" (1), or, when
+ * loss is set, "[STINT]" (2); else 0. */
+static inline int tag_at(const char *t, const char *e, int loss)
+{
+    if (e - t >= TAG_LEN && !memcmp(t, TAG, TAG_LEN))
+        return 1;
+    return loss && e - t >= LOSS_TAG_LEN && !memcmp(t, LOSS_TAG, LOSS_TAG_LEN) ? 2 : 0;
+}
+
+/* First "[STRACE]" in [p, e), or, when loss is set, first "[STRACE]" or
+ * "[STINT]"; NULL when there is none. Candidates are the places where "[ST"
+ * starts, 16 at a time; both tags begin so. */
+static const char *find_tag(const char *p, const char *e, int loss)
 {
 #if defined(__SSE2__)
-    const __m128i lb = _mm_set1_epi8('['), s = _mm_set1_epi8('S'), rb = _mm_set1_epi8(']');
+    const __m128i lb = _mm_set1_epi8('['), s = _mm_set1_epi8('S'), t = _mm_set1_epi8('T');
     while (e - p >= 16 + TAG_LEN) {
         __m128i a = _mm_loadu_si128((const __m128i *)(const void *)p);
         __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(p + 1));
-        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(p + 7));
+        __m128i c = _mm_loadu_si128((const __m128i *)(const void *)(p + 2));
         __m128i m = _mm_and_si128(_mm_and_si128(_mm_cmpeq_epi8(a, lb), _mm_cmpeq_epi8(b, s)),
-                                  _mm_cmpeq_epi8(c, rb));
+                                  _mm_cmpeq_epi8(c, t));
         unsigned bits = (unsigned)_mm_movemask_epi8(m);
         while (bits) {
             int i = __builtin_ctz(bits);
-            if (!memcmp(p + i, TAG, TAG_LEN))
+            if (tag_at(p + i, e, loss))
                 return p + i;
             bits &= bits - 1;
         }
         p += 16;
     }
 #endif
-    if (e - p < TAG_LEN)
-        return NULL;
-    return memmem(p, (size_t)(e - p), TAG, TAG_LEN);
+    while (e - p >= 3 && (p = memchr(p, '[', (size_t)(e - p - 2))) != NULL) {
+        if (p[1] == 'S' && p[2] == 'T' && tag_at(p, e, loss))
+            return p;
+        p++;
+    }
+    return NULL;
 }
 
 /* Newlines in [p->line_pos, pos), added to the running count; returns the
@@ -279,7 +295,7 @@ static int is_log_prefix(const char *q, const char *e)
 /* Whether a "[STRACE]" follows q on q's line. */
 static int tag_later_on_line(const char *q, const char *e)
 {
-    const char *t = find_tag(q, e);
+    const char *t = find_tag(q, e, 0);
     if (!t)
         return 0;
     for (const char *c = q; c < t; c++)
@@ -483,13 +499,78 @@ torn:
     return at + TAG_LEN;
 }
 
+/* Where a number field ends well: a blank, a line break or the input's end. */
+static int field_ends(const char *q, const char *e)
+{
+    return q >= e || IS(*q, C_BLANK) || *q == '\n' || *q == '\r';
+}
+
+/* Reads a loss line's `k=<digits>` field after blanks: the byte after it, or
+ * NULL (why set). A leading '-' is read for the times only (neg). */
+static const char *loss_field(const char *q, const char *e, const char *k, size_t kl, uint64_t max, int neg,
+                              int64_t *sgn, uint64_t *out, const char **why)
+{
+    int ovf = 0;
+    *why = k;
+    if (!(q = blanks(q, e)) || !(q = key(q, e, k, kl > 8 ? 8 : kl)) || (kl > 8 && !(q = key(q, e, k + 8, kl - 8))))
+        return NULL; /* (key() compares 8 bytes at most) */
+    *sgn = 1;
+    if (neg && q < e && *q == '-')
+        q++, *sgn = -1;
+    if (!(q = decimal(q, e, max, out, &ovf)) || ovf || !field_ends(q, e))
+        return NULL;
+    return q;
+}
+
+/* Parses the "[STINT]" text at `at` within [at, e): a loss line is handed to
+ * on_loss (read, or marked unread); other text is passed over. Returns where
+ * the search resumes. */
+static const char *parse_loss(markers_parser *p, const char *at, const char *e)
+{
+    markers_loss l;
+    memset(&l, 0, sizeof l);
+    uint64_t v = 0;
+    int ovf = 0;
+    const char *q = blanks(at + LOSS_TAG_LEN, e);
+    if (!q || !(q = key(q, e, "v=", 2)) || !(q = decimal(q, e, UINT64_MAX, &v, &ovf)) ||
+        !(q = blanks(q, e)) || !(q = key(q, e, "dropped", 7)) || !field_ends(q, e))
+        return at + LOSS_TAG_LEN; /* not a loss line */
+    l.why = "v=1";
+    if (v == 1 && !ovf) {
+        int64_t s1, s2, s3, s4, s5;
+        uint64_t first, last;
+        if ((q = loss_field(q, e, "pid=", 4, UINT64_MAX, 0, &s1, &l.pid, &l.why)) &&
+            (q = loss_field(q, e, "tid=", 4, UINT64_MAX, 0, &s2, &l.tid, &l.why)) &&
+            (q = loss_field(q, e, "count=", 6, UINT64_MAX, 0, &s3, &l.count, &l.why)) &&
+            (q = loss_field(q, e, "first_ts=", 9, (uint64_t)STINT_TS_LIMIT, 1, &s4, &first, &l.why)) &&
+            (q = loss_field(q, e, "last_ts=", 8, (uint64_t)STINT_TS_LIMIT, 1, &s5, &last, &l.why))) {
+            l.ok = 1;
+            l.why = NULL;
+            l.first_ts = s4 * (int64_t)first;
+            l.last_ts = s5 * (int64_t)last;
+        }
+    }
+    p->st.losses++;
+    if (!l.ok) {
+        p->st.bad_losses++;
+        l.pid = l.tid = l.count = 0;
+    }
+    l.offset = p->base_off + (uint64_t)(at - p->buf);
+    l.line = p->opt.count_lines ? line_of(p, (size_t)(at - p->buf)) : 0;
+    int rc = p->opt.on_loss(p->opt.ctx, &l);
+    if (rc)
+        p->stop_rc = rc;
+    return l.ok ? q : at + LOSS_TAG_LEN;
+}
+
 /* Parses the complete lines in buf[0, end). */
 static void parse_region(markers_parser *p, size_t end)
 {
     const char *q = p->buf, *e = p->buf + end;
     const char *hit;
-    while (!p->stop_rc && (hit = find_tag(q, e)) != NULL)
-        q = parse_record(p, hit, e);
+    int loss = p->opt.on_loss != NULL;
+    while (!p->stop_rc && (hit = find_tag(q, e, loss)) != NULL)
+        q = hit[3] == 'R' ? parse_record(p, hit, e) : parse_loss(p, hit, e);
 }
 
 /* Drops buf[0, end) after parsing it, keeping the partial line. */

@@ -28,6 +28,17 @@
  *     tsparse.h) makes the record torn too (counted in overflow);
  *   - a line longer than MARKERS_MAX_LINE_BYTES is cut there (long_lines).
  *
+ * Loss lines (libstint's, docs/formats/markers.md), found the same way:
+ *
+ *   [STINT] v=1 dropped pid=<n> tid=<n> count=<n> first_ts=<ns> last_ts=<ns>
+ *
+ * are handed to on_loss when it is set (else skipped, as any other text is).
+ * A `[STINT]` followed by blanks, `v=<n>`, blanks and `dropped` is one; when
+ * the rest does not follow (cut, malformed, v != 1) it is still handed over,
+ * marked unread (ok 0), so that a loss is never passed over in silence. Any
+ * other `[STINT]` text is not a loss line. A loss line ends no record's attrs:
+ * libstint writes it on a line of its own.
+ *
  * Input arrives chunk by chunk (any sizes, any split points, even inside a
  * record or a CRLF pair); memory stays bounded by the longest line, never by
  * the input. No allocation per line or per record.
@@ -71,6 +82,23 @@ typedef struct markers_record {
  * value stops the parse and is returned by markers_feed/markers_finish. */
 typedef int (*markers_record_fn)(void *ctx, const markers_record *rec);
 
+/* One loss line: count spans of thread (pid, tid) lost by the writer, their
+ * starts in [first_ts, last_ts] (CLOCK_MONOTONIC ns; both 0 when the writer
+ * did not know them). With ok 0 the line could not be read and only why,
+ * offset and line are set. */
+typedef struct markers_loss {
+    int ok;
+    uint64_t pid, tid, count;
+    int64_t first_ts, last_ts;
+    const char *why;     /* ok 0: the field that was missing or malformed (static) */
+    uint64_t offset;     /* byte offset of its '[' in the stream */
+    uint64_t line;       /* 1-based line number; 0 unless options.count_lines */
+} markers_loss;
+
+/* Called once per loss line, in input order with the records (optional).
+ * Return 0 to go on; any other value stops the parse, as on_record's does. */
+typedef int (*markers_loss_fn)(void *ctx, const markers_loss *loss);
+
 /* Called once per torn record (optional). `offset` is the byte offset of its
  * '['; `line` is 0 unless count_lines; `why` names the field that was missing
  * or malformed (a static string, e.g. "ts=" or "dur (overflow)"). */
@@ -81,8 +109,9 @@ typedef struct markers_options {
     markers_torn_fn on_torn;     /* optional */
     void *ctx;                   /* passed to both callbacks */
     int count_lines;             /* 1: fill record.line (costs a newline count) */
+    markers_loss_fn on_loss;     /* optional: loss lines (none: they are skipped) */
 } markers_options;
-#define MARKERS_OPTIONS_INIT {0, 0, 0, 0}
+#define MARKERS_OPTIONS_INIT {0, 0, 0, 0, 0}
 
 typedef struct markers_stats {
     uint64_t bytes;           /* bytes fed */
@@ -92,6 +121,8 @@ typedef struct markers_stats {
     uint64_t overflow;        /* of torn: a number too wide for its field */
     uint64_t unknown_version; /* of records: v != 1 */
     uint64_t long_lines;      /* lines cut at MARKERS_MAX_LINE_BYTES */
+    uint64_t losses;          /* loss lines handed to on_loss (unread ones included) */
+    uint64_t bad_losses;      /* of losses: unread (ok 0) */
 } markers_stats;
 
 /* A line may be this long before it is cut (and counted in long_lines). */

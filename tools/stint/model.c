@@ -375,6 +375,7 @@ int stint_model_init(struct stint_model *m, unsigned flags)
     stint_bigarray_init(&m->samples, sizeof(struct stint_counter_sample));
     stint_bigarray_init(&m->instants, sizeof(struct stint_instant_stat));
     stint_bigarray_init(&m->metadata, sizeof(struct stint_arg));
+    stint_bigarray_init(&m->losses, sizeof(struct stint_loss));
     stint_bigarray_init(&m->ends, sizeof(struct end_ev));
     stint_bigarray_init(&m->flows, sizeof(struct stint_flow));
     stint_bigarray_init(&m->flow_evs, sizeof(struct flow_ev));
@@ -541,6 +542,7 @@ void stint_model_free(struct stint_model *m)
     stint_bigarray_free(&m->samples);
     stint_bigarray_free(&m->instants);
     stint_bigarray_free(&m->metadata);
+    stint_bigarray_free(&m->losses);
     stint_bigarray_free(&m->ends);
     stint_bigarray_free(&m->flows);
     stint_bigarray_free(&m->flow_evs);
@@ -575,7 +577,7 @@ const char *stint_repair_name(enum stint_repair r)
         "unmatched_async_end", "torn_record", "unknown_version", "control_char_in_string", "x_without_dur", "unbound_flow",
         "async_step", "sample_event", "lone_surrogate", "legacy_async", "id_not_integer", "misplaced_end_event",
         "instant_scope", "async_without_id", "bad_thread_time", "negative_ts", "flow_invalid_id",
-        "flow_without_direction",
+        "flow_without_direction", "bad_loss_record",
     };
     return (unsigned)r < STINT_REPAIR_COUNT ? names[r] : "?";
 }
@@ -2634,6 +2636,10 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
             src->repair_first[k] = NULL;
             dst->repair_seq[k] = ++dst->repair_clock;
         }
+    }
+    for (size_t i = 0; i < src->losses.len; i++) {
+        const struct stint_loss *l = &STINT_BA_AT(&src->losses, struct stint_loss, i);
+        stint_model_loss(dst, l->pid, l->tid, l->count, l->first_ns, l->last_ns, l->flags);
     }
     dst->dropped += src->dropped;
     if (!dst->dropped_first) {

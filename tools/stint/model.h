@@ -193,6 +193,9 @@ enum stint_repair {
     STINT_REPAIR_FLOW_INVALID_ID,  /* Chrome: a flow id missing, or a string that is no hex number (Perfetto drops
                                       the event): kept, keyed by its text */
     STINT_REPAIR_FLOW_NO_DIRECTION, /* Chrome: bind_id without flow_in or flow_out (Perfetto counts it): no arrow */
+    STINT_REPAIR_BAD_LOSS_RECORD,   /* a writer's report of lost spans that cannot be read (marker log
+                                       `[STINT] v=1 dropped` line cut or malformed, JSONL `dropped` record
+                                       without a count): the loss is known, its size is not */
     STINT_REPAIR_COUNT
 };
 const char *stint_repair_name(enum stint_repair r);
@@ -281,6 +284,23 @@ struct stint_arg {
     int64_t ival;        /* INT/UINT/BOOL */
     uint32_t sval;       /* STRING/REAL/JSON: string id */
 };
+
+/* Spans that the program's tracer lost before they reached the file (its
+ * thread buffers were full), as the file itself reports them: a marker log's
+ * `[STINT] v=1 dropped` lines, a JSONL session's `dropped` records, the
+ * `metadata.dropped_ranges` of a Chrome trace that libstint wrote. They are
+ * not events of the model, and no event stands for them: counts, sums and
+ * unions on their threads are low by what they held. After
+ * stint_model_losses_done: one per (pid, tid), in that order. */
+struct stint_loss {
+    int64_t pid, tid;
+    uint64_t count;    /* spans lost (saturating) */
+    int64_t first_ns;  /* the lost spans' start times lie in [first_ns, last_ns], in the */
+    int64_t last_ns;   /* trace's own time base, when flags has STINT_LOSS_RANGE */
+    unsigned flags;    /* STINT_LOSS_RANGE, STINT_LOSS_THREAD (else: thread not known) */
+};
+#define STINT_LOSS_RANGE 1u
+#define STINT_LOSS_THREAD 2u
 
 struct stint_counter_series {
     int64_t pid;
@@ -382,6 +402,9 @@ struct stint_model {
     uint64_t repair_clock;
     uint64_t dropped;
     char *dropped_first;   /* first drop message (owned) */
+    struct stint_bigarray losses; /* struct stint_loss: what the writer lost, per thread (see there) */
+    uint64_t lost;         /* the sum of their counts (saturating) */
+    int losses_done;       /* stint_model_losses_done ran */
     uint64_t events;       /* input events/records seen */
     uint64_t flow_events;  /* Chrome s/t/f flow events and flow bindings (bind_id) read */
     uint64_t unmodelled[STINT_UNMODELLED_KINDS]; /* valid JSONL records the model does not carry */
@@ -519,6 +542,17 @@ void stint_model_repair(struct stint_model *m, enum stint_repair kind, const cha
  * the finish's), or -1 when there is none: what --strict reports. */
 int stint_model_first_repair(const struct stint_model *m);
 void stint_model_drop(struct stint_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Records that the writer lost count spans on thread (pid, tid), their
+ * starts in [first_ns, last_ns] (flags: STINT_LOSS_RANGE, STINT_LOSS_THREAD;
+ * see struct stint_loss). A count of 0 records nothing. Out of memory exits
+ * 3 like every model allocation. */
+void stint_model_loss(struct stint_model *m, int64_t pid, int64_t tid, uint64_t count, int64_t first_ns,
+                      int64_t last_ns, unsigned flags);
+/* After the read and finish: takes a Chrome trace's losses from its
+ * metadata (libstint's `dropped_ranges`, or a flight recorder's
+ * `lost_in_thread_buffers`), then merges the losses into one per thread,
+ * sorted by (pid, tid). Safe to call again. */
+void stint_model_losses_done(struct stint_model *m);
 /* Marks the model partial with an error message (the first one is kept). */
 void stint_model_fail(struct stint_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -474,16 +474,22 @@ static int handle(struct jreader *r, const struct field *f, int nf)
         }
         return 0;
     }
-    if (KIND("dropped")) {
-        int64_t count;
-        if (field_i64(get(f, nf, "count"), &count) == 0 && count > 0) {
-            if (!m->dropped_first) {
-                stint_model_drop(m, "%s: line %llu: the writer lost %lld record(s)", r->path,
-                                 (unsigned long long)r->line, (long long)count);
-                m->dropped += (uint64_t)count - 1;
-            } else
-                m->dropped += (uint64_t)count;
+    if (KIND("dropped")) { /* the writer's report of spans it lost (struct stint_loss) */
+        int64_t count, tid = 0, first = 0, last = 0;
+        const struct field *tf = get(f, nf, "tid");
+        if (field_i64(get(f, nf, "count"), &count) != 0 || count < 0 || (tf && field_i64(tf, &tid) != 0)) {
+            stint_model_repair(m, STINT_REPAIR_BAD_LOSS_RECORD,
+                               "%s: line %llu: a dropped record whose count (or tid) is no integer: the writer "
+                               "lost spans that are not counted",
+                               r->path, (unsigned long long)r->line);
+            return 0;
         }
+        /* first_ns and last_ns count from open, as start_ns does; both 0: not known */
+        unsigned flags = tf ? STINT_LOSS_THREAD : 0;
+        if (field_i64(get(f, nf, "first_ns"), &first) == 0 && field_i64(get(f, nf, "last_ns"), &last) == 0 &&
+            (first || last))
+            flags |= STINT_LOSS_RANGE;
+        stint_model_loss(m, r->pid, tid, (uint64_t)count, first, last, flags);
         return 0;
     }
     for (int u = 0; u < STINT_UNMODELLED_KINDS; u++)

@@ -9,6 +9,7 @@
  * unioned with host spans. cat is "". hid, inv, the written depth and each
  * k=v attr become args when the model keeps args. A torn record is counted
  * (repair torn_record) and reported once as "K of N records incomplete".
+ * libstint's loss lines become the model's losses (struct stint_loss).
  */
 #include "readers.h"
 
@@ -133,6 +134,24 @@ static void on_torn(void *ctx, uint64_t offset, uint64_t line, const char *why)
                        c->path, (unsigned long long)offset, why);
 }
 
+/* A loss line (libstint's `[STINT] v=1 dropped`): the writer's loss on its
+ * thread (struct stint_loss), its range on the records' own clock; one that
+ * cannot be read is a repair (bad_loss_record). Not an event. */
+static int on_loss(void *ctx, const markers_loss *l)
+{
+    struct mctx *c = ctx;
+    if (!l->ok) {
+        stint_model_repair(c->m, STINT_REPAIR_BAD_LOSS_RECORD,
+                           "%s: byte %llu: a loss line ([STINT] v=1 dropped) cut or malformed (%s missing or "
+                           "bad): the spans it reported are not counted",
+                           c->path, (unsigned long long)l->offset, l->why);
+        return 0;
+    }
+    unsigned flags = STINT_LOSS_THREAD | (l->first_ts || l->last_ts ? STINT_LOSS_RANGE : 0u);
+    stint_model_loss(c->m, (int64_t)l->pid, (int64_t)l->tid, l->count, l->first_ts, l->last_ts, flags);
+    return 0;
+}
+
 int stint_read_markers(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o)
 {
     struct mctx c = {.m = m, .path = in->path};
@@ -148,6 +167,8 @@ int stint_read_markers(struct stint_input *in, struct stint_model *m, const stru
     markers_options opt = MARKERS_OPTIONS_INIT;
     opt.on_record = on_record;
     opt.on_torn = on_torn;
+    if (!m->sizes) /* (sizes measures loss lines as other text) */
+        opt.on_loss = on_loss;
     opt.ctx = &c;
     markers_parser *p = markers_parser_new(&opt);
     if (!p) {

@@ -2,7 +2,8 @@
  * readers.c - format detection and the shared reader front end.
  *
  * Detection looks at the first bytes of the (decompressed) input only:
- * a line holding "[STRACE]" before any JSON structure means a marker log; a
+ * a line holding "[STRACE]" (or libstint's "[STINT] v=") before any JSON
+ * structure means a marker log; a
  * first line that is a JSON object with a "kind" key means a JSONL session;
  * anything starting with '[' or '{' otherwise is Chrome JSON.
  */
@@ -93,7 +94,7 @@ static const char *detect(const struct stint_input *in)
         if (q >= end || *q == '{' || *q == ']')
             return "chrome";
     }
-    if (memmem(p, scan, "[STRACE]", 8))
+    if (memmem(p, scan, "[STRACE]", 8) || memmem(p, scan, "[STINT] v=", 10)) /* (a log of loss lines only) */
         return "markers";
     if (p < end && *p == '[')
         return "chrome";
@@ -497,6 +498,7 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
     stint_i_self_rss();
     SELF_END_CPU(rd);
     stint_model_finish(m);
+    stint_model_losses_done(m);
     if (rc == 0 && m->partial)
         rc = 1;
     if (rc == 0 && o->strict) {
@@ -507,6 +509,11 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
         }
         if (rc == 0 && m->dropped) {
             stint_model_fail(m, "%s: --strict: %s", path, m->dropped_first);
+            rc = 1;
+        }
+        if (rc == 0 && m->lost) {
+            stint_model_fail(m, "%s: --strict: the writer lost %llu span(s) before they reached the file", path,
+                             (unsigned long long)m->lost);
             rc = 1;
         }
     }
@@ -524,7 +531,23 @@ void stint_report_problems(FILE *f, const char *path, const struct stint_model *
     if (m->dropped)
         fprintf(f, "stint: %s: dropped %llu event(s) (first: %s)\n", path, (unsigned long long)m->dropped,
                 m->dropped_first ? m->dropped_first : "");
+    stint_report_losses(f, path, m);
     stint_report_end(f, path, stint_no_report(rc, m), m->partial);
+}
+
+void stint_report_losses(FILE *f, const char *path, const struct stint_model *m)
+{
+    if (!m->lost)
+        return;
+    size_t threads = 0;
+    const struct stint_loss *l = m->losses.data;
+    for (size_t i = 0; i < m->losses.len; i++)
+        threads += (l[i].flags & STINT_LOSS_THREAD) != 0;
+    fprintf(f, "stint: %s: LOST: the writer lost %llu span(s) before they reached the file", path,
+            (unsigned long long)m->lost);
+    if (threads)
+        fprintf(f, ", on %zu thread(s)", threads);
+    fprintf(f, "; counts, sums and unions on those threads are low (stint summary lists them)\n");
 }
 
 void stint_report_end(FILE *f, const char *path, int no_report, int partial)

@@ -75,7 +75,11 @@ static inline int stint_no_report(int rc, const struct stint_model *m)
  * too, so every command says it in the same words. */
 void stint_report_end(FILE *f, const char *path, int no_report, int partial);
 
-/* Prints the model's error, repairs and drops to f as "stint: ..." lines;
+/* When the writer lost spans (m->lost, struct stint_loss), says so to f in
+ * one "stint: PATH: LOST: ..." line; else nothing. */
+void stint_report_losses(FILE *f, const char *path, const struct stint_model *m);
+
+/* Prints the model's error, repairs, drops and losses to f as "stint: ..." lines;
  * rc is the read's exit code: where stint_no_report() holds, the last line
  * says that no report follows instead of calling the report partial. */
 void stint_report_problems(FILE *f, const char *path, const struct stint_model *m, int rc);

@@ -490,6 +490,22 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
             }
         fputs(").</li>\n", f);
     }
+    if (m->lost) {
+        fprintf(f, "<li><b>The writer lost %" PRIu64 " spans</b> before they reached the file (its thread buffers "
+                   "were full): they are in no table or lane, and the threads they came from show less than they "
+                   "did (", m->lost);
+        const struct stint_loss *l = m->losses.data;
+        for (size_t i = 0; i < m->losses.len; i++) {
+            if (l[i].flags & STINT_LOSS_THREAD)
+                fprintf(f, "%s%" PRIu64 " on pid %" PRId64 " tid %" PRId64, i ? "; " : "", l[i].count, l[i].pid,
+                        l[i].tid);
+            else
+                fprintf(f, "%s%" PRIu64 " on threads not known", i ? "; " : "", l[i].count);
+            if (l[i].flags & STINT_LOSS_RANGE)
+                fprintf(f, ", started in [%" PRId64 ", %" PRId64 "] ns", l[i].first_ns, l[i].last_ns);
+        }
+        fputs(").</li>\n", f);
+    }
     if (m->partial && m->error) {
         fputs("<li><b>The input ended in an error</b>: ", f);
         html_str(f, m->error);

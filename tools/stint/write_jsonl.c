@@ -382,6 +382,27 @@ static void put_counters(FILE *out, const struct stint_model *m, int64_t pid0, i
     }
 }
 
+/* The writer's losses (struct stint_loss) as `dropped` records, times
+ * rebased as the spans' are: those of pid0's threads and of threads not
+ * known; another process's tid would name a thread of pid0 (left out). */
+static void put_losses(FILE *out, const struct stint_model *m, int64_t pid0, int64_t origin,
+                       struct stint_write_stats *st)
+{
+    const struct stint_loss *l = m->losses.data;
+    for (size_t i = 0; i < m->losses.len; i++) {
+        int thread = (l[i].flags & STINT_LOSS_THREAD) != 0;
+        if (thread && l[i].pid != pid0)
+            continue;
+        int range = (l[i].flags & STINT_LOSS_RANGE) != 0;
+        fprintf(out, "{\"kind\":\"dropped\",\"timestamp_ns\":%" PRId64, range ? l[i].last_ns - origin : 0);
+        if (thread)
+            fprintf(out, ",\"tid\":%" PRId64, l[i].tid);
+        fprintf(out, ",\"count\":%" PRIu64 ",\"first_ns\":%" PRId64 ",\"last_ns\":%" PRId64 "}\n", l[i].count,
+                range ? l[i].first_ns - origin : 0, range ? l[i].last_ns - origin : 0);
+        st->losses_written += l[i].count;
+    }
+}
+
 /* What the span loop needs besides the model. */
 struct jw {
     FILE *out;
@@ -470,6 +491,7 @@ int stint_write_jsonl(const struct stint_model *m, FILE *out, const struct stint
     struct jw w = {out, tids, pid0, org, seen, heap, st};
     put_spans(m, keys, k, &w);
     put_counters(out, m, pid0, origin, st);
+    put_losses(out, m, pid0, origin, st);
     st->lost_names = count_names(m);
     free(keys), free(heap), free(eff), free(chain), free(seen), free(tids);
     return 0;
@@ -619,6 +641,18 @@ int stint_write_markers(const struct stint_model *m, FILE *out, const struct sti
         putc('\n', out);
         st->lost_thread_times += s->tts_ns != STINT_TS_NONE;
         st->slices++;
+    }
+    /* the writer's losses as libstint's loss lines, on the records' clock (a
+     * thread not known cannot be written: left out) */
+    const struct stint_loss *ls = m->losses.data;
+    for (size_t i = 0; i < m->losses.len; i++) {
+        if (!(ls[i].flags & STINT_LOSS_THREAD))
+            continue;
+        int range = (ls[i].flags & STINT_LOSS_RANGE) != 0;
+        fprintf(out, "[STINT] v=1 dropped pid=%" PRId64 " tid=%" PRId64 " count=%" PRIu64 " first_ts=%" PRId64
+                     " last_ts=%" PRId64 "\n",
+                ls[i].pid, ls[i].tid, ls[i].count, range ? ls[i].first_ns : 0, range ? ls[i].last_ns : 0);
+        st->losses_written += ls[i].count;
     }
     st->skipped_counters = m->counters.len;
     st->lost_names = count_names(m);
