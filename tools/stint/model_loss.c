@@ -8,6 +8,7 @@
  * a time range where the writer knew them.
  */
 #include "model.h"
+#include "tsparse.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,6 +52,9 @@ void stint_model_loss(struct stint_model *m, int64_t pid, int64_t tid, uint64_t 
     struct stint_loss l = {pid, tid, count, first_ns, last_ns, flags & (STINT_LOSS_RANGE | STINT_LOSS_THREAD)};
     if (!(l.flags & STINT_LOSS_THREAD))
         l.pid = l.tid = 0;
+    if ((l.flags & STINT_LOSS_RANGE) && (l.first_ns < -STINT_TS_LIMIT || l.first_ns > STINT_TS_LIMIT ||
+                                         l.last_ns < -STINT_TS_LIMIT || l.last_ns > STINT_TS_LIMIT))
+        l.flags &= ~STINT_LOSS_RANGE; /* past the kept range of times (tsparse.h): a rebase could overflow */
     if (!(l.flags & STINT_LOSS_RANGE))
         l.first_ns = l.last_ns = 0;
     else if (l.first_ns > l.last_ns) { /* (a writer gives them in order; one that does not still bounds them) */
@@ -143,12 +147,14 @@ static void chrome_losses(struct stint_model *m)
             continue;
         }
         unsigned flags = STINT_LOSS_THREAD;
-        /* absolute CLOCK_MONOTONIC ns (0: not known), the trace's ts counting from origin_monotonic_ns */
+        /* absolute CLOCK_MONOTONIC ns (0: not known), the trace's ts counting from origin_monotonic_ns
+         * (lost spans may have started before it: a range may be negative) */
+        int64_t a = 0, z = 0;
         if (have_origin && arg_int(range_field(m, i, "first_ns"), &first) == 0 &&
-            arg_int(range_field(m, i, "last_ns"), &last) == 0 && first && last && first >= origin &&
-            last >= origin)
+            arg_int(range_field(m, i, "last_ns"), &last) == 0 && first && last &&
+            !__builtin_sub_overflow(first, origin, &a) && !__builtin_sub_overflow(last, origin, &z))
             flags |= STINT_LOSS_RANGE;
-        stint_model_loss(m, pid, tid, (uint64_t)count, first - origin, last - origin, flags);
+        stint_model_loss(m, pid, tid, (uint64_t)count, a, z, flags);
     }
     int64_t ring_lost;
     if (arg_int(meta_arg(m, "lost_in_thread_buffers"), &ring_lost) == 0 && ring_lost > 0)
