@@ -18,6 +18,7 @@
 #include "model.h"
 #include "readers.h"
 #include "sizes.h"
+#include "tsparse.h"
 
 #include <fcntl.h>
 #include <stdint.h>
@@ -49,6 +50,24 @@ static inline void fuzz_check_model(const struct stint_model *m, int rc)
         if (s->dur_ns < -1)
             abort();
     }
+    /* the writer's losses, once merged: one per thread in (pid, tid) order, threads not known
+     * last, counts adding up to m->lost (saturating), ranges in order within +-2^62 ns */
+    uint64_t lost = 0;
+    const struct stint_loss *l = m->losses.data;
+    for (size_t i = 0; i < m->losses.len; i++) {
+        lost = lost + l[i].count < lost ? UINT64_MAX : lost + l[i].count;
+        if (!l[i].count || ((l[i].flags & STINT_LOSS_RANGE) &&
+                            (l[i].first_ns > l[i].last_ns || l[i].first_ns < -STINT_TS_LIMIT ||
+                             l[i].last_ns > STINT_TS_LIMIT)))
+            abort();
+        if (i && (l[i - 1].flags & STINT_LOSS_THREAD) && (l[i].flags & STINT_LOSS_THREAD) &&
+            (l[i - 1].pid > l[i].pid || (l[i - 1].pid == l[i].pid && l[i - 1].tid >= l[i].tid)))
+            abort();
+        if (i && !(l[i - 1].flags & STINT_LOSS_THREAD))
+            abort(); /* (one entry for the threads not known, and it is last) */
+    }
+    if (lost != m->lost || (m->losses_done && m->lost && !m->losses.len))
+        abort();
 }
 
 /* Makes *in an input holding data[0..size) in one padded window, at eof. */
@@ -88,6 +107,7 @@ static inline int fuzz_read_model_split(fuzz_reader_fn reader, const uint8_t *da
     int rc = reader(&in, m, &o);
     stint_input_close(&in);
     stint_model_finish(m);
+    stint_model_losses_done(m);
     if (rc == 0 && m->partial)
         rc = 1;
     fuzz_check_model(m, rc);

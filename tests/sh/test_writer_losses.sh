@@ -96,8 +96,9 @@ with open(sys.argv[1], "w") as f:
     ts = 10**9
     for i in range(3000):
         ts += r.randint(1, 5000)
-        pid, tid = r.choice([(10, 11), (10, 12), (20, 21)]), None
-        pid, tid = pid
+        # 20 threads: more than the reader looks back over to join a report to its thread's last
+        # one, so that the final merge (sort, join) does the rest
+        pid, tid = r.choice([(10, 11), (10, 12), (20, 21)] + [(30, 100 + k) for k in range(17)])
         if r.random() < 0.3:
             n, a, b = r.randint(1, 10**6), ts - r.randint(0, 10**4), ts
             unknown = r.random() < 0.1

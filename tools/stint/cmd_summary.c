@@ -300,6 +300,8 @@ static void print_human(FILE *f, const struct stint_tally *S, const struct stint
         stint_model_put_unmodelled(f, m);
         fputs(" record(s); `stint memory` reads memory and tensor records)", f);
     }
+    if (m->lost) /* (as the header says PARTIAL: the figures below are low, and this says by how much) */
+        fprintf(f, "; LOST: %" PRIu64 " more spans that the writer lost (\"lost by the writer\" below)", m->lost);
     fputc('\n', f);
     fprintf(f, "\nlanes  (busy = union of the lane's span intervals; sum double-counts nesting and overlap)\n");
     fprintf(f, "%10s %10s %-24s %10s %14s %14s\n", "pid", "tid", "name", "spans", "sum", "busy");
