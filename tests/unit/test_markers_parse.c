@@ -24,6 +24,8 @@ struct got {
     uint64_t torn_off[MAXREC];
     uint64_t torn_line[MAXREC];
     const char *torn_why[MAXREC];
+    int nloss;
+    markers_loss loss[MAXREC];
 };
 
 static void copy(char *dst, size_t cap, markers_text t)
@@ -58,16 +60,11 @@ static void on_torn(void *ctx, uint64_t off, uint64_t line, const char *why)
     g->torn++;
 }
 
-/* Parses `s` fed in pieces of `step` bytes (0: all at once). */
-static markers_stats parse(const char *s, size_t step, struct got *g, int lines)
+/* Feeds `s` to a parser made with o, in pieces of `step` bytes (0: all at
+ * once); returns its counters. */
+static markers_stats feed_all(const markers_options *o, const char *s, size_t step)
 {
-    memset(g, 0, sizeof *g);
-    markers_options o = MARKERS_OPTIONS_INIT;
-    o.on_record = on_rec;
-    o.on_torn = on_torn;
-    o.ctx = g;
-    o.count_lines = lines;
-    markers_parser *p = markers_parser_new(&o);
+    markers_parser *p = markers_parser_new(o);
     REQUIRE(p);
     size_t n = strlen(s);
     if (!step)
@@ -78,6 +75,18 @@ static markers_stats parse(const char *s, size_t step, struct got *g, int lines)
     markers_stats st = *markers_get_stats(p);
     markers_parser_free(p);
     return st;
+}
+
+/* Parses `s` fed in pieces of `step` bytes (0: all at once). */
+static markers_stats parse(const char *s, size_t step, struct got *g, int lines)
+{
+    memset(g, 0, sizeof *g);
+    markers_options o = MARKERS_OPTIONS_INIT;
+    o.on_record = on_rec;
+    o.on_torn = on_torn;
+    o.ctx = g;
+    o.count_lines = lines;
+    return feed_all(&o, s, step);
 }
 
 /* Parses all of fd (markers_read_fd) into *g; returns the counters. */
@@ -426,51 +435,27 @@ static int test_corpus(void)
     return 0;
 }
 
-/* Loss lines, collected by on_loss. */
-struct losses {
-    int n;
-    markers_loss l[16];
-};
-
+/* Loss lines, collected by on_loss into the got's losses. */
 static int on_loss_cb(void *ctx, const markers_loss *l)
 {
-    struct losses *L = ctx;
-    if (L->n < 16)
-        L->l[L->n] = *l;
-    L->n++;
+    struct got *g = ctx;
+    if (g->nloss < MAXREC)
+        g->loss[g->nloss] = *l;
+    g->nloss++;
     return 0;
 }
 
-static struct got *g_loss_got; /* records go here while loss lines go to the struct losses ctx */
-
-static int on_rec_loss(void *ctx, const markers_record *r)
-{
-    (void)ctx;
-    return on_rec(g_loss_got, r);
-}
-
-/* Parses s in pieces of step bytes (0: at once) with on_loss set (or not). */
-static markers_stats parse_losses(const char *s, size_t step, struct got *g, struct losses *L, int want)
+/* Parses s in pieces of step bytes (0: at once), lines counted, with on_loss
+ * set (want) or not. */
+static markers_stats parse_losses(const char *s, size_t step, struct got *g, int want)
 {
     memset(g, 0, sizeof *g);
-    memset(L, 0, sizeof *L);
-    g_loss_got = g;
     markers_options o = MARKERS_OPTIONS_INIT;
-    o.on_record = on_rec_loss;
+    o.on_record = on_rec;
     o.on_loss = want ? on_loss_cb : NULL;
-    o.ctx = L;
+    o.ctx = g;
     o.count_lines = 1;
-    markers_parser *p = markers_parser_new(&o);
-    REQUIRE(p);
-    size_t n = strlen(s);
-    if (!step)
-        step = n ? n : 1;
-    for (size_t i = 0; i < n; i += step)
-        CHECK(markers_feed(p, s + i, n - i < step ? n - i : step) == 0);
-    CHECK(markers_finish(p) == 0);
-    markers_stats st = *markers_get_stats(p);
-    markers_parser_free(p);
-    return st;
+    return feed_all(&o, s, step);
 }
 
 static void test_losses(void)
@@ -490,8 +475,7 @@ static void test_losses(void)
     static const size_t steps[] = {0, 1, 3, 17};
     for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
         struct got g;
-        struct losses L;
-        markers_stats st = parse_losses(log, steps[k], &g, &L, 1);
+        markers_stats st = parse_losses(log, steps[k], &g, 1);
         CHECK_EQ_I64(g.n, 2);
         CHECK_STR(g.name[0], "a");
         CHECK_STR(g.attrs[0], "k=v");
@@ -499,41 +483,41 @@ static void test_losses(void)
         CHECK_STR(g.attrs[1], "x=[STINT] v=1 dropped pid=1 tid=2 count=1 first_ts=1 last_ts=2");
         CHECK_EQ_U64(st.heads, 2);
         CHECK_EQ_U64(st.torn, 0);
-        CHECK_EQ_I64(L.n, 7);
+        CHECK_EQ_I64(g.nloss, 7);
         CHECK_EQ_U64(st.losses, 7);
         CHECK_EQ_U64(st.bad_losses, 4);
-        if (L.n != 7)
+        if (g.nloss != 7)
             continue;
-        CHECK_EQ_I64(L.l[0].ok, 1);
-        CHECK_EQ_U64(L.l[0].pid, 1);
-        CHECK_EQ_U64(L.l[0].tid, 2);
-        CHECK_EQ_U64(L.l[0].count, 7);
-        CHECK_EQ_I64(L.l[0].first_ts, 100);
-        CHECK_EQ_I64(L.l[0].last_ts, 900);
-        CHECK_EQ_U64(L.l[0].line, 2);
-        CHECK_EQ_U64(L.l[0].offset, strstr(log, "[STINT]") - log);
-        CHECK_EQ_I64(L.l[1].ok, 1);
-        CHECK_EQ_U64(L.l[1].count, UINT64_MAX);
-        CHECK_EQ_I64(L.l[1].first_ts, 0);
-        CHECK_EQ_U64(L.l[1].line, 3);
-        CHECK_EQ_I64(L.l[2].ok, 0);
-        CHECK_STR(L.l[2].why, "last_ts=");
-        CHECK_EQ_U64(L.l[2].count, 0);
-        CHECK_EQ_U64(L.l[2].line, 4);
-        CHECK_EQ_I64(L.l[3].ok, 0);
-        CHECK_STR(L.l[3].why, "v=1");
-        CHECK_EQ_I64(L.l[4].ok, 0);
-        CHECK_STR(L.l[4].why, "last_ts=");
-        CHECK_EQ_I64(L.l[5].ok, 0);
-        CHECK_STR(L.l[5].why, "first_ts=");
-        CHECK_EQ_I64(L.l[6].ok, 1);
-        CHECK_EQ_I64(L.l[6].first_ts, -5);
-        CHECK_EQ_I64(L.l[6].last_ts, 7);
-        CHECK_EQ_U64(L.l[6].line, 10);
+        CHECK_EQ_I64(g.loss[0].ok, 1);
+        CHECK_EQ_U64(g.loss[0].pid, 1);
+        CHECK_EQ_U64(g.loss[0].tid, 2);
+        CHECK_EQ_U64(g.loss[0].count, 7);
+        CHECK_EQ_I64(g.loss[0].first_ts, 100);
+        CHECK_EQ_I64(g.loss[0].last_ts, 900);
+        CHECK_EQ_U64(g.loss[0].line, 2);
+        CHECK_EQ_U64(g.loss[0].offset, strstr(log, "[STINT]") - log);
+        CHECK_EQ_I64(g.loss[1].ok, 1);
+        CHECK_EQ_U64(g.loss[1].count, UINT64_MAX);
+        CHECK_EQ_I64(g.loss[1].first_ts, 0);
+        CHECK_EQ_U64(g.loss[1].line, 3);
+        CHECK_EQ_I64(g.loss[2].ok, 0);
+        CHECK_STR(g.loss[2].why, "last_ts=");
+        CHECK_EQ_U64(g.loss[2].count, 0);
+        CHECK_EQ_U64(g.loss[2].line, 4);
+        CHECK_EQ_I64(g.loss[3].ok, 0);
+        CHECK_STR(g.loss[3].why, "v=1");
+        CHECK_EQ_I64(g.loss[4].ok, 0);
+        CHECK_STR(g.loss[4].why, "last_ts=");
+        CHECK_EQ_I64(g.loss[5].ok, 0);
+        CHECK_STR(g.loss[5].why, "first_ts=");
+        CHECK_EQ_I64(g.loss[6].ok, 1);
+        CHECK_EQ_I64(g.loss[6].first_ts, -5);
+        CHECK_EQ_I64(g.loss[6].last_ts, 7);
+        CHECK_EQ_U64(g.loss[6].line, 10);
         /* without on_loss they are text, the records the same */
-        st = parse_losses(log, steps[k], &g, &L, 0);
+        st = parse_losses(log, steps[k], &g, 0);
         CHECK_EQ_I64(g.n, 2);
-        CHECK_EQ_I64(L.n, 0);
+        CHECK_EQ_I64(g.nloss, 0);
         CHECK_EQ_U64(st.losses, 0);
     }
 }
