@@ -5,8 +5,10 @@
 # the sessions among the CLI tests, and an adversarial session made here
 # (escaped keys and values, a byte order mark, CRLF, blank lines, blanks
 # around records, records before the meta line, names that are no strings,
-# op_name, a torn last line); plain and gzipped, with and without each
-# filter; and a session with invalid JSON on a line (exit 1, partial).
+# op_name, a torn last line, span_end records named by their open span,
+# with ids written with escapes, or naming themselves); plain and gzipped,
+# with and without each filter; and a session with invalid JSON on a line
+# (exit 1, partial).
 set -euo pipefail
 STINT=${STINT_BIN:?}
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -29,7 +31,11 @@ for i in range(300):
         rec = {"kind": "span_start", "id": "s%d" % i, "name": r.choice(["fwd", "bwd", "naïve ✓", "a\"b"]),
                "start_ns": t, "span_kind": r.choice(["function", "op", "module"]), "tid": r.choice([3, 4])}
     elif k < 0.6:
-        rec = {"kind": "span_end", "id": "s%d" % r.randint(0, i), "duration_ns": r.randint(1, 9999)}
+        rec = {"kind": "span_end", "id": "s%d" % r.randint(max(0, i - 12), i), "duration_ns": r.randint(1, 9999)}
+        if r.random() < 0.1:  # one that names itself keeps its own (the span still ends)
+            rec["span_kind"] = "own"
+        if r.random() < 0.05:  # an id spelled with an escape is the same id
+            rec["id"] = "\u0073" + rec["id"][1:]
     elif k < 0.75:
         rec = {"kind": "op", "span_id": "s1", "op_name": r.choice(["matmul", "add"]), "inputs": ["x", "w"],
                "shape": [r.randint(1, 64), 8], "dtype": "float32", "duration_ns": 7, "timestamp_ns": t}
@@ -93,6 +99,7 @@ def model(path, flt):
     rows = {"phases": {}, "names": {}, "event_keys": {}}
     tot = dict(events=0, event_bytes=0, filtered_events=0, filtered_bytes=0, text_bytes=len(raw))
     pid = 0
+    opened = {}  # span id -> (cat, name) of the spans begun and not ended
     lines = text.split("\n")
     for ln in lines[:-1]:  # the last piece has no '\n': torn (or empty)
         s = ln.lstrip("\ufeff").rstrip("\r").strip(" \t")
@@ -107,6 +114,14 @@ def model(path, flt):
         name = rec.get("name") if isinstance(rec.get("name"), str) else \
             rec.get("op_name") if isinstance(rec.get("op_name"), str) else ""
         cat = rec.get("span_kind") if isinstance(rec.get("span_kind"), str) else ""
+        rid = rec.get("id")
+        if kind == "span_start" and isinstance(rid, str):
+            opened[rid] = (cat, name)
+        elif kind == "span_end" and isinstance(rid, str) and rid in opened:
+            own = any(isinstance(rec.get(k), str) for k in ("name", "op_name", "span_kind"))
+            c0, n0 = opened.pop(rid)
+            if not own:  # a span_end that names nothing of its own: its span's
+                cat, name = c0, n0
         t = rec.get("start_ns") if "start_ns" in rec else rec.get("timestamp_ns")
         ok = True
         a = flt.split()

@@ -54,8 +54,128 @@ struct jreader {
     struct field *f; /* the current record's keys, all of them */
     size_t fcap;
     uint64_t records; /* records read, blank lines not counted */
-    uint32_t id_none, id_meta; /* sizes mode: the string ids of "" and "meta" */
+    uint32_t id_none, id_meta, id_start, id_end; /* sizes mode: the string ids of "", "meta",
+                                                  * "span_start" and "span_end" */
+    struct open_ids *open; /* sizes mode: the spans begun and not yet ended */
 };
+
+/* ---- sizes mode: the open spans' (cat, name), by id ---------------------------------
+ * A span_end names its span by id only; sizes files it under the span's
+ * (span_kind, name), looked up here. Only open spans are held (an end
+ * removes its span), so memory grows with the spans open at once, not with
+ * the session, and no id is interned. */
+struct open_id {
+    char *id;   /* the id as decoded (owned); NULL: empty, TOMB: removed */
+    size_t len;
+    uint64_t hash;
+    uint32_t cat, name;
+};
+struct open_ids {
+    struct open_id *e;
+    size_t cap, used, tombs; /* cap a power of two (or 0) */
+};
+static char tomb_mark;
+#define TOMB (&tomb_mark)
+
+static uint64_t id_hash(const char *s, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+    for (size_t i = 0; i < n; i++)
+        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static void *xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n, size);
+    if (!p) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    return p;
+}
+
+/* The slot of id (its entry, or the empty slot where it would go). */
+static struct open_id *open_slot(struct open_ids *t, const char *id, size_t n, uint64_t h)
+{
+    struct open_id *free_slot = NULL;
+    for (size_t i = h & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+        struct open_id *x = &t->e[i];
+        if (!x->id)
+            return free_slot ? free_slot : x;
+        if (x->id == TOMB) {
+            if (!free_slot)
+                free_slot = x;
+        } else if (x->hash == h && x->len == n && !memcmp(x->id, id, n))
+            return x;
+    }
+}
+
+/* Makes room for one more entry: doubles (or rebuilds without tombstones)
+ * at half load. */
+static void open_room(struct open_ids *t)
+{
+    if (t->cap && (t->used + t->tombs + 1) * 2 <= t->cap)
+        return;
+    size_t ncap = t->cap ? t->cap : 64;
+    while ((t->used + 1) * 4 > ncap) /* (a quarter full at most after a rebuild) */
+        ncap *= 2;
+    struct open_ids n = {xcalloc(ncap, sizeof *n.e), ncap, 0, 0};
+    for (size_t i = 0; i < t->cap; i++)
+        if (t->e[i].id && t->e[i].id != TOMB) {
+            *open_slot(&n, t->e[i].id, t->e[i].len, t->e[i].hash) = t->e[i];
+            n.used++;
+        }
+    free(t->e);
+    *t = n;
+}
+
+/* Records that span id (decoded) is open with (cat, name), replacing an
+ * open span of the same id. */
+static void open_put(struct open_ids *t, const char *id, size_t n, uint32_t cat, uint32_t name)
+{
+    open_room(t);
+    uint64_t h = id_hash(id, n);
+    struct open_id *x = open_slot(t, id, n, h);
+    if (!x->id || x->id == TOMB) {
+        char *c = malloc(n ? n : 1);
+        if (!c) {
+            fprintf(stderr, "stint: out of memory\n");
+            exit(3);
+        }
+        memcpy(c, id, n);
+        t->tombs -= x->id == TOMB;
+        *x = (struct open_id){c, n, h, 0, 0};
+        t->used++;
+    }
+    x->cat = cat, x->name = name;
+}
+
+/* Takes span id out of the open spans: 1 and its (cat, name), or 0 when it
+ * is not open. */
+static int open_take(struct open_ids *t, const char *id, size_t n, uint32_t *cat, uint32_t *name)
+{
+    if (!t->cap)
+        return 0;
+    struct open_id *x = open_slot(t, id, n, id_hash(id, n));
+    if (!x->id || x->id == TOMB)
+        return 0;
+    *cat = x->cat, *name = x->name;
+    free(x->id);
+    x->id = TOMB;
+    t->used--, t->tombs++;
+    return 1;
+}
+
+static void open_free(struct open_ids *t)
+{
+    for (size_t i = 0; t && i < t->cap; i++)
+        if (t->e[i].id != TOMB)
+            free(t->e[i].id);
+    if (t)
+        free(t->e);
+    free(t);
+}
 
 /* Parses the record a[0..b) into r->f[0..*nf) (every key, the array grown as
  * needed; out of memory exits 3 like every model allocation). */
@@ -152,24 +272,34 @@ static const struct field *get(const struct field *f, int nf, const char *key)
     return NULL;
 }
 
+/* A string field's text, decoded (in r->tmp when it has escapes, valid until
+ * the next call); *n its length. fd must be a string. */
+static const char *field_str(struct jreader *r, const struct field *fd, size_t *n)
+{
+    if (!fd->esc) {
+        *n = fd->vn;
+        return fd->v;
+    }
+    if (fd->vn + 1 > r->tmp_cap) {
+        r->tmp_cap = fd->vn + 64;
+        char *t = realloc(r->tmp, r->tmp_cap);
+        if (!t) {
+            fprintf(stderr, "stint: out of memory\n");
+            exit(3);
+        }
+        r->tmp = t;
+    }
+    *n = stint_json_unescape(fd->v, fd->vn, r->tmp);
+    return r->tmp;
+}
+
 static uint32_t intern_field(struct jreader *r, const struct field *fd)
 {
     if (!fd || !fd->is_str)
         return 0;
-    if (fd->esc) {
-        if (fd->vn + 1 > r->tmp_cap) {
-            r->tmp_cap = fd->vn + 64;
-            char *t = realloc(r->tmp, r->tmp_cap);
-            if (!t) {
-                fprintf(stderr, "stint: out of memory\n");
-                exit(3);
-            }
-            r->tmp = t;
-        }
-        size_t n = stint_json_unescape(fd->v, fd->vn, r->tmp);
-        return stint_model_intern(r->m, r->tmp, n);
-    }
-    return stint_model_intern(r->m, fd->v, fd->vn);
+    size_t n;
+    const char *t = field_str(r, fd, &n);
+    return stint_model_intern(r->m, t, n);
 }
 
 static int field_i64(const struct field *fd, int64_t *out)
@@ -196,7 +326,8 @@ static int field_double(const struct field *fd, double *out)
 /* sizes mode (STINT_MODEL_SIZES, sizes.h): measures the record [a, b) (from
  * its '{' to its '}') as written instead of modelling it. Its phase is its
  * kind, its (cat, name) its span_kind and its name (else op_name; "" when it
- * has neither: a span_end names no span but by id), its event keys its
+ * has neither), but for a span_end with none of the three: its span's, when
+ * that span is open (found by id, struct open_ids), its event keys its
  * members, each from its key's '"' to its value's end. The filters read it
  * as written: --pid the session's (the meta record's pid; 0 before it),
  * --tid its tid (none fails), --cat and --name as above, --time-range its
@@ -214,6 +345,16 @@ static void size_record(struct jreader *r, const char *a, const char *b, const s
     if (!nm || !nm->is_str)
         nm = get(f, nf, "op_name");
     uint32_t name = nm && nm->is_str ? intern_field(r, nm) : none, cat = sk && sk->is_str ? intern_field(r, sk) : none;
+    const struct field *idf = get(f, nf, "id");
+    if ((kind == r->id_start || kind == r->id_end) && idf && idf->is_str) {
+        size_t n;
+        const char *id = field_str(r, idf, &n);
+        uint32_t c0, n0;
+        if (kind == r->id_start)
+            open_put(r->open, id, n, cat, name);
+        else if (open_take(r->open, id, n, &c0, &n0) && !(nm && nm->is_str) && !(sk && sk->is_str))
+            cat = c0, name = n0; /* a span_end that names nothing of its own: its span's */
+    }
     if (flt) {
         const struct field *tf = get(f, nf, "start_ns");
         struct stint_filter_rec w = {.pid = r->pid, .cat = stint_model_str(m, cat, NULL),
@@ -512,6 +653,9 @@ int stint_read_jsonl(struct stint_input *in, struct stint_model *m, const struct
     if (m->sizes) {
         r.id_none = stint_model_intern(m, "", 0);
         r.id_meta = stint_model_intern(m, "meta", 4);
+        r.id_start = stint_model_intern(m, "span_start", 10);
+        r.id_end = stint_model_intern(m, "span_end", 8);
+        r.open = xcalloc(1, sizeof *r.open);
     }
     int rc = 0;
     size_t pos = 0;
@@ -587,6 +731,7 @@ int stint_read_jsonl(struct stint_input *in, struct stint_model *m, const struct
                                stint_model_str(m, (uint32_t)sid, NULL));
     free(r.span_of);
     free(r.ended);
+    open_free(r.open);
     free(r.tmp);
     free(r.f);
     return rc;
