@@ -27,6 +27,8 @@
 #include "sizes.h"
 #include "tsparse.h"
 
+#include "stint/stint.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -77,17 +79,9 @@ struct open_ids {
 static char tomb_mark;
 #define TOMB (&tomb_mark)
 
-static uint64_t id_hash(const char *s, size_t n)
+/* Out of memory ends the read with exit 3, as every model allocation does. */
+static void *need(void *p)
 {
-    uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-    return h;
-}
-
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n, size);
     if (!p) {
         fprintf(stderr, "stint: out of memory\n");
         exit(3);
@@ -120,7 +114,7 @@ static void open_room(struct open_ids *t)
     size_t ncap = t->cap ? t->cap : 64;
     while ((t->used + 1) * 4 > ncap) /* (a quarter full at most after a rebuild) */
         ncap *= 2;
-    struct open_ids n = {xcalloc(ncap, sizeof *n.e), ncap, 0, 0};
+    struct open_ids n = {need(calloc(ncap, sizeof *n.e)), ncap, 0, 0};
     for (size_t i = 0; i < t->cap; i++)
         if (t->e[i].id && t->e[i].id != TOMB) {
             *open_slot(&n, t->e[i].id, t->e[i].len, t->e[i].hash) = t->e[i];
@@ -135,14 +129,10 @@ static void open_room(struct open_ids *t)
 static void open_put(struct open_ids *t, const char *id, size_t n, uint32_t cat, uint32_t name)
 {
     open_room(t);
-    uint64_t h = id_hash(id, n);
+    uint64_t h = stint_fnv1a64(id, n);
     struct open_id *x = open_slot(t, id, n, h);
     if (!x->id || x->id == TOMB) {
-        char *c = malloc(n ? n : 1);
-        if (!c) {
-            fprintf(stderr, "stint: out of memory\n");
-            exit(3);
-        }
+        char *c = need(malloc(n ? n : 1));
         memcpy(c, id, n);
         t->tombs -= x->id == TOMB;
         *x = (struct open_id){c, n, h, 0, 0};
@@ -157,7 +147,7 @@ static int open_take(struct open_ids *t, const char *id, size_t n, uint32_t *cat
 {
     if (!t->cap)
         return 0;
-    struct open_id *x = open_slot(t, id, n, id_hash(id, n));
+    struct open_id *x = open_slot(t, id, n, stint_fnv1a64(id, n));
     if (!x->id || x->id == TOMB)
         return 0;
     *cat = x->cat, *name = x->name;
@@ -245,12 +235,7 @@ static int parse_line(struct jreader *r, const char *a, const char *b, int *nf, 
         }
         if ((size_t)*nf == r->fcap) {
             size_t cap = r->fcap ? 2 * r->fcap : FIELDS_START;
-            struct field *g = realloc(r->f, cap * sizeof *g);
-            if (!g) {
-                fprintf(stderr, "stint: out of memory\n");
-                exit(3);
-            }
-            r->f = g;
+            r->f = need(realloc(r->f, cap * sizeof *r->f));
             r->fcap = cap;
         }
         r->f[(*nf)++] = tmp;
@@ -282,12 +267,7 @@ static const char *field_str(struct jreader *r, const struct field *fd, size_t *
     }
     if (fd->vn + 1 > r->tmp_cap) {
         r->tmp_cap = fd->vn + 64;
-        char *t = realloc(r->tmp, r->tmp_cap);
-        if (!t) {
-            fprintf(stderr, "stint: out of memory\n");
-            exit(3);
-        }
-        r->tmp = t;
+        r->tmp = need(realloc(r->tmp, r->tmp_cap));
     }
     *n = stint_json_unescape(fd->v, fd->vn, r->tmp);
     return r->tmp;
@@ -655,7 +635,7 @@ int stint_read_jsonl(struct stint_input *in, struct stint_model *m, const struct
         r.id_meta = stint_model_intern(m, "meta", 4);
         r.id_start = stint_model_intern(m, "span_start", 10);
         r.id_end = stint_model_intern(m, "span_end", 8);
-        r.open = xcalloc(1, sizeof *r.open);
+        r.open = need(calloc(1, sizeof *r.open));
     }
     int rc = 0;
     size_t pos = 0;
