@@ -55,7 +55,7 @@ static inline void fuzz_check_model(const struct stint_model *m, int rc)
     uint64_t lost = 0;
     const struct stint_loss *l = m->losses.data;
     for (size_t i = 0; i < m->losses.len; i++) {
-        lost = lost + l[i].count < lost ? UINT64_MAX : lost + l[i].count;
+        lost = stint_count_add(lost, l[i].count);
         if (!l[i].count || ((l[i].flags & STINT_LOSS_RANGE) &&
                             (l[i].first_ns > l[i].last_ns || l[i].first_ns < -STINT_TS_LIMIT ||
                              l[i].last_ns > STINT_TS_LIMIT)))
@@ -66,7 +66,7 @@ static inline void fuzz_check_model(const struct stint_model *m, int rc)
         if (i && !(l[i - 1].flags & STINT_LOSS_THREAD))
             abort(); /* (one entry for the threads not known, and it is last) */
     }
-    if (lost != m->lost || (m->losses_done && m->lost && !m->losses.len))
+    if (lost != m->lost || (m->finished && m->lost && !m->losses.len))
         abort();
 }
 
@@ -107,7 +107,6 @@ static inline int fuzz_read_model_split(fuzz_reader_fn reader, const uint8_t *da
     int rc = reader(&in, m, &o);
     stint_input_close(&in);
     stint_model_finish(m);
-    stint_model_losses_done(m);
     if (rc == 0 && m->partial)
         rc = 1;
     fuzz_check_model(m, rc);

@@ -389,8 +389,6 @@ int stint_cmd_convert(int argc, char **argv)
         wr = 3;
     if (!wr) /* after a write error OUT holds no whole conversion: nothing was written to report */
         report(to, out_path, &st, stint_out_bad_utf8() - bad0);
-    if (writer == stint_write_chrome && m.format && !strcmp(m.format, "chrome-json"))
-        st.losses_written = m.lost; /* a Chrome input's losses are its metadata's, carried over as they are */
     if (!wr && m.lost > st.losses_written) /* (the LOST line on stderr said how many there were) */
         fprintf(stderr,
                 "stint convert: left out: the writer's report of %" PRIu64 " lost span(s) (%s)\n",

@@ -130,10 +130,10 @@ static const struct labels jsonl_labels = {
     {"", "", "", ""},
     "{\"schema\":\"stint.sizes/1\",\"format\":\"jsonl\",\"scope\":{\"bytes\":\"of the text as written "
     "(inflated, for gzip): a record from its '{' to its '}', a member from its key's '\\\"' to its value's "
-    "end\",\"events\":\"records\",\"phases\":\"by kind\",\"names\":\"(span_kind, name or op_name), \\\"\\\" "
-    "where the record has none\",\"event_keys\":\"the records' members\",\"outside_bytes\":\"line ends, "
-    "blank lines, blanks around records and a torn last line; when partial, the text the error cut "
-    "short\"},\n"};
+    "end\",\"events\":\"records\",\"phases\":\"by kind\",\"names\":\"(span_kind, name or op_name; a "
+    "span_end's, its open span's), \\\"\\\" where the record has none\",\"event_keys\":\"the records' "
+    "members\",\"outside_bytes\":\"line ends, blank lines, blanks around records and a torn last line; "
+    "when partial, the text the error cut short\"},\n"};
 
 /* The format the tally is of: the reader's, or, when the read failed before
  * a reader started (a cut gzip header, say), the one --format named, else

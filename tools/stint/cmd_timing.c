@@ -19,6 +19,7 @@
 #include "markers_parse.h"
 #include "timing_model.h"
 #include "timing_out.h"
+#include "tsparse.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -58,17 +59,17 @@ static int on_record(void *ctx, const markers_record *r)
     return tm_add(rd->m, r) ? -1 : 0;
 }
 
-/* Parser callback: remembers the first torn record for the --strict message. */
 /* Parser callback: a loss line's count adds to the spans the writer lost
  * (an unread one is counted in the parser's bad_losses). */
 static int on_loss(void *ctx, const markers_loss *l)
 {
     struct reader *rd = ctx;
     if (l->ok)
-        rd->lost = rd->lost + l->count < rd->lost ? UINT64_MAX : rd->lost + l->count;
+        rd->lost = stint_count_add(rd->lost, l->count);
     return 0;
 }
 
+/* Parser callback: remembers the first torn record for the --strict message. */
 static void on_torn(void *ctx, uint64_t off, uint64_t line, const char *why)
 {
     struct reader *rd = ctx;
@@ -277,7 +278,7 @@ int stint_cmd_timing(int argc, char **argv)
     for (int i = 0; i < ninputs && !rc; i++) {
         struct reader rd = {0}; /* (read_input fills it only once the file is open) */
         rc = read_input(&m, inputs[i], &st, &rd);
-        lost = lost + rd.lost < lost ? UINT64_MAX : lost + rd.lost;
+        lost = stint_count_add(lost, rd.lost);
         if (rd.torn && !first_bad.torn)
             first_bad = rd;
         partial = rd.read_error;

@@ -2141,6 +2141,7 @@ void stint_model_finish(struct stint_model *m)
     if (m->finished)
         return;
     m->finished = 1;
+    stint_i_losses_finish(m);
     size_t n = m->slices.len, ntracks = m->tracks.len;
     struct end_ev *ends = m->ends.data;
     size_t nends = m->ends.len;

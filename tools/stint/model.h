@@ -291,7 +291,7 @@ struct stint_arg {
  * `metadata.dropped_ranges` of a Chrome trace that libstint wrote. They are
  * not events of the model, and no event stands for them: counts, sums and
  * unions on their threads are low by what they held. After
- * stint_model_losses_done: one per (pid, tid), in that order. */
+ * stint_model_finish: one per (pid, tid), in that order. */
 struct stint_loss {
     int64_t pid, tid;
     uint64_t count;    /* spans lost (saturating) */
@@ -404,7 +404,6 @@ struct stint_model {
     char *dropped_first;   /* first drop message (owned) */
     struct stint_bigarray losses; /* struct stint_loss: what the writer lost, per thread (see there) */
     uint64_t lost;         /* the sum of their counts (saturating) */
-    int losses_done;       /* stint_model_losses_done ran */
     uint64_t events;       /* input events/records seen */
     uint64_t flow_events;  /* Chrome s/t/f flow events and flow bindings (bind_id) read */
     uint64_t unmodelled[STINT_UNMODELLED_KINDS]; /* valid JSONL records the model does not carry */
@@ -548,11 +547,6 @@ void stint_model_drop(struct stint_model *m, const char *fmt, ...) __attribute__
  * 3 like every model allocation. */
 void stint_model_loss(struct stint_model *m, int64_t pid, int64_t tid, uint64_t count, int64_t first_ns,
                       int64_t last_ns, unsigned flags);
-/* After the read and finish: takes a Chrome trace's losses from its
- * metadata (libstint's `dropped_ranges`, or a flight recorder's
- * `lost_in_thread_buffers`), then merges the losses into one per thread,
- * sorted by (pid, tid). Safe to call again. */
-void stint_model_losses_done(struct stint_model *m);
 /* Marks the model partial with an error message (the first one is kept). */
 void stint_model_fail(struct stint_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -44,6 +44,12 @@ int stint_i_lean_merge(struct stint_model *dst, struct stint_model *src, const u
                        uint64_t seq0);
 void stint_i_lean_free(struct stint_model *m);
 
+/* The losses' part of stint_model_finish (model_loss.c): takes a Chrome
+ * trace's losses from its metadata (libstint's `dropped_ranges`, or a flight
+ * recorder's `lost_in_thread_buffers`), then merges the losses into one per
+ * thread, sorted by (pid, tid), threads not known last. */
+void stint_i_losses_finish(struct stint_model *m);
+
 /* One walker of the finish (stint_model_finish runs one, or two that take
  * the tracks in turn): the span sink it streams to and its scratch, reused
  * across tracks. Zero-initialize; free with stint_i_walker_free. */

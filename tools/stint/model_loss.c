@@ -7,7 +7,7 @@
  * could not keep): they were never in the file, and they have a thread and
  * a time range where the writer knew them.
  */
-#include "model.h"
+#include "model_int.h"
 #include "tsparse.h"
 
 #include <stdio.h>
@@ -16,15 +16,10 @@
 
 #define LOOKBACK 8 /* entries searched for the same thread before a new one is added */
 
-static uint64_t add_sat(uint64_t a, uint64_t b)
-{
-    return a + b < a ? UINT64_MAX : a + b;
-}
-
 /* Folds b into a (same thread): counts added, ranges joined. */
 static void join(struct stint_loss *a, const struct stint_loss *b)
 {
-    a->count = add_sat(a->count, b->count);
+    a->count = stint_count_add(a->count, b->count);
     if (!(b->flags & STINT_LOSS_RANGE))
         return;
     if (!(a->flags & STINT_LOSS_RANGE)) {
@@ -61,7 +56,7 @@ void stint_model_loss(struct stint_model *m, int64_t pid, int64_t tid, uint64_t 
         int64_t t = l.first_ns;
         l.first_ns = l.last_ns, l.last_ns = t;
     }
-    m->lost = add_sat(m->lost, count);
+    m->lost = stint_count_add(m->lost, count);
     size_t n = m->losses.len;
     for (size_t i = n; i > 0 && n - i < LOOKBACK; i--) {
         struct stint_loss *x = &STINT_BA_AT(&m->losses, struct stint_loss, i - 1);
@@ -123,7 +118,7 @@ static const struct stint_arg *range_field(const struct stint_model *m, size_t i
     return meta_arg(m, name);
 }
 
-/* A libstint Chrome trace's losses (model.h, stint_model_losses_done). */
+/* A libstint Chrome trace's losses (struct stint_loss, model.h). */
 static void chrome_losses(struct stint_model *m)
 {
     const struct stint_arg *schema = meta_arg(m, "schema");
@@ -161,11 +156,8 @@ static void chrome_losses(struct stint_model *m)
         stint_model_loss(m, 0, 0, (uint64_t)ring_lost, 0, 0, 0); /* a flight recorder's: no thread, no range */
 }
 
-void stint_model_losses_done(struct stint_model *m)
+void stint_i_losses_finish(struct stint_model *m)
 {
-    if (m->losses_done)
-        return;
-    m->losses_done = 1;
     if (m->format && !strcmp(m->format, "chrome-json"))
         chrome_losses(m);
     size_t n = m->losses.len;

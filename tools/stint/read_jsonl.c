@@ -159,11 +159,12 @@ static int open_take(struct open_ids *t, const char *id, size_t n, uint32_t *cat
 
 static void open_free(struct open_ids *t)
 {
-    for (size_t i = 0; t && i < t->cap; i++)
+    if (!t)
+        return;
+    for (size_t i = 0; i < t->cap; i++)
         if (t->e[i].id != TOMB)
             free(t->e[i].id);
-    if (t)
-        free(t->e);
+    free(t->e);
     free(t);
 }
 

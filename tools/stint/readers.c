@@ -498,7 +498,6 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
     stint_i_self_rss();
     SELF_END_CPU(rd);
     stint_model_finish(m);
-    stint_model_losses_done(m);
     if (rc == 0 && m->partial)
         rc = 1;
     if (rc == 0 && o->strict) {

@@ -47,6 +47,14 @@ static inline int64_t stint_sum_add(int64_t a, int64_t b)
     return r;
 }
 
+/* a + b saturated at UINT64_MAX: counts that a file may make as large as it
+ * likes (the spans a writer reports lost). */
+static inline uint64_t stint_count_add(uint64_t a, uint64_t b)
+{
+    uint64_t r;
+    return __builtin_add_overflow(a, b, &r) ? UINT64_MAX : r;
+}
+
 /* Parses a JSON-style decimal number (optional '-', digits, optional
  * fraction, optional exponent) given in units of 10^-scale_exp10 ns... in
  * practice: mult_ns is the number of ns per unit (1000 for us, 1 for ns,

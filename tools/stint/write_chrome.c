@@ -491,6 +491,10 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
     const struct stint_origins org = o && o->rebase ? stint_model_origins(m) : (struct stint_origins){0, 0};
     st->origin_ns = org.host;
     st->device_origin_ns = org.device;
+    /* a Chrome input's losses are its metadata's, which put_metadata carries over (its origin moved by
+     * the rebase); another input's have no place here */
+    if (m->format && !strcmp(m->format, "chrome-json"))
+        st->losses_written = m->lost;
     size_t n = stint_model_nslices(m);
     size_t nlanes = m->lanes.len;
     int has_dev = 0;

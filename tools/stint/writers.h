@@ -53,7 +53,8 @@ struct stint_write_stats {
     /* folded */
     uint64_t zero_spans;         /* spans of zero length: no weight, so in no line of their own */
     uint64_t est_bytes;          /* the output's size, known before it is written */
-    /* JSONL and markers: the writer's losses (struct stint_loss) carried as the format's own reports */
+    /* the writer's losses (struct stint_loss) carried: as JSONL dropped records, marker loss lines, or a
+     * Chrome input's metadata */
     uint64_t losses_written;     /* lost spans whose report was written */
 };
 
