@@ -26,7 +26,7 @@
  * reading and inflating; --bare adds the inflate-only seconds and the
  * library). bench_summary.sh times the whole process and compares.
  */
-#include "input.h"
+#include "read/input.h"
 
 #include <fcntl.h>
 #include <stdio.h>

@@ -23,8 +23,8 @@
  * BENCH_SKIP_MB=N takes only the first N MiB of a trace's args objects, so
  * that they stay in the caches (as the reader's freshly read blocks do).
  */
-#include "json.h"
-#include "json_shape.h"
+#include "read/json.h"
+#include "read/json_shape.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,7 +7,7 @@
  *
  * usage: bench_markers_parse FILE [REPEAT]
  */
-#include "markers_parse.h"
+#include "read/markers_parse.h"
 
 #include <fcntl.h>
 #include <stdio.h>

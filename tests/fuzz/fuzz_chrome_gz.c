@@ -23,8 +23,8 @@
  * chrome`, `stint report -o -` and `stint diff` of the file with itself, so
  * the analyses and writers behind the readers see the same inputs. Their
  * exit code must be one of the documented 0, 1, 3. */
-#include "commands.h"
-#include "sizes.h"
+#include "cmd/commands.h"
+#include "read/sizes.h"
 #define FUZZ_GZIP
 #include "fuzz_common.h"
 

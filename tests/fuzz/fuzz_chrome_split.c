@@ -18,7 +18,7 @@
  * captured while a command runs, so a sanitizer report raised inside a
  * command lands there; the crash itself still stops the run and its input is
  * kept, and replaying it shows the report. */
-#include "commands.h"
+#include "cmd/commands.h"
 #define FUZZ_GZIP
 #include "fuzz_common.h"
 

@@ -12,13 +12,13 @@
 #ifndef STINT_FUZZ_COMMON_H
 #define STINT_FUZZ_COMMON_H
 
-#include "hmem.h"
-#include "input.h"
-#include "json.h"
-#include "model.h"
-#include "readers.h"
-#include "sizes.h"
-#include "tsparse.h"
+#include "base/hmem.h"
+#include "read/input.h"
+#include "read/json.h"
+#include "model/model.h"
+#include "read/readers.h"
+#include "read/sizes.h"
+#include "base/tsparse.h"
 
 #include <fcntl.h>
 #include <stdint.h>

@@ -8,8 +8,8 @@
  * through the cache (normally, and with every shape hashed alike) must end
  * where the general skip does, without a counted leniency, or give up only
  * where the fast skip does. */
-#include "json.h"
-#include "json_shape.h"
+#include "read/json.h"
+#include "read/json_shape.h"
 
 #include <stdint.h>
 #include <stdlib.h>

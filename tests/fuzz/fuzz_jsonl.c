@@ -15,7 +15,7 @@
  * `stint sizes`'s reading (STINT_MODEL_SIZES) must count every byte at most
  * once, its rows adding up to its totals, and the whole input when it ends
  * well. */
-#include "commands.h"
+#include "cmd/commands.h"
 #include "fuzz_common.h"
 
 

@@ -12,9 +12,9 @@
  * trees by name and depth, JSON, warm-up, trace export) and `stint steps`,
  * output to /dev/null: each must exit 0, 1 or 3 (the second input byte
  * selects which run, to keep an iteration short). */
-#include "commands.h"
+#include "cmd/commands.h"
 #include "fuzz_common.h"
-#include "markers_parse.h"
+#include "read/markers_parse.h"
 
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

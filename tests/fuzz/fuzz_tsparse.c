@@ -4,7 +4,7 @@
  * with mult 1 must equal stint_parse_i64 on plain integers. Any result must
  * be one of 0, -1, -2. The readers' fused fast path stint_scan_num must give
  * what the general parsers give for the prefix it reads. */
-#include "tsparse.h"
+#include "base/tsparse.h"
 
 #include <stdint.h>
 #include <stdlib.h>

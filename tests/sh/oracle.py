@@ -5,7 +5,7 @@
 slices --json`'s rows, depths and parents; with --steps, `stint steps --json
 --step GLOB`'s; with --counters, `stint counters --json --gap`'s),
 written from the rules in docs/formats/summary-json.md, docs/cli/tree.md,
-docs/cli/steps.md and tools/stint/model.h, not from stint's code.
+docs/cli/steps.md and tools/stint/model/model.h, not from stint's code.
 
 It loads the whole file with json (numbers kept as decimal text, so times are
 exact), matches B/E and b/e, nests each thread track in one pass, and
@@ -211,7 +211,7 @@ def nearest_rank(sorted_d, pct):
 
 
 class Filter:
-    """The shared filters (tools/stint/filters.h): which spans, async slices
+    """The shared filters (tools/stint/model/filters.h): which spans, async slices
     and instants are reported, and which counter samples."""
 
     def __init__(self, pid=None, tid=None, cat=None, name=None, t0=None, t1=None, min_dur=None):

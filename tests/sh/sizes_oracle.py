@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""An independent model of `stint sizes --json` (tools/stint/cmd_sizes.c).
+"""An independent model of `stint sizes --json` (tools/stint/cmd/cmd_sizes.c).
 
     sizes_oracle.py TRACE.json [--pid N] [--tid N] [--cat C] [--name GLOB] [--time-range A:B]
     (or import it: model(path, args))

@@ -21,8 +21,8 @@ else
 fi
 
 # 2. Every command in the dispatcher's table has a full manual.
-cmds=$(grep -o '{"[a-z]*", stint_cmd_' "$src/tools/stint/main.c" | sed 's/{"\([a-z]*\)".*/\1/')
-[ -n "$cmds" ] || fail "found no commands in tools/stint/main.c"
+cmds=$(grep -o '{"[a-z]*", stint_cmd_' "$src/tools/stint/cmd/main.c" | sed 's/{"\([a-z]*\)".*/\1/')
+[ -n "$cmds" ] || fail "found no commands in tools/stint/cmd/main.c"
 for c in $cmds help; do
   out=$("$stint" help "$c") || { fail "stint help $c exited $?"; continue; }
   printf '%s\n' "$out" > "$tmp/help_$c"

@@ -19,7 +19,7 @@
  * from run to run.
  */
 #include "check.h"
-#include "json.h"
+#include "read/json.h"
 #include "stint/session.h"
 #include "stint/stint.h"
 

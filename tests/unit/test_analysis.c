@@ -3,7 +3,7 @@
  * quantiles, the call tree's self time, and the sparse steps with their
  * per-clock stats on a small model.
  */
-#include "analysis.h"
+#include "analyze/analysis.h"
 #include "check.h"
 
 #include <math.h>

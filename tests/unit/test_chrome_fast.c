@@ -23,7 +23,7 @@
  */
 #define stint_read_chrome test_read_chrome
 #define stint_i_read_chrome_part test_read_chrome_part
-#include "read_chrome.c"
+#include "read/read_chrome.c"
 
 #include "check.h"
 

@@ -4,7 +4,7 @@
  * p.adjust(p, "holm")).
  */
 #include "check.h"
-#include "multtest.h"
+#include "analyze/multtest.h"
 
 #include <math.h>
 

@@ -4,7 +4,7 @@
  * parts, globs, unfinished slices and --min-dur).
  */
 #include "check.h"
-#include "filters.h"
+#include "model/filters.h"
 
 static int parse(struct stint_filter *f, const char *a, const char *b)
 {

@@ -11,7 +11,7 @@
  * STINT_HMEM=huge keeps the huge pages under ASan too.
  */
 #include "check.h"
-#include "hmem.h"
+#include "base/hmem.h"
 
 #include <pthread.h>
 #include <stdint.h>

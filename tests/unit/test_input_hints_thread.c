@@ -13,8 +13,8 @@
  */
 #include "check.h"
 #include "gz_files.h"
-#include "input.h"
-#include "json.h"
+#include "read/input.h"
+#include "read/json.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -4,8 +4,8 @@
  * ../shared/corpus/perfetto-intervals (union-type cases; read in place).
  */
 #include "check.h"
-#include "intervals.h"
-#include "json.h"
+#include "base/intervals.h"
+#include "read/json.h"
 
 #include <stdint.h>
 #include <stdlib.h>

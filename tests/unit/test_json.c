@@ -5,7 +5,7 @@
  * crash), read in place.
  */
 #include "check.h"
-#include "json.h"
+#include "read/json.h"
 
 #include <dirent.h>
 

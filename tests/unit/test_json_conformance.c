@@ -16,9 +16,9 @@
  *    counts, and lenient mode never rejects a strict-valid document.
  */
 #include "check.h"
-#include "json.h"
-#include "model.h"
-#include "readers.h"
+#include "read/json.h"
+#include "model/model.h"
+#include "read/readers.h"
 
 #include <dirent.h>
 #include <unistd.h>

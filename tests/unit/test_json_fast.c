@@ -8,8 +8,8 @@
  * eight-digit path of stint_parse_ts against a plain reference.
  */
 #include "check.h"
-#include "json.h"
-#include "tsparse.h"
+#include "read/json.h"
+#include "base/tsparse.h"
 
 static char buf[1 << 16];
 

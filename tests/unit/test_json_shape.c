@@ -17,8 +17,8 @@
  * sized exactly (a value and the padding), so ASan sees reads past them.
  */
 #include "check.h"
-#include "json.h"
-#include "json_shape.h"
+#include "read/json.h"
+#include "read/json_shape.h"
 
 #include <stdlib.h>
 

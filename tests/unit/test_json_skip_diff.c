@@ -13,7 +13,7 @@
  * unmutated values, or they would be tested on nothing.
  */
 #include "check.h"
-#include "json.h"
+#include "read/json.h"
 
 #include <stdlib.h>
 

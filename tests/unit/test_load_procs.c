@@ -16,7 +16,7 @@
  * parser saw no torn record, no overflow and no long line.
  */
 #include "check.h"
-#include "markers_parse.h"
+#include "read/markers_parse.h"
 #include "stint/stint.h"
 
 #include <fcntl.h>

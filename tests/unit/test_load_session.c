@@ -15,9 +15,9 @@
  *     with the torn tail reported, never as an error.
  */
 #include "check.h"
-#include "json.h"
-#include "model.h"
-#include "readers.h"
+#include "read/json.h"
+#include "model/model.h"
+#include "read/readers.h"
 #include "stint/session.h"
 
 #include <fcntl.h>

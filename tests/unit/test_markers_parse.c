@@ -6,7 +6,7 @@
  * (the grammar cases) and, when the corpus is present, from the files.
  */
 #include "check.h"
-#include "markers_parse.h"
+#include "read/markers_parse.h"
 
 #include <fcntl.h>
 #include <unistd.h>

@@ -5,7 +5,7 @@
  * explicit (cross-thread) parents, async tracks, and merging two models.
  */
 #include "check.h"
-#include "model.h"
+#include "model/model.h"
 
 static uint32_t S(struct stint_model *m, const char *s) { return stint_model_intern(m, s, strlen(s)); }
 

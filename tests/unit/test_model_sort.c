@@ -7,7 +7,7 @@
  * slice carries its own identity in `cat` to check that records move whole.
  */
 #include "check.h"
-#include "model.h"
+#include "model/model.h"
 
 static uint64_t rng = 0x243F6A8885A308D3ULL;
 

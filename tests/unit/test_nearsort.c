@@ -8,7 +8,7 @@
  * insertion sort (stable by construction).
  */
 #include "check.h"
-#include "nearsort.h"
+#include "base/nearsort.h"
 
 struct el {
     int64_t key;

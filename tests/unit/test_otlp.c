@@ -11,8 +11,8 @@
  * (relative), resource attributes name the service, host and pid.
  */
 #include "check.h"
-#include "readers.h"
-#include "write_otlp.h"
+#include "read/readers.h"
+#include "write/write_otlp.h"
 
 #include <ctype.h>
 #include <stdint.h>

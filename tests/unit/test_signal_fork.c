@@ -23,7 +23,7 @@
  *   stack of SIGSTKSZ (the dump was empty: the handler needed ~12 KB).
  */
 #include "check.h"
-#include "json.h"
+#include "read/json.h"
 #include "stint/session.h"
 #include "stint/stint.h"
 

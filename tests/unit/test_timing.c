@@ -4,9 +4,9 @@
  * driven from in-memory logs through the streaming parser.
  */
 #include "check.h"
-#include "markers_parse.h"
-#include "timing_model.h"
-#include "timing_out.h"
+#include "read/markers_parse.h"
+#include "timing/timing_model.h"
+#include "timing/timing_out.h"
 
 #include <math.h>
 #include <unistd.h>

@@ -7,9 +7,9 @@
  * failure). Deterministic: a fixed seed.
  */
 #include "check.h"
-#include "markers_parse.h"
-#include "timing_model.h"
-#include "timing_out.h"
+#include "read/markers_parse.h"
+#include "timing/timing_model.h"
+#include "timing/timing_out.h"
 
 #include <unistd.h>
 

@@ -6,8 +6,8 @@
  * attributes and device tag intact.
  */
 #include "check.h"
-#include "markers_parse.h"
-#include "timing_model.h"
+#include "read/markers_parse.h"
+#include "timing/timing_model.h"
 
 #include <stint/stint.h>
 

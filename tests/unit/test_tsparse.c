@@ -2,7 +2,7 @@
  * test_tsparse.c - exact decimal -> ns conversion, no doubles anywhere.
  */
 #include "check.h"
-#include "tsparse.h"
+#include "base/tsparse.h"
 
 static int64_t us(const char *s, int *rc)
 {

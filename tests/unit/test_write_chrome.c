@@ -7,8 +7,8 @@
  * own (host and device-clock lanes are not aligned).
  */
 #include "check.h"
-#include "readers.h"
-#include "writers.h"
+#include "read/readers.h"
+#include "write/writers.h"
 
 #include <ctype.h>
 #include <unistd.h>

@@ -1,0 +1,419 @@
+/*
+ * cmd_convert.c - `stint convert IN -o OUT --to FORMAT`: one trace model,
+ * written in another format (writers.h). Formats: chrome, folded, jsonl,
+ * markers, and otlp-json when this build links the OTLP writer
+ * (write_otlp.c, a weak symbol here). Whatever a format cannot hold is
+ * counted and reported on stderr, never dropped silently.
+ */
+#include "cmd/cmdopts.h"
+#include "cmd/commands.h"
+#include "write/textout.h"
+#include "base/tsparse.h"
+#include "write/writers.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Provided by write_otlp.c when it is built; NULL otherwise. */
+int stint_write_otlp(const struct stint_model *m, FILE *out, char *err, size_t errcap) __attribute__((weak));
+
+static const char usage[] =
+    "usage: stint convert IN -o OUT --to chrome|folded|jsonl|markers|otlp-json [--no-rebase]\n"
+    "                     [--time-range A:B] [--split-every D] [filters] [--strict] [--format F]\n"
+    "  chrome   Chrome Trace Event JSON, strictly nested per track (improperly overlapping\n"
+    "           spans move to an extra track, counted), ts rebased, us with 3 decimals\n"
+    "  folded   'a;b;c <self ns>' stacks for flamegraph tools and speedscope\n"
+    "  jsonl    a stint/session/1 session;  markers  [STRACE] v=1 lines\n"
+    "  --time-range A:B  (chrome) only what overlaps [A, B), cut to it: a trace a viewer can open\n"
+    "  --split-every D   (chrome) one such window per D of the trace (or of A:B), each to a file of\n"
+    "                    its own: OUT with -NNNNN before its extension (windows with nothing: none)\n"
+    "  filters           (chrome) --pid --tid --cat --name --min-dur: only the slices they take\n"
+    "  OUT '-' writes to stdout\n";
+
+/* Folded: a warning before a huge output is written (it grows with the
+ * square of the nesting depth); nothing is refused. */
+#define FOLDED_WARN_BYTES (1ull << 30)
+static void folded_size_warning(const struct stint_write_stats *st, void *ctx)
+{
+    (void)ctx;
+    if (st->est_bytes > FOLDED_WARN_BYTES)
+        fprintf(stderr,
+                "stint convert: warning: the folded output will be %" PRIu64 " bytes (%.1f GiB): each line "
+                "repeats its whole call path, so it grows with the square of the nesting depth\n",
+                st->est_bytes, (double)st->est_bytes / (double)(1ull << 30));
+}
+
+/* What the JSONL session cannot tell apart: processes, clocks, categories. */
+static void report_jsonl(const struct stint_write_stats *st)
+{
+    if (st->merged_spans || st->merged_counters)
+        fprintf(stderr,
+                "stint convert: %" PRIu64 " span(s) of %" PRIu64 " other process(es) and %" PRIu64
+                " counter series of other processes written under pid %" PRId64 " (a jsonl session has one pid)\n",
+                st->merged_spans, st->merged_procs, st->merged_counters, st->pid);
+    if (st->device_spans)
+        fprintf(stderr,
+                "stint convert: %" PRIu64 " device-clock span(s) written as host spans (jsonl has no clock "
+                "domain; their times are not host-aligned)\n",
+                st->device_spans);
+    if (st->renumbered)
+        fprintf(stderr,
+                "stint convert: %" PRIu64 " thread(s) of other processes or device lanes written with a fresh tid "
+                "(from %" PRId64 " on), not to merge with another thread\n",
+                st->renumbered, st->renumber_from);
+    if (st->kind_changed)
+        fprintf(stderr,
+                "stint convert: %" PRIu64 " span(s) written with span_kind function (their category is not "
+                "function, op or module)\n",
+                st->kind_changed);
+}
+
+/* The stderr report of a finished conversion: what was written, and what
+ * the format could not hold. */
+static void report(const char *to, const char *out_path, const struct stint_write_stats *st, uint64_t bad_utf8)
+{
+    fprintf(stderr, "stint convert: wrote %" PRIu64 " slices as %s to %s", st->slices, to, out_path);
+    if (st->origin_ns)
+        fprintf(stderr, " (ts rebased by %s%" PRId64 " ns)", st->origin_ns > 0 ? "-" : "+",
+                st->origin_ns > 0 ? st->origin_ns : -st->origin_ns);
+    if (st->device_origin_ns)
+        fprintf(stderr, " (device-clock ts by %s%" PRId64 " ns)", st->device_origin_ns > 0 ? "-" : "+",
+                st->device_origin_ns > 0 ? st->device_origin_ns : -st->device_origin_ns);
+    fputc('\n', stderr);
+    if (st->filtered_out || st->filtered_flows)
+        fprintf(stderr,
+                "stint convert: the filters left out %" PRIu64 " slice(s) and counter sample(s), and %" PRIu64
+                " flow arrow(s) with an end among them\n",
+                st->filtered_out, st->filtered_flows);
+    if (st->window_out || st->clipped || st->window_flows || st->carried_samples)
+        fprintf(stderr,
+                "stint convert: --time-range: %" PRIu64 " slice(s), counter sample(s) and flow arrow(s) outside it left "
+                "out, %" PRIu64
+                " span(s) cut at its edges (args \"stint_clipped\"), %" PRIu64
+                " flow arrow(s) across its edge left out (an end outside it or on a span cut at its start), %" PRIu64
+                " counter value(s) carried to its start\n",
+                st->window_out, st->clipped, st->window_flows, st->carried_samples);
+    if (st->moved_overlap)
+        fprintf(stderr,
+                "stint convert: %" PRIu64 " span(s) overlapped their parent improperly and moved to an extra "
+                "track named '<thread> (overlap N)'\n",
+                st->moved_overlap);
+    if (st->reparented)
+        fprintf(stderr,
+                "stint convert: %" PRIu64 " span(s) nest under another parent in the output (theirs is on another "
+                "thread or moved to an extra track: Chrome nests by time on one track)\n",
+                st->reparented);
+    if (st->skipped)
+        fprintf(stderr,
+                "stint convert: left out (no %s equivalent): %" PRIu64 " instants, %" PRIu64
+                " async slices, %" PRIu64 " unfinished spans\n",
+                to, st->skipped_instants, st->skipped_async, st->skipped_unfinished);
+    if (st->zero_spans)
+        fprintf(stderr, "stint convert: %" PRIu64 " zero-length span(s) have no weight in folded stacks (no line "
+                        "of their own)\n",
+                st->zero_spans);
+    if (st->lost_args || st->lost_thread_times || st->lost_names) {
+        fprintf(stderr, "stint convert: left out (no %s equivalent):", to);
+        if (st->lost_args)
+            fprintf(stderr, " the args of %" PRIu64 " span(s)", st->lost_args);
+        if (st->lost_thread_times)
+            fprintf(stderr, "%s %" PRIu64 " thread time(s)", st->lost_args ? "," : "", st->lost_thread_times);
+        if (st->lost_names)
+            fprintf(stderr, "%s %" PRIu64 " thread and process name(s)",
+                    st->lost_args || st->lost_thread_times ? "," : "", st->lost_names);
+        fputc('\n', stderr);
+    }
+    report_jsonl(st);
+    if (st->skipped_counters)
+        fprintf(stderr, "stint convert: left out: %" PRIu64 " counter series\n", st->skipped_counters);
+    if (st->renamed)
+        fprintf(stderr, "stint convert: %" PRIu64 " name(s) changed to fit the %s format\n", st->renamed, to);
+    if (bad_utf8)
+        fprintf(stderr, "stint convert: %" PRIu64 " byte(s) of invalid UTF-8 written as U+FFFD\n", bad_utf8);
+}
+
+/* --split-every: at most this many windows (each is a pass over the slices) */
+#define SPLIT_MAX_WINDOWS 10000
+
+/* OUT with "-NNNNN" (k, zero-padded to 5 digits) before its extension
+ * (after its last '.' past the last '/'), or at its end; NULL when out of
+ * memory. */
+static char *part_path(const char *out, size_t k)
+{
+    const char *slash = strrchr(out, '/'), *dot = strrchr(out, '.');
+    size_t at = dot && dot > (slash ? slash : out) ? (size_t)(dot - out) : strlen(out);
+    size_t n = strlen(out) + 32;
+    char *p = malloc(n);
+    if (p)
+        snprintf(p, n, "%.*s-%05zu%s", (int)at, out, k, out + at);
+    return p;
+}
+
+/* A run of windows [first, last] (indexes from the extent's start) that
+ * something overlaps. */
+struct wrun {
+    uint64_t first, last;
+};
+
+static int wrun_cmp(const void *pa, const void *pb)
+{
+    const struct wrun *a = pa, *b = pb;
+    return a->first < b->first ? -1 : a->first > b->first;
+}
+
+/* The windows of `every` ns from lo that [ts, ts + dur) overlaps
+ * (stint_filter_overlaps: dur < 0 lasts to the end), cut to [lo, hi); 0
+ * when none. */
+static int wrun_of(int64_t ts, int64_t dur, int64_t lo, int64_t hi, int64_t every, struct wrun *r)
+{
+    if (!stint_filter_overlaps(lo, hi, ts, dur))
+        return 0;
+    int64_t end = dur < 0 ? INT64_MAX : ts + dur;
+    int64_t a = ts > lo ? ts : lo, b = end > ts ? end - 1 : end;
+    b = b >= hi ? hi - 1 : b;
+    r->first = ((uint64_t)a - (uint64_t)lo) / (uint64_t)every;
+    r->last = ((uint64_t)b - (uint64_t)lo) / (uint64_t)every;
+    return 1;
+}
+
+/* Writes one Chrome file per window of `every` ns, from the trace's first
+ * timestamp (or f->t0) to its last end (or f->t1), that a slice or a
+ * counter sample overlaps; windows with nothing in them get no file (so a
+ * trace whose processes lie hours apart makes no empty files between them).
+ * Returns 0, 2 (too many windows) or 3. */
+static int split_write(const struct stint_model *m, const char *out_path, int64_t every, int rebase,
+                       const struct stint_filter *f, const struct stint_filter *sel)
+{
+    size_t n = stint_model_nslices(m), nr = 0;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t i = 0; i < n; i++) { /* (an unfinished span lasts to the trace's end: its start counts) */
+        const struct stint_slice *s = stint_model_slice(m, i);
+        int64_t e = s->dur_ns < 0 ? s->ts_ns : s->ts_ns + s->dur_ns;
+        lo = s->ts_ns < lo ? s->ts_ns : lo;
+        hi = e > hi ? e : hi;
+    }
+    for (size_t k = 0; k < m->samples.len; k++) {
+        int64_t t = STINT_BA_AT(&m->samples, struct stint_counter_sample, k).ts_ns;
+        lo = t < lo ? t : lo;
+        hi = t > hi ? t : hi;
+    }
+    if (hi < INT64_MAX)
+        hi++; /* (past the last end, start or instant) */
+    if (f->has_range) {
+        lo = f->t0 > lo ? f->t0 : lo;
+        hi = f->t1 < hi ? f->t1 : hi;
+    }
+    struct wrun *runs = malloc((n + m->samples.len + 1) * sizeof *runs);
+    if (!runs)
+        return 3;
+    for (size_t i = 0; lo < hi && i < n; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        nr += (size_t)wrun_of(s->ts_ns, s->dur_ns, lo, hi, every, &runs[nr]);
+    }
+    for (size_t k = 0; lo < hi && k < m->samples.len; k++) {
+        int64_t t = STINT_BA_AT(&m->samples, struct stint_counter_sample, k).ts_ns;
+        nr += (size_t)wrun_of(t, 0, lo, hi, every, &runs[nr]);
+    }
+    qsort(runs, nr, sizeof *runs, wrun_cmp);
+    size_t nm = 0; /* merged in place */
+    uint64_t nwin = 0;
+    for (size_t i = 0; i < nr; i++) {
+        if (nm && runs[i].first <= runs[nm - 1].last + 1) {
+            if (runs[i].last > runs[nm - 1].last)
+                runs[nm - 1].last = runs[i].last;
+        } else
+            runs[nm++] = runs[i];
+    }
+    for (size_t i = 0; i < nm; i++)
+        nwin += runs[i].last - runs[i].first + 1;
+    if (nwin > SPLIT_MAX_WINDOWS) {
+        fprintf(stderr,
+                "stint convert: --split-every %" PRId64 " ns makes %" PRIu64 " windows with something in them (at "
+                "most %d): take a longer one\n",
+                every, nwin, SPLIT_MAX_WINDOWS);
+        free(runs);
+        return 2;
+    }
+    uint64_t written = 0, clipped = 0, flows = 0;
+    int rc = 0;
+    for (size_t i = 0; i < nm && !rc; i++)
+        for (uint64_t k = runs[i].first; k <= runs[i].last && !rc; k++) {
+            struct stint_write_opts wo = {.rebase = rebase, .window = 1, .select = sel};
+            wo.t0 = lo + (int64_t)(k * (uint64_t)every);
+            wo.t1 = hi - wo.t0 > every ? wo.t0 + every : hi;
+            char *path = part_path(out_path, (size_t)k);
+            FILE *out = path ? stint_cmd_open_out("convert", path) : NULL;
+            if (!out) {
+                free(path);
+                rc = 3;
+                break;
+            }
+            struct stint_write_stats st;
+            if (stint_write_chrome(m, out, &wo, &st) != 0) {
+                fprintf(stderr, "stint convert: out of memory while writing %s\n", path);
+                rc = 3;
+            }
+            long bytes = ftell(out);
+            if (stint_cmd_close_out("convert", out, path) != 0)
+                rc = 3;
+            if (!rc) {
+                fprintf(stderr,
+                        "stint convert: [%" PRId64 ", %" PRId64 ") ns: %" PRIu64 " slices, %" PRIu64
+                        " counter samples, %" PRIu64 " spans cut at its edges, %ld bytes to %s\n",
+                        wo.t0, wo.t1, st.slices, st.samples, st.clipped, bytes, path);
+                written++;
+                clipped += st.clipped;
+                flows += st.flows;
+            }
+            free(path);
+        }
+    free(runs);
+    if (!rc)
+        fprintf(stderr,
+                "stint convert: --split-every: %" PRIu64 " file(s), one per window of %" PRId64 " ns from %" PRId64
+                " that something overlaps; %" PRIu64 " span(s) cut at the windows' edges (args \"stint_clipped\"); %"
+                PRIu64 " of %zu flow arrow(s) in no file (ends in two windows, on a span cut at its start, or not "
+                "bindable)\n",
+                written, every, lo, clipped, (uint64_t)m->flows.len - flows, m->flows.len);
+    return rc;
+}
+
+int stint_cmd_convert(int argc, char **argv)
+{
+    const char *out_path = NULL, *to = NULL, *every_s = NULL;
+    int rebase = 1;
+    const struct stint_cmd_extra ex[] = {{"--output", "-o", &out_path, NULL, 0},
+                                         {"--to", NULL, &to, NULL, 0},
+                                         {"--no-rebase", NULL, NULL, &rebase, 0},
+                                         {"--split-every", NULL, &every_s, NULL, 0}};
+    if (stint_cmd_take_extras("convert", &argc, argv, ex, sizeof ex / sizeof ex[0]) == 2)
+        return 2;
+    struct stint_cmd_opts o;
+    const struct stint_cmd_spec spec = {"convert",
+                                        STINT_FILT_PID | STINT_FILT_TID | STINT_FILT_CAT | STINT_FILT_NAME |
+                                            STINT_FILT_RANGE | STINT_FILT_MIN_DUR,
+                                        "", "convert writes the format --to names", NULL, NULL};
+    int rc = stint_cmd_parse_spec(argc, argv, usage, &o, &spec);
+    if (rc >= 0)
+        return rc;
+    if ((stint_filter_active(&o.filter) || every_s) && to && strcmp(to, "chrome")) {
+        fprintf(stderr, "stint convert: %s applies to --to chrome only (the other formats are written whole)\n",
+                every_s ? "--split-every" : "a filter");
+        return 2;
+    }
+    int64_t every = 0;
+    if (every_s && (stint_parse_duration(every_s, strlen(every_s), &every) != 0 || every <= 0)) {
+        fprintf(stderr, "stint convert: --split-every: '%s': expected a duration above 0 (ns, or with a unit: "
+                        "500ms, 2s)\n",
+                every_s);
+        return 2;
+    }
+    if (every_s && out_path && !strcmp(out_path, "-")) {
+        fprintf(stderr, "stint convert: --split-every writes one file per window: -o names them (not '-')\n");
+        return 2;
+    }
+    if (!to || !out_path) {
+        fprintf(stderr, "stint convert: %s is required\n", !to ? "--to FORMAT" : "-o OUT");
+        fputs(usage, stderr);
+        return 2;
+    }
+    int (*writer)(const struct stint_model *, FILE *, const struct stint_write_opts *, struct stint_write_stats *) =
+        NULL;
+    int otlp = 0; /* (writer stays NULL) */
+    if (!strcmp(to, "chrome"))
+        writer = stint_write_chrome;
+    else if (!strcmp(to, "folded"))
+        writer = stint_write_folded;
+    else if (!strcmp(to, "jsonl"))
+        writer = stint_write_jsonl;
+    else if (!strcmp(to, "markers"))
+        writer = stint_write_markers;
+    else if (!strcmp(to, "otlp-json") || !strcmp(to, "otlp")) {
+        if (!stint_write_otlp) {
+            fprintf(stderr, "stint convert: otlp-json not available in this build\n");
+            return 2;
+        }
+        otlp = 1;
+    } else {
+        fprintf(stderr, "stint convert: --to '%s' (expected chrome, folded, jsonl, markers or otlp-json)\n", to);
+        return 2;
+    }
+    struct stint_model m;
+    rc = stint_cmd_load(&o, &m, STINT_MODEL_KEEP_ARGS | STINT_MODEL_KEEP_SAMPLES);
+    if (stint_no_report(rc, &m)) {
+        stint_model_free(&m);
+        return rc;
+    }
+    struct stint_filter select = o.filter; /* (the window is the time range: the writer cuts to it) */
+    select.has_range = 0;
+    const struct stint_filter *sel = stint_filter_active(&select) ? &select : NULL;
+    if (every) {
+        int wr = split_write(&m, out_path, every, rebase, &o.filter, sel);
+        stint_model_free(&m);
+        return wr ? wr : rc;
+    }
+    FILE *out = stint_cmd_open_out("convert", out_path);
+    if (!out) {
+        stint_model_free(&m);
+        return 3;
+    }
+    struct stint_write_stats st;
+    memset(&st, 0, sizeof st);
+    struct stint_write_opts wo = {.rebase = rebase, .before_write = folded_size_warning, .select = sel};
+    if (o.filter.has_range) {
+        wo.window = 1;
+        wo.t0 = o.filter.t0;
+        wo.t1 = o.filter.t1;
+    }
+    uint64_t bad0 = stint_out_bad_utf8();
+    int wr;
+    if (otlp) {
+        char err[512] = "";
+        wr = stint_write_otlp(&m, out, err, sizeof err);
+        if (wr != 0) {
+            fprintf(stderr, "stint convert: %s\n", err[0] ? err : "otlp-json writer failed");
+            wr = 3;
+        }
+        st.slices = stint_model_nslices(&m); /* every slice is a span (instants zero-length, flagged) */
+        st.skipped_counters = m.counters.len; /* OTLP metrics are another signal */
+    } else {
+        wr = writer(&m, out, &wo, &st);
+        if (wr != 0) {
+            fprintf(stderr, "stint convert: out of memory while writing %s\n", out_path);
+            wr = 3;
+        }
+    }
+    if (stint_cmd_close_out("convert", out, out_path) != 0)
+        wr = 3;
+    if (!wr) /* after a write error OUT holds no whole conversion: nothing was written to report */
+        report(to, out_path, &st, stint_out_bad_utf8() - bad0);
+    if (!wr && m.lost > st.losses_written) /* (the LOST line on stderr said how many there were) */
+        fprintf(stderr,
+                "stint convert: left out: the writer's report of %" PRIu64 " lost span(s) (%s)\n",
+                m.lost - st.losses_written,
+                strcmp(to, "jsonl") == 0      ? "of other processes: a jsonl session has one pid"
+                : strcmp(to, "markers") == 0 ? "of threads not known: a loss line names its thread"
+                                              : "the output has no place for it");
+    if (!wr && m.flows.len) { /* flow arrows: Chrome holds them (but those it cannot bind exactly), no other format */
+        if (writer != stint_write_chrome)
+            fprintf(stderr, "stint convert: left out: %zu flow arrow(s) (%s has no flow records)\n", m.flows.len,
+                    to);
+        else if (st.skipped_flows)
+            fprintf(stderr,
+                    "stint convert: left out: %" PRIu64 " of %zu flow arrow(s) (an end on an async track, an arrow "
+                    "back in time, or an end no Chrome flow event binds to alone)\n",
+                    st.skipped_flows, m.flows.len);
+    }
+    if (!wr && stint_model_unmodelled(&m)) { /* JSONL records that no writer holds: the model has none of them */
+        fprintf(stderr, "stint convert: left out: %" PRIu64 " session record(s) stint does not model (",
+                stint_model_unmodelled(&m));
+        stint_model_put_unmodelled(stderr, &m);
+        fputs("; `stint memory` reads memory and tensor records)\n", stderr);
+    }
+    stint_model_free(&m);
+    if (wr)
+        return wr;
+    return rc;
+}

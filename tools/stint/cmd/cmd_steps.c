@@ -1,0 +1,305 @@
+/*
+ * cmd_steps.c - `stint steps FILE --step NAME`: where each step's wall time went.
+ *
+ * A step is a finished span on a thread track whose name matches NAME (a
+ * shell glob). For each step: its wall time; for each direct child name, the
+ * union of that name's intervals inside the step (clipped to the step); the
+ * overlap between children (time covered by two or more of them); and the
+ * unattributed remainder, wall minus the union of all children. Because the
+ * remainder subtracts a union of clipped intervals it is never negative, and
+ * no figure adds a step to its children. Then min/median/max of every
+ * column over the steps of each clock (host and device times are never mixed).
+ *
+ * Output stays linear in the input: the text table shows at most --columns
+ * child names (the rest make one "other" column, their union in the step),
+ * and the JSON lists per step only the children that occur in it. Nothing
+ * here allocates steps x names.
+ */
+#include "analyze/analysis.h"
+#include "cmd/cmdopts.h"
+#include "cmd/commands.h"
+#include "write/textout.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: stint steps FILE --step NAME [--columns N] [--json] [--strict] [--format chrome|jsonl|markers]"
+    " [filters]\n"
+    "  per step (spans named NAME, a glob): wall, the union of each direct child name inside\n"
+    "  the step, the overlap between children (covered by two or more), and the unattributed\n"
+    "  remainder (wall minus the union of all children); then min/median/max over the steps\n"
+    "  of each clock. Without --step, a JSONL session's measured span is the step.\n"
+    "  --columns N  the table's child columns: the N names with the most time (default 8,\n"
+    "               0 = all); one 'other' column holds the union of the rest in each step\n";
+
+#define DEFAULT_COLUMNS 8
+
+static void put_json_stats(FILE *f, struct stint_step_stats st)
+{
+    char mb[64];
+    fprintf(f, "{\"min_ns\":%" PRId64 ",\"median_ns\":%s,\"max_ns\":%" PRId64 "}", st.min_ns,
+            stint_an_fmt_ratio(mb, st.median, 0, 1), st.max_ns);
+}
+
+/* The JSON document (stint.steps/2). Returns 0, or 3 when out of memory. */
+static int put_json(FILE *f, const struct stint_model *m, const struct stint_steps_sparse *s, const char *step_glob,
+                    const char *scope)
+{
+    struct stint_steps_stats st; /* every child is shown: --json takes no --columns */
+    if (stint_steps_stats_compute(&st, s) != 0)
+        return 3;
+    fprintf(f, "{\"schema\":\"stint.steps/2\",\"step\":");
+    if (step_glob)
+        stint_out_json_str(f, step_glob, strlen(step_glob));
+    else
+        fputs("\"(measured span)\"", f);
+    fprintf(f, ",\"scope\":");
+    stint_out_json_str(f, scope, strlen(scope));
+    fprintf(f, ",\"steps_count\":%zu,\"unfinished_steps\":%" PRIu64 ",\"partial\":%s,\n\"children\":[", s->nsteps,
+            s->unfinished, m->partial ? "true" : "false");
+    for (size_t c = 0; c < s->nchildren; c++) {
+        size_t l;
+        const char *nm = stint_model_str(m, s->children[c], &l);
+        if (c)
+            putc(',', f);
+        stint_out_json_str(f, nm, l);
+    }
+    fputs("],\n\"steps\":[", f);
+    for (size_t k = 0; k < s->nsteps; k++) {
+        const struct stint_step_row *row = &s->rows[k];
+        const struct stint_slice *sl = stint_model_slice(m, row->slice);
+        const struct stint_track *tr = stint_model_track_at(m, sl->track);
+        const struct stint_lane *l = stint_model_lane_at(m, tr->lane);
+        fprintf(f,
+                "%s\n{\"index\":%zu,\"ts_ns\":%" PRId64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64
+                ",\"clock\":\"%s\",\"wall_ns\":%" PRId64 ",\"children_union_ns\":{",
+                k ? "," : "", k, sl->ts_ns, l->pid, l->tid, k >= s->nhost ? "device" : "host", row->wall_ns);
+        for (size_t j = row->cell0; j < row->cell0 + row->ncells; j++) {
+            size_t nl;
+            const char *nm = stint_model_str(m, s->children[s->cells[j].child], &nl);
+            if (j > row->cell0)
+                putc(',', f);
+            stint_out_json_str(f, nm, nl);
+            fprintf(f, ":%" PRId64, s->cells[j].union_ns);
+        }
+        fprintf(f, "},\"overlap_ns\":%" PRId64 ",\"unattributed_ns\":%" PRId64 "}", row->overlap_ns,
+                row->unattributed_ns);
+    }
+    fputs("],\n\"over_steps\":{", f);
+    for (int dev = 0; dev < 2; dev++) {
+        size_t k0 = dev ? s->nhost : 0, k1 = dev ? s->nsteps : s->nhost;
+        if (k1 == k0)
+            continue;
+        fprintf(f, "%s\"%s\":{\"steps_count\":%zu,\"wall\":", dev && s->nhost ? ",\n" : "", dev ? "device" : "host",
+                k1 - k0);
+        put_json_stats(f, st.fig[dev][STINT_STEP_WALL]);
+        fputs(",\"children\":{", f);
+        int first = 1;
+        for (size_t r = 0; r < s->nshown; r++) {
+            size_t nl;
+            if (!st.child[dev][r].noccur) /* the name occurs in no step of this clock */
+                continue;
+            if (!first)
+                putc(',', f);
+            first = 0;
+            const char *nm = stint_model_str(m, s->children[r], &nl);
+            stint_out_json_str(f, nm, nl);
+            putc(':', f);
+            put_json_stats(f, st.child[dev][r]);
+        }
+        fputs("},\"overlap\":", f);
+        put_json_stats(f, st.fig[dev][STINT_STEP_OVERLAP]);
+        fputs(",\"unattributed\":", f);
+        put_json_stats(f, st.fig[dev][STINT_STEP_UNATTRIBUTED]);
+        putc('}', f);
+    }
+    fputs("}}\n", f);
+    stint_steps_stats_free(&st);
+    return 0;
+}
+
+/* One text column after ts_us: a step figure, or a shown child (rank). */
+struct text_col {
+    int is_child;
+    enum stint_step_fig fig;
+    size_t rank;
+    int width;
+};
+
+/* The text table. Returns 0, or 3 when out of memory. */
+static int put_text(FILE *f, const struct stint_model *m, const struct stint_steps_sparse *s, const char *step_glob,
+                    const char *scope)
+{
+    size_t nshown = s->nshown, nother = s->nchildren - nshown;
+    size_t ncol = nshown + 3 + (nother > 0);
+    struct text_col *cols = malloc(ncol * sizeof *cols);
+    int64_t *row_v = calloc(nshown ? nshown : 1, sizeof *row_v); /* one step's shown unions */
+    struct stint_steps_stats st;
+    if (!cols || !row_v || stint_steps_stats_compute(&st, s) != 0) {
+        free(cols);
+        free(row_v);
+        return 3;
+    }
+    char other_hdr[64];
+    snprintf(other_hdr, sizeof other_hdr, "other (%zu name%s)", nother, nother == 1 ? "" : "s");
+    size_t nc = 0;
+    cols[nc++] = (struct text_col){0, STINT_STEP_WALL, 0, 12};
+    for (size_t r = 0; r < nshown; r++) { /* as wide as its escaped name, 14 at least */
+        size_t sl;
+        const char *nm = stint_model_str(m, s->children[r], &sl);
+        size_t w = stint_out_text_len(nm, sl);
+        cols[nc++] = (struct text_col){1, STINT_STEP_WALL, r, w > 14 ? (int)w : 14};
+    }
+    if (nother) {
+        size_t w = strlen(other_hdr);
+        cols[nc++] = (struct text_col){0, STINT_STEP_OTHER, 0, w > 14 ? (int)w : 14};
+    }
+    cols[nc++] = (struct text_col){0, STINT_STEP_OVERLAP, 0, 12};
+    cols[nc++] = (struct text_col){0, STINT_STEP_UNATTRIBUTED, 0, 12};
+    size_t on_dev = s->nsteps - s->nhost;
+
+    fprintf(f, "# %zu steps named '", s->nsteps);
+    if (step_glob)
+        stint_out_text_str(f, step_glob, strlen(step_glob));
+    else
+        fputs("(measured)", f);
+    fprintf(f, "' (%zu on host-clock lanes, %zu on device-clock lanes)%s; times in us\n# %s\n", s->nhost, on_dev,
+            m->partial ? " - PARTIAL input" : "", scope);
+    if (s->unfinished)
+        fprintf(f, "# %" PRIu64 " unfinished steps left out\n", s->unfinished);
+    if (nother)
+        fprintf(f,
+                "# child columns: the %zu names with the most time over all steps (ties by name); %s is the union,"
+                " not the sum, of the other names' intervals clipped to the step (--columns N: N names, 0: all)\n",
+                nshown, other_hdr);
+    if (on_dev)
+        fprintf(f, "# device-clock steps (index marked d) come after the host ones: their ts_us is an offset on "
+                   "the device clock; %s\n",
+                s->nhost ? "min/median/max are per clock (rows marked d: over the device-clock steps)"
+                         : "min/median/max are over the device-clock steps");
+    fprintf(f, "%6s %14s", "step", "ts_us");
+    for (size_t c = 0; c < ncol; c++) {
+        if (cols[c].is_child) {
+            /* a child name as a column header: escaped (one header line), right-aligned
+             * to its column's width by its escaped length */
+            size_t sl;
+            const char *nm = stint_model_str(m, s->children[cols[c].rank], &sl);
+            size_t w = stint_out_text_len(nm, sl);
+            fprintf(f, " %*s", (size_t)cols[c].width > w ? (int)((size_t)cols[c].width - w) : 0, "");
+            stint_out_text_str(f, nm, sl);
+        } else {
+            static const char *const hdr[] = {"wall", NULL, "overlap", "unattributed"};
+            fprintf(f, " %*s", cols[c].width, cols[c].fig == STINT_STEP_OTHER ? other_hdr : hdr[cols[c].fig]);
+        }
+    }
+    putc('\n', f);
+    char b[64];
+    for (size_t k = 0; k < s->nsteps; k++) {
+        const struct stint_step_row *row = &s->rows[k];
+        const struct stint_slice *ss = stint_model_slice(m, row->slice);
+        if (k >= s->nhost)
+            fprintf(f, "%5zud %14s", k, stint_an_us(b, ss->ts_ns));
+        else
+            fprintf(f, "%6zu %14s", k, stint_an_us(b, ss->ts_ns));
+        /* cells are in rank order: the shown ones come first */
+        for (size_t j = row->cell0; j < row->cell0 + row->ncells && s->cells[j].child < nshown; j++)
+            row_v[s->cells[j].child] = s->cells[j].union_ns;
+        for (size_t c = 0; c < ncol; c++) {
+            int64_t v = cols[c].is_child ? row_v[cols[c].rank] : stint_step_row_fig(row, cols[c].fig);
+            fprintf(f, " %*s", cols[c].width, stint_an_us(b, v));
+        }
+        for (size_t j = row->cell0; j < row->cell0 + row->ncells && s->cells[j].child < nshown; j++)
+            row_v[s->cells[j].child] = 0;
+        putc('\n', f);
+    }
+    static const char *const lbl[3] = {"min", "median", "max"};
+    for (size_t dev = 0; dev < 2; dev++) {
+        if (dev ? !on_dev : !s->nhost)
+            continue;
+        for (int q = 0; q < 3; q++) {
+            if (dev && s->nhost) /* both clocks: the device rows are marked d, as their steps */
+                fprintf(f, "%6s d%13s", lbl[q], "");
+            else
+                fprintf(f, "%6s %14s", lbl[q], "");
+            for (size_t c = 0; c < ncol; c++) {
+                const struct stint_step_stats *x =
+                    cols[c].is_child ? &st.child[dev][cols[c].rank] : &st.fig[dev][cols[c].fig];
+                const char *v = q == 0   ? stint_an_us(b, x->min_ns)
+                                : q == 1 ? stint_an_fmt_ratio(b, x->median, 3, 3)
+                                         : stint_an_us(b, x->max_ns);
+                fprintf(f, " %*s", cols[c].width, v);
+            }
+            putc('\n', f);
+        }
+    }
+    stint_steps_stats_free(&st);
+    free(cols);
+    free(row_v);
+    return 0;
+}
+
+int stint_cmd_steps(int argc, char **argv)
+{
+    const char *step_glob = NULL, *columns = NULL;
+    const struct stint_cmd_extra ex[] = {{"--step", NULL, &step_glob, NULL, 0},
+                                         {"--columns", NULL, &columns, NULL, 0}};
+    if (stint_cmd_take_extras("steps", &argc, argv, ex, sizeof ex / sizeof ex[0]) == 2)
+        return 2;
+    struct stint_cmd_opts o;
+    int rc = stint_cmd_parse(argc, argv, usage, &o);
+    if (rc >= 0)
+        return rc;
+    if (o.csv) {
+        fprintf(stderr, "stint steps: --csv is not supported (use --json)\n");
+        return 2;
+    }
+    size_t max_shown = DEFAULT_COLUMNS;
+    if (columns && stint_cmd_parse_columns(columns, &max_shown) != 0) {
+        fprintf(stderr, "stint steps: --columns: '%s': expected a whole number of child columns (0 = all)\n",
+                columns);
+        return 2;
+    }
+    if (columns && o.json) {
+        fprintf(stderr, "stint steps: --columns does not apply here: --json lists each step's children, all of "
+                        "them\n");
+        return 2;
+    }
+    struct stint_model m;
+    /* args are only needed to find the measured span when no --step is given */
+    rc = stint_cmd_load(&o, &m, step_glob ? 0 : STINT_MODEL_KEEP_ARGS);
+    if (stint_no_report(rc, &m)) {
+        stint_model_free(&m);
+        return rc;
+    }
+    struct stint_steps_sparse sr;
+    if (stint_steps_sparse_compute(&sr, &m, step_glob, &o.filter, o.json ? SIZE_MAX : max_shown) != 0) {
+        fprintf(stderr, "stint steps: out of memory\n");
+        stint_model_free(&m);
+        return 3;
+    }
+    if (!step_glob && sr.nsteps == 0) {
+        fprintf(stderr, "stint steps: no --step NAME given and the input has no measured span\n");
+        fputs(usage, stderr);
+        rc = 2;
+        goto out;
+    }
+    const char *scope = "host or device clock of each step's lane; child figures are unions of that child name's "
+                        "intervals clipped to the step; overlap = time covered by two or more children; "
+                        "unattributed = wall minus the union of all children (never a sum of nested durations)";
+    FILE *f = stdout;
+    int wrc = o.json ? put_json(f, &m, &sr, step_glob, scope) : put_text(f, &m, &sr, step_glob, scope);
+    if (wrc) {
+        fprintf(stderr, "stint steps: out of memory\n");
+        rc = wrc;
+    }
+    if (fflush(f) != 0) {
+        fprintf(stderr, "stint steps: write error on stdout\n");
+        rc = 3;
+    }
+out:
+    stint_steps_sparse_free(&sr);
+    stint_model_free(&m);
+    return rc;
+}

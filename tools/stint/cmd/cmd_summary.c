@@ -1,0 +1,471 @@
+/*
+ * cmd_summary.c - `stint summary FILE [--json]`: per-lane, per-category and
+ * per-name time, with the union ("busy") next to the plain sum: the tallies
+ * of summary_tally.h, printed as a table or as stint.summary/1 JSON.
+ */
+#include "cmd/cmdopts.h"
+#include "cmd/commands.h"
+#include "read/readers.h"
+#include "base/selftrace.h"
+#include "analyze/summary_tally.h"
+#include "write/textout.h"
+#include "base/tsparse.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: stint summary FILE [--json] [--strict] [--format chrome|jsonl|markers] [filters]\n"
+    "  per lane, per category and per name: spans, sum (double-counts overlap) and busy/total\n"
+    "  (union of intervals), self time and duration quantiles; counters, instants, repairs\n";
+
+static const struct stint_model *sort_model;
+
+static int str_cmp_ids(uint32_t a, uint32_t b)
+{
+    return strcmp(stint_model_str(sort_model, a, NULL), stint_model_str(sort_model, b, NULL));
+}
+
+static int cat_cmp(const void *pa, const void *pb)
+{
+    const struct stint_tally_cat *a = pa, *b = pb;
+    if (a->clock != b->clock)
+        return a->clock - b->clock;
+    if (a->busy_ns != b->busy_ns)
+        return a->busy_ns > b->busy_ns ? -1 : 1;
+    return str_cmp_ids(a->cat, b->cat);
+}
+
+static int name_cmp(const void *pa, const void *pb)
+{
+    const struct stint_tally_name *a = pa, *b = pb;
+    if (a->clock != b->clock)
+        return a->clock - b->clock;
+    if (a->total_ns != b->total_ns)
+        return a->total_ns > b->total_ns ? -1 : 1;
+    int c = str_cmp_ids(a->cat, b->cat);
+    return c ? c : str_cmp_ids(a->name, b->name);
+}
+
+static int async_cmp(const void *pa, const void *pb)
+{
+    const struct stint_tally_async *a = pa, *b = pb;
+    if (a->sum_ns != b->sum_ns)
+        return a->sum_ns > b->sum_ns ? -1 : 1;
+    int c = str_cmp_ids(a->cat, b->cat);
+    return c ? c : str_cmp_ids(a->name, b->name);
+}
+
+static int lane_cmp(const void *pa, const void *pb)
+{
+    const struct stint_lane *a = stint_model_lane_at(sort_model, *(const uint32_t *)pa);
+    const struct stint_lane *b = stint_model_lane_at(sort_model, *(const uint32_t *)pb);
+    if (a->clock != b->clock)
+        return a->clock - b->clock;
+    if (a->pid != b->pid)
+        return a->pid < b->pid ? -1 : 1;
+    return a->tid < b->tid ? -1 : a->tid > b->tid;
+}
+
+static void jstr(FILE *f, const struct stint_model *m, uint32_t id)
+{
+    size_t n;
+    const char *s = stint_model_str(m, id, &n);
+    stint_out_json_str(f, s, n);
+}
+
+/* Writes v in decimal at p (at least `digits` digits, zero-padded); returns
+ * the end. */
+static char *put_dec(char *p, uint64_t v, int digits)
+{
+    char t[20];
+    int k = 0;
+    do
+        t[k++] = (char)('0' + v % 10);
+    while ((v /= 10) || k < digits);
+    while (k)
+        *p++ = t[--k];
+    return p;
+}
+
+/* ns as text in a unit chosen by size: below 10 us in ns, else us, ms or s
+ * with 3 decimals, rounded half away from zero from the exact integer (no
+ * double: large values keep every digit). buf holds at least 32 bytes. */
+static void fmt_dur(char *buf, int64_t ns)
+{
+    uint64_t a = ns < 0 ? 0 - (uint64_t)ns : (uint64_t)ns;
+    char *p = buf;
+    if (ns < 0)
+        *p++ = '-';
+    const char *unit = " ns";
+    if (a < 10000) {
+        p = put_dec(p, a, 1);
+    } else {
+        uint64_t div = a < 10000000 ? 1 : a < 10000000000ULL ? 1000 : 1000000; /* ns per thousandth */
+        unit = div == 1 ? " us" : div == 1000 ? " ms" : " s";
+        uint64_t q = a / div + (div > 1 && a % div >= (div + 1) / 2); /* thousandths of the unit */
+        p = put_dec(p, q / 1000, 1);
+        *p++ = '.';
+        p = put_dec(p, q % 1000, 3);
+    }
+    memcpy(p, unit, strlen(unit) + 1);
+}
+
+/* "lost":{...}: the writer's losses (struct stint_loss), per thread; null
+ * where the thread or the range is not known. Not filtered: they are no
+ * events. */
+static void put_lost_json(FILE *f, const struct stint_model *m)
+{
+    fprintf(f, "\"lost\":{\"spans\":%" PRIu64 ",\"threads\":[", m->lost);
+    const struct stint_loss *l = m->losses.data;
+    for (size_t i = 0; i < m->losses.len; i++) {
+        fputs(i ? ",{" : "{", f);
+        if (l[i].flags & STINT_LOSS_THREAD)
+            fprintf(f, "\"pid\":%" PRId64 ",\"tid\":%" PRId64, l[i].pid, l[i].tid);
+        else
+            fputs("\"pid\":null,\"tid\":null", f);
+        fprintf(f, ",\"count\":%" PRIu64, l[i].count);
+        if (l[i].flags & STINT_LOSS_RANGE)
+            fprintf(f, ",\"first_ns\":%" PRId64 ",\"last_ns\":%" PRId64 "}", l[i].first_ns, l[i].last_ns);
+        else
+            fputs(",\"first_ns\":null,\"last_ns\":null}", f);
+    }
+    fputs("]}", f);
+}
+
+/* The text report's "lost by the writer" section, when anything was lost. */
+static void put_lost_text(FILE *f, const struct stint_model *m)
+{
+    if (!m->lost)
+        return;
+    fprintf(f, "\nlost by the writer  (%" PRIu64 " spans that never reached the file: counts, sums and unions on "
+               "these threads are low;\n        starts in the trace's own time base, ns)\n", m->lost);
+    fprintf(f, "%10s %10s %10s  %s\n", "pid", "tid", "spans", "starts in");
+    const struct stint_loss *l = m->losses.data;
+    for (size_t i = 0; i < m->losses.len; i++) {
+        if (l[i].flags & STINT_LOSS_THREAD)
+            fprintf(f, "%10" PRId64 " %10" PRId64, l[i].pid, l[i].tid);
+        else
+            fprintf(f, "%10s %10s", "?", "?");
+        fprintf(f, " %10" PRIu64 "  ", l[i].count);
+        if (l[i].flags & STINT_LOSS_RANGE)
+            fprintf(f, "[%" PRId64 ", %" PRId64 "]\n", l[i].first_ns, l[i].last_ns);
+        else
+            fputs("not known\n", f);
+    }
+}
+
+static void print_json(FILE *f, const struct stint_tally *S, const struct stint_model *m, const uint32_t *lane_order,
+                       size_t nl, const char *path)
+{
+    fputs("{\"schema\":\"stint.summary/1\",\"input\":", f);
+    stint_out_json_str(f, path, strlen(path));
+    fprintf(f, ",\"format\":\"%s\",\"events\":%" PRIu64 ",\"spans\":%" PRIu64 ",\"sum_ns\":%" PRId64 ",\n\"lanes\":[",
+            m->format ? m->format : "unknown", m->events, S->spans, S->sum_ns);
+    int first = 1;
+    for (size_t k = 0; k < nl; k++) {
+        uint32_t i = lane_order[k];
+        const struct stint_tally_lane *lr = &S->lanes[i];
+        if (!lr->spans)
+            continue;
+        const struct stint_lane *l = stint_model_lane_at(m, i);
+        fprintf(f, "%s\n{\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"clock\":\"%s\",\"name\":", first ? "" : ",", l->pid,
+                l->tid, l->clock ? "device" : "host");
+        first = 0;
+        jstr(f, m, l->name);
+        fprintf(f, ",\"spans\":%" PRIu64 ",\"sum_ns\":%" PRId64 ",\"busy_ns\":%" PRId64 "}", lr->spans, lr->sum_ns,
+                stint_union_acc_total(&lr->busy));
+    }
+    fputs("],\n\"categories\":[", f);
+    for (size_t c = 0; c < S->ncats; c++) {
+        const struct stint_tally_cat *cr = &S->cats[c];
+        fprintf(f, "%s\n{\"cat\":", c ? "," : "");
+        jstr(f, m, cr->cat);
+        fprintf(f, ",\"clock\":\"%s\",\"spans\":%" PRIu64 ",\"sum_ns\":%" PRId64 ",\"busy_ns\":%" PRId64 "}",
+                cr->clock ? "device" : "host", cr->spans, cr->sum_ns, cr->busy_ns);
+    }
+    fputs("],\n\"names\":[", f);
+    for (size_t k = 0; k < S->nnames; k++) {
+        const struct stint_tally_name *nr = &S->names[k];
+        fprintf(f, "%s\n{\"cat\":", k ? "," : "");
+        jstr(f, m, nr->cat);
+        fputs(",\"name\":", f);
+        jstr(f, m, nr->name);
+        fprintf(f,
+                ",\"clock\":\"%s\",\"spans\":%" PRIu64 ",\"sum_ns\":%" PRId64 ",\"total_ns\":%" PRId64
+                ",\"self_ns\":%" PRId64 ",\"min_ns\":%" PRId64 ",\"p50_ns\":%" PRId64 ",\"p90_ns\":%" PRId64
+                ",\"p99_ns\":%" PRId64 ",\"max_ns\":%" PRId64 ",\"mean_ns\":%" PRId64 "}",
+                nr->clock ? "device" : "host", nr->spans, nr->sum_ns, nr->total_ns, nr->self_ns, nr->min_ns, nr->p50,
+                nr->p90, nr->p99, nr->max_ns, nr->mean_ns);
+    }
+    fputs("],\n\"async\":[", f);
+    for (size_t k = 0; k < S->nasync; k++) {
+        const struct stint_tally_async *a = &S->asyncs[k];
+        fprintf(f, "%s\n{\"cat\":", k ? "," : "");
+        jstr(f, m, a->cat);
+        fputs(",\"name\":", f);
+        jstr(f, m, a->name);
+        fprintf(f, ",\"spans\":%" PRIu64 ",\"sum_ns\":%" PRId64 ",\"unfinished\":%" PRIu64 "}", a->spans, a->sum_ns,
+                a->unfinished);
+    }
+    fputs("],\n\"counters\":[", f);
+    first = 1;
+    for (size_t k = 0; k < m->counters.len; k++) {
+        const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, k);
+        uint64_t n;
+        double mn, mx, mean;
+        if (!stint_tally_counter(S, m, k, &n, &mn, &mx, &mean))
+            continue;
+        fprintf(f, "%s\n{\"pid\":%" PRId64 ",\"name\":", first ? "" : ",", c->pid);
+        first = 0;
+        jstr(f, m, c->name);
+        fprintf(f, ",\"samples\":%" PRIu64 ",\"min\":%.17g,\"max\":%.17g,\"mean\":%.17g}", n, mn, mx, mean);
+    }
+    fputs("],\n\"instants\":[", f);
+    first = 1;
+    for (size_t k = 0; k < m->instants.len; k++) {
+        const struct stint_instant_stat *st = &STINT_BA_AT(&m->instants, struct stint_instant_stat, k);
+        uint64_t n = stint_tally_instants(S, m, k);
+        if (!n)
+            continue;
+        fprintf(f, "%s\n{\"scope\":\"%s\",\"cat\":", first ? "" : ",",
+                stint_track_kind_name((enum stint_track_kind)st->kind));
+        first = 0;
+        jstr(f, m, st->cat);
+        fputs(",\"name\":", f);
+        jstr(f, m, st->name);
+        fprintf(f, ",\"count\":%" PRIu64 "}", n);
+    }
+    fputs("],\n\"repairs\":{", f);
+    first = 1;
+    for (int k = 0; k < STINT_REPAIR_COUNT; k++) {
+        if (!m->repairs[k])
+            continue;
+        fprintf(f, "%s\"%s\":%" PRIu64, first ? "" : ",", stint_repair_name((enum stint_repair)k), m->repairs[k]);
+        first = 0;
+    }
+    fprintf(f, "},\n\"flow_events\":%" PRIu64 ",\"flows\":%zu,\"dropped\":%" PRIu64 ",", m->flow_events,
+            m->flows.len, m->dropped);
+    put_lost_json(f, m);
+    fprintf(f, ",\"partial\":%s", m->partial ? "true" : "false");
+    if (stint_model_unmodelled(m)) { /* JSONL records counted in events that no section summarizes */
+        fputs(",\"not_summarized\":{", f);
+        first = 1;
+        for (int k = 0; k < STINT_UNMODELLED_KINDS; k++)
+            if (m->unmodelled[k]) {
+                fprintf(f, "%s\"%s\":%" PRIu64, first ? "" : ",", stint_unmodelled_name((enum stint_unmodelled)k),
+                        m->unmodelled[k]);
+                first = 0;
+            }
+        fputc('}', f);
+    }
+    if (m->error) {
+        fputs(",\"error\":", f);
+        stint_out_json_str(f, m->error, strlen(m->error));
+    }
+    fputs("}\n", f);
+}
+
+/* Names in the human tables: control bytes escaped (textout.h), so a name
+ * holding a newline or a tab cannot break a row. esc_name: the escaped name
+ * into buf (cut at cap - 1 bytes: the columns that use it cut at fewer);
+ * put_name_padded: the whole escaped name, padded with blanks to width. */
+static const char *esc_name(char *buf, size_t cap, const struct stint_model *m, uint32_t id)
+{
+    size_t len;
+    const char *s = stint_model_str(m, id, &len);
+    stint_out_text_esc(buf, cap, s, len);
+    return buf;
+}
+
+static void put_name_padded(FILE *f, const struct stint_model *m, uint32_t id, int width)
+{
+    size_t len;
+    const char *s = stint_model_str(m, id, &len);
+    stint_out_text_str(f, s, len);
+    for (size_t w = stint_out_text_len(s, len); w < (size_t)width; w++)
+        putc(' ', f);
+}
+
+static void print_human(FILE *f, const struct stint_tally *S, const struct stint_model *m, const uint32_t *lane_order,
+                        size_t nl, const char *path)
+{
+    char en[128], ec[128], el[48]; /* (el: + " [device clock]" fits nm) */
+    char a[32], b[32], c[32], d[32], e[32], g[32], h[32], i9[32], j9[32];
+    fprintf(f, "%s%s: %s, %" PRIu64 " events, %" PRIu64 " spans", m->partial ? "PARTIAL " : "", path,
+            m->format ? m->format : "?", m->events, S->spans);
+    if (stint_model_unmodelled(m)) {
+        fputs(" (not summarized: ", f);
+        stint_model_put_unmodelled(f, m);
+        fputs(" record(s); `stint memory` reads memory and tensor records)", f);
+    }
+    if (m->lost) /* (as the header says PARTIAL: the figures below are low, and this says by how much) */
+        fprintf(f, "; LOST: %" PRIu64 " more spans that the writer lost (\"lost by the writer\" below)", m->lost);
+    fputc('\n', f);
+    fprintf(f, "\nlanes  (busy = union of the lane's span intervals; sum double-counts nesting and overlap)\n");
+    fprintf(f, "%10s %10s %-24s %10s %14s %14s\n", "pid", "tid", "name", "spans", "sum", "busy");
+    for (size_t k = 0; k < nl; k++) {
+        uint32_t li = lane_order[k];
+        const struct stint_tally_lane *lr = &S->lanes[li];
+        if (!lr->spans)
+            continue;
+        const struct stint_lane *l = stint_model_lane_at(m, li);
+        fmt_dur(a, lr->sum_ns);
+        fmt_dur(b, stint_union_acc_total(&lr->busy));
+        char nm[64];
+        snprintf(nm, sizeof nm, "%s%s", esc_name(el, sizeof el, m, l->name), l->clock ? " [device clock]" : "");
+        fprintf(f, "%10" PRId64 " %10" PRId64 " %-24.24s %10" PRIu64 " %14s %14s\n", l->pid, l->tid, nm, lr->spans, a,
+                b);
+    }
+    fprintf(f, "\ncategories  (busy = union across all lanes, overlap counted once; sum double-counts overlap)\n");
+    fprintf(f, "%-32s %10s %14s %14s\n", "cat", "spans", "sum", "busy");
+    for (size_t k = 0; k < S->ncats; k++) {
+        const struct stint_tally_cat *cr = &S->cats[k];
+        fmt_dur(a, cr->sum_ns);
+        fmt_dur(b, cr->busy_ns);
+        char nm[64];
+        snprintf(nm, sizeof nm, "%s%s", cr->cat ? esc_name(el, sizeof el, m, cr->cat) : "(none)",
+                 cr->clock ? " [device clock]" : "");
+        fprintf(f, "%-32.32s %10" PRIu64 " %14s %14s\n", nm, cr->spans, a, b);
+    }
+    fprintf(f, "\nnames  (total = union of the name's spans per lane, summed over lanes, recursion counted once;\n"
+               "        self = duration minus the union of direct children; sum double-counts recursion;\n"
+               "        quantiles are nearest-rank over span durations)\n");
+    int nw = 4; /* the name column fits the longest name, up to 64 */
+    for (size_t k = 0; k < S->nnames; k++) {
+        size_t len;
+        const char *s = stint_model_str(m, S->names[k].name, &len);
+        len = stint_out_text_len(s, len);
+        if ((int)len > nw)
+            nw = len > 64 ? 64 : (int)len;
+    }
+    fprintf(f, "%-16s %-*s %8s %12s %12s %12s %12s %12s %12s %12s %12s\n", "cat", nw, "name", "spans", "sum", "total",
+            "self", "min", "p50", "p90", "p99", "max");
+    for (size_t k = 0; k < S->nnames; k++) {
+        const struct stint_tally_name *nr = &S->names[k];
+        fmt_dur(a, nr->sum_ns);
+        fmt_dur(b, nr->total_ns);
+        fmt_dur(c, nr->self_ns);
+        fmt_dur(d, nr->min_ns);
+        fmt_dur(e, nr->p50);
+        fmt_dur(g, nr->p90);
+        fmt_dur(h, nr->p99);
+        fmt_dur(i9, nr->max_ns);
+        (void)j9;
+        fprintf(f, "%-16.16s %-*.*s %8" PRIu64 " %12s %12s %12s %12s %12s %12s %12s %12s%s\n",
+                nr->cat ? esc_name(ec, sizeof ec, m, nr->cat) : "", nw, nw, esc_name(en, sizeof en, m, nr->name),
+                nr->spans, a, b, c, d, e, g, h, i9, nr->clock ? "  [device clock]" : "");
+    }
+    if (S->nasync) {
+        fprintf(f, "\nasync spans  (own tracks keyed by cat + id; not part of lane, category or name time)\n");
+        fprintf(f, "%-16s %-28s %8s %14s %10s\n", "cat", "name", "spans", "sum", "unfinished");
+        for (size_t k = 0; k < S->nasync; k++) {
+            const struct stint_tally_async *r = &S->asyncs[k];
+            fmt_dur(a, r->sum_ns);
+            fprintf(f, "%-16.16s %-28.28s %8" PRIu64 " %14s %10" PRIu64 "\n", esc_name(ec, sizeof ec, m, r->cat),
+                    esc_name(en, sizeof en, m, r->name), r->spans, a, r->unfinished);
+        }
+    }
+    int head = 0;
+    for (size_t k = 0; k < m->counters.len; k++) {
+        const struct stint_counter_series *cs = &STINT_BA_AT(&m->counters, struct stint_counter_series, k);
+        uint64_t n;
+        double mn, mx, mean;
+        if (!stint_tally_counter(S, m, k, &n, &mn, &mx, &mean))
+            continue;
+        if (!head++)
+            fprintf(f, "\ncounters  (per series: samples, min, max, mean of the sample values)\n");
+        fprintf(f, "  pid %-8" PRId64 " ", cs->pid);
+        put_name_padded(f, m, cs->name, 32);
+        fprintf(f, " %8" PRIu64 " samples  min %g  max %g  mean %g\n", n, mn, mx, mean);
+    }
+    head = 0;
+    for (size_t k = 0; k < m->instants.len; k++) {
+        const struct stint_instant_stat *st = &STINT_BA_AT(&m->instants, struct stint_instant_stat, k);
+        uint64_t n = stint_tally_instants(S, m, k);
+        if (!n)
+            continue;
+        if (!head++)
+            fprintf(f, "\ninstants  (count per scope, cat and name)\n");
+        fprintf(f, "  %-8s ", stint_track_kind_name((enum stint_track_kind)st->kind));
+        put_name_padded(f, m, st->cat, 16);
+        putc(' ', f);
+        put_name_padded(f, m, st->name, 32);
+        fprintf(f, " %8" PRIu64 "\n", n);
+    }
+    int any = 0;
+    for (int k = 0; k < STINT_REPAIR_COUNT; k++)
+        any |= m->repairs[k] != 0;
+    if (m->flow_events)
+        fprintf(f, "\nflows  %" PRIu64 " flow events, %zu arrows bound to slices\n", m->flow_events, m->flows.len);
+    if (any || m->dropped) {
+        fprintf(f, "\nrepairs and drops  (kept and flagged; --strict makes them errors)\n");
+        for (int k = 0; k < STINT_REPAIR_COUNT; k++)
+            if (m->repairs[k])
+                fprintf(f, "  %-24s %10" PRIu64 "\n", stint_repair_name((enum stint_repair)k), m->repairs[k]);
+        if (m->dropped)
+            fprintf(f, "  %-24s %10" PRIu64 "\n", "dropped", m->dropped);
+    }
+    put_lost_text(f, m);
+}
+
+int stint_cmd_summary(int argc, char **argv)
+{
+    struct stint_cmd_opts o;
+    int rc = stint_cmd_parse(argc, argv, usage, &o);
+    if (rc >= 0)
+        return rc;
+    if (o.csv) {
+        fprintf(stderr, "stint summary: --csv is not supported (use --json)\n");
+        return 2;
+    }
+    struct stint_model m;
+    struct stint_tally S;
+    stint_tally_init(&S, &o.filter);
+    S.exits_after = stint_cli_exits_after_command;
+    /* STINT_SUMMARY_NO_LEAN=1 keeps every span as a full slice (the same
+     * results with more memory; the differential test compares the two) */
+    const char *nl = getenv("STINT_SUMMARY_NO_LEAN");
+    unsigned flags = (nl && *nl == '1' ? 0 : STINT_MODEL_LEAN) |
+                     (o.filter.has_pid || o.filter.has_range ? STINT_MODEL_KEEP_SAMPLES : 0);
+    struct stint_span_split split = stint_tally_split();
+    rc = stint_cmd_load_sink(&o, &m, flags, stint_tally_on_slice, &S, &split);
+    if (stint_no_report(rc, &m)) {
+        stint_model_free(&m);
+        return rc;
+    }
+    SELF_BEGIN(cp, "summary: unions and quantiles");
+    stint_tally_compute(&S, &m);
+    SELF_END(cp);
+    SELF_BEGIN(out, "summary: output");
+    sort_model = &m;
+    if (S.ncats > 1)
+        qsort(S.cats, S.ncats, sizeof *S.cats, cat_cmp);
+    if (S.nnames > 1)
+        qsort(S.names, S.nnames, sizeof *S.names, name_cmp);
+    if (S.nasync > 1)
+        qsort(S.asyncs, S.nasync, sizeof *S.asyncs, async_cmp);
+    uint32_t *lane_order = calloc(m.lanes.len ? m.lanes.len : 1, sizeof *lane_order);
+    if (!lane_order) {
+        fprintf(stderr, "stint: out of memory\n");
+        exit(3);
+    }
+    for (size_t i = 0; i < m.lanes.len; i++)
+        lane_order[i] = (uint32_t)i;
+    if (m.lanes.len > 1)
+        qsort(lane_order, m.lanes.len, sizeof *lane_order, lane_cmp);
+    if (o.json)
+        print_json(stdout, &S, &m, lane_order, m.lanes.len, o.path);
+    else
+        print_human(stdout, &S, &m, lane_order, m.lanes.len, o.path);
+    if (fflush(stdout) != 0) {
+        fprintf(stderr, "stint summary: write error on stdout\n");
+        rc = 3;
+    }
+    SELF_END(out);
+    free(lane_order);
+    stint_tally_free(&S);
+    stint_model_free(&m);
+    return rc;
+}

@@ -1,0 +1,332 @@
+/*
+ * cmd_tree.c - `stint tree FILE`: the aggregated call tree by path.
+ *
+ * One row per distinct call path (names from the root down), over finished
+ * spans on thread tracks: calls, total, self, mean, p50, p90, max. Host-clock
+ * and device-clock lanes get separate trees (their clocks are not
+ * comparable). Totals add the durations of the calls at one path; a path's
+ * spans can never contain each other, so nothing is counted twice within a
+ * row, and a parent's total already contains its children's (never add rows).
+ * Self is duration minus the union of direct children, so it is never
+ * negative. --flat gives one row per name instead, where total counts only
+ * outermost calls (a recursive call inside a same-name call is not added
+ * again). Instants are no rows (analysis.h: they make no path node). The
+ * mean is exact (integer ns, 128-bit sum) up to the printed decimal, p50 and
+ * p90 are nearest-rank durations as in `stint summary`, so none exceeds max. Names
+ * in the text rows have their control bytes escaped (textout.h).
+ */
+#include "analyze/analysis.h"
+#include "cmd/cmdopts.h"
+#include "cmd/commands.h"
+#include "write/textout.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage[] =
+    "usage: stint tree FILE [--depth N] [--sort total|self|calls] [--flat] [--json] [--strict]\n"
+    "                  [--format chrome|jsonl|markers] [filters]\n"
+    "  the aggregated call tree by path: calls, total (sum of call durations at the path),\n"
+    "  self (duration minus the union of direct children), mean, p50, p90, max (us)\n"
+    "  --flat  one row per name; total counts outermost calls only (recursion once)\n";
+
+struct tree_opts {
+    int depth;
+    int flat;
+    enum stint_tree_sort sort;
+};
+
+/* Takes the tree's own options out of argv (into *o); the rest goes to
+ * stint_cmd_parse. Returns -1 to go on, else an exit code. */
+static int take_opts(int *argc, char **argv, struct tree_opts *o)
+{
+    const char *depth = NULL, *sort = NULL;
+    const struct stint_cmd_extra ex[] = {{"--depth", NULL, &depth, NULL, 0},
+                                         {"--sort", NULL, &sort, NULL, 0},
+                                         {"--flat", NULL, NULL, &o->flat, 1}};
+    if (stint_cmd_take_extras("tree", argc, argv, ex, sizeof ex / sizeof ex[0]) == 2)
+        return 2;
+    if (depth) {
+        char *end;
+        long d = strtol(depth, &end, 10);
+        if (*end || d < 1 || d > 100000) {
+            fprintf(stderr, "stint tree: --depth: '%s' is not a depth >= 1\n", depth);
+            return 2;
+        }
+        o->depth = (int)d;
+    }
+    if (sort) {
+        if (!strcmp(sort, "total"))
+            o->sort = STINT_TREE_SORT_TOTAL;
+        else if (!strcmp(sort, "self"))
+            o->sort = STINT_TREE_SORT_SELF;
+        else if (!strcmp(sort, "calls"))
+            o->sort = STINT_TREE_SORT_CALLS;
+        else {
+            fprintf(stderr, "stint tree: --sort: '%s' (expected total, self or calls)\n", sort);
+            return 2;
+        }
+    }
+    return -1;
+}
+
+static void put_row_json(FILE *f, const struct stint_model *m, const struct stint_tnode *nd)
+{
+    fputs("\"name\":", f);
+    size_t l;
+    const char *s = stint_model_str(m, nd->name, &l);
+    stint_out_json_str(f, s, l);
+    fprintf(f, ",\"calls\":%" PRIu64 ",\"total_ns\":%" PRId64 ",\"self_ns\":%" PRId64, nd->calls, nd->total_ns,
+            nd->self_ns);
+    char b[3][64];
+    if (nd->calls)
+        fprintf(f, ",\"mean_ns\":%s,\"p50_ns\":%s,\"p90_ns\":%s,\"max_ns\":%" PRId64,
+                stint_an_fmt_ratio(b[0], stint_an_mean_exact(nd->durs, nd->ndurs), 0, 1),
+                stint_an_fmt_ratio(b[1], stint_an_quantile_rank(nd->durs, nd->ndurs, 50), 0, 1),
+                stint_an_fmt_ratio(b[2], stint_an_quantile_rank(nd->durs, nd->ndurs, 90), 0, 1), nd->max_ns);
+    else
+        fputs(",\"mean_ns\":null,\"p50_ns\":null,\"p90_ns\":null,\"max_ns\":null", f);
+}
+
+static void put_row_text(FILE *f, const struct stint_model *m, const struct stint_tnode *nd, unsigned indent)
+{
+    char b[6][64];
+    if (nd->calls)
+        fprintf(f, "%8" PRIu64 " %14s %14s %12s %12s %12s %12s  ", nd->calls, stint_an_us(b[0], nd->total_ns),
+                stint_an_us(b[1], nd->self_ns),
+                stint_an_fmt_ratio(b[2], stint_an_mean_exact(nd->durs, nd->ndurs), 3, 3),
+                stint_an_fmt_ratio(b[3], stint_an_quantile_rank(nd->durs, nd->ndurs, 50), 3, 3),
+                stint_an_fmt_ratio(b[4], stint_an_quantile_rank(nd->durs, nd->ndurs, 90), 3, 3),
+                stint_an_us(b[5], nd->max_ns));
+    else
+        fprintf(f, "%8d %14s %14s %12s %12s %12s %12s  ", 0, "-", "-", "-", "-", "-", "-");
+    for (unsigned k = 0; k < indent; k++)
+        fputs("  ", f);
+    size_t l;
+    const char *s = stint_model_str(m, nd->name, &l);
+    stint_out_text_str(f, s, l); /* control bytes escaped: one row per line */
+    putc('\n', f);
+}
+
+static void put_header(FILE *f)
+{
+    fprintf(f, "%8s %14s %14s %12s %12s %12s %12s  %s\n", "calls", "total_us", "self_us", "mean_us", "p50_us",
+            "p90_us", "max_us", "path");
+}
+
+/* Depth-first walk (iterative: call paths can be deep). */
+static void walk(FILE *f, const struct stint_model *m, const struct stint_calltree *t, uint32_t root, int max_depth,
+                 int json)
+{
+    uint32_t *stack = malloc((t->n + 1) * sizeof *stack);
+    if (!stack)
+        return;
+    size_t sp = 0;
+    uint32_t c = t->nodes[root].first_child;
+    unsigned open_depth = 0; /* json: objects currently open below root */
+    while (c != STINT_NO_ID || sp) {
+        if (c == STINT_NO_ID) {
+            c = stack[--sp];
+            if (json) {
+                fputs("]}", f);
+                open_depth--;
+            }
+            c = t->nodes[c].next_sibling;
+            if (json && c != STINT_NO_ID)
+                putc(',', f);
+            continue;
+        }
+        const struct stint_tnode *nd = &t->nodes[c];
+        unsigned depth = nd->depth;
+        if (json) {
+            fputs("\n{", f);
+            put_row_json(f, m, nd);
+            fprintf(f, ",\"depth\":%u,\"children\":[", depth);
+            open_depth++;
+        } else
+            put_row_text(f, m, nd, depth - 1);
+        if (nd->first_child != STINT_NO_ID && (max_depth == 0 || (int)depth < max_depth)) {
+            stack[sp++] = c;
+            c = nd->first_child;
+        } else {
+            if (json) {
+                fputs("]}", f);
+                open_depth--;
+            }
+            c = nd->next_sibling;
+            if (json && c != STINT_NO_ID)
+                putc(',', f);
+        }
+    }
+    (void)open_depth;
+    free(stack);
+}
+
+static int flat_cmp_key;
+static int flat_cmp(const void *pa, const void *pb)
+{
+    const struct stint_flat_row *a = pa, *b = pb;
+    int64_t ka = flat_cmp_key == 1 ? a->self_ns : flat_cmp_key == 2 ? (int64_t)a->calls : a->total_ns;
+    int64_t kb = flat_cmp_key == 1 ? b->self_ns : flat_cmp_key == 2 ? (int64_t)b->calls : b->total_ns;
+    if (ka != kb)
+        return ka > kb ? -1 : 1;
+    if (a->name != b->name)
+        return (a->name > b->name) - (a->name < b->name);
+    return a->device - b->device;
+}
+
+/* --flat: per name and clock over the aggregated spans; total counts a span only when
+ * no aggregated ancestor has the same name. */
+static int print_flat(FILE *f, const struct stint_model *m, const struct stint_calltree *t, const struct tree_opts *o,
+                      int json)
+{
+    size_t k;
+    struct stint_flat_row *rows = stint_calltree_flat(t, m, &k);
+    if (!rows)
+        return 3;
+    flat_cmp_key = o->sort == STINT_TREE_SORT_SELF ? 1 : o->sort == STINT_TREE_SORT_CALLS ? 2 : 0;
+    qsort(rows, k, sizeof *rows, flat_cmp);
+    char b[4][32];
+    if (!json)
+        fprintf(f, "%8s %8s %14s %14s %12s  %s\n", "calls", "outer", "total_us", "self_us", "max_us", "name");
+    for (size_t i = 0; i < k; i++) {
+        const struct stint_flat_row *r = &rows[i];
+        size_t l;
+        const char *s = stint_model_str(m, r->name, &l);
+        if (json) {
+            fprintf(f, "%s\n{\"name\":", i ? "," : "");
+            stint_out_json_str(f, s, l);
+            fprintf(f,
+                    ",\"clock\":\"%s\",\"calls\":%" PRIu64 ",\"outermost_calls\":%" PRIu64 ",\"total_ns\":%" PRId64
+                    ",\"self_ns\":%" PRId64 ",\"max_ns\":%" PRId64 "}",
+                    r->device ? "device" : "host", r->calls, r->outer_calls, r->total_ns, r->self_ns, r->max_ns);
+        } else {
+            fprintf(f, "%8" PRIu64 " %8" PRIu64 " %14s %14s %12s  ", r->calls, r->outer_calls,
+                    stint_an_us(b[0], r->total_ns), stint_an_us(b[1], r->self_ns), stint_an_us(b[2], r->max_ns));
+            stint_out_text_str(f, s, l);
+            fputs(r->device ? "  [device clock]\n" : "\n", f);
+        }
+    }
+    (void)b[3];
+    free(rows);
+    return 0;
+}
+
+int stint_cmd_tree(int argc, char **argv)
+{
+    struct tree_opts to = {0, 0, STINT_TREE_SORT_TOTAL};
+    int rc = take_opts(&argc, argv, &to);
+    if (rc >= 0)
+        return rc;
+    struct stint_cmd_opts o;
+    rc = stint_cmd_parse(argc, argv, usage, &o);
+    if (rc >= 0)
+        return rc;
+    if (o.csv) {
+        fprintf(stderr, "stint tree: --csv is not supported (use --json)\n");
+        return 2;
+    }
+    struct stint_model m;
+    struct stint_calltree t;
+    /* Chrome JSON and marker logs nest by time: the tree is built from the
+     * spans a lean model streams, without keeping them (a JSONL session's
+     * explicit parents, stdin, and STINT_TREE_FULL=1 take the whole model) */
+    const char *fmt = o.format ? o.format : strcmp(o.path, "-") ? stint_detect_format(o.path) : NULL;
+    int lean = fmt && strcmp(fmt, "jsonl") && !getenv("STINT_TREE_FULL");
+    if (lean) {
+        struct stint_tree_sink *ts = stint_tree_sink_new(&t, &o.filter);
+        if (!ts) {
+            fprintf(stderr, "stint tree: out of memory\n");
+            return 3;
+        }
+        rc = stint_cmd_load_sink(&o, &m, STINT_MODEL_LEAN, stint_tree_sink_span, ts, NULL);
+        int fr = stint_tree_sink_finish(ts, &m);
+        if (stint_no_report(rc, &m) || fr != 0) {
+            stint_calltree_free(&t);
+            stint_model_free(&m);
+            if (fr < 0) {
+                fprintf(stderr, "stint tree: out of memory\n");
+                return 3;
+            }
+            if (fr == 0)
+                return rc;
+            lean = 0; /* (a parent off its track: the reader's messages come twice) */
+        }
+    }
+    if (!lean) {
+        rc = stint_cmd_load(&o, &m, 0);
+        if (stint_no_report(rc, &m)) {
+            stint_model_free(&m);
+            return rc;
+        }
+        if (stint_calltree_build(&t, &m, &o.filter) != 0) {
+            fprintf(stderr, "stint tree: out of memory\n");
+            stint_model_free(&m);
+            return 3;
+        }
+    }
+    stint_calltree_sort(&t, &m, to.sort);
+    FILE *f = stdout;
+    static char obuf[1 << 20];
+    setvbuf(f, obuf, _IOFBF, sizeof obuf);
+    const char *scope_total = to.flat ? "sum of durations of outermost calls per name (a call nested in a same-name "
+                                        "call is not added again); threads and processes add up"
+                                      : "sum of call durations at the path; threads and processes add up; a "
+                                        "row's total contains its children's, never add rows";
+    const char *scope_self = "per call: duration minus the union of its direct children (clipped to the call), "
+                             "summed";
+    if (o.json) {
+        fprintf(f, "{\"schema\":\"stint.tree/1\",\"scope\":{\"spans\":%" PRIu64 ",\"total\":", t.spans);
+        stint_out_json_str(f, scope_total, strlen(scope_total));
+        fputs(",\"self\":", f);
+        stint_out_json_str(f, scope_self, strlen(scope_self));
+        fprintf(f,
+                ",\"tracks\":\"thread tracks only\",\"instants_excluded\":%" PRIu64
+                ",\"unfinished_excluded\":%" PRIu64 ",\"async_excluded\":%" PRIu64 ",\"filtered_out\":%" PRIu64
+                ",\"host_lanes\":%" PRIu64 ",\"device_lanes\":%" PRIu64 ",\"partial\":%s},\n",
+                t.instants, t.unfinished, t.async, t.filtered_out, t.lanes_host, t.lanes_device,
+                m.partial ? "true" : "false");
+        if (to.flat) {
+            fputs("\"names\":[", f);
+            rc = print_flat(f, &m, &t, &to, 1) ? 3 : rc;
+            fputs("]}\n", f);
+        } else {
+            fputs("\"host\":[", f);
+            walk(f, &m, &t, 0, to.depth, 1);
+            fputs("],\n\"device\":[", f);
+            walk(f, &m, &t, 1, to.depth, 1);
+            fputs("]}\n", f);
+        }
+    } else {
+        fprintf(f, "# %" PRIu64 " spans on thread tracks (%" PRIu64 " host lanes, %" PRIu64 " device lanes)%s\n",
+                t.spans, t.lanes_host, t.lanes_device, m.partial ? " - PARTIAL input" : "");
+        fprintf(f, "# total: %s\n# self: %s\n", scope_total, scope_self);
+        if (t.instants || t.unfinished || t.async || t.filtered_out)
+            fprintf(f,
+                    "# not aggregated: %" PRIu64 " instants, %" PRIu64 " unfinished spans, %" PRIu64
+                    " slices off thread tracks (async; process and global instants), %" PRIu64 " filtered out\n",
+                    t.instants, t.unfinished, t.async, t.filtered_out);
+        if (to.flat) {
+            rc = print_flat(f, &m, &t, &to, 0) ? 3 : rc;
+        } else {
+            if (t.nodes[0].first_child != STINT_NO_ID) {
+                fprintf(f, "## host clock\n");
+                put_header(f);
+                walk(f, &m, &t, 0, to.depth, 0);
+            }
+            if (t.nodes[1].first_child != STINT_NO_ID) {
+                fprintf(f, "## device clock (not comparable with host time)\n");
+                put_header(f);
+                walk(f, &m, &t, 1, to.depth, 0);
+            }
+        }
+    }
+    if (fflush(f) != 0) {
+        fprintf(stderr, "stint tree: write error on stdout\n");
+        rc = 3;
+    }
+    stint_calltree_free(&t);
+    stint_model_free(&m);
+    return rc;
+}

@@ -1,0 +1,331 @@
+/*
+ * cmdopts.c - shared option parsing and loading for the analysis commands.
+ */
+#include "cmd/cmdopts.h"
+#include "base/hmem.h"
+#include "base/tsparse.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+int stint_cli_exits_after_command;
+
+int stint_cmd_take_extras(const char *cmd, int *argc, char **argv, const struct stint_cmd_extra *ex, size_t n)
+{
+    int w = 1;
+    for (int i = 1; i < *argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) { /* the rest are inputs: stint_cmd_parse takes them as they are */
+            while (i < *argc)
+                argv[w++] = argv[i++];
+            break;
+        }
+        const struct stint_cmd_extra *x = NULL;
+        const char *inline_value = NULL;
+        for (size_t k = 0; k < n && !x; k++) {
+            size_t len = strlen(ex[k].name);
+            if (!strcmp(a, ex[k].name) || (ex[k].alias && !strcmp(a, ex[k].alias)))
+                x = &ex[k];
+            else if (ex[k].value && !strncmp(a, ex[k].name, len) && a[len] == '=') {
+                x = &ex[k];
+                inline_value = a + len + 1;
+            }
+        }
+        if (!x) {
+            argv[w++] = argv[i];
+            continue;
+        }
+        if (!x->value) {
+            *x->flag = x->flag_value;
+        } else if (inline_value) {
+            *x->value = inline_value;
+        } else if (i + 1 < *argc) {
+            *x->value = argv[++i];
+        } else {
+            fprintf(stderr, "stint %s: %s needs a value\n", cmd, a);
+            return 2;
+        }
+    }
+    *argc = w;
+    return -1;
+}
+
+/* Whether a is the option name, alone (*inline_v = NULL) or as "name=VALUE"
+ * (*inline_v = VALUE). */
+static int is_opt(const char *a, const char *name, const char **inline_v)
+{
+    size_t n = strlen(name);
+    if (strncmp(a, name, n) != 0 || (a[n] != 0 && a[n] != '='))
+        return 0;
+    *inline_v = a[n] == '=' ? a + n + 1 : NULL;
+    return 1;
+}
+
+/* The filters (filters.h) and what each one's value is. */
+static const struct {
+    const char *name;
+    const char *expect;
+} filter_opts[] = {{"--pid", "an integer"},      {"--tid", "an integer"},
+                   {"--cat", "a category"},      {"--name", "a glob"},
+                   {"--time-range", "A:B, times in ns or with a unit: 12.5ms, 3us, 2s; A or B may be empty"},
+                   {"--min-dur", "a duration in ns or with a unit: 12.5ms, 3us, 2s"}};
+
+#define STINT_I64_RANGE "-9223372036854775808 to 9223372036854775807"
+
+/* Checks one time of a filter (--time-range's A or B, --min-dur's D): 0 when
+ * it parses, else prints why and returns -1. */
+static int check_time(const char *cmd, const char *opt, const char *s, size_t n)
+{
+    int64_t t;
+    int r = stint_parse_duration(s, n, &t);
+    if (r == -2)
+        fprintf(stderr,
+                "stint %s: %s: '%.*s': out of range (expected a time from " STINT_I64_RANGE
+                " ns, about 292 years either side of 0)\n",
+                cmd, opt, (int)n, s);
+    else if (r != 0)
+        fprintf(stderr, "stint %s: %s: '%.*s': expected a time in ns or with a unit (ns, us, ms, s: 12.5ms)\n", cmd,
+                opt, (int)n, s);
+    return r ? -1 : 0;
+}
+
+/* Checks a filter's value before filters.c takes it, so that a bad one gets
+ * one message naming the command and saying what was expected. 0 when it is
+ * good, else -1 (message printed). */
+static int check_filter_value(const char *cmd, const char *opt, const char *v)
+{
+    if (!strcmp(opt, "--pid") || !strcmp(opt, "--tid")) {
+        int64_t x;
+        int r = stint_parse_i64(v, strlen(v), &x);
+        if (r == -2)
+            fprintf(stderr, "stint %s: %s: '%s': out of range (expected an integer from " STINT_I64_RANGE ")\n", cmd,
+                    opt, v);
+        else if (r != 0 || !*v)
+            fprintf(stderr, "stint %s: %s: '%s': expected an integer\n", cmd, opt, v);
+        return r || !*v ? -1 : 0;
+    }
+    if (!strcmp(opt, "--min-dur"))
+        return check_time(cmd, opt, v, strlen(v));
+    if (!strcmp(opt, "--time-range")) {
+        const char *colon = strchr(v, ':');
+        if (!colon) {
+            fprintf(stderr, "stint %s: --time-range: '%s': expected A:B (A or B may be empty)\n", cmd, v);
+            return -1;
+        }
+        int64_t t0 = INT64_MIN, t1 = INT64_MAX;
+        size_t n0 = (size_t)(colon - v), n1 = strlen(colon + 1);
+        if ((n0 && check_time(cmd, opt, v, n0) != 0) || (n1 && check_time(cmd, opt, colon + 1, n1) != 0))
+            return -1;
+        if (n0)
+            stint_parse_duration(v, n0, &t0);
+        if (n1)
+            stint_parse_duration(colon + 1, n1, &t1);
+        if (t1 < t0) {
+            fprintf(stderr, "stint %s: --time-range: '%s': expected an end B not before the start A\n", cmd, v);
+            return -1;
+        }
+    }
+    return 0; /* --cat, --name: any text */
+}
+
+int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    const char *cmd = argv[0];
+    int only_inputs = 0; /* after "--" */
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v;
+        if (only_inputs || (a[0] != '-' || !a[1])) {
+            if (o->path) {
+                fprintf(stderr, "stint %s: more than one input file ('%s' and '%s')\n", cmd, o->path, a);
+                return 2;
+            }
+            o->path = a;
+            continue;
+        }
+        if (!strcmp(a, "--")) {
+            only_inputs = 1;
+            continue;
+        }
+        if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
+            fputs(usage, stdout);
+            fputs(STINT_FILTER_USAGE, stdout);
+            return 0;
+        }
+        if (!strcmp(a, "--json")) {
+            o->json = 1;
+            continue;
+        }
+        if (!strcmp(a, "--csv")) {
+            o->csv = 1;
+            continue;
+        }
+        if (!strcmp(a, "--strict")) {
+            o->strict = 1;
+            continue;
+        }
+        if (is_opt(a, "--format", &v)) {
+            if (!v && i + 1 >= argc) {
+                fprintf(stderr, "stint %s: --format needs a value (chrome, jsonl or markers)\n", cmd);
+                return 2;
+            }
+            if (!v)
+                v = argv[++i];
+            if (strcmp(v, "chrome") != 0 && strcmp(v, "jsonl") != 0 && strcmp(v, "markers") != 0) {
+                fprintf(stderr, "stint %s: --format: '%s': expected chrome, jsonl or markers\n", cmd, v);
+                return 2;
+            }
+            o->format = v;
+            continue;
+        }
+        for (size_t k = 0; k < sizeof filter_opts / sizeof filter_opts[0]; k++) {
+            if (!is_opt(a, filter_opts[k].name, &v))
+                continue;
+            if (!v && i + 1 >= argc) {
+                fprintf(stderr, "stint %s: %s needs a value (%s)\n", cmd, filter_opts[k].name, filter_opts[k].expect);
+                return 2;
+            }
+            if (check_filter_value(cmd, filter_opts[k].name, v ? v : argv[i + 1]) != 0)
+                return 2;
+            break;
+        }
+        int r = stint_filter_arg(&o->filter, argc, argv, &i);
+        if (r < 0)
+            return 2;
+        if (r > 0)
+            continue;
+        fprintf(stderr, "stint %s: unknown option '%s'\n", cmd, a);
+        fputs(usage, stderr);
+        return 2;
+    }
+    if (!o->path) {
+        fprintf(stderr, "stint %s: no input file (use - for stdin)\n", cmd);
+        fputs(usage, stderr);
+        return 2;
+    }
+    if (o->json && o->csv) {
+        fprintf(stderr, "stint %s: --json and --csv exclude each other\n", cmd);
+        return 2;
+    }
+    return -1;
+}
+
+int stint_cmd_parse_spec(int argc, char **argv, const char *usage, struct stint_cmd_opts *o,
+                         const struct stint_cmd_spec *s)
+{
+    for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+        if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
+            memset(o, 0, sizeof *o);
+            fputs(usage, stdout);
+            return 0;
+        }
+    int rc = stint_cmd_parse(argc, argv, usage, o);
+    if (rc >= 0)
+        return rc;
+    const char *bad = o->json && !(s->takes & STINT_TAKES_JSON) ? "--json"
+                      : o->csv && !(s->takes & STINT_TAKES_CSV) ? "--csv"
+                                                                 : NULL;
+    if (bad) {
+        fprintf(stderr, "stint %s: %s does not apply here: %s\n", s->cmd, bad, s->output_why);
+        return 2;
+    }
+    const struct stint_filter *f = &o->filter;
+    const unsigned allowed = s->takes;
+    bad = f->has_pid && !(allowed & STINT_FILT_PID)           ? "--pid"
+          : f->has_tid && !(allowed & STINT_FILT_TID)         ? "--tid"
+          : f->cat && !(allowed & STINT_FILT_CAT)             ? "--cat"
+          : f->name_glob && !(allowed & STINT_FILT_NAME)      ? "--name"
+          : f->has_range && !(allowed & STINT_FILT_RANGE)     ? "--time-range"
+          : f->has_min_dur && !(allowed & STINT_FILT_MIN_DUR) ? "--min-dur"
+                                                              : NULL;
+    if (bad) {
+        fprintf(stderr, "stint %s: %s does not apply here: %s\n", s->cmd, bad, s->filters_why);
+        return 2;
+    }
+    if (s->format && o->format && strcmp(o->format, s->format) != 0) {
+        fprintf(stderr, "stint %s: --format: '%s': expected %s (%s)\n", s->cmd, o->format, s->format, s->format_why);
+        return 2;
+    }
+    return -1;
+}
+
+int stint_cmd_parse_some(int argc, char **argv, const char *usage, struct stint_cmd_opts *o, const char *cmd,
+                         unsigned allowed, const char *why)
+{
+    const struct stint_cmd_spec s = {cmd, allowed | STINT_TAKES_JSON | STINT_TAKES_CSV, why, NULL, NULL, NULL};
+    return stint_cmd_parse_spec(argc, argv, usage, o, &s);
+}
+
+int stint_cmd_load(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags)
+{
+    return stint_cmd_load_sink(o, m, model_flags, NULL, NULL, NULL);
+}
+
+int stint_cmd_load_sink(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags,
+                        stint_span_sink sink, void *ctx, const struct stint_span_split *split)
+{
+    struct stat st; /* a large input: huge pages from the model's first arrays on (hmem.h) */
+    if (strcmp(o->path, "-") != 0 && stat(o->path, &st) == 0 && S_ISREG(st.st_mode))
+        stint_hmem_expect((uint64_t)st.st_size);
+    if (stint_model_init(m, model_flags) != 0) {
+        fprintf(stderr, "stint: out of memory\n");
+        return 3;
+    }
+    stint_model_set_span_sink(m, sink, ctx);
+    if (split && stint_threads_wanted() > 1)
+        stint_model_set_span_split(m, split);
+    struct stint_read_opts ro = {.format = o->format, .strict = o->strict};
+    if ((model_flags & STINT_MODEL_SIZES) && stint_filter_active(&o->filter))
+        ro.event_filter = &o->filter;
+    int rc = stint_read_trace(o->path, m, &ro);
+    stint_report_problems(stderr, o->path, m, rc);
+    return rc;
+}
+
+FILE *stint_cmd_open_out(const char *cmd, const char *path)
+{
+    FILE *f = !strcmp(path, "-") ? stdout : fopen(path, "w");
+    if (!f) {
+        fprintf(stderr, "stint %s: cannot open %s for writing: %s\n", cmd, path, strerror(errno));
+        return NULL;
+    }
+    static char obuf[1 << 18];
+    setvbuf(f, obuf, _IOFBF, sizeof obuf);
+    return f;
+}
+
+int stint_cmd_close_out(const char *cmd, FILE *f, const char *path)
+{
+    int werr = ferror(f) != 0;
+    werr |= f == stdout ? fflush(f) != 0 : fclose(f) != 0;
+    if (werr) {
+        fprintf(stderr, "stint %s: write error on %s\n", cmd, path);
+        return 3;
+    }
+    return 0;
+}
+
+int stint_cmd_parse_u32(const char *s, uint32_t *out)
+{
+    if (*s < '0' || *s > '9') /* (strtoull would take a sign or leading blanks) */
+        return -1;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end || errno || v > UINT32_MAX)
+        return -1;
+    *out = (uint32_t)v;
+    return 0;
+}
+
+int stint_cmd_parse_columns(const char *s, size_t *out)
+{
+    uint32_t v;
+    if (stint_cmd_parse_u32(s, &v) != 0)
+        return -1;
+    *out = v ? (size_t)v : SIZE_MAX;
+    return 0;
+}

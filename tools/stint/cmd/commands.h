@@ -1,0 +1,31 @@
+/*
+ * commands.h - the CLI's command entry points.
+ *
+ * Each command lives in tools/stint/cmd/cmd_<name>.c and is declared here once.
+ * The declarations are weak so that main.c links while a command is not yet
+ * built; main() reports such a command as unavailable (exit 2).
+ *
+ * Contract of every entry point: argv[0] is the command name; the return value
+ * is the process exit code: 0 ok, 1 bad data (partial report written), 2 usage,
+ * 3 I/O error.
+ */
+#ifndef STINT_CLI_COMMANDS_H
+#define STINT_CLI_COMMANDS_H
+
+enum { STINT_EXIT_OK = 0, STINT_EXIT_DATA = 1, STINT_EXIT_USAGE = 2, STINT_EXIT_IO = 3 };
+
+#define STINT_CMD(name) int stint_cmd_##name(int argc, char **argv) __attribute__((weak))
+STINT_CMD(slices);
+STINT_CMD(summary);
+STINT_CMD(timing);
+STINT_CMD(tree);
+STINT_CMD(steps);
+STINT_CMD(counters);
+STINT_CMD(memory);
+STINT_CMD(diff);
+STINT_CMD(convert);
+STINT_CMD(report);
+STINT_CMD(sizes);
+#undef STINT_CMD
+
+#endif

@@ -1,0 +1,210 @@
+/*
+ * read_markers.c - [STRACE] v=1 marker logs into the model.
+ *
+ * The record grammar and the splitting of glued records, torn-record and
+ * unknown-version counting live in markers_parse.{c,h} (shared with
+ * `stint timing`); this file maps records onto the model: a host record is a
+ * span on lane (pid, tid); a device record (clk=dev in its attrs) keeps its
+ * own clock on lane (pid, inv) labelled device, so it is never nested or
+ * unioned with host spans. cat is "". hid, inv, the written depth and each
+ * k=v attr become args when the model keeps args. A torn record is counted
+ * (repair torn_record) and reported once as "K of N records incomplete".
+ * libstint's loss lines become the model's losses (struct stint_loss).
+ */
+#include "read/readers.h"
+
+#include "model/filters.h"
+#include "read/markers_parse.h"
+#include "read/sizes.h"
+
+#include <string.h>
+
+struct mctx {
+    struct stint_model *m;
+    const char *path;
+    const struct stint_filter *filter; /* sizes mode: the events' filter, or NULL */
+    uint32_t clk[2], none, attrs;      /* sizes mode: the string ids of "host", "dev", "" and "attrs" */
+};
+
+/* sizes mode: counts each blank-separated token of text (k=v, or k alone)
+ * under its k, into the event keys (args 0) or the args keys (args 1). */
+static void size_tokens(struct stint_model *m, markers_text text, int args)
+{
+    markers_text k, v;
+    while (markers_attr_next(&text, &k, &v)) {
+        uint32_t key = stint_model_intern(m, k.ptr, k.len);
+        uint64_t bytes = (uint64_t)((v.ptr ? v.ptr + v.len : k.ptr + k.len) - k.ptr);
+        if (args)
+            stint_sizes_arg_key(m->sizes, key, bytes);
+        else
+            stint_sizes_event_key(m->sizes, key, bytes);
+    }
+}
+
+/* sizes mode (STINT_MODEL_SIZES, sizes.h): measures record r instead of
+ * modelling it. Its "phase" is its clock ("host", or "dev" for clk=dev),
+ * its cat "", its event keys the nine head fields (`pid=12` is 6 bytes) and
+ * "attrs" (the attrs' text), its args keys the attrs' tokens by key. A
+ * record the filters leave out (--pid, --tid: the record's own; --name;
+ * --cat: "" ; --time-range: [ts, ts + dur) on the record's clock) is counted
+ * as filtered. */
+static void size_record(struct mctx *c, const markers_record *r)
+{
+    struct stint_model *m = c->m;
+    struct stint_sizes *z = m->sizes;
+    uint32_t name = stint_model_intern(m, r->name.ptr, r->name.len);
+    if (c->filter) {
+        const struct stint_filter_rec w = {.pid = (int64_t)r->pid, .tid = (int64_t)r->tid, .ts = r->ts_ns,
+                                           .dur = r->dur_ns, .name = stint_model_str(m, name, NULL),
+                                           .has_tid = 1, .has_ts = 1};
+        if (!stint_filter_rec(c->filter, &w)) {
+            z->filtered_events++;
+            z->filtered_bytes += r->text.len;
+            return;
+        }
+    }
+    stint_sizes_event(z, c->clk[markers_is_device(r)], c->none, name, r->text.len, r->attrs.len);
+    /* the head's fields: the tokens between "[STRACE]" and the attrs */
+    const char *head = r->text.ptr + 8, *head_end = r->attrs.len ? r->attrs.ptr : r->text.ptr + r->text.len;
+    size_tokens(m, (markers_text){head, (size_t)(head_end - head)}, 0);
+    if (r->attrs.len) {
+        stint_sizes_event_key(z, c->attrs, r->attrs.len);
+        size_tokens(m, r->attrs, 1);
+    }
+}
+
+static void add_arg_str(struct stint_model *m, uint32_t idx, const char *key, const char *v, size_t n)
+{
+    struct stint_arg a = {.key = stint_model_intern(m, key, strlen(key)), .kind = STINT_ARG_STRING};
+    a.sval = stint_model_intern(m, v, n);
+    stint_model_add_arg(m, idx, &a);
+}
+
+static void add_arg_int(struct stint_model *m, uint32_t idx, const char *key, int64_t v)
+{
+    struct stint_arg a = {.key = stint_model_intern(m, key, strlen(key)), .kind = STINT_ARG_INT, .ival = v};
+    stint_model_add_arg(m, idx, &a);
+}
+
+static int on_record(void *ctx, const markers_record *r)
+{
+    struct mctx *c = ctx;
+    struct stint_model *m = c->m;
+    m->events++;
+    if (m->sizes) {
+        size_record(c, r);
+        return 0;
+    }
+    if (r->v != 1)
+        stint_model_repair(m, STINT_REPAIR_UNKNOWN_VERSION, "%s: byte %llu: record with v=%llu (expected v=1), read anyway",
+                           c->path, (unsigned long long)r->offset, (unsigned long long)r->v);
+    int dev = markers_is_device(r);
+    uint32_t lane = stint_model_lane(m, (int64_t)r->pid, dev ? (int64_t)r->inv : (int64_t)r->tid,
+                                     dev ? STINT_CLOCK_DEVICE : STINT_CLOCK_HOST);
+    struct stint_slice s = {.ts_ns = r->ts_ns, .dur_ns = r->dur_ns, .tts_ns = STINT_TS_NONE, .tdur_ns = STINT_TS_NONE,
+                            .flags = STINT_SLICE_BEGIN_END};
+    s.track = stint_model_lane_at(m, lane)->track;
+    s.name = stint_model_intern(m, r->name.ptr, r->name.len);
+    uint32_t idx = stint_model_add_slice(m, &s);
+    if (dev) /* which host thread the device span came from (--tid selects by it) */
+        stint_model_slice_from_thread(m, idx, (int64_t)r->tid);
+    if (m->flags & STINT_MODEL_KEEP_ARGS) {
+        add_arg_str(m, idx, "args.hid", r->hid_text.ptr, r->hid_text.len);
+        add_arg_int(m, idx, "args.inv", (int64_t)r->inv);
+        add_arg_int(m, idx, "args.depth", (int64_t)r->depth);
+        if (dev)
+            add_arg_int(m, idx, "args.tid", (int64_t)r->tid);
+        markers_text cur = r->attrs, k, v;
+        char key[256];
+        while (markers_attr_next(&cur, &k, &v)) {
+            int n = snprintf(key, sizeof key, "args.%.*s", (int)(k.len > 200 ? 200 : k.len), k.ptr);
+            (void)n;
+            add_arg_str(m, idx, key, v.ptr ? v.ptr : "", v.ptr ? v.len : 0);
+        }
+    }
+    return 0;
+}
+
+static void on_torn(void *ctx, uint64_t offset, uint64_t line, const char *why)
+{
+    struct mctx *c = ctx;
+    (void)line;
+    c->m->events++;
+    stint_model_repair(c->m, STINT_REPAIR_TORN_RECORD, "%s: byte %llu: record cut before its last field (%s missing or bad)",
+                       c->path, (unsigned long long)offset, why);
+}
+
+/* A loss line (libstint's `[STINT] v=1 dropped`): the writer's loss on its
+ * thread (struct stint_loss), its range on the records' own clock; one that
+ * cannot be read is a repair (bad_loss_record). Not an event. */
+static int on_loss(void *ctx, const markers_loss *l)
+{
+    struct mctx *c = ctx;
+    if (!l->ok) {
+        stint_model_repair(c->m, STINT_REPAIR_BAD_LOSS_RECORD,
+                           "%s: byte %llu: a loss line ([STINT] v=1 dropped) cut or malformed (%s missing or "
+                           "bad): the spans it reported are not counted",
+                           c->path, (unsigned long long)l->offset, l->why);
+        return 0;
+    }
+    unsigned flags = STINT_LOSS_THREAD | (l->first_ts || l->last_ts ? STINT_LOSS_RANGE : 0u);
+    stint_model_loss(c->m, (int64_t)l->pid, (int64_t)l->tid, l->count, l->first_ts, l->last_ts, flags);
+    return 0;
+}
+
+int stint_read_markers(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o)
+{
+    stint_sizes_attach(m);
+    struct mctx c = {.m = m, .path = in->path};
+    if (o && o->event_filter && stint_filter_active(o->event_filter))
+        c.filter = o->event_filter;
+    m->format = "markers";
+    if (m->sizes) {
+        c.clk[0] = stint_model_intern(m, "host", 4);
+        c.clk[1] = stint_model_intern(m, "dev", 3);
+        c.none = stint_model_intern(m, "", 0);
+        c.attrs = stint_model_intern(m, "attrs", 5);
+    }
+    markers_options opt = MARKERS_OPTIONS_INIT;
+    opt.on_record = on_record;
+    opt.on_torn = on_torn;
+    if (!m->sizes) /* (sizes measures loss lines as other text) */
+        opt.on_loss = on_loss;
+    opt.ctx = &c;
+    markers_parser *p = markers_parser_new(&opt);
+    if (!p) {
+        stint_model_fail(m, "%s: out of memory", in->path);
+        return 3;
+    }
+    int rc = 0;
+    for (;;) {
+        if (m->sizes)
+            m->sizes->text_bytes += in->len;
+        if (in->len && markers_feed(p, in->buf, in->len) != 0) {
+            stint_model_fail(m, "%s: out of memory", in->path);
+            rc = 3;
+            break;
+        }
+        stint_input_consume(in, in->len);
+        stint_i_progress(in, 0);
+        int f = stint_input_fill(in);
+        if (f < 0) {
+            stint_model_fail(m, "%s", in->err);
+            rc = stint_input_errcode(in);
+            break;
+        }
+        if (f == 0 && in->len == 0)
+            break;
+    }
+    markers_finish(p);
+    const markers_stats *st = markers_get_stats(p);
+    if (st->torn && !(o && o->quiet))
+        fprintf(stderr, "stint: %s: %llu of %llu records incomplete (torn; counted, not merged)\n", in->path,
+                (unsigned long long)st->torn, (unsigned long long)st->heads);
+    if (st->long_lines)
+        stint_model_repair(m, STINT_REPAIR_TORN_RECORD, "%s: %llu line(s) longer than %zu MiB were cut", in->path,
+                           (unsigned long long)st->long_lines, MARKERS_MAX_LINE_BYTES >> 20);
+    markers_parser_free(p);
+    stint_i_progress(in, 1);
+    return rc;
+}

@@ -1,0 +1,83 @@
+/*
+ * readers.h - reading a trace file into the model, whatever its format.
+ *
+ * Formats (detected from the content, never the file name; gzip is
+ * transparent, see input.h):
+ *   chrome-json  Chrome Trace Event JSON, array or object form (read_chrome.c)
+ *   jsonl        stint/session/1 and candle-graph/trace/6 sessions (read_jsonl.c)
+ *   markers      logs with [STRACE] v=1 records anywhere in a line (read_markers.c)
+ */
+#ifndef STINT_CLI_READERS_H
+#define STINT_CLI_READERS_H
+
+#include "read/input.h"
+#include "base/threads.h"
+#include "model/model.h"
+
+#include <stdio.h>
+
+struct stint_filter;
+struct stint_read_opts {
+    const char *format; /* NULL = detect; else "chrome", "jsonl", "markers" */
+    int strict;         /* repairs are errors (exit 1) */
+    int quiet;          /* no progress / warnings on stderr */
+    /* STINT_MODEL_SIZES: the events measured are those that pass this (NULL: all) */
+    const struct stint_filter *event_filter;
+};
+
+/* Reads path ("-" = stdin) into m (initialised by the caller) and finishes
+ * the model. Returns the exit code: 0 ok; 1 bad data (m holds what was read,
+ * m->partial set, m->error says what and where); 3 I/O (m->error set).
+ * With strict, any repair makes the result 1. Progress goes to stderr for
+ * inputs over 64 MB when stderr is a terminal. */
+int stint_read_trace(const char *path, struct stint_model *m, const struct stint_read_opts *o);
+
+/* The format path holds as stint_read_trace would detect it ("chrome",
+ * "jsonl", "markers"), from its first chunk (gzip inflated); NULL when it
+ * cannot be opened or is none of them. Reads only that chunk: not for "-". */
+const char *stint_detect_format(const char *path);
+
+/* The format readers; each consumes an opened input (first chunk loaded). */
+int stint_read_chrome(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o);
+int stint_read_jsonl(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o);
+int stint_read_markers(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o);
+
+/* Internal: the Chrome reader on one part of a file read on several
+ * threads (plain, or gzip through stint_input_open_gz_part). part 0 = the whole input, else a mask: STINT_PART_TO_SPLIT, the
+ * part must end right after an event's ',' (*boundary_ok tells whether it
+ * did); STINT_PART_FROM_SPLIT, it starts at an event's '{' inside the event
+ * array (in_obj: the trace is the object form, so '}' may follow the array).
+ * The first part of a file has only the first bit, the last only the second,
+ * the ones between both. */
+enum { STINT_PART_TO_SPLIT = 1, STINT_PART_FROM_SPLIT = 2 };
+int stint_i_read_chrome_part(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o, int part,
+                             int in_obj, int *boundary_ok);
+
+/* Whether a command prints no report after a read that returned rc: a usage
+ * error (2), or an I/O error (3) before any event was read. An I/O error
+ * later leaves what was read, and the commands report it, marked PARTIAL,
+ * and still exit 3. */
+static inline int stint_no_report(int rc, const struct stint_model *m)
+{
+    return rc == 2 || (rc == 3 && m->events == 0);
+}
+
+/* The last "stint: PATH: ..." line about a read: that no report follows
+ * (no_report), or that the report is PARTIAL (partial), or nothing. The
+ * commands that read without a model (memory, counters --time-key) use it
+ * too, so every command says it in the same words. */
+void stint_report_end(FILE *f, const char *path, int no_report, int partial);
+
+/* When the writer lost spans (m->lost, struct stint_loss), says so to f in
+ * one "stint: PATH: LOST: ..." line; else nothing. */
+void stint_report_losses(FILE *f, const char *path, const struct stint_model *m);
+
+/* Prints the model's error, repairs, drops and losses to f as "stint: ..." lines;
+ * rc is the read's exit code: where stint_no_report() holds, the last line
+ * says that no report follows instead of calling the report partial. */
+void stint_report_problems(FILE *f, const char *path, const struct stint_model *m, int rc);
+
+/* Internal helper for readers: progress on stderr (no-op unless enabled). */
+void stint_i_progress(struct stint_input *in, int done);
+
+#endif

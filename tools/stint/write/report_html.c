@@ -1,0 +1,730 @@
+/*
+ * report_html.c - the self-contained HTML report (report_html.h).
+ *
+ * One file: CSS, the viewer script (report_template.h) and the data as JSON
+ * in a <script type="application/json"> block, plus the tables rendered as
+ * HTML here. Nothing is fetched: no network, no external assets. Strings are
+ * escaped for their context (HTML text, or JSON inside a script element,
+ * where '<' '>' '&' become \u003c...). The timeline holds at most
+ * max_slices slices (the longest ones when there are more; the page says
+ * how many were left out).
+ */
+#include "write/report_html.h"
+
+#include "analyze/analysis.h"
+#include "base/intervals.h"
+#include "read/json.h"
+#include "base/tsparse.h"
+#include "write/report_template.h"
+#include "base/umap.h"
+
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Copies the valid UTF-8 sequence at s[i] (c >= 0x80) to f and returns its
+ * length, or writes U+FFFD for a byte that starts none and returns 1: the
+ * page says charset=utf-8, and it must be (raw bytes of a marker name were
+ * copied as they were). */
+static size_t put_utf8_or_fffd(FILE *f, const char *s, size_t i, size_t n)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    int l = stint_json_utf8_seq(u + i, u + n);
+    if (l <= 0) {
+        fputs("\xEF\xBF\xBD", f);
+        return 1;
+    }
+    fwrite(s + i, 1, (size_t)l, f);
+    return (size_t)l;
+}
+
+static void html_text(FILE *f, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if ((unsigned char)s[i] >= 0x80) {
+            i += put_utf8_or_fffd(f, s, i, n) - 1;
+            continue;
+        }
+        switch (s[i]) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: putc(s[i], f); break;
+        }
+    }
+}
+
+static void html_str(FILE *f, const char *s) { html_text(f, s, strlen(s)); }
+
+/* A JSON string safe inside <script>: no '<', '>' or '&' appear raw. */
+static void js_str(FILE *f, const char *s, size_t n)
+{
+    putc('"', f);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == '"' || c == '\\')
+            fprintf(f, "\\%c", c);
+        else if (c < 0x20 || c == '<' || c == '>' || c == '&')
+            fprintf(f, "\\u%04x", c);
+        else if (c >= 0x80)
+            i += put_utf8_or_fffd(f, s, i, n) - 1;
+        else
+            putc(c, f);
+    }
+    putc('"', f);
+}
+
+static const struct stint_calltree *cmp_tree;
+/* Call tree nodes by total, widest first; at a tie the shallower (a parent
+ * before its child), then the first made. */
+static int node_wider(const void *pa, const void *pb)
+{
+    const struct stint_tnode *a = &cmp_tree->nodes[*(const uint32_t *)pa], *b = &cmp_tree->nodes[*(const uint32_t *)pb];
+    if (a->total_ns != b->total_ns)
+        return a->total_ns > b->total_ns ? -1 : 1;
+    if (a->depth != b->depth)
+        return a->depth < b->depth ? -1 : 1;
+    return (*(const uint32_t *)pa > *(const uint32_t *)pb) - (*(const uint32_t *)pa < *(const uint32_t *)pb);
+}
+
+static const struct stint_model *cmp_model;
+static int dur_desc(const void *pa, const void *pb)
+{
+    const struct stint_slice *a = stint_model_slice(cmp_model, *(const uint32_t *)pa);
+    const struct stint_slice *b = stint_model_slice(cmp_model, *(const uint32_t *)pb);
+    int64_t da = a->dur_ns < 0 ? INT64_MAX : a->dur_ns, db = b->dur_ns < 0 ? INT64_MAX : b->dur_ns;
+    if (da != db)
+        return da > db ? -1 : 1;
+    return (*(const uint32_t *)pa > *(const uint32_t *)pb) - (*(const uint32_t *)pa < *(const uint32_t *)pb);
+}
+static int u32_asc(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    return (a > b) - (a < b);
+}
+
+/* name rows (indexes into cmp_tally's) by self time, descending; ties by
+ * name, category, clock */
+static const struct stint_tally *cmp_tally;
+static int name_self_desc(const void *pa, const void *pb)
+{
+    const struct stint_tally_name *a = &cmp_tally->names[*(const uint32_t *)pa];
+    const struct stint_tally_name *b = &cmp_tally->names[*(const uint32_t *)pb];
+    if (a->self_ns != b->self_ns)
+        return a->self_ns > b->self_ns ? -1 : 1;
+    int c = strcmp(stint_model_str(cmp_model, a->name, NULL), stint_model_str(cmp_model, b->name, NULL));
+    if (c)
+        return c;
+    c = strcmp(stint_model_str(cmp_model, a->cat, NULL), stint_model_str(cmp_model, b->cat, NULL));
+    if (c)
+        return c;
+    return (a->clock > b->clock) - (a->clock < b->clock);
+}
+
+/* One table cell: ns as us with three decimals. */
+static void td_us(FILE *f, int64_t ns)
+{
+    char b[32];
+    fprintf(f, "<td>%s</td>", stint_an_us(b, ns));
+}
+
+/* Picks a step name when none was given: the most frequent root span name
+ * on thread tracks that contains "step" (0 when none; the first seen among
+ * equals). Counted per name id, whatever the number of names. */
+static uint32_t guess_step(const struct stint_model *m)
+{
+    size_t n = stint_model_nslices(m);
+    uint32_t maxname = 0;
+    for (size_t i = 0; i < n; i++)
+        if (stint_model_slice(m, i)->name > maxname)
+            maxname = stint_model_slice(m, i)->name;
+    uint64_t *cnt = calloc((size_t)maxname + 1, sizeof *cnt);
+    uint8_t *has = calloc((size_t)maxname + 1, 1); /* 1: holds "step", 2: does not (looked up once) */
+    uint32_t best = 0;
+    uint64_t best_n = 0;
+    for (size_t i = 0; cnt && has && i < n; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        if (s->depth != 0 || (s->flags & STINT_SLICE_INSTANT) ||
+            stint_model_track_at(m, s->track)->kind != STINT_TRACK_THREAD)
+            continue;
+        if (!has[s->name])
+            has[s->name] = strstr(stint_model_str(m, s->name, NULL), "step") ? 1 : 2;
+        if (has[s->name] != 1)
+            continue;
+        if (++cnt[s->name] > best_n) {
+            best_n = cnt[s->name];
+            best = s->name;
+        }
+    }
+    free(cnt);
+    free(has);
+    return best;
+}
+
+/* name as an fnmatch pattern that matches only itself (a guessed step name
+ * such as "train_step[rank0]" is a name, not a glob), in a new string (NULL:
+ * out of memory). */
+static char *glob_literal(const char *name)
+{
+    size_t n = strlen(name);
+    char *g = malloc(2 * n + 1), *q = g;
+    if (!g)
+        return NULL;
+    for (const char *p = name; *p; p++) {
+        if (*p == '*' || *p == '?' || *p == '[' || *p == '\\')
+            *q++ = '\\';
+        *q++ = *p;
+    }
+    *q = '\0';
+    return g;
+}
+
+enum { REPORT_STEP_COLUMNS = 8, REPORT_STEP_ROWS = 500 };
+
+/* One cell of a steps stats row: x's min (q 0), exact median (q 1) or max (q 2), in us. */
+static void td_stat(FILE *f, const struct stint_step_stats *x, int q)
+{
+    char b[64];
+    fprintf(f, "<td>%s</td>", q == 0   ? stint_an_us(b, x->min_ns)
+                              : q == 1 ? stint_an_fmt_ratio(b, x->median, 3, 3)
+                                       : stint_an_us(b, x->max_ns));
+}
+
+/* The steps section's text and table: the figures of `stint steps` with
+ * --columns (columns child names with the most time, REPORT_STEP_COLUMNS when
+ * 0, SIZE_MAX all, then one "other (K names)" column, the union of the rest
+ * in each step), the
+ * first REPORT_STEP_ROWS steps as rows, then min, median and max per clock
+ * over all the steps of that clock. step is the name shown, glob the pattern
+ * matched (the name itself when guessed). Linear in the input: nothing is
+ * steps x names. Returns 0, or -1 when out of memory. */
+static int put_steps(FILE *f, const struct stint_model *m, const char *step, const char *glob, int guessed,
+                     size_t columns)
+{
+    struct stint_steps_sparse sr;
+    struct stint_steps_stats st;
+    if (stint_steps_sparse_compute(&sr, m, glob, NULL, columns ? columns : REPORT_STEP_COLUMNS) != 0)
+        return -1;
+    int64_t *row_v = calloc(sr.nshown ? sr.nshown : 1, sizeof *row_v); /* one step's shown unions */
+    if (!row_v || stint_steps_stats_compute(&st, &sr) != 0) {
+        free(row_v);
+        stint_steps_sparse_free(&sr);
+        return -1;
+    }
+    size_t nother = sr.nchildren - sr.nshown;
+    fputs("<p class=\"hint\">steps named <b>", f);
+    html_str(f, step);
+    fprintf(f, "</b>%s: %zu on host-clock lanes, %zu on device-clock lanes",
+            guessed ? " (guessed: the most frequent root span name holding &quot;step&quot;; --step NAME picks "
+                      "another)"
+                    : "",
+            sr.nhost, sr.nsteps - sr.nhost);
+    if (sr.unfinished)
+        fprintf(f, " (%" PRIu64 " unfinished left out)", sr.unfinished);
+    if (!sr.nsteps) {
+        fputs("</p>\n", f);
+        goto out;
+    }
+    fputs("; times in us. A child column is the union of that name's intervals clipped to the step; overlap is "
+          "the time covered by two or more children; unattributed is wall minus the union of all children. min, "
+          "median and max are per clock, over all the steps of that clock (a child absent from a step counts 0)",
+          f);
+    if (sr.nhost && sr.nsteps > sr.nhost)
+        fputs("; device-clock steps come after the host ones", f);
+    if (sr.nsteps > REPORT_STEP_ROWS)
+        fprintf(f, "; <b>the first %d rows are shown</b>", (int)REPORT_STEP_ROWS);
+    fputs(".</p>\n", f);
+    char other_hdr[64];
+    snprintf(other_hdr, sizeof other_hdr, "other (%zu name%s)", nother, nother == 1 ? "" : "s");
+    if (nother)
+        fprintf(f, "<p class=\"hint\">child columns: the %zu names with the most time over all steps (ties by "
+                   "name); <b>%s</b> is the union, not the sum, of the other %zu names' intervals clipped to the "
+                   "step (<code>--columns 0</code> shows every name)</p>\n",
+                sr.nshown, other_hdr, nother);
+    fputs("<table><tr><th>step</th><th>clock</th><th>wall</th>", f);
+    for (size_t r = 0; r < sr.nshown; r++) {
+        fputs("<th>", f);
+        html_str(f, stint_model_str(m, sr.children[r], NULL));
+        fputs("</th>", f);
+    }
+    if (nother)
+        fprintf(f, "<th>%s</th>", other_hdr);
+    fputs("<th>overlap</th><th>unattributed</th></tr>\n", f);
+    for (size_t k = 0; k < sr.nsteps && k < REPORT_STEP_ROWS; k++) {
+        const struct stint_step_row *row = &sr.rows[k];
+        fprintf(f, "<tr><td>%zu</td><td>%s</td>", k, k < sr.nhost ? "host" : "device");
+        td_us(f, row->wall_ns);
+        /* cells are in rank order: the shown ones come first */
+        for (size_t j = row->cell0; j < row->cell0 + row->ncells && sr.cells[j].child < sr.nshown; j++)
+            row_v[sr.cells[j].child] = sr.cells[j].union_ns;
+        for (size_t r = 0; r < sr.nshown; r++) {
+            td_us(f, row_v[r]);
+            row_v[r] = 0;
+        }
+        if (nother)
+            td_us(f, row->other_ns);
+        td_us(f, row->overlap_ns);
+        td_us(f, row->unattributed_ns);
+        fputs("</tr>\n", f);
+    }
+    static const char *const lbl[3] = {"min", "median", "max"};
+    for (int dev = 0; dev < 2; dev++) {
+        for (int q = 0; q < 3 && st.nsteps[dev]; q++) {
+            fprintf(f, "<tr><th>%s</th><th>%s, %zu step%s</th>", lbl[q], dev ? "device" : "host", st.nsteps[dev],
+                    st.nsteps[dev] == 1 ? "" : "s");
+            td_stat(f, &st.fig[dev][STINT_STEP_WALL], q);
+            for (size_t r = 0; r < sr.nshown; r++)
+                td_stat(f, &st.child[dev][r], q);
+            if (nother)
+                td_stat(f, &st.fig[dev][STINT_STEP_OTHER], q);
+            td_stat(f, &st.fig[dev][STINT_STEP_OVERLAP], q);
+            td_stat(f, &st.fig[dev][STINT_STEP_UNATTRIBUTED], q);
+            fputs("</tr>\n", f);
+        }
+    }
+    fputs("</table>\n", f);
+out:
+    free(row_v);
+    stint_steps_stats_free(&st);
+    stint_steps_sparse_free(&sr);
+    return 0;
+}
+
+int stint_write_report_html(const struct stint_model *m, const struct stint_tally *T, FILE *f,
+                            const struct stint_report_opts *o)
+{
+    size_t n = stint_model_nslices(m);
+    size_t max_slices = o->max_slices ? o->max_slices : 200000;
+    struct stint_calltree t;
+    if (stint_calltree_build(&t, m, NULL) != 0)
+        return -1;
+    int rc = -1; /* every exit goes through done: below, which frees all of these */
+    uint32_t *row_of = NULL, *by_self = NULL, *name_ix = NULL, *remap = NULL, *stack = NULL;
+    uint8_t *fkeep = NULL;
+    /* which slices go on the timeline */
+    uint32_t *pick = malloc((n ? n : 1) * sizeof *pick);
+    int64_t *dev_origin = malloc((m->lanes.len + 1) * sizeof *dev_origin);
+    uint32_t *lane_of_track = malloc((m->tracks.len + 1) * sizeof *lane_of_track);
+    uint32_t *track_depth = calloc(m->tracks.len + 1, sizeof *track_depth);
+    if (!pick || !dev_origin || !lane_of_track || !track_depth)
+        goto done;
+    /* the flame graph's nodes: the FLAME_MAX_NODES widest call paths (a
+     * parent is never narrower than its child, and sorts first at a tie), so
+     * the page stays bounded (every node was written: 300k unique names gave
+     * 27 MB for 1000 drawn slices) while zooming into a frame still finds the
+     * paths under it down to the narrowest kept; the rest are counted */
+    enum { FLAME_MAX_NODES = 50000 };
+    fkeep = calloc(t.n + 1, 1);
+    size_t flame_out = 0;
+    int64_t root_total = 0;
+    for (uint32_t c = t.nodes[0].first_child; c != STINT_NO_ID; c = t.nodes[c].next_sibling)
+        root_total = stint_sum_add(root_total, t.nodes[c].total_ns);
+    if (fkeep) {
+        fkeep[0] = 1;
+        if (t.n - 1 <= FLAME_MAX_NODES) {
+            memset(fkeep, 1, t.n);
+        } else {
+            uint32_t *by_width = malloc((t.n - 1) * sizeof *by_width);
+            for (size_t k = 1; by_width && k < t.n; k++)
+                by_width[k - 1] = (uint32_t)k;
+            if (by_width) {
+                cmp_tree = &t;
+                qsort(by_width, t.n - 1, sizeof *by_width, node_wider);
+                for (size_t k = 0; k < FLAME_MAX_NODES; k++)
+                    fkeep[by_width[k]] = 1;
+                flame_out = t.n - 1 - FLAME_MAX_NODES;
+                free(by_width);
+            } else {
+                memset(fkeep, 1, t.n);
+            }
+        }
+    }
+    size_t npick = 0;
+    for (size_t i = 0; i < n; i++)
+        pick[npick++] = (uint32_t)i;
+    size_t left_out = 0;
+    if (npick > max_slices) {
+        cmp_model = m;
+        qsort(pick, npick, sizeof *pick, dur_desc);
+        left_out = npick - max_slices;
+        npick = max_slices;
+        qsort(pick, npick, sizeof *pick, u32_asc);
+    }
+    /* host origin and span; device lanes keep their own origin */
+    int64_t h0 = INT64_MAX, h1 = INT64_MIN;
+    for (size_t l = 0; l < m->lanes.len; l++)
+        dev_origin[l] = INT64_MAX;
+    for (size_t i = 0; i < n; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        const struct stint_track *tr = stint_model_track_at(m, s->track);
+        int64_t e = s->ts_ns + (s->dur_ns > 0 ? s->dur_ns : 0);
+        if (stint_model_track_device(m, tr)) {
+            if (s->ts_ns < dev_origin[tr->lane])
+                dev_origin[tr->lane] = s->ts_ns;
+            continue;
+        }
+        if (s->ts_ns < h0)
+            h0 = s->ts_ns;
+        if (e > h1)
+            h1 = e;
+    }
+    if (h0 == INT64_MAX)
+        h0 = h1 = 0;
+    int64_t span = h1 - h0;
+    for (size_t i = 0; i < n; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        const struct stint_track *tr = stint_model_track_at(m, s->track);
+        if (stint_model_track_device(m, tr)) {
+            int64_t e = s->ts_ns - dev_origin[tr->lane] + (s->dur_ns > 0 ? s->dur_ns : 0);
+            if (e > span)
+                span = e;
+        }
+    }
+    /* timeline lanes: tracks that have slices, in track order */
+    size_t nl = 0;
+    for (size_t k = 0; k < m->tracks.len; k++)
+        lane_of_track[k] = STINT_NO_ID;
+    /* display rows: greedy packing per track in ts order (a slice takes the
+     * first row free at its start), so nested spans stack under their
+     * parents and overlapping siblings get rows of their own */
+    row_of = malloc((npick ? npick : 1) * sizeof *row_of);
+    size_t crowded = 0;
+    int64_t row_end[25];
+    uint32_t cur_track = STINT_NO_ID;
+    for (size_t k = 0; row_of && k < npick; k++) {
+        const struct stint_slice *s = stint_model_slice(m, pick[k]);
+        if (s->track != cur_track) {
+            cur_track = s->track;
+            for (int r = 0; r < 25; r++)
+                row_end[r] = INT64_MIN;
+        }
+        int64_t end = s->dur_ns < 0 ? INT64_MAX : s->ts_ns + s->dur_ns;
+        uint32_t r = 0;
+        while (r < 24 && row_end[r] > s->ts_ns)
+            r++;
+        crowded += r == 24 && row_end[r] > s->ts_ns; /* (drawn over another on the last row) */
+        if (row_end[r] < end)
+            row_end[r] = end;
+        row_of[k] = r;
+        if (r + 1 > track_depth[s->track])
+            track_depth[s->track] = r + 1;
+        lane_of_track[s->track] = 0;
+    }
+    if (!row_of)
+        goto done;
+    for (size_t k = 0; k < m->tracks.len; k++)
+        if (lane_of_track[k] != STINT_NO_ID)
+            lane_of_track[k] = (uint32_t)nl++;
+
+    const char *title = o->title ? o->title : o->input_path;
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+          "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
+          "style-src 'unsafe-inline'; img-src data:\">"
+          "<title>stint report: ",
+          f);
+    html_str(f, title);
+    fprintf(f, "</title><style>%s</style></head><body>\n<h1>stint report</h1>\n<p class=\"src\">", stint_report_css);
+    html_str(f, o->input_path);
+    fprintf(f, " &middot; %s &middot; %zu slices, %zu lanes%s</p>\n",
+            m->format ? m->format : "unknown", n, m->lanes.len, m->partial ? " &middot; <b>PARTIAL input</b>" : "");
+    {
+        char b[32];
+        fprintf(f, "<p class=\"src\">host-clock span of the trace: %s us</p>\n", stint_an_us(b, h1 - h0));
+    }
+    fputs("<div id=\"stint-error\"></div>\n<script>window.addEventListener('error',function(e){"
+          "var d=document.getElementById('stint-error');d.textContent='script error: '+e.message;});</script>\n",
+          f);
+    /* scope notes */
+    fputs("<h2>Scope notes</h2>\n<ul class=\"notes\">\n", f);
+    fputs("<li>Times are wall-clock durations of recorded spans. Host-clock lanes share one time axis (0 = the "
+          "earliest host timestamp); device-clock lanes are drawn from their own origin and are not aligned with "
+          "host time.</li>\n",
+          f);
+    fputs("<li>The lane and name tables give the figures of <code>stint summary</code>. A lane's busy time is the "
+          "union of all its finished spans (each covered nanosecond once: nested spans, and children that run past "
+          "their parent's end, included); its sum adds every span's duration, so overlap counts repeatedly. A "
+          "name's total is the union of its spans on each lane, added over lanes (recursion and overlap count "
+          "once per lane; threads and processes add up, so a total can exceed the wall time); its sum adds every "
+          "call's duration, and its mean is that sum / calls. A row's total contains its children's: never add "
+          "rows.</li>\n",
+          f);
+    fputs("<li>Self time is a call's duration minus the union of its direct children (clipped to the call); it is "
+          "never negative.</li>\n",
+          f);
+    fprintf(f, "<li>The step table uses unions of child intervals inside each step (at most %d child names as "
+               "columns, the rest as one column, their union); the unattributed remainder is wall minus the union "
+               "of all children (uninstrumented work or waiting, not a proven cause). Its min, median and max are "
+               "per clock: host and device times are never pooled.</li>\n",
+            (int)REPORT_STEP_COLUMNS);
+    if (left_out)
+        fprintf(f, "<li><b>The timeline shows the %zu longest of %zu slices</b> (%zu shorter ones left out, and a "
+                   "lane none of whose slices are among them is not drawn; the tables include every slice).</li>\n",
+                npick, n, left_out);
+    if (crowded)
+        fprintf(f, "<li>%zu slices lie deeper than the 25 rows a lane draws: they share its last row, drawn over "
+                   "each other (the tables include them).</li>\n",
+                crowded);
+    if (flame_out)
+        fprintf(f, "<li>The flame graph holds the %d widest of %zu call paths: %zu narrower ones are left out (the "
+                   "tables include them).</li>\n",
+                (int)FLAME_MAX_NODES, t.n - 1, flame_out);
+    if (m->counters.len)
+        fprintf(f, "<li>%zu counter series are not drawn (<code>stint counters</code> summarizes them).</li>\n",
+                (size_t)m->counters.len);
+    if (t.unfinished)
+        fprintf(f, "<li>%" PRIu64 " spans never ended: drawn to the end of the trace, left out of the tables.</li>\n",
+                t.unfinished);
+    uint64_t nrep = 0;
+    for (int k = 0; k < STINT_REPAIR_COUNT; k++)
+        nrep += m->repairs[k];
+    if (nrep || m->dropped) {
+        fprintf(f, "<li>Input problems: %" PRIu64 " repairs, %" PRIu64 " dropped events (", nrep, m->dropped);
+        int first = 1;
+        for (int k = 0; k < STINT_REPAIR_COUNT; k++)
+            if (m->repairs[k]) {
+                fprintf(f, "%s%" PRIu64 " %s", first ? "" : ", ", m->repairs[k],
+                        stint_repair_name((enum stint_repair)k));
+                first = 0;
+            }
+        fputs(").</li>\n", f);
+    }
+    if (m->lost) {
+        fprintf(f, "<li><b>The writer lost %" PRIu64 " spans</b> before they reached the file (its thread buffers "
+                   "were full): they are in no table or lane, and the threads they came from show less than they "
+                   "did (", m->lost);
+        const struct stint_loss *l = m->losses.data;
+        for (size_t i = 0; i < m->losses.len; i++) {
+            if (l[i].flags & STINT_LOSS_THREAD)
+                fprintf(f, "%s%" PRIu64 " on pid %" PRId64 " tid %" PRId64, i ? "; " : "", l[i].count, l[i].pid,
+                        l[i].tid);
+            else
+                fprintf(f, "%s%" PRIu64 " on threads not known", i ? "; " : "", l[i].count);
+            if (l[i].flags & STINT_LOSS_RANGE)
+                fprintf(f, ", started in [%" PRId64 ", %" PRId64 "] ns", l[i].first_ns, l[i].last_ns);
+        }
+        fputs(").</li>\n", f);
+    }
+    if (m->partial && m->error) {
+        fputs("<li><b>The input ended in an error</b>: ", f);
+        html_str(f, m->error);
+        fputs("</li>\n", f);
+    }
+    fputs("</ul>\n", f);
+    fputs("<h2>Timeline</h2>\n<p class=\"hint\">one row group per lane; wheel: zoom at the cursor, drag: pan, "
+          "double-click: reset; shift+wheel or the scroll bar: more lanes</p>\n"
+          "<div id=\"tlwrap\"><div id=\"tlspace\"><canvas id=\"timeline\"></canvas></div></div>\n",
+          f);
+    fputs("<h2>Flame graph</h2>\n<p class=\"hint\">the aggregated call tree of host-clock threads</p>\n"
+          "<canvas id=\"flame\"></canvas>\n",
+          f);
+
+    /* summary tables: lanes, then names (the figures `stint summary` gives) */
+    fputs("<h2>Lanes</h2>\n<p class=\"hint\">per lane, its finished spans (instants, async slices and unfinished "
+          "spans left out); busy counts time covered by any of them once, sum adds every span's duration</p>\n"
+          "<table><tr><th class=\"n\">lane</th><th>clock</th><th>spans (finished)</th>"
+          "<th>busy (us, union of all spans)</th><th>sum (us, all spans)</th></tr>\n",
+          f);
+    for (size_t l = 0; l < m->lanes.len; l++) {
+        const struct stint_lane *ln = stint_model_lane_at(m, (uint32_t)l);
+        const struct stint_tally_lane *lr = &T->lanes[l];
+        char lb[64];
+        fputs("<tr><td class=\"n\">", f);
+        snprintf(lb, sizeof lb, "pid %" PRId64 " %s %" PRId64 " ", ln->pid,
+                 ln->clock == STINT_CLOCK_DEVICE ? "inv" : "tid", ln->tid);
+        html_str(f, lb);
+        if (ln->name)
+            html_str(f, stint_model_str(m, ln->name, NULL));
+        fprintf(f, "</td><td>%s</td><td>%" PRIu64 "</td>", ln->clock == STINT_CLOCK_DEVICE ? "device" : "host",
+                lr->spans);
+        td_us(f, stint_union_acc_total(&lr->busy));
+        td_us(f, lr->sum_ns);
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+
+    by_self = malloc((T->nnames ? T->nnames : 1) * sizeof *by_self);
+    if (!by_self)
+        goto done;
+    for (size_t i = 0; i < T->nnames; i++)
+        by_self[i] = (uint32_t)i;
+    cmp_model = m;
+    cmp_tally = T;
+    if (T->nnames > 1)
+        qsort(by_self, T->nnames, sizeof *by_self, name_self_desc);
+    fprintf(f, "<h2>Summary by name</h2>\n<p class=\"hint\">%zu names (by category, name and clock) on thread "
+               "tracks, by self time%s; calls are the finished spans of the name; total is the union of its spans "
+               "on each lane, added over lanes; sum and self add over all calls; mean = sum / calls</p>\n"
+               "<table><tr><th class=\"n\">name</th><th class=\"n\">category</th><th>clock</th>"
+               "<th>calls</th><th>total (us, union per lane, added over lanes)</th><th>sum (us, all calls)</th>"
+               "<th>self (us, sum over all calls)</th><th>mean (us, sum / calls)</th><th>max (us, one call)</th>"
+               "</tr>\n",
+            T->nnames, T->nnames > 200 ? " (first 200)" : "");
+    for (size_t i = 0; i < T->nnames && i < 200; i++) {
+        const struct stint_tally_name *nr = &T->names[by_self[i]];
+        fputs("<tr><td class=\"n\">", f);
+        html_str(f, stint_model_str(m, nr->name, NULL));
+        fputs("</td><td class=\"n\">", f);
+        html_str(f, stint_model_str(m, nr->cat, NULL));
+        fprintf(f, "</td><td>%s</td><td>%" PRIu64 "</td>", nr->clock == STINT_CLOCK_DEVICE ? "device" : "host",
+                nr->spans);
+        td_us(f, nr->total_ns);
+        td_us(f, nr->sum_ns);
+        td_us(f, nr->self_ns);
+        td_us(f, nr->mean_ns);
+        td_us(f, nr->max_ns);
+        fputs("</tr>\n", f);
+    }
+    free(by_self);
+    by_self = NULL;
+    fputs("</table>\n", f);
+
+    /* steps */
+    const char *step = o->step;
+    char *guessed = NULL; /* the guessed name as a pattern of itself */
+    if (!step) {
+        uint32_t g = guess_step(m);
+        step = g ? stint_model_str(m, g, NULL) : NULL;
+        if (step && !(guessed = glob_literal(step)))
+            step = NULL;
+    }
+    fputs("<h2>Steps</h2>\n", f);
+    int steps_rc = 0;
+    if (!step)
+        fputs("<p class=\"hint\">no step spans (give --step NAME)</p>\n", f);
+    else
+        steps_rc = put_steps(f, m, step, guessed ? guessed : step, guessed != NULL, o->step_columns);
+    free(guessed);
+    if (steps_rc != 0)
+        goto done;
+
+    /* data for the script */
+    fprintf(f, "<div id=\"tip\"></div>\n<script type=\"application/json\" id=\"stint-data\">{\"span_ns\":%" PRId64
+               ",\"max_rows\":24,\"names\":[",
+            span);
+    /* names: the strings slice names use, renumbered densely in id order (the
+     * string table also holds categories, args and internal flow keys, which
+     * the page never shows) */
+    uint32_t maxname = 0;
+    for (size_t i = 0; i < n; i++)
+        if (stint_model_slice(m, i)->name > maxname)
+            maxname = stint_model_slice(m, i)->name;
+    for (size_t k = 1; k < t.n; k++)
+        if (t.nodes[k].name > maxname)
+            maxname = t.nodes[k].name;
+    name_ix = malloc(((size_t)maxname + 1) * sizeof *name_ix);
+    if (!name_ix)
+        goto done;
+    for (uint32_t k = 0; k <= maxname; k++)
+        name_ix[k] = STINT_NO_ID;
+    name_ix[0] = 0;
+    /* (only the names the page draws: the picked slices' and the flame's) */
+    for (size_t k = 0; k < npick; k++)
+        name_ix[stint_model_slice(m, pick[k])->name] = 0;
+    for (size_t k = 1; k < t.n; k++)
+        if (fkeep && fkeep[k])
+            name_ix[t.nodes[k].name] = 0;
+    uint32_t nnames = 0;
+    for (uint32_t k = 0; k <= maxname; k++) {
+        if (name_ix[k] == STINT_NO_ID)
+            continue;
+        name_ix[k] = nnames++;
+        size_t l;
+        const char *s = stint_model_str(m, k, &l);
+        if (name_ix[k])
+            putc(',', f);
+        js_str(f, s, l);
+    }
+    fputs("],\n\"lanes\":[", f);
+    size_t li = 0;
+    for (size_t k = 0; k < m->tracks.len; k++) {
+        if (lane_of_track[k] == STINT_NO_ID)
+            continue;
+        const struct stint_track *tr = stint_model_track_at(m, (uint32_t)k);
+        char lb[512];
+        if (tr->kind == STINT_TRACK_THREAD) {
+            const struct stint_lane *ln = stint_model_lane_at(m, tr->lane);
+            snprintf(lb, sizeof lb, "pid %" PRId64 " %s %" PRId64 "%s%s%s", ln->pid,
+                     ln->clock == STINT_CLOCK_DEVICE ? "inv" : "tid", ln->tid, ln->name ? " " : "",
+                     ln->name ? stint_model_str(m, ln->name, NULL) : "",
+                     ln->clock == STINT_CLOCK_DEVICE ? " (device clock, own origin)" : "");
+        } else if (tr->kind == STINT_TRACK_ASYNC && tr->scope == STINT_ASYNC_GLOBAL)
+            snprintf(lb, sizeof lb, "async %s (global id)", stint_model_str(m, tr->name, NULL));
+        else if (tr->kind == STINT_TRACK_ASYNC)
+            snprintf(lb, sizeof lb, "async %s (pid %" PRId64 ")", stint_model_str(m, tr->name, NULL), tr->pid);
+        else if (tr->kind == STINT_TRACK_PROCESS)
+            snprintf(lb, sizeof lb, "process %" PRId64 " instants", tr->pid);
+        else
+            snprintf(lb, sizeof lb, "global instants");
+        fprintf(f, "%s{\"label\":", li++ ? "," : "");
+        js_str(f, lb, strlen(lb));
+        fprintf(f, ",\"depth\":%u}", track_depth[k] ? track_depth[k] - 1 : 0);
+    }
+    fputs("],\n\"slices\":[", f);
+    for (size_t k = 0; k < npick; k++) {
+        const struct stint_slice *s = stint_model_slice(m, pick[k]);
+        const struct stint_track *tr = stint_model_track_at(m, s->track);
+        int64_t org = h0;
+        if (stint_model_track_device(m, tr))
+            org = dev_origin[tr->lane];
+        fprintf(f, "%s%u,%u,%" PRId64 ",%" PRId64 ",%u", k ? (k % 8 ? "," : ",\n") : "", lane_of_track[s->track],
+                row_of[k], s->ts_ns - org, s->dur_ns, name_ix[s->name]);
+    }
+    /* flame: host tree nodes, parent before child: [parent, name, total, self, depth, calls] */
+    fputs("],\n\"flame\":[", f);
+    remap = malloc((t.n + 1) * sizeof *remap);
+    stack = malloc((t.n + 1) * sizeof *stack);
+    if (remap && stack) {
+        fprintf(f, "[-1,0,%" PRId64 ",0,0,0]", root_total);
+        remap[0] = 0;
+        uint32_t next = 1;
+        size_t sp = 0;
+        stint_calltree_sort(&t, m, STINT_TREE_SORT_TOTAL);
+        for (uint32_t c = t.nodes[0].first_child; c != STINT_NO_ID; c = t.nodes[c].next_sibling)
+            stack[sp++] = c;
+        for (size_t a = 0, b = sp; a + 1 < b; a++, b--) {
+            uint32_t tmp = stack[a];
+            stack[a] = stack[b - 1];
+            stack[b - 1] = tmp;
+        }
+        while (sp) {
+            uint32_t c = stack[--sp];
+            const struct stint_tnode *nd = &t.nodes[c];
+            if (fkeep && !fkeep[c])
+                continue; /* (with its subtree: counted in the notes) */
+            remap[c] = next++;
+            fprintf(f, ",\n[%u,%u,%" PRId64 ",%" PRId64 ",%u,%" PRIu64 "]", remap[nd->parent],
+                    nd->name <= maxname ? name_ix[nd->name] : 0, nd->total_ns,
+                    nd->self_ns, nd->depth, nd->calls);
+            /* push children last-first so they pop (and draw) in sorted order */
+            size_t mark = sp;
+            for (uint32_t k = nd->first_child; k != STINT_NO_ID; k = t.nodes[k].next_sibling)
+                stack[sp++] = k;
+            for (size_t a = mark, b = sp; a + 1 < b; a++, b--) {
+                uint32_t tmp = stack[a];
+                stack[a] = stack[b - 1];
+                stack[b - 1] = tmp;
+            }
+        }
+    } else
+        fputs("[-1,0,0,0,0,0]", f);
+    fputs("]}</script>\n<script>", f);
+    for (size_t k = 0; stint_report_js[k]; k++)
+        fputs(stint_report_js[k], f);
+    fputs("</script>\n</body></html>\n", f);
+    rc = 0;
+done:
+    free(remap);
+    free(name_ix);
+    free(stack);
+    free(by_self);
+    free(row_of);
+    free(fkeep);
+    free(pick);
+    free(dev_origin);
+    free(lane_of_track);
+    free(track_depth);
+    stint_calltree_free(&t);
+    return rc;
+}

@@ -1,0 +1,151 @@
+/*
+ * textout.c - JSON string escaping, CSV quoting and text escaping for the
+ * writers. JSON strings are always valid UTF-8, whatever the bytes given:
+ * marker logs carry names as raw bytes, so a byte that starts no valid
+ * UTF-8 sequence becomes U+FFFD (as the library's own JSON writer does,
+ * src/jsonbuf.c) and is counted; only '"', '\\' and control bytes are
+ * escaped. Text and CSV outputs copy other bytes as they are.
+ */
+#include "write/textout.h"
+
+#include "read/json.h"
+
+#include <stdatomic.h>
+#include <string.h>
+
+static atomic_ullong bad_utf8;
+
+unsigned long long stint_out_bad_utf8(void) { return atomic_load_explicit(&bad_utf8, memory_order_relaxed); }
+
+void stint_out_json_body(FILE *f, const char *s, size_t len)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    size_t run = 0, i = 0;
+    while (i < len) {
+        unsigned char c = u[i];
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            i++;
+            continue;
+        }
+        int l = c >= 0x80 ? stint_json_utf8_seq(u + i, u + len) : 0;
+        if (l > 0) { /* a valid multi-byte character: part of the run */
+            i += (size_t)l;
+            continue;
+        }
+        fwrite(s + run, 1, i - run, f);
+        switch (c) {
+        case '"': fputs("\\\"", f); break;
+        case '\\': fputs("\\\\", f); break;
+        case '\n': fputs("\\n", f); break;
+        case '\r': fputs("\\r", f); break;
+        case '\t': fputs("\\t", f); break;
+        default:
+            if (c < 0x20)
+                fprintf(f, "\\u%04x", c);
+            else {
+                fputs("\xEF\xBF\xBD", f);
+                atomic_fetch_add_explicit(&bad_utf8, 1, memory_order_relaxed);
+            }
+            break;
+        }
+        run = ++i;
+    }
+    fwrite(s + run, 1, len - run, f);
+}
+
+void stint_out_json_str(FILE *f, const char *s, size_t len)
+{
+    putc('"', f);
+    stint_out_json_body(f, s, len);
+    putc('"', f);
+}
+
+void stint_out_csv_str(FILE *f, const char *s, size_t len)
+{
+    int quote = 0;
+    for (size_t i = 0; i < len; i++)
+        if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r') {
+            quote = 1;
+            break;
+        }
+    if (!quote) {
+        fwrite(s, 1, len, f);
+        return;
+    }
+    putc('"', f);
+    for (size_t i = 0; i < len; i++) {
+        if (s[i] == '"')
+            putc('"', f);
+        putc(s[i], f);
+    }
+    putc('"', f);
+}
+
+/* The escape of byte c in text output into e (>= 5 bytes); its length, 0 when
+ * c stands for itself. */
+static size_t text_esc1(unsigned char c, char *e)
+{
+    static const char hex[] = "0123456789abcdef";
+    if (c >= 0x20 && c != 0x7f && c != '\\')
+        return 0;
+    e[0] = '\\';
+    switch (c) {
+    case '\\': e[1] = '\\'; return 2;
+    case '\n': e[1] = 'n'; return 2;
+    case '\t': e[1] = 't'; return 2;
+    case '\r': e[1] = 'r'; return 2;
+    default:
+        e[1] = 'x';
+        e[2] = hex[c >> 4];
+        e[3] = hex[c & 15];
+        return 4;
+    }
+}
+
+void stint_out_text_str(FILE *f, const char *s, size_t len)
+{
+    size_t run = 0;
+    char e[8];
+    for (size_t i = 0; i < len; i++) {
+        size_t el = text_esc1((unsigned char)s[i], e);
+        if (!el)
+            continue;
+        fwrite(s + run, 1, i - run, f);
+        fwrite(e, 1, el, f);
+        run = i + 1;
+    }
+    fwrite(s + run, 1, len - run, f);
+}
+
+size_t stint_out_text_esc(char *buf, size_t cap, const char *s, size_t len)
+{
+    size_t out = 0, put = 0;
+    int full = cap == 0;
+    char e[8];
+    for (size_t i = 0; i < len; i++) {
+        size_t el = text_esc1((unsigned char)s[i], e);
+        const char *src = el ? e : s + i;
+        size_t n = el ? el : 1;
+        if (!full && put + n < cap) {
+            memcpy(buf + put, src, n);
+            put += n;
+        } else
+            full = 1;
+        out += n;
+    }
+    if (cap)
+        buf[put] = 0;
+    return out;
+}
+
+size_t stint_out_text_len(const char *s, size_t len)
+{
+    size_t out = len;
+    char e[8];
+    for (size_t i = 0; i < len; i++) {
+        size_t el = text_esc1((unsigned char)s[i], e);
+        if (el)
+            out += el - 1;
+    }
+    return out;
+}

@@ -1,0 +1,789 @@
+/*
+ * write_chrome.c - the Chrome Trace Event JSON writer (writers.h).
+ *
+ * Invariants of the output:
+ *   - every ts/dur is microseconds with exactly three decimals (integer ns
+ *     arithmetic, never a double), rebased to the earliest ts on request;
+ *   - every (pid, tid) track is strictly nested: slices are placed greedily
+ *     on the lane's own track or, when they would end after the span that
+ *     contains them, on the first extra track ("<thread> (overlap N)") where
+ *     they nest; each move is counted. An unfinished span (written as B
+ *     without E) stays where it is: it has no end, and a reader keeps it
+ *     open to the end of the track, so the spans after it nest under it
+ *     there as they do in the model;
+ *   - processes and threads get process_name/thread_name and sort-index M
+ *     events before their first event;
+ *   - args keep their types; flattened keys are written flat ("a.b"), which
+ *     readers flatten back to the same key;
+ *   - each flow arrow between thread-track slices is a v1 's'/'f' pair with
+ *     an id of its own, placed where Perfetto's binding rules (and stint's
+ *     reader) bind it to the same two slices, or counted in skipped_flows
+ *     where no such place exists (flow_binding).
+ */
+#include "write/writers.h"
+
+#include "write/textout.h"
+#include "base/tsparse.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+void stint_put_us3(FILE *f, int64_t ns)
+{
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    fprintf(f, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", a / 1000, a % 1000);
+}
+
+int64_t stint_write_spare_tid(const struct stint_model *m, int64_t room)
+{
+    int64_t spare = 1000000;
+    for (size_t i = 0; i < m->lanes.len; i++) {
+        int64_t t = stint_model_lane_at(m, (uint32_t)i)->tid;
+        if (t >= spare && t < INT64_MAX - room)
+            spare = t + 1;
+    }
+    return spare;
+}
+
+struct stint_origins stint_model_origins(const struct stint_model *m)
+{
+    int64_t o[2] = {INT64_MAX, INT64_MAX}; /* host, device */
+    for (size_t i = 0; i < stint_model_nslices(m); i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        int dev = stint_model_track_device(m, stint_model_track_at(m, s->track));
+        if (s->ts_ns < o[dev])
+            o[dev] = s->ts_ns;
+    }
+    for (size_t k = 0; k < m->samples.len; k++) {
+        const struct stint_counter_sample *s = &STINT_BA_AT(&m->samples, struct stint_counter_sample, k);
+        if (s->ts_ns < o[0])
+            o[0] = s->ts_ns;
+    }
+    return (struct stint_origins){o[0] == INT64_MAX ? 0 : o[0], o[1] == INT64_MAX ? 0 : o[1]};
+}
+
+static void put_str(FILE *f, const struct stint_model *m, uint32_t id)
+{
+    size_t n;
+    const char *s = stint_model_str(m, id, &n);
+    stint_out_json_str(f, s, n);
+}
+
+/* The slice's args; clip (CLIP_START | CLIP_END) adds "stint_clipped"
+ * saying where a window cut it. */
+#define CLIP_START 1u
+#define CLIP_END 2u
+static void put_args(FILE *f, const struct stint_model *m, const struct stint_slice *s, unsigned clip)
+{
+    if (!s->nargs && !clip)
+        return;
+    fputs(",\"args\":{", f);
+    for (uint32_t k = 0; k < s->nargs; k++) {
+        const struct stint_arg *a = stint_model_arg_at(m, s->args + k);
+        size_t kl;
+        const char *key = stint_model_str(m, a->key, &kl);
+        if (kl > 5 && !memcmp(key, "args.", 5)) {
+            key += 5;
+            kl -= 5;
+        }
+        if (k)
+            putc(',', f);
+        stint_out_json_str(f, key, kl);
+        putc(':', f);
+        stint_put_arg_json(f, m, a);
+    }
+    if (clip)
+        fprintf(f, "%s\"stint_clipped\":\"%s\"", s->nargs ? "," : "",
+                clip == (CLIP_START | CLIP_END) ? "start,end" : clip == CLIP_START ? "start" : "end");
+    putc('}', f);
+}
+
+/* ---- trace metadata ------------------------------------------------------ */
+
+const char *stint_meta_key(const struct stint_model *m, const struct stint_arg *a, size_t *len)
+{
+    static const char *const prefix[] = {"meta.", "json_metadata."};
+    size_t kl;
+    const char *k = stint_model_str(m, a->key, &kl);
+    for (size_t i = 0; i < sizeof prefix / sizeof prefix[0]; i++) {
+        size_t pl = strlen(prefix[i]);
+        if (kl > pl && !memcmp(k, prefix[i], pl)) {
+            k += pl;
+            kl -= pl;
+            break;
+        }
+    }
+    *len = kl;
+    return k;
+}
+
+static int key_eq(const char *k, size_t kl, const char *want)
+{
+    return kl == strlen(want) && !memcmp(k, want, kl);
+}
+
+const struct stint_arg *stint_meta_find(const struct stint_model *m, const char *key)
+{
+    for (size_t i = 0; i < m->metadata.len; i++) {
+        const struct stint_arg *a = &STINT_BA_AT(&m->metadata, struct stint_arg, i);
+        size_t kl;
+        const char *k = stint_meta_key(m, a, &kl);
+        if (key_eq(k, kl, key))
+            return a;
+    }
+    return NULL;
+}
+
+int stint_meta_int(const struct stint_model *m, const struct stint_arg *a, int64_t *v)
+{
+    if (!a)
+        return 0;
+    if (a->kind == STINT_ARG_INT || (a->kind == STINT_ARG_UINT && a->ival >= 0)) {
+        *v = a->ival;
+        return 1;
+    }
+    if (a->kind != STINT_ARG_STRING)
+        return 0;
+    const char *s = stint_model_str(m, a->sval, NULL);
+    const char *d = s + (s[0] == '-');
+    if (*d < '0' || *d > '9')
+        return 0;
+    char *end;
+    errno = 0;
+    long long x = strtoll(s, &end, 10);
+    if (errno || *end)
+        return 0;
+    *v = x;
+    return 1;
+}
+
+int stint_meta_is_anchor(const char *key, size_t len)
+{
+    return key_eq(key, len, "clock_monotonic_ns") || key_eq(key, len, "clock_realtime_ns") ||
+           key_eq(key, len, "origin_monotonic_ns") || key_eq(key, len, "origin_realtime_ns");
+}
+
+void stint_put_arg_json(FILE *f, const struct stint_model *m, const struct stint_arg *a)
+{
+    switch (a->kind) {
+    case STINT_ARG_INT: fprintf(f, "%" PRId64, a->ival); break;
+    case STINT_ARG_UINT: fprintf(f, "%" PRIu64, (uint64_t)a->ival); break;
+    case STINT_ARG_BOOL: fputs(a->ival ? "true" : "false", f); break;
+    case STINT_ARG_REAL:
+    case STINT_ARG_JSON: fputs(stint_model_str(m, a->sval, NULL), f); break;
+    default: put_str(f, m, a->sval); break;
+    }
+}
+
+/* Whether a's value is the writer's own value of that key. */
+static int own_same(const struct stint_model *m, const struct stint_arg *a, const struct stint_meta_own *o)
+{
+    int64_t v;
+    if (o->sval)
+        return a->kind == STINT_ARG_STRING && !strcmp(stint_model_str(m, a->sval, NULL), o->sval);
+    return stint_meta_int(m, a, &v) && v == o->ival;
+}
+
+void stint_put_meta_rest(FILE *f, const struct stint_model *m, const struct stint_meta_rest *r)
+{
+    for (size_t i = 0; i < m->metadata.len; i++) {
+        const struct stint_arg *a = &STINT_BA_AT(&m->metadata, struct stint_arg, i);
+        size_t kl;
+        const char *k = stint_meta_key(m, a, &kl);
+        int skip = 0, rename = 0;
+        for (size_t t = 0; t < r->ntaken && !skip; t++)
+            skip = r->taken[t] == a;
+        for (size_t o = 0; o < r->nown && !skip && !rename; o++)
+            if (key_eq(k, kl, r->own[o].key)) {
+                skip = own_same(m, a, &r->own[o]);
+                rename = !skip;
+            }
+        if (skip)
+            continue;
+        fputs(",\"", f);
+        if (rename)
+            fputs("source_", f);
+        stint_out_json_body(f, k, kl);
+        fputs("\":", f);
+        int64_t v;
+        if (stint_meta_is_anchor(k, kl) && stint_meta_int(m, a, &v))
+            fprintf(f, "%" PRId64, stint_sum_add(v, r->shift_ns));
+        else
+            stint_put_arg_json(f, m, a);
+    }
+}
+
+/* One open span on an output track. */
+struct open_span {
+    int64_t end_ns;   /* INT64_MAX: unfinished */
+    int64_t dur_ns;
+    uint32_t idx;     /* the slice */
+};
+
+struct subtrack {
+    struct open_span *st;
+    size_t n, cap;
+    int64_t tid;
+    int named;
+    uint32_t last; /* the slice written on it last (STINT_NO_ID: none yet) */
+};
+
+/* Where a thread-track slice went (for its flows): its sub-track, and
+ * whether another slice of that sub-track starts at the same ts before it
+ * (NOT_FIRST) or after it (NOT_LAST), in the order a reader puts them in. */
+struct placed {
+    uint32_t sub;    /* sub-track index in its lane; STINT_NO_ID: not on a thread track */
+    uint8_t flags;
+};
+#define NOT_FIRST 1u
+#define NOT_LAST 2u
+#define CUT 4u     /* outside the window, or cut at its start: no arrow binds to its start */
+#define OUTSIDE 8u /* outside the window: not written */
+#define FILTERED 16u /* left out by o->select: not written */
+
+/* Where slice s starts in the output: at the window's start when it began before. */
+static inline int64_t written_ts(const struct stint_write_opts *o, const struct stint_slice *s)
+{
+    return o && o->window && s->ts_ns < o->t0 ? o->t0 : s->ts_ns;
+}
+
+/* Pops spans that ended by ts (a zero-length span at ts stays open, as the
+ * readers nest a same-ts instant under it). */
+static void sub_pop(struct subtrack *t, int64_t ts)
+{
+    while (t->n) {
+        const struct open_span *top = &t->st[t->n - 1];
+        if (top->end_ns < ts || (top->end_ns == ts && top->dur_ns > 0))
+            t->n--;
+        else
+            break;
+    }
+}
+
+static int sub_push(struct subtrack *t, int64_t end, int64_t dur, uint32_t idx)
+{
+    if (t->n == t->cap) {
+        size_t cap = t->cap ? t->cap * 2 : 16;
+        struct open_span *ns = realloc(t->st, cap * sizeof *ns);
+        if (!ns)
+            return -1;
+        t->st = ns;
+        t->cap = cap;
+    }
+    t->st[t->n].end_ns = end;
+    t->st[t->n].dur_ns = dur;
+    t->st[t->n].idx = idx;
+    t->n++;
+    return 0;
+}
+
+/* The string of the synthetic pid last written (put_pid). */
+struct pid_memo {
+    int64_t pid;
+    uint32_t text;
+    int valid;
+};
+
+/* Writes a pid: the number, or for a synthetic pid (one made for a pid
+ * written as a string) that string, so that reading the output back makes
+ * the same process again rather than meet the reserved range (model.h).
+ * proc: the process's index when the caller knows it, else STINT_NO_ID. */
+static void put_pid(FILE *out, const struct stint_model *m, int64_t pid, uint32_t proc, struct pid_memo *pm)
+{
+    if (pid > STINT_SYNTHETIC_ID0) {
+        fprintf(out, "%" PRId64, pid);
+        return;
+    }
+    uint32_t text = 0;
+    if (proc != STINT_NO_ID)
+        text = stint_model_process_at(m, proc)->id_text;
+    else if (pm->valid && pm->pid == pid)
+        text = pm->text;
+    else {
+        for (size_t i = 0; i < m->processes.len && !text; i++)
+            if (stint_model_process_at(m, (uint32_t)i)->pid == pid)
+                text = stint_model_process_at(m, (uint32_t)i)->id_text;
+        *pm = (struct pid_memo){pid, text, 1};
+    }
+    if (text)
+        put_str(out, m, text);
+    else
+        fprintf(out, "%" PRId64, pid);
+}
+
+/* `"pid":P,"tid":0,"ts":TS,"id2":{...}` of an async event of slice s at ts
+ * on track t: id2.local for a process-scoped track, id2.global for a global
+ * one, so that reading it back gives the same track; P is the slice's own
+ * process (on a global track, the one that began it). */
+static void put_async_at(FILE *out, const struct stint_model *m, const struct stint_track *t,
+                         const struct stint_slice *s, int64_t ts, struct pid_memo *pm)
+{
+    fputs("\"pid\":", out);
+    put_pid(out, m, stint_model_slice_pid(m, s), STINT_NO_ID, pm);
+    fputs(",\"tid\":0,\"ts\":", out);
+    stint_put_us3(out, ts);
+    fputs(t->scope == STINT_ASYNC_GLOBAL ? ",\"id2\":{\"global\":" : ",\"id2\":{\"local\":", out);
+    put_str(out, m, t->id);
+    putc('}', out);
+}
+
+/* Writes a tid of lane l (its own or a spare one), the same way. */
+static void put_tid(FILE *out, const struct stint_model *m, const struct stint_lane *l, int64_t tid)
+{
+    if (tid == l->tid && l->tid_text)
+        put_str(out, m, l->tid_text);
+    else
+        fprintf(out, "%" PRId64, tid);
+}
+
+/* `"pid":P,"tid":T` for lane l written as tid. */
+static void put_lane_ids(FILE *out, const struct stint_model *m, const struct stint_lane *l, int64_t tid)
+{
+    fputs("\"pid\":", out);
+    put_pid(out, m, l->pid, l->process, NULL);
+    fputs(",\"tid\":", out);
+    put_tid(out, m, l, tid);
+}
+
+/* Writes the JSON string naming output track k of lane l: the thread's
+ * name (else "tid N", or "inv N" on a device lane), for a device lane
+ * inside "device clock: ... (not host-aligned)", and for an extra track
+ * (k > 0) followed by " (overlap k)". Written in pieces, never cut. */
+static void put_track_name(FILE *out, const struct stint_model *m, const struct stint_lane *l, size_t k)
+{
+    int dev = l->clock == STINT_CLOCK_DEVICE;
+    putc('"', out);
+    if (dev)
+        fputs("device clock: ", out);
+    if (l->name) {
+        size_t nl;
+        const char *nm = stint_model_str(m, l->name, &nl);
+        stint_out_json_body(out, nm, nl);
+    } else
+        fprintf(out, "%s %" PRId64, dev ? "inv" : "tid", l->tid);
+    if (dev)
+        fputs(" (not host-aligned)", out);
+    if (k)
+        fprintf(out, " (overlap %zu)", k);
+    putc('"', out);
+}
+
+/* How arrow fl is written so that a reader binds it to the same two slices,
+ * as the 'f' event's binding field ("" or "\"bp\":\"e\","), or NULL when it
+ * cannot be. Both ends must be thread-track slices, the start no later than
+ * the end. The 's' at the start slice's ts binds to the enclosing slice
+ * there: the last slice of its sub-track that starts at or before that ts,
+ * which is the start slice when no other starts at the same ts after it.
+ * The 'f' at the end slice's ts binds to the next slice to begin there (the
+ * first of its sub-track starting at that ts), or with bp "e" to the
+ * enclosing one (the last): one of the two is the end slice unless slices
+ * start at its ts both before and after it. */
+static const char *flow_binding(const struct stint_model *m, const struct placed *pl, const struct stint_flow *fl)
+{
+    size_t n = stint_model_nslices(m);
+    if (fl->slice_out >= n || fl->slice_in >= n || pl[fl->slice_out].sub == STINT_NO_ID ||
+        pl[fl->slice_in].sub == STINT_NO_ID || (pl[fl->slice_out].flags & NOT_LAST))
+        return NULL;
+    if (stint_model_slice(m, fl->slice_out)->ts_ns > stint_model_slice(m, fl->slice_in)->ts_ns)
+        return NULL;
+    if (!(pl[fl->slice_in].flags & NOT_FIRST))
+        return "";
+    if (!(pl[fl->slice_in].flags & NOT_LAST))
+        return "\"bp\":\"e\",";
+    return NULL;
+}
+
+/* One end of flow arrow id, after sep: the 's' event at its start slice, or
+ * the 'f' at its end slice with binding field bp ("" or "\"bp\":\"e\","), at
+ * the slice's ts on the output track it went to. */
+static void put_flow_event(FILE *out, const struct stint_model *m, struct subtrack *const *subs,
+                           const struct placed *pl, uint32_t slice, const char *sep, char ph, const char *bp,
+                           size_t id, const struct stint_origins *org)
+{
+    const struct stint_slice *s = stint_model_slice(m, slice);
+    int64_t origin = stint_slice_origin(m, s, org);
+    uint32_t lane = stint_model_track_at(m, s->track)->lane;
+    fprintf(out, "%s{\"ph\":\"%c\",%s\"id\":%zu,\"cat\":\"stint\",\"name\":\"flow\",", sep, ph, bp, id);
+    put_lane_ids(out, m, stint_model_lane_at(m, lane), subs[lane][pl[slice].sub].tid);
+    fputs(",\"ts\":", out);
+    stint_put_us3(out, s->ts_ns - origin);
+    putc('}', out);
+}
+
+/* The top-level metadata: stint's own keys (what was converted, the
+ * rebase, the moved spans), then the input's metadata carried over
+ * (stint_put_meta_rest): its clock anchors of ts 0 moved by the rebase, so
+ * that unix times computed from the output stay the same. */
+static void put_metadata(FILE *out, const struct stint_model *m, const struct stint_origins *org, int has_dev,
+                         const struct stint_write_opts *o, const struct stint_write_stats *st)
+{
+    const char *fmt = m->format ? m->format : "unknown";
+    int64_t origin = org->host;
+    /* (device_origin_ns only where device-clock lanes were written; the
+     * window's keys only with a window) */
+    struct stint_meta_own own[8] = {{"schema", "stint/convert/1", 0},
+                                    {"source_format", fmt, 0},
+                                    {"origin_ns", NULL, origin},
+                                    {"moved_overlap_spans", NULL, (int64_t)st->moved_overlap}};
+    size_t nown = 4;
+    if (has_dev)
+        own[nown++] = (struct stint_meta_own){"device_origin_ns", NULL, org->device};
+    if (o && o->window) {
+        own[nown++] = (struct stint_meta_own){"window_start_ns", NULL, o->t0};
+        own[nown++] = (struct stint_meta_own){"window_end_ns", NULL, o->t1};
+        own[nown++] = (struct stint_meta_own){"clipped_spans", NULL, (int64_t)st->clipped};
+    }
+    fputs("\n],\n\"metadata\":{", out);
+    for (size_t k = 0; k < nown; k++) {
+        fprintf(out, "%s\"%s\":", k ? "," : "", own[k].key);
+        if (own[k].sval)
+            stint_out_json_str(out, own[k].sval, strlen(own[k].sval));
+        else
+            fprintf(out, "%" PRId64, own[k].ival);
+    }
+    const struct stint_meta_rest r = {own, nown, NULL, 0, origin};
+    stint_put_meta_rest(out, m, &r);
+    fputs("}}\n", out);
+}
+
+/* Whether o->select takes counter sample cs: its series' process and name
+ * (filters.h: --tid, --cat and --min-dur mean nothing for a series). */
+static int sample_selected(const struct stint_model *m, const struct stint_write_opts *o,
+                           const struct stint_counter_sample *cs)
+{
+    if (!o || !o->select)
+        return 1;
+    const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, cs->series);
+    return (!o->select->has_pid || c->pid == o->select->pid) &&
+           stint_filter_name(o->select, stint_model_str(m, c->name, NULL));
+}
+
+/* A counter sample as a C event at ts (rebased), after sep. */
+static void put_sample(FILE *out, const struct stint_model *m, const struct stint_counter_sample *cs, int64_t ts,
+                       struct pid_memo *pm, const char *sep)
+{
+    const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, cs->series);
+    size_t nl;
+    const char *nm = stint_model_str(m, c->name, &nl);
+    /* series "<event name> <arg key>": split at the last space */
+    const char *sp = memrchr(nm, ' ', nl);
+    size_t en = sp ? (size_t)(sp - nm) : nl;
+    fprintf(out, "%s{\"ph\":\"C\",\"pid\":", sep);
+    put_pid(out, m, c->pid, STINT_NO_ID, pm);
+    fputs(",\"tid\":0,\"ts\":", out);
+    stint_put_us3(out, ts);
+    fputs(",\"name\":", out);
+    stint_out_json_str(out, nm, en);
+    fputs(",\"args\":{", out);
+    if (sp)
+        stint_out_json_str(out, sp + 1, nl - en - 1);
+    else
+        fputs("\"value\"", out);
+    fprintf(out, ":%.17g}}", cs->value);
+}
+
+int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
+                       struct stint_write_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    const struct stint_origins org = o && o->rebase ? stint_model_origins(m) : (struct stint_origins){0, 0};
+    st->origin_ns = org.host;
+    st->device_origin_ns = org.device;
+    /* a Chrome input's losses are its metadata's, which put_metadata carries over (its origin moved by
+     * the rebase); another input's have no place here */
+    if (m->format && !strcmp(m->format, "chrome-json"))
+        st->losses_written = m->lost;
+    size_t n = stint_model_nslices(m);
+    size_t nlanes = m->lanes.len;
+    int has_dev = 0;
+    struct pid_memo pm = {0};
+    /* a tid above every real one for extra tracks and device lanes */
+    int64_t spare_tid = stint_write_spare_tid(m, 1000000);
+    /* per lane: its output sub-tracks (index 0 is the lane itself) */
+    struct subtrack **subs = calloc(nlanes ? nlanes : 1, sizeof *subs);
+    size_t *nsubs = calloc(nlanes ? nlanes : 1, sizeof *nsubs);
+    struct placed *pl = m->flows.len ? malloc(n * sizeof *pl) : NULL;
+    /* with o->select: the slices it left out, for the parents a reader finds instead */
+    uint8_t *dropped = o && o->select ? calloc(n ? n : 1, 1) : NULL;
+    if (!subs || !nsubs || (m->flows.len && !pl) || (o && o->select && !dropped)) {
+        free(subs);
+        free(nsubs);
+        free(pl);
+        free(dropped);
+        return -1;
+    }
+    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", out);
+    int first = 1;
+#define SEP() (first ? (first = 0, "") : ",\n")
+    for (size_t i = 0; i < m->processes.len; i++) {
+        const struct stint_process *p = stint_model_process_at(m, (uint32_t)i);
+        if (p->name) {
+            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":", SEP());
+            put_pid(out, m, p->pid, (uint32_t)i, NULL);
+            fputs(",\"tid\":0,\"args\":{\"name\":", out);
+            put_str(out, m, p->name);
+            fputs("}}", out);
+        }
+        if (p->has_sort_index) {
+            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":", SEP());
+            put_pid(out, m, p->pid, (uint32_t)i, NULL);
+            fprintf(out, ",\"tid\":0,\"args\":{\"sort_index\":%d}}", p->sort_index);
+        }
+    }
+    for (size_t i = 0; i < nlanes; i++) {
+        const struct stint_lane *l = stint_model_lane_at(m, (uint32_t)i);
+        subs[i] = calloc(1, sizeof **subs);
+        if (!subs[i])
+            goto oom;
+        subs[i][0].last = STINT_NO_ID;
+        nsubs[i] = 1;
+        subs[i][0].tid = l->clock == STINT_CLOCK_DEVICE ? spare_tid++ : l->tid;
+        has_dev |= l->clock == STINT_CLOCK_DEVICE;
+        if (l->name || l->clock == STINT_CLOCK_DEVICE) {
+            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_name\",", SEP());
+            put_lane_ids(out, m, l, subs[i][0].tid);
+            fputs(",\"args\":{\"name\":", out);
+            put_track_name(out, m, l, 0);
+            fputs("}}", out);
+        }
+        if (l->has_sort_index) {
+            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_sort_index\",", SEP());
+            put_lane_ids(out, m, l, subs[i][0].tid);
+            fprintf(out, ",\"args\":{\"sort_index\":%d}}", l->sort_index);
+        }
+    }
+    int win = o && o->window;
+    for (size_t i = 0; i < n; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        const struct stint_track *t = stint_model_track_at(m, s->track);
+        int64_t s_ts = s->ts_ns, s_dur = s->dur_ns; /* as written: cut to the window */
+        unsigned clip = 0;
+        if (o && o->select && !stint_filter_slice(o->select, m, s)) {
+            st->filtered_out++;
+            dropped[i] = 1;
+            if (pl) {
+                pl[i].sub = STINT_NO_ID;
+                pl[i].flags = CUT | FILTERED;
+            }
+            continue;
+        }
+        if (win) {
+            if (!stint_filter_overlaps(o->t0, o->t1, s->ts_ns, s->dur_ns)) {
+                st->window_out++;
+                if (pl) {
+                    pl[i].sub = STINT_NO_ID;
+                    pl[i].flags = CUT | OUTSIDE;
+                }
+                continue;
+            }
+            if (s->ts_ns < o->t0) {
+                s_ts = o->t0;
+                clip |= CLIP_START;
+            }
+            int64_t e = s->dur_ns < 0 ? INT64_MAX : s->ts_ns + s->dur_ns;
+            if (s->dur_ns >= 0 && e > o->t1) {
+                e = o->t1;
+                clip |= CLIP_END;
+            }
+            if (s->dur_ns >= 0)
+                s_dur = e - s_ts;
+            st->clipped += clip != 0;
+        }
+        int64_t ts = s_ts - stint_slice_origin(m, s, &org);
+        if (t->kind == STINT_TRACK_THREAD) {
+            const struct stint_lane *l = stint_model_lane_at(m, t->lane);
+            struct subtrack *sv = subs[t->lane];
+            int64_t end = s_dur < 0 ? INT64_MAX : s_ts + s_dur;
+            size_t k = 0;
+            for (;; k++) {
+                if (k == nsubs[t->lane]) {
+                    struct subtrack *nv = realloc(subs[t->lane], (k + 1) * sizeof *nv);
+                    if (!nv)
+                        goto oom;
+                    subs[t->lane] = sv = nv;
+                    memset(&sv[k], 0, sizeof sv[k]);
+                    sv[k].tid = spare_tid++;
+                    sv[k].last = STINT_NO_ID;
+                    nsubs[t->lane] = k + 1;
+                }
+                sub_pop(&sv[k], s_ts);
+                /* an unfinished span (B without E) has no end to overlap its
+                 * parent with: it stays where the readers nest it, and stays
+                 * open on the track to its end, as it does in the model */
+                if (sv[k].n == 0 || sv[k].st[sv[k].n - 1].end_ns >= end || s_dur < 0)
+                    break;
+            }
+            /* a reader nests it under the span open on its track: another
+             * parent than the model's when that one is on another thread
+             * (JSONL parent ids) or moved to an extra track */
+            uint32_t parent = s->parent; /* (the nearest ancestor the filters kept) */
+            while (dropped && parent < n && dropped[parent])
+                parent = stint_model_slice(m, parent)->parent;
+            if (k == 0 && (sv[0].n ? sv[0].st[sv[0].n - 1].idx : STINT_NO_ID) != parent)
+                st->reparented++;
+            if (sub_push(&sv[k], end, s_dur, (uint32_t)i) != 0)
+                goto oom;
+            if (pl) {
+                pl[i].sub = (uint32_t)k;
+                pl[i].flags = clip & CLIP_START ? CUT : 0;
+                if (sv[k].last != STINT_NO_ID && written_ts(o, stint_model_slice(m, sv[k].last)) == s_ts) {
+                    pl[sv[k].last].flags |= NOT_LAST;
+                    pl[i].flags |= NOT_FIRST;
+                }
+            }
+            sv[k].last = (uint32_t)i;
+            if (k > 0) {
+                st->moved_overlap++;
+                if (!sv[k].named) {
+                    fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_name\",", SEP());
+                    put_lane_ids(out, m, l, sv[k].tid);
+                    fputs(",\"args\":{\"name\":", out);
+                    put_track_name(out, m, l, k);
+                    fputs("}}", out);
+                    sv[k].named = 1;
+                }
+            }
+            const char *ph = s->flags & STINT_SLICE_INSTANT ? "i" : s_dur < 0 ? "B" : "X";
+            fprintf(out, "%s{\"ph\":\"%s\",", SEP(), ph);
+            put_lane_ids(out, m, l, sv[k].tid);
+            fputs(",\"ts\":", out);
+            stint_put_us3(out, ts);
+            if (ph[0] == 'X') {
+                fputs(",\"dur\":", out);
+                stint_put_us3(out, s_dur);
+            } else if (ph[0] == 'i')
+                fputs(",\"s\":\"t\"", out);
+        } else if (t->kind == STINT_TRACK_ASYNC) {
+            if (pl) {
+                pl[i].sub = STINT_NO_ID;
+                pl[i].flags = 0;
+            }
+            const char *ph = s->flags & STINT_SLICE_INSTANT ? "n" : "b";
+            fprintf(out, "%s{\"ph\":\"%s\",", SEP(), ph);
+            put_async_at(out, m, t, s, ts, &pm);
+        } else {
+            if (pl) {
+                pl[i].sub = STINT_NO_ID;
+                pl[i].flags = 0;
+            }
+            fprintf(out, "%s{\"ph\":\"i\",\"s\":\"%s\",\"pid\":", SEP(), t->kind == STINT_TRACK_GLOBAL ? "g" : "p");
+            put_pid(out, m, t->kind == STINT_TRACK_GLOBAL ? (int64_t)0 : t->pid, STINT_NO_ID, &pm);
+            fputs(",\"tid\":0,\"ts\":", out);
+            stint_put_us3(out, ts);
+        }
+        if (s->tts_ns != STINT_TS_NONE && !clip) { /* (a cut span's thread time is not known) */
+            fputs(",\"tts\":", out);
+            stint_put_us3(out, s->tts_ns);
+        }
+        if (s->tdur_ns != STINT_TS_NONE && !(s->flags & STINT_SLICE_INSTANT) && s->dur_ns >= 0 &&
+            t->kind == STINT_TRACK_THREAD && !clip) {
+            fputs(",\"tdur\":", out);
+            stint_put_us3(out, s->tdur_ns);
+        }
+        if (s->cat) {
+            fputs(",\"cat\":", out);
+            put_str(out, m, s->cat);
+        }
+        fputs(",\"name\":", out);
+        put_str(out, m, s->name);
+        put_args(out, m, s, clip);
+        putc('}', out);
+        if (t->kind == STINT_TRACK_ASYNC && !(s->flags & STINT_SLICE_INSTANT) && s_dur >= 0) {
+            fputs(",\n{\"ph\":\"e\",", out);
+            put_async_at(out, m, t, s, ts + s_dur, &pm);
+            if (s->cat) {
+                fputs(",\"cat\":", out);
+                put_str(out, m, s->cat);
+            }
+            fputs(",\"name\":", out);
+            put_str(out, m, s->name);
+            putc('}', out);
+        }
+        st->slices++;
+    }
+    for (size_t k = 0; k < m->flows.len; k++) {
+        const struct stint_flow *fl = &STINT_BA_AT(&m->flows, struct stint_flow, k);
+        if (fl->slice_out < n && fl->slice_in < n && ((pl[fl->slice_out].flags | pl[fl->slice_in].flags) & FILTERED)) {
+            st->filtered_flows++;
+            continue;
+        }
+        if (win && ((fl->slice_out < n && (pl[fl->slice_out].flags & CUT)) ||
+                    (fl->slice_in < n && (pl[fl->slice_in].flags & CUT)))) {
+            if (fl->slice_out < n && fl->slice_in < n && (pl[fl->slice_out].flags & pl[fl->slice_in].flags & OUTSIDE))
+                st->window_out++; /* (wholly outside) */
+            else
+                st->window_flows++;
+            continue;
+        }
+        const char *bp = flow_binding(m, pl, fl);
+        if (!bp) {
+            st->skipped_flows++;
+            continue;
+        }
+        put_flow_event(out, m, subs, pl, fl->slice_out, SEP(), 's', "", k + 1, &org);
+        put_flow_event(out, m, subs, pl, fl->slice_in, ",\n", 'f', bp, k + 1, &org);
+        st->flows++;
+    }
+    if (win && m->samples.len) { /* each series' value at the window's start: its last sample before */
+        size_t *carry = malloc(m->counters.len * sizeof *carry);
+        if (!carry)
+            goto oom;
+        for (size_t c = 0; c < m->counters.len; c++)
+            carry[c] = SIZE_MAX;
+        for (size_t k = 0; k < m->samples.len; k++) {
+            const struct stint_counter_sample *cs = &STINT_BA_AT(&m->samples, struct stint_counter_sample, k);
+            size_t *c = &carry[cs->series];
+            if (cs->ts_ns < o->t0 && sample_selected(m, o, cs) &&
+                (*c == SIZE_MAX || STINT_BA_AT(&m->samples, struct stint_counter_sample, *c).ts_ns <= cs->ts_ns))
+                *c = k; /* (at one ts the last sample is the value from then on) */
+        }
+        for (size_t c = 0; c < m->counters.len; c++)
+            if (carry[c] != SIZE_MAX) {
+                put_sample(out, m, &STINT_BA_AT(&m->samples, struct stint_counter_sample, carry[c]),
+                           o->t0 - org.host, &pm, SEP());
+                st->carried_samples++;
+                st->samples++;
+            }
+        free(carry);
+    }
+    for (size_t k = 0; k < m->samples.len; k++) {
+        const struct stint_counter_sample *cs = &STINT_BA_AT(&m->samples, struct stint_counter_sample, k);
+        if (!sample_selected(m, o, cs)) {
+            st->filtered_out++;
+            continue;
+        }
+        if (win && (cs->ts_ns < o->t0 || cs->ts_ns >= o->t1)) {
+            st->window_out++;
+            continue;
+        }
+        put_sample(out, m, cs, cs->ts_ns - org.host, &pm, SEP());
+        st->samples++;
+    }
+    if (m->counters.len && !m->samples.len)
+        st->skipped_counters = m->counters.len; /* model kept aggregates only */
+#undef SEP
+    put_metadata(out, m, &org, has_dev, o, st);
+    for (size_t i = 0; i < nlanes; i++) {
+        for (size_t k = 0; subs[i] && k < nsubs[i]; k++)
+            free(subs[i][k].st);
+        free(subs[i]);
+    }
+    free(subs);
+    free(nsubs);
+    free(pl);
+    free(dropped);
+    return 0;
+oom:
+    for (size_t i = 0; i < nlanes; i++) {
+        for (size_t k = 0; subs[i] && k < nsubs[i]; k++)
+            free(subs[i][k].st);
+        free(subs[i]);
+    }
+    free(subs);
+    free(nsubs);
+    free(pl);
+    free(dropped);
+    return -1;
+}
