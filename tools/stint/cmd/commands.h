@@ -6,13 +6,12 @@
  * built; main() reports such a command as unavailable (exit 2).
  *
  * Contract of every entry point: argv[0] is the command name; the return value
- * is the process exit code: 0 ok, 1 bad data (partial report written), 2 usage,
- * 3 I/O error.
+ * is the process exit code, one of enum stint_exit (base/exitcode.h).
  */
 #ifndef STINT_CLI_COMMANDS_H
 #define STINT_CLI_COMMANDS_H
 
-enum { STINT_EXIT_OK = 0, STINT_EXIT_DATA = 1, STINT_EXIT_USAGE = 2, STINT_EXIT_IO = 3 };
+#include "base/exitcode.h"
 
 #define STINT_CMD(name) int stint_cmd_##name(int argc, char **argv) __attribute__((weak))
 STINT_CMD(slices);
