@@ -1,6 +1,6 @@
 /*
  * bench_markers_parse.c - throughput of the streaming [STRACE] parser alone
- * (no model, no views): reads FILE with markers_read_fd and a callback that
+ * (no model, no views): reads FILE with stint_mparse_read_fd and a callback that
  * only counts. Prints one line: bytes, records, seconds, MB/s. The file is
  * read REPEAT times (default 5) and the median is reported, so the page cache
  * is warm after the first pass.
@@ -15,7 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 
-static int count(void *ctx, const markers_record *r)
+static int count(void *ctx, const struct stint_mparse_record *r)
 {
     (void)r;
     (*(uint64_t *)ctx)++;
@@ -53,18 +53,18 @@ int main(int argc, char **argv)
             return 3;
         }
         recs = 0;
-        markers_options o = MARKERS_OPTIONS_INIT;
+        struct stint_mparse_options o = MARKERS_OPTIONS_INIT;
         o.on_record = count;
         o.ctx = &recs;
-        markers_parser *p = markers_parser_new(&o);
+        struct stint_mparse *p = stint_mparse_new(&o);
         double t0 = now_s();
-        if (!p || markers_read_fd(p, fd) != 0) {
+        if (!p || stint_mparse_read_fd(p, fd) != 0) {
             fprintf(stderr, "parse failed\n");
             return 1;
         }
         t[i] = now_s() - t0;
-        bytes = markers_get_stats(p)->bytes;
-        markers_parser_free(p);
+        bytes = stint_mparse_get_stats(p)->bytes;
+        stint_mparse_free(p);
         close(fd);
     }
     qsort(t, (size_t)rep, sizeof t[0], cmp_d);

@@ -24,18 +24,18 @@ struct tally {
     uint64_t losses, bad, loss_sum; /* loss lines: all, unread, a checksum of the read ones */
 };
 
-static int on_rec(void *ctx, const markers_record *r)
+static int on_rec(void *ctx, const struct stint_mparse_record *r)
 {
     struct tally *t = ctx;
     t->n++;
     t->sum += (uint64_t)r->ts_ns ^ (uint64_t)r->dur_ns ^ r->pid ^ r->tid ^ r->offset ^ r->line ^ r->attrs.len;
-    markers_text cur = r->attrs, k, v;
-    while (markers_attr_next(&cur, &k, &v))
+    struct stint_mparse_text cur = r->attrs, k, v;
+    while (stint_mparse_attr_next(&cur, &k, &v))
         t->sum += k.len;
     return 0;
 }
 
-static int on_loss(void *ctx, const markers_loss *l)
+static int on_loss(void *ctx, const struct stint_mparse_loss *l)
 {
     struct tally *t = ctx;
     t->losses++;
@@ -58,26 +58,26 @@ static void on_torn(void *ctx, uint64_t off, uint64_t line, const char *why)
         abort();
 }
 
-static markers_stats parse(const uint8_t *data, size_t size, size_t step, struct tally *t)
+static struct stint_mparse_stats parse(const uint8_t *data, size_t size, size_t step, struct tally *t)
 {
-    markers_options o = MARKERS_OPTIONS_INIT;
+    struct stint_mparse_options o = MARKERS_OPTIONS_INIT;
     o.on_record = on_rec;
     o.on_torn = on_torn;
     o.on_loss = on_loss;
     o.ctx = t;
     o.count_lines = 1;
-    markers_parser *p = markers_parser_new(&o);
+    struct stint_mparse *p = stint_mparse_new(&o);
     if (!p)
         abort();
     for (size_t i = 0; i < size; i += step) {
         size_t n = size - i < step ? size - i : step;
-        if (markers_feed(p, data + i, n) != 0)
+        if (stint_mparse_feed(p, data + i, n) != 0)
             abort();
     }
-    if (markers_finish(p) != 0)
+    if (stint_mparse_finish(p) != 0)
         abort();
-    markers_stats st = *markers_get_stats(p);
-    markers_parser_free(p);
+    struct stint_mparse_stats st = *stint_mparse_get_stats(p);
+    stint_mparse_free(p);
     if (st.records + st.torn != st.heads || st.records != t->n || st.losses != t->losses || st.bad_losses != t->bad)
         abort();
     return st;
@@ -112,8 +112,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     data += 2;
     size -= 2;
     struct tally whole = {0}, split = {0};
-    markers_stats a = parse(data, size, size ? size : 1, &whole);
-    markers_stats b = parse(data, size, step, &split);
+    struct stint_mparse_stats a = parse(data, size, size ? size : 1, &whole);
+    struct stint_mparse_stats b = parse(data, size, step, &split);
     if (a.records != b.records || a.torn != b.torn || whole.sum != split.sum || whole.losses != split.losses ||
         whole.bad != split.bad || whole.loss_sum != split.loss_sum)
         abort();

@@ -73,7 +73,7 @@ struct tally {
     uint64_t records_total, bad_pid;
 };
 
-static int on_record(void *ctx, const markers_record *rec)
+static int on_record(void *ctx, const struct stint_mparse_record *rec)
 {
     struct tally *t = ctx;
     t->records_total++;
@@ -81,8 +81,8 @@ static int on_record(void *ctx, const markers_record *rec)
         t->records[rec->pid]++;
     else
         t->bad_pid++;
-    markers_text v;
-    if (!markers_attr_get(rec->attrs, "pad", &v) || v.len != 48) /* the record is whole */
+    struct stint_mparse_text v;
+    if (!stint_mparse_attr_get(rec->attrs, "pad", &v) || v.len != 48) /* the record is whole */
         t->bad_pid++;
     return 0;
 }
@@ -99,16 +99,16 @@ static void check_log(const char *what, const char *buf, size_t len, const struc
 {
     struct tally t = {calloc(MAXPID, sizeof(uint64_t)), 0, 0};
     REQUIRE(t.records != NULL);
-    markers_options o = MARKERS_OPTIONS_INIT;
+    struct stint_mparse_options o = MARKERS_OPTIONS_INIT;
     o.on_record = on_record;
     o.on_torn = on_torn;
     o.ctx = &t;
     o.count_lines = 1;
-    markers_parser *p = markers_parser_new(&o);
+    struct stint_mparse *p = stint_mparse_new(&o);
     REQUIRE(p != NULL);
-    REQUIRE(markers_feed(p, buf, len) == 0);
-    REQUIRE(markers_finish(p) == 0);
-    const markers_stats *st = markers_get_stats(p);
+    REQUIRE(stint_mparse_feed(p, buf, len) == 0);
+    REQUIRE(stint_mparse_finish(p) == 0);
+    const struct stint_mparse_stats *st = stint_mparse_get_stats(p);
     CHECK_EQ_U64(st->torn, 0);
     CHECK_EQ_U64(st->overflow, 0);
     CHECK_EQ_U64(st->long_lines, 0);
@@ -156,7 +156,7 @@ static void check_log(const char *what, const char *buf, size_t len, const struc
     CHECK_EQ_U64(t.records_total, total);
     fprintf(stderr, "  %s: %llu lines, %llu records, %llu torn\n", what, (unsigned long long)lines,
             (unsigned long long)t.records_total, (unsigned long long)st->torn);
-    markers_parser_free(p);
+    stint_mparse_free(p);
     free(t.records);
 }
 

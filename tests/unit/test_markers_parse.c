@@ -15,27 +15,27 @@
 
 struct got {
     int n;
-    markers_record r[MAXREC];
+    struct stint_mparse_record r[MAXREC];
     char name[MAXREC][128];
     char attrs[MAXREC][128];
     char hid[MAXREC][64];
-    int dev[MAXREC]; /* markers_is_device, taken while the record is valid */
+    int dev[MAXREC]; /* stint_mparse_is_device, taken while the record is valid */
     int torn;
     uint64_t torn_off[MAXREC];
     uint64_t torn_line[MAXREC];
     const char *torn_why[MAXREC];
     int nloss;
-    markers_loss loss[MAXREC];
+    struct stint_mparse_loss loss[MAXREC];
 };
 
-static void copy(char *dst, size_t cap, markers_text t)
+static void copy(char *dst, size_t cap, struct stint_mparse_text t)
 {
     size_t n = t.len < cap - 1 ? t.len : cap - 1;
     memcpy(dst, t.ptr, n);
     dst[n] = 0;
 }
 
-static int on_rec(void *ctx, const markers_record *r)
+static int on_rec(void *ctx, const struct stint_mparse_record *r)
 {
     struct got *g = ctx;
     if (g->n < MAXREC) {
@@ -43,7 +43,7 @@ static int on_rec(void *ctx, const markers_record *r)
         copy(g->name[g->n], sizeof g->name[0], r->name);
         copy(g->attrs[g->n], sizeof g->attrs[0], r->attrs);
         copy(g->hid[g->n], sizeof g->hid[0], r->hid_text);
-        g->dev[g->n] = markers_is_device(r);
+        g->dev[g->n] = stint_mparse_is_device(r);
     }
     g->n++;
     return 0;
@@ -62,26 +62,26 @@ static void on_torn(void *ctx, uint64_t off, uint64_t line, const char *why)
 
 /* Feeds `s` to a parser made with o, in pieces of `step` bytes (0: all at
  * once); returns its counters. */
-static markers_stats feed_all(const markers_options *o, const char *s, size_t step)
+static struct stint_mparse_stats feed_all(const struct stint_mparse_options *o, const char *s, size_t step)
 {
-    markers_parser *p = markers_parser_new(o);
+    struct stint_mparse *p = stint_mparse_new(o);
     REQUIRE(p);
     size_t n = strlen(s);
     if (!step)
         step = n ? n : 1;
     for (size_t i = 0; i < n; i += step)
-        CHECK(markers_feed(p, s + i, n - i < step ? n - i : step) == 0);
-    CHECK(markers_finish(p) == 0);
-    markers_stats st = *markers_get_stats(p);
-    markers_parser_free(p);
+        CHECK(stint_mparse_feed(p, s + i, n - i < step ? n - i : step) == 0);
+    CHECK(stint_mparse_finish(p) == 0);
+    struct stint_mparse_stats st = *stint_mparse_get_stats(p);
+    stint_mparse_free(p);
     return st;
 }
 
 /* Parses `s` fed in pieces of `step` bytes (0: all at once). */
-static markers_stats parse(const char *s, size_t step, struct got *g, int lines)
+static struct stint_mparse_stats parse(const char *s, size_t step, struct got *g, int lines)
 {
     memset(g, 0, sizeof *g);
-    markers_options o = MARKERS_OPTIONS_INIT;
+    struct stint_mparse_options o = MARKERS_OPTIONS_INIT;
     o.on_record = on_rec;
     o.on_torn = on_torn;
     o.ctx = g;
@@ -89,18 +89,18 @@ static markers_stats parse(const char *s, size_t step, struct got *g, int lines)
     return feed_all(&o, s, step);
 }
 
-/* Parses all of fd (markers_read_fd) into *g; returns the counters. */
-static markers_stats parse_fd(int fd, struct got *g)
+/* Parses all of fd (stint_mparse_read_fd) into *g; returns the counters. */
+static struct stint_mparse_stats parse_fd(int fd, struct got *g)
 {
     memset(g, 0, sizeof *g);
-    markers_options o = MARKERS_OPTIONS_INIT;
+    struct stint_mparse_options o = MARKERS_OPTIONS_INIT;
     o.on_record = on_rec;
     o.ctx = g;
-    markers_parser *p = markers_parser_new(&o);
+    struct stint_mparse *p = stint_mparse_new(&o);
     REQUIRE(p);
-    CHECK(markers_read_fd(p, fd) == 0);
-    markers_stats st = *markers_get_stats(p);
-    markers_parser_free(p);
+    CHECK(stint_mparse_read_fd(p, fd) == 0);
+    struct stint_mparse_stats st = *stint_mparse_get_stats(p);
+    stint_mparse_free(p);
     return st;
 }
 
@@ -110,7 +110,7 @@ static markers_stats parse_fd(int fd, struct got *g)
 static void test_basic(void)
 {
     struct got g;
-    markers_stats st = parse("noise line\n" PFX "[STRACE] v=1 pid=4242 tid=4243 inv=7 hid=9F3a2c1b7e6d5a40 "
+    struct stint_mparse_stats st = parse("noise line\n" PFX "[STRACE] v=1 pid=4242 tid=4243 inv=7 hid=9F3a2c1b7e6d5a40 "
                              "depth=2 name=simpler_run.bind.args ts=8100000060000 dur=360000 \n",
                              0, &g, 1);
     CHECK_EQ_I64(g.n, 1);
@@ -137,7 +137,7 @@ static void test_basic(void)
 static void test_adjacent(void)
 {
     struct got g;
-    markers_stats st =
+    struct stint_mparse_stats st =
         parse(PFX "[STRACE] v=1 pid=1 tid=1 inv=1 hid=abc depth=0 name=simpler_run ts=100 dur=20 rank=0" PFX2
                   "[STRACE] v=1 pid=2 tid=2 inv=2 hid=abc depth=0 name=simpler_run.runner_run.device_wall "
                   "ts=100 dur=20 clk=dev rank=1\n",
@@ -184,7 +184,7 @@ static void test_blob_and_line_ends(void)
     CHECK_STR(g.attrs[1], "rank=1");
 
     /* CRLF, a lone CR (tqdm style) and no final newline. */
-    markers_stats st = parse("[STRACE] v=1 pid=1 tid=1 inv=1 hid=a depth=0 name=a ts=1 dur=2 x=1 \r\n"
+    struct stint_mparse_stats st = parse("[STRACE] v=1 pid=1 tid=1 inv=1 hid=a depth=0 name=a ts=1 dur=2 x=1 \r\n"
                              "50%|###  |\r[STRACE] v=1 pid=1 tid=1 inv=2 hid=a depth=0 name=b ts=1 dur=3 y=2\rtail\r\n"
                              "[STRACE] v=1 pid=1 tid=1 inv=3 hid=a depth=0 name=c ts=1 dur=4 z=3",
                              0, &g, 1);
@@ -209,7 +209,7 @@ static void test_blob_and_line_ends(void)
 static void test_torn(void)
 {
     struct got g;
-    markers_stats st =
+    struct stint_mparse_stats st =
         parse(PFX "[STRACE] v=1 pid=1 tid=1 inv=1 hid=abc depth=0 name=simpler_run ts=100 dur=20 rank=0\n" PFX
                   "[STRACE] v=1 pid=1 tid=1 inv=1 hid=abc depth=0 name=simpler_run\n",
               0, &g, 1);
@@ -238,7 +238,7 @@ static void test_torn(void)
 static void test_numbers(void)
 {
     struct got g;
-    markers_stats st = parse("[STRACE] v=2 pid=1 tid=1 inv=18446744073709551615 hid=00000000000000000abcdef "
+    struct stint_mparse_stats st = parse("[STRACE] v=2 pid=1 tid=1 inv=18446744073709551615 hid=00000000000000000abcdef "
                              "depth=0 name=a ts=4611686018427387903 dur=0\n"
                              "[STRACE] v=1 pid=18446744073709551616 tid=1 inv=1 hid=a depth=0 name=a ts=1 dur=2\n"
                              "[STRACE] v=1 pid=1 tid=1 inv=1 hid=a depth=0 name=a ts=9223372036854775808 dur=2\n"
@@ -307,11 +307,11 @@ static void test_chunking(void)
                     "[STRACE] v=1 pid=3 tid=3 inv=3 hid=c depth=0 name=d\n"
                     "[STRACE] v=1 pid=4 tid=4 inv=4 hid=d depth=0 name=e ts=5 dur=6";
     struct got whole, g;
-    markers_stats w = parse(s, 0, &whole, 1);
+    struct stint_mparse_stats w = parse(s, 0, &whole, 1);
     CHECK_EQ_I64(whole.n, 3);
     CHECK_EQ_U64(w.torn, 1);
     for (size_t step = 1; step < 40; step++) {
-        markers_stats st = parse(s, step, &g, 1);
+        struct stint_mparse_stats st = parse(s, step, &g, 1);
         CHECK_EQ_I64(g.n, whole.n);
         CHECK_EQ_U64(st.torn, w.torn);
         for (int i = 0; i < g.n && i < whole.n; i++) {
@@ -346,7 +346,7 @@ static void test_long_line_fd(void)
     free(noise);
     CHECK(lseek(fd, 0, SEEK_SET) == 0);
     static struct got g;
-    markers_stats st = parse_fd(fd, &g);
+    struct stint_mparse_stats st = parse_fd(fd, &g);
     CHECK_EQ_I64(g.n, 6);
     CHECK_STR(g.attrs[1], "q=1");
     CHECK_EQ_U64(g.r[1].offset, strlen(rec) + big);
@@ -355,7 +355,7 @@ static void test_long_line_fd(void)
     unlink(path);
 }
 
-static int stop_after_one(void *ctx, const markers_record *r)
+static int stop_after_one(void *ctx, const struct stint_mparse_record *r)
 {
     (void)r;
     (*(int *)ctx)++;
@@ -364,43 +364,43 @@ static int stop_after_one(void *ctx, const markers_record *r)
 
 static void test_stop_and_options(void)
 {
-    markers_options o = MARKERS_OPTIONS_INIT;
-    CHECK(markers_parser_new(&o) == NULL);
+    struct stint_mparse_options o = MARKERS_OPTIONS_INIT;
+    CHECK(stint_mparse_new(&o) == NULL);
     int n = 0;
     o.on_record = stop_after_one;
     o.ctx = &n;
-    markers_parser *p = markers_parser_new(&o);
+    struct stint_mparse *p = stint_mparse_new(&o);
     REQUIRE(p);
     const char *s = "[STRACE] v=1 pid=1 tid=1 inv=1 hid=a depth=0 name=a ts=1 dur=2\n"
                     "[STRACE] v=1 pid=1 tid=1 inv=1 hid=a depth=0 name=a ts=1 dur=2\n";
-    CHECK_EQ_I64(markers_feed(p, s, strlen(s)), 42);
-    CHECK_EQ_I64(markers_feed(p, s, strlen(s)), 42);
-    CHECK_EQ_I64(markers_finish(p), 42);
+    CHECK_EQ_I64(stint_mparse_feed(p, s, strlen(s)), 42);
+    CHECK_EQ_I64(stint_mparse_feed(p, s, strlen(s)), 42);
+    CHECK_EQ_I64(stint_mparse_finish(p), 42);
     CHECK_EQ_I64(n, 1);
-    markers_parser_free(p);
-    markers_parser_free(NULL);
+    stint_mparse_free(p);
+    stint_mparse_free(NULL);
 }
 
 static void test_attrs(void)
 {
-    markers_text a = {"ntensor=4  clk=dev flag k=a=b empty=", strlen("ntensor=4  clk=dev flag k=a=b empty=")};
-    markers_text k, v, cur = a;
+    struct stint_mparse_text a = {"ntensor=4  clk=dev flag k=a=b empty=", strlen("ntensor=4  clk=dev flag k=a=b empty=")};
+    struct stint_mparse_text k, v, cur = a;
     const char *keys[] = {"ntensor", "clk", "flag", "k", "empty"};
     const char *vals[] = {"4", "dev", NULL, "a=b", ""};
     for (int i = 0; i < 5; i++) {
-        REQUIRE(markers_attr_next(&cur, &k, &v));
-        CHECK(markers_text_eq(k, keys[i]));
+        REQUIRE(stint_mparse_attr_next(&cur, &k, &v));
+        CHECK(stint_mparse_text_eq(k, keys[i]));
         if (vals[i])
-            CHECK(v.ptr && markers_text_eq(v, vals[i]));
+            CHECK(v.ptr && stint_mparse_text_eq(v, vals[i]));
         else
             CHECK(v.ptr == NULL);
     }
-    CHECK(!markers_attr_next(&cur, &k, &v));
-    CHECK(markers_attr_get(a, "clk", &v) && markers_text_eq(v, "dev"));
-    CHECK(!markers_attr_get(a, "flag", &v));
-    CHECK(!markers_attr_get(a, "cl", &v));
-    markers_text empty = {"", 0};
-    CHECK(!markers_attr_next(&empty, &k, &v));
+    CHECK(!stint_mparse_attr_next(&cur, &k, &v));
+    CHECK(stint_mparse_attr_get(a, "clk", &v) && stint_mparse_text_eq(v, "dev"));
+    CHECK(!stint_mparse_attr_get(a, "flag", &v));
+    CHECK(!stint_mparse_attr_get(a, "cl", &v));
+    struct stint_mparse_text empty = {"", 0};
+    CHECK(!stint_mparse_attr_next(&empty, &k, &v));
 }
 
 /* The rendered upstream files, read in place. */
@@ -423,7 +423,7 @@ static int test_corpus(void)
         int fd = open(path, O_RDONLY);
         REQUIRE(fd >= 0);
         static struct got g;
-        markers_stats st = parse_fd(fd, &g);
+        struct stint_mparse_stats st = parse_fd(fd, &g);
         CHECK_EQ_I64(g.n, cases[i].spans);
         CHECK_EQ_U64(st.heads, (uint64_t)cases[i].heads);
         if (i == 0) {
@@ -436,7 +436,7 @@ static int test_corpus(void)
 }
 
 /* Loss lines, collected by on_loss into the got's losses. */
-static int on_loss_cb(void *ctx, const markers_loss *l)
+static int on_loss_cb(void *ctx, const struct stint_mparse_loss *l)
 {
     struct got *g = ctx;
     if (g->nloss < MAXREC)
@@ -447,10 +447,10 @@ static int on_loss_cb(void *ctx, const markers_loss *l)
 
 /* Parses s in pieces of step bytes (0: at once), lines counted, with on_loss
  * set (want) or not. */
-static markers_stats parse_losses(const char *s, size_t step, struct got *g, int want)
+static struct stint_mparse_stats parse_losses(const char *s, size_t step, struct got *g, int want)
 {
     memset(g, 0, sizeof *g);
-    markers_options o = MARKERS_OPTIONS_INIT;
+    struct stint_mparse_options o = MARKERS_OPTIONS_INIT;
     o.on_record = on_rec;
     o.on_loss = want ? on_loss_cb : NULL;
     o.ctx = g;
@@ -475,7 +475,7 @@ static void test_losses(void)
     static const size_t steps[] = {0, 1, 3, 17};
     for (size_t k = 0; k < sizeof steps / sizeof steps[0]; k++) {
         struct got g;
-        markers_stats st = parse_losses(log, steps[k], &g, 1);
+        struct stint_mparse_stats st = parse_losses(log, steps[k], &g, 1);
         CHECK_EQ_I64(g.n, 2);
         CHECK_STR(g.name[0], "a");
         CHECK_STR(g.attrs[0], "k=v");

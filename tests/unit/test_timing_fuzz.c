@@ -35,10 +35,10 @@ static void mix(struct digest *d, const void *p, size_t n)
         d->sum = (d->sum ^ b[i]) * 1099511628211ull;
 }
 
-static int on_rec(void *ctx, const markers_record *r)
+static int on_rec(void *ctx, const struct stint_mparse_record *r)
 {
     struct digest *d = ((struct digest **)ctx)[0];
-    tm_model *m = ((tm_model **)ctx)[1];
+    struct stint_tm_model *m = ((struct stint_tm_model **)ctx)[1];
     d->n++;
     mix(d, &r->pid, sizeof r->pid);
     mix(d, &r->inv, sizeof r->inv);
@@ -48,27 +48,27 @@ static int on_rec(void *ctx, const markers_record *r)
     mix(d, r->name.ptr, r->name.len);
     mix(d, r->attrs.ptr, r->attrs.len);
     mix(d, r->hid_text.ptr, r->hid_text.len);
-    return m ? tm_add(m, r) : 0;
+    return m ? stint_tm_add(m, r) : 0;
 }
 
-static markers_stats run(const char *buf, size_t len, size_t step, struct digest *d, tm_model *m)
+static struct stint_mparse_stats run(const char *buf, size_t len, size_t step, struct digest *d, struct stint_tm_model *m)
 {
     memset(d, 0, sizeof *d);
     void *ctx[2] = {d, m};
-    markers_options o = MARKERS_OPTIONS_INIT;
+    struct stint_mparse_options o = MARKERS_OPTIONS_INIT;
     o.on_record = on_rec;
     o.ctx = ctx;
-    markers_parser *p = markers_parser_new(&o);
+    struct stint_mparse *p = stint_mparse_new(&o);
     REQUIRE(p);
     for (size_t i = 0; i < len;) {
         size_t k = step ? step : 1 + rnd(97);
         k = k < len - i ? k : len - i;
-        CHECK(markers_feed(p, buf + i, k) == 0);
+        CHECK(stint_mparse_feed(p, buf + i, k) == 0);
         i += k;
     }
-    CHECK(markers_finish(p) == 0);
-    markers_stats st = *markers_get_stats(p);
-    markers_parser_free(p);
+    CHECK(stint_mparse_finish(p) == 0);
+    struct stint_mparse_stats st = *stint_mparse_get_stats(p);
+    stint_mparse_free(p);
     return st;
 }
 
@@ -116,9 +116,9 @@ int main(void)
             buf[len++] = r < 24 ? hot[rnd(sizeof hot - 1)] : base[i];
         }
         struct digest whole, pieces, bytes;
-        markers_stats a = run(buf, len, len ? len : 1, &whole, NULL);
-        markers_stats b = run(buf, len, 0, &pieces, NULL);
-        markers_stats c = run(buf, len, 1, &bytes, NULL);
+        struct stint_mparse_stats a = run(buf, len, len ? len : 1, &whole, NULL);
+        struct stint_mparse_stats b = run(buf, len, 0, &pieces, NULL);
+        struct stint_mparse_stats c = run(buf, len, 1, &bytes, NULL);
         CHECK_EQ_U64(a.records + a.torn, a.heads);
         CHECK_EQ_U64(a.records, whole.n);
         CHECK_EQ_U64(b.records, a.records);
@@ -128,22 +128,22 @@ int main(void)
         CHECK_EQ_U64(bytes.sum, whole.sum);
 
         /* every view over the mutated log */
-        tm_model m;
-        tm_init(&m, TM_KEEP_ATTRS);
+        struct stint_tm_model m;
+        stint_tm_init(&m, TM_KEEP_ATTRS);
         struct digest d;
-        markers_stats st = run(buf, len, 0, &d, &m);
-        REQUIRE(!m.oom && tm_analyze(&m) == 0);
+        struct stint_mparse_stats st = run(buf, len, 0, &d, &m);
+        REQUIRE(!m.oom && stint_tm_analyze(&m) == 0);
         char *out = NULL;
         size_t olen = 0;
         FILE *f = open_memstream(&out, &olen);
         REQUIRE(f);
         for (int json = 0; json < 2; json++) {
-            tout_ctx ctx = {&m, f, (uint32_t)rnd(3), 1, json, json, &st, 0};
-            tout_table(&ctx);
-            tout_rounds(&ctx);
-            tout_tree(&ctx);
+            struct stint_tout_ctx ctx = {&m, f, (uint32_t)rnd(3), 1, json, json, &st, 0};
+            stint_tout_table(&ctx);
+            stint_tout_rounds(&ctx);
+            stint_tout_tree(&ctx);
             ctx.tree_depth = !json;
-            tout_tree(&ctx);
+            stint_tout_tree(&ctx);
         }
         fclose(f);
         CHECK(out != NULL);
@@ -152,9 +152,9 @@ int main(void)
         int fd = mkstemp(path);
         REQUIRE(fd >= 0);
         close(fd);
-        CHECK(tout_chrome(&m, path) == 0);
+        CHECK(stint_tout_chrome(&m, path) == 0);
         unlink(path);
-        tm_free(&m);
+        stint_tm_free(&m);
     }
     CHECK_DONE();
 }

@@ -32,9 +32,9 @@ static void on_line(const char *line, size_t len, void *user)
     s->buf[s->len] = 0;
 }
 
-static int add(void *ctx, const markers_record *r)
+static int add(void *ctx, const struct stint_mparse_record *r)
 {
-    return tm_add(ctx, r);
+    return stint_tm_add(ctx, r);
 }
 
 int main(void)
@@ -62,45 +62,45 @@ int main(void)
     stint_markers_off();
     REQUIRE(s.buf);
 
-    tm_model m;
-    tm_init(&m, TM_KEEP_ATTRS);
-    markers_options o = MARKERS_OPTIONS_INIT;
+    struct stint_tm_model m;
+    stint_tm_init(&m, TM_KEEP_ATTRS);
+    struct stint_mparse_options o = MARKERS_OPTIONS_INIT;
     o.on_record = add;
     o.ctx = &m;
-    markers_parser *p = markers_parser_new(&o);
+    struct stint_mparse *p = stint_mparse_new(&o);
     REQUIRE(p);
-    CHECK(markers_feed(p, s.buf, s.len) == 0);
-    CHECK(markers_finish(p) == 0);
-    const markers_stats *st = markers_get_stats(p);
+    CHECK(stint_mparse_feed(p, s.buf, s.len) == 0);
+    CHECK(stint_mparse_finish(p) == 0);
+    const struct stint_mparse_stats *st = stint_mparse_get_stats(p);
     CHECK_EQ_U64(st->heads, 10);
     CHECK_EQ_U64(st->records, 10);
     CHECK_EQ_U64(st->torn, 0);
-    markers_parser_free(p);
-    REQUIRE(tm_analyze(&m) == 0);
+    stint_mparse_free(p);
+    REQUIRE(stint_tm_analyze(&m) == 0);
 
     CHECK_EQ_U64(m.ninvs, 4);
     REQUIRE(m.nbuckets == 2);
-    CHECK_STR(tm_str(&m, m.buckets[0].hid), "1b2c3d4e5f607182");
+    CHECK_STR(stint_tm_str(&m, m.buckets[0].hid), "1b2c3d4e5f607182");
     CHECK_EQ_U64(m.buckets[0].n, 3);
-    CHECK_STR(tm_str(&m, m.buckets[1].hid), "9f3a2c1b7e6d5a40");
+    CHECK_STR(stint_tm_str(&m, m.buckets[1].hid), "9f3a2c1b7e6d5a40");
     const uint32_t *b0 = m.bucket_invs + m.buckets[0].off;
-    uint32_t wall = tm_str_find(&m, "simpler_run.runner_run.device_wall", 34);
-    uint32_t bind = tm_str_find(&m, "simpler_run.bind", 16);
+    uint32_t wall = stint_tm_str_find(&m, "simpler_run.runner_run.device_wall", 34);
+    uint32_t bind = stint_tm_str_find(&m, "simpler_run.bind", 16);
     REQUIRE(wall != TM_NONE && bind != TM_NONE);
     for (uint32_t i = 0; i < 3; i++) {
-        const tm_inv *iv = &m.invs[b0[i]];
+        const struct stint_tm_inv *iv = &m.invs[b0[i]];
         CHECK_EQ_U64(iv->inv, first_inv + i);
         CHECK_EQ_U64(iv->nspans, 3);
         CHECK(iv->has_root);
-        CHECK_STR(tm_str(&m, iv->root_name), "simpler_run");
-        const tm_fon *w = tm_fon_find(&m, b0[i], wall);
+        CHECK_STR(stint_tm_str(&m, iv->root_name), "simpler_run");
+        const struct stint_tm_fon *w = stint_tm_fon_find(&m, b0[i], wall);
         CHECK(w && w->dur_ns == 1000 + (int64_t)i && w->ts_ns == 0 && w->depth == 2);
-        const tm_fon *b = tm_fon_find(&m, b0[i], bind);
+        const struct stint_tm_fon *b = stint_tm_fon_find(&m, b0[i], bind);
         CHECK(b && b->depth == 1 && b->dur_ns >= 0 && b->dur_ns <= iv->root_dur_ns);
         for (uint32_t sp = iv->first; sp != TM_NONE; sp = m.spans[sp].next) {
-            markers_text a = tm_attrs(&m, sp);
+            struct stint_mparse_text a = stint_tm_attrs(&m, sp);
             if (m.spans[sp].name == bind)
-                CHECK(markers_text_eq(a, "ntensor=4"));
+                CHECK(stint_mparse_text_eq(a, "ntensor=4"));
             if (m.spans[sp].name == wall) {
                 CHECK(m.spans[sp].dev == 1);
                 CHECK(a.len >= 7 && !memcmp(a.ptr, "clk=dev", 7));
@@ -109,7 +109,7 @@ int main(void)
             }
         }
     }
-    tm_free(&m);
+    stint_tm_free(&m);
     free(s.buf);
     CHECK_DONE();
 }

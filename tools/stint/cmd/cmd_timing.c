@@ -43,7 +43,7 @@ struct opts {
 };
 
 struct reader {
-    tm_model *m;
+    struct stint_tm_model *m;
     const char *path;
     uint64_t first_torn_off;
     const char *first_torn_why;
@@ -53,15 +53,15 @@ struct reader {
 };
 
 /* Parser callback: the record goes into the model; OOM stops the parse. */
-static int on_record(void *ctx, const markers_record *r)
+static int on_record(void *ctx, const struct stint_mparse_record *r)
 {
     struct reader *rd = ctx;
-    return tm_add(rd->m, r) ? -1 : 0;
+    return stint_tm_add(rd->m, r) ? -1 : 0;
 }
 
 /* Parser callback: a loss line's count adds to the spans the writer lost
  * (an unread one is counted in the parser's bad_losses). */
-static int on_loss(void *ctx, const markers_loss *l)
+static int on_loss(void *ctx, const struct stint_mparse_loss *l)
 {
     struct reader *rd = ctx;
     if (l->ok)
@@ -113,20 +113,20 @@ static int plain_regular(int fd)
  * gzip by content; for stdin and gzip logs. Returns 0, -1 out of memory or
  * a callback's stop, or an exit code (1 bad compressed data, 3 I/O) with
  * *msg set to the reader's message (in *in, which the caller closes). */
-static int feed_input(markers_parser *p, const char *path, const char **msg, struct stint_input *in)
+static int feed_input(struct stint_mparse *p, const char *path, const char **msg, struct stint_input *in)
 {
     int rc = stint_input_open(in, path);
     while (rc == 0) {
-        if (in->len && markers_feed(p, in->buf, in->len))
+        if (in->len && stint_mparse_feed(p, in->buf, in->len))
             return -1;
         stint_input_consume(in, in->len);
         int r = stint_input_fill(in);
         if (r == 0)
-            return markers_finish(p) ? -1 : 0;
+            return stint_mparse_finish(p) ? -1 : 0;
         if (r < 0)
             rc = stint_input_errcode(in);
     }
-    markers_finish(p); /* what came before the error is kept */
+    stint_mparse_finish(p); /* what came before the error is kept */
     *msg = in->err;
     return rc;
 }
@@ -136,7 +136,7 @@ static int feed_input(markers_parser *p, const char *path, const char **msg, str
  * stint_input. Returns 0, or an exit code: 3 when the input cannot be
  * opened or read, 1 when its compressed data is bad (a truncated .gz);
  * after a read error what came before it is kept (rd->read_error). */
-static int read_input(tm_model *m, const char *path, markers_stats *total, struct reader *rd)
+static int read_input(struct stint_tm_model *m, const char *path, struct stint_mparse_stats *total, struct reader *rd)
 {
     int fd = -1;
     if (strcmp(path, "-") != 0) {
@@ -153,12 +153,12 @@ static int read_input(tm_model *m, const char *path, markers_stats *total, struc
     memset(rd, 0, sizeof *rd);
     rd->m = m;
     rd->path = path;
-    markers_options o = MARKERS_OPTIONS_INIT;
+    struct stint_mparse_options o = MARKERS_OPTIONS_INIT;
     o.on_record = on_record;
     o.on_torn = on_torn;
     o.on_loss = on_loss;
     o.ctx = rd;
-    markers_parser *p = markers_parser_new(&o);
+    struct stint_mparse *p = stint_mparse_new(&o);
     if (!p) {
         if (fd >= 0)
             close(fd);
@@ -167,9 +167,9 @@ static int read_input(tm_model *m, const char *path, markers_stats *total, struc
     }
     const char *msg = NULL;
     struct stint_input in = {0};
-    int rc = fd >= 0 ? markers_read_fd(p, fd) : feed_input(p, path, &msg, &in);
+    int rc = fd >= 0 ? stint_mparse_read_fd(p, fd) : feed_input(p, path, &msg, &in);
     int err = errno;
-    const markers_stats *st = markers_get_stats(p);
+    const struct stint_mparse_stats *st = stint_mparse_get_stats(p);
     uint64_t nbytes = st->bytes; /* (st goes with the parser, freed below) */
     total->bytes += st->bytes;
     total->heads += st->heads;
@@ -180,7 +180,7 @@ static int read_input(tm_model *m, const char *path, markers_stats *total, struc
     total->long_lines += st->long_lines;
     total->losses += st->losses;
     total->bad_losses += st->bad_losses;
-    markers_parser_free(p);
+    stint_mparse_free(p);
     if (fd >= 0)
         close(fd);
     else
@@ -267,9 +267,9 @@ int stint_cmd_timing(int argc, char **argv)
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 
-    tm_model m;
-    tm_init(&m, (o.trace_out ? TM_KEEP_ATTRS : 0) | (o.view == VIEW_TREE ? TM_KEEP_SPANS : 0));
-    markers_stats st;
+    struct stint_tm_model m;
+    stint_tm_init(&m, (o.trace_out ? TM_KEEP_ATTRS : 0) | (o.view == VIEW_TREE ? TM_KEEP_SPANS : 0));
+    struct stint_mparse_stats st;
     memset(&st, 0, sizeof st);
     int rc = 0, partial = 0, left = 0;
     const char *partial_path = NULL;
@@ -291,7 +291,7 @@ int stint_cmd_timing(int argc, char **argv)
         if (partial)
             fprintf(stderr, "stint timing: %s: no report (the input could not be read)\n", partial_path);
         free(inputs);
-        tm_free(&m);
+        stint_tm_free(&m);
         return rc;
     }
     if (partial)
@@ -299,9 +299,9 @@ int stint_cmd_timing(int argc, char **argv)
                 rc == 3 ? "a read error" : "bad data (a cut or corrupt gzip stream)",
                 left ? ", and the inputs after it were not read" : "");
     free(inputs);
-    if (tm_analyze(&m)) {
+    if (stint_tm_analyze(&m)) {
         fprintf(stderr, "stint timing: out of memory\n");
-        tm_free(&m);
+        stint_tm_free(&m);
         return STINT_EXIT_IO;
     }
 
@@ -325,20 +325,20 @@ int stint_cmd_timing(int argc, char **argv)
         fprintf(stderr, "note: %llu line(s) longer than %zu bytes were cut\n",
                 (unsigned long long)st.long_lines, MARKERS_MAX_LINE_BYTES);
 
-    tout_ctx c = {&m, stdout, o.warmup, o.warmup_set, o.json, o.tree_depth, &st, partial};
+    struct stint_tout_ctx c = {&m, stdout, o.warmup, o.warmup_set, o.json, o.tree_depth, &st, partial};
     int wrc = 0;
     if (o.json) {
-        tout_json_begin(&c, o.view == VIEW_ROUNDS ? "rounds" : o.view == VIEW_TREE ? "tree" : "table");
+        stint_tout_json_begin(&c, o.view == VIEW_ROUNDS ? "rounds" : o.view == VIEW_TREE ? "tree" : "table");
     }
     if (o.view == VIEW_ROUNDS)
-        tout_rounds(&c);
+        stint_tout_rounds(&c);
     else if (o.view == VIEW_TREE)
-        tout_tree(&c);
+        stint_tout_tree(&c);
     else
-        tout_table(&c);
+        stint_tout_table(&c);
 
     if (o.trace_out) {
-        wrc = tout_chrome(&m, o.trace_out);
+        wrc = stint_tout_chrome(&m, o.trace_out);
         if (wrc) {
             fprintf(stderr, "stint timing: cannot write %s: %s\n", o.trace_out, strerror(wrc));
         } else if (!o.json) {
@@ -346,10 +346,10 @@ int stint_cmd_timing(int argc, char **argv)
         }
     }
     if (o.json)
-        tout_json_end(&c, o.trace_out && !wrc ? o.trace_out : NULL);
+        stint_tout_json_end(&c, o.trace_out && !wrc ? o.trace_out : NULL);
     /* --warmup left nothing: the text views say so on stdout; JSON on stderr */
     uint64_t dropped = 0;
-    int nothing_left = tout_nothing_left(&c, &dropped);
+    int nothing_left = stint_tout_nothing_left(&c, &dropped);
     if (nothing_left && o.json)
         fprintf(stderr,
                 "stint timing: nothing left after --warmup %u: all %llu invocation(s) were dropped (no callable "
@@ -357,7 +357,7 @@ int stint_cmd_timing(int argc, char **argv)
                 o.warmup, (unsigned long long)dropped, o.warmup);
 
     int out_err = fflush(stdout) != 0 || ferror(stdout);
-    tm_free(&m);
+    stint_tm_free(&m);
     if (out_err) {
         fprintf(stderr, "stint timing: cannot write the report to stdout\n");
         return STINT_EXIT_IO;

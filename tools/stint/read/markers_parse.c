@@ -23,8 +23,8 @@
 #include <emmintrin.h>
 #endif
 
-struct markers_parser {
-    markers_options opt;
+struct stint_mparse {
+    struct stint_mparse_options opt;
     char *buf;
     size_t cap;          /* bytes allocated */
     size_t len;          /* bytes held (a partial line) */
@@ -32,7 +32,7 @@ struct markers_parser {
     uint64_t base_line;  /* newlines seen before buf[0] (count_lines only) */
     size_t line_pos;     /* buf position up to which newlines are counted */
     uint64_t line_count; /* newlines before line_pos */
-    markers_stats st;
+    struct stint_mparse_stats st;
     int stop_rc;         /* sticky: a callback's stop value or -1 */
     int finished;
 };
@@ -124,7 +124,7 @@ static const char *find_tag(const char *p, const char *e, int loss)
 
 /* Newlines in [p->line_pos, pos), added to the running count; returns the
  * 1-based line of pos. Only called with count_lines. */
-static uint64_t line_of(markers_parser *p, size_t pos)
+static uint64_t line_of(struct stint_mparse *p, size_t pos)
 {
     const char *q = p->buf + p->line_pos, *e = p->buf + pos;
     while (q < e && (q = memchr(q, '\n', (size_t)(e - q))) != NULL) {
@@ -347,9 +347,9 @@ static int is_space(unsigned char c)
  * the search for the next record resumes. Delivers complete records and counts
  * heads, torn records and versions. Sets p->stop_rc when a callback stops.
  */
-static const char *parse_record(markers_parser *p, const char *at, const char *e)
+static const char *parse_record(struct stint_mparse *p, const char *at, const char *e)
 {
-    markers_record r;
+    struct stint_mparse_record r;
     const char *q = blanks(at + TAG_LEN, e);
     int ovf = 0;
     const char *why;
@@ -525,9 +525,9 @@ static const char *loss_field(const char *q, const char *e, const char *k, size_
 /* Parses the "[STINT]" text at `at` within [at, e): a loss line is handed to
  * on_loss (read, or marked unread); other text is passed over. Returns where
  * the search resumes. */
-static const char *parse_loss(markers_parser *p, const char *at, const char *e)
+static const char *parse_loss(struct stint_mparse *p, const char *at, const char *e)
 {
-    markers_loss l;
+    struct stint_mparse_loss l;
     memset(&l, 0, sizeof l);
     uint64_t v = 0;
     int ovf = 0;
@@ -564,7 +564,7 @@ static const char *parse_loss(markers_parser *p, const char *at, const char *e)
 }
 
 /* Parses the complete lines in buf[0, end). */
-static void parse_region(markers_parser *p, size_t end)
+static void parse_region(struct stint_mparse *p, size_t end)
 {
     const char *q = p->buf, *e = p->buf + end;
     const char *hit;
@@ -574,7 +574,7 @@ static void parse_region(markers_parser *p, size_t end)
 }
 
 /* Drops buf[0, end) after parsing it, keeping the partial line. */
-static void consume(markers_parser *p, size_t end)
+static void consume(struct stint_mparse *p, size_t end)
 {
     parse_region(p, end);
     if (p->opt.count_lines) {
@@ -588,11 +588,11 @@ static void consume(markers_parser *p, size_t end)
     p->len -= end;
 }
 
-markers_parser *markers_parser_new(const markers_options *opt)
+struct stint_mparse *stint_mparse_new(const struct stint_mparse_options *opt)
 {
     if (!opt || !opt->on_record)
         return NULL;
-    markers_parser *p = calloc(1, sizeof *p);
+    struct stint_mparse *p = calloc(1, sizeof *p);
     if (!p)
         return NULL;
     p->opt = *opt; /* buf comes with the first bytes (grow): a small log needs a small buffer */
@@ -601,7 +601,7 @@ markers_parser *markers_parser_new(const markers_options *opt)
 
 /* Makes room for at least want more bytes, doubling from 64 KiB. Returns 0,
  * or -1 when out of memory (buf unchanged). */
-static int grow(markers_parser *p, size_t want)
+static int grow(struct stint_mparse *p, size_t want)
 {
     if (p->cap - p->len >= want)
         return 0;
@@ -616,7 +616,7 @@ static int grow(markers_parser *p, size_t want)
     return 0;
 }
 
-void markers_parser_free(markers_parser *p)
+void stint_mparse_free(struct stint_mparse *p)
 {
     if (!p)
         return;
@@ -624,7 +624,7 @@ void markers_parser_free(markers_parser *p)
     free(p);
 }
 
-char *markers_write_ptr(markers_parser *p, size_t *cap)
+char *markers_write_ptr(struct stint_mparse *p, size_t *cap)
 {
     if (p->cap - p->len < MARKERS_CHUNK_BYTES / 2 && grow(p, MARKERS_CHUNK_BYTES) != 0) {
         *cap = 0;
@@ -635,7 +635,7 @@ char *markers_write_ptr(markers_parser *p, size_t *cap)
     return p->buf + p->len;
 }
 
-int markers_commit(markers_parser *p, size_t n)
+int stint_mparse_commit(struct stint_mparse *p, size_t n)
 {
     if (p->stop_rc)
         return p->stop_rc;
@@ -652,7 +652,7 @@ int markers_commit(markers_parser *p, size_t n)
     return p->stop_rc;
 }
 
-int markers_feed(markers_parser *p, const void *data, size_t n)
+int stint_mparse_feed(struct stint_mparse *p, const void *data, size_t n)
 {
     const char *s = data;
     while (n && !p->stop_rc) {
@@ -664,12 +664,12 @@ int markers_feed(markers_parser *p, const void *data, size_t n)
         memcpy(p->buf + p->len, s, k);
         s += k;
         n -= k;
-        markers_commit(p, k);
+        stint_mparse_commit(p, k);
     }
     return p->stop_rc;
 }
 
-int markers_finish(markers_parser *p)
+int stint_mparse_finish(struct stint_mparse *p)
 {
     if (!p->finished && !p->stop_rc && p->len)
         consume(p, p->len);
@@ -677,7 +677,7 @@ int markers_finish(markers_parser *p)
     return p->stop_rc;
 }
 
-int markers_read_fd(markers_parser *p, int fd)
+int stint_mparse_read_fd(struct stint_mparse *p, int fd)
 {
     for (;;) {
         size_t room;
@@ -692,20 +692,20 @@ int markers_read_fd(markers_parser *p, int fd)
         }
         if (got == 0)
             break;
-        if (markers_commit(p, (size_t)got))
+        if (stint_mparse_commit(p, (size_t)got))
             return p->stop_rc;
     }
-    return markers_finish(p);
+    return stint_mparse_finish(p);
 }
 
-const markers_stats *markers_get_stats(const markers_parser *p)
+const struct stint_mparse_stats *stint_mparse_get_stats(const struct stint_mparse *p)
 {
     return &p->st;
 }
 
 /* ---- attrs ----------------------------------------------------------------- */
 
-int markers_attr_next(markers_text *cursor, markers_text *k, markers_text *v)
+int stint_mparse_attr_next(struct stint_mparse_text *cursor, struct stint_mparse_text *k, struct stint_mparse_text *v)
 {
     const char *q = cursor->ptr, *e = cursor->ptr + cursor->len;
     while (q < e && is_space((unsigned char)*q))
@@ -728,11 +728,11 @@ int markers_attr_next(markers_text *cursor, markers_text *k, markers_text *v)
     return 1;
 }
 
-int markers_attr_get(markers_text attrs, const char *k, markers_text *value)
+int stint_mparse_attr_get(struct stint_mparse_text attrs, const char *k, struct stint_mparse_text *value)
 {
-    markers_text ck, cv;
+    struct stint_mparse_text ck, cv;
     size_t klen = strlen(k);
-    while (markers_attr_next(&attrs, &ck, &cv))
+    while (stint_mparse_attr_next(&attrs, &ck, &cv))
         if (cv.ptr && ck.len == klen && !memcmp(ck.ptr, k, klen)) {
             *value = cv;
             return 1;
@@ -740,7 +740,7 @@ int markers_attr_get(markers_text attrs, const char *k, markers_text *value)
     return 0;
 }
 
-int markers_is_device(const markers_record *rec)
+int stint_mparse_is_device(const struct stint_mparse_record *rec)
 {
     /* a whole attribute token: not "note=clk=dev", "xclk=dev" or "clk=device" */
     const char *b = rec->attrs.ptr, *q = b, *e = b + rec->attrs.len;
@@ -753,7 +753,7 @@ int markers_is_device(const markers_record *rec)
     return 0;
 }
 
-int markers_text_eq(markers_text t, const char *s)
+int stint_mparse_text_eq(struct stint_mparse_text t, const char *s)
 {
     size_t n = strlen(s);
     return t.len == n && (n == 0 || !memcmp(t.ptr, s, n));

@@ -52,14 +52,14 @@
 #include <stdint.h>
 
 /* A slice of the input: not NUL-terminated. */
-typedef struct markers_text {
+struct stint_mparse_text {
     const char *ptr;
     size_t len;
-} markers_text;
+};
 
-/* One complete record. Every markers_text points into the parser's buffer and
+/* One complete record. Every struct stint_mparse_text points into the parser's buffer and
  * is valid only during the on_record call that received it: copy what you keep. */
-typedef struct markers_record {
+struct stint_mparse_record {
     uint64_t v;          /* format version as written (1 today) */
     uint64_t pid;
     uint64_t tid;
@@ -69,51 +69,51 @@ typedef struct markers_record {
     int64_t dur_ns;
     uint64_t hid;        /* hid_text as a number; low 64 bits if it is longer */
     int hid_wide;        /* 1: hid_text has more than 16 significant digits */
-    markers_text hid_text; /* the hex digits as written (case preserved) */
-    markers_text name;
-    markers_text attrs;  /* raw `k=v ...` text after dur, trimmed; may be empty */
-    markers_text text;   /* the whole record: from its '[' to its last field's last byte (the
+    struct stint_mparse_text hid_text; /* the hex digits as written (case preserved) */
+    struct stint_mparse_text name;
+    struct stint_mparse_text attrs;  /* raw `k=v ...` text after dur, trimmed; may be empty */
+    struct stint_mparse_text text;   /* the whole record: from its '[' to its last field's last byte (the
                           * attrs' when there are any, else dur's last digit) */
     uint64_t offset;     /* byte offset of the record's '[' in the stream */
     uint64_t line;       /* 1-based line number; 0 unless options.count_lines */
-} markers_record;
+};
 
 /* Called once per complete record, in input order. Return 0 to go on; any other
- * value stops the parse and is returned by markers_feed/markers_finish. */
-typedef int (*markers_record_fn)(void *ctx, const markers_record *rec);
+ * value stops the parse and is returned by stint_mparse_feed/stint_mparse_finish. */
+typedef int (*stint_mparse_record_fn)(void *ctx, const struct stint_mparse_record *rec);
 
 /* One loss line: count spans of thread (pid, tid) lost by the writer, their
  * starts in [first_ts, last_ts] (CLOCK_MONOTONIC ns; both 0 when the writer
  * did not know them). With ok 0 the line could not be read and only why,
  * offset and line are set. */
-typedef struct markers_loss {
+struct stint_mparse_loss {
     int ok;
     uint64_t pid, tid, count;
     int64_t first_ts, last_ts;
     const char *why;     /* ok 0: the field that was missing or malformed (static) */
     uint64_t offset;     /* byte offset of its '[' in the stream */
     uint64_t line;       /* 1-based line number; 0 unless options.count_lines */
-} markers_loss;
+};
 
 /* Called once per loss line, in input order with the records (optional).
  * Return 0 to go on; any other value stops the parse, as on_record's does. */
-typedef int (*markers_loss_fn)(void *ctx, const markers_loss *loss);
+typedef int (*stint_mparse_loss_fn)(void *ctx, const struct stint_mparse_loss *loss);
 
 /* Called once per torn record (optional). `offset` is the byte offset of its
  * '['; `line` is 0 unless count_lines; `why` names the field that was missing
  * or malformed (a static string, e.g. "ts=" or "dur (overflow)"). */
-typedef void (*markers_torn_fn)(void *ctx, uint64_t offset, uint64_t line, const char *why);
+typedef void (*stint_mparse_torn_fn)(void *ctx, uint64_t offset, uint64_t line, const char *why);
 
-typedef struct markers_options {
-    markers_record_fn on_record; /* required */
-    markers_torn_fn on_torn;     /* optional */
+struct stint_mparse_options {
+    stint_mparse_record_fn on_record; /* required */
+    stint_mparse_torn_fn on_torn;     /* optional */
     void *ctx;                   /* passed to both callbacks */
     int count_lines;             /* 1: fill record.line (costs a newline count) */
-    markers_loss_fn on_loss;     /* optional: loss lines (none: they are skipped) */
-} markers_options;
+    stint_mparse_loss_fn on_loss;     /* optional: loss lines (none: they are skipped) */
+};
 #define MARKERS_OPTIONS_INIT {0, 0, 0, 0, 0}
 
-typedef struct markers_stats {
+struct stint_mparse_stats {
     uint64_t bytes;           /* bytes fed */
     uint64_t heads;           /* `[STRACE] v=<digit>` heads, torn ones included */
     uint64_t records;         /* complete records delivered */
@@ -123,45 +123,45 @@ typedef struct markers_stats {
     uint64_t long_lines;      /* lines cut at MARKERS_MAX_LINE_BYTES */
     uint64_t losses;          /* loss lines handed to on_loss (unread ones included) */
     uint64_t bad_losses;      /* of losses: unread (ok 0) */
-} markers_stats;
+};
 
 /* A line may be this long before it is cut (and counted in long_lines). */
 #define MARKERS_MAX_LINE_BYTES ((size_t)256 << 20)
-/* The parser's buffer and markers_read_fd's read(2) size. */
+/* The parser's buffer and stint_mparse_read_fd's read(2) size. */
 #define MARKERS_CHUNK_BYTES ((size_t)1 << 20)
 
-typedef struct markers_parser markers_parser;
+struct stint_mparse;
 
 /* Creates a parser. Returns NULL when opt->on_record is NULL or on OOM. */
-markers_parser *markers_parser_new(const markers_options *opt);
+struct stint_mparse *stint_mparse_new(const struct stint_mparse_options *opt);
 
 /* Frees the parser (NULL is a no-op). Pending unterminated input is dropped:
- * call markers_finish first to deliver it. */
-void markers_parser_free(markers_parser *p);
+ * call stint_mparse_finish first to deliver it. */
+void stint_mparse_free(struct stint_mparse *p);
 
 /* Feeds the next `n` bytes of the stream (copied; `data` may be reused at once).
  * Complete lines are parsed now; a trailing partial line waits for more input.
  * Returns 0, a callback's nonzero return (the parse stops; further calls return
  * it again), or -1 when out of memory. */
-int markers_feed(markers_parser *p, const void *data, size_t n);
+int stint_mparse_feed(struct stint_mparse *p, const void *data, size_t n);
 
 /* Zero-copy feeding: markers_write_ptr returns where up to *cap bytes may be
  * written (*cap >= MARKERS_CHUNK_BYTES / 2 unless out of memory: NULL), then
- * markers_commit(p, n) parses them as markers_feed would. */
-char *markers_write_ptr(markers_parser *p, size_t *cap);
-int markers_commit(markers_parser *p, size_t n);
+ * stint_mparse_commit(p, n) parses them as stint_mparse_feed would. */
+char *markers_write_ptr(struct stint_mparse *p, size_t *cap);
+int stint_mparse_commit(struct stint_mparse *p, size_t n);
 
 /* Ends the stream: parses a last line that has no line terminator. Same return
- * values as markers_feed. Idempotent. */
-int markers_finish(markers_parser *p);
+ * values as stint_mparse_feed. Idempotent. */
+int stint_mparse_finish(struct stint_mparse *p);
 
 /* Reads `fd` to EOF in MARKERS_CHUNK_BYTES reads, feeding the parser, then
- * calls markers_finish. Returns 0, a callback's nonzero return, -1 on OOM, or
+ * calls stint_mparse_finish. Returns 0, a callback's nonzero return, -1 on OOM, or
  * -2 on a read error (errno is left as read(2) set it). */
-int markers_read_fd(markers_parser *p, int fd);
+int stint_mparse_read_fd(struct stint_mparse *p, int fd);
 
-/* The counters so far (valid until markers_parser_free). */
-const markers_stats *markers_get_stats(const markers_parser *p);
+/* The counters so far (valid until stint_mparse_free). */
+const struct stint_mparse_stats *stint_mparse_get_stats(const struct stint_mparse *p);
 
 /* ---- attrs -------------------------------------------------------------- */
 
@@ -169,16 +169,16 @@ const markers_stats *markers_get_stats(const markers_parser *p);
  * record's attrs and is advanced past each token. A token `k=v` gives key k and
  * value v (v may be empty, and may itself hold '='); a token without '=' gives
  * key = the token and value.ptr == NULL. Returns 1 per token, 0 at the end. */
-int markers_attr_next(markers_text *cursor, markers_text *key, markers_text *value);
+int stint_mparse_attr_next(struct stint_mparse_text *cursor, struct stint_mparse_text *key, struct stint_mparse_text *value);
 
 /* Finds the first token `key=...` in attrs. Returns 1 and sets *value, or 0. */
-int markers_attr_get(markers_text attrs, const char *key, markers_text *value);
+int stint_mparse_attr_get(struct stint_mparse_text attrs, const char *key, struct stint_mparse_text *value);
 
 /* Whether the record is a device span: the attrs hold the whole token
  * "clk=dev" (the reference tests for the substring; docs/cli/timing.md). */
-int markers_is_device(const markers_record *rec);
+int stint_mparse_is_device(const struct stint_mparse_record *rec);
 
 /* 1 when the text equals the NUL-terminated string s. */
-int markers_text_eq(markers_text t, const char *s);
+int stint_mparse_text_eq(struct stint_mparse_text t, const char *s);
 
 #endif

@@ -28,10 +28,10 @@ struct mctx {
 
 /* sizes mode: counts each blank-separated token of text (k=v, or k alone)
  * under its k, into the event keys (args 0) or the args keys (args 1). */
-static void size_tokens(struct stint_model *m, markers_text text, int args)
+static void size_tokens(struct stint_model *m, struct stint_mparse_text text, int args)
 {
-    markers_text k, v;
-    while (markers_attr_next(&text, &k, &v)) {
+    struct stint_mparse_text k, v;
+    while (stint_mparse_attr_next(&text, &k, &v)) {
         uint32_t key = stint_model_intern(m, k.ptr, k.len);
         uint64_t bytes = (uint64_t)((v.ptr ? v.ptr + v.len : k.ptr + k.len) - k.ptr);
         if (args)
@@ -48,7 +48,7 @@ static void size_tokens(struct stint_model *m, markers_text text, int args)
  * record the filters leave out (--pid, --tid: the record's own; --name;
  * --cat: "" ; --time-range: [ts, ts + dur) on the record's clock) is counted
  * as filtered. */
-static void size_record(struct mctx *c, const markers_record *r)
+static void size_record(struct mctx *c, const struct stint_mparse_record *r)
 {
     struct stint_model *m = c->m;
     struct stint_sizes *z = m->sizes;
@@ -63,10 +63,10 @@ static void size_record(struct mctx *c, const markers_record *r)
             return;
         }
     }
-    stint_sizes_event(z, c->clk[markers_is_device(r)], c->none, name, r->text.len, r->attrs.len);
+    stint_sizes_event(z, c->clk[stint_mparse_is_device(r)], c->none, name, r->text.len, r->attrs.len);
     /* the head's fields: the tokens between "[STRACE]" and the attrs */
     const char *head = r->text.ptr + 8, *head_end = r->attrs.len ? r->attrs.ptr : r->text.ptr + r->text.len;
-    size_tokens(m, (markers_text){head, (size_t)(head_end - head)}, 0);
+    size_tokens(m, (struct stint_mparse_text){head, (size_t)(head_end - head)}, 0);
     if (r->attrs.len) {
         stint_sizes_event_key(z, c->attrs, r->attrs.len);
         size_tokens(m, r->attrs, 1);
@@ -86,7 +86,7 @@ static void add_arg_int(struct stint_model *m, uint32_t idx, const char *key, in
     stint_model_add_arg(m, idx, &a);
 }
 
-static int on_record(void *ctx, const markers_record *r)
+static int on_record(void *ctx, const struct stint_mparse_record *r)
 {
     struct mctx *c = ctx;
     struct stint_model *m = c->m;
@@ -98,7 +98,7 @@ static int on_record(void *ctx, const markers_record *r)
     if (r->v != 1)
         stint_model_repair(m, STINT_REPAIR_UNKNOWN_VERSION, "%s: byte %llu: record with v=%llu (expected v=1), read anyway",
                            c->path, (unsigned long long)r->offset, (unsigned long long)r->v);
-    int dev = markers_is_device(r);
+    int dev = stint_mparse_is_device(r);
     uint32_t lane = stint_model_lane(m, (int64_t)r->pid, dev ? (int64_t)r->inv : (int64_t)r->tid,
                                      dev ? STINT_CLOCK_DEVICE : STINT_CLOCK_HOST);
     struct stint_slice s = {.ts_ns = r->ts_ns, .dur_ns = r->dur_ns, .tts_ns = STINT_TS_NONE, .tdur_ns = STINT_TS_NONE,
@@ -114,9 +114,9 @@ static int on_record(void *ctx, const markers_record *r)
         add_arg_int(m, idx, "args.depth", (int64_t)r->depth);
         if (dev)
             add_arg_int(m, idx, "args.tid", (int64_t)r->tid);
-        markers_text cur = r->attrs, k, v;
+        struct stint_mparse_text cur = r->attrs, k, v;
         char key[256];
-        while (markers_attr_next(&cur, &k, &v)) {
+        while (stint_mparse_attr_next(&cur, &k, &v)) {
             int n = snprintf(key, sizeof key, "args.%.*s", (int)(k.len > 200 ? 200 : k.len), k.ptr);
             (void)n;
             add_arg_str(m, idx, key, v.ptr ? v.ptr : "", v.ptr ? v.len : 0);
@@ -137,7 +137,7 @@ static void on_torn(void *ctx, uint64_t offset, uint64_t line, const char *why)
 /* A loss line (libstint's `[STINT] v=1 dropped`): the writer's loss on its
  * thread (struct stint_loss), its range on the records' own clock; one that
  * cannot be read is a repair (bad_loss_record). Not an event. */
-static int on_loss(void *ctx, const markers_loss *l)
+static int on_loss(void *ctx, const struct stint_mparse_loss *l)
 {
     struct mctx *c = ctx;
     if (!l->ok) {
@@ -165,13 +165,13 @@ int stint_read_markers(struct stint_input *in, struct stint_model *m, const stru
         c.none = stint_model_intern(m, "", 0);
         c.attrs = stint_model_intern(m, "attrs", 5);
     }
-    markers_options opt = MARKERS_OPTIONS_INIT;
+    struct stint_mparse_options opt = MARKERS_OPTIONS_INIT;
     opt.on_record = on_record;
     opt.on_torn = on_torn;
     if (!m->sizes) /* (sizes measures loss lines as other text) */
         opt.on_loss = on_loss;
     opt.ctx = &c;
-    markers_parser *p = markers_parser_new(&opt);
+    struct stint_mparse *p = stint_mparse_new(&opt);
     if (!p) {
         stint_model_fail(m, "%s: out of memory", in->path);
         return 3;
@@ -180,7 +180,7 @@ int stint_read_markers(struct stint_input *in, struct stint_model *m, const stru
     for (;;) {
         if (m->sizes)
             m->sizes->text_bytes += in->len;
-        if (in->len && markers_feed(p, in->buf, in->len) != 0) {
+        if (in->len && stint_mparse_feed(p, in->buf, in->len) != 0) {
             stint_model_fail(m, "%s: out of memory", in->path);
             rc = 3;
             break;
@@ -196,15 +196,15 @@ int stint_read_markers(struct stint_input *in, struct stint_model *m, const stru
         if (f == 0 && in->len == 0)
             break;
     }
-    markers_finish(p);
-    const markers_stats *st = markers_get_stats(p);
+    stint_mparse_finish(p);
+    const struct stint_mparse_stats *st = stint_mparse_get_stats(p);
     if (st->torn && !(o && o->quiet))
         fprintf(stderr, "stint: %s: %llu of %llu records incomplete (torn; counted, not merged)\n", in->path,
                 (unsigned long long)st->torn, (unsigned long long)st->heads);
     if (st->long_lines)
         stint_model_repair(m, STINT_REPAIR_TORN_RECORD, "%s: %llu line(s) longer than %zu MiB were cut", in->path,
                            (unsigned long long)st->long_lines, MARKERS_MAX_LINE_BYTES >> 20);
-    markers_parser_free(p);
+    stint_mparse_free(p);
     stint_i_progress(in, 1);
     return rc;
 }

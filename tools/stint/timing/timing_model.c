@@ -83,14 +83,14 @@ static uint64_t hash_pair(uint64_t a, uint64_t b)
     return h ^ (h >> 29);
 }
 
-void tm_init(tm_model *m, int flags)
+void stint_tm_init(struct stint_tm_model *m, int flags)
 {
     memset(m, 0, sizeof *m);
     m->keep_attrs = (flags & TM_KEEP_ATTRS) != 0;
     m->keep_spans = (flags & (TM_KEEP_SPANS | TM_KEEP_ATTRS)) != 0;
 }
 
-void tm_free(tm_model *m)
+void stint_tm_free(struct stint_tm_model *m)
 {
     free(m->str);
     free(m->str_off);
@@ -113,17 +113,17 @@ void tm_free(tm_model *m)
     memset(m, 0, sizeof *m);
 }
 
-const char *tm_str(const tm_model *m, uint32_t id)
+const char *stint_tm_str(const struct stint_tm_model *m, uint32_t id)
 {
     return m->str + m->str_off[id];
 }
 
-uint32_t tm_str_len(const tm_model *m, uint32_t id)
+uint32_t stint_tm_str_len(const struct stint_tm_model *m, uint32_t id)
 {
     return m->str_slen[id];
 }
 
-uint32_t tm_str_find(const tm_model *m, const char *s, size_t n)
+uint32_t stint_tm_str_find(const struct stint_tm_model *m, const char *s, size_t n)
 {
     if (!m->str_hash_cap)
         return TM_NONE;
@@ -133,20 +133,20 @@ uint32_t tm_str_find(const tm_model *m, const char *s, size_t n)
         if (!v)
             return TM_NONE;
         uint32_t id = v - 1;
-        if (m->str_slen[id] == n && !memcmp(tm_str(m, id), s, n))
+        if (m->str_slen[id] == n && !memcmp(stint_tm_str(m, id), s, n))
             return id;
     }
 }
 
 /* Doubles the string hash table (load <= 1/2). Returns 0 or -1 on OOM. */
-static int str_rehash(tm_model *m)
+static int str_rehash(struct stint_tm_model *m)
 {
     uint32_t ncap = m->str_hash_cap ? m->str_hash_cap * 2 : 1024;
     uint32_t *h = calloc(ncap, sizeof *h);
     if (!h)
         return -1;
     for (uint32_t id = 0; id < m->nstr; id++) {
-        uint32_t i = (uint32_t)hash_bytes(tm_str(m, id), m->str_slen[id]) & (ncap - 1);
+        uint32_t i = (uint32_t)hash_bytes(stint_tm_str(m, id), m->str_slen[id]) & (ncap - 1);
         while (h[i])
             i = (i + 1) & (ncap - 1);
         h[i] = id + 1;
@@ -158,9 +158,9 @@ static int str_rehash(tm_model *m)
 }
 
 /* Interns s[0,n) as is. Returns the id or TM_NONE. */
-static uint32_t intern_exact(tm_model *m, const char *s, size_t n)
+static uint32_t intern_exact(struct stint_tm_model *m, const char *s, size_t n)
 {
-    uint32_t id = tm_str_find(m, s, n);
+    uint32_t id = stint_tm_str_find(m, s, n);
     if (id != TM_NONE)
         return id;
     if ((uint64_t)(m->nstr + 1) * 2 > m->str_hash_cap && str_rehash(m))
@@ -187,7 +187,7 @@ static uint32_t intern_exact(tm_model *m, const char *s, size_t n)
     m->str[m->str_len + n] = 0;
     m->str_len += n + 1;
     uint32_t mask = m->str_hash_cap - 1;
-    uint32_t i = (uint32_t)hash_bytes(tm_str(m, id), n) & mask;
+    uint32_t i = (uint32_t)hash_bytes(stint_tm_str(m, id), n) & mask;
     while (m->str_hash[i])
         i = (i + 1) & mask;
     m->str_hash[i] = id + 1;
@@ -195,7 +195,7 @@ static uint32_t intern_exact(tm_model *m, const char *s, size_t n)
 }
 
 /* Interns s[0,n), lowercasing it when `lower`. Returns the id or TM_NONE. */
-static uint32_t intern(tm_model *m, const char *s, size_t n, int lower)
+static uint32_t intern(struct stint_tm_model *m, const char *s, size_t n, int lower)
 {
     char small[64], *tmp = small, *heap = NULL;
     if (lower) {
@@ -211,7 +211,7 @@ static uint32_t intern(tm_model *m, const char *s, size_t n, int lower)
 }
 
 /* Doubles the invocation hash table (load <= 1/2). Returns 0 or -1 on OOM. */
-static int inv_rehash(tm_model *m)
+static int inv_rehash(struct stint_tm_model *m)
 {
     uint32_t ncap = m->inv_hash_cap ? m->inv_hash_cap * 2 : 4096;
     uint64_t *k = malloc((size_t)ncap * 2 * sizeof *k);
@@ -237,13 +237,13 @@ static int inv_rehash(tm_model *m)
     return 0;
 }
 
-static uint32_t find_inv_slow(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid);
+static uint32_t find_inv_slow(struct stint_tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid);
 
 /* The invocation (pid, inv), created with `hid` when new (TM_NONE: set by the
  * caller). A small direct-mapped
  * cache in front of the hash table holds the invocations in flight (one per
  * logging thread, interleaved line by line). */
-static uint32_t find_inv(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid)
+static uint32_t find_inv(struct stint_tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid)
 {
     uint64_t h = (pid * 0x9E3779B97F4A7C15ull) ^ (inv * 0xC2B2AE3D27D4EB4Full);
     uint32_t slot = (uint32_t)(h >> 56);
@@ -257,7 +257,7 @@ static uint32_t find_inv(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid)
 }
 
 /* find_inv through the hash table. */
-static uint32_t find_inv_slow(tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid)
+static uint32_t find_inv_slow(struct stint_tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid)
 {
     if ((uint64_t)(m->ninvs + 1) * 2 > m->inv_hash_cap && inv_rehash(m))
         return TM_NONE;
@@ -273,7 +273,7 @@ static uint32_t find_inv_slow(tm_model *m, uint64_t pid, uint64_t inv, uint32_t 
     if (grow((void **)&m->invs, &m->invs_cap, m->ninvs + 1, sizeof *m->invs))
         return TM_NONE;
     uint32_t x = m->ninvs++;
-    tm_inv *n = &m->invs[x];
+    struct stint_tm_inv *n = &m->invs[x];
     memset(n, 0, sizeof *n);
     n->pid = pid;
     n->inv = inv;
@@ -309,7 +309,7 @@ static int same_bytes(const char *s, const char *t, size_t n)
  * hundred hids, interleaved, and a hit skips hashing the whole string. A hid
  * written with capitals misses (the cache holds the lowercased text) and is
  * lowercased by intern(). */
-static uint32_t intern_cached(tm_model *m, uint32_t *cache, unsigned bits, const char *s, size_t n, int lower)
+static uint32_t intern_cached(struct stint_tm_model *m, uint32_t *cache, unsigned bits, const char *s, size_t n, int lower)
 {
     uint64_t a = 0, b = 0;
     memcpy(&a, s, n < 8 ? n : 8);
@@ -318,7 +318,7 @@ static uint32_t intern_cached(tm_model *m, uint32_t *cache, unsigned bits, const
     uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full) ^ n;
     uint32_t slot = (uint32_t)(h >> (64 - bits));
     uint32_t id = cache[slot];
-    if (id && m->str_slen[id - 1] == n && same_bytes(tm_str(m, id - 1), s, n))
+    if (id && m->str_slen[id - 1] == n && same_bytes(stint_tm_str(m, id - 1), s, n))
         return id - 1;
     id = intern(m, s, n, lower);
     if (id != TM_NONE)
@@ -332,11 +332,11 @@ static uint32_t intern_cached(tm_model *m, uint32_t *cache, unsigned bits, const
 
 static int cmp_fon_name(const void *pa, const void *pb)
 {
-    uint32_t a = ((const tm_fon *)pa)->name, b = ((const tm_fon *)pb)->name;
+    uint32_t a = ((const struct stint_tm_fon *)pa)->name, b = ((const struct stint_tm_fon *)pb)->name;
     return (a > b) - (a < b);
 }
 
-int tm_add(tm_model *m, const markers_record *r)
+int stint_tm_add(struct stint_tm_model *m, const struct stint_mparse_record *r)
 {
     uint32_t name = intern_cached(m, m->name_cache, 8, r->name.ptr, r->name.len, 0);
     if (name == TM_NONE || m->nrecords == TM_NONE - 1)
@@ -344,7 +344,7 @@ int tm_add(tm_model *m, const markers_record *r)
     uint32_t x = find_inv(m, r->pid, r->inv, TM_NONE);
     if (x == TM_NONE)
         goto oom;
-    tm_inv *iv = &m->invs[x];
+    struct stint_tm_inv *iv = &m->invs[x];
     /* The hid matters for an invocation's first span (it names the bucket) and
      * for every kept span (the Chrome trace prints each span's own). */
     uint32_t hid = TM_NONE;
@@ -362,7 +362,7 @@ int tm_add(tm_model *m, const markers_record *r)
         iv->root_dur_ns = r->dur_ns;
     }
     /* First span of this name? Names with small ids (the common ones) are
-     * answered by a bit mask; the list is sorted by name id in tm_analyze. */
+     * answered by a bit mask; the list is sorted by name id in stint_tm_analyze. */
     {
         int seen = 0;
         if (name < 64) {
@@ -381,13 +381,13 @@ int tm_add(tm_model *m, const markers_record *r)
         if (!seen) {
             if (iv->fon_len == iv->fon_cap) {
                 uint32_t ncap = iv->fon_cap ? iv->fon_cap * 2 : 8;
-                tm_fon *nf = ncap > iv->fon_cap ? realloc(iv->fon, (size_t)ncap * sizeof *nf) : NULL;
+                struct stint_tm_fon *nf = ncap > iv->fon_cap ? realloc(iv->fon, (size_t)ncap * sizeof *nf) : NULL;
                 if (!nf)
                     goto oom;
                 iv->fon = nf;
                 iv->fon_cap = ncap;
             }
-            tm_fon *f = &iv->fon[iv->fon_len++];
+            struct stint_tm_fon *f = &iv->fon[iv->fon_len++];
             f->ts_ns = r->ts_ns;
             f->dur_ns = r->dur_ns;
             f->name = name;
@@ -403,7 +403,7 @@ int tm_add(tm_model *m, const markers_record *r)
     if (grow((void **)&m->spans, &m->spans_cap, m->nspans + 1, sizeof *m->spans))
         goto oom;
     uint32_t s = m->nspans;
-    tm_span *sp = &m->spans[s];
+    struct stint_tm_span *sp = &m->spans[s];
     sp->ts_ns = r->ts_ns;
     sp->dur_ns = r->dur_ns;
     sp->tid = r->tid;
@@ -412,7 +412,7 @@ int tm_add(tm_model *m, const markers_record *r)
     sp->inv = x;
     sp->next = TM_NONE;
     sp->depth = depth;
-    sp->dev = (uint32_t)markers_is_device(r);
+    sp->dev = (uint32_t)stint_mparse_is_device(r);
     if (m->keep_attrs) {
         if (m->attr_cap_ids != m->spans_cap) {
             uint64_t *o = realloc(m->attr_off, (size_t)m->spans_cap * sizeof *o);
@@ -444,9 +444,9 @@ oom:
     return -1;
 }
 
-markers_text tm_attrs(const tm_model *m, uint32_t span)
+struct stint_mparse_text stint_tm_attrs(const struct stint_tm_model *m, uint32_t span)
 {
-    markers_text t = {"", 0};
+    struct stint_mparse_text t = {"", 0};
     if (m->keep_attrs && span < m->nspans) {
         t.ptr = m->attr_text + m->attr_off[span];
         t.len = m->attr_len[span];
@@ -456,12 +456,12 @@ markers_text tm_attrs(const tm_model *m, uint32_t span)
 
 /* ---- analysis --------------------------------------------------------------- */
 
-static const tm_model *sort_model; /* qsort has no context argument */
+static const struct stint_tm_model *sort_model; /* qsort has no context argument */
 
 static int cmp_pid_inv(const void *a, const void *b)
 {
-    const tm_inv *x = &sort_model->invs[*(const uint32_t *)a];
-    const tm_inv *y = &sort_model->invs[*(const uint32_t *)b];
+    const struct stint_tm_inv *x = &sort_model->invs[*(const uint32_t *)a];
+    const struct stint_tm_inv *y = &sort_model->invs[*(const uint32_t *)b];
     if (x->pid != y->pid)
         return x->pid < y->pid ? -1 : 1;
     if (x->inv != y->inv)
@@ -470,7 +470,7 @@ static int cmp_pid_inv(const void *a, const void *b)
 }
 
 /* Stable merge sort of invocation indices by inv (ties keep their order). */
-static void sort_by_inv(const tm_model *m, uint32_t *a, uint32_t *tmp, uint32_t n)
+static void sort_by_inv(const struct stint_tm_model *m, uint32_t *a, uint32_t *tmp, uint32_t n)
 {
     if (n < 2)
         return;
@@ -487,7 +487,7 @@ static void sort_by_inv(const tm_model *m, uint32_t *a, uint32_t *tmp, uint32_t 
     memcpy(a, tmp, (size_t)n * sizeof *a);
 }
 
-int tm_analyze(tm_model *m)
+int stint_tm_analyze(struct stint_tm_model *m)
 {
     uint32_t n = m->ninvs;
     m->order = malloc(((size_t)n + 1) * sizeof *m->order);
@@ -528,7 +528,7 @@ int tm_analyze(tm_model *m)
     /* Stable sort by size, largest first (insertion sort is stable; few buckets
      * usually, but use a counting pass to stay linear-ish when many). */
     {
-        tm_bucket *sorted = malloc(((size_t)nb + 1) * sizeof *sorted);
+        struct stint_tm_bucket *sorted = malloc(((size_t)nb + 1) * sizeof *sorted);
         if (!sorted) {
             free(bucket_of);
             free(tmp);
@@ -582,7 +582,7 @@ int tm_analyze(tm_model *m)
         m->buckets[b].n = 0;
     }
     for (uint32_t i = 0; i < n; i++) {
-        tm_bucket *b = &m->buckets[bucket_of[m->invs[m->order[i]].hid]];
+        struct stint_tm_bucket *b = &m->buckets[bucket_of[m->invs[m->order[i]].hid]];
         m->bucket_invs[b->off + b->n++] = m->order[i];
     }
     for (uint32_t b = 0; b < nb; b++)
@@ -592,9 +592,9 @@ int tm_analyze(tm_model *m)
     return 0;
 }
 
-const tm_fon *tm_fon_find(const tm_model *m, uint32_t inv, uint32_t name)
+const struct stint_tm_fon *stint_tm_fon_find(const struct stint_tm_model *m, uint32_t inv, uint32_t name)
 {
-    const tm_inv *iv = &m->invs[inv];
+    const struct stint_tm_inv *iv = &m->invs[inv];
     uint32_t lo = 0, hi = iv->fon_len;
     while (lo < hi) {
         uint32_t mid = lo + (hi - lo) / 2;
@@ -606,13 +606,13 @@ const tm_fon *tm_fon_find(const tm_model *m, uint32_t inv, uint32_t name)
     return lo < iv->fon_len && iv->fon[lo].name == name ? &iv->fon[lo] : NULL;
 }
 
-const char *tm_bucket_label(const tm_model *m, uint32_t b, char *buf)
+const char *stint_tm_bucket_label(const struct stint_tm_model *m, uint32_t b, char *buf)
 {
     if (b == 0 && m->buckets[0].n > 1)
         return strcpy(buf, "decode");
     if (m->buckets[b].n == 1)
         return strcpy(buf, "prefill");
-    const char *h = tm_str(m, m->buckets[b].hid);
+    const char *h = stint_tm_str(m, m->buckets[b].hid);
     size_t k = strlen(h) < 8 ? strlen(h) : 8;
     memcpy(buf, h, k);
     buf[k] = 0;

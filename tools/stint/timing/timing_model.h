@@ -4,7 +4,7 @@
  * (pid, inv), buckets of invocations by hid, and per invocation the first span
  * of each name.
  *
- * Built by feeding markers_record values (tm_add) and then tm_analyze. Names,
+ * Built by feeding struct stint_mparse_record values (stint_tm_add) and then stint_tm_analyze. Names,
  * hids and attrs are copied into the model: it owns everything it points to.
  * The per-invocation first-of-name lists are kept as records arrive, so the
  * tables need no span array; the spans themselves are kept only on request
@@ -22,7 +22,7 @@
 
 #define TM_NONE UINT32_MAX
 
-typedef struct tm_span {
+struct stint_tm_span {
     int64_t ts_ns;
     int64_t dur_ns;
     uint64_t tid;
@@ -32,17 +32,17 @@ typedef struct tm_span {
     uint32_t next;  /* next span of the same invocation, input order */
     uint32_t depth; /* saturated at UINT32_MAX */
     uint32_t dev;   /* 1: attrs contain "clk=dev" */
-} tm_span;
+};
 
 /* First span of one name in one invocation (a copy of its fields). */
-typedef struct tm_fon {
+struct stint_tm_fon {
     int64_t ts_ns;
     int64_t dur_ns;
     uint32_t name;
     uint32_t depth;
-} tm_fon;
+};
 
-typedef struct tm_inv {
+struct stint_tm_inv {
     uint64_t pid;
     uint64_t inv;
     uint32_t hid;      /* hid of its first span */
@@ -52,19 +52,19 @@ typedef struct tm_inv {
     int has_root;      /* a depth-0 span was seen; root_* are the first one's */
     uint32_t root_name;
     int64_t root_dur_ns;
-    tm_fon *fon;       /* first span of each name (sorted by name id after tm_analyze) */
+    struct stint_tm_fon *fon;       /* first span of each name (sorted by name id after stint_tm_analyze) */
     uint32_t fon_len, fon_cap;
     uint64_t seen_small; /* bit i: name id i (< 64) is in fon */
     struct stint_umap fon_map; /* the names in fon, once it holds many (timing_model.c) */
-} tm_inv;
+};
 
-typedef struct tm_bucket {
+struct stint_tm_bucket {
     uint32_t hid;
     uint32_t n;    /* invocations */
     uint32_t off;  /* into model.bucket_invs: invocation indices sorted by inv */
-} tm_bucket;
+};
 
-typedef struct tm_model {
+struct stint_tm_model {
     /* strings */
     char *str;            /* arena: NUL-terminated strings */
     size_t str_len, str_cap;
@@ -76,7 +76,7 @@ typedef struct tm_model {
 
     int keep_spans;
     uint32_t nrecords;    /* spans added (kept or not) */
-    tm_span *spans;
+    struct stint_tm_span *spans;
     uint32_t nspans, spans_cap;
     /* attrs, only when keep_attrs: offsets into attr_text */
     int keep_attrs;
@@ -86,7 +86,7 @@ typedef struct tm_model {
     char *attr_text;
     size_t attr_text_len, attr_text_cap;
 
-    tm_inv *invs;
+    struct stint_tm_inv *invs;
     uint32_t ninvs, invs_cap;
     uint64_t *inv_hash_keys; /* pairs (pid, inv) */
     uint32_t *inv_hash_vals; /* index + 1, 0 empty */
@@ -95,13 +95,13 @@ typedef struct tm_model {
     uint32_t hid_cache[256];  /* cache: hid id + 1 by its first and last bytes */
     uint32_t name_cache[256]; /* cache: name id + 1 by a short key */
 
-    /* after tm_analyze */
+    /* after stint_tm_analyze */
     uint32_t *order;         /* invocation indices sorted by (pid, inv) */
-    tm_bucket *buckets;      /* ordered: most invocations first, stable */
+    struct stint_tm_bucket *buckets;      /* ordered: most invocations first, stable */
     uint32_t nbuckets;
     uint32_t *bucket_invs;
     int oom;
-} tm_model;
+};
 
 enum {
     TM_KEEP_SPANS = 1, /* keep every span (the tree, the Chrome trace) */
@@ -109,29 +109,29 @@ enum {
 };
 
 /* Empty model; flags: TM_KEEP_*. */
-void tm_init(tm_model *m, int flags);
-void tm_free(tm_model *m);
+void stint_tm_init(struct stint_tm_model *m, int flags);
+void stint_tm_free(struct stint_tm_model *m);
 
 /* Adds one record. Returns 0, or -1 when out of memory (m->oom is set). */
-int tm_add(tm_model *m, const markers_record *r);
+int stint_tm_add(struct stint_tm_model *m, const struct stint_mparse_record *r);
 
 /* Groups and orders. Returns 0 or -1 on OOM. */
-int tm_analyze(tm_model *m);
+int stint_tm_analyze(struct stint_tm_model *m);
 
-const char *tm_str(const tm_model *m, uint32_t id);
-uint32_t tm_str_len(const tm_model *m, uint32_t id);
+const char *stint_tm_str(const struct stint_tm_model *m, uint32_t id);
+uint32_t stint_tm_str_len(const struct stint_tm_model *m, uint32_t id);
 /* The id of an existing string, or TM_NONE. */
-uint32_t tm_str_find(const tm_model *m, const char *s, size_t n);
+uint32_t stint_tm_str_find(const struct stint_tm_model *m, const char *s, size_t n);
 
 /* The first span named `name` in invocation `inv`, or NULL. */
-const tm_fon *tm_fon_find(const tm_model *m, uint32_t inv, uint32_t name);
+const struct stint_tm_fon *stint_tm_fon_find(const struct stint_tm_model *m, uint32_t inv, uint32_t name);
 
 /* Attrs of a span ("" unless keep_attrs). */
-markers_text tm_attrs(const tm_model *m, uint32_t span);
+struct stint_mparse_text stint_tm_attrs(const struct stint_tm_model *m, uint32_t span);
 
 /* Bucket label as the reference gives it: "decode" for the first bucket when it
  * has more than one invocation, "prefill" for a bucket of one, else the first
  * 8 hex digits of the hid. Writes into buf (>= 9 bytes), returns it. */
-const char *tm_bucket_label(const tm_model *m, uint32_t b, char *buf);
+const char *stint_tm_bucket_label(const struct stint_tm_model *m, uint32_t b, char *buf);
 
 #endif

@@ -30,7 +30,7 @@ typedef stint_i128 i128;
 #define BUCKET_INVS(m, b) ((m)->bucket_invs + (m)->buckets[b].off)
 
 /* The invocations of bucket b left after warmup: *n of them. */
-static const uint32_t *kept(const tout_ctx *c, uint32_t b, uint32_t *n)
+static const uint32_t *kept(const struct stint_tout_ctx *c, uint32_t b, uint32_t *n)
 {
     uint32_t all = c->m->buckets[b].n, w = c->warmup < all ? c->warmup : all;
     *n = all - w;
@@ -47,7 +47,7 @@ static double div_exact(i128 sum, uint64_t n)
 
 /* ---- JSON helpers -------------------------------------------------------------- */
 
-void tout_json_str(FILE *f, const char *s, size_t n)
+void stint_tout_json_str(FILE *f, const char *s, size_t n)
 {
     const unsigned char *p = (const unsigned char *)s, *e = p + n;
     putc('"', f);
@@ -105,7 +105,7 @@ void tout_json_str(FILE *f, const char *s, size_t n)
     putc('"', f);
 }
 
-void tout_json_us(FILE *f, int64_t ns)
+void stint_tout_json_us(FILE *f, int64_t ns)
 {
     uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
     unsigned frac = (unsigned)(a % 1000);
@@ -139,7 +139,7 @@ static void json_num(FILE *f, double v)
 
 static void json_cstr(FILE *f, const char *s)
 {
-    tout_json_str(f, s, strlen(s));
+    stint_tout_json_str(f, s, strlen(s));
 }
 
 /* A name in a text view: control bytes and backslashes escaped. */
@@ -149,21 +149,21 @@ static void put_name(FILE *f, const char *s, size_t n)
 }
 
 /* "callable hid=<hid>", the hid escaped as a name is. */
-static void put_hid(FILE *f, const tm_model *m, uint32_t hid)
+static void put_hid(FILE *f, const struct stint_tm_model *m, uint32_t hid)
 {
     fputs("callable hid=", f);
-    put_name(f, tm_str(m, hid), tm_str_len(m, hid));
+    put_name(f, stint_tm_str(m, hid), stint_tm_str_len(m, hid));
 }
 
 /* An interned string (a name or hid) as a JSON string: whole, NUL bytes included. */
-static void json_id(FILE *f, const tm_model *m, uint32_t id)
+static void json_id(FILE *f, const struct stint_tm_model *m, uint32_t id)
 {
-    tout_json_str(f, tm_str(m, id), tm_str_len(m, id));
+    stint_tout_json_str(f, stint_tm_str(m, id), stint_tm_str_len(m, id));
 }
 
-void tout_json_begin(const tout_ctx *c, const char *view)
+void stint_tout_json_begin(const struct stint_tout_ctx *c, const char *view)
 {
-    const markers_stats *st = c->st;
+    const struct stint_mparse_stats *st = c->st;
     fprintf(c->out, "{\"view\": \"%s\", \"warmup\": %u, \"partial\": %s, \"records\": {\"heads\": %llu, "
                     "\"spans\": %llu, \"torn\": %llu, \"overflow\": %llu, \"unknown_version\": %llu, \"bytes\": %llu}, ",
             view, c->warmup, c->partial ? "true" : "false", (unsigned long long)st->heads, (unsigned long long)st->records,
@@ -171,7 +171,7 @@ void tout_json_begin(const tout_ctx *c, const char *view)
             (unsigned long long)st->unknown_version, (unsigned long long)st->bytes);
 }
 
-void tout_json_end(const tout_ctx *c, const char *trace_path)
+void stint_tout_json_end(const struct stint_tout_ctx *c, const char *trace_path)
 {
     if (trace_path) {
         fputs(", \"trace_out\": {\"path\": ", c->out);
@@ -204,28 +204,28 @@ static void json_stats(FILE *f, const int64_t *v, uint32_t n)
     fputs(", \"stdev_us\": ", f);
     json_num(f, n > 1 ? sqrt(ss / (n - 1)) / 1000.0 : 0.0);
     fputs(", \"min_us\": ", f);
-    tout_json_us(f, mn);
+    stint_tout_json_us(f, mn);
     fputs(", \"max_us\": ", f);
-    tout_json_us(f, mx);
+    stint_tout_json_us(f, mx);
     fputc('}', f);
 }
 
 /* `{"hid": .., "label": .., "invocations": k, "warmup_dropped": d` of bucket b. */
-static void json_callable_head(const tout_ctx *c, uint32_t b, uint32_t k)
+static void json_callable_head(const struct stint_tout_ctx *c, uint32_t b, uint32_t k)
 {
     char label[16];
     fputs("{\"hid\": ", c->out);
     json_id(c->out, c->m, c->m->buckets[b].hid);
     fputs(", \"label\": ", c->out);
-    json_cstr(c->out, tm_bucket_label(c->m, b, label));
+    json_cstr(c->out, stint_tm_bucket_label(c->m, b, label));
     fprintf(c->out, ", \"invocations\": %u, \"warmup_dropped\": %u", k, c->m->buckets[b].n - k);
 }
 
 /* ---- --warmup leaving nothing ---------------------------------------------------- */
 
-int tout_nothing_left(const tout_ctx *c, uint64_t *dropped)
+int stint_tout_nothing_left(const struct stint_tout_ctx *c, uint64_t *dropped)
 {
-    const tm_model *m = c->m;
+    const struct stint_tm_model *m = c->m;
     uint64_t d = 0;
     int any_left = 0;
     for (uint32_t b = 0; b < m->nbuckets; b++) {
@@ -240,10 +240,10 @@ int tout_nothing_left(const tout_ctx *c, uint64_t *dropped)
 }
 
 /* The text views' first line when --warmup left no invocation at all. */
-static void nothing_left_head(const tout_ctx *c)
+static void nothing_left_head(const struct stint_tout_ctx *c)
 {
     uint64_t d;
-    tout_nothing_left(c, &d);
+    stint_tout_nothing_left(c, &d);
     fprintf(c->out,
             "Nothing left after --warmup %u: it drops the first %u invocation(s) of each callable, and no "
             "callable has more (%llu invocation(s) of %u callable(s) dropped).\n",
@@ -253,19 +253,19 @@ static void nothing_left_head(const tout_ctx *c)
 /* In the place of bucket b's table or tree when --warmup dropped all of its
  * invocations: which ones (runs of consecutive inv of one pid, the first 8
  * runs), then a blank line as after every callable. */
-static void dropped_text_bucket(const tout_ctx *c, uint32_t b)
+static void dropped_text_bucket(const struct stint_tout_ctx *c, uint32_t b)
 {
-    const tm_model *m = c->m;
+    const struct stint_tm_model *m = c->m;
     FILE *f = c->out;
-    const tm_bucket *bk = &m->buckets[b];
+    const struct stint_tm_bucket *bk = &m->buckets[b];
     const uint32_t *invs = BUCKET_INVS(m, b);
     char label[16];
     put_hid(f, m, bk->hid);
     fprintf(f, " (%s) \xe2\x80\x94 no invocation left: --warmup %u dropped all %u (",
-            tm_bucket_label(m, b, label), c->warmup, bk->n);
+            stint_tm_bucket_label(m, b, label), c->warmup, bk->n);
     uint32_t runs = 0, i = 0;
     while (i < bk->n) {
-        const tm_inv *a = &m->invs[invs[i]];
+        const struct stint_tm_inv *a = &m->invs[invs[i]];
         uint32_t j = i + 1;
         while (j < bk->n && m->invs[invs[j]].pid == a->pid &&
                m->invs[invs[j]].inv == m->invs[invs[j - 1]].inv + 1)
@@ -288,10 +288,10 @@ static void dropped_text_bucket(const tout_ctx *c, uint32_t b)
 
 /* Runs one per-callable view: the JSON list `"callables": [...]`, or the text
  * of every callable, or the reference's message when there is none. */
-static void each_callable(const tout_ctx *c, void (*json_one)(const tout_ctx *, uint32_t),
-                          void (*text_one)(const tout_ctx *, uint32_t))
+static void each_callable(const struct stint_tout_ctx *c, void (*json_one)(const struct stint_tout_ctx *, uint32_t),
+                          void (*text_one)(const struct stint_tout_ctx *, uint32_t))
 {
-    const tm_model *m = c->m;
+    const struct stint_tm_model *m = c->m;
     if (c->json) {
         fputs("\"callables\": [", c->out);
         for (uint32_t b = 0; b < m->nbuckets; b++) {
@@ -307,7 +307,7 @@ static void each_callable(const tout_ctx *c, void (*json_one)(const tout_ctx *, 
         fputs("No [STRACE] markers found.\n", c->out);
         return;
     }
-    if (tout_nothing_left(c, NULL))
+    if (stint_tout_nothing_left(c, NULL))
         nothing_left_head(c);
     for (uint32_t b = 0; b < m->nbuckets; b++)
         text_one(c, b);
@@ -316,10 +316,10 @@ static void each_callable(const tout_ctx *c, void (*json_one)(const tout_ctx *, 
 /* ---- names ---------------------------------------------------------------------- */
 
 /* The leaf of interned name `id` (after its last '.'); *len its length. */
-static const char *leaf_of(const tm_model *m, uint32_t id, size_t *len)
+static const char *leaf_of(const struct stint_tm_model *m, uint32_t id, size_t *len)
 {
-    const char *name = tm_str(m, id);
-    size_t n = tm_str_len(m, id);
+    const char *name = stint_tm_str(m, id);
+    size_t n = stint_tm_str_len(m, id);
     const char *dot = memrchr(name, '.', n);
     const char *leaf = dot ? dot + 1 : name;
     *len = n - (size_t)(leaf - name);
@@ -327,11 +327,11 @@ static const char *leaf_of(const tm_model *m, uint32_t id, size_t *len)
 }
 
 /* The number of '.' in interned name `id`. */
-static uint32_t dots_of(const tm_model *m, uint32_t id)
+static uint32_t dots_of(const struct stint_tm_model *m, uint32_t id)
 {
-    const char *s = tm_str(m, id);
+    const char *s = stint_tm_str(m, id);
     uint32_t d = 0;
-    for (size_t i = 0, n = tm_str_len(m, id); i < n; i++)
+    for (size_t i = 0, n = stint_tm_str_len(m, id); i < n; i++)
         d += s[i] == '.';
     return d;
 }
@@ -365,14 +365,14 @@ static int cmp_bytes(const char *a, size_t an, const char *b, size_t bn)
  * up by name as the reference does (an invocation whose first depth-0 span is
  * something else, a warm-up step, still times simpler_run), else the
  * invocation's own root. NULL when the invocation has none. */
-static const tm_fon *named_span(const tm_model *m, uint32_t inv, const char *suffix)
+static const struct stint_tm_fon *named_span(const struct stint_tm_model *m, uint32_t inv, const char *suffix)
 {
-    const tm_inv *iv = &m->invs[inv];
+    const struct stint_tm_inv *iv = &m->invs[inv];
     const char *roots[3] = {"simpler_run", "chip.run", NULL};
     size_t rlen[3] = {11, 8, 0};
     if (iv->has_root) {
-        roots[2] = tm_str(m, iv->root_name);
-        rlen[2] = tm_str_len(m, iv->root_name);
+        roots[2] = stint_tm_str(m, iv->root_name);
+        rlen[2] = stint_tm_str_len(m, iv->root_name);
     }
     size_t sl = strlen(suffix);
     for (int k = 0; k < 3; k++) {
@@ -389,8 +389,8 @@ static const tm_fon *named_span(const tm_model *m, uint32_t inv, const char *suf
             memcpy(buf + n, suffix, sl);
             n += sl;
         }
-        uint32_t id = tm_str_find(m, buf, n);
-        const tm_fon *f = id == TM_NONE ? NULL : tm_fon_find(m, inv, id);
+        uint32_t id = stint_tm_str_find(m, buf, n);
+        const struct stint_tm_fon *f = id == TM_NONE ? NULL : stint_tm_fon_find(m, inv, id);
         if (f)
             return f;
     }
@@ -400,10 +400,10 @@ static const tm_fon *named_span(const tm_model *m, uint32_t inv, const char *suf
 /* Device wall of one invocation: the rounds column's span, else the first
  * span (lowest name id: first seen) whose leaf is `device_wall`, as pypto
  * reads it. 0 when there is none. */
-static int64_t device_wall_ns(const tm_model *m, uint32_t inv)
+static int64_t device_wall_ns(const struct stint_tm_model *m, uint32_t inv)
 {
-    const tm_fon *f = named_span(m, inv, "runner_run.device_wall");
-    const tm_inv *iv = &m->invs[inv];
+    const struct stint_tm_fon *f = named_span(m, inv, "runner_run.device_wall");
+    const struct stint_tm_inv *iv = &m->invs[inv];
     for (uint32_t i = 0; !f && i < iv->fon_len; i++) {
         size_t ln;
         const char *leaf = leaf_of(m, iv->fon[i].name, &ln);
@@ -421,21 +421,21 @@ struct stage {
     i128 sum;
 };
 
-static const tm_model *stage_model;
+static const struct stint_tm_model *stage_model;
 
 static int cmp_stage(const void *a, const void *b)
 {
     const struct stage *x = a, *y = b;
     if (x->n != y->n)
         return x->n > y->n ? -1 : 1;
-    const tm_model *m = stage_model;
-    return cmp_bytes(tm_str(m, x->name), tm_str_len(m, x->name), tm_str(m, y->name),
-                     tm_str_len(m, y->name));
+    const struct stint_tm_model *m = stage_model;
+    return cmp_bytes(stint_tm_str(m, x->name), stint_tm_str_len(m, x->name), stint_tm_str(m, y->name),
+                     stint_tm_str_len(m, y->name));
 }
 
 /* Per name (first span of the name per invocation, depth != 0): count and sum.
  * Returns a malloc'd array sorted by (-count, name); *ns its length. */
-static struct stage *bucket_stages(const tm_model *m, const uint32_t *invs, uint32_t k, uint32_t *ns)
+static struct stage *bucket_stages(const struct stint_tm_model *m, const uint32_t *invs, uint32_t k, uint32_t *ns)
 {
     uint32_t *slot = malloc(((size_t)m->nstr + 1) * sizeof *slot);
     struct stage *st = malloc(((size_t)m->nstr + 1) * sizeof *st);
@@ -448,7 +448,7 @@ static struct stage *bucket_stages(const tm_model *m, const uint32_t *invs, uint
     for (uint32_t i = 0; i < m->nstr; i++)
         slot[i] = TM_NONE;
     for (uint32_t i = 0; i < k; i++) {
-        const tm_inv *iv = &m->invs[invs[i]];
+        const struct stint_tm_inv *iv = &m->invs[invs[i]];
         for (uint32_t f = 0; f < iv->fon_len; f++) {
             if (iv->fon[f].depth == 0)
                 continue;
@@ -478,9 +478,9 @@ static double trunc_mean_us(i128 sum, uint32_t n)
 
 /* The table view of bucket b as one JSON object: root stats, per-invocation
  * host and device walls (what pypto reads), and per-stage stats. */
-static void table_json_bucket(const tout_ctx *c, uint32_t b)
+static void table_json_bucket(const struct stint_tout_ctx *c, uint32_t b)
 {
-    const tm_model *m = c->m;
+    const struct stint_tm_model *m = c->m;
     FILE *f = c->out;
     uint32_t k;
     const uint32_t *invs = kept(c, b, &k);
@@ -493,7 +493,7 @@ static void table_json_bucket(const tout_ctx *c, uint32_t b)
     uint32_t nr = 0;
     uint32_t root_name = TM_NONE;
     for (uint32_t i = 0; i < k; i++) {
-        const tm_inv *iv = &m->invs[invs[i]];
+        const struct stint_tm_inv *iv = &m->invs[invs[i]];
         if (!iv->has_root)
             continue;
         if (root_name == TM_NONE)
@@ -514,16 +514,16 @@ static void table_json_bucket(const tout_ctx *c, uint32_t b)
      * (0 without a root), device wall = device_wall dur (0 without one). */
     fputs(", \"rounds\": [", f);
     for (uint32_t i = 0; i < k; i++) {
-        const tm_inv *iv = &m->invs[invs[i]];
+        const struct stint_tm_inv *iv = &m->invs[invs[i]];
         fprintf(f, "%s{\"pid\": %llu, \"inv\": %llu}", i ? ", " : "", (unsigned long long)iv->pid,
                 (unsigned long long)iv->inv);
     }
     fputs("], \"host_wall_us\": [", f);
     for (uint32_t i = 0; i < k; i++) {
-        const tm_inv *iv = &m->invs[invs[i]];
+        const struct stint_tm_inv *iv = &m->invs[invs[i]];
         v[i] = iv->has_root ? iv->root_dur_ns : 0;
         fputs(i ? ", " : "", f);
-        tout_json_us(f, v[i]);
+        stint_tout_json_us(f, v[i]);
     }
     fputs("], \"host_wall\": ", f);
     json_stats(f, v, k);
@@ -531,7 +531,7 @@ static void table_json_bucket(const tout_ctx *c, uint32_t b)
     for (uint32_t i = 0; i < k; i++) {
         v[i] = device_wall_ns(m, invs[i]);
         fputs(i ? ", " : "", f);
-        tout_json_us(f, v[i]);
+        stint_tout_json_us(f, v[i]);
     }
     fputs("], \"device_wall\": ", f);
     json_stats(f, v, k);
@@ -541,7 +541,7 @@ static void table_json_bucket(const tout_ctx *c, uint32_t b)
     for (uint32_t i = 0; st && i < ns; i++) {
         uint32_t dots = dots_of(m, st[i].name), nv = 0;
         for (uint32_t j = 0; j < k; j++) {
-            const tm_fon *fo = tm_fon_find(m, invs[j], st[i].name);
+            const struct stint_tm_fon *fo = stint_tm_fon_find(m, invs[j], st[i].name);
             if (fo && fo->depth != 0)
                 v[nv++] = fo->dur_ns;
         }
@@ -557,9 +557,9 @@ static void table_json_bucket(const tout_ctx *c, uint32_t b)
 }
 
 /* The reference's table for bucket b. */
-static void table_text_bucket(const tout_ctx *c, uint32_t b)
+static void table_text_bucket(const struct stint_tout_ctx *c, uint32_t b)
 {
-    const tm_model *m = c->m;
+    const struct stint_tm_model *m = c->m;
     FILE *f = c->out;
     uint32_t k;
     const uint32_t *invs = kept(c, b, &k);
@@ -574,7 +574,7 @@ static void table_text_bucket(const tout_ctx *c, uint32_t b)
     int64_t mn = 0, mx = 0;
     uint32_t root_name = TM_NONE;
     for (uint32_t i = 0; i < k; i++) {
-        const tm_inv *iv = &m->invs[invs[i]];
+        const struct stint_tm_inv *iv = &m->invs[invs[i]];
         if (!iv->has_root)
             continue;
         int64_t d = iv->root_dur_ns;
@@ -589,13 +589,13 @@ static void table_text_bucket(const tout_ctx *c, uint32_t b)
     }
     if (nr) {
         fputs("  ", f);
-        put_name(f, tm_str(m, root_name), tm_str_len(m, root_name));
+        put_name(f, stint_tm_str(m, root_name), stint_tm_str_len(m, root_name));
         fprintf(f, ": mean=%.1fus min=%.1fus max=%.1fus", trunc_mean_us(sum, nr), (double)mn / 1000.0,
                 (double)mx / 1000.0);
         if (c->warmup_set) {
             double mean = div_exact(sum, nr), ss = 0;
             for (uint32_t i = 0; i < k; i++) {
-                const tm_inv *iv = &m->invs[invs[i]];
+                const struct stint_tm_inv *iv = &m->invs[invs[i]];
                 if (iv->has_root)
                     ss += ((double)iv->root_dur_ns - mean) * ((double)iv->root_dur_ns - mean);
             }
@@ -609,14 +609,14 @@ static void table_text_bucket(const tout_ctx *c, uint32_t b)
         fputs("  ", f);
         for (uint32_t d = dots_of(m, st[i].name); d; d--)
             fputs("  ", f);
-        put_name(f, tm_str(m, st[i].name), tm_str_len(m, st[i].name));
+        put_name(f, stint_tm_str(m, st[i].name), stint_tm_str_len(m, st[i].name));
         fprintf(f, ": mean=%.1fus (n=%u)\n", trunc_mean_us(st[i].sum, st[i].n), st[i].n);
     }
     free(st);
     fputc('\n', f);
 }
 
-void tout_table(const tout_ctx *c)
+void stint_tout_table(const struct stint_tout_ctx *c)
 {
     each_callable(c, table_json_bucket, table_text_bucket);
 }
@@ -632,22 +632,22 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* One round's five values in us, as the reference computes them. */
-static void round_metrics(const tm_model *m, uint32_t inv, double out[5], int64_t ns[5])
+static void round_metrics(const struct stint_tm_model *m, uint32_t inv, double out[5], int64_t ns[5])
 {
-    const tm_fon *dev = named_span(m, inv, "runner_run.device_wall");
-    const tm_fon *orch = named_span(m, inv, "runner_run.device_wall.orch");
-    const tm_fon *sched = named_span(m, inv, "runner_run.device_wall.sched");
+    const struct stint_tm_fon *dev = named_span(m, inv, "runner_run.device_wall");
+    const struct stint_tm_fon *orch = named_span(m, inv, "runner_run.device_wall.orch");
+    const struct stint_tm_fon *sched = named_span(m, inv, "runner_run.device_wall.sched");
     /* Host is the first span named simpler_run (or chip.run; the reference
      * looks it up by name), else the invocation's root. */
-    const tm_fon *host = named_span(m, inv, "");
-    const tm_fon *cols[5] = {host, dev, NULL, orch, sched};
+    const struct stint_tm_fon *host = named_span(m, inv, "");
+    const struct stint_tm_fon *cols[5] = {host, dev, NULL, orch, sched};
     for (int i = 0; i < 5; i++) {
         ns[i] = cols[i] ? cols[i]->dur_ns : 0;
         out[i] = cols[i] ? (double)ns[i] / 1000.0 : 0.0;
     }
     if (orch || sched) {
         int64_t lo = INT64_MAX, hi = INT64_MIN;
-        const tm_fon *w[2] = {orch, sched};
+        const struct stint_tm_fon *w[2] = {orch, sched};
         for (int i = 0; i < 2; i++) {
             if (!w[i])
                 continue;
@@ -668,9 +668,9 @@ static double sum_in_order(const double *v, uint32_t n)
     return s;
 }
 
-void tout_rounds(const tout_ctx *c)
+void stint_tout_rounds(const struct stint_tout_ctx *c)
 {
-    const tm_model *m = c->m;
+    const struct stint_tm_model *m = c->m;
     FILE *f = c->out;
     if (!m->nbuckets) {
         if (c->json) {
@@ -717,16 +717,16 @@ void tout_rounds(const tout_ctx *c)
         fputs("\"callable\": {\"hid\": ", f);
         json_id(f, m, m->buckets[0].hid);
         fputs(", \"label\": ", f);
-        json_cstr(f, tm_bucket_label(m, 0, label));
+        json_cstr(f, stint_tm_bucket_label(m, 0, label));
         fprintf(f, "}, \"warmup_dropped\": %u, \"rounds\": [", m->buckets[0].n - n);
         static const char *const keys[5] = {"host_us", "device_us", "effective_us", "orch_us", "sched_us"};
         for (uint32_t i = 0; i < n; i++) {
-            const tm_inv *iv = &m->invs[invs[i]];
+            const struct stint_tm_inv *iv = &m->invs[invs[i]];
             fprintf(f, "%s{\"round\": %u, \"pid\": %llu, \"inv\": %llu", i ? ", " : "", i,
                     (unsigned long long)iv->pid, (unsigned long long)iv->inv);
             for (int col = 0; col < 5; col++) {
                 fprintf(f, ", \"%s\": ", keys[col]);
-                tout_json_us(f, rows_ns[5 * (size_t)i + (size_t)col]);
+                stint_tout_json_us(f, rows_ns[5 * (size_t)i + (size_t)col]);
             }
             fputc('}', f);
         }
@@ -800,7 +800,7 @@ void tout_rounds(const tout_ctx *c)
 /* ---- the median tree ---------------------------------------------------------------- */
 
 struct tree {
-    const tout_ctx *c;
+    const struct stint_tout_ctx *c;
     const uint32_t *invs;
     uint32_t k;
     double *med_us;        /* per name id: median dur in us (NAN when absent) */
@@ -840,7 +840,7 @@ static int cmp_i64(const void *a, const void *b)
 }
 
 /* Median per name over the kept invocations (first span of each name). */
-static double *name_medians(const tm_model *m, const uint32_t *invs, uint32_t k)
+static double *name_medians(const struct stint_tm_model *m, const uint32_t *invs, uint32_t k)
 {
     double *med = malloc(((size_t)m->nstr + 1) * sizeof *med);
     uint32_t *cnt = calloc((size_t)m->nstr + 1, sizeof *cnt);
@@ -849,7 +849,7 @@ static double *name_medians(const tm_model *m, const uint32_t *invs, uint32_t k)
     if (!med || !cnt || !off)
         goto fail;
     for (uint32_t i = 0; i < k; i++) {
-        const tm_inv *iv = &m->invs[invs[i]];
+        const struct stint_tm_inv *iv = &m->invs[invs[i]];
         for (uint32_t f = 0; f < iv->fon_len; f++)
             cnt[iv->fon[f].name]++;
         total += iv->fon_len;
@@ -864,7 +864,7 @@ static double *name_medians(const tm_model *m, const uint32_t *invs, uint32_t k)
         cnt[i] = 0;
     }
     for (uint32_t i = 0; i < k; i++) {
-        const tm_inv *iv = &m->invs[invs[i]];
+        const struct stint_tm_inv *iv = &m->invs[invs[i]];
         for (uint32_t f = 0; f < iv->fon_len; f++) {
             uint32_t nm = iv->fon[f].name;
             v[off[nm] + cnt[nm]++] = iv->fon[f].dur_ns;
@@ -892,13 +892,13 @@ fail:
 /* Median over the kept invocations of the orch ∪ sched window. */
 static double effective_median_us(const struct tree *t, uint32_t orch_name, uint32_t sched_name)
 {
-    const tm_model *m = t->c->m;
+    const struct stint_tm_model *m = t->c->m;
     int64_t *v = malloc(((size_t)t->k + 1) * sizeof *v);
     uint32_t n = 0;
     if (!v)
         return 0.0;
     for (uint32_t i = 0; i < t->k; i++) {
-        const tm_fon *a = tm_fon_find(m, t->invs[i], orch_name), *b = tm_fon_find(m, t->invs[i], sched_name);
+        const struct stint_tm_fon *a = stint_tm_fon_find(m, t->invs[i], orch_name), *b = stint_tm_fon_find(m, t->invs[i], sched_name);
         if (!a || !b)
             continue;
         int64_t hi = a->ts_ns + a->dur_ns > b->ts_ns + b->dur_ns ? a->ts_ns + a->dur_ns : b->ts_ns + b->dur_ns;
@@ -930,7 +930,7 @@ static const uint32_t *kids_of(const struct tree *t, uint32_t key, uint32_t *n)
     return t->by_parent + lo;
 }
 
-static int leaf_is(const tm_model *m, uint32_t span, const char *want)
+static int leaf_is(const struct stint_tm_model *m, uint32_t span, const char *want)
 {
     size_t n;
     const char *leaf = leaf_of(m, m->spans[span].name, &n);
@@ -941,10 +941,10 @@ static int leaf_is(const tm_model *m, uint32_t span, const char *want)
  * by ts, folding an orch/sched pair into one Effective line (text or JSON). */
 static void emit_node(struct tree *t, uint32_t pos, int indent)
 {
-    const tm_model *m = t->c->m;
+    const struct stint_tm_model *m = t->c->m;
     FILE *f = t->c->out;
     uint32_t s = t->ref[pos];
-    const tm_span *sp = &m->spans[s];
+    const struct stint_tm_span *sp = &m->spans[s];
     size_t ln;
     const char *leaf = leaf_of(m, sp->name, &ln);
     double med = t->med_us[sp->name];
@@ -953,7 +953,7 @@ static void emit_node(struct tree *t, uint32_t pos, int indent)
         t->json_first = 0;
         json_id(f, m, sp->name);
         fputs(", \"leaf\": ", f);
-        tout_json_str(f, leaf, ln);
+        stint_tout_json_str(f, leaf, ln);
         fprintf(f, ", \"dev\": %s, \"median_us\": ", sp->dev ? "true" : "false");
         json_num(f, med);
         fputs(", \"children\": [", f);
@@ -1023,7 +1023,7 @@ static const struct tree *link_tree; /* the tree whose positions the comparators
 static unsigned link_by;             /* cmp_pos_key: LINK_BY_* beyond (tid, ..., position) */
 enum { LINK_BY_DEPTH = 1, LINK_BY_NAME = 2 };
 
-static const tm_span *ref_span(const struct tree *t, uint32_t pos)
+static const struct stint_tm_span *ref_span(const struct tree *t, uint32_t pos)
 {
     return &t->c->m->spans[t->ref[pos]];
 }
@@ -1045,7 +1045,7 @@ static int cmp_by_parent(const void *a, const void *b)
  * after it (> 0); depth and name count as link_by says. */
 static int pos_vs_key(uint32_t x, uint64_t tid, uint32_t depth, uint32_t name, uint32_t pos)
 {
-    const tm_span *p = ref_span(link_tree, x);
+    const struct stint_tm_span *p = ref_span(link_tree, x);
     if (p->tid != tid)
         return p->tid < tid ? -1 : 1;
     if ((link_by & LINK_BY_DEPTH) && p->depth != depth)
@@ -1059,7 +1059,7 @@ static int pos_vs_key(uint32_t x, uint64_t tid, uint32_t depth, uint32_t name, u
 static int cmp_pos_key(const void *a, const void *b)
 {
     uint32_t y = *(const uint32_t *)b;
-    const tm_span *q = ref_span(link_tree, y);
+    const struct stint_tm_span *q = ref_span(link_tree, y);
     return pos_vs_key(*(const uint32_t *)a, q->tid, q->depth, q->name, y);
 }
 
@@ -1080,7 +1080,7 @@ static uint32_t lower_bound(const uint32_t *v, uint32_t n, uint64_t tid, uint32_
 /* Whether the span at position c lies within [ts, ts + dur] of the one at p. */
 static int contains(const struct tree *t, uint32_t p, uint32_t c)
 {
-    const tm_span *a = ref_span(t, p), *b = ref_span(t, c);
+    const struct stint_tm_span *a = ref_span(t, p), *b = ref_span(t, c);
     return b->ts_ns >= a->ts_ns && (i128)b->ts_ns + b->dur_ns <= (i128)a->ts_ns + a->dur_ns;
 }
 
@@ -1105,16 +1105,16 @@ static int cmp_u64(const void *a, const void *b)
 #define NAME_DUP (TM_NONE - 1)
 static void name_links(struct tree *t, uint32_t *v)
 {
-    const tm_model *m = t->c->m;
+    const struct stint_tm_model *m = t->c->m;
     for (uint32_t i = 0; i < t->nref; i++)
         v[i] = ref_span(t, i)->name;
     qsort(v, t->nref, sizeof *v, cmp_u32);
     for (uint32_t i = 0; i < t->nref; i++) {
-        const tm_span *s = ref_span(t, i);
+        const struct stint_tm_span *s = ref_span(t, i);
         t->key[i] = s->name;
         t->parent[i] = TM_NONE;
-        const char *nm = tm_str(m, s->name), *dot = memrchr(nm, '.', tm_str_len(m, s->name));
-        uint32_t pid = dot ? tm_str_find(m, nm, (size_t)(dot - nm)) : TM_NONE;
+        const char *nm = stint_tm_str(m, s->name), *dot = memrchr(nm, '.', stint_tm_str_len(m, s->name));
+        uint32_t pid = dot ? stint_tm_str_find(m, nm, (size_t)(dot - nm)) : TM_NONE;
         if (pid != TM_NONE && bsearch(&pid, v, t->nref, sizeof *v, cmp_u32))
             t->parent[i] = pid;
     }
@@ -1177,14 +1177,14 @@ static void host_links(struct tree *t, const uint32_t *g, uint32_t n, uint32_t *
 static uint32_t device_host_parent(const struct tree *t, uint32_t i, const uint32_t *byname,
                                    const uint32_t *bydepth, uint32_t nh)
 {
-    const tm_model *m = t->c->m;
-    const tm_span *s = ref_span(t, i);
+    const struct stint_tm_model *m = t->c->m;
+    const struct stint_tm_span *s = ref_span(t, i);
     uint32_t up = s->depth - 1, best = TM_NONE;
-    const char *nm = tm_str(m, s->name), *end = nm + tm_str_len(m, s->name);
+    const char *nm = stint_tm_str(m, s->name), *end = nm + stint_tm_str_len(m, s->name);
     link_by = LINK_BY_DEPTH | LINK_BY_NAME;
     for (const char *dot = memchr(nm, '.', (size_t)(end - nm)); dot;
          dot = memchr(dot + 1, '.', (size_t)(end - dot - 1))) {
-        uint32_t id = tm_str_find(m, nm, (size_t)(dot - nm));
+        uint32_t id = stint_tm_str_find(m, nm, (size_t)(dot - nm));
         if (id == TM_NONE)
             continue;
         uint32_t at = lower_bound(byname, nh, s->tid, up, id, 0);
@@ -1241,7 +1241,7 @@ static int depth_links(struct tree *t)
     qsort(b, nh, sizeof *b, cmp_pos_key);
     uint32_t sp = 0;
     for (uint32_t k = 0; k < nd; k++) {
-        const tm_span *s = ref_span(t, dev[k]);
+        const struct stint_tm_span *s = ref_span(t, dev[k]);
         if (k && ref_span(t, dev[k - 1])->tid != s->tid)
             sp = 0; /* a new tid */
         while (sp && ref_span(t, stk[sp - 1])->depth >= s->depth)
@@ -1282,16 +1282,16 @@ static int tree_links(struct tree *t, int by_depth)
 
 /* The tree view of bucket b: medians over its kept invocations, drawn in the
  * shape of the last one. In text mode, when warmup left none, says so. */
-static void tree_bucket(const tout_ctx *c, uint32_t b)
+static void tree_bucket(const struct stint_tout_ctx *c, uint32_t b)
 {
-    const tm_model *m = c->m;
+    const struct stint_tm_model *m = c->m;
     FILE *f = c->out;
     struct tree t;
     memset(&t, 0, sizeof t);
     t.c = c;
     t.invs = kept(c, b, &t.k);
     char label[16];
-    tm_bucket_label(m, b, label);
+    stint_tm_bucket_label(m, b, label);
     if (c->json) {
         json_callable_head(c, b, t.k);
         fputs(", \"nodes\": [", f);
@@ -1307,7 +1307,7 @@ static void tree_bucket(const tout_ctx *c, uint32_t b)
             fprintf(f, " (%s) \xe2\x80\x94 1 invocation\n", label);
     }
     if (t.k) {
-        const tm_inv *ref = &m->invs[t.invs[t.k - 1]];
+        const struct stint_tm_inv *ref = &m->invs[t.invs[t.k - 1]];
         t.med_us = name_medians(m, t.invs, t.k);
         t.ref = malloc(((size_t)ref->nspans + 1) * sizeof *t.ref);
         t.key = malloc(((size_t)ref->nspans + 1) * sizeof *t.key);
@@ -1336,7 +1336,7 @@ static void tree_bucket(const tout_ctx *c, uint32_t b)
         fputc('\n', f);
 }
 
-void tout_tree(const tout_ctx *c)
+void stint_tout_tree(const struct stint_tout_ctx *c)
 {
     if (c->json)
         fprintf(c->out, "\"mode\": \"%s\", ", c->tree_depth ? "depth" : "names");
@@ -1345,7 +1345,7 @@ void tout_tree(const tout_ctx *c)
 
 /* ---- Chrome trace ------------------------------------------------------------------- */
 
-int tout_chrome(const tm_model *m, const char *path)
+int stint_tout_chrome(const struct stint_tm_model *m, const char *path)
 {
     FILE *f = fopen(path, "w");
     if (!f)
@@ -1364,10 +1364,10 @@ int tout_chrome(const tm_model *m, const char *path)
     fputs("{\"traceEvents\": [", f);
     int first = 1;
     for (uint32_t i = 0; i < m->ninvs; i++) {
-        const tm_inv *iv = &m->invs[m->order[i]];
+        const struct stint_tm_inv *iv = &m->invs[m->order[i]];
         uint32_t lane = i + 1;
         char label[16];
-        tm_bucket_label(m, bucket_of[iv->hid], label);
+        stint_tm_bucket_label(m, bucket_of[iv->hid], label);
         fprintf(f,
                 "%s{\"ph\": \"M\", \"name\": \"process_name\", \"pid\": %u, \"tid\": 0, \"args\": {\"name\": ",
                 first ? "" : ", ", lane);
@@ -1382,19 +1382,19 @@ int tout_chrome(const tm_model *m, const char *path)
                 "\"args\": {\"name\": \"device (clk=dev)\"}}",
                 lane, lane);
         for (uint32_t s = iv->first; s != TM_NONE; s = m->spans[s].next) {
-            const tm_span *sp = &m->spans[s];
+            const struct stint_tm_span *sp = &m->spans[s];
             fputs(", {\"name\": ", f);
-            tout_json_str(f, tm_str(m, sp->name), tm_str_len(m, sp->name));
+            stint_tout_json_str(f, stint_tm_str(m, sp->name), stint_tm_str_len(m, sp->name));
             fputs(", \"ph\": \"X\", \"ts\": ", f);
-            tout_json_us(f, sp->ts_ns);
+            stint_tout_json_us(f, sp->ts_ns);
             fputs(", \"dur\": ", f);
-            tout_json_us(f, sp->dur_ns);
+            stint_tout_json_us(f, sp->dur_ns);
             fprintf(f, ", \"pid\": %u, \"tid\": %u, \"args\": {\"inv\": %llu, \"hid\": ", lane, sp->dev ? 1u : 0u,
                     (unsigned long long)iv->inv);
             json_id(f, m, sp->hid);
             fprintf(f, ", \"depth\": %u, \"attrs\": ", sp->depth);
-            markers_text a = tm_attrs(m, s);
-            tout_json_str(f, a.ptr, a.len);
+            struct stint_mparse_text a = stint_tm_attrs(m, s);
+            stint_tout_json_str(f, a.ptr, a.len);
             fputs("}}", f);
         }
     }

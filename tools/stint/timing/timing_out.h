@@ -14,21 +14,21 @@
 
 #include <stdio.h>
 
-typedef struct tout_ctx {
-    const tm_model *m;
+struct stint_tout_ctx {
+    const struct stint_tm_model *m;
     FILE *out;
     uint32_t warmup;           /* first invocations of each callable to drop */
     int warmup_set;            /* --warmup given: the table adds stdev */
     int json;
     int tree_depth;            /* tree from depth + order, not dotted names */
-    const markers_stats *st;   /* for the JSON "records" object */
+    const struct stint_mparse_stats *st;   /* for the JSON "records" object */
     int partial;               /* an input ended in an error: the JSON says "partial": true */
-} tout_ctx;
+};
 
 /* JSON framing: `{"view": ..., "warmup": ..., "partial": ..., "records": {...}, ` then a view
- * adds its members, then tout_json_end closes (with "trace_out" when given). */
-void tout_json_begin(const tout_ctx *c, const char *view);
-void tout_json_end(const tout_ctx *c, const char *trace_path);
+ * adds its members, then stint_tout_json_end closes (with "trace_out" when given). */
+void stint_tout_json_begin(const struct stint_tout_ctx *c, const char *view);
+void stint_tout_json_end(const struct stint_tout_ctx *c, const char *trace_path);
 
 /* Whether --warmup left no invocation of any callable (there are callables,
  * and each has at most ctx->warmup invocations); *dropped (when not NULL)
@@ -36,21 +36,21 @@ void tout_json_end(const tout_ctx *c, const char *trace_path);
  * start with a line that says so, and each callable says which of its
  * invocations were dropped; the JSON views keep each callable with
  * "invocations": 0 and empty lists. */
-int tout_nothing_left(const tout_ctx *c, uint64_t *dropped);
+int stint_tout_nothing_left(const struct stint_tout_ctx *c, uint64_t *dropped);
 
-void tout_table(const tout_ctx *c);
-void tout_rounds(const tout_ctx *c);
-void tout_tree(const tout_ctx *c);
+void stint_tout_table(const struct stint_tout_ctx *c);
+void stint_tout_rounds(const struct stint_tout_ctx *c);
+void stint_tout_tree(const struct stint_tout_ctx *c);
 
 /* Writes the Chrome trace (the reference's layout: one process lane per
  * (pid, inv), host spans on tid 0, clk=dev spans on tid 1). The model must keep
  * attrs. Returns 0 or an errno value. */
-int tout_chrome(const tm_model *m, const char *path);
+int stint_tout_chrome(const struct stint_tm_model *m, const char *path);
 
 /* JSON string of s[0,n) as Python's json.dumps writes it (ensure_ascii; bytes
  * that are not UTF-8 become \ufffd). */
-void tout_json_str(FILE *f, const char *s, size_t n);
+void stint_tout_json_str(FILE *f, const char *s, size_t n);
 /* ns as microseconds, exact decimal: 100 -> 0.1, 8100000000000 -> 8100000000.0 */
-void tout_json_us(FILE *f, int64_t ns);
+void stint_tout_json_us(FILE *f, int64_t ns);
 
 #endif
