@@ -10,7 +10,7 @@
  *   buffer that is written when it passes 192 KiB and at the end of every
  *   drain; the first write error is sticky and stops all output. The span
  *   events lost to it (those in the failed buffer, and every later one) are
- *   counted: stint_stats().sink_spans_lost.
+ *   counted: sink_spans_lost of stint_get_stats().
  * - A track's M events (thread_name, thread_sort_index) precede its first
  *   event; host spans of one thread arrive innermost first with both ends on
  *   one clock, so each (pid, tid) track is strictly nested. Device-clock
@@ -488,6 +488,25 @@ static void on_flush(stint_i_sink *s)
         write_buffer(w);
 }
 
+/* A JSON member of the closing metadata: its text up to the value
+ * (`,"key":`), and the value, an int64 carried in a uint64 when is_signed. */
+typedef struct json_field {
+    const char *lead;
+    uint64_t v;
+    int is_signed;
+} json_field;
+
+static void put_fields(stint_i_jbuf *b, const json_field *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        stint_i_jb_lit(b, f[i].lead);
+        if (f[i].is_signed)
+            stint_i_jb_i64(b, (int64_t)f[i].v);
+        else
+            stint_i_jb_u64(b, f[i].v);
+    }
+}
+
 static void on_close(stint_i_sink *s)
 {
     stint_chrome_writer *w = (stint_chrome_writer *)s;
@@ -507,34 +526,29 @@ static void on_close(stint_i_sink *s)
     stint_i_jb_cstr(b, k_measurement);
     STINT_I_JB_LIT(b, ",\n\"metadata\":{\"schema\":\"stint/chrome/1\",\"clock\":");
     stint_i_jb_cstr(b, stint_i_clock_name());
-    STINT_I_JB_LIT(b, ",\"origin_monotonic_ns\":");
-    stint_i_jb_i64(b, w->origin_ns);
-    STINT_I_JB_LIT(b, ",\"origin_realtime_ns\":");
-    stint_i_jb_i64(b, w->origin_real_ns);
-    STINT_I_JB_LIT(b, ",\"anchor_monotonic_ns\":");
-    stint_i_jb_i64(b, w->anchor_mono_ns);
-    STINT_I_JB_LIT(b, ",\"anchor_realtime_ns\":");
-    stint_i_jb_i64(b, w->anchor_real_ns);
-    STINT_I_JB_LIT(b, ",\"events\":");
-    stint_i_jb_u64(b, w->events);
-    STINT_I_JB_LIT(b, ",\"events_before_origin\":");
-    stint_i_jb_u64(b, w->before_origin);
-    STINT_I_JB_LIT(b, ",\"dropped_events\":");
-    stint_i_jb_u64(b, w->dropped_total);
+    const json_field meta[] = {
+        {",\"origin_monotonic_ns\":", (uint64_t)w->origin_ns, 1},
+        {",\"origin_realtime_ns\":", (uint64_t)w->origin_real_ns, 1},
+        {",\"anchor_monotonic_ns\":", (uint64_t)w->anchor_mono_ns, 1},
+        {",\"anchor_realtime_ns\":", (uint64_t)w->anchor_real_ns, 1},
+        {",\"events\":", w->events, 0},
+        {",\"events_before_origin\":", w->before_origin, 0},
+        {",\"dropped_events\":", w->dropped_total, 0},
+    };
+    put_fields(b, meta, sizeof meta / sizeof meta[0]);
     STINT_I_JB_LIT(b, ",\"dropped_ranges\":[");
     for (size_t i = 0; i < w->ndrops; i++) {
+        const chrome_drop *d = &w->drops[i];
+        const json_field range[] = {
+            {"{\"pid\":", (uint64_t)(int64_t)d->pid, 1},
+            {",\"tid\":", (uint64_t)(int64_t)d->tid, 1},
+            {",\"count\":", d->count, 0},
+            {",\"first_ns\":", (uint64_t)d->first_ns, 1},
+            {",\"last_ns\":", (uint64_t)d->last_ns, 1},
+        };
         if (i)
             stint_i_jb_char(b, ',');
-        STINT_I_JB_LIT(b, "{\"pid\":");
-        stint_i_jb_i64(b, w->drops[i].pid);
-        STINT_I_JB_LIT(b, ",\"tid\":");
-        stint_i_jb_i64(b, w->drops[i].tid);
-        STINT_I_JB_LIT(b, ",\"count\":");
-        stint_i_jb_u64(b, w->drops[i].count);
-        STINT_I_JB_LIT(b, ",\"first_ns\":");
-        stint_i_jb_i64(b, w->drops[i].first_ns);
-        STINT_I_JB_LIT(b, ",\"last_ns\":");
-        stint_i_jb_i64(b, w->drops[i].last_ns);
+        put_fields(b, range, sizeof range / sizeof range[0]);
         stint_i_jb_char(b, '}');
     }
     STINT_I_JB_LIT(b, "],\"stint_version\":");

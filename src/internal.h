@@ -99,17 +99,20 @@ typedef struct stint_i_rec {
     /* tail: [copied name, padded to 8] [nattr x stint_i_attr] [string bytes] */
 } stint_i_rec;
 
+/* An attribute's value, by its type. */
+typedef union stint_i_attr_value {
+    int64_t i;
+    uint64_t u;
+    double f;
+    uint64_t str_off; /* STR: offset from the start of the string area */
+} stint_i_attr_value;
+
 typedef struct stint_i_attr {
     const char *key;
     uint8_t type;
     uint8_t pad_[3];
     uint32_t str_len; /* STR: bytes in the string area */
-    union {
-        int64_t i;
-        uint64_t u;
-        double f;
-        uint64_t str_off; /* STR: offset from the start of the string area */
-    } v;
+    stint_i_attr_value v;
 } stint_i_attr;
 
 /* ---- decoded events handed to sinks ----------------------------------------- */
@@ -200,7 +203,7 @@ void stint_i_writer_start(void);
 /* Sets up the default destination from STINT_MARKERS when no explicit one was
  * chosen yet (called by every drain, with the drain lock held). */
 void stint_i_markers_default(void);
-/* Marker lines cut to fit (markers.c): part of stint_stats().names_truncated. */
+/* Marker lines cut to fit (markers.c): part of names_truncated of stint_get_stats(). */
 uint64_t stint_i_marker_lines_cut(void);
 /* Formats one marker line into buf (cap >= 512 recommended); returns its length
  * including '\n' (like snprintf when it does not fit). */

@@ -13,10 +13,10 @@
  * whole lines to an O_APPEND file is not interleaved with other writers on
  * Linux local filesystems), to a pipe or terminal in batches of at most
  * PIPE_BUF bytes cut at line ends (atomic by POSIX). The first write error is
- * sticky: later lines are discarded, and stint_stats().sink_error says so;
+ * sticky: later lines are discarded, and sink_error of stint_get_stats() says so;
  * the span lines lost (those of the failed batch not fully written, a torn
  * one included, and every one after it) are counted in
- * stint_stats().sink_spans_lost (spans_written counts spans handed to the
+ * sink_spans_lost of stint_get_stats() (spans_written counts spans handed to the
  * sinks). A new destination clears the error, not the count.
  */
 #include "internal.h"
@@ -57,7 +57,7 @@ typedef struct marker_sink {
 static marker_sink g_markers;
 static int g_markers_added;
 /* Lines whose name, a key or attributes were cut to fit MARKER_LINE_MAX
- * (each also says stint_truncated=1): stint_stats().names_truncated. */
+ * (each also says stint_truncated=1): names_truncated of stint_get_stats(). */
 static _Atomic uint64_t g_lines_cut;
 
 uint64_t stint_i_marker_lines_cut(void) { return atomic_load_explicit(&g_lines_cut, memory_order_relaxed); }

@@ -301,13 +301,14 @@ stint_status stint_ring_start(size_t capacity)
         return STINT_E_BUSY;
     }
     stint_ring_capture *r = stint_i_calloc(sizeof *r);
-    ring_slot *slots = r ? stint_i_calloc(capacity * sizeof *slots) : NULL;
-    if (!slots) {
+    if (r && !(r->slots = stint_i_calloc(capacity * sizeof *r->slots))) {
         stint_i_free(r, sizeof *r);
+        r = NULL;
+    }
+    if (!r) {
         pthread_mutex_unlock(&g_ring_lock);
         return STINT_E_NOMEM;
     }
-    r->slots = slots;
     r->cap = capacity;
     r->t0_ns = stint_now_ns();
     r->sink.event = ring_event;

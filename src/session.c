@@ -1,6 +1,9 @@
 /*
  * session.c - the JSONL profiler session `stint/session/1`
- * (docs/formats/session-jsonl.md).
+ * (docs/formats/session-jsonl.md): its lifecycle (open, the meta line and
+ * the root span, span begin/end, drop reports, flush, finish, free) and its
+ * output. The observation records (op, tensor, memory, gradient, ...) are
+ * built in session_records.c through session_int.h.
  *
  * An explicit, self-contained API: it needs neither the span hot path nor
  * the background writer. Invariants:
@@ -23,15 +26,10 @@
  * - A forked child never writes to its parent's session (its buffer is the
  *   parent's): every call there returns STINT_E_STATE.
  */
-#include "stint/session.h"
+#include "session_int.h"
 
-#include "internal.h"
-#include "jsonbuf.h"
-
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -42,37 +40,6 @@
 
 #define SESSION_OUT_CAP (256u * 1024u)
 
-typedef struct sess_stack {
-    int32_t tid;
-    size_t n, cap;
-    uint64_t *ids;
-    int64_t *starts; /* ns since open */
-} sess_stack;
-
-struct stint_session {
-    pthread_mutex_t lock;
-    int fd;
-    char *path;
-    size_t path_size;
-    char *device;
-    size_t device_size;
-    stint_i_jbuf out;
-    stint_i_jbuf line;
-    int64_t t0_ns; /* CLOCK_MONOTONIC at open */
-    uint64_t next_id;
-    uint64_t next_grad;
-    uint64_t offset; /* bytes already handed to write() successfully */
-    int measured_used;
-    int ended; /* finished or failed for good: no more writes */
-    stint_status sticky;
-    sess_stack *stacks;
-    size_t nstacks, stacks_cap;
-    stint_session_stats stats;
-    unsigned fork_gen; /* g_fork_gen at open: another value means a forked child */
-    stint_i_sink drops; /* reports spans lost in thread buffers as `dropped` lines */
-    _Atomic int drops_linked;
-    char msg[512];
-};
 
 
 /* The kernel tid, cached per thread (a syscall costs ~1 us here); a fork
@@ -84,7 +51,7 @@ static void tid_once(void) { pthread_atfork(NULL, NULL, bump_fork_gen); }
 static _Thread_local int32_t t_tid;
 static _Thread_local unsigned t_tid_gen;
 
-static int32_t current_tid(void)
+int32_t stint_i_sess_tid(void)
 {
     unsigned gen = atomic_load_explicit(&g_fork_gen, memory_order_relaxed);
     if (STINT_I_UNLIKELY(t_tid_gen != gen)) {
@@ -114,52 +81,6 @@ static char *dup_str(const char *s, size_t *size)
         memcpy(p, s, n);
     *size = n;
     return p;
-}
-
-/* ---- dtype sizes ------------------------------------------------------------ */
-
-size_t stint_dtype_size(const char *dtype)
-{
-    static const struct {
-        const char *name;
-        size_t size;
-    } table[] = {{"u8", 1},  {"i8", 1},  {"bool", 1}, {"f8", 1},   {"u16", 2}, {"i16", 2},
-                 {"f16", 2}, {"bf16", 2}, {"u32", 4}, {"i32", 4},  {"f32", 4}, {"u64", 8},
-                 {"i64", 8}, {"f64", 8}};
-    if (!dtype)
-        return 0;
-    char low[8];
-    size_t n = strlen(dtype);
-    if (n >= sizeof low)
-        return 0;
-    for (size_t i = 0; i < n && i < sizeof low - 1; i++)
-        low[i] = (char)tolower((unsigned char)dtype[i]);
-    low[n] = '\0';
-    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
-        if (strcmp(low, table[i].name) == 0)
-            return table[i].size;
-    return 0;
-}
-
-uint64_t stint_storage_bytes(const uint64_t *shape, size_t ndim, const char *dtype, int *overflow)
-{
-    if (overflow)
-        *overflow = 0;
-    uint64_t bytes = stint_dtype_size(dtype);
-    if (!bytes)
-        return 0;
-    for (size_t i = 0; i < ndim; i++)
-        if (shape[i] == 0)
-            return 0;
-    for (size_t i = 0; i < ndim; i++) {
-        if (bytes > UINT64_MAX / shape[i]) {
-            if (overflow)
-                *overflow = 1;
-            return 0;
-        }
-        bytes *= shape[i];
-    }
-    return bytes;
 }
 
 /* Nonzero in a process forked after open: the file and buffer are the parent's. */
@@ -204,17 +125,9 @@ static stint_status flush_locked(stint_session *s)
     return STINT_OK;
 }
 
-/* Starts a record: `{"kind":"<kind>"`. */
-static void line_begin(stint_session *s, const char *kind)
-{
-    stint_i_jb_reset(&s->line);
-    STINT_I_JB_LIT(&s->line, "{\"kind\":\"");
-    stint_i_jb_lit(&s->line, kind);
-    stint_i_jb_char(&s->line, '"');
-}
+/* (see session_int.h for this file's functions shared with session_records.c) */
 
-/* Ends the record in `line` and queues it whole. */
-static stint_status line_commit(stint_session *s)
+stint_status stint_i_sess_commit(stint_session *s)
 {
     STINT_I_JB_LIT(&s->line, "}\n");
     s->stats.invalid_utf8 += s->line.bad_utf8;
@@ -240,60 +153,7 @@ static stint_status line_commit(stint_session *s)
     return st;
 }
 
-static void key(stint_session *s, const char *k)
-{
-    STINT_I_JB_LIT(&s->line, ",\"");
-    stint_i_jb_lit(&s->line, k);
-    STINT_I_JB_LIT(&s->line, "\":");
-}
-
-static void kv_str(stint_session *s, const char *k, const char *v)
-{
-    key(s, k);
-    stint_i_jb_cstr(&s->line, v);
-}
-
-static void kv_i64(stint_session *s, const char *k, int64_t v)
-{
-    key(s, k);
-    stint_i_jb_i64(&s->line, v);
-}
-
-static void kv_u64(stint_session *s, const char *k, uint64_t v)
-{
-    key(s, k);
-    stint_i_jb_u64(&s->line, v);
-}
-
-static void kv_bool(stint_session *s, const char *k, int v)
-{
-    key(s, k);
-    stint_i_jb_lit(&s->line, v ? "true" : "false");
-}
-
-static void kv_span(stint_session *s, const char *k, uint64_t id)
-{
-    key(s, k);
-    STINT_I_JB_LIT(&s->line, "\"s");
-    stint_i_jb_u64(&s->line, id);
-    stint_i_jb_char(&s->line, '"');
-}
-
-static void kv_shape(stint_session *s, const uint64_t *shape, size_t ndim)
-{
-    key(s, "shape");
-    stint_i_jb_char(&s->line, '[');
-    for (size_t i = 0; i < ndim; i++) {
-        if (i)
-            stint_i_jb_char(&s->line, ',');
-        stint_i_jb_u64(&s->line, shape[i]);
-    }
-    stint_i_jb_char(&s->line, ']');
-}
-
-/* Common entry checks for every writing call; takes the lock on success. */
-
-static stint_status enter(stint_session *s)
+stint_status stint_i_sess_enter(stint_session *s)
 {
     if (!s)
         return STINT_E_INVAL;
@@ -315,7 +175,7 @@ static stint_status enter(stint_session *s)
     return STINT_OK;
 }
 
-static stint_status leave(stint_session *s, stint_status st)
+stint_status stint_i_sess_leave(stint_session *s, stint_status st)
 {
     if (st == STINT_OK)
         s->msg[0] = '\0';
@@ -323,7 +183,7 @@ static stint_status leave(stint_session *s, stint_status st)
     return st;
 }
 
-static int64_t since_open(const stint_session *s) { return stint_i_mono_ns() - s->t0_ns; }
+int64_t stint_i_sess_since_open(const stint_session *s) { return stint_i_mono_ns() - s->t0_ns; }
 
 /* ---- open ---------------------------------------------------------------------- */
 
@@ -339,13 +199,13 @@ static void utc_ms(char *out, size_t cap, int64_t real)
              tm.tm_hour, tm.tm_min, tm.tm_sec, ms);
 }
 
-static const stint_tag *g_sort_tags; /* qsort has no user pointer; open holds g_sort_lock */
-static pthread_mutex_t g_sort_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static int cmp_tag_index(const void *a, const void *b)
+/* Orders tag indexes by key, then by position (so the last of equal keys
+ * comes last); the tags come through qsort_r's context. */
+static int cmp_tag_index(const void *a, const void *b, void *ctx)
 {
+    const stint_tag *tags = ctx;
     size_t ia = *(const size_t *)a, ib = *(const size_t *)b;
-    int c = strcmp(g_sort_tags[ia].key, g_sort_tags[ib].key);
+    int c = strcmp(tags[ia].key, tags[ib].key);
     if (c)
         return c;
     return ia < ib ? -1 : ia > ib;
@@ -354,7 +214,7 @@ static int cmp_tag_index(const void *a, const void *b)
 /* Writes `"tags":{...}` sorted by key; for a repeated key the last value. */
 static stint_status write_tags(stint_session *s, const stint_tag *tags, size_t n)
 {
-    key(s, "tags");
+    sess_key(s, "tags");
     stint_i_jb_char(&s->line, '{');
     if (n) {
         size_t *idx = stint_i_alloc(n * sizeof *idx);
@@ -362,11 +222,7 @@ static stint_status write_tags(stint_session *s, const stint_tag *tags, size_t n
             return STINT_E_NOMEM;
         for (size_t i = 0; i < n; i++)
             idx[i] = i;
-        pthread_mutex_lock(&g_sort_lock);
-        g_sort_tags = tags;
-        qsort(idx, n, sizeof *idx, cmp_tag_index);
-        g_sort_tags = NULL;
-        pthread_mutex_unlock(&g_sort_lock);
+        qsort_r(idx, n, sizeof *idx, cmp_tag_index, (void *)tags);
         int first = 1;
         for (size_t i = 0; i < n; i++) {
             if (i + 1 < n && strcmp(tags[idx[i]].key, tags[idx[i + 1]].key) == 0)
@@ -390,18 +246,18 @@ static stint_status write_span_start(stint_session *s, uint64_t id, uint64_t par
 {
     static const char *const kinds[] = {"function", "op", "module"};
     static const char *const steps[] = {NULL, "forward", "backward", "optimizer"};
-    line_begin(s, "span_start");
-    kv_span(s, "id", id);
+    sess_line_begin(s, "span_start");
+    sess_kv_span(s, "id", id);
     if (parent)
-        kv_span(s, "parent_id", parent);
-    kv_str(s, "name", name);
-    kv_i64(s, "start_ns", start_ns);
-    kv_str(s, "span_kind", kinds[kind]);
-    kv_bool(s, "measured", measured);
+        sess_kv_span(s, "parent_id", parent);
+    sess_kv_str(s, "name", name);
+    sess_kv_i64(s, "start_ns", start_ns);
+    sess_kv_str(s, "span_kind", kinds[kind]);
+    sess_kv_bool(s, "measured", measured);
     if (step != STINT_STEP_NONE)
-        kv_str(s, "step", steps[step]);
-    kv_i64(s, "tid", tid);
-    return line_commit(s);
+        sess_kv_str(s, "step", steps[step]);
+    sess_kv_i64(s, "tid", tid);
+    return stint_i_sess_commit(s);
 }
 
 static void on_drop(stint_i_sink *k, const stint_i_drop *d);
@@ -479,7 +335,7 @@ stint_status stint_session_open(const char *path, const stint_session_options *o
 
     s->t0_ns = stint_i_mono_ns();
     int64_t real = stint_i_real_ns();
-    (void)current_tid(); /* registers the fork hook before fork_gen is read */
+    (void)stint_i_sess_tid(); /* registers the fork hook before fork_gen is read */
     s->fork_gen = atomic_load(&g_fork_gen);
     int32_t pid = (int32_t)getpid();
     char host[256] = "";
@@ -503,31 +359,31 @@ stint_status stint_session_open(const char *path, const stint_session_options *o
     int64_t warmup =
         opt->warmup_steps == STINT_WARMUP_DEFAULT ? (int64_t)(opt->capture_step - 1) : opt->warmup_steps;
 
-    line_begin(s, "meta");
-    kv_str(s, "schema", "stint/session/1");
-    kv_str(s, "run_id", opt->run_id ? opt->run_id : run_id);
-    kv_str(s, "correlation_id", opt->correlation_id ? opt->correlation_id : corr);
+    sess_line_begin(s, "meta");
+    sess_kv_str(s, "schema", "stint/session/1");
+    sess_kv_str(s, "run_id", opt->run_id ? opt->run_id : run_id);
+    sess_kv_str(s, "correlation_id", opt->correlation_id ? opt->correlation_id : corr);
     stint_i_free(corr, corr_size);
-    kv_str(s, "entrypoint", opt->entrypoint);
-    kv_str(s, "phase", phase_name(opt->phase));
-    kv_str(s, "timestamp", stamp);
-    kv_u64(s, "capture_step", opt->capture_step);
-    kv_i64(s, "warmup_steps", warmup);
-    kv_str(s, "device", s->device);
-    kv_str(s, "timing_mode", opt->timing_mode == STINT_TIMING_HOST ? "host" : "device_synchronized");
-    kv_bool(s, "measured_region_device_synchronized",
+    sess_kv_str(s, "entrypoint", opt->entrypoint);
+    sess_kv_str(s, "phase", phase_name(opt->phase));
+    sess_kv_str(s, "timestamp", stamp);
+    sess_kv_u64(s, "capture_step", opt->capture_step);
+    sess_kv_i64(s, "warmup_steps", warmup);
+    sess_kv_str(s, "device", s->device);
+    sess_kv_str(s, "timing_mode", opt->timing_mode == STINT_TIMING_HOST ? "host" : "device_synchronized");
+    sess_kv_bool(s, "measured_region_device_synchronized",
             opt->timing_mode == STINT_TIMING_DEVICE_SYNCHRONIZED || (opt->flags & STINT_SESSION_MEASURED_REGION_SYNC));
     stint_status st = write_tags(s, opt->tags, opt->ntags);
-    kv_i64(s, "pid", pid);
-    kv_str(s, "hostname", host);
-    kv_str(s, "stint_version", stint_version());
-    kv_i64(s, "clock_monotonic_ns", s->t0_ns);
-    kv_i64(s, "clock_realtime_ns", real);
+    sess_kv_i64(s, "pid", pid);
+    sess_kv_str(s, "hostname", host);
+    sess_kv_str(s, "stint_version", stint_version());
+    sess_kv_i64(s, "clock_monotonic_ns", s->t0_ns);
+    sess_kv_i64(s, "clock_realtime_ns", real);
     if (st == STINT_OK)
-        st = line_commit(s);
+        st = stint_i_sess_commit(s);
     s->next_id = 1;
     if (st == STINT_OK)
-        st = write_span_start(s, 1, 0, opt->entrypoint, 0, STINT_SPAN_FUNCTION, 0, STINT_STEP_NONE, current_tid());
+        st = write_span_start(s, 1, 0, opt->entrypoint, 0, STINT_SPAN_FUNCTION, 0, STINT_STEP_NONE, stint_i_sess_tid());
     if (st != STINT_OK) {
         set_msg(err, cap, "%s", s->msg[0] ? s->msg : stint_strerror(st));
         close(s->fd);
@@ -544,7 +400,7 @@ stint_status stint_session_open(const char *path, const stint_session_options *o
 
 /* ---- spans ---------------------------------------------------------------------- */
 
-static sess_stack *find_stack(stint_session *s, int32_t tid, int create)
+static stint_i_sess_stack *find_stack(stint_session *s, int32_t tid, int create)
 {
     for (size_t i = 0; i < s->nstacks; i++)
         if (s->stacks[i].tid == tid)
@@ -553,7 +409,7 @@ static sess_stack *find_stack(stint_session *s, int32_t tid, int create)
         return NULL;
     if (s->nstacks == s->stacks_cap) {
         size_t ncap = s->stacks_cap ? s->stacks_cap * 2 : 4;
-        sess_stack *n = stint_i_calloc(ncap * sizeof *n);
+        stint_i_sess_stack *n = stint_i_calloc(ncap * sizeof *n);
         if (!n)
             return NULL;
         if (s->nstacks)
@@ -562,14 +418,14 @@ static sess_stack *find_stack(stint_session *s, int32_t tid, int create)
         s->stacks = n;
         s->stacks_cap = ncap;
     }
-    sess_stack *st = &s->stacks[s->nstacks++];
+    stint_i_sess_stack *st = &s->stacks[s->nstacks++];
     memset(st, 0, sizeof *st);
     st->tid = tid;
     return st;
 }
 
 /* Makes room for one more entry; 0 when out of memory. */
-static int stack_reserve(sess_stack *st)
+static int stack_reserve(stint_i_sess_stack *st)
 {
     if (st->n == st->cap) {
         size_t ncap = st->cap ? st->cap * 2 : 16;
@@ -594,7 +450,7 @@ static int stack_reserve(sess_stack *st)
 }
 
 /* Pushes onto a stack that has room (stack_reserve succeeded). */
-static void stack_push(sess_stack *st, uint64_t id, int64_t start)
+static void stack_push(stint_i_sess_stack *st, uint64_t id, int64_t start)
 {
     st->ids[st->n] = id;
     st->starts[st->n] = start;
@@ -608,31 +464,31 @@ static stint_status span_begin(stint_session *s, const char *name, stint_span_ki
         *id = 0;
     if (!name || !id || (unsigned)kind > STINT_SPAN_MODULE || (unsigned)step > STINT_STEP_OPTIMIZER)
         return STINT_E_INVAL;
-    stint_status st = enter(s);
+    stint_status st = stint_i_sess_enter(s);
     if (st)
         return st;
     if (measured && s->measured_used) {
         set_msg(s->msg, sizeof s->msg, "%s: the session already has its one measured region", s->path);
-        return leave(s, STINT_E_STATE);
+        return stint_i_sess_leave(s, STINT_E_STATE);
     }
-    int32_t tid = current_tid();
-    int64_t start = since_open(s);
-    sess_stack *stack = find_stack(s, tid, 1);
+    int32_t tid = stint_i_sess_tid();
+    int64_t start = stint_i_sess_since_open(s);
+    stint_i_sess_stack *stack = find_stack(s, tid, 1);
     if (!stack || !stack_reserve(stack)) {
         set_msg(s->msg, sizeof s->msg, "%s: out of memory", s->path);
-        return leave(s, STINT_E_NOMEM);
+        return stint_i_sess_leave(s, STINT_E_NOMEM);
     }
     uint64_t parent = stack->n ? stack->ids[stack->n - 1] : 1;
     uint64_t nid = s->next_id + 1;
     st = write_span_start(s, nid, parent, name, start, kind, measured, step, tid);
     if (st)
-        return leave(s, st);
+        return stint_i_sess_leave(s, st);
     s->next_id = nid;
     stack_push(stack, nid, start);
     if (measured)
         s->measured_used = 1;
     *id = nid;
-    return leave(s, STINT_OK);
+    return stint_i_sess_leave(s, STINT_OK);
 }
 
 stint_status stint_session_span_begin(stint_session *s, const char *name, stint_span_kind kind, stint_step step,
@@ -648,246 +504,34 @@ stint_status stint_session_measure_begin(stint_session *s, const char *name, uin
 
 stint_status stint_session_span_end(stint_session *s, uint64_t id)
 {
-    stint_status st = enter(s);
+    stint_status st = stint_i_sess_enter(s);
     if (st)
         return st;
-    int64_t now = since_open(s);
-    int32_t tid = current_tid();
+    int64_t now = stint_i_sess_since_open(s);
+    int32_t tid = stint_i_sess_tid();
     if (id == 1) {
         set_msg(s->msg, sizeof s->msg, "%s: the root span `s1` is ended by stint_session_finish", s->path);
-        return leave(s, STINT_E_STATE);
+        return stint_i_sess_leave(s, STINT_E_STATE);
     }
-    sess_stack *stack = find_stack(s, tid, 0);
+    stint_i_sess_stack *stack = find_stack(s, tid, 0);
     if (!stack || stack->n == 0) {
         set_msg(s->msg, sizeof s->msg, "span_end id `s%llu` does not match: thread %d has no open span", (unsigned long long)id,
                 (int)tid);
-        return leave(s, STINT_E_SPAN_MISMATCH);
+        return stint_i_sess_leave(s, STINT_E_SPAN_MISMATCH);
     }
     uint64_t top = stack->ids[stack->n - 1];
     if (top != id) {
         set_msg(s->msg, sizeof s->msg, "span_end id `s%llu` does not match the innermost open span `s%llu` of thread %d",
                 (unsigned long long)id, (unsigned long long)top, (int)tid);
-        return leave(s, STINT_E_SPAN_MISMATCH);
+        return stint_i_sess_leave(s, STINT_E_SPAN_MISMATCH);
     }
-    line_begin(s, "span_end");
-    kv_span(s, "id", id);
-    kv_i64(s, "duration_ns", now - stack->starts[stack->n - 1]);
-    st = line_commit(s);
+    sess_line_begin(s, "span_end");
+    sess_kv_span(s, "id", id);
+    sess_kv_i64(s, "duration_ns", now - stack->starts[stack->n - 1]);
+    st = stint_i_sess_commit(s);
     if (st == STINT_OK)
         stack->n--;
-    return leave(s, st);
-}
-
-/* ---- observations --------------------------------------------------------------- */
-
-static const char *category_name(stint_category c)
-{
-    switch (c) {
-    case STINT_CATEGORY_PARAMETER: return "parameter";
-    case STINT_CATEGORY_ACTIVATION: return "activation";
-    case STINT_CATEGORY_GRADIENT: return "gradient";
-    case STINT_CATEGORY_OPTIMIZER: return "optimizer";
-    case STINT_CATEGORY_NONE:
-    case STINT_CATEGORY_OTHER: break;
-    }
-    return "other";
-}
-
-/* Checks span_id refers to a span begun in this session (lock held). */
-static stint_status check_span(stint_session *s, uint64_t span_id)
-{
-    if (span_id == 0 || span_id > s->next_id) {
-        set_msg(s->msg, sizeof s->msg, "%s: span `s%llu` was never begun in this session", s->path,
-                (unsigned long long)span_id);
-        return STINT_E_NOT_FOUND;
-    }
-    return STINT_OK;
-}
-
-static int64_t resolve_bytes(stint_session *s, int64_t given, const uint64_t *shape, size_t ndim, const char *dtype)
-{
-    if (given >= 0)
-        return given;
-    int overflow = 0;
-    uint64_t b = stint_storage_bytes(shape, ndim, dtype, &overflow);
-    if (overflow || b > (uint64_t)INT64_MAX) {
-        s->stats.size_overflows++;
-        return 0;
-    }
-    return (int64_t)b;
-}
-
-stint_status stint_session_op(stint_session *s, const stint_op_record *op)
-{
-    if (!op || !op->op_name || !op->dtype || (op->ninputs && !op->inputs) || (op->ndim && !op->shape))
-        return STINT_E_INVAL;
-    for (size_t i = 0; i < op->ninputs; i++)
-        if (!op->inputs[i])
-            return STINT_E_INVAL;
-    stint_status st = enter(s);
-    if (st)
-        return st;
-    if ((st = check_span(s, op->span_id)) != STINT_OK)
-        return leave(s, st);
-    line_begin(s, "op");
-    kv_span(s, "span_id", op->span_id);
-    kv_str(s, "op_name", op->op_name);
-    key(s, "inputs");
-    stint_i_jb_char(&s->line, '[');
-    for (size_t i = 0; i < op->ninputs; i++) {
-        if (i)
-            stint_i_jb_char(&s->line, ',');
-        stint_i_jb_cstr(&s->line, op->inputs[i]);
-    }
-    stint_i_jb_char(&s->line, ']');
-    if (op->output)
-        kv_str(s, "output", op->output);
-    kv_shape(s, op->shape, op->ndim);
-    kv_str(s, "dtype", op->dtype);
-    kv_str(s, "device", op->device ? op->device : s->device);
-    kv_i64(s, "duration_ns", op->duration_ns);
-    kv_i64(s, "timestamp_ns", op->timestamp_ns > 0 ? op->timestamp_ns : since_open(s));
-    kv_i64(s, "storage_bytes", resolve_bytes(s, op->storage_bytes, op->shape, op->ndim, op->dtype));
-    kv_u64(s, "input_storage_bytes", op->input_storage_bytes);
-    return leave(s, line_commit(s));
-}
-
-stint_status stint_session_tensor(stint_session *s, const stint_tensor_record *t)
-{
-    if (!t || !t->tensor_id || !t->dtype || (t->ndim && !t->shape) || (unsigned)t->category > STINT_CATEGORY_OTHER)
-        return STINT_E_INVAL;
-    stint_status st = enter(s);
-    if (st)
-        return st;
-    if ((st = check_span(s, t->span_id)) != STINT_OK)
-        return leave(s, st);
-    line_begin(s, "tensor");
-    kv_span(s, "span_id", t->span_id);
-    kv_str(s, "tensor_id", t->tensor_id);
-    kv_shape(s, t->shape, t->ndim);
-    kv_str(s, "dtype", t->dtype);
-    kv_str(s, "device", t->device ? t->device : s->device);
-    kv_bool(s, "requires_grad", t->requires_grad);
-    kv_i64(s, "storage_bytes", resolve_bytes(s, t->storage_bytes, t->shape, t->ndim, t->dtype));
-    if (t->category != STINT_CATEGORY_NONE)
-        kv_str(s, "category", category_name(t->category));
-    return leave(s, line_commit(s));
-}
-
-stint_status stint_session_memory(stint_session *s, const stint_memory_record *m)
-{
-    if (!m || !m->tensor_id || !m->dtype || (m->ndim && !m->shape) || (unsigned)m->action > STINT_MEM_FREE ||
-        (unsigned)m->category > STINT_CATEGORY_OTHER)
-        return STINT_E_INVAL;
-    stint_status st = enter(s);
-    if (st)
-        return st;
-    if ((st = check_span(s, m->span_id)) != STINT_OK)
-        return leave(s, st);
-    line_begin(s, "memory");
-    kv_i64(s, "timestamp_ns", m->timestamp_ns > 0 ? m->timestamp_ns : since_open(s));
-    kv_str(s, "tensor_id", m->tensor_id);
-    kv_span(s, "span_id", m->span_id);
-    if (m->op_name)
-        kv_str(s, "op_name", m->op_name);
-    kv_str(s, "device", m->device ? m->device : s->device);
-    kv_u64(s, "bytes", m->bytes);
-    kv_str(s, "action", m->action == STINT_MEM_ALLOC ? "alloc" : "free");
-    kv_shape(s, m->shape, m->ndim);
-    kv_str(s, "dtype", m->dtype);
-    kv_str(s, "category", category_name(m->category));
-    return leave(s, line_commit(s));
-}
-
-stint_status stint_session_device_memory(stint_session *s, const char *device, uint64_t used_bytes,
-                                         uint64_t free_bytes, int64_t reserved_bytes, int64_t timestamp_ns)
-{
-    stint_status st = enter(s);
-    if (st)
-        return st;
-    line_begin(s, "device_memory");
-    kv_i64(s, "timestamp_ns", timestamp_ns > 0 ? timestamp_ns : since_open(s));
-    kv_str(s, "device", device ? device : s->device);
-    kv_u64(s, "used_bytes", used_bytes);
-    kv_u64(s, "free_bytes", free_bytes);
-    if (reserved_bytes >= 0)
-        kv_i64(s, "reserved_bytes", reserved_bytes);
-    return leave(s, line_commit(s));
-}
-
-stint_status stint_session_gradient(stint_session *s, const char *root, const char *k, stint_grad_state state,
-                                    const double *norm)
-{
-    static const char *const states[] = {"present", "missing", "zero", "non_finite"};
-    if (!root || !k || (unsigned)state > STINT_GRAD_NON_FINITE)
-        return STINT_E_INVAL;
-    stint_status st = enter(s);
-    if (st)
-        return st;
-    line_begin(s, "gradient");
-    key(s, "event_id");
-    STINT_I_JB_LIT(&s->line, "\"gradient-");
-    stint_i_jb_u64(&s->line, s->next_grad + 1);
-    stint_i_jb_char(&s->line, '"');
-    kv_str(s, "root", root);
-    kv_str(s, "key", k);
-    kv_str(s, "state", states[state]);
-    if (norm) {
-        key(s, "norm");
-        stint_i_jb_f64(&s->line, *norm);
-    }
-    st = line_commit(s);
-    if (st == STINT_OK)
-        s->next_grad++;
-    return leave(s, st);
-}
-
-stint_status stint_session_counter(stint_session *s, const char *name, double value, const char *unit)
-{
-    if (!name || !isfinite(value))
-        return STINT_E_INVAL;
-    stint_status st = enter(s);
-    if (st)
-        return st;
-    line_begin(s, "counter");
-    kv_i64(s, "timestamp_ns", since_open(s));
-    kv_str(s, "name", name);
-    key(s, "value");
-    stint_i_jb_f64(&s->line, value);
-    kv_str(s, "unit", unit ? unit : "");
-    kv_i64(s, "tid", current_tid());
-    return leave(s, line_commit(s));
-}
-
-stint_status stint_session_fork(stint_session *s, int32_t parent_pid, int32_t child_pid)
-{
-    stint_status st = enter(s);
-    if (st)
-        return st;
-    line_begin(s, "fork");
-    kv_i64(s, "timestamp_ns", since_open(s));
-    kv_i64(s, "parent_pid", parent_pid);
-    kv_i64(s, "child_pid", child_pid);
-    return leave(s, line_commit(s));
-}
-
-static stint_status write_dropped(stint_session *s, int32_t tid, uint64_t count, int64_t first_ns, int64_t last_ns)
-{
-    line_begin(s, "dropped");
-    kv_i64(s, "timestamp_ns", since_open(s));
-    kv_i64(s, "tid", tid);
-    kv_u64(s, "count", count);
-    kv_i64(s, "first_ns", first_ns ? first_ns - s->t0_ns : 0);
-    kv_i64(s, "last_ns", last_ns ? last_ns - s->t0_ns : 0);
-    return line_commit(s);
-}
-
-stint_status stint_session_dropped(stint_session *s, int32_t tid, uint64_t count, int64_t first_ns, int64_t last_ns)
-{
-    stint_status st = enter(s);
-    if (st)
-        return st;
-    return leave(s, write_dropped(s, tid, count, first_ns, last_ns));
+    return stint_i_sess_leave(s, st);
 }
 
 /* Sink callbacks (drain lock held). */
@@ -899,8 +543,8 @@ static stint_session *of_sink(stint_i_sink *k)
 static void on_drop(stint_i_sink *k, const stint_i_drop *d)
 {
     stint_session *s = of_sink(k);
-    if (enter(s) == STINT_OK)
-        (void)leave(s, write_dropped(s, d->tid, d->count, d->first_ts_ns, d->last_ts_ns));
+    if (stint_i_sess_enter(s) == STINT_OK)
+        (void)stint_i_sess_leave(s, stint_i_sess_write_dropped(s, d->tid, d->count, d->first_ts_ns, d->last_ts_ns));
 }
 
 /* Removed, or the library shuts down (at exit): push the buffered whole
@@ -951,55 +595,55 @@ stint_status stint_session_finish(stint_session *s)
     if (!s)
         return STINT_E_INVAL;
     detach(s); /* pending drop reports are written before the root ends */
-    stint_status st = enter(s);
+    stint_status st = stint_i_sess_enter(s);
     if (st)
         return st;
     /* spans left open by a thread that has exited can never be ended (a
      * span is ended on its own thread): end them here, innermost first,
      * marked "autoclosed" (the span API closes a thread's spans at its exit);
      * the session could not be finished at all */
-    int64_t now = since_open(s);
+    int64_t now = stint_i_sess_since_open(s);
     pid_t pid = getpid();
     for (size_t i = 0; i < s->nstacks && st == STINT_OK; i++) {
-        sess_stack *stack = &s->stacks[i];
+        stint_i_sess_stack *stack = &s->stacks[i];
         if (!stack->n || syscall(SYS_tgkill, pid, stack->tid, 0) == 0 || errno != ESRCH)
             continue;
         while (stack->n && st == STINT_OK) {
-            line_begin(s, "span_end");
-            kv_span(s, "id", stack->ids[stack->n - 1]);
-            kv_i64(s, "duration_ns", now - stack->starts[stack->n - 1]);
-            kv_bool(s, "autoclosed", 1);
-            st = line_commit(s);
+            sess_line_begin(s, "span_end");
+            sess_kv_span(s, "id", stack->ids[stack->n - 1]);
+            sess_kv_i64(s, "duration_ns", now - stack->starts[stack->n - 1]);
+            sess_kv_bool(s, "autoclosed", 1);
+            st = stint_i_sess_commit(s);
             if (st == STINT_OK)
                 stack->n--;
         }
     }
     if (st)
-        return leave(s, st);
+        return stint_i_sess_leave(s, st);
     size_t open_spans = 0;
     for (size_t i = 0; i < s->nstacks; i++)
         open_spans += s->stacks[i].n;
     if (open_spans) {
         set_msg(s->msg, sizeof s->msg, "%s: cannot finish session with %zu span%s still open", s->path, open_spans,
                 open_spans == 1 ? "" : "s");
-        st = leave(s, STINT_E_SPANS_OPEN);
+        st = stint_i_sess_leave(s, STINT_E_SPANS_OPEN);
         if (!forked(s)) { /* still open: keep reporting drops (drain lock after ours is released) */
             atomic_store(&s->drops_linked, 1);
             stint_i_sink_add(&s->drops);
         }
         return st;
     }
-    line_begin(s, "span_end");
-    kv_span(s, "id", 1);
-    kv_i64(s, "duration_ns", since_open(s));
-    st = line_commit(s);
+    sess_line_begin(s, "span_end");
+    sess_kv_span(s, "id", 1);
+    sess_kv_i64(s, "duration_ns", stint_i_sess_since_open(s));
+    st = stint_i_sess_commit(s);
     if (st == STINT_OK)
         st = flush_locked(s);
     s->ended = 1;
     if (close(s->fd) != 0 && st == STINT_OK)
         st = fail_io(s, errno);
     s->fd = -1;
-    return leave(s, st);
+    return stint_i_sess_leave(s, st);
 }
 
 const char *stint_session_message(const stint_session *s)

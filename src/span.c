@@ -306,45 +306,37 @@ fail:
     return NULL;
 }
 
-/* A new attribute slot on the innermost open span, key and type set; NULL
- * (counted) when there is no open span or no room. */
-static stint_i_attr *attr_new(const char *key, uint8_t type)
+/* Sets a new attribute on the innermost open span; counted as dropped when
+ * there is no open span or no room. */
+static inline void attr_put(const char *key, uint8_t type, stint_i_attr_value v)
 {
     stint_i_thread *t;
     stint_i_attr *a = attr_slot(&t);
     if (a) {
         a->key = key;
         a->type = type;
+        a->v = v;
     }
-    return a;
 }
 
 void stint_attr_i64(const char *key, int64_t value)
 {
-    stint_i_attr *a = attr_new(key, STINT_I_ATTR_I64);
-    if (a)
-        a->v.i = value;
+    attr_put(key, STINT_I_ATTR_I64, (stint_i_attr_value){.i = value});
 }
 
 void stint_attr_u64(const char *key, uint64_t value)
 {
-    stint_i_attr *a = attr_new(key, STINT_I_ATTR_U64);
-    if (a)
-        a->v.u = value;
+    attr_put(key, STINT_I_ATTR_U64, (stint_i_attr_value){.u = value});
 }
 
 void stint_attr_f64(const char *key, double value)
 {
-    stint_i_attr *a = attr_new(key, STINT_I_ATTR_F64);
-    if (a)
-        a->v.f = value;
+    attr_put(key, STINT_I_ATTR_F64, (stint_i_attr_value){.f = value});
 }
 
 void stint_attr_bool(const char *key, int value)
 {
-    stint_i_attr *a = attr_new(key, STINT_I_ATTR_BOOL);
-    if (a)
-        a->v.i = value ? 1 : 0;
+    attr_put(key, STINT_I_ATTR_BOOL, (stint_i_attr_value){.i = value ? 1 : 0});
 }
 
 void stint_attr_str(const char *key, const char *value)

@@ -67,13 +67,17 @@ endforeach()
 
 # The public header must compile cleanly as C11 and as C++ with -Wpedantic -Werror,
 # with STINT_ENABLED at 1 and at 0.
+math(EXPR STINT_PROJECT_VERSION_NUMBER
+  "${PROJECT_VERSION_MAJOR} * 10000 + ${PROJECT_VERSION_MINOR} * 100 + ${PROJECT_VERSION_PATCH}")
 foreach(enabled 0 1)
   add_library(compile_c_enabled${enabled} OBJECT ${CMAKE_SOURCE_DIR}/tests/compile/header_c.c)
   target_include_directories(compile_c_enabled${enabled} PRIVATE ${CMAKE_SOURCE_DIR}/include)
   target_compile_options(compile_c_enabled${enabled} PRIVATE -std=c11 -Wall -Wextra -Wpedantic -Werror)
-  target_compile_definitions(compile_c_enabled${enabled} PRIVATE STINT_ENABLED=${enabled})
+  target_compile_definitions(compile_c_enabled${enabled} PRIVATE STINT_ENABLED=${enabled}
+    STINT_PROJECT_VERSION_NUMBER=${STINT_PROJECT_VERSION_NUMBER})
   add_library(compile_cxx_enabled${enabled} OBJECT ${CMAKE_SOURCE_DIR}/tests/compile/header_cxx.cpp)
   target_include_directories(compile_cxx_enabled${enabled} PRIVATE ${CMAKE_SOURCE_DIR}/include)
   target_compile_options(compile_cxx_enabled${enabled} PRIVATE -Wall -Wextra -Wpedantic -Werror)
-  target_compile_definitions(compile_cxx_enabled${enabled} PRIVATE STINT_ENABLED=${enabled})
+  target_compile_definitions(compile_cxx_enabled${enabled} PRIVATE STINT_ENABLED=${enabled}
+    STINT_PROJECT_VERSION_NUMBER=${STINT_PROJECT_VERSION_NUMBER})
 endforeach()

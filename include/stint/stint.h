@@ -11,7 +11,7 @@
  *
  * Hot path: span begin/end and the attribute setters take no lock, allocate
  * nothing after the calling thread's first span and format no text. They never
- * report errors; what they cannot record they count (see stint_stats()).
+ * report errors; what they cannot record they count (see stint_get_stats()).
  *
  * Compile-time switch: define STINT_ENABLED to 0 and every STINT_ macro
  * expands to nothing and evaluates none of its arguments; all types and
@@ -35,6 +35,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "stint/version.h"
 
 #ifndef STINT_ENABLED
 #define STINT_ENABLED 1
@@ -80,7 +82,9 @@ typedef enum stint_status {
 /* Returns a static English description of status (never NULL). */
 STINT_API const char *stint_strerror(stint_status status);
 
-/* Returns the library version, "MAJOR.MINOR.PATCH" (static string). */
+/* Returns the library version, "MAJOR.MINOR.PATCH" (static string): the
+ * library loaded at run time, where STINT_VERSION (<stint/version.h>) is the
+ * headers' at compile time. */
 STINT_API const char *stint_version(void);
 
 /* ---- spans ------------------------------------------------------------------ */
@@ -99,7 +103,7 @@ typedef struct stint_loc {
 /* A span handle returned by begin and given back to end. Opaque; the value
  * 0 means "not recorded" (tracing disabled), and ending it is a no-op. A
  * span opened deeper than STINT_MAX_DEPTH is not recorded either (counted in
- * stint_stats().spans_too_deep) but has a handle of its own: while it is
+ * spans_too_deep of stint_get_stats()) but has a handle of its own: while it is
  * open, attributes have no recorded span to go to and are dropped (counted).
  * A handle names its own span only: ending it once that span has closed
  * (an outer span ended first) does nothing, whatever span has opened since
@@ -121,7 +125,7 @@ STINT_API stint_span stint_span_begin_copy(const char *name, size_t len);
 
 /* Closes the span. Spans close innermost first; ending an outer span first
  * also closes the spans opened inside it (each counted as a repair in
- * stint_stats().spans_autoclosed). The record is written to the thread's
+ * spans_autoclosed of stint_get_stats()). The record is written to the thread's
  * buffer; the marker line appears when the writer drains it. */
 STINT_API void stint_span_end(stint_span span);
 
@@ -129,7 +133,7 @@ STINT_API void stint_span_end(stint_span span);
  * borrowed static strings. String values are copied (up to
  * STINT_ATTR_STR_MAX-1 bytes; longer ones are cut and flagged). With no open
  * span, an innermost span past STINT_MAX_DEPTH, or beyond STINT_ATTR_MAX
- * attributes on one span, the call is counted in stint_stats().attrs_dropped.
+ * attributes on one span, the call is counted in attrs_dropped of stint_get_stats().
  * Rendered as k=v in markers (every pair, in order); in Chrome JSON args a
  * key set again keeps its last value and the library's own keys (inv, hid,
  * depth, clk, stint_truncated) used as attribute keys become "attr.<key>". */

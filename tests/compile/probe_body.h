@@ -20,3 +20,15 @@ STINT_SCOPE("probe.scope");
     else
         STINT_END(t);
 }
+/* the version macros: usable in #if, and one number that orders releases */
+#if !defined(STINT_VERSION) || STINT_VERSION != STINT_VERSION_MAJOR * 10000 + STINT_VERSION_MINOR * 100 + STINT_VERSION_PATCH
+#error "STINT_VERSION is not MAJOR * 10000 + MINOR * 100 + PATCH"
+#endif
+#if !STINT_VERSION_AT_LEAST(0, 1, 0) || STINT_VERSION_AT_LEAST(STINT_VERSION_MAJOR, STINT_VERSION_MINOR, STINT_VERSION_PATCH + 1)
+#error "STINT_VERSION_AT_LEAST disagrees with STINT_VERSION"
+#endif
+x += STINT_VERSION - STINT_VERSION;
+/* the build passes project(VERSION) as one number: the header must agree */
+#if defined(STINT_PROJECT_VERSION_NUMBER) && STINT_PROJECT_VERSION_NUMBER != STINT_VERSION
+#error "include/stint/version.h disagrees with project(VERSION)"
+#endif

@@ -473,6 +473,12 @@ int main(int argc, char **argv)
 {
     if (argc == 2 && !strcmp(argv[1], "--stint0"))
         return stint0_then_enabled() ? 1 : 0;
+    { /* the headers' version (STINT_VERSION_*) is the loaded library's */
+        char want[64];
+        snprintf(want, sizeof want, "%d.%d.%d", STINT_VERSION_MAJOR, STINT_VERSION_MINOR, STINT_VERSION_PATCH);
+        CHECK(strcmp(stint_version(), want) == 0);
+        CHECK(STINT_VERSION == STINT_VERSION_MAJOR * 10000 + STINT_VERSION_MINOR * 100 + STINT_VERSION_PATCH);
+    }
     snprintf(dir, sizeof dir, "%s/stint-lifecycle-XXXXXX", getenv("TMPDIR") ? getenv("TMPDIR") : "/tmp");
     REQUIRE(mkdtemp(dir) != NULL);
     for (round_ = 0; round_ < 20; round_++) /* (a race, before: lost in half the runs) */

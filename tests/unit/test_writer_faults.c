@@ -12,7 +12,7 @@
  * Each case runs in a fresh child process (the library starts clean, and a
  * signal that escapes shows up as the child's death). The child checks that
  * the error is reported (stint_flush / the sink's close returns STINT_E_IO,
- * stint_stats().sink_error is set and stays set: sticky), that spans keep
+ * sink_error of stint_get_stats() is set and stays set: sticky), that spans keep
  * being accepted and counted afterwards, that the spans the sink could not
  * write are counted exactly (sink_spans_lost: a file size limit cuts a
  * batch inside a line, and the torn line counts as lost), and that the
