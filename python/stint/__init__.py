@@ -18,6 +18,20 @@ shares the spans, the invocation ids and the sinks with Python.
         stint.attr("cache_hit", True)      # on the innermost open span
 
 Spans belong to the calling thread and close innermost first, as in C.
+
+Installing: `pip install ./python` (setuptools, no dependencies) installs
+the package alone; libstint.so comes from the C build or its install. The
+package loads the library from, in order (the first that loads wins; see
+_lib.py):
+  1. $STINT_LIBRARY, the path of libstint.so (an explicit choice: if it does
+     not load, `import stint` fails and says so);
+  2. next to the package or an installed prefix: its own folder, its parent,
+     and the prefix's library folder (<libdir> for `make install`'s
+     <libdir>/stint/python, <prefix>/lib for a pip install into <prefix>);
+  3. a build folder: $STINT_BUILD_DIR, else the checkout's build/;
+  4. the system's search: ctypes.util.find_library("stint"), then
+     libstint.so.0.
+stint.library_path says which file was loaded.
 """
 
 import ctypes

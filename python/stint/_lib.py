@@ -1,10 +1,14 @@
 """Finding and declaring libstint.so (ctypes; no build step).
 
 Search order (the first that loads wins):
-  1. the file named by the environment variable STINT_LIB;
+  1. the file named by the environment variable STINT_LIBRARY (a path; the
+     older name STINT_LIB is read when STINT_LIBRARY is unset); an explicit
+     choice is never second-guessed: if it does not load, import fails;
   2. next to the package: libstint.so* in this folder, then in its parent,
-     then in <libdir> when the package is installed as
-     <libdir>/stint/python/stint (`make install`);
+     then in the prefix's <libdir>, three folders up: <libdir> itself when
+     the package is installed as <libdir>/stint/python/stint (`make
+     install`), <prefix>/lib when pip installed it as
+     <prefix>/lib/pythonX.Y/site-packages/stint;
   3. the build folder: $STINT_BUILD_DIR, else <repository>/build;
   4. the system: ctypes.util.find_library("stint"), then "libstint.so.0".
 
@@ -25,7 +29,7 @@ _HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def _candidates():
-    env = os.environ.get("STINT_LIB")
+    env = os.environ.get("STINT_LIBRARY") or os.environ.get("STINT_LIB")
     if env:
         yield env
         return  # an explicit choice is never second-guessed
@@ -52,7 +56,7 @@ def _load():
         except OSError as e:
             tried.append("%s (%s)" % (path, e))
     raise ImportError("stint: cannot load libstint.so; tried: " + "; ".join(tried) +
-                      ". Set STINT_LIB to the library's path.")
+                      ". Set STINT_LIBRARY to the library's path.")
 
 
 lib, path = _load()

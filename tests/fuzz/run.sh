@@ -32,7 +32,7 @@ run_one() {
   [ -f "$here/$name.dict" ] && dict=(-dict="$here/$name.dict")
   # 1. regression inputs: every stored file must run clean
   if [ -d "$here/regress/$t" ] && [ -n "$(ls -A "$here/regress/$t" 2>/dev/null)" ]; then
-    if ! "$bin" -rss_limit_mb=4096 -timeout=30 "$here/regress/$t"/* >"$build/fuzz-$t.regress.log" 2>&1; then
+    if ! "$bin" -rss_limit_mb=4096 -timeout=30 -artifact_prefix="$crashes/" "$here/regress/$t"/* >"$build/fuzz-$t.regress.log" 2>&1; then
       echo "FAIL $t: a stored regression input fails (see $build/fuzz-$t.regress.log)"
       return 1
     fi

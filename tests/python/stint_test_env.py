@@ -19,7 +19,7 @@ LIB = os.path.join(BUILD, "libstint.so")
 def child_env(**extra):
     env = dict(os.environ)
     env["PYTHONPATH"] = PYDIR + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
-    env.setdefault("STINT_LIB", LIB)
+    env.setdefault("STINT_LIBRARY", LIB)
     for k, v in extra.items():
         if v is None:
             env.pop(k, None)

@@ -13,7 +13,7 @@ import unittest
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from stint_test_env import LIB, PYDIR, parse_markers, run_py  # noqa: E402
 
-os.environ.setdefault("STINT_LIB", LIB)
+os.environ.setdefault("STINT_LIBRARY", LIB)
 sys.path.insert(0, PYDIR)
 import stint  # noqa: E402
 
@@ -266,18 +266,23 @@ class InProcess(unittest.TestCase):
 
 
 class LibrarySearch(unittest.TestCase):
-    def test_stint_lib_wins_and_is_reported(self):
-        p = run_py("import stint; print(stint.library_path)", STINT_LIB=LIB)
+    def test_stint_library_wins_and_is_reported(self):
+        p = run_py("import stint; print(stint.library_path)", STINT_LIBRARY=LIB,
+                   STINT_LIB="/nonexistent/libstint.so")
         self.assertEqual(p.stdout.strip(), LIB)
 
-    def test_bad_stint_lib_is_a_clear_import_error(self):
-        p = run_py("import stint", check=False, STINT_LIB="/nonexistent/libstint.so")
+    def test_older_name_stint_lib_still_works(self):
+        p = run_py("import stint; print(stint.library_path)", STINT_LIBRARY=None, STINT_LIB=LIB)
+        self.assertEqual(p.stdout.strip(), LIB)
+
+    def test_bad_stint_library_is_a_clear_import_error(self):
+        p = run_py("import stint", check=False, STINT_LIBRARY="/nonexistent/libstint.so")
         self.assertNotEqual(p.returncode, 0)
         self.assertIn("cannot load libstint.so", p.stderr)
-        self.assertIn("STINT_LIB", p.stderr)
+        self.assertIn("STINT_LIBRARY", p.stderr)
 
-    def test_build_dir_is_found_without_stint_lib(self):
-        p = run_py("import stint; print(stint.library_path)", STINT_LIB=None)
+    def test_build_dir_is_found_without_stint_library(self):
+        p = run_py("import stint; print(stint.library_path)", STINT_LIBRARY=None, STINT_LIB=None)
         self.assertTrue(os.path.samefile(p.stdout.strip(), LIB), p.stdout)
 
 
