@@ -1,5 +1,6 @@
 /*
- * test_analysis.c - interval unions and overlap (seed 003's numbers),
+ * test_analysis.c - interval unions and overlap (the worked example of
+ * intervals.h),
  * quantiles, the call tree's self time, and the sparse steps with their
  * per-clock stats on a small model.
  */
@@ -8,29 +9,29 @@
 
 #include <math.h>
 
-static void test_seed003_union(void)
+static void test_union_example(void)
 {
     /* [0,10], [2,7], [8,12] us: union 12 us, sum 19 us */
-    struct stint_iv iv[3] = {{0, 10000}, {2000, 7000}, {8000, 12000}};
+    struct stint_interval iv[3] = {{0, 10000}, {2000, 7000}, {8000, 12000}};
     int64_t sum = 0;
     for (int i = 0; i < 3; i++)
-        sum += iv[i].end_ns - iv[i].start_ns;
+        sum += iv[i].end - iv[i].start;
     int64_t ov;
-    int64_t u = stint_an_union_overlap(iv, 3, &ov);
+    int64_t u = stint_intervals_union_overlap(iv, 3, &ov);
     CHECK_EQ_I64(u, 12000);
     CHECK_EQ_I64(sum, 19000);
     CHECK_EQ_I64(ov, 5000 + 2000); /* [2,7] inside [0,10], [8,10] shared */
     /* the vllm-omni fixture: [(0,10),(3,5),(6,12),(20,25)] -> 17 */
-    struct stint_iv v2[4] = {{0, 10}, {3, 5}, {6, 12}, {20, 25}};
-    CHECK_EQ_I64(stint_an_union(v2, 4), 17);
+    struct stint_interval v2[4] = {{0, 10}, {3, 5}, {6, 12}, {20, 25}};
+    CHECK_EQ_I64(stint_intervals_union_overlap(v2, 4, &ov), 17);
     /* touching intervals merge; empty and inverted add nothing */
-    struct stint_iv v3[4] = {{0, 5}, {5, 9}, {7, 7}, {20, 10}};
-    CHECK_EQ_I64(stint_an_union_overlap(v3, 4, &ov), 9);
+    struct stint_interval v3[4] = {{0, 5}, {5, 9}, {7, 7}, {20, 10}};
+    CHECK_EQ_I64(stint_intervals_union_overlap(v3, 4, &ov), 9);
     CHECK_EQ_I64(ov, 0);
-    CHECK_EQ_I64(stint_an_union(NULL, 0), 0);
+    CHECK_EQ_I64(stint_intervals_union_overlap(NULL, 0, &ov), 0);
     /* three deep: covered by >= 2 counted once */
-    struct stint_iv v4[3] = {{0, 10}, {0, 10}, {0, 10}};
-    CHECK_EQ_I64(stint_an_union_overlap(v4, 3, &ov), 10);
+    struct stint_interval v4[3] = {{0, 10}, {0, 10}, {0, 10}};
+    CHECK_EQ_I64(stint_intervals_union_overlap(v4, 3, &ov), 10);
     CHECK_EQ_I64(ov, 10);
 }
 
@@ -185,7 +186,7 @@ static void test_steps_sparse(void)
 
 int main(void)
 {
-    test_seed003_union();
+    test_union_example();
     test_quantiles();
     test_tree_self();
     test_steps_sparse();

@@ -295,7 +295,7 @@ static void check_select_ranks(void)
 
 int main(void)
 {
-    /* seed 003: [0,10],[2,7],[8,12] -> union 12, sum 19 */
+    /* the worked example of intervals.h: [0,10),[2,7),[8,12) -> union 12, sum 19 */
     struct stint_interval s3[] = {{0, 10}, {2, 7}, {8, 12}};
     CHECK_EQ_I64(stint_intervals_union(s3, 3), 12);
     /* touching merges, nested collapses, zero-length adds nothing */

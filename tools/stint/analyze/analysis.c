@@ -1,9 +1,14 @@
 /*
- * analysis.c - interval unions, quantiles and the aggregated call tree (see
- * analysis.h). Everything is exact int64 ns except the interpolated
- * quantiles and means of stint_an_quantile/stint_an_mean, which are doubles
- * only at the very end; the call tree's mean stays an exact rational up to
- * the printed decimal, and its quantiles are nearest-rank values.
+ * analysis.c - the aggregated call tree of analysis.h: built from the whole
+ * model (stint_calltree_build) or from the spans a lean model streams
+ * (stint_tree_sink_*), then sorted, flattened and printed by path.
+ *
+ * Invariants: node 0 and node 1 are the invisible host and device roots and
+ * never merge; a node is keyed by (parent node, name) and its id is its
+ * first-seen order, never the hash table's layout, so no output depends on
+ * the hash; a span's self time is its duration minus the union of its
+ * direct children clipped to it, so it is >= 0 by construction; all sums
+ * saturate (tsparse.h, stint_sum_add).
  *
  * The call tree follows each slice's parent, which may be on another track
  * (JSONL sessions give explicit parent ids): paths are resolved up the parent
@@ -11,290 +16,29 @@
  * children, clipped to the parent, wherever they ran.
  */
 #include "analyze/analysis.h"
+#include "base/cmp.h"
+#include "base/hash.h"
 #include "base/intervals.h"
 #include "base/tsparse.h"
+#include "base/xalloc.h"
 
-#include <inttypes.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-static int iv_cmp(const void *pa, const void *pb)
-{
-    const struct stint_iv *a = pa, *b = pb;
-    if (a->start_ns != b->start_ns)
-        return a->start_ns < b->start_ns ? -1 : 1;
-    return (a->end_ns > b->end_ns) - (a->end_ns < b->end_ns);
-}
-
-int64_t stint_an_union(struct stint_iv *iv, size_t n)
-{
-    int64_t ov;
-    return stint_an_union_overlap(iv, n, &ov);
-}
-
-/* Sweep over starts in order with a small min-heap of the ends of the
- * intervals that cover the current point: covered-by-one when the heap is
- * non-empty, covered-by-two when it holds two or more. */
-static void heap_push(int64_t *h, size_t *n, int64_t v)
-{
-    size_t i = (*n)++;
-    h[i] = v;
-    while (i) {
-        size_t p = (i - 1) / 2;
-        if (h[p] <= h[i])
-            break;
-        int64_t t = h[p];
-        h[p] = h[i];
-        h[i] = t;
-        i = p;
-    }
-}
-
-static void heap_pop(int64_t *h, size_t *n)
-{
-    h[0] = h[--*n];
-    size_t i = 0;
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < *n && h[l] < h[m])
-            m = l;
-        if (r < *n && h[r] < h[m])
-            m = r;
-        if (m == i)
-            break;
-        int64_t t = h[m];
-        h[m] = h[i];
-        h[i] = t;
-        i = m;
-    }
-}
-
-int64_t stint_an_union_overlap(struct stint_iv *iv, size_t n, int64_t *overlap_ns)
-{
-    *overlap_ns = 0;
-    if (n == 0)
-        return 0;
-    qsort(iv, n, sizeof *iv, iv_cmp);
-    int64_t *h = malloc(n * sizeof *h);
-    if (!h) {
-        /* Without the heap, fall back to the plain union (overlap unknown: 0). */
-        int64_t total = 0, l = 0, r = INT64_MIN;
-        for (size_t i = 0; i < n; i++) {
-            if (iv[i].end_ns <= iv[i].start_ns)
-                continue;
-            if (iv[i].start_ns > r) {
-                if (r > l)
-                    total = stint_sum_add(total, r - l);
-                l = iv[i].start_ns;
-                r = iv[i].end_ns;
-            } else if (iv[i].end_ns > r)
-                r = iv[i].end_ns;
-        }
-        return stint_sum_add(total, r > l ? r - l : 0);
-    }
-    size_t hn = 0;
-    int64_t uni = 0, ov = 0, t = INT64_MIN;
-    size_t i = 0;
-    for (;;) {
-        /* next event: the earliest pending end, or the next start */
-        int64_t next_start = INT64_MAX;
-        while (i < n && iv[i].end_ns <= iv[i].start_ns)
-            i++;
-        if (i < n)
-            next_start = iv[i].start_ns;
-        if (hn == 0 && i >= n)
-            break;
-        int64_t next = hn && h[0] <= next_start ? h[0] : next_start;
-        if (hn >= 1 && t != INT64_MIN)
-            uni = stint_sum_add(uni, next - t);
-        if (hn >= 2 && t != INT64_MIN)
-            ov = stint_sum_add(ov, next - t);
-        t = next;
-        if (hn && h[0] <= next_start)
-            heap_pop(h, &hn);
-        else {
-            heap_push(h, &hn, iv[i].end_ns);
-            i++;
-        }
-    }
-    free(h);
-    *overlap_ns = ov;
-    return uni;
-}
-
-static int i64_cmp(const void *pa, const void *pb)
-{
-    int64_t a = *(const int64_t *)pa, b = *(const int64_t *)pb;
-    return (a > b) - (a < b);
-}
-
-static int f64_cmp(const void *pa, const void *pb)
-{
-    double a = *(const double *)pa, b = *(const double *)pb;
-    return (a > b) - (a < b);
-}
-
-/* (qsort must not see a NULL array, even for n == 0) */
-void stint_an_sort_i64(int64_t *v, size_t n)
-{
-    if (n > 1)
-        qsort(v, n, sizeof *v, i64_cmp);
-}
-
-void stint_an_sort_f64(double *v, size_t n)
-{
-    if (n > 1)
-        qsort(v, n, sizeof *v, f64_cmp);
-}
-
-double stint_an_quantile(const int64_t *v, size_t n, double q)
-{
-    if (n == 0)
-        return NAN;
-    double pos = q * (double)(n - 1);
-    size_t lo = (size_t)pos;
-    if (lo >= n - 1)
-        return (double)v[n - 1];
-    double frac = pos - (double)lo;
-    return (double)v[lo] + frac * (double)(v[lo + 1] - v[lo]);
-}
-
-double stint_an_quantile_f64(const double *v, size_t n, double q)
-{
-    if (n == 0)
-        return NAN;
-    double pos = q * (double)(n - 1);
-    size_t lo = (size_t)pos;
-    if (lo >= n - 1)
-        return v[n - 1];
-    double frac = pos - (double)lo, d = v[lo + 1] - v[lo];
-    if (frac == 0 || v[lo] == v[lo + 1])
-        return v[lo];
-    if (isinf(v[lo]) || isinf(v[lo + 1])) /* an infinite end is the value anywhere between (inf - inf is NaN) */
-        return isinf(v[lo]) ? v[lo] : v[lo + 1];
-    if (isinf(d)) /* values near +-DBL_MAX: weigh instead */
-        return v[lo] * (1 - frac) + v[lo + 1] * frac;
-    return v[lo] + frac * d;
-}
-
-const char *stint_an_us(char *buf, int64_t ns)
-{
-    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    snprintf(buf, 32, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", a / 1000, a % 1000);
-    return buf;
-}
-
-const char *stint_an_us_f(char *buf, double ns)
-{
-    if (isnan(ns)) {
-        snprintf(buf, 32, "-");
-        return buf;
-    }
-    /* llround is undefined past the int64 range: clamp (only sums of centuries get there) */
-    if (ns >= 9223372036854775807.0)
-        return stint_an_us(buf, INT64_MAX);
-    if (ns <= -9223372036854775808.0)
-        return stint_an_us(buf, INT64_MIN);
-    return stint_an_us(buf, (int64_t)llround(ns));
-}
-
-double stint_an_mean(const int64_t *v, size_t n)
-{
-    if (n == 0)
-        return NAN;
-    stint_i128 sum = 0;
-    for (size_t i = 0; i < n; i++)
-        sum += v[i];
-    return (double)((long double)sum / (long double)n);
-}
-
-struct stint_an_ratio stint_an_mean_exact(const int64_t *v, size_t n)
-{
-    struct stint_an_ratio r = {0, 0};
-    if (n == 0)
-        return r;
-    for (size_t i = 0; i < n; i++)
-        r.num += v[i];
-    r.den = (stint_i128)n;
-    return r;
-}
-
-struct stint_an_ratio stint_an_quantile_rank(const int64_t *v, size_t n, unsigned pct)
-{
-    struct stint_an_ratio r = {0, 0};
-    if (n == 0)
-        return r;
-    if (pct > 100)
-        pct = 100;
-    /* rank ceil(pct * n / 100), 1-based; 128-bit so that no n overflows */
-    stint_i128 rank = ((stint_i128)pct * (stint_i128)n + 99) / 100;
-    size_t at = rank > 0 ? (size_t)(rank - 1) : 0;
-    r.num = v[at];
-    r.den = 1;
-    return r;
-}
-
-/* floor(a / b) for b > 0 */
-static stint_i128 floor_div(stint_i128 a, stint_i128 b)
-{
-    stint_i128 q = a / b;
-    if (a % b != 0 && a < 0)
-        q--;
-    return q;
-}
-
-const char *stint_an_fmt_ratio(char *buf, struct stint_an_ratio r, unsigned shift, unsigned decimals)
-{
-    if (r.den <= 0) {
-        snprintf(buf, 64, "-");
-        return buf;
-    }
-    if (shift > 6)
-        shift = 6;
-    if (decimals > 6)
-        decimals = 6;
-    stint_i128 pd = 1, ps = 1;
-    for (unsigned k = 0; k < decimals; k++)
-        pd *= 10;
-    for (unsigned k = 0; k < shift; k++)
-        ps *= 10;
-    /* round half up: floor((2 * num * 10^decimals + D) / (2 * D)), D = den * 10^shift */
-    stint_i128 d = r.den * ps;
-    stint_i128 q = floor_div(2 * r.num * pd + d, 2 * d);
-    int neg = q < 0;
-    __extension__ typedef unsigned __int128 u128;
-    u128 a = neg ? (u128)0 - (u128)q : (u128)q;
-    char dig[48];
-    size_t nd = 0;
-    do {
-        dig[nd++] = (char)('0' + (int)(a % 10));
-        a /= 10;
-    } while (a);
-    while (nd <= decimals) /* at least one digit before the point */
-        dig[nd++] = '0';
-    size_t o = 0;
-    if (neg)
-        buf[o++] = '-';
-    while (nd > decimals)
-        buf[o++] = dig[--nd];
-    if (decimals) {
-        buf[o++] = '.';
-        while (nd)
-            buf[o++] = dig[--nd];
-    }
-    buf[o] = 0;
-    return buf;
-}
-
 /* ---- call tree ---------------------------------------------------------- */
 
-static uint64_t mix(uint64_t a, uint64_t b)
+/* The slot of (parent, name) in tab (cap slots, a power of two): where it
+ * is, or the empty slot where it goes (linear probing). */
+static size_t tab_slot(const struct stint_calltree *t, const uint32_t *tab, size_t cap, uint32_t parent,
+                       uint32_t name)
 {
-    uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull + (a << 6) + (a >> 2));
-    h ^= h >> 31;
-    h *= 0xBF58476D1CE4E5B9ull;
-    return h ^ (h >> 29);
+    size_t h = (size_t)stint_hash_pair(parent, name) & (cap - 1);
+    for (; tab[h] != STINT_NO_ID; h = (h + 1) & (cap - 1)) {
+        const struct stint_tnode *nd = &t->nodes[tab[h]];
+        if (nd->parent == parent && nd->name == name)
+            break;
+    }
+    return h;
 }
 
 static int tab_grow(struct stint_calltree *t)
@@ -304,12 +48,8 @@ static int tab_grow(struct stint_calltree *t)
     if (!tab)
         return -1;
     memset(tab, 0xff, cap * sizeof *tab);
-    for (size_t i = 0; i < t->n; i++) {
-        size_t h = (size_t)mix(t->nodes[i].parent, t->nodes[i].name) & (cap - 1);
-        while (tab[h] != STINT_NO_ID)
-            h = (h + 1) & (cap - 1);
-        tab[h] = (uint32_t)i;
-    }
+    for (size_t i = 0; i < t->n; i++) /* (every key is distinct: each lands on an empty slot) */
+        tab[tab_slot(t, tab, cap, t->nodes[i].parent, t->nodes[i].name)] = (uint32_t)i;
     free(t->tab);
     t->tab = tab;
     t->tabcap = cap;
@@ -320,21 +60,13 @@ static uint32_t node_get(struct stint_calltree *t, uint32_t parent, uint32_t nam
 {
     if ((t->n + 1) * 2 > t->tabcap && tab_grow(t) != 0)
         return STINT_NO_ID;
-    size_t h = (size_t)mix(parent, name) & (t->tabcap - 1);
-    while (t->tab[h] != STINT_NO_ID) {
-        const struct stint_tnode *nd = &t->nodes[t->tab[h]];
-        if (nd->parent == parent && nd->name == name)
-            return t->tab[h];
-        h = (h + 1) & (t->tabcap - 1);
-    }
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 256;
-        struct stint_tnode *nn = realloc(t->nodes, cap * sizeof *nn);
-        if (!nn)
-            return STINT_NO_ID;
-        t->nodes = nn;
-        t->cap = cap;
-    }
+    size_t h = tab_slot(t, t->tab, t->tabcap, parent, name);
+    if (t->tab[h] != STINT_NO_ID)
+        return t->tab[h];
+    struct stint_tnode *nodes = stint_grow(t->nodes, &t->cap, t->n + 1, sizeof *nodes, 256);
+    if (!nodes)
+        return STINT_NO_ID;
+    t->nodes = nodes;
     uint32_t id = (uint32_t)t->n++;
     struct stint_tnode *nd = &t->nodes[id];
     memset(nd, 0, sizeof *nd);
@@ -464,14 +196,10 @@ static int tnode_dur(struct stint_tree_sink *s, uint32_t k, int64_t dur)
         s->dcap_n = n;
     }
     struct stint_tnode *nd = &s->t->nodes[k];
-    if (nd->ndurs == s->dcap[k]) {
-        size_t c = s->dcap[k] ? s->dcap[k] * 2 : 4;
-        int64_t *v = realloc(nd->durs, c * sizeof *v);
-        if (!v)
-            return -1;
-        nd->durs = v;
-        s->dcap[k] = c;
-    }
+    int64_t *v = stint_grow(nd->durs, &s->dcap[k], nd->ndurs + 1, sizeof *v, 4);
+    if (!v)
+        return -1;
+    nd->durs = v;
     nd->durs[nd->ndurs++] = dur;
     return 0;
 }
@@ -570,16 +298,12 @@ void stint_tree_sink_span(void *ctx, const struct stint_model *m, const struct s
         }
         s->open[row]++;
     }
-    if (s->sn == s->fcap) {
-        size_t c = s->fcap ? s->fcap * 2 : 64;
-        struct tframe *f = realloc(s->fr, c * sizeof *f);
-        if (!f) {
-            s->oom = 1;
-            return;
-        }
-        s->fr = f;
-        s->fcap = c;
+    struct tframe *frames = stint_grow(s->fr, &s->fcap, s->sn + 1, sizeof *frames, 64);
+    if (!frames) {
+        s->oom = 1;
+        return;
     }
+    s->fr = frames;
     struct tframe *fr = &s->fr[s->sn++];
     fr->node = node;
     fr->row = row;
@@ -618,66 +342,49 @@ int stint_tree_sink_finish(struct stint_tree_sink *s, const struct stint_model *
     return rc;
 }
 
-struct kid {
-    uint32_t parent;
-    struct stint_iv iv;
-};
+/* slice_node's marks while stint_calltree_build runs: a thread-track slice
+ * whose node is not known yet, and an instant (no node of its own). */
+#define TREE_UNSET (STINT_NO_ID - 1)
+#define TREE_INSTANT (STINT_NO_ID - 2)
 
-static int kid_cmp(const void *pa, const void *pb)
+/* Pass 1 of stint_calltree_build: a node per slice. A parent may sit on
+ * another track and after its child in index order (JSONL explicit
+ * parents), so each chain is resolved upward to the first slice with a
+ * node, then assigned down (chain: n entries of scratch). Instants on
+ * thread tracks get no node (marked TREE_INSTANT until pass 2 counts them)
+ * and are stepped over in the chains: a slice nested in an instant hangs
+ * under the instant's own parent. 0, or -1 when out of memory. */
+static int tree_nodes(struct stint_calltree *t, const struct stint_model *m, uint32_t *chain)
 {
-    const struct kid *a = pa, *b = pb;
-    if (a->parent != b->parent)
-        return a->parent < b->parent ? -1 : 1;
-    return (a->iv.start_ns > b->iv.start_ns) - (a->iv.start_ns < b->iv.start_ns);
-}
-
-int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f)
-{
-    memset(t, 0, sizeof *t);
     size_t n = stint_model_nslices(m);
-    t->slice_node = malloc((n ? n : 1) * sizeof *t->slice_node);
-    t->slice_self = calloc(n ? n : 1, sizeof *t->slice_self);
-    uint32_t *chain = malloc((n ? n : 1) * sizeof *chain);
-    struct kid *kids = malloc((n ? n : 1) * sizeof *kids);
-    int64_t *child_cov = calloc(n ? n : 1, sizeof *child_cov);
-    if (!t->slice_node || !t->slice_self || !chain || !kids || !child_cov || tree_roots(t) != 0)
-        goto oom;
-    tree_lanes(t, m);
-    /* pass 1: node per slice. A parent may sit on another track and after
-     * its child in index order (JSONL explicit parents), so each chain is
-     * resolved upward to the first slice with a node, then assigned down.
-     * Instants on thread tracks get no node (marked `instant` until pass 2
-     * counts them) and are stepped over in the chains: a slice nested in an
-     * instant hangs under the instant's own parent. */
-    const uint32_t unset = STINT_NO_ID - 1, instant = STINT_NO_ID - 2;
     for (size_t i = 0; i < n; i++) {
         const struct stint_slice *s = stint_model_slice(m, i);
         t->slice_node[i] = stint_model_track_at(m, s->track)->kind != STINT_TRACK_THREAD ? STINT_NO_ID
-                           : (s->flags & STINT_SLICE_INSTANT)                            ? instant
-                                                                                          : unset;
+                           : (s->flags & STINT_SLICE_INSTANT)                            ? TREE_INSTANT
+                                                                                          : TREE_UNSET;
     }
     for (size_t i = 0; i < n; i++) {
         if (t->slice_node[i] == STINT_NO_ID) {
             t->async++;
             continue;
         }
-        if (t->slice_node[i] != unset)
+        if (t->slice_node[i] != TREE_UNSET)
             continue;
         size_t depth = 0, steps = 0;
         uint32_t c = (uint32_t)i;
         while (c != STINT_NO_ID && steps++ <= n) {
-            if (t->slice_node[c] == instant) {
+            if (t->slice_node[c] == TREE_INSTANT) {
                 c = stint_model_slice(m, c)->parent;
                 continue;
             }
-            if (t->slice_node[c] != unset || depth >= n)
+            if (t->slice_node[c] != TREE_UNSET || depth >= n)
                 break;
             chain[depth++] = c;
             c = stint_model_slice(m, c)->parent;
         }
         uint32_t base;
-        if (c != STINT_NO_ID && t->slice_node[c] != unset && t->slice_node[c] != STINT_NO_ID &&
-            t->slice_node[c] != instant)
+        if (c != STINT_NO_ID && t->slice_node[c] != TREE_UNSET && t->slice_node[c] != STINT_NO_ID &&
+            t->slice_node[c] != TREE_INSTANT)
             base = t->slice_node[c];
         else {
             const struct stint_slice *top = stint_model_slice(m, chain[depth - 1]);
@@ -688,13 +395,32 @@ int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, 
             uint32_t k = chain[--depth];
             base = node_get(t, base, stint_model_slice(m, k)->name);
             if (base == STINT_NO_ID)
-                goto oom;
+                return -1;
             t->slice_node[k] = base;
         }
     }
-    /* children's covered time per parent: union of the children clipped to
-     * the parent (children may come from several tracks and overlap) */
-    size_t nc = 0;
+    return 0;
+}
+
+/* A finished child's interval, clipped to its parent. */
+struct kid {
+    uint32_t parent;
+    struct stint_interval iv;
+};
+
+static int kid_cmp(const void *pa, const void *pb)
+{
+    const struct kid *a = pa, *b = pb;
+    int c = stint_cmp_u32(a->parent, b->parent);
+    return c ? c : stint_cmp_i64(a->iv.start, b->iv.start);
+}
+
+/* Sets child_cov[i] to the time slice i's children cover: the union of the
+ * children clipped to the parent (children may come from several tracks and
+ * overlap). kids: n entries of scratch. */
+static void tree_child_cover(const struct stint_model *m, struct kid *kids, int64_t *child_cov)
+{
+    size_t n = stint_model_nslices(m), nc = 0;
     for (size_t i = 0; i < n; i++) {
         const struct stint_slice *s = stint_model_slice(m, i);
         if (s->parent == STINT_NO_ID || s->parent >= n)
@@ -711,47 +437,36 @@ int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, 
             cend = pend;
         if (cend <= cstart)
             continue;
-        kids[nc].parent = s->parent;
-        kids[nc].iv.start_ns = cstart;
-        kids[nc].iv.end_ns = cend;
-        nc++;
+        kids[nc++] = (struct kid){s->parent, {cstart, cend}};
     }
     qsort(kids, nc, sizeof *kids, kid_cmp);
-    for (size_t a = 0; a < nc;) {
-        size_t b = a;
-        int64_t l = kids[a].iv.start_ns, r = kids[a].iv.end_ns, cov = 0;
-        while (b < nc && kids[b].parent == kids[a].parent) {
-            if (kids[b].iv.start_ns > r) {
-                cov = stint_sum_add(cov, r - l);
-                l = kids[b].iv.start_ns;
-                r = kids[b].iv.end_ns;
-            } else if (kids[b].iv.end_ns > r)
-                r = kids[b].iv.end_ns;
-            b++;
-        }
-        child_cov[kids[a].parent] = stint_sum_add(cov, r - l);
-        a = b;
+    for (size_t a = 0, b; a < nc; a = b) {
+        struct stint_union_acc cov;
+        stint_union_acc_init(&cov);
+        for (b = a; b < nc && kids[b].parent == kids[a].parent; b++)
+            stint_union_acc_add(&cov, kids[b].iv.start, kids[b].iv.end);
+        child_cov[kids[a].parent] = stint_union_acc_total(&cov);
     }
-    /* pass 2: aggregate the spans that pass the filter */
+}
+
+/* Pass 2 of stint_calltree_build: aggregates the spans that pass f into
+ * their nodes. A slice left out keeps no node (pass 1 needed it for its
+ * descendants' paths): every later pass sees only aggregated slices. */
+static void tree_aggregate(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f,
+                           const int64_t *child_cov)
+{
+    size_t n = stint_model_nslices(m);
     for (size_t i = 0; i < n; i++) {
         uint32_t node = t->slice_node[i];
         if (node == STINT_NO_ID)
             continue;
         const struct stint_slice *s = stint_model_slice(m, i);
-        /* a slice left out keeps no node (pass 1 needed it for its
-         * descendants' paths): every later pass sees only aggregated slices */
-        if (f && !stint_filter_slice(f, m, s)) {
-            t->filtered_out++;
-            t->slice_node[i] = STINT_NO_ID;
-            continue;
-        }
-        if (node == instant) {
-            t->instants++;
-            t->slice_node[i] = STINT_NO_ID;
-            continue;
-        }
-        if (s->dur_ns < 0) {
-            t->unfinished++;
+        uint64_t *left_out = f && !stint_filter_slice(f, m, s) ? &t->filtered_out
+                             : node == TREE_INSTANT             ? &t->instants
+                             : s->dur_ns < 0                    ? &t->unfinished
+                                                                : NULL;
+        if (left_out) {
+            (*left_out)++;
             t->slice_node[i] = STINT_NO_ID;
             continue;
         }
@@ -767,14 +482,19 @@ int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, 
             nd->max_ns = s->dur_ns;
         t->spans++;
     }
-    /* durations per node for quantiles */
+}
+
+/* Each node's durations, sorted (for the quantiles). 0, or -1 when out of memory. */
+static int tree_durs(struct stint_calltree *t, const struct stint_model *m)
+{
     for (size_t k = 0; k < t->n; k++) {
         if (!t->nodes[k].calls)
             continue;
         t->nodes[k].durs = malloc(t->nodes[k].calls * sizeof(int64_t));
         if (!t->nodes[k].durs)
-            goto oom;
+            return -1;
     }
+    size_t n = stint_model_nslices(m);
     for (size_t i = 0; i < n; i++) {
         uint32_t node = t->slice_node[i];
         if (node == STINT_NO_ID)
@@ -784,16 +504,33 @@ int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, 
     }
     for (size_t k = 0; k < t->n; k++)
         stint_an_sort_i64(t->nodes[k].durs, t->nodes[k].ndurs);
-    free(chain);
-    free(kids);
-    free(child_cov);
     return 0;
-oom:
+}
+
+int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f)
+{
+    memset(t, 0, sizeof *t);
+    size_t n = stint_model_nslices(m), cap = n ? n : 1;
+    t->slice_node = malloc(cap * sizeof *t->slice_node);
+    t->slice_self = calloc(cap, sizeof *t->slice_self);
+    uint32_t *chain = malloc(cap * sizeof *chain);
+    struct kid *kids = malloc(cap * sizeof *kids);
+    int64_t *child_cov = calloc(cap, sizeof *child_cov);
+    int rc = -1;
+    if (t->slice_node && t->slice_self && chain && kids && child_cov && tree_roots(t) == 0) {
+        tree_lanes(t, m);
+        if (tree_nodes(t, m, chain) == 0) {
+            tree_child_cover(m, kids, child_cov);
+            tree_aggregate(t, m, f, child_cov);
+            rc = tree_durs(t, m);
+        }
+    }
     free(chain);
     free(kids);
     free(child_cov);
-    stint_calltree_free(t);
-    return -1;
+    if (rc != 0)
+        stint_calltree_free(t);
+    return rc;
 }
 
 struct stint_flat_row *stint_calltree_flat(const struct stint_calltree *t, const struct stint_model *m, size_t *count)
@@ -847,23 +584,27 @@ struct stint_flat_row *stint_calltree_flat(const struct stint_calltree *t, const
     return rows;
 }
 
-static const struct stint_model *sort_model;
-static enum stint_tree_sort sort_key;
-static const struct stint_calltree *sort_tree;
+/* qsort_r's context for child_cmp. */
+struct child_order {
+    const struct stint_calltree *t;
+    const struct stint_model *m;
+    enum stint_tree_sort key;
+};
 
-static int child_cmp(const void *pa, const void *pb)
+static int child_cmp(const void *pa, const void *pb, void *ctx)
 {
-    const struct stint_tnode *a = &sort_tree->nodes[*(const uint32_t *)pa];
-    const struct stint_tnode *b = &sort_tree->nodes[*(const uint32_t *)pb];
+    const struct child_order *o = ctx;
+    const struct stint_tnode *a = &o->t->nodes[*(const uint32_t *)pa];
+    const struct stint_tnode *b = &o->t->nodes[*(const uint32_t *)pb];
     int64_t ka, kb;
-    switch (sort_key) {
+    switch (o->key) {
     case STINT_TREE_SORT_SELF: ka = a->self_ns; kb = b->self_ns; break;
     case STINT_TREE_SORT_CALLS: ka = (int64_t)a->calls; kb = (int64_t)b->calls; break;
     default: ka = a->total_ns; kb = b->total_ns; break;
     }
     if (ka != kb)
         return ka > kb ? -1 : 1;
-    return strcmp(stint_model_str(sort_model, a->name, NULL), stint_model_str(sort_model, b->name, NULL));
+    return strcmp(stint_model_str(o->m, a->name, NULL), stint_model_str(o->m, b->name, NULL));
 }
 
 void stint_calltree_sort(struct stint_calltree *t, const struct stint_model *m, enum stint_tree_sort key)
@@ -871,16 +612,14 @@ void stint_calltree_sort(struct stint_calltree *t, const struct stint_model *m, 
     uint32_t *buf = malloc((t->n ? t->n : 1) * sizeof *buf);
     if (!buf)
         return; /* keeps first-seen order */
-    sort_model = m;
-    sort_key = key;
-    sort_tree = t;
+    struct child_order order = {t, m, key};
     for (size_t p = 0; p < t->n; p++) {
         size_t k = 0;
         for (uint32_t c = t->nodes[p].first_child; c != STINT_NO_ID; c = t->nodes[c].next_sibling)
             buf[k++] = c;
         if (k < 2)
             continue;
-        qsort(buf, k, sizeof *buf, child_cmp);
+        qsort_r(buf, k, sizeof *buf, child_cmp, &order);
         t->nodes[p].first_child = buf[0];
         for (size_t j = 0; j + 1 < k; j++)
             t->nodes[buf[j]].next_sibling = buf[j + 1];

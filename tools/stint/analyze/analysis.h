@@ -1,33 +1,22 @@
 /*
- * analysis.h - building blocks the analysis commands share: interval unions
- * (never sums of nested time), quantiles, the aggregated call tree, and the
- * small formatting helpers that label every figure with its unit.
- *
- * Intervals are half-open [start_ns, end_ns). A union counts time covered by
- * at least one interval; "overlap" counts time covered by two or more. Both
- * are exact int64 arithmetic.
+ * analysis.h - building blocks the analysis commands share: quantiles, the
+ * aggregated call tree, the per-step breakdown, and the small formatting
+ * helpers that label every figure with its unit. Interval unions (never
+ * sums of nested time) come from base/intervals.h, the one interval
+ * library: intervals are half-open [start, end); a union counts time
+ * covered by at least one interval, "overlap" time covered by two or more.
  */
 #ifndef STINT_CLI_ANALYSIS_H
 #define STINT_CLI_ANALYSIS_H
 
 #include "model/filters.h"
 #include "model/model.h"
+#include "base/intervals.h"
 #include "base/tsparse.h"
 
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
-
-struct stint_iv {
-    int64_t start_ns, end_ns;
-};
-
-/* Union length of n intervals (sorts iv in place; empty or inverted
- * intervals add nothing). */
-int64_t stint_an_union(struct stint_iv *iv, size_t n);
-/* Union length and the time covered by two or more intervals (*overlap_ns),
- * in one sweep; sorts iv in place. */
-int64_t stint_an_union_overlap(struct stint_iv *iv, size_t n, int64_t *overlap_ns);
 
 /* Sorts v ascending. */
 void stint_an_sort_i64(int64_t *v, size_t n);

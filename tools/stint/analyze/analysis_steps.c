@@ -12,6 +12,8 @@
  * step in which a name does not occur counts as a 0 that is never stored.
  */
 #include "analyze/analysis.h"
+#include "base/cmp.h"
+#include "base/intervals.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>
@@ -20,60 +22,70 @@
 struct child_iv {
     uint32_t step;  /* row index */
     uint32_t child; /* child name, by first appearance */
-    struct stint_iv iv;
+    struct stint_interval iv;
 };
 
 static int civ_cmp(const void *pa, const void *pb)
 {
     const struct child_iv *a = pa, *b = pb;
-    if (a->step != b->step)
-        return a->step < b->step ? -1 : 1;
-    if (a->child != b->child)
-        return a->child < b->child ? -1 : 1;
-    return (a->iv.start_ns > b->iv.start_ns) - (a->iv.start_ns < b->iv.start_ns);
+    int c = stint_cmp_u32(a->step, b->step);
+    if (!c)
+        c = stint_cmp_u32(a->child, b->child);
+    return c ? c : stint_cmp_i64(a->iv.start, b->iv.start);
 }
 
-static const struct stint_model *sort_model;
-
-static int step_cmp(const void *pa, const void *pb)
+/* Orders step slices (qsort_r, ctx the model): host-clock steps first, then
+ * device-clock ones (their ts is an offset on another clock, never ordered
+ * against host time); by time, then by the order they were read in. */
+static int step_cmp(const void *pa, const void *pb, void *ctx)
 {
-    const struct stint_slice *a = stint_model_slice(sort_model, *(const uint32_t *)pa);
-    const struct stint_slice *b = stint_model_slice(sort_model, *(const uint32_t *)pb);
-    /* host-clock steps first, then device-clock ones: their ts is an offset
-     * on another clock, never ordered against host time */
-    int da = stint_model_track_device(sort_model, stint_model_track_at(sort_model, a->track));
-    int db = stint_model_track_device(sort_model, stint_model_track_at(sort_model, b->track));
+    const struct stint_model *m = ctx;
+    const struct stint_slice *a = stint_model_slice(m, *(const uint32_t *)pa);
+    const struct stint_slice *b = stint_model_slice(m, *(const uint32_t *)pb);
+    int da = stint_model_track_device(m, stint_model_track_at(m, a->track));
+    int db = stint_model_track_device(m, stint_model_track_at(m, b->track));
     if (da != db)
         return da - db;
-    if (a->ts_ns != b->ts_ns)
-        return a->ts_ns < b->ts_ns ? -1 : 1;
-    return (a->seq > b->seq) - (a->seq < b->seq);
+    int c = stint_cmp_i64(a->ts_ns, b->ts_ns);
+    return c ? c : stint_cmp_u32(a->seq, b->seq);
 }
 
-/* qsort's context for rank_cmp: each child's total and name id, by first appearance. */
-static const stint_i128 *rank_totals;
-static const uint32_t *rank_names;
+/* The work of stint_steps_sparse_compute, its scratch and its result. */
+struct steps_work {
+    const struct stint_model *m;
+    size_t nsteps, nhost, nchildren, nciv, ncells;
+    uint64_t unfinished;
+    uint32_t *step_of;        /* slice -> row */
+    uint32_t *steps;          /* row -> slice */
+    uint32_t *names;          /* first appearance -> name id */
+    uint32_t *child_of;       /* name id -> first appearance */
+    struct child_iv *civ;     /* the steps' children's intervals, by (step, child, start) */
+    struct stint_interval *tmp;
+    stint_i128 *totals;       /* per first appearance: its unions summed over the steps */
+    uint32_t *order, *rank_of, *children;
+    struct stint_step_row *rows;
+    struct stint_step_cell *cells;
+};
 
-/* Orders first-appearance indices by total union time (largest first), then
- * by name bytes (a shorter prefix first): a total order, names being distinct. */
-static int rank_cmp(const void *pa, const void *pb)
+/* Orders first-appearance indices (qsort_r, ctx the work) by total union
+ * time (largest first), then by name bytes (a shorter prefix first): a
+ * total order, names being distinct. */
+static int rank_cmp(const void *pa, const void *pb, void *ctx)
 {
+    const struct steps_work *w = ctx;
     uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    if (rank_totals[a] != rank_totals[b])
-        return rank_totals[a] > rank_totals[b] ? -1 : 1;
+    if (w->totals[a] != w->totals[b])
+        return w->totals[a] > w->totals[b] ? -1 : 1;
     size_t la, lb;
-    const char *sa = stint_model_str(sort_model, rank_names[a], &la);
-    const char *sb = stint_model_str(sort_model, rank_names[b], &lb);
+    const char *sa = stint_model_str(w->m, w->names[a], &la);
+    const char *sb = stint_model_str(w->m, w->names[b], &lb);
     int c = memcmp(sa, sb, la < lb ? la : lb);
-    if (c)
-        return c;
-    return (la > lb) - (la < lb);
+    return c ? c : stint_cmp_u64(la, lb);
 }
 
 static int cell_rank_cmp(const void *pa, const void *pb)
 {
-    const struct stint_step_cell *a = pa, *b = pb;
-    return (a->child > b->child) - (a->child < b->child);
+    return stint_cmp_u32(((const struct stint_step_cell *)pa)->child, ((const struct stint_step_cell *)pb)->child);
 }
 
 /* Whether slice s carries a true "measured" arg: a JSONL session's span_start
@@ -100,60 +112,46 @@ void stint_steps_sparse_free(struct stint_steps_sparse *r)
     memset(r, 0, sizeof *r);
 }
 
-int stint_steps_sparse_compute(struct stint_steps_sparse *r, const struct stint_model *mm, const char *step_glob,
-                               const struct stint_filter *filter, size_t max_shown)
+/* The finished steps that match, in row order (host steps first, each
+ * clock's in time order): steps, step_of, nsteps, nhost, unfinished. */
+static void steps_find(struct steps_work *w, const char *step_glob, const struct stint_filter *filter)
 {
-    memset(r, 0, sizeof *r);
+    const struct stint_model *mm = w->m;
     size_t n = stint_model_nslices(mm);
-    size_t cap = n ? n : 1;
-    uint32_t maxname = 0;
-    for (size_t i = 0; i < n; i++)
-        if (stint_model_slice(mm, i)->name > maxname)
-            maxname = stint_model_slice(mm, i)->name;
-    uint32_t *step_of = malloc(cap * sizeof *step_of);                   /* slice -> row */
-    uint32_t *steps = malloc(cap * sizeof *steps);                       /* row -> slice */
-    uint32_t *names = malloc(cap * sizeof *names);                       /* first appearance -> name id */
-    uint32_t *child_of = malloc(((size_t)maxname + 1) * sizeof *child_of); /* name id -> first appearance */
-    struct child_iv *civ = malloc(cap * sizeof *civ);
-    struct stint_iv *tmp = malloc(cap * sizeof *tmp);
-    stint_i128 *totals = NULL;
-    uint32_t *order = NULL, *rank_of = NULL, *children = NULL;
-    struct stint_step_row *rows = NULL;
-    struct stint_step_cell *cells = NULL;
-    int rc = -1; /* 0 once r holds the result */
-    if (!step_of || !steps || !names || !child_of || !civ || !tmp)
-        goto out;
-    memset(child_of, 0xff, ((size_t)maxname + 1) * sizeof *child_of);
-    size_t nsteps = 0, nchildren = 0, nciv = 0;
-    uint64_t unfinished_steps = 0;
     for (size_t i = 0; i < n; i++) {
         const struct stint_slice *s = stint_model_slice(mm, i);
-        step_of[i] = STINT_NO_ID;
+        w->step_of[i] = STINT_NO_ID;
         if (stint_model_track_at(mm, s->track)->kind != STINT_TRACK_THREAD || (s->flags & STINT_SLICE_INSTANT))
             continue;
         int match = step_glob ? fnmatch(step_glob, stint_model_str(mm, s->name, NULL), 0) == 0 : is_measured(mm, s);
         if (!match || (filter && !stint_filter_slice(filter, mm, s)))
             continue;
         if (s->dur_ns < 0) {
-            unfinished_steps++;
+            w->unfinished++;
             continue;
         }
-        step_of[i] = (uint32_t)nsteps;
-        steps[nsteps++] = (uint32_t)i;
+        w->step_of[i] = (uint32_t)w->nsteps;
+        w->steps[w->nsteps++] = (uint32_t)i;
     }
     /* steps in time order per clock (the model groups slices by track) */
-    sort_model = mm;
-    qsort(steps, nsteps, sizeof *steps, step_cmp);
-    size_t nhost = 0;
-    for (size_t k = 0; k < nsteps; k++) {
-        step_of[steps[k]] = (uint32_t)k;
-        nhost += !stint_model_track_device(mm, stint_model_track_at(mm, stint_model_slice(mm, steps[k])->track));
+    qsort_r(w->steps, w->nsteps, sizeof *w->steps, step_cmp, (void *)mm);
+    for (size_t k = 0; k < w->nsteps; k++) {
+        w->step_of[w->steps[k]] = (uint32_t)k;
+        w->nhost += !stint_model_track_device(mm, stint_model_track_at(mm, stint_model_slice(mm, w->steps[k])->track));
     }
+}
+
+/* The steps' direct children, clipped to their step, sorted by (step,
+ * child, start): civ, nciv, names, child_of, nchildren. */
+static void steps_child_ivs(struct steps_work *w)
+{
+    const struct stint_model *mm = w->m;
+    size_t n = stint_model_nslices(mm);
     for (size_t i = 0; i < n; i++) {
         const struct stint_slice *s = stint_model_slice(mm, i);
         /* an unfinished child has no end: it covers nothing (no made-up end, as in summary and tree);
          * an instant covers no time and is no column (as in tree, where it makes no row) */
-        if (s->parent == STINT_NO_ID || step_of[s->parent] == STINT_NO_ID || s->dur_ns < 0 ||
+        if (s->parent == STINT_NO_ID || w->step_of[s->parent] == STINT_NO_ID || s->dur_ns < 0 ||
             (s->flags & STINT_SLICE_INSTANT))
             continue;
         const struct stint_slice *p = stint_model_slice(mm, s->parent);
@@ -161,110 +159,141 @@ int stint_steps_sparse_compute(struct stint_steps_sparse *r, const struct stint_
         int64_t end = s->ts_ns + s->dur_ns;
         if (end > pend)
             end = pend;
-        uint32_t child = child_of[s->name];
+        uint32_t child = w->child_of[s->name];
         if (child == STINT_NO_ID) {
-            child = (uint32_t)nchildren;
-            child_of[s->name] = child;
-            names[nchildren++] = s->name;
+            child = (uint32_t)w->nchildren;
+            w->child_of[s->name] = child;
+            w->names[w->nchildren++] = s->name;
         }
-        civ[nciv].step = step_of[s->parent];
-        civ[nciv].child = child;
         /* clipped at both ends (an explicit-parent child may start early) */
-        civ[nciv].iv.start_ns = s->ts_ns < p->ts_ns ? p->ts_ns : s->ts_ns;
-        civ[nciv].iv.end_ns = end;
-        nciv++;
+        int64_t start = s->ts_ns < p->ts_ns ? p->ts_ns : s->ts_ns;
+        w->civ[w->nciv++] = (struct child_iv){w->step_of[s->parent], child, {start, end}};
     }
-    qsort(civ, nciv, sizeof *civ, civ_cmp);
-    size_t ccap = nchildren ? nchildren : 1;
-    totals = calloc(ccap, sizeof *totals);
-    order = malloc(ccap * sizeof *order);
-    rank_of = malloc(ccap * sizeof *rank_of);
-    children = malloc(ccap * sizeof *children);
-    rows = calloc(nsteps ? nsteps : 1, sizeof *rows);
-    cells = malloc((nciv ? nciv : 1) * sizeof *cells); /* at most one cell per interval */
-    if (!totals || !order || !rank_of || !children || !rows || !cells)
-        goto out;
-    /* pass 1: per step, one cell per child name (its union), the overlap and the remainder */
-    size_t ncells = 0, c0 = 0;
-    for (size_t k = 0; k < nsteps; k++) {
-        struct stint_step_row *row = &rows[k];
-        row->slice = steps[k];
-        row->wall_ns = stint_model_slice(mm, steps[k])->dur_ns;
-        row->cell0 = ncells;
+    qsort(w->civ, w->nciv, sizeof *w->civ, civ_cmp);
+}
+
+/* Per step: one cell per child name (its union), the overlap and the
+ * unattributed remainder; totals per child. */
+static void steps_cells(struct steps_work *w)
+{
+    size_t c0 = 0;
+    int64_t ov;
+    for (size_t k = 0; k < w->nsteps; k++) {
+        struct stint_step_row *row = &w->rows[k];
+        row->slice = w->steps[k];
+        row->wall_ns = stint_model_slice(w->m, w->steps[k])->dur_ns;
+        row->cell0 = w->ncells;
         size_t c1 = c0;
-        while (c1 < nciv && civ[c1].step == k)
+        while (c1 < w->nciv && w->civ[c1].step == k)
             c1++;
-        for (size_t a = c0; a < c1;) {
-            size_t b = a, nt = 0;
-            while (b < c1 && civ[b].child == civ[a].child)
-                tmp[nt++] = civ[b++].iv;
-            int64_t u = stint_an_union(tmp, nt);
-            cells[ncells].step = (uint32_t)k;
-            cells[ncells].child = civ[a].child;
-            cells[ncells].union_ns = u;
-            ncells++;
-            totals[civ[a].child] += u;
-            a = b;
+        for (size_t a = c0, b; a < c1; a = b) {
+            size_t nt = 0;
+            for (b = a; b < c1 && w->civ[b].child == w->civ[a].child; b++)
+                w->tmp[nt++] = w->civ[b].iv;
+            int64_t u = stint_intervals_union_overlap(w->tmp, nt, &ov);
+            w->cells[w->ncells++] = (struct stint_step_cell){(uint32_t)k, w->civ[a].child, u};
+            w->totals[w->civ[a].child] += u;
         }
-        row->ncells = ncells - row->cell0;
+        row->ncells = w->ncells - row->cell0;
         size_t nt = 0;
         for (size_t j = c0; j < c1; j++)
-            tmp[nt++] = civ[j].iv;
-        int64_t all = stint_an_union_overlap(tmp, nt, &row->overlap_ns);
+            w->tmp[nt++] = w->civ[j].iv;
+        int64_t all = stint_intervals_union_overlap(w->tmp, nt, &row->overlap_ns);
         row->unattributed_ns = row->wall_ns - all; /* >= 0: every child interval is clipped to the step */
         c0 = c1;
     }
-    /* rank the names; cells refer to ranks, in rank order within a step */
-    for (size_t c = 0; c < nchildren; c++)
-        order[c] = (uint32_t)c;
-    rank_totals = totals;
-    rank_names = names;
-    qsort(order, nchildren, sizeof *order, rank_cmp);
-    for (size_t k = 0; k < nchildren; k++) {
-        rank_of[order[k]] = (uint32_t)k;
-        children[k] = names[order[k]];
+}
+
+/* Ranks the names; cells then refer to ranks, in rank order within a step. */
+static void steps_rank(struct steps_work *w)
+{
+    for (size_t c = 0; c < w->nchildren; c++)
+        w->order[c] = (uint32_t)c;
+    qsort_r(w->order, w->nchildren, sizeof *w->order, rank_cmp, w);
+    for (size_t k = 0; k < w->nchildren; k++) {
+        w->rank_of[w->order[k]] = (uint32_t)k;
+        w->children[k] = w->names[w->order[k]];
     }
-    for (size_t j = 0; j < ncells; j++)
-        cells[j].child = rank_of[cells[j].child];
-    for (size_t k = 0; k < nsteps; k++)
-        qsort(&cells[rows[k].cell0], rows[k].ncells, sizeof *cells, cell_rank_cmp);
-    /* pass 2: per step, the union of the names ranked past the shown ones */
-    size_t nshown = max_shown < nchildren ? max_shown : nchildren;
-    c0 = 0;
-    for (size_t k = 0; k < nsteps && nshown < nchildren; k++) {
+    for (size_t j = 0; j < w->ncells; j++)
+        w->cells[j].child = w->rank_of[w->cells[j].child];
+    for (size_t k = 0; k < w->nsteps; k++)
+        qsort(&w->cells[w->rows[k].cell0], w->rows[k].ncells, sizeof *w->cells, cell_rank_cmp);
+}
+
+/* Per step, the union of the names ranked past the nshown shown ones. */
+static void steps_other(struct steps_work *w, size_t nshown)
+{
+    int64_t ov;
+    for (size_t k = 0, c0 = 0; k < w->nsteps && nshown < w->nchildren; k++) {
         size_t c1 = c0, nt = 0;
-        for (; c1 < nciv && civ[c1].step == k; c1++)
-            if (rank_of[civ[c1].child] >= nshown)
-                tmp[nt++] = civ[c1].iv;
-        rows[k].other_ns = stint_an_union(tmp, nt);
+        for (; c1 < w->nciv && w->civ[c1].step == k; c1++)
+            if (w->rank_of[w->civ[c1].child] >= nshown)
+                w->tmp[nt++] = w->civ[c1].iv;
+        w->rows[k].other_ns = stint_intervals_union_overlap(w->tmp, nt, &ov);
         c0 = c1;
     }
-    r->nsteps = nsteps;
-    r->nhost = nhost;
-    r->nchildren = nchildren;
-    r->nshown = nshown;
-    r->ncells = ncells;
-    r->rows = rows;
-    r->children = children;
-    r->cells = cells;
-    r->unfinished = unfinished_steps;
-    rows = NULL; /* (now r's) */
-    children = NULL;
-    cells = NULL;
+}
+
+static void steps_work_free(struct steps_work *w)
+{
+    free(w->step_of);
+    free(w->steps);
+    free(w->names);
+    free(w->child_of);
+    free(w->civ);
+    free(w->tmp);
+    free(w->totals);
+    free(w->order);
+    free(w->rank_of);
+    free(w->children);
+    free(w->rows);
+    free(w->cells);
+}
+
+int stint_steps_sparse_compute(struct stint_steps_sparse *r, const struct stint_model *mm, const char *step_glob,
+                               const struct stint_filter *filter, size_t max_shown)
+{
+    memset(r, 0, sizeof *r);
+    struct steps_work w = {.m = mm};
+    size_t n = stint_model_nslices(mm), cap = n ? n : 1;
+    uint32_t maxname = 0;
+    for (size_t i = 0; i < n; i++)
+        if (stint_model_slice(mm, i)->name > maxname)
+            maxname = stint_model_slice(mm, i)->name;
+    w.step_of = malloc(cap * sizeof *w.step_of);
+    w.steps = malloc(cap * sizeof *w.steps);
+    w.names = malloc(cap * sizeof *w.names);
+    w.child_of = malloc(((size_t)maxname + 1) * sizeof *w.child_of);
+    w.civ = malloc(cap * sizeof *w.civ);
+    w.tmp = malloc(cap * sizeof *w.tmp);
+    int rc = -1; /* 0 once r holds the result */
+    if (!w.step_of || !w.steps || !w.names || !w.child_of || !w.civ || !w.tmp)
+        goto out;
+    memset(w.child_of, 0xff, ((size_t)maxname + 1) * sizeof *w.child_of);
+    steps_find(&w, step_glob, filter);
+    steps_child_ivs(&w);
+    size_t ccap = w.nchildren ? w.nchildren : 1;
+    w.totals = calloc(ccap, sizeof *w.totals);
+    w.order = malloc(ccap * sizeof *w.order);
+    w.rank_of = malloc(ccap * sizeof *w.rank_of);
+    w.children = malloc(ccap * sizeof *w.children);
+    w.rows = calloc(w.nsteps ? w.nsteps : 1, sizeof *w.rows);
+    w.cells = malloc((w.nciv ? w.nciv : 1) * sizeof *w.cells); /* at most one cell per interval */
+    if (!w.totals || !w.order || !w.rank_of || !w.children || !w.rows || !w.cells)
+        goto out;
+    steps_cells(&w);
+    steps_rank(&w);
+    size_t nshown = max_shown < w.nchildren ? max_shown : w.nchildren;
+    steps_other(&w, nshown);
+    *r = (struct stint_steps_sparse){.nsteps = w.nsteps, .nhost = w.nhost, .nchildren = w.nchildren,
+                                     .nshown = nshown, .ncells = w.ncells, .rows = w.rows,
+                                     .children = w.children, .cells = w.cells, .unfinished = w.unfinished};
+    w.rows = NULL; /* (now r's) */
+    w.children = NULL;
+    w.cells = NULL;
     rc = 0;
 out:
-    free(step_of);
-    free(steps);
-    free(names);
-    free(child_of);
-    free(civ);
-    free(tmp);
-    free(totals);
-    free(order);
-    free(rank_of);
-    free(children);
-    free(rows);
-    free(cells);
+    steps_work_free(&w);
     return rc;
 }
 

@@ -1,48 +1,33 @@
 /*
- * summary_tally.c - the tallies of `stint summary` and the report's tables
- * (summary_tally.h).
+ * summary_tally.c - the walk of `stint summary` and the report's tables
+ * (summary_tally.h): the span sink that tallies each track's spans as the
+ * model streams them, its split over two walkers, and the storage of the
+ * names' durations (the tail, summary_tail.c, turns them into figures).
+ *
+ * Invariants: each track's spans arrive in start order with their nesting
+ * level, so one stack of frames gives every self time (duration minus the
+ * union of its direct children, clipped to it; a filtered-out child still
+ * covers its parent) and every per-lane union; a name row is found once
+ * per (cat, name, clock) whatever the walker, so joining two walkers is
+ * counts, sums, minima and maxima plus moved block lists; durations stay
+ * 32-bit per name until one needs 64. Out of memory ends the process
+ * (xalloc.h).
  */
 #include "analyze/summary_tally.h"
+#include "analyze/summary_tally_int.h"
+#include "base/hash.h"
 #include "base/hmem.h"
-#include "base/threads.h"
-#include "base/selftrace.h"
 #include "base/tsparse.h"
+#include "base/xalloc.h"
 
-#include <pthread.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* a category's runs: slot i is ivb[i >> RUN_SHIFT][i & RUN_MASK] */
-#define RUN_SHIFT 13
-#define RUN_BLOCK ((size_t)1 << RUN_SHIFT)
-#define RUN_MASK (RUN_BLOCK - 1)
 
 /* a name's durations (struct stint_tally_dblk, struct stint_tally_slab) */
 #define DUR_FIRST 16u
 #define DUR_BLOCK ((uint32_t)16384)
 #define DUR_SLAB ((size_t)64 << 10)
 _Static_assert(DUR_SLAB == DUR_BLOCK * sizeof(uint32_t), "a full block takes a slab's size");
-
-static void *xcalloc(size_t n, size_t sz)
-{
-    void *p = calloc(n ? n : 1, sz);
-    if (!p) {
-        fprintf(stderr, "stint: out of memory\n");
-        exit(3);
-    }
-    return p;
-}
-
-static void *xrealloc2(void *p, size_t n)
-{
-    void *q = realloc(p, n ? n : 1);
-    if (!q) {
-        fprintf(stderr, "stint: out of memory\n");
-        exit(3);
-    }
-    return q;
-}
 
 struct stint_tally_frame {
     uint32_t row;    /* name row of a counted span, STINT_NO_ID for anything else */
@@ -57,29 +42,22 @@ struct stint_tally_xkid {
     int64_t start, end;
 };
 
-/* Nearest-rank index of quantile num/den among n sorted values: ceil(q*n)-1. */
-static size_t rank_of(size_t n, uint64_t num, uint64_t den)
-{
-    size_t r = (size_t)((num * n + den - 1) / den);
-    return r ? r - 1 : 0;
-}
-
 /* Appends slot v to the category's runs. */
 static void cat_slot_push(struct stint_tally_cat *c, uint64_t v)
 {
-    size_t b = c->niv >> RUN_SHIFT, at = c->niv & RUN_MASK;
+    size_t b = c->niv >> STINT_TALLY_RUN_SHIFT, at = c->niv & STINT_TALLY_RUN_MASK;
     if (b == 0 && at == c->iv0cap) { /* block 0 grows */
         size_t old = c->iv0cap;
         c->iv0cap = c->iv0cap ? c->iv0cap * 2 : 16;
         if (!c->ivb) {
-            c->ivb = xrealloc2(NULL, sizeof *c->ivb);
+            c->ivb = stint_xmalloc(sizeof *c->ivb);
             c->ivb[0] = NULL;
             c->nivb = 1;
         }
         c->ivb[0] = stint_hmem_xrealloc(c->ivb[0], old * sizeof **c->ivb, c->iv0cap * sizeof **c->ivb);
     } else if (b > 0 && at == 0) { /* a new block */
-        c->ivb = xrealloc2(c->ivb, (b + 1) * sizeof *c->ivb);
-        c->ivb[b] = stint_hmem_xrealloc(NULL, 0, RUN_BLOCK * sizeof **c->ivb);
+        c->ivb = stint_xreallocarray(c->ivb, b + 1, sizeof *c->ivb);
+        c->ivb[b] = stint_hmem_xrealloc(NULL, 0, STINT_TALLY_RUN_BLOCK * sizeof **c->ivb);
         c->nivb = b + 1;
     }
     c->ivb[b][at] = v;
@@ -116,14 +94,14 @@ static void cat_seg_push(struct stint_tally_cat *c, size_t end)
 static void cat_runs_free(struct stint_tally_cat *c)
 {
     for (size_t b = 0; b < c->nivb; b++)
-        stint_hmem_free(c->ivb[b], (b ? RUN_BLOCK : c->iv0cap) * sizeof **c->ivb);
+        stint_hmem_free(c->ivb[b], (b ? STINT_TALLY_RUN_BLOCK : c->iv0cap) * sizeof **c->ivb);
     free(c->ivb);
     c->ivb = NULL;
     c->nivb = 0;
 }
 
 /* Frees a category's runs and track ends (after cat_finish, or once joined). */
-static void cat_free(struct stint_tally_cat *cr)
+void stint_tally_cat_free(struct stint_tally_cat *cr)
 {
     cat_runs_free(cr);
     stint_hmem_free(cr->seg, cr->segcap * sizeof *cr->seg);
@@ -171,19 +149,17 @@ static void xkids_build(struct stint_tally *S, const struct stint_model *m)
             end = pend;
         if (end <= start)
             continue;
-        if (S->nxk == cap) {
-            cap = cap ? cap * 2 : 64;
-            S->xk = xrealloc2(S->xk, cap * sizeof *S->xk);
-        }
+        if (S->nxk == cap)
+            S->xk = stint_xgrow(S->xk, &cap, S->nxk + 1, sizeof *S->xk, 64);
         S->xk[S->nxk++] = (struct stint_tally_xkid){c->parent, start, end};
     }
     /* grouped by parent (a counting sort), each parent's in start order */
-    S->xfirst = xcalloc(n + 1, sizeof *S->xfirst);
+    S->xfirst = stint_xcalloc(n + 1, sizeof *S->xfirst);
     for (size_t k = 0; k < S->nxk; k++)
         S->xfirst[S->xk[k].parent + 1]++;
     for (size_t i = 0; i < n; i++)
         S->xfirst[i + 1] += S->xfirst[i];
-    struct stint_tally_xkid *by = xrealloc2(NULL, (S->nxk ? S->nxk : 1) * sizeof *by);
+    struct stint_tally_xkid *by = stint_xmalloc(S->nxk * sizeof *by);
     for (size_t k = 0; k < S->nxk; k++)
         by[S->xfirst[S->xk[k].parent]++] = S->xk[k];
     for (size_t i = n; i > 0; i--) /* each entry moved to its parent's end: back to the starts */
@@ -206,7 +182,7 @@ static void frame_xkids(struct stint_tally *S, const struct stint_model *m, stru
 }
 
 /* The end of a track's stream: its open frames and category runs end. */
-static void track_end(struct stint_tally *S)
+void stint_tally_track_end(struct stint_tally *S)
 {
     while (S->sn)
         frame_end(S, &S->frames[--S->sn]);
@@ -225,10 +201,8 @@ static uint32_t cat_row_of(struct stint_tally *S, uint32_t cat, uint8_t clk)
     int isnew;
     uint32_t c = stint_umap_get(&S->cmap, ((uint64_t)clk << 32) | cat, (uint32_t)S->ncats, &isnew);
     if (isnew) {
-        if (S->ncats == S->ccap) {
-            S->ccap = S->ccap ? S->ccap * 2 : 64;
-            S->cats = xrealloc2(S->cats, S->ccap * sizeof *S->cats);
-        }
+        if (S->ncats == S->ccap)
+            S->cats = stint_xgrow(S->cats, &S->ccap, S->ncats + 1, sizeof *S->cats, 64);
         memset(&S->cats[c], 0, sizeof S->cats[c]);
         S->cats[c].cat = cat;
         S->cats[c].clock = clk;
@@ -243,7 +217,7 @@ static uint32_t name_row_of(struct stint_tally *S, uint32_t cat, uint32_t name, 
     /* (cat, name, clock) key: cat and name ids are < 2^31 in practice; fold the clock in */
     uint64_t nk = ((uint64_t)cat << 32) ^ name ^ ((uint64_t)clk << 63);
     /* names repeat: a direct-mapped cache in front of the map */
-    struct stint_tally_rcache *ce = &S->rcache[(nk * 0x9e3779b97f4a7c15ULL) >> 54]; /* (STINT_TALLY_RCACHE is 1024) */
+    struct stint_tally_rcache *ce = &S->rcache[stint_hash_slot(nk, 10)]; /* (STINT_TALLY_RCACHE is 2^10) */
     if (ce->row1 && ce->key == nk)
         return ce->row1 - 1;
     uint32_t r = stint_umap_get(&S->nmap, nk, (uint32_t)S->nnames, &isnew);
@@ -278,12 +252,9 @@ static uint32_t span_row_of(struct stint_tally *S, const struct stint_model *m, 
     uint32_t row = name_row_of(S, ev->cat, ev->name, stint_model_lane_at(m, ev->lane)->clock);
     if (ev->pair1) {
         if (pair >= S->nprow) {
-            size_t n = S->nprow ? S->nprow : 256;
-            while (n <= pair)
-                n *= 2;
-            S->prow = xrealloc2(S->prow, n * sizeof *S->prow);
-            memset(S->prow + S->nprow, 0, (n - S->nprow) * sizeof *S->prow);
-            S->nprow = n;
+            size_t old = S->nprow;
+            S->prow = stint_xgrow(S->prow, &S->nprow, pair + 1, sizeof *S->prow, 256);
+            memset(S->prow + old, 0, (S->nprow - old) * sizeof *S->prow);
         }
         S->prow[pair] = row + 1;
     }
@@ -293,20 +264,16 @@ static uint32_t span_row_of(struct stint_tally *S, const struct stint_model *m, 
 /* Puts block (v, n, cap) on the name's list of earlier blocks. */
 static void dur_keep(struct stint_tally_name *nr, uint32_t *v, uint32_t n, uint32_t cap)
 {
-    if (nr->ndblk == nr->dblk_cap) {
-        nr->dblk_cap = nr->dblk_cap ? nr->dblk_cap * 2 : 8;
-        nr->dblk = xrealloc2(nr->dblk, nr->dblk_cap * sizeof *nr->dblk);
-    }
+    if (nr->ndblk == nr->dblk_cap)
+        nr->dblk = stint_xgrow(nr->dblk, &nr->dblk_cap, nr->ndblk + 1, sizeof *nr->dblk, 8);
     nr->dblk[nr->ndblk++] = (struct stint_tally_dblk){v, n, cap};
 }
 
 /* Adds slab p to sl's list. */
 static void slab_add(struct stint_tally_slab *sl, char *p)
 {
-    if (sl->n == sl->cap) {
-        sl->cap = sl->cap ? sl->cap * 2 : 16;
-        sl->all = xrealloc2(sl->all, sl->cap * sizeof *sl->all);
-    }
+    if (sl->n == sl->cap)
+        sl->all = stint_xgrow(sl->all, &sl->cap, sl->n + 1, sizeof *sl->all, 16);
     sl->all[sl->n++] = p;
 }
 
@@ -334,7 +301,7 @@ static void slab_move(struct stint_tally_slab *to, struct stint_tally_slab *from
 }
 
 /* Frees every slab (once no row holds a block cut from one). */
-static void slab_free(struct stint_tally_slab *sl)
+void stint_tally_slab_free(struct stint_tally_slab *sl)
 {
     for (size_t k = 0; k < sl->n; k++)
         stint_hmem_free(sl->all[k], DUR_SLAB);
@@ -398,7 +365,7 @@ static void dur_widen(struct stint_tally_name *nr, size_t extra)
 }
 
 /* Frees a name row's durations (after name_finish, or once appended elsewhere). */
-static void name_free(struct stint_tally_name *nr)
+void stint_tally_name_free(struct stint_tally_name *nr)
 {
     dur_blocks_free(nr);
     stint_hmem_free(nr->d, nr->d_cap * sizeof *nr->d);
@@ -423,27 +390,17 @@ static void dur_push(struct stint_tally_slab *sl, struct stint_tally_name *nr, i
     nr->d_len++;
 }
 
-/* With filters: indexes the model's instant tallies for instant_pass(). */
-static void instants_index(struct stint_tally *S, const struct stint_model *m)
+/* With filters: indexes the model's instant tallies for stint_tally_instant_pass(). */
+void stint_tally_instants_index(struct stint_tally *S, const struct stint_model *m)
 {
     if (S->icount || !S->filtering)
         return;
-    S->icount = xcalloc(m->instants.len + 1, sizeof *S->icount);
+    S->icount = stint_xcalloc(m->instants.len + 1, sizeof *S->icount);
     for (size_t k = 0; k < m->instants.len; k++) {
         const struct stint_instant_stat *st = &STINT_BA_AT(&m->instants, struct stint_instant_stat, k);
         int isnew;
         stint_umap_get(&S->imap[st->kind & 3], ((uint64_t)st->cat << 32) | st->name, (uint32_t)k, &isnew);
     }
-}
-
-/* With filters: one instant of track kind kind that passes them. */
-static void instant_pass(struct stint_tally *S, const struct stint_model *m, enum stint_track_kind kind, uint32_t cat,
-                         uint32_t name)
-{
-    int isnew;
-    uint32_t k = stint_umap_get(&S->imap[kind & 3], ((uint64_t)cat << 32) | name, (uint32_t)m->instants.len, &isnew);
-    if (k < m->instants.len)
-        S->icount[k]++;
 }
 
 /* The span sink (model.h): one thread-track slice at a time, per track in
@@ -455,14 +412,14 @@ void stint_tally_on_slice(void *ctx, const struct stint_model *m, const struct s
 {
     struct stint_tally *S = ctx;
     if (!S->lanes) {
-        S->lanes = xcalloc(m->lanes.len, sizeof *S->lanes);
+        S->lanes = stint_xcalloc(m->lanes.len, sizeof *S->lanes);
         for (size_t i = 0; i < m->lanes.len; i++)
             stint_union_acc_init(&S->lanes[i].busy);
         S->track = STINT_NO_ID;
-        instants_index(S, m);
+        stint_tally_instants_index(S, m);
     }
     if (ev->track != S->track) {
-        track_end(S);
+        stint_tally_track_end(S);
         S->track = ev->track;
     }
     while (S->sn > ev->level)
@@ -475,7 +432,7 @@ void stint_tally_on_slice(void *ctx, const struct stint_model *m, const struct s
         pass = stint_filter_slice(S->f, m, &s);
     }
     if (S->icount && pass && (ev->flags & STINT_SLICE_INSTANT) && !(ev->flags & STINT_SLICE_ASYNC))
-        instant_pass(S, m, STINT_TRACK_THREAD, ev->cat, ev->name);
+        stint_tally_instant_pass(S, m, STINT_TRACK_THREAD, ev->cat, ev->name);
     if (pass && !(ev->flags & (STINT_SLICE_INSTANT | STINT_SLICE_ASYNC))) {
         if (ev->dur_ns < 0)
             S->unfinished++;
@@ -527,10 +484,8 @@ void stint_tally_on_slice(void *ctx, const struct stint_model *m, const struct s
         S->spans++;
         S->sum_ns = stint_sum_add(S->sum_ns, dur);
     }
-    if (S->sn == S->fcap) {
-        S->fcap = S->fcap ? S->fcap * 2 : 64;
-        S->frames = xrealloc2(S->frames, S->fcap * sizeof *S->frames);
-    }
+    if (S->sn == S->fcap)
+        S->frames = stint_xgrow(S->frames, &S->fcap, S->sn + 1, sizeof *S->frames, 64);
     struct stint_tally_frame *fr = &S->frames[S->sn++];
     fr->row = row;
     fr->ts_ns = ev->ts_ns;
@@ -551,7 +506,7 @@ void stint_tally_on_slice(void *ctx, const struct stint_model *m, const struct s
 static void *summary_fork(void *ctx, const struct stint_model *m)
 {
     const struct stint_tally *S = ctx;
-    struct stint_tally *T = xcalloc(1, sizeof *T);
+    struct stint_tally *T = stint_xcalloc(1, sizeof *T);
     (void)m;
     T->f = S->f;
     T->filtering = S->filtering;
@@ -568,10 +523,10 @@ static void dur_append(struct stint_tally_name *nr, struct stint_tally_name *fro
         if (from->dt)
             dur_keep(nr, from->dt, from->dt_n, from->dt_cap);
         nr->d_len += from->d_len;
-        from->ndblk = 0; /* (the blocks are nr's now: name_free frees only the list) */
+        from->ndblk = 0; /* (the blocks are nr's now: stint_tally_name_free frees only the list) */
         from->dt = NULL;
         from->dt_n = from->dt_cap = 0;
-        name_free(from);
+        stint_tally_name_free(from);
         return;
     }
     if (!nr->d)
@@ -583,14 +538,14 @@ static void dur_append(struct stint_tally_name *nr, struct stint_tally_name *fro
     else
         dur_narrow_copy(from, at);
     nr->d_len += from->d_len;
-    name_free(from);
+    stint_tally_name_free(from);
 }
 
 static void summary_join(void *ctx, void *forked, const struct stint_model *m)
 {
     struct stint_tally *S = ctx, *T = forked;
-    track_end(S);
-    track_end(T);
+    stint_tally_track_end(S);
+    stint_tally_track_end(T);
     if (T->lanes) {
         if (!S->lanes) {
             S->lanes = T->lanes;
@@ -625,17 +580,17 @@ static void summary_join(void *ctx, void *forked, const struct stint_model *m)
         /* T's runs after S's, each of T's tracks still a sorted segment */
         size_t base = sc->niv;
         for (size_t i = 0; i < tc->niv; i++) /* (each track's slots begin with a three-slot run) */
-            cat_slot_push(sc, tc->ivb[i >> RUN_SHIFT][i & RUN_MASK]);
+            cat_slot_push(sc, tc->ivb[i >> STINT_TALLY_RUN_SHIFT][i & STINT_TALLY_RUN_MASK]);
         for (size_t k = 0; k < tc->nseg; k++)
             cat_seg_push(sc, base + tc->seg[k]);
-        cat_free(tc);
+        stint_tally_cat_free(tc);
     }
     slab_move(&S->slab, &T->slab); /* (T's durations are S's now) */
     S->spans += T->spans;
     S->unfinished += T->unfinished;
     S->sum_ns = stint_sum_add(S->sum_ns, T->sum_ns);
     if (T->icount) {
-        instants_index(S, m);
+        stint_tally_instants_index(S, m);
         for (size_t k = 0; k < m->instants.len; k++)
             S->icount[k] += T->icount[k];
     }
@@ -652,240 +607,6 @@ static void summary_join(void *ctx, void *forked, const struct stint_model *m)
     free(T);
 }
 
-/* A name row's totals once its spans are in: the last lane's union, the
- * quantiles and the exact mean (name_free frees its durations). */
-static void name_finish(struct stint_tally_name *nr)
-{
-    if (nr->stamp != STINT_NO_ID)
-        nr->total_ns = stint_sum_add(nr->total_ns, stint_union_acc_total(&nr->acc));
-    if (nr->d_len) {
-        /* three selections instead of a sort: each one narrows the next (r50 <= r90 <= r99) */
-        size_t n = nr->d_len, r99 = rank_of(n, 99, 100), r90 = rank_of(n, 90, 100), r50 = rank_of(n, 50, 100);
-#define SELECT3(sel, v)                                                                                                \
-    do {                                                                                                               \
-        sel(v, n, r99);                                                                                                \
-        sel(v, r99 + 1, r90);                                                                                          \
-        sel(v, r90 + 1, r50);                                                                                          \
-        nr->p50 = (int64_t)v[r50];                                                                                     \
-        nr->p90 = (int64_t)v[r90];                                                                                     \
-        nr->p99 = (int64_t)v[r99];                                                                                     \
-    } while (0)
-        /* exact, from the durations: sum_ns may be capped (tsparse.h, stint_sum_add) */
-        stint_i128 sum = 0;
-        if (nr->d) {
-            SELECT3(stint_select_i64, nr->d);
-            for (size_t i = 0; i < n; i++)
-                sum += nr->d[i];
-        } else {
-            size_t nruns = 0;
-            struct stint_u32_run *runs = xrealloc2(NULL, (nr->ndblk + 1) * sizeof *runs);
-            for (size_t k = 0; k < nr->ndblk; k++)
-                runs[nruns++] = (struct stint_u32_run){nr->dblk[k].v, nr->dblk[k].n};
-            if (nr->dt_n)
-                runs[nruns++] = (struct stint_u32_run){nr->dt, nr->dt_n};
-            size_t ranks[3] = {r50, r90, r99};
-            uint32_t q[3];
-            if (stint_select_ranks_u32_runs(runs, nruns, ranks, 3, q) != 0) {
-                fprintf(stderr, "stint: out of memory\n");
-                exit(3);
-            }
-            nr->p50 = q[0];
-            nr->p90 = q[1];
-            nr->p99 = q[2];
-            for (size_t k = 0; k < nruns; k++) {
-                uint64_t part = 0; /* (a run holds at most 2^32 values of 32 bits: no overflow) */
-                for (size_t i = 0; i < runs[k].n; i++)
-                    part += runs[k].v[i];
-                sum += part;
-            }
-            free(runs);
-        }
-#undef SELECT3
-        nr->mean_ns = (int64_t)((sum + (stint_i128)(n / 2)) / (stint_i128)n); /* rounded half up */
-    }
-}
-
-/* A category's union across the tracks (its runs, each track's sorted;
- * cat_free frees them). */
-static void cat_finish(struct stint_tally_cat *cr)
-{
-    /* seg[] holds each track's end: turn it into run starts */
-    size_t nruns = cr->nseg;
-    for (size_t k = nruns; k-- > 0;)
-        cr->seg[k] = k ? cr->seg[k - 1] : 0;
-    cr->busy_ns =
-        stint_intervals_union_packed((const uint64_t *const *)cr->ivb, RUN_SHIFT, cr->niv, cr->seg, nruns);
-    if (cr->busy_ns < 0) {
-        fprintf(stderr, "stint: out of memory\n");
-        exit(3);
-    }
-}
-
-/* From this many runs and durations (all categories and names) on, the
- * tail work is done on two threads. */
-#define TAIL_SPLIT_MIN ((size_t)1 << 16)
-
-/* The work left once every span is in: the categories' unions and the
- * names' totals and quantiles, one item per row, taken in turn through an
- * atomic index by every thread that works on it, biggest first (so that the
- * threads end together). Each item touches its own row only. */
-struct tail_work {
-    struct stint_tally *S;
-    uint32_t *items; /* row k < ncats: category k; else name k - ncats */
-    size_t n;
-    size_t next;     /* the next item to take (atomic) */
-};
-
-static void *tail_worker(void *arg)
-{
-    struct tail_work *W = arg;
-    SELF_SCOPE_CPU("tail: unions and quantiles");
-    for (size_t i; (i = __atomic_fetch_add(&W->next, 1, __ATOMIC_RELAXED)) < W->n;) {
-        uint32_t k = W->items[i];
-        if (k < W->S->ncats)
-            cat_finish(&W->S->cats[k]);
-        else
-            name_finish(&W->S->names[k - W->S->ncats]);
-    }
-    return NULL;
-}
-
-static void *tail_thread(void *arg)
-{
-    stint_i_self_thread("stint tail");
-    return tail_worker(arg);
-}
-
-/* cat_finish and name_finish on every row: on two threads when a second is
- * allowed and there is enough work. */
-static void tail_finish(struct stint_tally *S)
-{
-    struct tail_work W = {.S = S, .n = S->ncats + S->nnames};
-    W.items = xcalloc(W.n, sizeof *W.items);
-    size_t *wt = xcalloc(W.n, sizeof *wt), total = 0;
-    for (size_t k = 0; k < W.n; k++) {
-        W.items[k] = (uint32_t)k;
-        wt[k] = k < S->ncats ? S->cats[k].niv : S->names[k - S->ncats].d_len;
-        total += wt[k];
-    }
-    pthread_t t;
-    int threaded = 0;
-    if (total >= TAIL_SPLIT_MIN && stint_threads_wanted() > 1 && stint_order_heaviest(wt, W.n, W.items) == 0)
-        threaded = pthread_create(&t, NULL, tail_thread, &W) == 0;
-    free(wt);
-    tail_worker(&W);
-    if (threaded)
-        pthread_join(t, NULL);
-    free(W.items);
-    /* freed on one thread once the other is gone: two threads freeing at
-     * once contend for the allocator's lock, and each page given back while
-     * both run costs a TLB flush on the other CPU too */
-    if (S->exits_after) /* the big blocks are left to the exit */
-        stint_hmem_final();
-    for (size_t k = 0; k < S->ncats; k++)
-        cat_free(&S->cats[k]);
-    for (size_t k = 0; k < S->nnames; k++)
-        name_free(&S->names[k]);
-    slab_free(&S->slab);
-}
-
-/* After the model streamed its spans: async rows, category unions across
- * lanes, per-lane name totals and the quantiles. */
-void stint_tally_compute(struct stint_tally *S, const struct stint_model *m)
-{
-    track_end(S);
-    if (!S->lanes)
-        S->lanes = xcalloc(m->lanes.len ? m->lanes.len : 1, sizeof *S->lanes);
-    size_t acap = 0;
-    struct stint_umap amap = {0};
-    instants_index(S, m);
-    for (size_t i = 0; i < stint_model_nslices(m); i++) {
-        const struct stint_slice *s = stint_model_slice(m, i);
-        if (S->icount && (s->flags & STINT_SLICE_INSTANT)) {
-            /* instants off thread tracks (those came through the sink) */
-            enum stint_track_kind kind = (enum stint_track_kind)stint_model_track_at(m, s->track)->kind;
-            if (kind != STINT_TRACK_THREAD && stint_filter_slice(S->f, m, s))
-                instant_pass(S, m, kind, s->cat, s->name);
-            continue;
-        }
-        if (!(s->flags & STINT_SLICE_ASYNC) || (s->flags & STINT_SLICE_INSTANT) || !stint_filter_slice(S->f, m, s))
-            continue;
-        int isnew;
-        uint32_t a = stint_umap_get(&amap, ((uint64_t)s->cat << 32) | s->name, (uint32_t)S->nasync, &isnew);
-        if (isnew) {
-            if (S->nasync == acap) {
-                acap = acap ? acap * 2 : 64;
-                S->asyncs = xrealloc2(S->asyncs, acap * sizeof *S->asyncs);
-            }
-            memset(&S->asyncs[a], 0, sizeof S->asyncs[a]);
-            S->asyncs[a].cat = s->cat;
-            S->asyncs[a].name = s->name;
-            S->nasync++;
-        }
-        if (s->dur_ns < 0)
-            S->asyncs[a].unfinished++;
-        else {
-            S->asyncs[a].spans++;
-            S->asyncs[a].sum_ns = stint_sum_add(S->asyncs[a].sum_ns, s->dur_ns);
-        }
-    }
-    stint_umap_free(&amap);
-    for (int k = 0; k < 4; k++)
-        stint_umap_free(&S->imap[k]);
-    if (S->f->has_pid || S->f->has_range) {
-        /* counter samples at their process and time (the samples were kept) */
-        S->ctally = xcalloc(m->counters.len + 1, sizeof *S->ctally);
-        for (size_t k = 0; k < m->samples.len; k++) {
-            const struct stint_counter_sample *cs = &STINT_BA_AT(&m->samples, struct stint_counter_sample, k);
-            const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, cs->series);
-            if (!stint_filter_point(S->f, c->pid, cs->ts_ns))
-                continue;
-            struct stint_tally_ctr *t = &S->ctally[cs->series];
-            if (!t->samples || cs->value < t->min)
-                t->min = cs->value;
-            if (!t->samples || cs->value > t->max)
-                t->max = cs->value;
-            t->sum += cs->value;
-            t->samples++;
-        }
-    }
-    tail_finish(S);
-    free(S->frames);
-    free(S->xk);
-    free(S->xfirst);
-    stint_umap_free(&S->cmap);
-    stint_umap_free(&S->nmap);
-}
-
-/* ---- reading the rows ---------------------------------------------------------------- */
-
-/* Counter series k as reported (its name matching --name, the samples that
- * pass --pid and --time-range when given): 0 when it is left out. */
-int stint_tally_counter(const struct stint_tally *S, const struct stint_model *m, size_t k, uint64_t *n, double *mn,
-                        double *mx, double *mean)
-{
-    const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, k);
-    if (!stint_filter_name(S->f, stint_model_str(m, c->name, NULL)))
-        return 0; /* --name: the series' name, as in `stint counters` */
-    long double sum = c->sum;
-    *n = c->samples;
-    *mn = c->min;
-    *mx = c->max;
-    if (S->ctally) {
-        *n = S->ctally[k].samples;
-        *mn = S->ctally[k].min;
-        *mx = S->ctally[k].max;
-        sum = S->ctally[k].sum;
-    }
-    *mean = *n ? (double)(sum / (long double)*n) : 0.0;
-    return *n != 0 || !S->ctally;
-}
-
-/* How many instants of tally k are reported (those passing the filters, when given). */
-uint64_t stint_tally_instants(const struct stint_tally *S, const struct stint_model *m, size_t k)
-{
-    return S->icount ? S->icount[k] : STINT_BA_AT(&m->instants, struct stint_instant_stat, k).count;
-}
 
 void stint_tally_init(struct stint_tally *T, const struct stint_filter *f)
 {

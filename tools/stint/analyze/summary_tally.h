@@ -55,8 +55,9 @@ struct stint_tally_cat {
     int64_t run_prev;
     /* finished runs of every track, unioned at the end, packed in 8-byte
      * slots (intervals.h: most runs take one): slot i is
-     * ivb[i >> RUN_SHIFT][i & RUN_MASK]; block 0 doubles up to RUN_BLOCK
-     * slots, the others are RUN_BLOCK slots (64 KiB) each, so large
+     * ivb[i >> STINT_TALLY_RUN_SHIFT][i & STINT_TALLY_RUN_MASK]
+     * (summary_tally_int.h); block 0 doubles up to STINT_TALLY_RUN_BLOCK
+     * slots, the others are STINT_TALLY_RUN_BLOCK slots (64 KiB) each, so large
      * categories take the same blocks as the span records they outlive */
     uint64_t **ivb;
     size_t niv, iv0cap, nivb;
@@ -170,7 +171,7 @@ struct stint_span_split stint_tally_split(void);
 /* Once the model is finished (its spans streamed): async rows, category
  * unions across lanes, names' totals, quantiles and means, and with --pid or
  * --time-range the counter samples that pass. Frees the walk's state and the
- * durations. Out of memory: "stint: out of memory", exit 3. */
+ * durations. Out of memory ends the process (xalloc.h: exit STINT_EXIT_NOMEM). */
 void stint_tally_compute(struct stint_tally *T, const struct stint_model *m);
 
 /* Counter series k as reported (its name matching the filter's --name, the

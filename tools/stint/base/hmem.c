@@ -1,11 +1,19 @@
 /*
- * hmem.c - memory for the arrays that grow with the input (hmem.h).
+ * hmem.c - memory for the arrays that grow with the input (hmem.h): plain
+ * malloc below 4 KiB, a buddy system over shared 2 MiB chunks up to 1 MiB,
+ * 2 MiB-aligned mappings of their own above.
+ *
+ * Invariants: a block's size class follows from the byte count its caller
+ * passes back, so no block carries a header; the chunks and free lists are
+ * touched only under one mutex; a buddy merges with its free twin at once,
+ * so no two free buddies coexist; the memory kept warm for reuse stays
+ * under its cap, pages past it go back to the kernel.
  */
 #include "base/hmem.h"
 #include "base/umap.h"
+#include "base/xalloc.h"
 
 #include <pthread.h>
-#include <stdio.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -214,8 +222,7 @@ static int move_pages(char *p, size_t size, char *q)
     while (off) { /* back where they were (their places are free: mremap unmapped them) */
         off -= HUGE;
         if (mremap(q + off, HUGE, HUGE, MREMAP_MAYMOVE | MREMAP_FIXED, p + off) == MAP_FAILED) {
-            fprintf(stderr, "stint: out of memory\n"); /* the array is split in two: nothing to go on with */
-            exit(3);
+            stint_die_nomem(); /* the array is split in two: nothing to go on with */
         }
     }
     return -1;
@@ -560,12 +567,7 @@ void *stint_hmem_realloc(void *p, size_t old_bytes, size_t new_bytes)
 
 void *stint_hmem_xrealloc(void *p, size_t old_bytes, size_t new_bytes)
 {
-    void *q = stint_hmem_realloc(p, old_bytes, new_bytes);
-    if (!q) {
-        fprintf(stderr, "stint: out of memory\n");
-        exit(3);
-    }
-    return q;
+    return stint_xcheck(stint_hmem_realloc(p, old_bytes, new_bytes));
 }
 
 void stint_hmem_release(void *p, size_t bytes, size_t from, size_t upto)

@@ -60,8 +60,9 @@ void *stint_hmem_alloc(size_t bytes);
  * bytes. NULL when out of memory, p then unchanged and still valid. */
 void *stint_hmem_realloc(void *p, size_t old_bytes, size_t new_bytes);
 
-/* stint_hmem_realloc, but out of memory prints "stint: out of memory" and
- * exits 3 (the CLI's I/O code), for callers that cannot go on without it. */
+/* stint_hmem_realloc, but out of memory ends the process (xalloc.h,
+ * stint_die_nomem: exit STINT_EXIT_NOMEM), for callers that cannot go on
+ * without it. */
 void *stint_hmem_xrealloc(void *p, size_t old_bytes, size_t new_bytes);
 
 /* Frees p (NULL: nothing), which was last sized to bytes. */

@@ -1,12 +1,18 @@
 /*
- * intervals.c - interval union, merge and overlap counting.
+ * intervals.c - interval union, merge and overlap counting, and the sorts
+ * and selections behind them (intervals.h).
  *
  * The sort is an in-place introsort-style quicksort on the 16-byte records
  * with an inlined comparison (several times faster than qsort on millions of
  * records), falling back to insertion sort on short runs; already-sorted
- * input is detected first and costs one pass.
+ * input is detected first and costs one pass. Invariants: every union is
+ * exact int64 arithmetic over half-open intervals; nothing here keeps state
+ * between calls, and the only allocations are the documented scratch arrays,
+ * whose failure is reported to the caller, never fatal.
  */
 #include "base/intervals.h"
+#include "base/cmp.h"
+#include "base/tsparse.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +29,25 @@ static inline int u32_less(const uint32_t *a, const uint32_t *b) { return *a < *
  * budget runs out, insertion sort on short runs), instantiated per type so
  * the comparison inlines. */
 #define STINT_DEFINE_SORT(NAME, T, LESS)                                                           \
+    /* Hoare's partition of v[0..n) around p (a value of v): returns j with                        \
+     * v[0..j] <= p <= v[j+1..n). */                                                               \
+    static inline size_t NAME##_partition(T *v, size_t n, T p)                                     \
+    {                                                                                              \
+        size_t i = 0, j = n - 1;                                                                   \
+        for (;;) {                                                                                 \
+            while (LESS(&v[i], &p))                                                                \
+                i++;                                                                               \
+            while (LESS(&p, &v[j]))                                                                \
+                j--;                                                                               \
+            if (i >= j)                                                                            \
+                return j;                                                                          \
+            T t = v[i];                                                                            \
+            v[i] = v[j];                                                                           \
+            v[j] = t;                                                                              \
+            i++;                                                                                   \
+            j--;                                                                                   \
+        }                                                                                          \
+    }                                                                                              \
     static void NAME##_insertion(T *v, size_t n)                                                   \
     {                                                                                              \
         for (size_t i = 1; i < n; i++) {                                                           \
@@ -76,21 +101,7 @@ static inline int u32_less(const uint32_t *a, const uint32_t *b) { return *a < *
                 p = LESS(b, c) ? *b : (LESS(a, c) ? *c : *a);                                      \
             else                                                                                   \
                 p = LESS(a, c) ? *a : (LESS(b, c) ? *c : *b);                                      \
-            size_t i = 0, j = n - 1;                                                               \
-            for (;;) {                                                                             \
-                while (LESS(&v[i], &p))                                                            \
-                    i++;                                                                           \
-                while (LESS(&p, &v[j]))                                                            \
-                    j--;                                                                           \
-                if (i >= j)                                                                        \
-                    break;                                                                         \
-                T t = v[i];                                                                        \
-                v[i] = v[j];                                                                       \
-                v[j] = t;                                                                          \
-                i++;                                                                               \
-                j--;                                                                               \
-            }                                                                                      \
-            size_t left = j + 1;                                                                   \
+            size_t left = NAME##_partition(v, n, p) + 1;                                           \
             if (left < n - left) {                                                                 \
                 NAME##_quick(v, left, budget);                                                     \
                 v += left;                                                                         \
@@ -140,21 +151,7 @@ void stint_sort_i64(int64_t *v, size_t n) { sort_i64(v, n); }
             size_t m = hi - lo, mid = m / 2;                                                       \
             T a = w[0], b = w[mid], c = w[m - 1];                                                  \
             T p = a < b ? (b < c ? b : (a < c ? c : a)) : (a < c ? a : (b < c ? c : b));           \
-            size_t i = 0, j = m - 1;                                                               \
-            for (;;) {                                                                             \
-                while (w[i] < p)                                                                   \
-                    i++;                                                                           \
-                while (p < w[j])                                                                   \
-                    j--;                                                                           \
-                if (i >= j)                                                                        \
-                    break;                                                                         \
-                T t = w[i];                                                                        \
-                w[i] = w[j];                                                                       \
-                w[j] = t;                                                                          \
-                i++;                                                                               \
-                j--;                                                                               \
-            }                                                                                      \
-            /* w[0..j] <= p <= w[j+1..m) */                                                        \
+            size_t j = SORT##_partition(w, m, p); /* w[0..j] <= p <= w[j+1..m) */                  \
             if (k - lo <= j)                                                                       \
                 hi = lo + j + 1;                                                                   \
             else                                                                                   \
@@ -272,9 +269,8 @@ struct weighted {
 static int heavier_first(const void *pa, const void *pb)
 {
     const struct weighted *a = pa, *b = pb;
-    if (a->w != b->w)
-        return a->w > b->w ? -1 : 1;
-    return (a->i > b->i) - (a->i < b->i);
+    int c = stint_cmp_u64(b->w, a->w);
+    return c ? c : stint_cmp_u32(a->i, b->i);
 }
 
 int stint_order_heaviest(const size_t *w, size_t n, uint32_t *order)
@@ -322,6 +318,99 @@ int64_t stint_intervals_union(struct stint_interval *iv, size_t n)
     return stint_intervals_union_sorted(iv, n);
 }
 
+/* A min-heap of int64 (the ends of the intervals covering the sweep's point). */
+static void heap_push(int64_t *h, size_t *n, int64_t v)
+{
+    size_t i = (*n)++;
+    h[i] = v;
+    while (i) {
+        size_t p = (i - 1) / 2;
+        if (h[p] <= h[i])
+            break;
+        int64_t t = h[p];
+        h[p] = h[i];
+        h[i] = t;
+        i = p;
+    }
+}
+
+static void heap_pop(int64_t *h, size_t *n)
+{
+    h[0] = h[--*n];
+    size_t i = 0;
+    for (;;) {
+        size_t l = 2 * i + 1, r = l + 1, m = i;
+        if (l < *n && h[l] < h[m])
+            m = l;
+        if (r < *n && h[r] < h[m])
+            m = r;
+        if (m == i)
+            break;
+        int64_t t = h[m];
+        h[m] = h[i];
+        h[i] = t;
+        i = m;
+    }
+}
+
+/* The union of sorted iv[0..n), empty and inverted intervals skipped, the
+ * sum saturating (stint_intervals_union_overlap without its scratch). */
+static int64_t union_nonempty_sorted(const struct stint_interval *iv, size_t n)
+{
+    int64_t total = 0, l = 0, r = INT64_MIN;
+    for (size_t i = 0; i < n; i++) {
+        if (iv[i].end <= iv[i].start)
+            continue;
+        if (iv[i].start > r) {
+            if (r > l)
+                total = stint_sum_add(total, r - l);
+            l = iv[i].start;
+            r = iv[i].end;
+        } else if (iv[i].end > r)
+            r = iv[i].end;
+    }
+    return stint_sum_add(total, r > l ? r - l : 0);
+}
+
+/* A sweep over the starts in order with a min-heap of the ends of the
+ * intervals that cover the current point: covered by one when the heap is
+ * non-empty, by two or more when it holds two or more. */
+int64_t stint_intervals_union_overlap(struct stint_interval *iv, size_t n, int64_t *overlap_ns)
+{
+    *overlap_ns = 0;
+    if (n == 0)
+        return 0;
+    stint_intervals_sort(iv, n);
+    int64_t *h = malloc(n * sizeof *h);
+    if (!h)
+        return union_nonempty_sorted(iv, n);
+    size_t hn = 0, i = 0;
+    int64_t uni = 0, ov = 0, t = INT64_MIN;
+    for (;;) {
+        /* next event: the earliest pending end, or the next start */
+        int64_t next_start = INT64_MAX;
+        while (i < n && iv[i].end <= iv[i].start)
+            i++;
+        if (i < n)
+            next_start = iv[i].start;
+        if (hn == 0 && i >= n)
+            break;
+        int64_t next = hn && h[0] <= next_start ? h[0] : next_start;
+        if (hn >= 1 && t != INT64_MIN)
+            uni = stint_sum_add(uni, next - t);
+        if (hn >= 2 && t != INT64_MIN)
+            ov = stint_sum_add(ov, next - t);
+        t = next;
+        if (hn && h[0] <= next_start)
+            heap_pop(h, &hn);
+        else
+            heap_push(h, &hn, iv[i++].end);
+    }
+    free(h);
+    *overlap_ns = ov;
+    return uni;
+}
+
 struct ev {
     int64_t ts;
     int64_t delta;
@@ -329,8 +418,7 @@ struct ev {
 
 static int ev_cmp(const void *pa, const void *pb)
 {
-    const struct ev *a = pa, *b = pb;
-    return a->ts < b->ts ? -1 : a->ts > b->ts;
+    return stint_cmp_i64(((const struct ev *)pa)->ts, ((const struct ev *)pb)->ts);
 }
 
 size_t stint_intervals_overlap_count(const int64_t *ts, const int64_t *dur, size_t n, struct stint_step *out)

@@ -1,11 +1,14 @@
 /*
- * intervals.h - union and overlap of half-open time intervals [start, end).
+ * intervals.h - union and overlap of half-open time intervals [start, end),
+ * the one interval library of the CLI (the model, summary, tree and steps
+ * all take their unions from here), and the sorts and selections they need.
  *
  * The rule everywhere in stint: intervals that overlap or touch (one starts
  * exactly where another ends) merge; a zero-length interval inside or at the
  * edge of another adds nothing; the union's length counts every covered
  * nanosecond once ("busy"), while a plain sum counts overlap repeatedly.
- * Seed 003's case [0,10],[2,7],[8,12] has union 12 and sum 19.
+ * A worked example of the union: [0,10), [2,7), [8,12) have union 12 (the
+ * first two merge, the third overlaps the first) and sum 19.
  */
 #ifndef STINT_CLI_INTERVALS_H
 #define STINT_CLI_INTERVALS_H
@@ -61,6 +64,13 @@ size_t stint_intervals_merge(struct stint_interval *iv, size_t n, int64_t epsilo
 
 /* Length of the union of iv[0..n) (sorts iv in place). */
 int64_t stint_intervals_union(struct stint_interval *iv, size_t n);
+
+/* Length of the union of iv[0..n) and the time covered by two or more of
+ * them (*overlap_ns), in one sweep; sorts iv in place. Empty and inverted
+ * intervals (end <= start) add nothing; both sums saturate at INT64_MAX
+ * (tsparse.h, stint_sum_add). When its scratch (8 bytes per interval)
+ * cannot be allocated, it returns the union alone with *overlap_ns 0. */
+int64_t stint_intervals_union_overlap(struct stint_interval *iv, size_t n, int64_t *overlap_ns);
 
 /* Length of the union of a sequence already sorted by start (no changes). */
 int64_t stint_intervals_union_sorted(const struct stint_interval *iv, size_t n);

@@ -1,6 +1,11 @@
 /*
  * selftrace.c - STINT_SELF_TRACE (see selftrace.h): libstint's flight
  * recorder, started before the command runs and written out after it.
+ *
+ * Invariants: stint_i_self_on is written once, before any other thread
+ * exists, and only read after; without STINT_SELF_TRACE libstint is never
+ * started, so an untraced run pays one load per span site; a recorder that
+ * cannot start is a warning, never a failure of the command.
  */
 #include "base/selftrace.h"
 

@@ -1,6 +1,9 @@
 /*
- * threads.c - the analyzer's thread budget (threads.h): read once from the
- * environment or the process's CPU affinity, clamped to [1, STINT_MAX_THREADS].
+ * threads.c - the analyzer's thread budget (threads.h), from STINT_THREADS
+ * or else the process's CPU affinity (2 when neither says).
+ *
+ * Invariant: the answer is always in [1, STINT_MAX_THREADS], whatever the
+ * environment holds; it keeps no state, so each caller reads it afresh.
  */
 #include "base/threads.h"
 

@@ -2,7 +2,7 @@
  * umap.h - a small open-addressing map from a 64-bit key to a 32-bit value,
  * for the CLI's lookups by id pairs (summary rows, lean (cat, name) pairs).
  * Values are stored + 1 so that 0 marks an empty slot; the table doubles at
- * half load. Out of memory ends the process with exit 3, like the model.
+ * half load. Out of memory ends the process (xalloc.h: exit STINT_EXIT_NOMEM).
  */
 #ifndef STINT_CLI_UMAP_H
 #define STINT_CLI_UMAP_H

@@ -60,3 +60,27 @@ char *stint_xstrndup(const char *s, size_t n)
     d[n] = '\0';
     return d;
 }
+
+void *stint_grow(void *p, size_t *cap, size_t need, size_t size, size_t first)
+{
+    if (need <= *cap)
+        return p;
+    size_t c = *cap ? *cap : (first ? first : 1);
+    while (c < need) {
+        if (c > SIZE_MAX / 2)
+            return NULL;
+        c *= 2;
+    }
+    if (size && c > SIZE_MAX / size)
+        return NULL;
+    size_t bytes = c * size;
+    void *q = realloc(p, bytes ? bytes : 1);
+    if (q)
+        *cap = c;
+    return q;
+}
+
+void *stint_xgrow(void *p, size_t *cap, size_t need, size_t size, size_t first)
+{
+    return stint_xcheck(stint_grow(p, cap, need, size, first));
+}

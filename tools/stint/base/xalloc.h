@@ -29,4 +29,15 @@ void *stint_xreallocarray(void *p, size_t n, size_t size);
 char *stint_xstrdup(const char *s);
 char *stint_xstrndup(const char *s, size_t n);
 
+/* Room for need elements of size bytes in array p of *cap elements: when
+ * need > *cap, *cap doubles (from first when 0) until it holds need, and
+ * the array is reallocated. Returns the array (p itself when it had room).
+ * stint_grow returns NULL when out of memory (p and *cap then unchanged,
+ * p still valid): for callers that report the error themselves;
+ * stint_xgrow ends the process instead. Use:
+ *     v = stint_xgrow(v, &cap, n + 1, sizeof *v, 64);
+ */
+void *stint_grow(void *p, size_t *cap, size_t need, size_t size, size_t first);
+void *stint_xgrow(void *p, size_t *cap, size_t need, size_t size, size_t first);
+
 #endif
