@@ -7,6 +7,7 @@
 #include "read/markers_parse.h"
 #include "timing/timing_model.h"
 #include "timing/timing_out.h"
+#include "write/textout.h"
 
 #include <math.h>
 #include <unistd.h>
@@ -82,13 +83,16 @@ static void test_json_helpers(void)
         CHECK_STR(s, us[i].want);
         free(s);
     }
-    char *s = fmt_str(stint_tout_json_str, "a\"b\\c\n\t\x01\x7f", 9);
+    char *s = fmt_str(stint_out_json_ascii, "a\"b\\c\n\t\x01\x7f", 9);
     CHECK_STR(s, "\"a\\\"b\\\\c\\n\\t\\u0001\\u007f\""); /* (DEL escaped, as python's json.dump does) */
     free(s);
-    s = fmt_str(stint_tout_json_str, "\xc3\xa9\xe2\x88\xa5\xf0\x9f\x98\x80\xff.", 11);
+    s = fmt_str(stint_out_json_ascii, "\xc3\xa9\xe2\x88\xa5\xf0\x9f\x98\x80\xff.", 11);
     CHECK_STR(s, "\"\\u00e9\\u2225\\ud83d\\ude00\\ufffd.\"");
     free(s);
-    s = fmt_str(stint_tout_json_str, "\xe2\x88", 2); /* truncated sequence */
+    s = fmt_str(stint_out_json_ascii, "\b\f\xed\xa0\x80", 5); /* short escapes; a surrogate is not UTF-8 */
+    CHECK_STR(s, "\"\\b\\f\\ufffd\\ufffd\\ufffd\"");
+    free(s);
+    s = fmt_str(stint_out_json_ascii, "\xe2\x88", 2); /* truncated sequence */
     CHECK_STR(s, "\"\\ufffd\\ufffd\"");
     free(s);
 }

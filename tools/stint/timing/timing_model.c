@@ -10,6 +10,7 @@
  * inv. Growth is geometric; nothing is allocated per span beyond its slot.
  */
 #include "timing/timing_model.h"
+#include "base/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -52,37 +53,6 @@ static int grow_bytes(char **p, size_t *cap, size_t need)
     return 0;
 }
 
-/* A word-at-a-time hash (names and hids are short; this runs per record). */
-static uint64_t hash_bytes(const char *s, size_t n)
-{
-    uint64_t h = 0x9E3779B97F4A7C15ull ^ n;
-    while (n >= 8) {
-        uint64_t w;
-        memcpy(&w, s, 8);
-        h = (h ^ w) * 0xBF58476D1CE4E5B9ull;
-        h ^= h >> 31;
-        s += 8;
-        n -= 8;
-    }
-    if (n) {
-        uint64_t w = 0;
-        memcpy(&w, s, n);
-        h = (h ^ w) * 0x94D049BB133111EBull;
-    }
-    h ^= h >> 29;
-    h *= 0xBF58476D1CE4E5B9ull;
-    return h ^ (h >> 32);
-}
-
-/* Mixes an invocation key (pid, inv) into 64 well-spread bits. */
-static uint64_t hash_pair(uint64_t a, uint64_t b)
-{
-    uint64_t h = a * 0x9E3779B97F4A7C15ull ^ (b + 0x632BE59BD9B4E019ull);
-    h ^= h >> 31;
-    h *= 0xBF58476D1CE4E5B9ull;
-    return h ^ (h >> 29);
-}
-
 void stint_tm_init(struct stint_tm_model *m, int flags)
 {
     memset(m, 0, sizeof *m);
@@ -92,24 +62,15 @@ void stint_tm_init(struct stint_tm_model *m, int flags)
 
 void stint_tm_free(struct stint_tm_model *m)
 {
-    free(m->str);
-    free(m->str_off);
-    free(m->str_slen);
-    free(m->str_hash);
-    free(m->spans);
-    free(m->attr_off);
-    free(m->attr_len);
-    free(m->attr_text);
     for (uint32_t i = 0; i < m->ninvs; i++) {
         free(m->invs[i].fon);
         stint_umap_free(&m->invs[i].fon_map);
     }
-    free(m->invs);
-    free(m->inv_hash_keys);
-    free(m->inv_hash_vals);
-    free(m->order);
-    free(m->buckets);
-    free(m->bucket_invs);
+    void *owned[] = {m->str, m->str_off, m->str_slen, m->str_hash, m->spans, m->attr_off, m->attr_len,
+                     m->attr_text, m->invs, m->inv_hash_keys, m->inv_hash_vals, m->order, m->buckets,
+                     m->bucket_invs};
+    for (size_t i = 0; i < sizeof owned / sizeof owned[0]; i++)
+        free(owned[i]);
     memset(m, 0, sizeof *m);
 }
 
@@ -128,7 +89,7 @@ uint32_t stint_tm_str_find(const struct stint_tm_model *m, const char *s, size_t
     if (!m->str_hash_cap)
         return TM_NONE;
     uint32_t mask = m->str_hash_cap - 1;
-    for (uint32_t i = (uint32_t)hash_bytes(s, n) & mask;; i = (i + 1) & mask) {
+    for (uint32_t i = (uint32_t)stint_hash_bytes(s, n) & mask;; i = (i + 1) & mask) {
         uint32_t v = m->str_hash[i];
         if (!v)
             return TM_NONE;
@@ -146,7 +107,7 @@ static int str_rehash(struct stint_tm_model *m)
     if (!h)
         return -1;
     for (uint32_t id = 0; id < m->nstr; id++) {
-        uint32_t i = (uint32_t)hash_bytes(stint_tm_str(m, id), m->str_slen[id]) & (ncap - 1);
+        uint32_t i = (uint32_t)stint_hash_bytes(stint_tm_str(m, id), m->str_slen[id]) & (ncap - 1);
         while (h[i])
             i = (i + 1) & (ncap - 1);
         h[i] = id + 1;
@@ -187,7 +148,7 @@ static uint32_t intern_exact(struct stint_tm_model *m, const char *s, size_t n)
     m->str[m->str_len + n] = 0;
     m->str_len += n + 1;
     uint32_t mask = m->str_hash_cap - 1;
-    uint32_t i = (uint32_t)hash_bytes(stint_tm_str(m, id), n) & mask;
+    uint32_t i = (uint32_t)stint_hash_bytes(stint_tm_str(m, id), n) & mask;
     while (m->str_hash[i])
         i = (i + 1) & mask;
     m->str_hash[i] = id + 1;
@@ -222,7 +183,7 @@ static int inv_rehash(struct stint_tm_model *m)
         return -1;
     }
     for (uint32_t x = 0; x < m->ninvs; x++) {
-        uint32_t i = (uint32_t)hash_pair(m->invs[x].pid, m->invs[x].inv) & (ncap - 1);
+        uint32_t i = (uint32_t)stint_hash_pair(m->invs[x].pid, m->invs[x].inv) & (ncap - 1);
         while (v[i])
             i = (i + 1) & (ncap - 1);
         v[i] = x + 1;
@@ -245,8 +206,7 @@ static uint32_t find_inv_slow(struct stint_tm_model *m, uint64_t pid, uint64_t i
  * logging thread, interleaved line by line). */
 static uint32_t find_inv(struct stint_tm_model *m, uint64_t pid, uint64_t inv, uint32_t hid)
 {
-    uint64_t h = (pid * 0x9E3779B97F4A7C15ull) ^ (inv * 0xC2B2AE3D27D4EB4Full);
-    uint32_t slot = (uint32_t)(h >> 56);
+    uint32_t slot = (uint32_t)stint_hash_slot(pid ^ inv * STINT_HASH_GOLDEN, 8);
     uint32_t c = m->inv_cache[slot];
     if (c && m->invs[c - 1].pid == pid && m->invs[c - 1].inv == inv)
         return c - 1;
@@ -262,7 +222,7 @@ static uint32_t find_inv_slow(struct stint_tm_model *m, uint64_t pid, uint64_t i
     if ((uint64_t)(m->ninvs + 1) * 2 > m->inv_hash_cap && inv_rehash(m))
         return TM_NONE;
     uint32_t mask = m->inv_hash_cap - 1;
-    uint32_t i = (uint32_t)hash_pair(pid, inv) & mask;
+    uint32_t i = (uint32_t)stint_hash_pair(pid, inv) & mask;
     for (;; i = (i + 1) & mask) {
         uint32_t v = m->inv_hash_vals[i];
         if (!v)
@@ -315,8 +275,7 @@ static uint32_t intern_cached(struct stint_tm_model *m, uint32_t *cache, unsigne
     memcpy(&a, s, n < 8 ? n : 8);
     if (n > 8)
         memcpy(&b, s + n - 8, 8);
-    uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full) ^ n;
-    uint32_t slot = (uint32_t)(h >> (64 - bits));
+    uint32_t slot = (uint32_t)stint_hash_slot(a ^ b * STINT_HASH_GOLDEN ^ n, bits);
     uint32_t id = cache[slot];
     if (id && m->str_slen[id - 1] == n && same_bytes(stint_tm_str(m, id - 1), s, n))
         return id - 1;
@@ -456,12 +415,12 @@ struct stint_mparse_text stint_tm_attrs(const struct stint_tm_model *m, uint32_t
 
 /* ---- analysis --------------------------------------------------------------- */
 
-static const struct stint_tm_model *sort_model; /* qsort has no context argument */
-
-static int cmp_pid_inv(const void *a, const void *b)
+/* Invocation indices by (pid, inv); ctx: the model. */
+static int cmp_pid_inv(const void *a, const void *b, void *ctx)
 {
-    const struct stint_tm_inv *x = &sort_model->invs[*(const uint32_t *)a];
-    const struct stint_tm_inv *y = &sort_model->invs[*(const uint32_t *)b];
+    const struct stint_tm_model *m = ctx;
+    const struct stint_tm_inv *x = &m->invs[*(const uint32_t *)a];
+    const struct stint_tm_inv *y = &m->invs[*(const uint32_t *)b];
     if (x->pid != y->pid)
         return x->pid < y->pid ? -1 : 1;
     if (x->inv != y->inv)
@@ -503,8 +462,7 @@ int stint_tm_analyze(struct stint_tm_model *m)
     }
     for (uint32_t i = 0; i < n; i++)
         m->order[i] = i;
-    sort_model = m;
-    qsort(m->order, n, sizeof *m->order, cmp_pid_inv);
+    qsort_r(m->order, n, sizeof *m->order, cmp_pid_inv, m);
 
     /* First-of-name lists sorted by name id (unique within a list) */
     for (uint32_t x = 0; x < n; x++)

@@ -4,7 +4,9 @@
  * the reference prints them, or JSON), and the Chrome trace writer.
  *
  * The views only read the model. Text goes to ctx->out; errors on that stream
- * are the caller's to check (ferror).
+ * are the caller's to check (ferror). Out of memory ends the process
+ * (base/xalloc.h). JSON strings are written as json.dumps writes them
+ * (textout.h's stint_out_json_ascii).
  */
 #ifndef STINT_CLI_TIMING_OUT_H
 #define STINT_CLI_TIMING_OUT_H
@@ -47,9 +49,6 @@ void stint_tout_tree(const struct stint_tout_ctx *c);
  * attrs. Returns 0 or an errno value. */
 int stint_tout_chrome(const struct stint_tm_model *m, const char *path);
 
-/* JSON string of s[0,n) as Python's json.dumps writes it (ensure_ascii; bytes
- * that are not UTF-8 become \ufffd). */
-void stint_tout_json_str(FILE *f, const char *s, size_t n);
 /* ns as microseconds, exact decimal: 100 -> 0.1, 8100000000000 -> 8100000000.0 */
 void stint_tout_json_us(FILE *f, int64_t ns);
 

@@ -4,10 +4,13 @@
  * marker logs carry names as raw bytes, so a byte that starts no valid
  * UTF-8 sequence becomes U+FFFD (as the library's own JSON writer does,
  * src/jsonbuf.c) and is counted; only '"', '\\' and control bytes are
- * escaped. Text and CSV outputs copy other bytes as they are.
+ * escaped. The timing views' ASCII-only form (json.dumps' ensure_ascii)
+ * comes from the same escaper. Text and CSV outputs copy other bytes as
+ * they are.
  */
 #include "write/textout.h"
 
+#include "model/model.h"
 #include "read/json.h"
 
 #include <stdatomic.h>
@@ -17,22 +20,47 @@ static atomic_ullong bad_utf8;
 
 unsigned long long stint_out_bad_utf8(void) { return atomic_load_explicit(&bad_utf8, memory_order_relaxed); }
 
-void stint_out_json_body(FILE *f, const char *s, size_t len)
+/* The code point of the valid UTF-8 sequence p[0, l) as \uXXXX, or as a
+ * surrogate pair above U+FFFF (ensure_ascii). */
+static void put_cp_escape(FILE *f, const unsigned char *p, int l)
+{
+    unsigned cp = p[0] & (l == 2 ? 0x1fu : l == 3 ? 0x0fu : 0x07u);
+    for (int k = 1; k < l; k++)
+        cp = cp << 6 | (p[k] & 0x3fu);
+    if (cp >= 0x10000) {
+        cp -= 0x10000;
+        fprintf(f, "\\u%04x\\u%04x", 0xd800 + (cp >> 10), 0xdc00 + (cp & 0x3ff));
+    } else
+        fprintf(f, "\\u%04x", cp);
+}
+
+/* The one JSON string escaper, without the quotes. ascii is a constant at
+ * each call (the function is inlined into each), so the UTF-8 writers keep
+ * their own tight loop: 0 copies valid UTF-8 and DEL as they are, 1 writes
+ * json.dumps' ensure_ascii form. Runs of bytes that need no escape are
+ * written with one fwrite. */
+static inline __attribute__((always_inline)) void json_body(FILE *f, const char *s, size_t len, int ascii)
 {
     const unsigned char *u = (const unsigned char *)s;
     size_t run = 0, i = 0;
     while (i < len) {
         unsigned char c = u[i];
-        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+        if (c >= 0x20 && c < (ascii ? 0x7f : 0x80) && c != '"' && c != '\\') {
             i++;
             continue;
         }
         int l = c >= 0x80 ? stint_json_utf8_seq(u + i, u + len) : 0;
-        if (l > 0) { /* a valid multi-byte character: part of the run */
+        if (l > 0 && !ascii) { /* a valid multi-byte character: part of the run */
             i += (size_t)l;
             continue;
         }
         fwrite(s + run, 1, i - run, f);
+        if (l > 0) {
+            put_cp_escape(f, u + i, l);
+            i += (size_t)l;
+            run = i;
+            continue;
+        }
         switch (c) {
         case '"': fputs("\\\"", f); break;
         case '\\': fputs("\\\\", f); break;
@@ -40,10 +68,14 @@ void stint_out_json_body(FILE *f, const char *s, size_t len)
         case '\r': fputs("\\r", f); break;
         case '\t': fputs("\\t", f); break;
         default:
-            if (c < 0x20)
+            if (ascii && c == '\b')
+                fputs("\\b", f);
+            else if (ascii && c == '\f')
+                fputs("\\f", f);
+            else if (c < 0x20 || c == 0x7f)
                 fprintf(f, "\\u%04x", c);
             else {
-                fputs("\xEF\xBF\xBD", f);
+                fputs(ascii ? "\\ufffd" : "\xEF\xBF\xBD", f);
                 atomic_fetch_add_explicit(&bad_utf8, 1, memory_order_relaxed);
             }
             break;
@@ -53,11 +85,30 @@ void stint_out_json_body(FILE *f, const char *s, size_t len)
     fwrite(s + run, 1, len - run, f);
 }
 
+void stint_out_json_body(FILE *f, const char *s, size_t len)
+{
+    json_body(f, s, len, 0);
+}
+
 void stint_out_json_str(FILE *f, const char *s, size_t len)
 {
     putc('"', f);
-    stint_out_json_body(f, s, len);
+    json_body(f, s, len, 0);
     putc('"', f);
+}
+
+void stint_out_json_ascii(FILE *f, const char *s, size_t len)
+{
+    putc('"', f);
+    json_body(f, s, len, 1);
+    putc('"', f);
+}
+
+void stint_out_json_model_str(FILE *f, const struct stint_model *m, uint32_t id)
+{
+    size_t n;
+    const char *s = stint_model_str(m, id, &n);
+    stint_out_json_str(f, s, n);
 }
 
 void stint_out_csv_str(FILE *f, const char *s, size_t len)

@@ -1,11 +1,16 @@
 /*
  * textout.h - small helpers for writing JSON, CSV and plain text to a FILE.
+ * The CLI's one JSON string escaper: every writer and command writes JSON
+ * strings through these.
  */
 #ifndef STINT_CLI_TEXTOUT_H
 #define STINT_CLI_TEXTOUT_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
+
+struct stint_model;
 
 /* Writes s (len bytes, any content) as a JSON string literal with quotes.
  * The output is always valid UTF-8: a byte that starts no valid UTF-8
@@ -16,7 +21,16 @@ void stint_out_json_str(FILE *f, const char *s, size_t len);
 /* The same without the quotes: a part of a JSON string literal, so that a
  * label can be written in pieces without a fixed buffer that cuts it. */
 void stint_out_json_body(FILE *f, const char *s, size_t len);
-/* Bytes written as U+FFFD by the two functions above since the process
+/* Writes the model's interned string id (model.h: stint_model_str) as a
+ * JSON string literal, as stint_out_json_str does. */
+void stint_out_json_model_str(FILE *f, const struct stint_model *m, uint32_t id);
+/* Writes s as a JSON string literal the way Python's json.dumps does with
+ * ensure_ascii (the reference timing tool's output): pure ASCII, every other
+ * code point as \uXXXX (a surrogate pair above U+FFFF), '\b' and '\f' as
+ * short escapes, 0x7f as \u007f; a byte that starts no valid UTF-8
+ * sequence becomes \ufffd, one per bad byte, and is counted. */
+void stint_out_json_ascii(FILE *f, const char *s, size_t len);
+/* Bytes written as U+FFFD by the functions above since the process
  * started (an atomic counter: any thread may write JSON). */
 unsigned long long stint_out_bad_utf8(void);
 /* Writes s as one CSV field: quoted (RFC 4180) when it holds , " CR or LF. */
