@@ -29,10 +29,13 @@ void stint_an_sort_f64(double *v, size_t n)
         qsort(v, n, sizeof *v, stint_qsort_f64);
 }
 
-/* Where quantile q of n > 0 sorted values lies: between index *lo and the
- * next one, *frac of the way; 0 when that is the last value (*lo = n - 1). */
+/* Where quantile q of n sorted values lies: -1 when n is 0 (no value); 0
+ * when at the last value (*lo = n - 1); else 1, between index *lo and the
+ * next one, *frac of the way. */
 static int quantile_at(size_t n, double q, size_t *lo, double *frac)
 {
+    if (n == 0)
+        return -1;
     double pos = q * (double)(n - 1);
     *lo = (size_t)pos;
     *frac = pos - (double)*lo;
@@ -44,23 +47,19 @@ static int quantile_at(size_t n, double q, size_t *lo, double *frac)
 
 double stint_an_quantile(const int64_t *v, size_t n, double q)
 {
-    size_t lo;
-    double frac;
-    if (n == 0)
-        return NAN;
-    if (!quantile_at(n, q, &lo, &frac))
-        return (double)v[lo];
-    return (double)v[lo] + frac * (double)(v[lo + 1] - v[lo]);
+    size_t lo = 0;
+    double frac = 0;
+    int at = quantile_at(n, q, &lo, &frac);
+    return at < 0 ? NAN : at == 0 ? (double)v[lo] : (double)v[lo] + frac * (double)(v[lo + 1] - v[lo]);
 }
 
 double stint_an_quantile_f64(const double *v, size_t n, double q)
 {
-    size_t lo;
-    double frac;
-    if (n == 0)
-        return NAN;
-    if (!quantile_at(n, q, &lo, &frac))
-        return v[lo];
+    size_t lo = 0;
+    double frac = 0;
+    int at = quantile_at(n, q, &lo, &frac);
+    if (at <= 0)
+        return at < 0 ? NAN : v[lo];
     double d = v[lo + 1] - v[lo];
     if (frac == 0 || v[lo] == v[lo + 1])
         return v[lo];

@@ -236,18 +236,10 @@ static void steps_other(struct steps_work *w, size_t nshown)
 
 static void steps_work_free(struct steps_work *w)
 {
-    free(w->step_of);
-    free(w->steps);
-    free(w->names);
-    free(w->child_of);
-    free(w->civ);
-    free(w->tmp);
-    free(w->totals);
-    free(w->order);
-    free(w->rank_of);
-    free(w->children);
-    free(w->rows);
-    free(w->cells);
+    void *all[] = {w->step_of, w->steps, w->names, w->child_of, w->civ,      w->tmp,
+                   w->totals,  w->order, w->rank_of, w->children, w->rows, w->cells};
+    for (size_t i = 0; i < sizeof all / sizeof *all; i++)
+        free(all[i]);
 }
 
 int stint_steps_sparse_compute(struct stint_steps_sparse *r, const struct stint_model *mm, const char *step_glob,

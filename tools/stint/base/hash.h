@@ -18,27 +18,26 @@
  * keys over the high bits (Fibonacci hashing). */
 #define STINT_HASH_GOLDEN UINT64_C(0x9e3779b97f4a7c15)
 
+/* The xorshift-multiply finaliser both mixes below are made of: three
+ * xor-shifts (s1, s2, s3) around two odd multipliers (m1, m2). */
+static inline uint64_t stint_hash_xmx(uint64_t x, unsigned s1, uint64_t m1, unsigned s2, uint64_t m2, unsigned s3)
+{
+    x = (x ^ (x >> s1)) * m1;
+    x = (x ^ (x >> s2)) * m2;
+    return x ^ (x >> s3);
+}
+
 /* MurmurHash3's 64-bit finaliser: every input bit affects every output bit. */
 static inline uint64_t stint_hash_fmix64(uint64_t x)
 {
-    x ^= x >> 33;
-    x *= UINT64_C(0xff51afd7ed558ccd);
-    x ^= x >> 33;
-    x *= UINT64_C(0xc4ceb9fe1a85ec53);
-    x ^= x >> 33;
-    return x;
+    return stint_hash_xmx(x, 33, UINT64_C(0xff51afd7ed558ccd), 33, UINT64_C(0xc4ceb9fe1a85ec53), 33);
 }
 
 /* splitmix64's finaliser (a different, equally good mix; the OTLP writer's
  * ids are made with it). */
 static inline uint64_t stint_hash_splitmix64(uint64_t x)
 {
-    x ^= x >> 30;
-    x *= UINT64_C(0xbf58476d1ce4e5b9);
-    x ^= x >> 27;
-    x *= UINT64_C(0x94d049bb133111eb);
-    x ^= x >> 31;
-    return x;
+    return stint_hash_xmx(x, 30, UINT64_C(0xbf58476d1ce4e5b9), 27, UINT64_C(0x94d049bb133111eb), 31);
 }
 
 /* The index of key's slot in a table of 2^bits slots (1 <= bits <= 63),
