@@ -24,7 +24,9 @@
 #include "read/json.h"
 #include "read/jsonl_scan.h"
 #include "write/textout.h"
+#include "base/hash.h"
 #include "base/tsparse.h"
+#include "base/xalloc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -58,24 +60,14 @@ struct strtab {
     size_t hcap;
 };
 
-static uint64_t fnv(const char *s, size_t n)
-{
-    uint64_t h = 1469598103934665603ull;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-    return h;
-}
-
 static uint32_t str_id(struct strtab *t, const char *s, size_t n)
 {
     if ((t->n + 1) * 2 > t->hcap) {
         size_t hcap = t->hcap ? t->hcap * 2 : 256;
-        uint32_t *h = malloc(hcap * sizeof *h);
-        if (!h)
-            return UINT32_MAX;
+        uint32_t *h = stint_xreallocarray(NULL, hcap, sizeof *h);
         memset(h, 0xff, hcap * sizeof *h);
         for (size_t i = 0; i < t->n; i++) {
-            size_t k = (size_t)fnv(t->v[i], strlen(t->v[i])) & (hcap - 1);
+            size_t k = (size_t)stint_hash_bytes(t->v[i], strlen(t->v[i])) & (hcap - 1);
             while (h[k] != UINT32_MAX)
                 k = (k + 1) & (hcap - 1);
             h[k] = (uint32_t)i;
@@ -84,7 +76,7 @@ static uint32_t str_id(struct strtab *t, const char *s, size_t n)
         t->hash = h;
         t->hcap = hcap;
     }
-    size_t k = (size_t)fnv(s, n) & (t->hcap - 1);
+    size_t k = (size_t)stint_hash_bytes(s, n) & (t->hcap - 1);
     while (t->hash[k] != UINT32_MAX) {
         const char *e = t->v[t->hash[k]];
         if (strlen(e) == n && !memcmp(e, s, n))
@@ -94,15 +86,10 @@ static uint32_t str_id(struct strtab *t, const char *s, size_t n)
     t->hash[k] = (uint32_t)t->n;
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 64;
-        char **nv = realloc(t->v, cap * sizeof *nv);
-        if (!nv)
-            return UINT32_MAX;
-        t->v = nv;
+        t->v = stint_xreallocarray(t->v, cap, sizeof *t->v);
         t->cap = cap;
     }
-    t->v[t->n] = strndup(s, n);
-    if (!t->v[t->n])
-        return UINT32_MAX;
+    t->v[t->n] = stint_xstrndup(s, n);
     return (uint32_t)t->n++;
 }
 
@@ -114,7 +101,6 @@ struct mctx {
     char first_bad[200];
     uint64_t unknown_alloc;  /* allocs among unknown_size */
     char first_unknown[200]; /* the first of them */
-    int oom;
     const char *path;
     uint64_t objects; /* lines that are JSON objects */
     int have_meta;
@@ -170,14 +156,11 @@ static int shape_bytes(const struct stint_jl_val *shape, const struct stint_jl_v
     return 0;
 }
 
-/* The id of prefix + the n bytes at s in t (the whole name, however long);
- * UINT32_MAX when out of memory. */
+/* The id of prefix + the n bytes at s in t (the whole name, however long). */
 static uint32_t key_id(struct strtab *t, const char *prefix, const char *s, size_t n)
 {
     size_t pl = strlen(prefix);
-    char small[256], *key = n + pl <= sizeof small ? small : malloc(n + pl);
-    if (!key)
-        return UINT32_MAX;
+    char small[256], *key = n + pl <= sizeof small ? small : stint_xmalloc(n + pl);
     memcpy(key, prefix, pl);
     memcpy(key + pl, s, n);
     uint32_t id = str_id(t, key, n + pl);
@@ -189,19 +172,14 @@ static uint32_t key_id(struct strtab *t, const char *prefix, const char *s, size
 /* A tensor id, category or device name is keyed and shown decoded (a "\t" in the JSON
  * is a tab, shown as \t in text and JSON alike, not as \\t): a string with
  * escapes is decoded into a new buffer (v->escaped then marks it owned; the
- * caller frees it). Returns 0, or -1 out of memory (nothing owned). */
-static int decode_str(struct stint_jl_val *v)
+ * caller frees it). */
+static void decode_str(struct stint_jl_val *v)
 {
     if (v->type != STINT_JL_STRING || !v->escaped)
-        return 0;
-    char *b = malloc(v->len ? v->len : 1);
-    if (!b) {
-        v->escaped = 0;
-        return -1;
-    }
+        return;
+    char *b = stint_xmalloc(v->len ? v->len : 1);
     v->len = stint_json_unescape(v->p, v->len, b);
     v->p = b;
-    return 0;
 }
 
 /* Stops the read at line lineno with a session error (exit 1; what was read
@@ -242,10 +220,9 @@ static int mem_line(void *vctx, const char *line, size_t len, uint64_t lineno)
             return session_error(c, lineno, "a second meta record (expected exactly one, the first record)");
         if (c->objects != 1)
             return session_error(c, lineno, "meta is not the first record (expected it before every other record)");
-        if (stint_jl_get(line, len, "schema", &sc) != 0 || decode_str(&sc)) {
-            c->oom = 1;
-            return 3;
-        }
+        if (stint_jl_get(line, len, "schema", &sc) != 0)
+            stint_die_nomem(); /* (the line was read as an object just above: only memory can fail) */
+        decode_str(&sc);
         int known = sc.type == STINT_JL_STRING && stint_jl_schema_known(sc.p, sc.len);
         free(sc.escaped ? (void *)sc.p : NULL);
         if (!known)
@@ -297,12 +274,7 @@ static int mem_line(void *vctx, const char *line, size_t len, uint64_t lineno)
     }
     if (c->n == c->cap) {
         size_t cap = c->cap ? c->cap * 2 : 256;
-        struct rec *nr = realloc(c->r, cap * sizeof *nr);
-        if (!nr) {
-            c->oom = 1;
-            return 3;
-        }
-        c->r = nr;
+        c->r = stint_xreallocarray(c->r, cap, sizeof *c->r);
         c->cap = cap;
     }
     struct rec *r = &c->r[c->n];
@@ -310,12 +282,9 @@ static int mem_line(void *vctx, const char *line, size_t len, uint64_t lineno)
     r->bytes = nbytes;
     r->seq = c->n;
     r->is_free = (uint8_t)is_free;
-    if (decode_str(&tensor) || decode_str(&cat) || decode_str(&dev)) {
-        free(tensor.escaped ? (void *)tensor.p : NULL);
-        free(cat.escaped ? (void *)cat.p : NULL);
-        c->oom = 1;
-        return 3;
-    }
+    decode_str(&tensor);
+    decode_str(&cat);
+    decode_str(&dev);
     /* a tensor id is its decoded text: a string's, or a number's (which no
      * string id meets: "s:" and "n:" keep them apart) */
     r->tensor = UINT32_MAX - 1;
@@ -326,10 +295,6 @@ static int mem_line(void *vctx, const char *line, size_t len, uint64_t lineno)
     r->device = dev.type == STINT_JL_STRING ? key_id(&c->names, "d:", dev.p, dev.len) : key_id(&c->names, "d:", "", 0);
     free(cat.escaped ? (void *)cat.p : NULL);
     free(dev.escaped ? (void *)dev.p : NULL);
-    if (r->tensor == UINT32_MAX || r->category == UINT32_MAX || r->device == UINT32_MAX) {
-        c->oom = 1;
-        return 3;
-    }
     c->n++;
     return 0;
 }
@@ -385,12 +350,399 @@ static void order_instants(struct rec *r, size_t n, uint32_t *stamp, struct rec 
     }
 }
 
+/* Reads o->path into c and says on stderr what was wrong with it. Returns
+ * the exit code so far; *torn is the line number of a torn last line (0:
+ * none), torn_what its words; *cut is set when the read ended in an error
+ * after some lines (the report is PARTIAL); *no_report when nothing can be
+ * reported. */
+static int mem_read(const struct stint_cmd_opts *o, struct mctx *c, uint64_t *torn, char *torn_what, size_t tw_cap,
+                    int *cut, int *no_report)
+{
+    char err[600] = "";
+    c->path = o->path;
+    /* torn: a last line without '\n', dropped as the session reader drops it */
+    int rc = stint_jl_each(o->path, mem_line, c, torn, err, sizeof err);
+    if (!rc && !c->have_meta && c->lines > c->bad) /* (no line at all: said below as for the reader) */
+        rc = session_error(c, c->lines, "no meta record (expected a meta record first)");
+    if (!rc && !c->lines) { /* (a lone torn line is no record either, as for the session reader) */
+        snprintf(c->fatal, sizeof c->fatal, "%s: no records (expected a meta record first)", o->path);
+        rc = STINT_EXIT_DATA;
+    }
+    if (rc) {
+        fprintf(stderr, "stint: error: %s\n", c->fatal[0] ? c->fatal : err);
+        if (!c->lines) {
+            stint_report_end(stderr, o->path, 1, 0);
+            *no_report = 1;
+            return rc;
+        }
+        /* what was read before the error is reported, PARTIAL, with the error's exit code */
+        *cut = 1;
+        stint_report_end(stderr, o->path, 0, 1);
+    }
+    if (c->bad)
+        fprintf(stderr, "stint: %s: %" PRIu64 " line(s) not usable (first: %s)\n", o->path, c->bad, c->first_bad);
+    if (c->lines && c->bad == c->lines) {
+        fprintf(stderr, "stint: %s: no line is a JSON object: not a JSONL session\n", o->path);
+        rc = rc ? rc : STINT_EXIT_DATA;
+    }
+    if (*torn) {
+        snprintf(torn_what, tw_cap, "line %llu: last line has no newline (a writer cut mid-line): dropped",
+                 (unsigned long long)*torn);
+        fprintf(stderr, "stint: %s: repaired 1 x torn_record (first: %s)\n", o->path, torn_what);
+    }
+    if (o->strict && !rc && (c->bad || c->unknown_alloc || *torn)) {
+        /* --strict: a line left out, an alloc's size taken as 0 or a torn last line is an error; the
+         * report is still printed */
+        fprintf(stderr, "stint: error: %s: --strict: %s\n", o->path,
+                c->bad ? c->first_bad : *torn ? torn_what : c->first_unknown);
+        rc = STINT_EXIT_DATA;
+    }
+    return rc;
+}
+
+/* The replay's state and what it found. Live bytes per tensor (index =
+ * tensor id), per category and device; whether a tensor is live is its own
+ * flag: a live tensor can hold 0 bytes (an empty shape, or an unknown dtype). */
+struct replay {
+    size_t nt, nn;
+    uint64_t *live_t;
+    uint8_t *on_t;
+    uint32_t *cat_t, *dev_t;
+    uint64_t *by_name, *peak_by_name;
+    int win, json, timeline;
+    int64_t wa, wb; /* the window [wa, wb) */
+    uint64_t live, peak, allocs, frees, unmatched, realloc_live, live_at_start, win_records;
+    int64_t peak_ts;
+    int have_peak, opened, overflow_ts_set;
+    int64_t overflow_ts;
+    size_t emitted; /* timeline points written */
+};
+
+/* One timeline point. */
+static void put_point(FILE *f, struct replay *p, int64_t ts)
+{
+    if (p->json)
+        fprintf(f, "%s[%" PRId64 ",%" PRIu64 "]", p->emitted ? "," : "", ts, p->live);
+    else
+        fprintf(f, "%20" PRId64 " %16" PRIu64 "\n", ts, p->live);
+    p->emitted++;
+}
+
+/* The peak is now, at ts. */
+static void take_peak(struct replay *p, int64_t ts)
+{
+    p->peak = p->live;
+    p->peak_ts = ts;
+    p->have_peak = 1;
+    memcpy(p->peak_by_name, p->by_name, p->nn * sizeof *p->by_name);
+}
+
+/* Takes tensor tid's bytes out of what is live. */
+static void unlive(struct replay *p, uint32_t tid)
+{
+    p->live -= p->live_t[tid];
+    p->by_name[p->cat_t[tid]] -= p->live_t[tid];
+    p->by_name[p->dev_t[tid]] -= p->live_t[tid];
+}
+
+/* Applies one record (inside: in the window, counted). */
+static void apply(struct replay *p, const struct rec *r, int inside)
+{
+    uint32_t tid = r->tensor == UINT32_MAX - 1 ? UINT32_MAX : r->tensor;
+    if (r->is_free) {
+        p->frees += (uint64_t)inside;
+        if (tid == UINT32_MAX || !p->on_t[tid]) {
+            p->unmatched += (uint64_t)inside;
+            return;
+        }
+        unlive(p, tid);
+        p->live_t[tid] = 0;
+        p->on_t[tid] = 0;
+        return;
+    }
+    p->allocs += (uint64_t)inside;
+    if (tid != UINT32_MAX && p->on_t[tid]) {
+        /* alloc of a live tensor: the old one is replaced (counted) */
+        p->realloc_live += (uint64_t)inside;
+        unlive(p, tid);
+    }
+    /* (2^64 bytes live is no real session: said, and the file is bad data) */
+    if (__builtin_add_overflow(p->live, r->bytes, &p->live) && !p->overflow_ts_set) {
+        p->overflow_ts = r->ts;
+        p->overflow_ts_set = 1;
+    }
+    p->by_name[r->category] += r->bytes;
+    p->by_name[r->device] += r->bytes;
+    if (tid != UINT32_MAX) {
+        p->live_t[tid] = r->bytes;
+        p->on_t[tid] = 1;
+        p->cat_t[tid] = r->category;
+        p->dev_t[tid] = r->device;
+    }
+    if (inside && (p->live > p->peak || !p->have_peak))
+        take_peak(p, r->ts);
+}
+
+/* The replay always covers the whole input in time order: a window [A, B)
+ * (--time-range) only selects the span that is reported. Records before A
+ * are applied silently (what they leave live is carried in); counts, the
+ * peak and the timeline are the window's; records at or after B are not
+ * needed. Timeline points go to f as they come. */
+static void replay_all(FILE *f, struct replay *p, const struct rec *recs, size_t n)
+{
+    for (size_t i = 0; i <= n; i++) {
+        const struct rec *r = i < n ? &recs[i] : NULL;
+        if (r && p->win && r->ts >= p->wb)
+            r = NULL; /* sorted: the rest is after the window */
+        if (!p->opened && (!r || r->ts >= p->wa)) {
+            /* the window opens: what is live now was carried in */
+            p->opened = 1;
+            p->live_at_start = p->live;
+            if (p->wa != INT64_MIN) {
+                if (p->live)
+                    take_peak(p, p->wa);
+                if (p->timeline)
+                    put_point(f, p, p->wa);
+            }
+        }
+        if (!r)
+            break;
+        const int inside = p->opened;
+        p->win_records += (uint64_t)inside;
+        uint64_t unmatched = p->unmatched;
+        apply(p, r, inside);
+        if (p->timeline && inside && p->unmatched == unmatched)
+            put_point(f, p, r->ts);
+    }
+}
+
+/* The names that are categories (is_dev 0) or devices (1) at the peak, as
+ * JSON members "NAME":BYTES. */
+static void put_names_json(FILE *f, const struct mctx *c, const uint8_t *is, const uint64_t *peak_by_name)
+{
+    int first = 1;
+    for (size_t k = 0; k < c->names.n; k++)
+        if (is[k]) {
+            if (!first)
+                putc(',', f);
+            stint_out_json_str(f, c->names.v[k] + 2, strlen(c->names.v[k] + 2));
+            fprintf(f, ":%" PRIu64, peak_by_name[k]);
+            first = 0;
+        }
+}
+
+/* What the report prints besides the replay. */
+struct mem_report {
+    const struct mctx *c;
+    const struct replay *p;
+    const uint8_t *is_cat, *is_dev;
+    const char *scope;
+    uint64_t torn;
+    int partial;
+};
+
+static void put_json(FILE *f, const struct mem_report *m)
+{
+    const struct mctx *c = m->c;
+    const struct replay *p = m->p;
+    if (p->timeline)
+        fputs("],", f);
+    fputs("\"scope\":", f);
+    stint_out_json_str(f, m->scope, strlen(m->scope));
+    if (p->win) {
+        fputs(",\"window\":{\"start_ns\":", f);
+        if (p->wa == INT64_MIN)
+            fputs("null", f);
+        else
+            fprintf(f, "%" PRId64, p->wa);
+        fputs(",\"end_ns\":", f);
+        if (p->wb == INT64_MAX)
+            fputs("null", f);
+        else
+            fprintf(f, "%" PRId64, p->wb);
+        fprintf(f, ",\"records\":%" PRIu64 ",\"live_bytes_at_start\":%" PRIu64 "}", p->win_records,
+                p->live_at_start);
+    }
+    fprintf(f,
+            ",\"records\":%zu,\"allocs\":%" PRIu64 ",\"frees\":%" PRIu64 ",\"frees_without_alloc\":%" PRIu64
+            ",\"allocs_of_live_tensor\":%" PRIu64 ",\"sizes_unknown\":%" PRIu64 ",\"peak_bytes\":%" PRIu64
+            ",\"peak_ts_ns\":",
+            c->n, p->allocs, p->frees, p->unmatched, p->realloc_live, c->unknown_size, p->peak);
+    if (p->have_peak)
+        fprintf(f, "%" PRId64, p->peak_ts);
+    else
+        fputs("null", f);
+    fprintf(f, ",\"live_bytes_at_end\":%" PRIu64 ",\"device_memory_records\":%" PRIu64 ",\"peak_by_category\":{",
+            p->live, c->device_records);
+    put_names_json(f, c, m->is_cat, p->peak_by_name);
+    fputs("},\"peak_by_device\":{", f);
+    put_names_json(f, c, m->is_dev, p->peak_by_name);
+    fprintf(f, "},\"unusable_lines\":%" PRIu64 ",\"repairs\":{%s},\"partial\":%s}\n", c->bad,
+            m->torn ? "\"torn_record\":1" : "", m->partial ? "true" : "false");
+}
+
+/* The window's bounds in words, for the text output. */
+static void window_words(char *w, size_t cap, int64_t wa, int64_t wb)
+{
+    if (wa != INT64_MIN && wb != INT64_MAX)
+        snprintf(w, cap, "%" PRId64 " <= ts < %" PRId64 " ns", wa, wb);
+    else if (wa != INT64_MIN)
+        snprintf(w, cap, "ts >= %" PRId64 " ns", wa);
+    else if (wb != INT64_MAX)
+        snprintf(w, cap, "ts < %" PRId64 " ns", wb);
+    else
+        snprintf(w, cap, "every timestamp");
+}
+
+static void put_text(FILE *f, const struct mem_report *m)
+{
+    const struct mctx *c = m->c;
+    const struct replay *p = m->p;
+    const int win = p->win;
+    /* without a window every number is the file's; with one, each line says whose it is */
+    const char *in_win = win ? " in the window" : "";
+    fprintf(f, "# %s\n", m->scope);
+    if (m->partial)
+        fprintf(f, "# PARTIAL: the input ended in an error; what was read before it is reported\n");
+    if (win) {
+        char wtext[96];
+        window_words(wtext, sizeof wtext, p->wa, p->wb);
+        fprintf(f, "window              %s\n", wtext);
+        fprintf(f,
+                "memory records      %zu in the file; in the window %" PRIu64 " (%" PRIu64 " allocs, %" PRIu64
+                " frees)\n",
+                c->n, p->win_records, p->allocs, p->frees);
+    } else {
+        fprintf(f, "memory records      %zu (%" PRIu64 " allocs, %" PRIu64 " frees)\n", c->n, p->allocs, p->frees);
+    }
+    fprintf(f, "frees without alloc %" PRIu64 "%s%s\n", p->unmatched, in_win,
+            p->unmatched ? " (counted, ignored)" : "");
+    if (p->realloc_live)
+        fprintf(f, "allocs of a live tensor %" PRIu64 "%s (the earlier size is replaced)\n", p->realloc_live, in_win);
+    if (c->unknown_size)
+        fprintf(f, "sizes unknown       %" PRIu64 "%s (no bytes and no known dtype: counted as 0)\n",
+                c->unknown_size, win ? " in the file" : "");
+    if (win) {
+        if (p->wa != INT64_MIN)
+            fprintf(f, "live bytes at start %" PRIu64 " (carried in: live at ts %" PRId64 " ns)\n", p->live_at_start,
+                    p->wa);
+        else
+            fprintf(f, "live bytes at start 0 (the window has no start)\n");
+    }
+    if (p->have_peak)
+        fprintf(f, "peak live bytes     %" PRIu64 " at ts %" PRId64 " ns%s\n", p->peak, p->peak_ts, in_win);
+    else
+        fprintf(f, "peak live bytes     - (no allocation%s)\n", in_win);
+    if (win && p->wb != INT64_MAX)
+        fprintf(f, "live bytes at end   %" PRIu64 " (at the window's end, ts %" PRId64 " ns)\n", p->live, p->wb);
+    else if (win)
+        fprintf(f, "live bytes at end   %" PRIu64 " (the window has no end: at the end of the file)\n", p->live);
+    else
+        fprintf(f, "live bytes at end   %" PRIu64 "\n", p->live);
+    if (p->have_peak) {
+        fprintf(f, "at the peak%s, by category:\n", in_win);
+        for (size_t k = 0; k < c->names.n; k++)
+            if (m->is_cat[k])
+                put_name_row(f, c->names.v[k] + 2, p->peak_by_name[k]);
+        fprintf(f, "at the peak%s, by device:\n", in_win);
+        for (size_t k = 0; k < c->names.n; k++)
+            if (m->is_dev[k])
+                put_name_row(f, c->names.v[k][2] ? c->names.v[k] + 2 : "(none)", p->peak_by_name[k]);
+    }
+}
+
+static const char scope_file[] =
+    "live bytes = sum of allocations not yet freed, from explicit memory records only (not "
+    "device_memory checkpoints); at equal timestamps allocs come before frees, but for one that follows the free of "
+    "its own tensor";
+static const char scope_window[] =
+    "live bytes = sum of allocations not yet freed, from explicit memory records only (not "
+    "device_memory checkpoints); at equal timestamps allocs come before frees, but for one that follows the free of "
+    "its own tensor; the replay covers the "
+    "whole file in time order and the window [start, end) only selects what is reported: live bytes "
+    "at start = what records before the window left live (carried in), allocs, frees, frees without "
+    "alloc, allocs of a live tensor, the peak and the timeline are the window's, live bytes at end = at "
+    "the window's end; records (also given for the window), sizes unknown and device_memory records "
+    "count the whole file";
+
+/* Replays c's records (sorted) and prints the report. Returns rc, or the
+ * exit code it becomes (bad data on an overflow, I/O on a write error). */
+static int report(const struct stint_cmd_opts *o, struct mctx *c, int timeline, uint64_t torn, int cut, int rc)
+{
+    struct replay p;
+    memset(&p, 0, sizeof p);
+    p.nt = c->tensors.n + 1;
+    p.nn = c->names.n + 1;
+    p.live_t = stint_xcalloc(p.nt, sizeof *p.live_t);
+    p.on_t = stint_xcalloc(p.nt, sizeof *p.on_t);
+    p.cat_t = stint_xcalloc(p.nt, sizeof *p.cat_t);
+    p.dev_t = stint_xcalloc(p.nt, sizeof *p.dev_t);
+    p.by_name = stint_xcalloc(p.nn, sizeof *p.by_name);
+    p.peak_by_name = stint_xcalloc(p.nn, sizeof *p.peak_by_name);
+    p.win = o->filter.has_range;
+    p.json = o->json;
+    p.timeline = timeline;
+    p.wa = p.win ? o->filter.t0 : INT64_MIN;
+    p.wb = p.win ? o->filter.t1 : INT64_MAX;
+    FILE *f = stdout;
+    if (o->json)
+        fputs("{\"schema\":\"stint.memory/1\",", f);
+    if (timeline) {
+        if (o->json)
+            fputs("\"timeline\":[", f);
+        else
+            fprintf(f, "%20s %16s\n", "ts_ns", "live_bytes");
+    }
+    replay_all(f, &p, c->r, c->n);
+    /* which names are categories and which devices */
+    uint8_t *is_cat = stint_xcalloc(p.nn, 1), *is_dev = stint_xcalloc(p.nn, 1);
+    for (size_t i = 0; i < c->n; i++) /* (a free's category and device are its alloc's, not its own) */
+        if (!c->r[i].is_free) {
+            is_cat[c->r[i].category] = 1;
+            is_dev[c->r[i].device] = 1;
+        }
+    if (p.overflow_ts_set) {
+        fprintf(stderr,
+                "stint: error: %s: live bytes pass 2^64-1 at ts %" PRId64
+                " ns: the byte counts from there on are not exact\n",
+                o->path, p.overflow_ts);
+        if (!rc)
+            rc = STINT_EXIT_DATA;
+    }
+    const struct mem_report m = {c, &p, is_cat, is_dev, p.win ? scope_window : scope_file, torn,
+                                 rc == STINT_EXIT_DATA || cut};
+    if (o->json)
+        put_json(f, &m);
+    else
+        put_text(f, &m);
+    free(is_cat);
+    free(is_dev);
+    if (stint_cmd_close_out("memory", f, "stdout") != 0)
+        rc = STINT_EXIT_IO;
+    free(p.live_t);
+    free(p.on_t);
+    free(p.cat_t);
+    free(p.dev_t);
+    free(p.by_name);
+    free(p.peak_by_name);
+    return rc;
+}
+
+/* Frees a string table. */
+static void strtab_free(struct strtab *t)
+{
+    for (size_t k = 0; k < t->n; k++)
+        free(t->v[k]);
+    free(t->v);
+    free(t->hash);
+}
+
 int stint_cmd_memory(int argc, char **argv)
 {
     int timeline = 0;
     const struct stint_cmd_extra ex[] = {{"--timeline", NULL, NULL, &timeline, 1}};
-    if (stint_cmd_take_extras("memory", &argc, argv, ex, 1) == 2)
-        return 2;
+    if (stint_cmd_take_extras("memory", &argc, argv, ex, 1) == STINT_EXIT_USAGE)
+        return STINT_EXIT_USAGE;
     struct stint_cmd_opts o;
     const struct stint_cmd_spec spec = {
         "memory", STINT_FILT_RANGE | STINT_TAKES_JSON,
@@ -402,342 +754,23 @@ int stint_cmd_memory(int argc, char **argv)
         return rc;
     struct mctx c;
     memset(&c, 0, sizeof c);
-    char err[600] = "";
-    c.path = o.path;
-    uint64_t torn = 0; /* a last line without '\n', dropped as the session reader drops it */
-    rc = stint_jl_each(o.path, mem_line, &c, &torn, err, sizeof err);
-    int cut = 0;
-    if (!rc && !c.have_meta && !c.oom && c.lines > c.bad) /* (no line at all: said below as for the reader) */
-        rc = session_error(&c, c.lines, "no meta record (expected a meta record first)");
-    if (!rc && !c.lines) { /* (a lone torn line is no record either, as for the session reader) */
-        snprintf(c.fatal, sizeof c.fatal, "%s: no records (expected a meta record first)", o.path);
-        rc = 1;
-    }
-    if (rc) {
-        fprintf(stderr, "stint: error: %s\n", c.oom ? "out of memory" : c.fatal[0] ? c.fatal : err);
-        if (c.oom || !c.lines) {
-            stint_report_end(stderr, o.path, 1, 0);
-            goto out;
-        }
-        /* what was read before the error is reported, PARTIAL, with the error's exit code */
-        cut = 1;
-        stint_report_end(stderr, o.path, 0, 1);
-    }
-    if (c.bad)
-        fprintf(stderr, "stint: %s: %" PRIu64 " line(s) not usable (first: %s)\n", o.path, c.bad, c.first_bad);
-    if (c.lines && c.bad == c.lines) {
-        fprintf(stderr, "stint: %s: no line is a JSON object: not a JSONL session\n", o.path);
-        rc = rc ? rc : 1;
-    }
+    uint64_t torn = 0;
     char torn_what[96] = "";
-    if (torn) {
-        snprintf(torn_what, sizeof torn_what, "line %llu: last line has no newline (a writer cut mid-line): dropped",
-                 (unsigned long long)torn);
-        fprintf(stderr, "stint: %s: repaired 1 x torn_record (first: %s)\n", o.path, torn_what);
-    }
-    if (o.strict && !rc && (c.bad || c.unknown_alloc || torn)) {
-        /* --strict: a line left out, an alloc's size taken as 0 or a torn last line is an error; the
-         * report is still printed */
-        fprintf(stderr, "stint: error: %s: --strict: %s\n", o.path,
-                c.bad ? c.first_bad : torn ? torn_what : c.first_unknown);
-        rc = 1;
-    }
-    if (c.n > 1) {
-        qsort(c.r, c.n, sizeof *c.r, rec_cmp);
-        uint32_t *stamp = calloc(c.tensors.n + 1, sizeof *stamp);
-        struct rec *tmp = malloc(c.n * sizeof *tmp);
-        if (!stamp || !tmp) {
+    int cut = 0, no_report = 0;
+    rc = mem_read(&o, &c, &torn, torn_what, sizeof torn_what, &cut, &no_report);
+    if (!no_report) {
+        if (c.n > 1) {
+            qsort(c.r, c.n, sizeof *c.r, rec_cmp);
+            uint32_t *stamp = stint_xcalloc(c.tensors.n + 1, sizeof *stamp);
+            struct rec *tmp = stint_xreallocarray(NULL, c.n, sizeof *tmp);
+            order_instants(c.r, c.n, stamp, tmp);
             free(stamp);
             free(tmp);
-            fprintf(stderr, "stint memory: out of memory\n");
-            rc = 3;
-            goto out;
         }
-        order_instants(c.r, c.n, stamp, tmp);
-        free(stamp);
-        free(tmp);
+        rc = report(&o, &c, timeline, torn, cut, rc);
     }
-    /* live bytes per tensor (index = tensor id), per category and device;
-     * whether a tensor is live is its own flag: a live tensor can hold 0
-     * bytes (an empty shape, or an unknown dtype) */
-    size_t nt = c.tensors.n + 1, nn = c.names.n + 1;
-    uint64_t *live_t = calloc(nt, sizeof *live_t);
-    uint8_t *on_t = calloc(nt, sizeof *on_t);
-    uint32_t *cat_t = calloc(nt, sizeof *cat_t), *dev_t = calloc(nt, sizeof *dev_t);
-    uint64_t *by_name = calloc(nn, sizeof *by_name), *peak_by_name = calloc(nn, sizeof *peak_by_name);
-    if (!live_t || !on_t || !cat_t || !dev_t || !by_name || !peak_by_name) {
-        fprintf(stderr, "stint memory: out of memory\n");
-        rc = 3;
-        goto out2;
-    }
-    /* The replay always covers the whole input in time order: a window
-     * [A, B) (--time-range) only selects the span that is reported. Records
-     * before A are applied silently (what they leave live is carried in);
-     * counts, the peak and the timeline are the window's; records at or
-     * after B are not needed. */
-    const int win = o.filter.has_range;
-    const int64_t wa = win ? o.filter.t0 : INT64_MIN, wb = win ? o.filter.t1 : INT64_MAX;
-    uint64_t live = 0, peak = 0, allocs = 0, frees = 0, unmatched = 0, realloc_live = 0;
-    uint64_t live_at_start = 0, win_records = 0;
-    int64_t peak_ts = 0;
-    int have_peak = 0, opened = 0, overflow_ts_set = 0;
-    int64_t overflow_ts = 0;
-    FILE *f = stdout;
-    if (o.json)
-        fputs("{\"schema\":\"stint.memory/1\",", f);
-    if (timeline) {
-        if (o.json)
-            fputs("\"timeline\":[", f);
-        else
-            fprintf(f, "%20s %16s\n", "ts_ns", "live_bytes");
-    }
-    size_t emitted = 0;
-    for (size_t i = 0; i <= c.n; i++) {
-        const struct rec *r = i < c.n ? &c.r[i] : NULL;
-        if (r && win && r->ts >= wb)
-            r = NULL; /* sorted: the rest is after the window */
-        if (!opened && (!r || r->ts >= wa)) {
-            /* the window opens: what is live now was carried in */
-            opened = 1;
-            live_at_start = live;
-            if (wa != INT64_MIN) {
-                if (live) {
-                    peak = live;
-                    peak_ts = wa;
-                    have_peak = 1;
-                    memcpy(peak_by_name, by_name, nn * sizeof *by_name);
-                }
-                if (timeline) {
-                    if (o.json)
-                        fprintf(f, "[%" PRId64 ",%" PRIu64 "]", wa, live);
-                    else
-                        fprintf(f, "%20" PRId64 " %16" PRIu64 "\n", wa, live);
-                    emitted++;
-                }
-            }
-        }
-        if (!r)
-            break;
-        const int inside = opened;
-        if (inside)
-            win_records++;
-        uint32_t tid = r->tensor == UINT32_MAX - 1 ? UINT32_MAX : r->tensor;
-        if (!r->is_free) {
-            if (inside)
-                allocs++;
-            if (tid != UINT32_MAX && on_t[tid]) {
-                /* alloc of a live tensor: the old one is replaced (counted) */
-                if (inside)
-                    realloc_live++;
-                live -= live_t[tid];
-                by_name[cat_t[tid]] -= live_t[tid];
-                by_name[dev_t[tid]] -= live_t[tid];
-            }
-            /* (2^64 bytes live is no real session: said, and the file is bad data) */
-            if (__builtin_add_overflow(live, r->bytes, &live) && !overflow_ts_set) {
-                overflow_ts = r->ts;
-                overflow_ts_set = 1;
-            }
-            by_name[r->category] += r->bytes;
-            by_name[r->device] += r->bytes;
-            if (tid != UINT32_MAX) {
-                live_t[tid] = r->bytes;
-                on_t[tid] = 1;
-                cat_t[tid] = r->category;
-                dev_t[tid] = r->device;
-            }
-            if (inside && (live > peak || !have_peak)) {
-                peak = live;
-                peak_ts = r->ts;
-                have_peak = 1;
-                memcpy(peak_by_name, by_name, nn * sizeof *by_name);
-            }
-        } else {
-            if (inside)
-                frees++;
-            if (tid == UINT32_MAX || !on_t[tid]) {
-                if (inside)
-                    unmatched++;
-                continue;
-            }
-            live -= live_t[tid];
-            by_name[cat_t[tid]] -= live_t[tid];
-            by_name[dev_t[tid]] -= live_t[tid];
-            live_t[tid] = 0;
-            on_t[tid] = 0;
-        }
-        if (timeline && inside) {
-            if (o.json)
-                fprintf(f, "%s[%" PRId64 ",%" PRIu64 "]", emitted ? "," : "", r->ts, live);
-            else
-                fprintf(f, "%20" PRId64 " %16" PRIu64 "\n", r->ts, live);
-            emitted++;
-        }
-    }
-    /* which names are categories and which devices */
-    uint8_t *is_cat = calloc(nn, 1), *is_dev = calloc(nn, 1);
-    if (!is_cat || !is_dev) {
-        free(is_cat);
-        free(is_dev);
-        rc = 3;
-        goto out2;
-    }
-    for (size_t i = 0; i < c.n; i++) /* (a free's category and device are its alloc's, not its own) */
-        if (!c.r[i].is_free) {
-            is_cat[c.r[i].category] = 1;
-            is_dev[c.r[i].device] = 1;
-        }
-    if (overflow_ts_set) {
-        fprintf(stderr,
-                "stint: error: %s: live bytes pass 2^64-1 at ts %" PRId64
-                " ns: the byte counts from there on are not exact\n",
-                o.path, overflow_ts);
-        if (!rc)
-            rc = 1;
-    }
-    const char *scope =
-        win ? "live bytes = sum of allocations not yet freed, from explicit memory records only (not "
-              "device_memory checkpoints); at equal timestamps allocs come before frees, but for one that follows the free of its own tensor; the replay covers the "
-              "whole file in time order and the window [start, end) only selects what is reported: live bytes "
-              "at start = what records before the window left live (carried in), allocs, frees, frees without "
-              "alloc, allocs of a live tensor, the peak and the timeline are the window's, live bytes at end = at "
-              "the window's end; records (also given for the window), sizes unknown and device_memory records "
-              "count the whole file"
-            : "live bytes = sum of allocations not yet freed, from explicit memory records only (not "
-              "device_memory checkpoints); at equal timestamps allocs come before frees, but for one that follows the free of its own tensor";
-    /* the window's bounds in words, for the text output */
-    char wtext[96] = "";
-    if (win) {
-        if (wa != INT64_MIN && wb != INT64_MAX)
-            snprintf(wtext, sizeof wtext, "%" PRId64 " <= ts < %" PRId64 " ns", wa, wb);
-        else if (wa != INT64_MIN)
-            snprintf(wtext, sizeof wtext, "ts >= %" PRId64 " ns", wa);
-        else if (wb != INT64_MAX)
-            snprintf(wtext, sizeof wtext, "ts < %" PRId64 " ns", wb);
-        else
-            snprintf(wtext, sizeof wtext, "every timestamp");
-    }
-    if (o.json) {
-        if (timeline)
-            fputs("],", f);
-        fputs("\"scope\":", f);
-        stint_out_json_str(f, scope, strlen(scope));
-        if (win) {
-            fputs(",\"window\":{\"start_ns\":", f);
-            if (wa == INT64_MIN)
-                fputs("null", f);
-            else
-                fprintf(f, "%" PRId64, wa);
-            fputs(",\"end_ns\":", f);
-            if (wb == INT64_MAX)
-                fputs("null", f);
-            else
-                fprintf(f, "%" PRId64, wb);
-            fprintf(f, ",\"records\":%" PRIu64 ",\"live_bytes_at_start\":%" PRIu64 "}", win_records, live_at_start);
-        }
-        fprintf(f,
-                ",\"records\":%zu,\"allocs\":%" PRIu64 ",\"frees\":%" PRIu64 ",\"frees_without_alloc\":%" PRIu64
-                ",\"allocs_of_live_tensor\":%" PRIu64 ",\"sizes_unknown\":%" PRIu64 ",\"peak_bytes\":%" PRIu64
-                ",\"peak_ts_ns\":",
-                c.n, allocs, frees, unmatched, realloc_live, c.unknown_size, peak);
-        if (have_peak)
-            fprintf(f, "%" PRId64, peak_ts);
-        else
-            fputs("null", f);
-        fprintf(f, ",\"live_bytes_at_end\":%" PRIu64 ",\"device_memory_records\":%" PRIu64 ",\"peak_by_category\":{",
-                live, c.device_records);
-        int first = 1;
-        for (size_t k = 0; k < c.names.n; k++)
-            if (is_cat[k]) {
-                if (!first)
-                    putc(',', f);
-                stint_out_json_str(f, c.names.v[k] + 2, strlen(c.names.v[k] + 2));
-                fprintf(f, ":%" PRIu64, peak_by_name[k]);
-                first = 0;
-            }
-        fputs("},\"peak_by_device\":{", f);
-        first = 1;
-        for (size_t k = 0; k < c.names.n; k++)
-            if (is_dev[k]) {
-                if (!first)
-                    putc(',', f);
-                stint_out_json_str(f, c.names.v[k] + 2, strlen(c.names.v[k] + 2));
-                fprintf(f, ":%" PRIu64, peak_by_name[k]);
-                first = 0;
-            }
-        fprintf(f, "},\"unusable_lines\":%" PRIu64 ",\"repairs\":{%s},\"partial\":%s}\n", c.bad,
-                torn ? "\"torn_record\":1" : "", rc == 1 || cut ? "true" : "false");
-    } else {
-        /* without a window every number is the file's; with one, each line says whose it is */
-        const char *in_win = win ? " in the window" : "";
-        fprintf(f, "# %s\n", scope);
-        if (rc == 1 || cut)
-            fprintf(f, "# PARTIAL: the input ended in an error; what was read before it is reported\n");
-        if (win) {
-            fprintf(f, "window              %s\n", wtext);
-            fprintf(f,
-                    "memory records      %zu in the file; in the window %" PRIu64 " (%" PRIu64 " allocs, %" PRIu64
-                    " frees)\n",
-                    c.n, win_records, allocs, frees);
-        } else {
-            fprintf(f, "memory records      %zu (%" PRIu64 " allocs, %" PRIu64 " frees)\n", c.n, allocs, frees);
-        }
-        fprintf(f, "frees without alloc %" PRIu64 "%s%s\n", unmatched, in_win, unmatched ? " (counted, ignored)" : "");
-        if (realloc_live)
-            fprintf(f, "allocs of a live tensor %" PRIu64 "%s (the earlier size is replaced)\n", realloc_live, in_win);
-        if (c.unknown_size)
-            fprintf(f, "sizes unknown       %" PRIu64 "%s (no bytes and no known dtype: counted as 0)\n",
-                    c.unknown_size, win ? " in the file" : "");
-        if (win) {
-            if (wa != INT64_MIN)
-                fprintf(f, "live bytes at start %" PRIu64 " (carried in: live at ts %" PRId64 " ns)\n", live_at_start,
-                        wa);
-            else
-                fprintf(f, "live bytes at start 0 (the window has no start)\n");
-        }
-        if (have_peak)
-            fprintf(f, "peak live bytes     %" PRIu64 " at ts %" PRId64 " ns%s\n", peak, peak_ts, in_win);
-        else
-            fprintf(f, "peak live bytes     - (no allocation%s)\n", in_win);
-        if (win && wb != INT64_MAX)
-            fprintf(f, "live bytes at end   %" PRIu64 " (at the window's end, ts %" PRId64 " ns)\n", live, wb);
-        else if (win)
-            fprintf(f, "live bytes at end   %" PRIu64 " (the window has no end: at the end of the file)\n", live);
-        else
-            fprintf(f, "live bytes at end   %" PRIu64 "\n", live);
-        if (have_peak) {
-            fprintf(f, "at the peak%s, by category:\n", in_win);
-            for (size_t k = 0; k < c.names.n; k++)
-                if (is_cat[k])
-                    put_name_row(f, c.names.v[k] + 2, peak_by_name[k]);
-            fprintf(f, "at the peak%s, by device:\n", in_win);
-            for (size_t k = 0; k < c.names.n; k++)
-                if (is_dev[k])
-                    put_name_row(f, c.names.v[k][2] ? c.names.v[k] + 2 : "(none)", peak_by_name[k]);
-        }
-    }
-    free(is_cat);
-    free(is_dev);
-    if (fflush(f) != 0) {
-        fprintf(stderr, "stint memory: write error on stdout\n");
-        rc = 3;
-    }
-out2:
-    free(live_t);
-    free(on_t);
-    free(cat_t);
-    free(dev_t);
-    free(by_name);
-    free(peak_by_name);
-out:
     free(c.r);
-    for (size_t k = 0; k < c.tensors.n; k++)
-        free(c.tensors.v[k]);
-    free(c.tensors.v);
-    free(c.tensors.hash);
-    free(c.names.hash);
-    for (size_t k = 0; k < c.names.n; k++)
-        free(c.names.v[k]);
-    free(c.names.v);
+    strtab_free(&c.tensors);
+    strtab_free(&c.names);
     return rc;
 }
