@@ -17,6 +17,7 @@
 #include "analyze/analysis.h"
 #include "cmd/cmdopts.h"
 #include "cmd/commands.h"
+#include "base/xalloc.h"
 #include "read/jsonl_scan.h"
 #include "stint/stint.h"
 #include "write/textout.h"
@@ -295,7 +296,7 @@ static int tele_row(void *ctx, const char *line, size_t len, uint64_t lineno)
         }
         struct series *s = series_get(t->set, t->fields[k].label, strlen(t->fields[k].label), 0, 0);
         if (!s || series_add(s, ts, d) != 0)
-            return 3;
+            stint_die_nomem();
     }
     return 0;
 }
@@ -453,6 +454,133 @@ static void put_num(FILE *f, double v)
         fprintf(f, "%.17g", v);
 }
 
+/* One series as a JSON object (first: no comma before it). */
+static void put_series_json(FILE *f, const struct series *s, const struct stats *p, int first)
+{
+    fprintf(f, "%s\n{\"name\":", first ? "" : ",");
+    stint_out_json_str(f, s->name, s->namelen);
+    if (s->has_pid)
+        fprintf(f, ",\"pid\":%" PRId64, s->pid);
+    fprintf(f, ",\"samples\":%zu,\"min\":", s->n);
+    put_num(f, p->min);
+    fputs(",\"median\":", f);
+    put_num(f, p->med);
+    fputs(",\"mean\":", f);
+    put_num(f, p->mean);
+    fputs(",\"max\":", f);
+    put_num(f, p->max);
+    fputs(",\"first_ts_ns\":", f);
+    if (s->n)
+        fprintf(f, "%" PRId64 ",\"last_ts_ns\":%" PRId64, s->s[0].ts_ns, s->s[s->n - 1].ts_ns);
+    else
+        fputs("null,\"last_ts_ns\":null", f);
+    fputs(",\"gap_median_ns\":", f);
+    put_num(f, p->gap_med_ns);
+    fprintf(f, ",\"gaps_over_threshold\":%" PRIu64 ",\"integral\":", p->gaps_over);
+    if (p->has_integral)
+        put_num(f, p->integral);
+    else
+        fputs("null", f);
+    fprintf(f, ",\"observed_ns\":%" PRId64 "}", p->observed_ns);
+}
+
+/* One series as a row of the text table. */
+static void put_series_text(FILE *f, const struct series *s, const struct stats *p)
+{
+    char ig[64], gm[32];
+    if (p->has_integral)
+        snprintf(ig, sizeof ig, "%.6g", p->integral);
+    else
+        snprintf(ig, sizeof ig, "-");
+    if (s->n > 1) /* (one sample has no spacing: '-', as JSON's null) */
+        snprintf(gm, sizeof gm, "%.6g", p->gap_med_ns * 1e-9);
+    else
+        snprintf(gm, sizeof gm, "-");
+    fprintf(f, "%8zu %12.6g %12.6g %12.6g %12.6g %12.6g %12s %7" PRIu64 " %14s %12.6g  ", s->n, p->min,
+            p->med, p->mean, p->max, s->n ? (double)s->s[0].ts_ns * 1e-9 : NAN, gm, p->gaps_over, ig,
+            (double)p->observed_ns * 1e-9);
+    /* the series name, escaped so one row stays one line */
+    stint_out_text_str(f, s->name, s->namelen);
+    if (s->has_pid)
+        fprintf(f, " (pid %" PRId64 ")", s->pid);
+    putc('\n', f);
+}
+
+/* Reads telemetry rows of o->path into t->set (t set up by the caller),
+ * saying on stderr what was wrong with them. Returns the exit code so far,
+ * or -2 when nothing can be reported (the code is then in *rc_out); *cut is
+ * set when the read ended in an error after some rows. */
+static int read_tele(const struct stint_cmd_opts *o, struct tele *t, const char *fields, int *cut)
+{
+    int pf = fields ? parse_fields(fields, &t->fields, &t->nfields) : 0;
+    if (pf == -1)
+        stint_die_nomem();
+    if (pf != 0)
+        return STINT_EXIT_USAGE;
+    char err[600];
+    err[0] = 0;
+    int rc = stint_jl_each(o->path, tele_row, t, NULL, err, sizeof err);
+    if (rc) {
+        if (rc == STINT_EXIT_IO && !err[0])
+            stint_die_nomem();
+        fprintf(stderr, "stint: error: %s\n", err);
+        if (!t->rows) {
+            stint_report_end(stderr, o->path, 1, 0);
+            *cut = -1;
+            return rc;
+        }
+        /* what was read before the error is reported, PARTIAL, with the error's exit code */
+        *cut = 1;
+        stint_report_end(stderr, o->path, 0, 1);
+    }
+    if (t->bad_rows || t->no_time)
+        fprintf(stderr, "stint: %s: %" PRIu64 " row(s) not usable (first: %s)\n", o->path, t->bad_rows + t->no_time,
+                t->first_bad);
+    if (t->missing || t->nonfinite)
+        fprintf(stderr,
+                "stint: %s: values left out: %" PRIu64 " missing or not numeric (--fields), %" PRIu64
+                " not finite (nan, inf or out of a double's range)\n",
+                o->path, t->missing, t->nonfinite);
+    if (!t->rows && !rc) {
+        fprintf(stderr, "stint: %s: the input is empty (no rows)\n", o->path);
+        rc = STINT_EXIT_DATA;
+    }
+    if (t->rows && t->bad_rows + t->no_time == t->rows)
+        rc = rc ? rc : STINT_EXIT_DATA;
+    if (o->strict && (t->bad_rows || t->no_time) && !rc) { /* --strict: a row left out is an error */
+        fprintf(stderr, "stint: error: %s: --strict: %s\n", o->path, t->first_bad);
+        rc = STINT_EXIT_DATA;
+    }
+    if (o->strict && (t->missing || t->nonfinite) && !rc) { /* --strict: a value left out is too */
+        fprintf(stderr, "stint: error: %s: --strict: values left out (see above)\n", o->path);
+        rc = STINT_EXIT_DATA;
+    }
+    return rc;
+}
+
+/* The model's counter samples that pass o's filters into set. */
+static void take_samples(const struct stint_model *m, const struct stint_cmd_opts *o, struct set *set)
+{
+    /* the set's index + 1 of each model series (not a pointer: the set's
+     * array moves when it grows) */
+    size_t *map = stint_xcalloc(m->counters.len + 1, sizeof *map);
+    for (size_t k = 0; k < m->samples.len; k++) {
+        const struct stint_counter_sample *cs = &STINT_BA_AT(&m->samples, struct stint_counter_sample, k);
+        const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, cs->series);
+        if (!stint_filter_point(&o->filter, c->pid, cs->ts_ns))
+            continue;
+        if (!map[cs->series]) {
+            size_t l;
+            const char *nm = stint_model_str(m, c->name, &l);
+            struct series *se = series_get(set, nm, l, c->pid, 1);
+            map[cs->series] = se ? (size_t)(se - set->v) + 1 : 0;
+        }
+        if (!map[cs->series] || series_add(&set->v[map[cs->series] - 1], cs->ts_ns, cs->value) != 0)
+            stint_die_nomem();
+    }
+    free(map);
+}
+
 int stint_cmd_counters(int argc, char **argv)
 {
     const char *time_key = NULL, *fields = NULL, *time_unit = NULL;
@@ -463,10 +591,10 @@ int stint_cmd_counters(int argc, char **argv)
                                          {"--time-unit", NULL, &time_unit, NULL, 0},
                                          {"--gap", NULL, &gap, NULL, 0}};
     if (stint_cmd_take_extras("counters", &argc, argv, ex, sizeof ex / sizeof ex[0]) == 2)
-        return 2;
+        return STINT_EXIT_USAGE;
     if (gap && (stint_parse_duration(gap, strlen(gap), &gap_ns) != 0 || gap_ns <= 0)) {
         fprintf(stderr, "stint counters: --gap: '%s' is not a duration (e.g. 5s, 500ms)\n", gap);
-        return 2;
+        return STINT_EXIT_USAGE;
     }
     struct stint_cmd_opts o;
     /* telemetry rows are read as JSONL rows, whatever --format says of a trace */
@@ -486,7 +614,7 @@ int stint_cmd_counters(int argc, char **argv)
     if (!time_key && (fields || time_unit)) { /* (refused, never ignored) */
         fprintf(stderr, "stint counters: %s is for telemetry rows: it needs --time-key\n",
                 fields ? "--fields" : "--time-unit");
-        return 2;
+        return STINT_EXIT_USAGE;
     }
     if (!time_unit)
         time_unit = "s";
@@ -494,7 +622,7 @@ int stint_cmd_counters(int argc, char **argv)
                       : !strcmp(time_unit, "us") ? 1000 : !strcmp(time_unit, "ns") ? 1 : 0;
     if (!unit_ns) {
         fprintf(stderr, "stint counters: --time-unit: '%s' (expected s, ms, us or ns)\n", time_unit);
-        return 2;
+        return STINT_EXIT_USAGE;
     }
     struct set set = {0};
     struct stint_model m;
@@ -508,94 +636,24 @@ int stint_cmd_counters(int argc, char **argv)
         t.unit_ns = unit_ns;
         t.filter = &o.filter;
         t.set = &set;
-        int pf = fields ? parse_fields(fields, &t.fields, &t.nfields) : 0;
-        if (pf != 0) {
-            if (pf == -1)
-                fprintf(stderr, "stint counters: out of memory\n");
-            rc = pf == -1 ? 3 : 2;
+        rc = read_tele(&o, &t, fields, &cut);
+        if (rc == STINT_EXIT_USAGE || cut < 0)
             goto out;
-        }
-        char err[600];
-        err[0] = 0;
-        rc = stint_jl_each(o.path, tele_row, &t, NULL, err, sizeof err);
-        if (rc) {
-            int oom = rc == 3 && !err[0];
-            fprintf(stderr, "stint: error: %s\n", oom ? "out of memory" : err);
-            if (oom || !t.rows) {
-                stint_report_end(stderr, o.path, 1, 0);
-                goto out;
-            }
-            /* what was read before the error is reported, PARTIAL, with the error's exit code */
-            cut = 1;
-            stint_report_end(stderr, o.path, 0, 1);
-        }
-        if (t.bad_rows || t.no_time)
-            fprintf(stderr, "stint: %s: %" PRIu64 " row(s) not usable (first: %s)\n", o.path, t.bad_rows + t.no_time,
-                    t.first_bad);
-        if (t.missing || t.nonfinite)
-            fprintf(stderr,
-                    "stint: %s: values left out: %" PRIu64 " missing or not numeric (--fields), %" PRIu64
-                    " not finite (nan, inf or out of a double's range)\n",
-                    o.path, t.missing, t.nonfinite);
-        if (!t.rows && !rc) {
-            fprintf(stderr, "stint: %s: the input is empty (no rows)\n", o.path);
-            rc = 1;
-        }
-        if (t.rows && t.bad_rows + t.no_time == t.rows)
-            rc = rc ? rc : 1;
-        if (o.strict && (t.bad_rows || t.no_time) && !rc) { /* --strict: a row left out is an error */
-            fprintf(stderr, "stint: error: %s: --strict: %s\n", o.path, t.first_bad);
-            rc = 1;
-        }
-        if (o.strict && (t.missing || t.nonfinite) && !rc) { /* --strict: a value left out is too */
-            fprintf(stderr, "stint: error: %s: --strict: values left out (see above)\n", o.path);
-            rc = 1;
-        }
     } else {
         source = "counter events";
         rc = stint_cmd_load(&o, &m, STINT_MODEL_KEEP_SAMPLES);
         have_model = 1;
         if (stint_no_report(rc, &m))
             goto out;
-        /* the set's index + 1 of each model series (not a pointer: the set's
-         * array moves when it grows) */
-        size_t *map = calloc(m.counters.len + 1, sizeof *map);
-        if (!map) {
-            rc = 3;
-            goto out;
-        }
-        for (size_t k = 0; k < m.samples.len; k++) {
-            const struct stint_counter_sample *cs = &STINT_BA_AT(&m.samples, struct stint_counter_sample, k);
-            const struct stint_counter_series *c = &STINT_BA_AT(&m.counters, struct stint_counter_series, cs->series);
-            if (!stint_filter_point(&o.filter, c->pid, cs->ts_ns))
-                continue;
-            if (!map[cs->series]) {
-                size_t l;
-                const char *nm = stint_model_str(&m, c->name, &l);
-                struct series *se = series_get(&set, nm, l, c->pid, 1);
-                map[cs->series] = se ? (size_t)(se - set.v) + 1 : 0;
-            }
-            if (!map[cs->series] || series_add(&set.v[map[cs->series] - 1], cs->ts_ns, cs->value) != 0) {
-                free(map);
-                rc = 3;
-                goto out;
-            }
-        }
-        free(map);
+        take_samples(&m, &o, &set);
     }
     keep_named(&set, &o.filter);
     size_t maxn = 1;
     for (size_t i = 0; i < set.n; i++)
         if (set.v[i].n > maxn)
             maxn = set.v[i].n;
-    double *vals = malloc(maxn * sizeof *vals);
-    int64_t *gaps = malloc(maxn * sizeof *gaps);
-    if (!vals || !gaps) {
-        free(vals);
-        free(gaps);
-        rc = 3;
-        goto out;
-    }
+    double *vals = stint_xreallocarray(NULL, maxn, sizeof *vals);
+    int64_t *gaps = stint_xreallocarray(NULL, maxn, sizeof *gaps);
     FILE *f = stdout;
     if (o.json) {
         fprintf(f,
@@ -628,60 +686,17 @@ int stint_cmd_counters(int argc, char **argv)
         struct series *s = &set.v[i];
         struct stats st;
         compute(s, gap_ns, &st, vals, gaps);
-        if (o.json) {
-            fprintf(f, "%s\n{\"name\":", i ? "," : "");
-            stint_out_json_str(f, s->name, s->namelen);
-            if (s->has_pid)
-                fprintf(f, ",\"pid\":%" PRId64, s->pid);
-            fprintf(f, ",\"samples\":%zu,\"min\":", s->n);
-            put_num(f, st.min);
-            fputs(",\"median\":", f);
-            put_num(f, st.med);
-            fputs(",\"mean\":", f);
-            put_num(f, st.mean);
-            fputs(",\"max\":", f);
-            put_num(f, st.max);
-            fputs(",\"first_ts_ns\":", f);
-            if (s->n)
-                fprintf(f, "%" PRId64 ",\"last_ts_ns\":%" PRId64, s->s[0].ts_ns, s->s[s->n - 1].ts_ns);
-            else
-                fputs("null,\"last_ts_ns\":null", f);
-            fputs(",\"gap_median_ns\":", f);
-            put_num(f, st.gap_med_ns);
-            fprintf(f, ",\"gaps_over_threshold\":%" PRIu64 ",\"integral\":", st.gaps_over);
-            if (st.has_integral)
-                put_num(f, st.integral);
-            else
-                fputs("null", f);
-            fprintf(f, ",\"observed_ns\":%" PRId64 "}", st.observed_ns);
-        } else {
-            char ig[64], gm[32];
-            if (st.has_integral)
-                snprintf(ig, sizeof ig, "%.6g", st.integral);
-            else
-                snprintf(ig, sizeof ig, "-");
-            if (s->n > 1) /* (one sample has no spacing: '-', as JSON's null) */
-                snprintf(gm, sizeof gm, "%.6g", st.gap_med_ns * 1e-9);
-            else
-                snprintf(gm, sizeof gm, "-");
-            fprintf(f, "%8zu %12.6g %12.6g %12.6g %12.6g %12.6g %12s %7" PRIu64 " %14s %12.6g  ", s->n, st.min,
-                    st.med, st.mean, st.max, s->n ? (double)s->s[0].ts_ns * 1e-9 : NAN, gm, st.gaps_over, ig,
-                    (double)st.observed_ns * 1e-9);
-            /* the series name, escaped so one row stays one line */
-            stint_out_text_str(f, s->name, s->namelen);
-            if (s->has_pid)
-                fprintf(f, " (pid %" PRId64 ")", s->pid);
-            putc('\n', f);
-        }
+        if (o.json)
+            put_series_json(f, s, &st, i == 0);
+        else
+            put_series_text(f, s, &st);
     }
     if (o.json)
         fprintf(f, "],\n\"partial\":%s}\n", rc == 1 || cut || (have_model && m.partial) ? "true" : "false");
     free(vals);
     free(gaps);
-    if (fflush(f) != 0) {
-        fprintf(stderr, "stint counters: write error on stdout\n");
-        rc = 3;
-    }
+    if (stint_cmd_close_out("counters", f, "stdout") != 0)
+        rc = STINT_EXIT_IO;
 out:
     for (size_t i = 0; i < set.n; i++) {
         free(set.v[i].name);
