@@ -1,6 +1,6 @@
 /*
  * cmd_timing.c - `stint timing`: per-callable timing tables from `[STRACE]`
- * marker logs, a drop-in for the reference `strace_timing` (seed 000).
+ * marker logs, a drop-in for the reference timing tool, `strace_timing`.
  *
  * Reads each input with the streaming marker parser (markers_parse.h) into the
  * timing model (timing_model.h), then prints one view: the per-callable table
@@ -15,6 +15,7 @@
  */
 #include "cmd/cmdopts.h"
 #include "cmd/commands.h"
+#include "base/xalloc.h"
 #include "read/input.h"
 #include "read/markers_parse.h"
 #include "timing/timing_model.h"
@@ -159,12 +160,8 @@ static int read_input(struct stint_tm_model *m, const char *path, struct stint_m
     o.on_loss = on_loss;
     o.ctx = rd;
     struct stint_mparse *p = stint_mparse_new(&o);
-    if (!p) {
-        if (fd >= 0)
-            close(fd);
-        fprintf(stderr, "stint timing: out of memory\n");
-        return STINT_EXIT_IO;
-    }
+    if (!p)
+        stint_die_nomem();
     const char *msg = NULL;
     struct stint_input in = {0};
     int rc = fd >= 0 ? stint_mparse_read_fd(p, fd) : feed_input(p, path, &msg, &in);
@@ -196,21 +193,63 @@ static int read_input(struct stint_tm_model *m, const char *path, struct stint_m
         rd->read_error = 1;
         return STINT_EXIT_IO;
     }
-    if (rc) {
-        fprintf(stderr, "stint timing: out of memory reading %s\n", path);
-        return STINT_EXIT_IO;
-    }
+    if (rc)
+        stint_die_nomem();
     return 0;
+}
+
+/* What the log lost or could not read, on stderr before any timing, as the
+ * reference timing tool does. */
+static void put_warnings(const struct stint_mparse_stats *st, uint64_t lost)
+{
+    if (st->heads > st->records)
+        fprintf(stderr,
+                "warning: %llu of %llu [STRACE] records are incomplete and are excluded from the "
+                "timing below\n",
+                (unsigned long long)(st->heads - st->records), (unsigned long long)st->heads);
+    if (lost || st->bad_losses)
+        fprintf(stderr,
+                "warning: the writer lost %llu span(s) before they reached the log ([STINT] dropped lines%s); "
+                "they are missing from the timing below\n",
+                (unsigned long long)lost, st->bad_losses ? ", some of them unreadable: more were lost" : "");
+    if (st->unknown_version)
+        fprintf(stderr,
+                "note: %llu [STRACE] record(s) carry a format version other than v=1; they were "
+                "read with the v=1 grammar\n",
+                (unsigned long long)st->unknown_version);
+    if (st->long_lines)
+        fprintf(stderr, "note: %llu line(s) longer than %zu bytes were cut\n",
+                (unsigned long long)st->long_lines, MARKERS_MAX_LINE_BYTES);
+}
+
+/* --strict: what the report was made despite is an error (exit 1). */
+static int strict_checks(const struct opts *o, const struct stint_mparse_stats *st, uint64_t lost,
+                         const struct reader *first_bad, int nothing_left)
+{
+    if (o->strict && (st->torn || st->unknown_version || st->long_lines)) {
+        if (first_bad->torn)
+            fprintf(stderr, "stint timing: %s: byte %llu: torn [STRACE] record (expected %s)\n",
+                    first_bad->path, (unsigned long long)first_bad->first_torn_off, first_bad->first_torn_why);
+        fprintf(stderr, "stint timing: --strict: the log has torn, cut or unknown-version records\n");
+        return STINT_EXIT_DATA;
+    }
+    if (o->strict && (lost || st->bad_losses)) {
+        fprintf(stderr, "stint timing: --strict: the writer lost spans before they reached the log\n");
+        return STINT_EXIT_DATA;
+    }
+    if (o->strict && nothing_left) {
+        fprintf(stderr, "stint timing: --strict: --warmup %u left no invocation to time\n", o->warmup);
+        return STINT_EXIT_DATA;
+    }
+    return STINT_EXIT_OK;
 }
 
 /* `stint timing` (see commands.h for the exit codes and docs/cli/timing.md). */
 int stint_cmd_timing(int argc, char **argv)
 {
     struct opts o = {VIEW_TABLE, 0, 0, 0, 0, 0, NULL};
-    const char **inputs = calloc((size_t)argc + 1, sizeof *inputs);
+    const char **inputs = stint_xcalloc((size_t)argc + 1, sizeof *inputs);
     int ninputs = 0, only_files = 0;
-    if (!inputs)
-        return STINT_EXIT_IO;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         if (only_files || a[0] != '-' || !strcmp(a, "-")) {
@@ -299,31 +338,10 @@ int stint_cmd_timing(int argc, char **argv)
                 rc == 3 ? "a read error" : "bad data (a cut or corrupt gzip stream)",
                 left ? ", and the inputs after it were not read" : "");
     free(inputs);
-    if (stint_tm_analyze(&m)) {
-        fprintf(stderr, "stint timing: out of memory\n");
-        stint_tm_free(&m);
-        return STINT_EXIT_IO;
-    }
+    if (stint_tm_analyze(&m))
+        stint_die_nomem();
 
-    /* Loss first, before any timing, as the reference does. */
-    if (st.heads > st.records)
-        fprintf(stderr,
-                "warning: %llu of %llu [STRACE] records are incomplete and are excluded from the "
-                "timing below\n",
-                (unsigned long long)(st.heads - st.records), (unsigned long long)st.heads);
-    if (lost || st.bad_losses)
-        fprintf(stderr,
-                "warning: the writer lost %llu span(s) before they reached the log ([STINT] dropped lines%s); "
-                "they are missing from the timing below\n",
-                (unsigned long long)lost, st.bad_losses ? ", some of them unreadable: more were lost" : "");
-    if (st.unknown_version)
-        fprintf(stderr,
-                "note: %llu [STRACE] record(s) carry a format version other than v=1; they were "
-                "read with the v=1 grammar\n",
-                (unsigned long long)st.unknown_version);
-    if (st.long_lines)
-        fprintf(stderr, "note: %llu line(s) longer than %zu bytes were cut\n",
-                (unsigned long long)st.long_lines, MARKERS_MAX_LINE_BYTES);
+    put_warnings(&st, lost);
 
     struct stint_tout_ctx c = {&m, stdout, o.warmup, o.warmup_set, o.json, o.tree_depth, &st, partial};
     int wrc = 0;
@@ -366,20 +384,5 @@ int stint_cmd_timing(int argc, char **argv)
         return STINT_EXIT_IO;
     if (rc)
         return rc;
-    if (o.strict && (st.torn || st.unknown_version || st.long_lines)) {
-        if (first_bad.torn)
-            fprintf(stderr, "stint timing: %s: byte %llu: torn [STRACE] record (expected %s)\n",
-                    first_bad.path, (unsigned long long)first_bad.first_torn_off, first_bad.first_torn_why);
-        fprintf(stderr, "stint timing: --strict: the log has torn, cut or unknown-version records\n");
-        return STINT_EXIT_DATA;
-    }
-    if (o.strict && (lost || st.bad_losses)) {
-        fprintf(stderr, "stint timing: --strict: the writer lost spans before they reached the log\n");
-        return STINT_EXIT_DATA;
-    }
-    if (o.strict && nothing_left) {
-        fprintf(stderr, "stint timing: --strict: --warmup %u left no invocation to time\n", o.warmup);
-        return STINT_EXIT_DATA;
-    }
-    return STINT_EXIT_OK;
+    return strict_checks(&o, &st, lost, &first_bad, nothing_left);
 }
