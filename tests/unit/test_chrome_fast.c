@@ -2,9 +2,9 @@
  * test_chrome_fast.c - the Chrome reader's fast paths must give what its
  * general paths give.
  *
- * The reader's internals are static, so this test compiles read_chrome.c
- * itself, with its two external functions renamed (the copy linked into the
- * CLI modules stays untouched). Checked here:
+ * The event parser's internals are static, so this test compiles
+ * chrome_event.c itself, with its external function renamed (the copy
+ * linked into the CLI modules stays untouched). Checked here:
  *   - stint_scan_num (tsparse.h) against stint_parse_ts / stint_parse_i64 on
  *     random numbers of every shape, and that the common shapes take it;
  *   - the key table: every key, and near misses ("tsx", "pi", "names",
@@ -21,9 +21,8 @@
  *     get their own ids;
  *   - a whole file across several input windows against the events written.
  */
-#define stint_read_chrome test_read_chrome
-#define stint_i_read_chrome_part test_read_chrome_part
-#include "read/read_chrome.c"
+#define stint_i_chrome_events test_chrome_events
+#include "read/chrome_event.c"
 
 #include "check.h"
 
@@ -535,7 +534,7 @@ static void check_file(void)
     REQUIRE(stint_input_open(&in, path) == 0);
     CHECK(in.file_size > (8u << 20));
     struct stint_read_opts o = {0};
-    CHECK_EQ_I64(test_read_chrome(&in, &m, &o), 0);
+    CHECK_EQ_I64(stint_read_chrome(&in, &m, &o), 0);
     stint_input_close(&in);
     stint_model_finish(&m);
     CHECK_EQ_U64(stint_model_nslices(&m), count);

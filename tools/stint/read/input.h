@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #define STINT_INPUT_CHUNK ((size_t)1 << 20)
 #define STINT_INPUT_MAX_WINDOW ((size_t)64 << 20)
@@ -76,6 +77,10 @@ struct stint_input {
  * (test_read_error_partial.sh); 0 when unset, or for a descriptor that does
  * not seek. The readers and the marker parser's fd loop ask before each read. */
 int stint_i_test_eio(int fd, size_t n);
+
+/* One read() of up to n bytes into dst, retried when a signal interrupts
+ * it: the bytes read (0 at the end of input), or -1 with errno. */
+ssize_t stint_i_read_some(int fd, void *dst, size_t n);
 
 /* Opens path ("-" = stdin) and reads the first chunk. Returns 0, or 3 (I/O
  * error: err filled, naming the file). */

@@ -15,6 +15,7 @@
 #include "read/json_shape.h"
 
 #include "read/json.h"
+#include "base/hash.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -174,7 +175,8 @@ struct skel_out {
     unsigned full; /* whole chunks stored */
 };
 
-#define SH_K1 0x9E3779B97F4A7C15ULL
+/* the multipliers of the lanes: the golden ratio (hash.h), then xxHash64's second prime */
+#define SH_K1 STINT_HASH_GOLDEN
 #define SH_K2 0xC2B2AE3D27D4EB4FULL
 
 __attribute__((target(SH_TARGET), always_inline)) static inline void skel_start(struct skel_out *o)

@@ -342,6 +342,54 @@ static int is_space(unsigned char c)
     return IS(c, C_SPACE);
 }
 
+/* The hex digits of hid= at q into r (value, whether more than 16 are
+ * significant, the text): past them, or NULL when there are none. */
+static inline __attribute__((always_inline)) const char *hid_field(const char *q, const char *e,
+                                                                   struct stint_mparse_record *r)
+{
+    const char *h = q;
+    uint64_t hv = 0;
+    size_t sig = 0;
+    int d;
+#if defined(__SSE2__)
+    if (e - q >= 16) {
+        /* Classify 16 bytes at once; the digits are then a counted loop. */
+        __m128i b = _mm_loadu_si128((const __m128i *)(const void *)q);
+        __m128i l = _mm_or_si128(b, _mm_set1_epi8(0x20));
+        __m128i dg = _mm_and_si128(_mm_cmpgt_epi8(b, _mm_set1_epi8('0' - 1)),
+                                   _mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), b));
+        __m128i al = _mm_and_si128(_mm_cmpgt_epi8(l, _mm_set1_epi8('a' - 1)),
+                                   _mm_cmpgt_epi8(_mm_set1_epi8('f' + 1), l));
+        unsigned hexm = (unsigned)_mm_movemask_epi8(_mm_or_si128(dg, al));
+        unsigned zm = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, _mm_set1_epi8('0')));
+        unsigned run = (unsigned)__builtin_ctz(~hexm | 0x10000u);
+        unsigned zeros = (unsigned)__builtin_ctz(~zm | 0x10000u);
+        sig = run - (zeros < run ? zeros : run);
+        if (run == 16) {
+            hv = (hex8_value(stint_i_load_le64(q)) << 32) | hex8_value(stint_i_load_le64(q + 8));
+        } else {
+            for (unsigned i = 0; i < run; i++)
+                hv = (hv << 4) | (uint64_t)hex_val((unsigned char)q[i]);
+        }
+        q += run;
+    }
+#endif
+    while (q < e && IS(*q, C_HEX)) {
+        d = hex_val((unsigned char)*q);
+        if (sig || d)
+            sig++;
+        hv = (hv << 4) | (uint64_t)d;
+        q++;
+    }
+    if (q == h)
+        return NULL;
+    r->hid = hv;
+    r->hid_wide = sig > 16;
+    r->hid_text.ptr = h;
+    r->hid_text.len = (size_t)(q - h);
+    return q;
+}
+
 /*
  * Parses the record whose "[STRACE]" is at `at`, within [at, e). Returns where
  * the search for the next record resumes. Delivers complete records and counts
@@ -399,48 +447,8 @@ static const char *parse_record(struct stint_mparse *p, const char *at, const ch
     why = "hid=";
     if (!(q = blanks(q, e)) || !(q = key(q, e, "hid=", 4)))
         goto torn;
-    {
-        const char *h = q;
-        uint64_t hv = 0;
-        size_t sig = 0;
-        int d;
-#if defined(__SSE2__)
-        if (e - q >= 16) {
-            /* Classify 16 bytes at once; the digits are then a counted loop. */
-            __m128i b = _mm_loadu_si128((const __m128i *)(const void *)q);
-            __m128i l = _mm_or_si128(b, _mm_set1_epi8(0x20));
-            __m128i dg = _mm_and_si128(_mm_cmpgt_epi8(b, _mm_set1_epi8('0' - 1)),
-                                       _mm_cmpgt_epi8(_mm_set1_epi8('9' + 1), b));
-            __m128i al = _mm_and_si128(_mm_cmpgt_epi8(l, _mm_set1_epi8('a' - 1)),
-                                       _mm_cmpgt_epi8(_mm_set1_epi8('f' + 1), l));
-            unsigned hexm = (unsigned)_mm_movemask_epi8(_mm_or_si128(dg, al));
-            unsigned zm = (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(b, _mm_set1_epi8('0')));
-            unsigned run = (unsigned)__builtin_ctz(~hexm | 0x10000u);
-            unsigned zeros = (unsigned)__builtin_ctz(~zm | 0x10000u);
-            sig = run - (zeros < run ? zeros : run);
-            if (run == 16) {
-                hv = (hex8_value(stint_i_load_le64(q)) << 32) | hex8_value(stint_i_load_le64(q + 8));
-            } else {
-                for (unsigned i = 0; i < run; i++)
-                    hv = (hv << 4) | (uint64_t)hex_val((unsigned char)q[i]);
-            }
-            q += run;
-        }
-#endif
-        while (q < e && IS(*q, C_HEX)) {
-            d = hex_val((unsigned char)*q);
-            if (sig || d)
-                sig++;
-            hv = (hv << 4) | (uint64_t)d;
-            q++;
-        }
-        if (q == h)
-            goto torn;
-        r.hid = hv;
-        r.hid_wide = sig > 16;
-        r.hid_text.ptr = h;
-        r.hid_text.len = (size_t)(q - h);
-    }
+    if (!(q = hid_field(q, e, &r)))
+        goto torn;
     FIELD_NUM(depth, "depth=", UINT64_MAX, r.depth);
 
     why = "name=";
@@ -684,12 +692,9 @@ int stint_mparse_read_fd(struct stint_mparse *p, int fd)
         char *w = markers_write_ptr(p, &room);
         if (!w)
             return p->stop_rc = -1;
-        ssize_t got = stint_i_test_eio(fd, room) ? -1 : read(fd, w, room);
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
+        ssize_t got = stint_i_test_eio(fd, room) ? -1 : stint_i_read_some(fd, w, room);
+        if (got < 0)
             return -2;
-        }
         if (got == 0)
             break;
         if (stint_mparse_commit(p, (size_t)got))

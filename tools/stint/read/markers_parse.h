@@ -1,8 +1,8 @@
 /*
  * markers_parse.h - a streaming reader of `[STRACE] v=1 ...` marker records.
  *
- * Grammar of one record (seed 000, `strace.h`), found anywhere in a line after
- * any log prefix:
+ * Grammar of one record (the reference marker format, `strace.h`), found
+ * anywhere in a line after any log prefix:
  *
  *   [STRACE] v=<n> pid=<n> tid=<n> inv=<n> hid=<hex> depth=<n> name=<non-space>
  *            ts=<ns> dur=<ns> [k=v ...]

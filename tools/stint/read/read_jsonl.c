@@ -1,6 +1,6 @@
 /*
  * read_jsonl.c - JSONL sessions: stint/session/1 (docs/formats/session-jsonl.md)
- * and the seed's candle-graph/trace/6, into the model.
+ * and the reference trace format candle-graph/trace/6, into the model.
  *
  * One JSON object per line, dispatched on "kind". The first record must be
  * the one "meta" record with a known schema. span_start opens a span on lane
@@ -26,6 +26,7 @@
 #include "read/jsonl_scan.h"
 #include "read/sizes.h"
 #include "base/tsparse.h"
+#include "base/xalloc.h"
 
 #include "stint/stint.h"
 
@@ -79,16 +80,6 @@ struct open_ids {
 static char tomb_mark;
 #define TOMB (&tomb_mark)
 
-/* Out of memory ends the read with exit 3, as every model allocation does. */
-static void *need(void *p)
-{
-    if (!p) {
-        fprintf(stderr, "stint: out of memory\n");
-        exit(3);
-    }
-    return p;
-}
-
 /* The slot of id (its entry, or the empty slot where it would go). */
 static struct open_id *open_slot(struct open_ids *t, const char *id, size_t n, uint64_t h)
 {
@@ -114,7 +105,7 @@ static void open_room(struct open_ids *t)
     size_t ncap = t->cap ? t->cap : 64;
     while ((t->used + 1) * 4 > ncap) /* (a quarter full at most after a rebuild) */
         ncap *= 2;
-    struct open_ids n = {need(calloc(ncap, sizeof *n.e)), ncap, 0, 0};
+    struct open_ids n = {stint_xcalloc(ncap, sizeof *n.e), ncap, 0, 0};
     for (size_t i = 0; i < t->cap; i++)
         if (t->e[i].id && t->e[i].id != TOMB) {
             *open_slot(&n, t->e[i].id, t->e[i].len, t->e[i].hash) = t->e[i];
@@ -132,7 +123,7 @@ static void open_put(struct open_ids *t, const char *id, size_t n, uint32_t cat,
     uint64_t h = stint_fnv1a64(id, n);
     struct open_id *x = open_slot(t, id, n, h);
     if (!x->id || x->id == TOMB) {
-        char *c = need(malloc(n ? n : 1));
+        char *c = stint_xmalloc(n ? n : 1);
         memcpy(c, id, n);
         t->tombs -= x->id == TOMB;
         *x = (struct open_id){c, n, h, 0, 0};
@@ -169,7 +160,7 @@ static void open_free(struct open_ids *t)
 }
 
 /* Parses the record a[0..b) into r->f[0..*nf) (every key, the array grown as
- * needed; out of memory exits 3 like every model allocation). */
+ * needed; out of memory ends the process, base/xalloc.h). */
 static int parse_line(struct jreader *r, const char *a, const char *b, int *nf, const char **err)
 {
     struct stint_json j = {.p = a, .end = b, .at_eof = 1};
@@ -234,11 +225,7 @@ static int parse_line(struct jreader *r, const char *a, const char *b, int *nf, 
             tmp.v = v0;
             tmp.vn = (size_t)(j.p - v0);
         }
-        if ((size_t)*nf == r->fcap) {
-            size_t cap = r->fcap ? 2 * r->fcap : FIELDS_START;
-            r->f = need(realloc(r->f, cap * sizeof *r->f));
-            r->fcap = cap;
-        }
+        r->f = stint_xgrow(r->f, &r->fcap, (size_t)*nf + 1, sizeof *r->f, FIELDS_START);
         r->f[(*nf)++] = tmp;
     }
     if (stint_json_ws(&j) != 0 || j.p < j.end) {
@@ -249,6 +236,7 @@ static int parse_line(struct jreader *r, const char *a, const char *b, int *nf, 
     return 0;
 }
 
+/* The field named key, or NULL. */
 static const struct field *get(const struct field *f, int nf, const char *key)
 {
     size_t n = strlen(key);
@@ -268,7 +256,7 @@ static const char *field_str(struct jreader *r, const struct field *fd, size_t *
     }
     if (fd->vn + 1 > r->tmp_cap) {
         r->tmp_cap = fd->vn + 64;
-        r->tmp = need(realloc(r->tmp, r->tmp_cap));
+        r->tmp = stint_xreallocarray(r->tmp, r->tmp_cap, 1);
     }
     *n = stint_json_unescape(fd->v, fd->vn, r->tmp);
     return r->tmp;
@@ -379,6 +367,7 @@ static uint32_t device_series(struct jreader *r, const struct field *dev, const 
     return stint_model_intern(r->m, name, n);
 }
 
+/* Makes the span maps hold string id id (grown, new entries 0). */
 static void ensure_span_map(struct jreader *r, uint32_t id)
 {
     if (id < r->span_cap)
@@ -386,12 +375,9 @@ static void ensure_span_map(struct jreader *r, uint32_t id)
     size_t n = r->span_cap ? r->span_cap : 1024;
     while (n <= id)
         n *= 2;
-    uint32_t *a = realloc(r->span_of, n * sizeof *a);
-    uint8_t *e = realloc(r->ended, n);
-    if (!a || !e) {
-        fprintf(stderr, "stint: out of memory\n");
-        exit(3);
-    }
+    uint32_t *a = stint_xreallocarray(r->span_of, n, sizeof *a);
+    r->span_of = a;
+    uint8_t *e = stint_xreallocarray(r->ended, n, 1);
     memset(a + r->span_cap, 0, (n - r->span_cap) * sizeof *a);
     memset(e + r->span_cap, 0, n - r->span_cap);
     r->span_of = a;
@@ -405,6 +391,224 @@ static void ensure_span_map(struct jreader *r, uint32_t id)
         return -1;                                                                                 \
     } while (0)
 
+/* meta: the one first record; its schema must be known, its keys become
+ * trace metadata ("meta.<key>"). */
+static int rec_meta(struct jreader *r, const struct field *f, int nf)
+{
+    struct stint_model *m = r->m;
+    if (r->have_meta)
+        FAIL("%s: line %llu: a second meta record (expected exactly one, the first record)", r->path,
+             (unsigned long long)r->line);
+    if (r->records != 1)
+        FAIL("%s: line %llu: meta is not the first record (expected it before every other record)", r->path,
+             (unsigned long long)r->line);
+    const struct field *sc = get(f, nf, "schema");
+    char sb[64]; /* the schema decoded ("stint\/session\/1" is one) */
+    size_t sn = sc && sc->is_str && sc->esc && sc->vn <= sizeof sb ? stint_json_unescape(sc->v, sc->vn, sb) : 0;
+    int known = sc && sc->is_str &&
+                (sc->esc ? sn && stint_jl_schema_known(sb, sn) : stint_jl_schema_known(sc->v, sc->vn));
+    if (!known)
+        FAIL("%s: line %llu: unknown schema %.*s (expected \"stint/session/1\" or \"candle-graph/trace/6\")", r->path,
+             (unsigned long long)r->line,
+             sc ? (int)(sc->vn > 64 ? 64 : sc->vn) : 6, sc ? sc->v : "(none)");
+    r->have_meta = 1;
+    int64_t pid;
+    if (field_i64(get(f, nf, "pid"), &pid) == 0)
+        r->pid = pid;
+    /* the meta keys become trace metadata */
+    for (int i = 0; i < nf; i++) {
+        if (f[i].kn == 4 && !memcmp(f[i].k, "kind", 4))
+            continue;
+        struct stint_arg *a = stint_bigarray_push(&m->metadata);
+        if (!a)
+            continue;
+        char key[160];
+        int kn = snprintf(key, sizeof key, "meta.%.*s", (int)(f[i].kn > 140 ? 140 : f[i].kn), f[i].k);
+        a->key = stint_model_intern(m, key, (size_t)kn);
+        int64_t v;
+        if (f[i].is_str) {
+            a->kind = STINT_ARG_STRING;
+            a->sval = intern_field(r, &f[i]);
+        } else if (stint_parse_i64(f[i].v, f[i].vn, &v) == 0) {
+            a->kind = STINT_ARG_INT;
+            a->ival = v;
+        } else {
+            a->kind = STINT_ARG_JSON;
+            a->sval = stint_model_intern(m, f[i].v, f[i].vn);
+        }
+    }
+    return 0;
+}
+
+/* span_start: a slice opened on the lane (meta pid, tid), under its parent
+ * span when it names one. */
+static int rec_span_start(struct jreader *r, const struct field *f, int nf)
+{
+    struct stint_model *m = r->m;
+    const struct field *id = get(f, nf, "id");
+    int64_t start;
+    if (!id || !id->is_str || field_i64(get(f, nf, "start_ns"), &start) != 0)
+        FAIL("%s: line %llu: span_start needs a string \"id\" and an integer \"start_ns\"", r->path,
+             (unsigned long long)r->line);
+    if (!stint_ts_in_range(start))
+        FAIL("%s: line %llu: start_ns %lld lies outside the kept time range (expected |start_ns| < 2^62)",
+             r->path, (unsigned long long)r->line, (long long)start);
+    uint32_t sid = intern_field(r, id);
+    ensure_span_map(r, sid);
+    if (r->span_of[sid])
+        FAIL("%s: line %llu: duplicate span id \"%s\" (expected ids to be unique)", r->path,
+             (unsigned long long)r->line, stint_model_str(m, sid, NULL));
+    int64_t tid = 0;
+    field_i64(get(f, nf, "tid"), &tid);
+    uint32_t lane = stint_model_lane(m, r->pid, tid, STINT_CLOCK_HOST);
+    struct stint_slice s = {.ts_ns = start, .dur_ns = -1, .tts_ns = STINT_TS_NONE, .tdur_ns = STINT_TS_NONE,
+                            .flags = STINT_SLICE_BEGIN_END | STINT_SLICE_EXPLICIT_PARENT, .parent = STINT_NO_ID};
+    s.track = stint_model_lane_at(m, lane)->track;
+    s.name = intern_field(r, get(f, nf, "name"));
+    const struct field *kindf = get(f, nf, "span_kind");
+    s.cat = kindf ? intern_field(r, kindf) : 0;
+    const struct field *pf = get(f, nf, "parent_id");
+    if (pf && pf->is_str) {
+        uint32_t pid = intern_field(r, pf);
+        ensure_span_map(r, pid);
+        if (!r->span_of[pid])
+            FAIL("%s: line %llu: parent_id \"%s\" names no earlier span (expected the id of a span_start before "
+                 "it)",
+                 r->path, (unsigned long long)r->line,
+                 stint_model_str(m, pid, NULL));
+        s.parent = r->span_of[pid] - 1;
+    }
+    uint32_t idx = stint_model_add_slice(m, &s);
+    r->span_of[sid] = idx + 1;
+    if (m->flags & STINT_MODEL_KEEP_ARGS) {
+        struct stint_arg a = {.key = stint_model_intern(m, "args.id", 7), .kind = STINT_ARG_STRING, .sval = sid};
+        stint_model_add_arg(m, idx, &a);
+        static const char *const extra[] = {"step", "measured"};
+        for (size_t k = 0; k < 2; k++) {
+            const struct field *x = get(f, nf, extra[k]);
+            if (!x)
+                continue;
+            char key[32];
+            int kn = snprintf(key, sizeof key, "args.%s", extra[k]);
+            struct stint_arg b = {.key = stint_model_intern(m, key, (size_t)kn)};
+            if (x->is_str) {
+                b.kind = STINT_ARG_STRING;
+                b.sval = intern_field(r, x);
+            } else {
+                b.kind = STINT_ARG_BOOL;
+                b.ival = x->vn == 4 && !memcmp(x->v, "true", 4);
+            }
+            stint_model_add_arg(m, idx, &b);
+        }
+    }
+    return 0;
+}
+
+/* span_end: the duration of an open span, by id (once). */
+static int rec_span_end(struct jreader *r, const struct field *f, int nf)
+{
+    struct stint_model *m = r->m;
+    const struct field *id = get(f, nf, "id");
+    int64_t dur;
+    if (!id || !id->is_str || field_i64(get(f, nf, "duration_ns"), &dur) != 0)
+        FAIL("%s: line %llu: span_end needs a string \"id\" and an integer \"duration_ns\"", r->path,
+             (unsigned long long)r->line);
+    uint32_t sid = intern_field(r, id);
+    ensure_span_map(r, sid);
+    if (!r->span_of[sid])
+        FAIL("%s: line %llu: span_end for unknown span \"%s\" (expected a span_start before it)", r->path,
+             (unsigned long long)r->line, stint_model_str(m, sid, NULL));
+    if (r->ended[sid])
+        FAIL("%s: line %llu: a second span_end for span \"%s\" (expected one per span)", r->path,
+             (unsigned long long)r->line,
+             stint_model_str(m, sid, NULL));
+    r->ended[sid] = 1;
+    struct stint_slice *s = &STINT_BA_AT(&m->slices, struct stint_slice, r->span_of[sid] - 1);
+    if (dur < 0) {
+        stint_model_repair(m, STINT_REPAIR_NEGATIVE_DUR, "%s: line %llu: negative duration_ns", r->path,
+                           (unsigned long long)r->line);
+        dur = 0;
+    }
+    if (!stint_end_in_range(s->ts_ns, dur))
+        FAIL("%s: line %llu: span \"%s\" would end at start_ns %lld + duration_ns %lld, outside the kept "
+             "time range (expected an end below 2^62 ns)",
+             r->path, (unsigned long long)r->line, stint_model_str(m, sid, NULL), (long long)s->ts_ns,
+             (long long)dur);
+    s->dur_ns = dur;
+    return 0;
+}
+
+/* counter: one sample of the series "name" (the meta pid's). */
+static int rec_counter(struct jreader *r, const struct field *f, int nf)
+{
+    struct stint_model *m = r->m;
+    int64_t ts;
+    const struct field *v = get(f, nf, "value");
+    if (field_i64(get(f, nf, "timestamp_ns"), &ts) != 0 || !v || v->is_str) {
+        stint_model_drop(m, "%s: line %llu: counter without integer timestamp_ns or numeric value", r->path,
+                         (unsigned long long)r->line);
+        return 0;
+    }
+    double d;
+    if (field_double(v, &d) != 0) {
+        stint_model_drop(m, "%s: line %llu: counter value is not a number", r->path, (unsigned long long)r->line);
+        return 0;
+    }
+    stint_model_counter(m, r->pid, intern_field(r, get(f, nf, "name")), ts, d);
+    return 0;
+}
+
+/* device_memory: samples of "device_memory <device> used_bytes|free_bytes|reserved_bytes". */
+static int rec_device_memory(struct jreader *r, const struct field *f, int nf)
+{
+    struct stint_model *m = r->m;
+    int64_t ts;
+    if (field_i64(get(f, nf, "timestamp_ns"), &ts) != 0) {
+        stint_model_drop(m, "%s: line %llu: device_memory without integer timestamp_ns", r->path,
+                         (unsigned long long)r->line);
+        return 0;
+    }
+    static const char *const keys[] = {"used_bytes", "free_bytes", "reserved_bytes"};
+    for (int k = 0; k < 3; k++) {
+        const struct field *v = get(f, nf, keys[k]);
+        double d;
+        if (!v)
+            continue;
+        if (field_double(v, &d) != 0) {
+            stint_model_drop(m, "%s: line %llu: device_memory %s is not a number", r->path,
+                             (unsigned long long)r->line, keys[k]);
+            continue;
+        }
+        stint_model_counter(m, r->pid, device_series(r, get(f, nf, "device"), keys[k]), ts, d);
+    }
+    return 0;
+}
+
+/* dropped: the writer's report of spans it lost (struct stint_loss). */
+static int rec_dropped(struct jreader *r, const struct field *f, int nf)
+{
+    struct stint_model *m = r->m;
+    int64_t count, tid = 0, first = 0, last = 0;
+    const struct field *tf = get(f, nf, "tid");
+    if (field_i64(get(f, nf, "count"), &count) != 0 || count < 0 || (tf && field_i64(tf, &tid) != 0)) {
+        stint_model_repair(m, STINT_REPAIR_BAD_LOSS_RECORD,
+                           "%s: line %llu: a dropped record whose count (or tid) is no integer: the writer "
+                           "lost spans that are not counted",
+                           r->path, (unsigned long long)r->line);
+        return 0;
+    }
+    /* first_ns and last_ns count from open, as start_ns does; both 0: not known */
+    unsigned flags = tf ? STINT_LOSS_THREAD : 0;
+    if (field_i64(get(f, nf, "first_ns"), &first) == 0 && field_i64(get(f, nf, "last_ns"), &last) == 0 &&
+        (first || last))
+        flags |= STINT_LOSS_RANGE;
+    stint_model_loss(m, r->pid, tid, (uint64_t)count, first, last, flags);
+    return 0;
+}
+
+/* One record (fields f[0..nf)) into the model: 0, or -1 after
+ * stint_model_fail. Dispatched on its kind, decoded ("m\u0065ta" is meta),
+ * as the memory analysis reads it. */
 static int handle(struct jreader *r, const struct field *f, int nf)
 {
     struct stint_model *m = r->m;
@@ -413,7 +617,6 @@ static int handle(struct jreader *r, const struct field *f, int nf)
         FAIL("%s: line %llu: record without a \"kind\" string (expected meta, span_start, span_end, ...)", r->path,
              (unsigned long long)r->line);
     m->events++;
-    /* the kind decoded ("m\u0065ta" is meta), as memory reads it */
     char kbuf[16 * 6];
     const char *kv = kind->v;
     size_t kvn = kind->vn;
@@ -422,198 +625,19 @@ static int handle(struct jreader *r, const struct field *f, int nf)
         kv = kbuf;
     }
 #define KIND(s) (kvn == strlen(s) && !memcmp(kv, s, kvn))
-    if (KIND("meta")) {
-        if (r->have_meta)
-            FAIL("%s: line %llu: a second meta record (expected exactly one, the first record)", r->path,
-                 (unsigned long long)r->line);
-        if (r->records != 1)
-            FAIL("%s: line %llu: meta is not the first record (expected it before every other record)", r->path,
-                 (unsigned long long)r->line);
-        const struct field *sc = get(f, nf, "schema");
-        char sb[64]; /* the schema decoded ("stint\/session\/1" is one) */
-        size_t sn = sc && sc->is_str && sc->esc && sc->vn <= sizeof sb ? stint_json_unescape(sc->v, sc->vn, sb) : 0;
-        int known = sc && sc->is_str &&
-                    (sc->esc ? sn && stint_jl_schema_known(sb, sn) : stint_jl_schema_known(sc->v, sc->vn));
-        if (!known)
-            FAIL("%s: line %llu: unknown schema %.*s (expected \"stint/session/1\" or \"candle-graph/trace/6\")", r->path,
-                 (unsigned long long)r->line,
-                 sc ? (int)(sc->vn > 64 ? 64 : sc->vn) : 6, sc ? sc->v : "(none)");
-        r->have_meta = 1;
-        int64_t pid;
-        if (field_i64(get(f, nf, "pid"), &pid) == 0)
-            r->pid = pid;
-        /* the meta keys become trace metadata */
-        for (int i = 0; i < nf; i++) {
-            if (f[i].kn == 4 && !memcmp(f[i].k, "kind", 4))
-                continue;
-            struct stint_arg *a = stint_bigarray_push(&m->metadata);
-            if (!a)
-                continue;
-            char key[160];
-            int kn = snprintf(key, sizeof key, "meta.%.*s", (int)(f[i].kn > 140 ? 140 : f[i].kn), f[i].k);
-            a->key = stint_model_intern(m, key, (size_t)kn);
-            int64_t v;
-            if (f[i].is_str) {
-                a->kind = STINT_ARG_STRING;
-                a->sval = intern_field(r, &f[i]);
-            } else if (stint_parse_i64(f[i].v, f[i].vn, &v) == 0) {
-                a->kind = STINT_ARG_INT;
-                a->ival = v;
-            } else {
-                a->kind = STINT_ARG_JSON;
-                a->sval = stint_model_intern(m, f[i].v, f[i].vn);
-            }
-        }
-        return 0;
-    }
+    if (KIND("meta"))
+        return rec_meta(r, f, nf);
     if (!r->have_meta)
         FAIL("%s: line %llu: no meta record before this one (expected a meta record first)", r->path,
              (unsigned long long)r->line);
-    if (KIND("span_start")) {
-        const struct field *id = get(f, nf, "id");
-        int64_t start;
-        if (!id || !id->is_str || field_i64(get(f, nf, "start_ns"), &start) != 0)
-            FAIL("%s: line %llu: span_start needs a string \"id\" and an integer \"start_ns\"", r->path,
-                 (unsigned long long)r->line);
-        if (!stint_ts_in_range(start))
-            FAIL("%s: line %llu: start_ns %lld lies outside the kept time range (expected |start_ns| < 2^62)",
-                 r->path, (unsigned long long)r->line, (long long)start);
-        uint32_t sid = intern_field(r, id);
-        ensure_span_map(r, sid);
-        if (r->span_of[sid])
-            FAIL("%s: line %llu: duplicate span id \"%s\" (expected ids to be unique)", r->path,
-                 (unsigned long long)r->line, stint_model_str(m, sid, NULL));
-        int64_t tid = 0;
-        field_i64(get(f, nf, "tid"), &tid);
-        uint32_t lane = stint_model_lane(m, r->pid, tid, STINT_CLOCK_HOST);
-        struct stint_slice s = {.ts_ns = start, .dur_ns = -1, .tts_ns = STINT_TS_NONE, .tdur_ns = STINT_TS_NONE,
-                                .flags = STINT_SLICE_BEGIN_END | STINT_SLICE_EXPLICIT_PARENT, .parent = STINT_NO_ID};
-        s.track = stint_model_lane_at(m, lane)->track;
-        s.name = intern_field(r, get(f, nf, "name"));
-        const struct field *kindf = get(f, nf, "span_kind");
-        s.cat = kindf ? intern_field(r, kindf) : 0;
-        const struct field *pf = get(f, nf, "parent_id");
-        if (pf && pf->is_str) {
-            uint32_t pid = intern_field(r, pf);
-            ensure_span_map(r, pid);
-            if (!r->span_of[pid])
-                FAIL("%s: line %llu: parent_id \"%s\" names no earlier span (expected the id of a span_start before "
-                     "it)",
-                     r->path, (unsigned long long)r->line,
-                     stint_model_str(m, pid, NULL));
-            s.parent = r->span_of[pid] - 1;
-        }
-        uint32_t idx = stint_model_add_slice(m, &s);
-        r->span_of[sid] = idx + 1;
-        if (m->flags & STINT_MODEL_KEEP_ARGS) {
-            struct stint_arg a = {.key = stint_model_intern(m, "args.id", 7), .kind = STINT_ARG_STRING, .sval = sid};
-            stint_model_add_arg(m, idx, &a);
-            static const char *const extra[] = {"step", "measured"};
-            for (size_t k = 0; k < 2; k++) {
-                const struct field *x = get(f, nf, extra[k]);
-                if (!x)
-                    continue;
-                char key[32];
-                int kn = snprintf(key, sizeof key, "args.%s", extra[k]);
-                struct stint_arg b = {.key = stint_model_intern(m, key, (size_t)kn)};
-                if (x->is_str) {
-                    b.kind = STINT_ARG_STRING;
-                    b.sval = intern_field(r, x);
-                } else {
-                    b.kind = STINT_ARG_BOOL;
-                    b.ival = x->vn == 4 && !memcmp(x->v, "true", 4);
-                }
-                stint_model_add_arg(m, idx, &b);
-            }
-        }
-        return 0;
-    }
-    if (KIND("span_end")) {
-        const struct field *id = get(f, nf, "id");
-        int64_t dur;
-        if (!id || !id->is_str || field_i64(get(f, nf, "duration_ns"), &dur) != 0)
-            FAIL("%s: line %llu: span_end needs a string \"id\" and an integer \"duration_ns\"", r->path,
-                 (unsigned long long)r->line);
-        uint32_t sid = intern_field(r, id);
-        ensure_span_map(r, sid);
-        if (!r->span_of[sid])
-            FAIL("%s: line %llu: span_end for unknown span \"%s\" (expected a span_start before it)", r->path,
-                 (unsigned long long)r->line, stint_model_str(m, sid, NULL));
-        if (r->ended[sid])
-            FAIL("%s: line %llu: a second span_end for span \"%s\" (expected one per span)", r->path,
-                 (unsigned long long)r->line,
-                 stint_model_str(m, sid, NULL));
-        r->ended[sid] = 1;
-        struct stint_slice *s = &STINT_BA_AT(&m->slices, struct stint_slice, r->span_of[sid] - 1);
-        if (dur < 0) {
-            stint_model_repair(m, STINT_REPAIR_NEGATIVE_DUR, "%s: line %llu: negative duration_ns", r->path,
-                               (unsigned long long)r->line);
-            dur = 0;
-        }
-        if (!stint_end_in_range(s->ts_ns, dur))
-            FAIL("%s: line %llu: span \"%s\" would end at start_ns %lld + duration_ns %lld, outside the kept "
-                 "time range (expected an end below 2^62 ns)",
-                 r->path, (unsigned long long)r->line, stint_model_str(m, sid, NULL), (long long)s->ts_ns,
-                 (long long)dur);
-        s->dur_ns = dur;
-        return 0;
-    }
-    if (KIND("counter")) {
-        int64_t ts;
-        const struct field *v = get(f, nf, "value");
-        if (field_i64(get(f, nf, "timestamp_ns"), &ts) != 0 || !v || v->is_str) {
-            stint_model_drop(m, "%s: line %llu: counter without integer timestamp_ns or numeric value", r->path,
-                             (unsigned long long)r->line);
-            return 0;
-        }
-        double d;
-        if (field_double(v, &d) != 0) {
-            stint_model_drop(m, "%s: line %llu: counter value is not a number", r->path, (unsigned long long)r->line);
-            return 0;
-        }
-        stint_model_counter(m, r->pid, intern_field(r, get(f, nf, "name")), ts, d);
-        return 0;
-    }
-    if (KIND("device_memory")) {
-        int64_t ts;
-        if (field_i64(get(f, nf, "timestamp_ns"), &ts) != 0) {
-            stint_model_drop(m, "%s: line %llu: device_memory without integer timestamp_ns", r->path,
-                             (unsigned long long)r->line);
-            return 0;
-        }
-        static const char *const keys[] = {"used_bytes", "free_bytes", "reserved_bytes"};
-        for (int k = 0; k < 3; k++) {
-            const struct field *v = get(f, nf, keys[k]);
-            double d;
-            if (!v)
-                continue;
-            if (field_double(v, &d) != 0) {
-                stint_model_drop(m, "%s: line %llu: device_memory %s is not a number", r->path,
-                                 (unsigned long long)r->line, keys[k]);
-                continue;
-            }
-            stint_model_counter(m, r->pid, device_series(r, get(f, nf, "device"), keys[k]), ts, d);
-        }
-        return 0;
-    }
-    if (KIND("dropped")) { /* the writer's report of spans it lost (struct stint_loss) */
-        int64_t count, tid = 0, first = 0, last = 0;
-        const struct field *tf = get(f, nf, "tid");
-        if (field_i64(get(f, nf, "count"), &count) != 0 || count < 0 || (tf && field_i64(tf, &tid) != 0)) {
-            stint_model_repair(m, STINT_REPAIR_BAD_LOSS_RECORD,
-                               "%s: line %llu: a dropped record whose count (or tid) is no integer: the writer "
-                               "lost spans that are not counted",
-                               r->path, (unsigned long long)r->line);
-            return 0;
-        }
-        /* first_ns and last_ns count from open, as start_ns does; both 0: not known */
-        unsigned flags = tf ? STINT_LOSS_THREAD : 0;
-        if (field_i64(get(f, nf, "first_ns"), &first) == 0 && field_i64(get(f, nf, "last_ns"), &last) == 0 &&
-            (first || last))
-            flags |= STINT_LOSS_RANGE;
-        stint_model_loss(m, r->pid, tid, (uint64_t)count, first, last, flags);
-        return 0;
-    }
+    static const struct {
+        const char *kind;
+        int (*fn)(struct jreader *r, const struct field *f, int nf);
+    } kinds[] = {{"span_start", rec_span_start}, {"span_end", rec_span_end}, {"counter", rec_counter},
+                 {"device_memory", rec_device_memory}, {"dropped", rec_dropped}};
+    for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+        if (KIND(kinds[k].kind))
+            return kinds[k].fn(r, f, nf);
     for (int u = 0; u < STINT_UNMODELLED_KINDS; u++)
         if (KIND(stint_unmodelled_name((enum stint_unmodelled)u))) {
             m->unmodelled[u]++;
@@ -637,7 +661,7 @@ int stint_read_jsonl(struct stint_input *in, struct stint_model *m, const struct
         r.id_meta = stint_model_intern(m, "meta", 4);
         r.id_start = stint_model_intern(m, "span_start", 10);
         r.id_end = stint_model_intern(m, "span_end", 8);
-        r.open = need(calloc(1, sizeof *r.open));
+        r.open = stint_xcalloc(1, sizeof *r.open);
     }
     int rc = 0;
     size_t pos = 0;

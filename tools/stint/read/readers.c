@@ -6,6 +6,10 @@
  * structure means a marker log; a
  * first line that is a JSON object with a "kind" key means a JSONL session;
  * anything starting with '[' or '{' otherwise is Chrome JSON.
+ *
+ * Invariant: a read split over threads (parts cut at event boundaries, each
+ * read into a model of its own, merged in order) gives the model one thread
+ * would; where a split cannot be proven safe the input is read whole.
  */
 #include "read/readers.h"
 #include "read/sizes.h"

@@ -1,19 +1,20 @@
 /*
- * sizes.c - the byte tally of sizes.h.
+ * sizes.c - the byte tally of sizes.h: rows keyed by (a, b) string ids in
+ * small tables, each row made zeroed on first use.
+ *
+ * Invariants: a table's rows never move while a reader holds an index
+ * (rows are reached by index, the array only grows); a tally merged into
+ * another adds row by row, so the sum over parts is the one-thread tally;
+ * out of memory ends the process (base/xalloc.h).
  */
 #include "read/sizes.h"
 
 #include "model/model.h"
+#include "base/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static void oom(void)
-{
-    fprintf(stderr, "stint: out of memory\n");
-    exit(3);
-}
 
 struct stint_sizes *stint_sizes_new(void)
 {
@@ -44,14 +45,7 @@ static struct stint_size_row *row_of(struct stint_size_table *t, uint32_t a, uin
     int isnew;
     uint32_t i = stint_umap_get(&t->at, (uint64_t)a << 32 | b, (uint32_t)t->n, &isnew);
     if (isnew) {
-        if (t->n == t->cap) {
-            size_t nc = t->cap ? t->cap * 2 : 64;
-            struct stint_size_row *r = realloc(t->rows, nc * sizeof *r);
-            if (!r)
-                oom();
-            t->rows = r;
-            t->cap = nc;
-        }
+        t->rows = stint_xgrow(t->rows, &t->cap, t->n + 1, sizeof *t->rows, 64);
         t->rows[t->n] = (struct stint_size_row){.a = a, .b = b};
         t->n++;
     }
@@ -153,7 +147,6 @@ void stint_sizes_attach(struct stint_model *m)
 {
     if (!(m->flags & STINT_MODEL_SIZES) || m->sizes)
         return;
-    if (!(m->sizes = stint_sizes_new()))
-        oom();
+    m->sizes = stint_xcheck(stint_sizes_new());
     m->sizes_ops = &attached_ops;
 }

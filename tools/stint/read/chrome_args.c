@@ -1,0 +1,219 @@
+/*
+ * chrome_args.c - the Chrome reader's args: flattening an args object into
+ * the model's args, and looking members up in one.
+ *
+ * Args are walked only after their event parsed, over text the event's parse
+ * checked already (so a cursor over [a, b) never meets MORE), and only when
+ * something needs them: M and C events, or STINT_MODEL_KEEP_ARGS. Nested
+ * keys flatten to "args.k.sub" and "args.list[0]" (as Perfetto names them)
+ * down to ARGS_FLATTEN_DEPTH levels; deeper values are kept as their JSON
+ * text. null values are dropped, as Perfetto does. The flat key is built in
+ * the reader's key buffer, which only grows.
+ */
+#include "read/chrome_int.h"
+
+#include "base/tsparse.h"
+#include "base/xalloc.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#define ARGS_FLATTEN_DEPTH 64
+
+/* Puts s[0..n) at r->key + at, followed by a 0 (the flat key grows). */
+static void key_set(struct creader *r, size_t at, const char *s, size_t n)
+{
+    r->key = stint_xgrow(r->key, &r->key_cap, at + n + 1, 1, 256);
+    memcpy(r->key + at, s, n);
+    r->key[at + n] = 0;
+}
+
+typedef void (*arg_sink)(struct creader *r, void *ctx, const struct stint_arg *a);
+
+/* Whether a JSON number's text has no fraction and no exponent. */
+static int is_integer_text(const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (s[i] == '.' || s[i] == 'e' || s[i] == 'E')
+            return 0;
+    return 1;
+}
+
+/* Walks one value (validated already) under flat key r->key[0..klen). */
+static void walk_value(struct creader *r, struct stint_json *j, size_t klen, int depth, arg_sink sink, void *ctx)
+{
+    int c = stint_json_ws(j);
+    struct stint_arg a = {0};
+    a.key = stint_model_intern(r->m, r->key, klen);
+    if (c == '{' || c == '[') {
+        if (depth >= ARGS_FLATTEN_DEPTH) {
+            const char *v0 = j->p;
+            if (stint_json_skip(j) != STINT_JSON_OK)
+                return;
+            a.kind = STINT_ARG_JSON;
+            a.sval = stint_model_intern(r->m, v0, (size_t)(j->p - v0));
+            sink(r, ctx, &a);
+            return;
+        }
+        int obj = c == '{';
+        j->p++;
+        size_t idx = 0;
+        for (;;) {
+            c = stint_json_ws(j);
+            if (c == ',') {
+                j->p++;
+                continue;
+            }
+            if (c == '}' || c == ']' || c == 0) {
+                j->p++;
+                return;
+            }
+            size_t nk = klen;
+            if (obj) {
+                const char *k;
+                size_t kn;
+                int kesc;
+                if (stint_json_string(j, &k, &kn, &kesc) != STINT_JSON_OK)
+                    return;
+                kn = chrome_unescaped(r, &k, kn, kesc);
+                key_set(r, klen, ".", 1);
+                key_set(r, klen + 1, k, kn);
+                nk = klen + 1 + kn;
+                stint_json_ws(j);
+                j->p++; /* ':' */
+            } else {
+                char ib[32];
+                int n = snprintf(ib, sizeof ib, "[%zu]", idx++);
+                key_set(r, klen, ib, (size_t)n);
+                nk = klen + (size_t)n;
+            }
+            walk_value(r, j, nk, depth + 1, sink, ctx);
+        }
+    }
+    if (c == '"') {
+        const char *s;
+        size_t n;
+        int esc;
+        if (stint_json_string(j, &s, &n, &esc) != STINT_JSON_OK)
+            return;
+        n = chrome_unescaped(r, &s, n, esc);
+        a.kind = STINT_ARG_STRING;
+        a.sval = stint_model_intern(r->m, s, n);
+        sink(r, ctx, &a);
+        return;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+        const char *s;
+        size_t n;
+        if (stint_json_number(j, &s, &n) != STINT_JSON_OK)
+            return;
+        int64_t v;
+        if (is_integer_text(s, n) && stint_parse_i64(s, n, &v) == 0) {
+            a.kind = STINT_ARG_INT;
+            a.ival = v;
+        } else {
+            a.kind = STINT_ARG_REAL;
+            a.sval = stint_model_intern(r->m, s, n);
+        }
+        sink(r, ctx, &a);
+        return;
+    }
+    if (c == 't' || c == 'f') {
+        a.kind = STINT_ARG_BOOL;
+        a.ival = c == 't';
+        stint_json_skip(j);
+        sink(r, ctx, &a);
+        return;
+    }
+    /* null: dropped, as Perfetto does */
+    stint_json_skip(j);
+}
+
+/* Walks the args value [a, b) under the flat key prefix into sink. */
+static void walk_args(struct creader *r, const char *a, const char *b, const char *prefix, arg_sink sink, void *ctx)
+{
+    struct stint_json j = chrome_sub_json(a, b);
+    size_t pl = strlen(prefix);
+    key_set(r, 0, prefix, pl);
+    walk_value(r, &j, pl, 0, sink, ctx);
+}
+
+static void sink_slice(struct creader *r, void *ctx, const struct stint_arg *a)
+{
+    stint_model_add_arg(r->m, *(uint32_t *)ctx, a);
+}
+
+static void sink_end(struct creader *r, void *ctx, const struct stint_arg *a)
+{
+    (void)ctx;
+    stint_model_end_arg(r->m, a);
+}
+
+static void sink_metadata(struct creader *r, void *ctx, const struct stint_arg *a)
+{
+    (void)ctx;
+    struct stint_arg *n = stint_bigarray_push(&r->m->metadata);
+    if (n)
+        *n = *a;
+}
+
+void stint_i_chrome_args_slice(struct creader *r, const char *a, const char *b, uint32_t idx)
+{
+    walk_args(r, a, b, "args", sink_slice, &idx);
+}
+
+void stint_i_chrome_args_end(struct creader *r, const char *a, const char *b)
+{
+    walk_args(r, a, b, "args", sink_end, NULL);
+}
+
+void stint_i_chrome_args_metadata(struct creader *r, const char *a, const char *b)
+{
+    walk_args(r, a, b, "json_metadata", sink_metadata, NULL);
+}
+
+int stint_i_chrome_find_arg(const char *a, const char *b, const char *key, struct span *out)
+{
+    struct stint_json j = chrome_sub_json(a + 1, b);
+    for (;;) {
+        int c = stint_json_ws(&j);
+        if (c == ',') {
+            j.p++;
+            continue;
+        }
+        if (c != '"')
+            return 0;
+        const char *k;
+        size_t kn;
+        int kesc;
+        char kb[KEY_BUF + 8];
+        if (stint_json_string(&j, &k, &kn, &kesc) != STINT_JSON_OK)
+            return 0;
+        kn = key_text(&k, kn, kesc, kb);
+        stint_json_ws(&j);
+        j.p++;
+        if (key_is(k, kn, key))
+            return read_value(&j, out) == STINT_JSON_OK && out->set;
+        if (stint_json_skip(&j) != STINT_JSON_OK)
+            return 0;
+    }
+}
+
+int stint_i_chrome_next_member(struct stint_json *j, const char **k0, const char **k, size_t *kn, int *kesc)
+{
+    for (;;) {
+        int c = stint_json_ws(j);
+        if (c == ',') {
+            j->p++;
+            continue;
+        }
+        if (c != '"')
+            return 0;
+        *k0 = j->p;
+        if (stint_json_string(j, k, kn, kesc) != STINT_JSON_OK || stint_json_ws(j) != ':')
+            return 0;
+        j->p++;
+        stint_json_ws(j);
+        return 1;
+    }
+}
