@@ -196,10 +196,12 @@ static int tnode_dur(struct stint_tree_sink *s, uint32_t k, int64_t dur)
         s->dcap_n = n;
     }
     struct stint_tnode *nd = &s->t->nodes[k];
-    int64_t *v = stint_grow(nd->durs, &s->dcap[k], nd->ndurs + 1, sizeof *v, 4);
-    if (!v)
-        return -1;
-    nd->durs = v;
+    if (nd->ndurs == s->dcap[k]) {
+        int64_t *v = stint_grow(nd->durs, &s->dcap[k], nd->ndurs + 1, sizeof *v, 4);
+        if (!v)
+            return -1;
+        nd->durs = v;
+    }
     nd->durs[nd->ndurs++] = dur;
     return 0;
 }
@@ -298,12 +300,14 @@ void stint_tree_sink_span(void *ctx, const struct stint_model *m, const struct s
         }
         s->open[row]++;
     }
-    struct tframe *frames = stint_grow(s->fr, &s->fcap, s->sn + 1, sizeof *frames, 64);
-    if (!frames) {
-        s->oom = 1;
-        return;
+    if (s->sn == s->fcap) {
+        struct tframe *frames = stint_grow(s->fr, &s->fcap, s->sn + 1, sizeof *frames, 64);
+        if (!frames) {
+            s->oom = 1;
+            return;
+        }
+        s->fr = frames;
     }
-    s->fr = frames;
     struct tframe *fr = &s->fr[s->sn++];
     fr->node = node;
     fr->row = row;
