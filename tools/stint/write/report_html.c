@@ -17,6 +17,7 @@
 #include "base/tsparse.h"
 #include "write/report_template.h"
 #include "base/umap.h"
+#include "base/xalloc.h"
 
 #include <inttypes.h>
 #include <math.h>
@@ -76,12 +77,12 @@ static void js_str(FILE *f, const char *s, size_t n)
     putc('"', f);
 }
 
-static const struct stint_calltree *cmp_tree;
 /* Call tree nodes by total, widest first; at a tie the shallower (a parent
- * before its child), then the first made. */
-static int node_wider(const void *pa, const void *pb)
+ * before its child), then the first made. ctx: the call tree. */
+static int node_wider(const void *pa, const void *pb, void *ctx)
 {
-    const struct stint_tnode *a = &cmp_tree->nodes[*(const uint32_t *)pa], *b = &cmp_tree->nodes[*(const uint32_t *)pb];
+    const struct stint_calltree *tree = ctx;
+    const struct stint_tnode *a = &tree->nodes[*(const uint32_t *)pa], *b = &tree->nodes[*(const uint32_t *)pb];
     if (a->total_ns != b->total_ns)
         return a->total_ns > b->total_ns ? -1 : 1;
     if (a->depth != b->depth)
@@ -89,11 +90,12 @@ static int node_wider(const void *pa, const void *pb)
     return (*(const uint32_t *)pa > *(const uint32_t *)pb) - (*(const uint32_t *)pa < *(const uint32_t *)pb);
 }
 
-static const struct stint_model *cmp_model;
-static int dur_desc(const void *pa, const void *pb)
+/* Slices by duration, longest (unfinished) first, then by index. ctx: the model. */
+static int dur_desc(const void *pa, const void *pb, void *ctx)
 {
-    const struct stint_slice *a = stint_model_slice(cmp_model, *(const uint32_t *)pa);
-    const struct stint_slice *b = stint_model_slice(cmp_model, *(const uint32_t *)pb);
+    const struct stint_model *m = ctx;
+    const struct stint_slice *a = stint_model_slice(m, *(const uint32_t *)pa);
+    const struct stint_slice *b = stint_model_slice(m, *(const uint32_t *)pb);
     int64_t da = a->dur_ns < 0 ? INT64_MAX : a->dur_ns, db = b->dur_ns < 0 ? INT64_MAX : b->dur_ns;
     if (da != db)
         return da > db ? -1 : 1;
@@ -105,19 +107,25 @@ static int u32_asc(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-/* name rows (indexes into cmp_tally's) by self time, descending; ties by
- * name, category, clock */
-static const struct stint_tally *cmp_tally;
-static int name_self_desc(const void *pa, const void *pb)
+/* The model and tally the name rows come from (name_self_desc's context). */
+struct name_rows {
+    const struct stint_model *m;
+    const struct stint_tally *T;
+};
+
+/* name rows (indexes into ctx's tally's) by self time, descending; ties by
+ * name, category, clock. ctx: a struct name_rows. */
+static int name_self_desc(const void *pa, const void *pb, void *ctx)
 {
-    const struct stint_tally_name *a = &cmp_tally->names[*(const uint32_t *)pa];
-    const struct stint_tally_name *b = &cmp_tally->names[*(const uint32_t *)pb];
+    const struct name_rows *nr = ctx;
+    const struct stint_tally_name *a = &nr->T->names[*(const uint32_t *)pa];
+    const struct stint_tally_name *b = &nr->T->names[*(const uint32_t *)pb];
     if (a->self_ns != b->self_ns)
         return a->self_ns > b->self_ns ? -1 : 1;
-    int c = strcmp(stint_model_str(cmp_model, a->name, NULL), stint_model_str(cmp_model, b->name, NULL));
+    int c = strcmp(stint_model_str(nr->m, a->name, NULL), stint_model_str(nr->m, b->name, NULL));
     if (c)
         return c;
-    c = strcmp(stint_model_str(cmp_model, a->cat, NULL), stint_model_str(cmp_model, b->cat, NULL));
+    c = strcmp(stint_model_str(nr->m, a->cat, NULL), stint_model_str(nr->m, b->cat, NULL));
     if (c)
         return c;
     return (a->clock > b->clock) - (a->clock < b->clock);
@@ -140,11 +148,11 @@ static uint32_t guess_step(const struct stint_model *m)
     for (size_t i = 0; i < n; i++)
         if (stint_model_slice(m, i)->name > maxname)
             maxname = stint_model_slice(m, i)->name;
-    uint64_t *cnt = calloc((size_t)maxname + 1, sizeof *cnt);
-    uint8_t *has = calloc((size_t)maxname + 1, 1); /* 1: holds "step", 2: does not (looked up once) */
+    uint64_t *cnt = stint_xcalloc((size_t)maxname + 1, sizeof *cnt);
+    uint8_t *has = stint_xcalloc((size_t)maxname + 1, 1); /* 1: holds "step", 2: does not (looked up once) */
     uint32_t best = 0;
     uint64_t best_n = 0;
-    for (size_t i = 0; cnt && has && i < n; i++) {
+    for (size_t i = 0; i < n; i++) {
         const struct stint_slice *s = stint_model_slice(m, i);
         if (s->depth != 0 || (s->flags & STINT_SLICE_INSTANT) ||
             stint_model_track_at(m, s->track)->kind != STINT_TRACK_THREAD)
@@ -164,14 +172,11 @@ static uint32_t guess_step(const struct stint_model *m)
 }
 
 /* name as an fnmatch pattern that matches only itself (a guessed step name
- * such as "train_step[rank0]" is a name, not a glob), in a new string (NULL:
- * out of memory). */
+ * such as "train_step[rank0]" is a name, not a glob), in a new string. */
 static char *glob_literal(const char *name)
 {
     size_t n = strlen(name);
-    char *g = malloc(2 * n + 1), *q = g;
-    if (!g)
-        return NULL;
+    char *g = stint_xmalloc(2 * n + 1), *q = g;
     for (const char *p = name; *p; p++) {
         if (*p == '*' || *p == '?' || *p == '[' || *p == '\\')
             *q++ = '\\';
@@ -292,77 +297,87 @@ out:
     return 0;
 }
 
-int stint_write_report_html(const struct stint_model *m, const struct stint_tally *T, FILE *f,
-                            const struct stint_report_opts *o)
-{
-    size_t n = stint_model_nslices(m);
-    size_t max_slices = o->max_slices ? o->max_slices : 200000;
+/* One report being written: the model, the tally and the page's figures
+ * that its sections share. */
+struct report {
+    const struct stint_model *m;
+    const struct stint_tally *T;
+    FILE *f;
+    const struct stint_report_opts *o;
     struct stint_calltree t;
-    if (stint_calltree_build(&t, m, NULL) != 0)
-        return -1;
-    int rc = -1; /* every exit goes through done: below, which frees all of these */
-    uint32_t *row_of = NULL, *by_self = NULL, *name_ix = NULL, *remap = NULL, *stack = NULL;
-    uint8_t *fkeep = NULL;
-    /* which slices go on the timeline */
-    uint32_t *pick = malloc((n ? n : 1) * sizeof *pick);
-    int64_t *dev_origin = malloc((m->lanes.len + 1) * sizeof *dev_origin);
-    uint32_t *lane_of_track = malloc((m->tracks.len + 1) * sizeof *lane_of_track);
-    uint32_t *track_depth = calloc(m->tracks.len + 1, sizeof *track_depth);
-    if (!pick || !dev_origin || !lane_of_track || !track_depth)
-        goto done;
-    /* the flame graph's nodes: the FLAME_MAX_NODES widest call paths (a
-     * parent is never narrower than its child, and sorts first at a tie), so
-     * the page stays bounded (every node was written: 300k unique names gave
-     * 27 MB for 1000 drawn slices) while zooming into a frame still finds the
-     * paths under it down to the narrowest kept; the rest are counted */
-    enum { FLAME_MAX_NODES = 50000 };
-    fkeep = calloc(t.n + 1, 1);
-    size_t flame_out = 0;
-    int64_t root_total = 0;
-    for (uint32_t c = t.nodes[0].first_child; c != STINT_NO_ID; c = t.nodes[c].next_sibling)
-        root_total = stint_sum_add(root_total, t.nodes[c].total_ns);
-    if (fkeep) {
-        fkeep[0] = 1;
-        if (t.n - 1 <= FLAME_MAX_NODES) {
-            memset(fkeep, 1, t.n);
-        } else {
-            uint32_t *by_width = malloc((t.n - 1) * sizeof *by_width);
-            for (size_t k = 1; by_width && k < t.n; k++)
-                by_width[k - 1] = (uint32_t)k;
-            if (by_width) {
-                cmp_tree = &t;
-                qsort(by_width, t.n - 1, sizeof *by_width, node_wider);
-                for (size_t k = 0; k < FLAME_MAX_NODES; k++)
-                    fkeep[by_width[k]] = 1;
-                flame_out = t.n - 1 - FLAME_MAX_NODES;
-                free(by_width);
-            } else {
-                memset(fkeep, 1, t.n);
-            }
-        }
+    size_t n;                  /* slices */
+    uint32_t *pick;            /* the timeline's slices, in index order */
+    size_t npick, left_out;
+    uint8_t *fkeep;            /* per call tree node: in the flame graph */
+    size_t flame_out;          /* call paths left out of it */
+    int64_t root_total;
+    int64_t h0, h1, span;      /* host origin and end; the timeline's span */
+    int64_t *dev_origin;       /* per lane: a device lane's own origin */
+    uint32_t *lane_of_track;   /* per track: its timeline lane, or STINT_NO_ID */
+    uint32_t *track_depth;     /* per track: rows used */
+    uint32_t *row_of;          /* per picked slice: its row */
+    size_t crowded;
+    uint32_t maxname;          /* the largest name id the page draws */
+    uint32_t *name_ix;         /* per name id: its dense index in the page's names */
+};
+
+/* the flame graph's nodes: the FLAME_MAX_NODES widest call paths (a parent
+ * is never narrower than its child, and sorts first at a tie), so the page
+ * stays bounded (every node was written: 300k unique names gave 27 MB for
+ * 1000 drawn slices) while zooming into a frame still finds the paths under
+ * it down to the narrowest kept; the rest are counted */
+enum { FLAME_MAX_NODES = 50000 };
+
+static void flame_keep(struct report *r)
+{
+    struct stint_calltree *t = &r->t;
+    r->fkeep = stint_xcalloc(t->n + 1, 1);
+    for (uint32_t c = t->nodes[0].first_child; c != STINT_NO_ID; c = t->nodes[c].next_sibling)
+        r->root_total = stint_sum_add(r->root_total, t->nodes[c].total_ns);
+    r->fkeep[0] = 1;
+    if (t->n - 1 <= FLAME_MAX_NODES) {
+        memset(r->fkeep, 1, t->n);
+        return;
     }
-    size_t npick = 0;
-    for (size_t i = 0; i < n; i++)
-        pick[npick++] = (uint32_t)i;
-    size_t left_out = 0;
-    if (npick > max_slices) {
-        cmp_model = m;
-        qsort(pick, npick, sizeof *pick, dur_desc);
-        left_out = npick - max_slices;
-        npick = max_slices;
-        qsort(pick, npick, sizeof *pick, u32_asc);
+    uint32_t *by_width = stint_xmalloc((t->n - 1) * sizeof *by_width);
+    for (size_t k = 1; k < t->n; k++)
+        by_width[k - 1] = (uint32_t)k;
+    qsort_r(by_width, t->n - 1, sizeof *by_width, node_wider, t);
+    for (size_t k = 0; k < FLAME_MAX_NODES; k++)
+        r->fkeep[by_width[k]] = 1;
+    r->flame_out = t->n - 1 - FLAME_MAX_NODES;
+    free(by_width);
+}
+
+/* The timeline's slices: all, or the max_slices longest. */
+static void pick_slices(struct report *r, size_t max_slices)
+{
+    r->pick = stint_xmalloc((r->n ? r->n : 1) * sizeof *r->pick);
+    for (size_t i = 0; i < r->n; i++)
+        r->pick[r->npick++] = (uint32_t)i;
+    if (r->npick > max_slices) {
+        qsort_r(r->pick, r->npick, sizeof *r->pick, dur_desc, (void *)r->m);
+        r->left_out = r->npick - max_slices;
+        r->npick = max_slices;
+        qsort(r->pick, r->npick, sizeof *r->pick, u32_asc);
     }
-    /* host origin and span; device lanes keep their own origin */
+}
+
+/* host origin and span; device lanes keep their own origin */
+static void time_span(struct report *r)
+{
+    const struct stint_model *m = r->m;
     int64_t h0 = INT64_MAX, h1 = INT64_MIN;
+    r->dev_origin = stint_xmalloc((m->lanes.len + 1) * sizeof *r->dev_origin);
     for (size_t l = 0; l < m->lanes.len; l++)
-        dev_origin[l] = INT64_MAX;
-    for (size_t i = 0; i < n; i++) {
+        r->dev_origin[l] = INT64_MAX;
+    for (size_t i = 0; i < r->n; i++) {
         const struct stint_slice *s = stint_model_slice(m, i);
         const struct stint_track *tr = stint_model_track_at(m, s->track);
         int64_t e = s->ts_ns + (s->dur_ns > 0 ? s->dur_ns : 0);
         if (stint_model_track_device(m, tr)) {
-            if (s->ts_ns < dev_origin[tr->lane])
-                dev_origin[tr->lane] = s->ts_ns;
+            if (s->ts_ns < r->dev_origin[tr->lane])
+                r->dev_origin[tr->lane] = s->ts_ns;
             continue;
         }
         if (s->ts_ns < h0)
@@ -373,51 +388,67 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
     if (h0 == INT64_MAX)
         h0 = h1 = 0;
     int64_t span = h1 - h0;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < r->n; i++) {
         const struct stint_slice *s = stint_model_slice(m, i);
         const struct stint_track *tr = stint_model_track_at(m, s->track);
         if (stint_model_track_device(m, tr)) {
-            int64_t e = s->ts_ns - dev_origin[tr->lane] + (s->dur_ns > 0 ? s->dur_ns : 0);
+            int64_t e = s->ts_ns - r->dev_origin[tr->lane] + (s->dur_ns > 0 ? s->dur_ns : 0);
             if (e > span)
                 span = e;
         }
     }
-    /* timeline lanes: tracks that have slices, in track order */
-    size_t nl = 0;
+    r->h0 = h0;
+    r->h1 = h1;
+    r->span = span;
+}
+
+/* timeline lanes: tracks that have slices, in track order. display rows:
+ * greedy packing per track in ts order (a slice takes the first row free at
+ * its start), so nested spans stack under their parents and overlapping
+ * siblings get rows of their own */
+static void pack_rows(struct report *r)
+{
+    const struct stint_model *m = r->m;
+    r->lane_of_track = stint_xmalloc((m->tracks.len + 1) * sizeof *r->lane_of_track);
+    r->track_depth = stint_xcalloc(m->tracks.len + 1, sizeof *r->track_depth);
+    r->row_of = stint_xmalloc((r->npick ? r->npick : 1) * sizeof *r->row_of);
     for (size_t k = 0; k < m->tracks.len; k++)
-        lane_of_track[k] = STINT_NO_ID;
-    /* display rows: greedy packing per track in ts order (a slice takes the
-     * first row free at its start), so nested spans stack under their
-     * parents and overlapping siblings get rows of their own */
-    row_of = malloc((npick ? npick : 1) * sizeof *row_of);
-    size_t crowded = 0;
+        r->lane_of_track[k] = STINT_NO_ID;
     int64_t row_end[25];
     uint32_t cur_track = STINT_NO_ID;
-    for (size_t k = 0; row_of && k < npick; k++) {
-        const struct stint_slice *s = stint_model_slice(m, pick[k]);
+    for (size_t k = 0; k < r->npick; k++) {
+        const struct stint_slice *s = stint_model_slice(m, r->pick[k]);
         if (s->track != cur_track) {
             cur_track = s->track;
-            for (int r = 0; r < 25; r++)
-                row_end[r] = INT64_MIN;
+            for (int i = 0; i < 25; i++)
+                row_end[i] = INT64_MIN;
         }
         int64_t end = s->dur_ns < 0 ? INT64_MAX : s->ts_ns + s->dur_ns;
-        uint32_t r = 0;
-        while (r < 24 && row_end[r] > s->ts_ns)
-            r++;
-        crowded += r == 24 && row_end[r] > s->ts_ns; /* (drawn over another on the last row) */
-        if (row_end[r] < end)
-            row_end[r] = end;
-        row_of[k] = r;
-        if (r + 1 > track_depth[s->track])
-            track_depth[s->track] = r + 1;
-        lane_of_track[s->track] = 0;
+        uint32_t row = 0;
+        while (row < 24 && row_end[row] > s->ts_ns)
+            row++;
+        r->crowded += row == 24 && row_end[row] > s->ts_ns; /* (drawn over another on the last row) */
+        if (row_end[row] < end)
+            row_end[row] = end;
+        r->row_of[k] = row;
+        if (row + 1 > r->track_depth[s->track])
+            r->track_depth[s->track] = row + 1;
+        r->lane_of_track[s->track] = 0;
     }
-    if (!row_of)
-        goto done;
+    size_t nl = 0;
     for (size_t k = 0; k < m->tracks.len; k++)
-        if (lane_of_track[k] != STINT_NO_ID)
-            lane_of_track[k] = (uint32_t)nl++;
+        if (r->lane_of_track[k] != STINT_NO_ID)
+            r->lane_of_track[k] = (uint32_t)nl++;
+}
 
+/* The page's head, its source line and the scope notes' fixed items. */
+static void put_head(const struct report *r)
+{
+    const struct stint_model *m = r->m;
+    const struct stint_report_opts *o = r->o;
+    FILE *f = r->f;
+    size_t n = r->n;
+    int64_t h0 = r->h0, h1 = r->h1;
     const char *title = o->title ? o->title : o->input_path;
     fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
           "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; script-src 'unsafe-inline'; "
@@ -458,6 +489,16 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
                "of all children (uninstrumented work or waiting, not a proven cause). Its min, median and max are "
                "per clock: host and device times are never pooled.</li>\n",
             (int)REPORT_STEP_COLUMNS);
+}
+
+/* The scope notes' items about what the page leaves out, then the input's
+ * problems. */
+static void put_notes(const struct report *r)
+{
+    const struct stint_model *m = r->m;
+    FILE *f = r->f;
+    size_t npick = r->npick, n = r->n, left_out = r->left_out, crowded = r->crowded, flame_out = r->flame_out;
+    const struct stint_calltree *t = &r->t;
     if (left_out)
         fprintf(f, "<li><b>The timeline shows the %zu longest of %zu slices</b> (%zu shorter ones left out, and a "
                    "lane none of whose slices are among them is not drawn; the tables include every slice).</li>\n",
@@ -469,13 +510,13 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
     if (flame_out)
         fprintf(f, "<li>The flame graph holds the %d widest of %zu call paths: %zu narrower ones are left out (the "
                    "tables include them).</li>\n",
-                (int)FLAME_MAX_NODES, t.n - 1, flame_out);
+                (int)FLAME_MAX_NODES, t->n - 1, flame_out);
     if (m->counters.len)
         fprintf(f, "<li>%zu counter series are not drawn (<code>stint counters</code> summarizes them).</li>\n",
                 (size_t)m->counters.len);
-    if (t.unfinished)
+    if (t->unfinished)
         fprintf(f, "<li>%" PRIu64 " spans never ended: drawn to the end of the trace, left out of the tables.</li>\n",
-                t.unfinished);
+                t->unfinished);
     uint64_t nrep = 0;
     for (int k = 0; k < STINT_REPAIR_COUNT; k++)
         nrep += m->repairs[k];
@@ -512,20 +553,14 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
         fputs("</li>\n", f);
     }
     fputs("</ul>\n", f);
-    fputs("<h2>Timeline</h2>\n<p class=\"hint\">one row group per lane; wheel: zoom at the cursor, drag: pan, "
-          "double-click: reset; shift+wheel or the scroll bar: more lanes</p>\n"
-          "<div id=\"tlwrap\"><div id=\"tlspace\"><canvas id=\"timeline\"></canvas></div></div>\n",
-          f);
-    fputs("<h2>Flame graph</h2>\n<p class=\"hint\">the aggregated call tree of host-clock threads</p>\n"
-          "<canvas id=\"flame\"></canvas>\n",
-          f);
+}
 
-    /* summary tables: lanes, then names (the figures `stint summary` gives) */
-    fputs("<h2>Lanes</h2>\n<p class=\"hint\">per lane, its finished spans (instants, async slices and unfinished "
-          "spans left out); busy counts time covered by any of them once, sum adds every span's duration</p>\n"
-          "<table><tr><th class=\"n\">lane</th><th>clock</th><th>spans (finished)</th>"
-          "<th>busy (us, union of all spans)</th><th>sum (us, all spans)</th></tr>\n",
-          f);
+/* The lane and name tables (the figures `stint summary` gives). */
+static void put_tables(const struct report *r)
+{
+    const struct stint_model *m = r->m;
+    const struct stint_tally *T = r->T;
+    FILE *f = r->f;
     for (size_t l = 0; l < m->lanes.len; l++) {
         const struct stint_lane *ln = stint_model_lane_at(m, (uint32_t)l);
         const struct stint_tally_lane *lr = &T->lanes[l];
@@ -544,15 +579,12 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
     }
     fputs("</table>\n", f);
 
-    by_self = malloc((T->nnames ? T->nnames : 1) * sizeof *by_self);
-    if (!by_self)
-        goto done;
+    uint32_t *by_self = stint_xmalloc((T->nnames ? T->nnames : 1) * sizeof *by_self);
     for (size_t i = 0; i < T->nnames; i++)
         by_self[i] = (uint32_t)i;
-    cmp_model = m;
-    cmp_tally = T;
+    struct name_rows rows = {m, T};
     if (T->nnames > 1)
-        qsort(by_self, T->nnames, sizeof *by_self, name_self_desc);
+        qsort_r(by_self, T->nnames, sizeof *by_self, name_self_desc, &rows);
     fprintf(f, "<h2>Summary by name</h2>\n<p class=\"hint\">%zu names (by category, name and clock) on thread "
                "tracks, by self time%s; calls are the finished spans of the name; total is the union of its spans "
                "on each lane, added over lanes; sum and self add over all calls; mean = sum / calls</p>\n"
@@ -577,54 +609,59 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
         fputs("</tr>\n", f);
     }
     free(by_self);
-    by_self = NULL;
     fputs("</table>\n", f);
+}
 
-    /* steps */
-    const char *step = o->step;
+/* The steps section (put_steps), the step guessed when none was given.
+ * Returns 0, or -1 when out of memory. */
+static int put_steps_section(const struct report *r)
+{
+    const struct stint_model *m = r->m;
+    FILE *f = r->f;
+    const char *step = r->o->step;
     char *guessed = NULL; /* the guessed name as a pattern of itself */
     if (!step) {
         uint32_t g = guess_step(m);
         step = g ? stint_model_str(m, g, NULL) : NULL;
-        if (step && !(guessed = glob_literal(step)))
-            step = NULL;
+        if (step)
+            guessed = glob_literal(step);
     }
     fputs("<h2>Steps</h2>\n", f);
     int steps_rc = 0;
     if (!step)
         fputs("<p class=\"hint\">no step spans (give --step NAME)</p>\n", f);
     else
-        steps_rc = put_steps(f, m, step, guessed ? guessed : step, guessed != NULL, o->step_columns);
+        steps_rc = put_steps(f, m, step, guessed ? guessed : step, guessed != NULL, r->o->step_columns);
     free(guessed);
-    if (steps_rc != 0)
-        goto done;
+    return steps_rc;
+}
 
-    /* data for the script */
-    fprintf(f, "<div id=\"tip\"></div>\n<script type=\"application/json\" id=\"stint-data\">{\"span_ns\":%" PRId64
-               ",\"max_rows\":24,\"names\":[",
-            span);
-    /* names: the strings slice names use, renumbered densely in id order (the
-     * string table also holds categories, args and internal flow keys, which
-     * the page never shows) */
+/* names: the strings slice names use, renumbered densely in id order (the
+ * string table also holds categories, args and internal flow keys, which
+ * the page never shows); only the names the page draws: the picked slices'
+ * and the flame's */
+static void put_data_names(struct report *r)
+{
+    const struct stint_model *m = r->m;
+    const struct stint_calltree *t = &r->t;
+    FILE *f = r->f;
     uint32_t maxname = 0;
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; i < r->n; i++)
         if (stint_model_slice(m, i)->name > maxname)
             maxname = stint_model_slice(m, i)->name;
-    for (size_t k = 1; k < t.n; k++)
-        if (t.nodes[k].name > maxname)
-            maxname = t.nodes[k].name;
-    name_ix = malloc(((size_t)maxname + 1) * sizeof *name_ix);
-    if (!name_ix)
-        goto done;
+    for (size_t k = 1; k < t->n; k++)
+        if (t->nodes[k].name > maxname)
+            maxname = t->nodes[k].name;
+    uint32_t *name_ix = r->name_ix = stint_xmalloc(((size_t)maxname + 1) * sizeof *name_ix);
+    r->maxname = maxname;
     for (uint32_t k = 0; k <= maxname; k++)
         name_ix[k] = STINT_NO_ID;
     name_ix[0] = 0;
-    /* (only the names the page draws: the picked slices' and the flame's) */
-    for (size_t k = 0; k < npick; k++)
-        name_ix[stint_model_slice(m, pick[k])->name] = 0;
-    for (size_t k = 1; k < t.n; k++)
-        if (fkeep && fkeep[k])
-            name_ix[t.nodes[k].name] = 0;
+    for (size_t k = 0; k < r->npick; k++)
+        name_ix[stint_model_slice(m, r->pick[k])->name] = 0;
+    for (size_t k = 1; k < t->n; k++)
+        if (r->fkeep[k])
+            name_ix[t->nodes[k].name] = 0;
     uint32_t nnames = 0;
     for (uint32_t k = 0; k <= maxname; k++) {
         if (name_ix[k] == STINT_NO_ID)
@@ -636,6 +673,18 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
             putc(',', f);
         js_str(f, s, l);
     }
+}
+
+/* The timeline's lanes and slices in the data block. */
+static void put_data_timeline(const struct report *r)
+{
+    const struct stint_model *m = r->m;
+    FILE *f = r->f;
+    const uint32_t *lane_of_track = r->lane_of_track, *track_depth = r->track_depth, *name_ix = r->name_ix;
+    const uint32_t *pick = r->pick, *row_of = r->row_of;
+    size_t npick = r->npick;
+    int64_t h0 = r->h0;
+    const int64_t *dev_origin = r->dev_origin;
     fputs("],\n\"lanes\":[", f);
     size_t li = 0;
     for (size_t k = 0; k < m->tracks.len; k++) {
@@ -671,60 +720,103 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
         fprintf(f, "%s%u,%u,%" PRId64 ",%" PRId64 ",%u", k ? (k % 8 ? "," : ",\n") : "", lane_of_track[s->track],
                 row_of[k], s->ts_ns - org, s->dur_ns, name_ix[s->name]);
     }
-    /* flame: host tree nodes, parent before child: [parent, name, total, self, depth, calls] */
+}
+
+/* Reverses v[a, b). */
+static void reverse_u32(uint32_t *v, size_t a, size_t b)
+{
+    for (; a + 1 < b; a++, b--) {
+        uint32_t tmp = v[a];
+        v[a] = v[b - 1];
+        v[b - 1] = tmp;
+    }
+}
+
+/* flame: host tree nodes, parent before child: [parent, name, total, self, depth, calls] */
+static void put_data_flame(struct report *r)
+{
+    FILE *f = r->f;
+    struct stint_calltree *tree = &r->t;
+    const uint8_t *fkeep = r->fkeep;
+    const uint32_t *name_ix = r->name_ix;
+    uint32_t maxname = r->maxname;
+    uint32_t *remap = stint_xmalloc((tree->n + 1) * sizeof *remap);
+    uint32_t *stack = stint_xmalloc((tree->n + 1) * sizeof *stack);
     fputs("],\n\"flame\":[", f);
-    remap = malloc((t.n + 1) * sizeof *remap);
-    stack = malloc((t.n + 1) * sizeof *stack);
-    if (remap && stack) {
-        fprintf(f, "[-1,0,%" PRId64 ",0,0,0]", root_total);
-        remap[0] = 0;
-        uint32_t next = 1;
-        size_t sp = 0;
-        stint_calltree_sort(&t, m, STINT_TREE_SORT_TOTAL);
-        for (uint32_t c = t.nodes[0].first_child; c != STINT_NO_ID; c = t.nodes[c].next_sibling)
-            stack[sp++] = c;
-        for (size_t a = 0, b = sp; a + 1 < b; a++, b--) {
-            uint32_t tmp = stack[a];
-            stack[a] = stack[b - 1];
-            stack[b - 1] = tmp;
-        }
-        while (sp) {
-            uint32_t c = stack[--sp];
-            const struct stint_tnode *nd = &t.nodes[c];
-            if (fkeep && !fkeep[c])
-                continue; /* (with its subtree: counted in the notes) */
-            remap[c] = next++;
-            fprintf(f, ",\n[%u,%u,%" PRId64 ",%" PRId64 ",%u,%" PRIu64 "]", remap[nd->parent],
-                    nd->name <= maxname ? name_ix[nd->name] : 0, nd->total_ns,
-                    nd->self_ns, nd->depth, nd->calls);
-            /* push children last-first so they pop (and draw) in sorted order */
-            size_t mark = sp;
-            for (uint32_t k = nd->first_child; k != STINT_NO_ID; k = t.nodes[k].next_sibling)
-                stack[sp++] = k;
-            for (size_t a = mark, b = sp; a + 1 < b; a++, b--) {
-                uint32_t tmp = stack[a];
-                stack[a] = stack[b - 1];
-                stack[b - 1] = tmp;
-            }
-        }
-    } else
-        fputs("[-1,0,0,0,0,0]", f);
-    fputs("]}</script>\n<script>", f);
-    for (size_t k = 0; stint_report_js[k]; k++)
-        fputs(stint_report_js[k], f);
-    fputs("</script>\n</body></html>\n", f);
-    rc = 0;
-done:
+    fprintf(f, "[-1,0,%" PRId64 ",0,0,0]", r->root_total);
+    remap[0] = 0;
+    uint32_t next = 1;
+    size_t sp = 0;
+    stint_calltree_sort(tree, r->m, STINT_TREE_SORT_TOTAL);
+    for (uint32_t c = tree->nodes[0].first_child; c != STINT_NO_ID; c = tree->nodes[c].next_sibling)
+        stack[sp++] = c;
+    reverse_u32(stack, 0, sp);
+    while (sp) {
+        uint32_t c = stack[--sp];
+        const struct stint_tnode *nd = &tree->nodes[c];
+        if (!fkeep[c])
+            continue; /* (with its subtree: counted in the notes) */
+        remap[c] = next++;
+        fprintf(f, ",\n[%u,%u,%" PRId64 ",%" PRId64 ",%u,%" PRIu64 "]", remap[nd->parent],
+                nd->name <= maxname ? name_ix[nd->name] : 0, nd->total_ns, nd->self_ns, nd->depth, nd->calls);
+        /* push children last-first so they pop (and draw) in sorted order */
+        size_t mark = sp;
+        for (uint32_t k = nd->first_child; k != STINT_NO_ID; k = tree->nodes[k].next_sibling)
+            stack[sp++] = k;
+        reverse_u32(stack, mark, sp);
+    }
     free(remap);
-    free(name_ix);
     free(stack);
-    free(by_self);
-    free(row_of);
-    free(fkeep);
-    free(pick);
-    free(dev_origin);
-    free(lane_of_track);
-    free(track_depth);
-    stint_calltree_free(&t);
+}
+
+int stint_write_report_html(const struct stint_model *m, const struct stint_tally *T, FILE *f,
+                            const struct stint_report_opts *o)
+{
+    struct report r = {.m = m, .T = T, .f = f, .o = o, .n = stint_model_nslices(m)};
+    if (stint_calltree_build(&r.t, m, NULL) != 0)
+        return -1;
+    flame_keep(&r);
+    pick_slices(&r, o->max_slices ? o->max_slices : 200000);
+    time_span(&r);
+    pack_rows(&r);
+    put_head(&r);
+    put_notes(&r);
+    fputs("<h2>Timeline</h2>\n<p class=\"hint\">one row group per lane; wheel: zoom at the cursor, drag: pan, "
+          "double-click: reset; shift+wheel or the scroll bar: more lanes</p>\n"
+          "<div id=\"tlwrap\"><div id=\"tlspace\"><canvas id=\"timeline\"></canvas></div></div>\n",
+          f);
+    fputs("<h2>Flame graph</h2>\n<p class=\"hint\">the aggregated call tree of host-clock threads</p>\n"
+          "<canvas id=\"flame\"></canvas>\n",
+          f);
+
+    /* summary tables: lanes, then names (the figures `stint summary` gives) */
+    fputs("<h2>Lanes</h2>\n<p class=\"hint\">per lane, its finished spans (instants, async slices and unfinished "
+          "spans left out); busy counts time covered by any of them once, sum adds every span's duration</p>\n"
+          "<table><tr><th class=\"n\">lane</th><th>clock</th><th>spans (finished)</th>"
+          "<th>busy (us, union of all spans)</th><th>sum (us, all spans)</th></tr>\n",
+          f);
+    put_tables(&r);
+    int rc = put_steps_section(&r);
+    if (rc == 0) {
+        /* data for the script */
+        fprintf(f, "<div id=\"tip\"></div>\n<script type=\"application/json\" id=\"stint-data\">{\"span_ns\":%" PRId64
+                   ",\"max_rows\":24,\"names\":[",
+                r.span);
+        put_data_names(&r);
+        put_data_timeline(&r);
+        put_data_flame(&r);
+        fputs("]}</script>\n<script>", f);
+        for (size_t k = 0; stint_report_js[k]; k++)
+            fputs(stint_report_js[k], f);
+        fputs("</script>\n</body></html>\n", f);
+    }
+    free(r.name_ix);
+    free(r.row_of);
+    free(r.fkeep);
+    free(r.pick);
+    free(r.dev_origin);
+    free(r.lane_of_track);
+    free(r.track_depth);
+    stint_calltree_free(&r.t);
     return rc;
 }

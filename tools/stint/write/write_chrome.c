@@ -23,6 +23,7 @@
 #include "write/writers.h"
 
 #include "write/textout.h"
+#include "base/xalloc.h"
 #include "base/tsparse.h"
 
 #include <errno.h>
@@ -62,13 +63,6 @@ struct stint_origins stint_model_origins(const struct stint_model *m)
             o[0] = s->ts_ns;
     }
     return (struct stint_origins){o[0] == INT64_MAX ? 0 : o[0], o[1] == INT64_MAX ? 0 : o[1]};
-}
-
-static void put_str(FILE *f, const struct stint_model *m, uint32_t id)
-{
-    size_t n;
-    const char *s = stint_model_str(m, id, &n);
-    stint_out_json_str(f, s, n);
 }
 
 /* The slice's args; clip (CLIP_START | CLIP_END) adds "stint_clipped"
@@ -173,7 +167,7 @@ void stint_put_arg_json(FILE *f, const struct stint_model *m, const struct stint
     case STINT_ARG_BOOL: fputs(a->ival ? "true" : "false", f); break;
     case STINT_ARG_REAL:
     case STINT_ARG_JSON: fputs(stint_model_str(m, a->sval, NULL), f); break;
-    default: put_str(f, m, a->sval); break;
+    default: stint_out_json_model_str(f, m, a->sval); break;
     }
 }
 
@@ -262,21 +256,16 @@ static void sub_pop(struct subtrack *t, int64_t ts)
     }
 }
 
-static int sub_push(struct subtrack *t, int64_t end, int64_t dur, uint32_t idx)
+static void sub_push(struct subtrack *t, int64_t end, int64_t dur, uint32_t idx)
 {
     if (t->n == t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 16;
-        struct open_span *ns = realloc(t->st, cap * sizeof *ns);
-        if (!ns)
-            return -1;
-        t->st = ns;
-        t->cap = cap;
+        t->cap = t->cap ? t->cap * 2 : 16;
+        t->st = stint_xreallocarray(t->st, t->cap, sizeof *t->st);
     }
     t->st[t->n].end_ns = end;
     t->st[t->n].dur_ns = dur;
     t->st[t->n].idx = idx;
     t->n++;
-    return 0;
 }
 
 /* The string of the synthetic pid last written (put_pid). */
@@ -308,7 +297,7 @@ static void put_pid(FILE *out, const struct stint_model *m, int64_t pid, uint32_
         *pm = (struct pid_memo){pid, text, 1};
     }
     if (text)
-        put_str(out, m, text);
+        stint_out_json_model_str(out, m, text);
     else
         fprintf(out, "%" PRId64, pid);
 }
@@ -325,7 +314,7 @@ static void put_async_at(FILE *out, const struct stint_model *m, const struct st
     fputs(",\"tid\":0,\"ts\":", out);
     stint_put_us3(out, ts);
     fputs(t->scope == STINT_ASYNC_GLOBAL ? ",\"id2\":{\"global\":" : ",\"id2\":{\"local\":", out);
-    put_str(out, m, t->id);
+    stint_out_json_model_str(out, m, t->id);
     putc('}', out);
 }
 
@@ -333,7 +322,7 @@ static void put_async_at(FILE *out, const struct stint_model *m, const struct st
 static void put_tid(FILE *out, const struct stint_model *m, const struct stint_lane *l, int64_t tid)
 {
     if (tid == l->tid && l->tid_text)
-        put_str(out, m, l->tid_text);
+        stint_out_json_model_str(out, m, l->tid_text);
     else
         fprintf(out, "%" PRId64, tid);
 }
@@ -484,233 +473,265 @@ static void put_sample(FILE *out, const struct stint_model *m, const struct stin
     fprintf(out, ":%.17g}}", cs->value);
 }
 
-int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
-                       struct stint_write_stats *st)
+/* One run of the Chrome writer: what its steps share. */
+struct chrome_run {
+    const struct stint_model *m;
+    FILE *out;
+    const struct stint_write_opts *o;
+    struct stint_write_stats *st;
+    struct stint_origins org;
+    size_t n;               /* slices */
+    int win;                /* o->window */
+    int first;              /* no event written yet (sep) */
+    int has_dev;            /* a device-clock lane was written */
+    int64_t spare_tid;      /* the next tid for extra tracks and device lanes */
+    struct pid_memo pm;
+    struct subtrack **subs; /* per lane: its output sub-tracks (index 0 is the lane itself) */
+    size_t *nsubs;
+    struct placed *pl;      /* per slice, with flows: where it went */
+    uint8_t *dropped;       /* per slice, with o->select: left out, for the parents a reader finds instead */
+};
+
+/* What comes before an event: nothing before the first, else ",\n". */
+static const char *sep(struct chrome_run *w)
 {
-    memset(st, 0, sizeof *st);
-    const struct stint_origins org = o && o->rebase ? stint_model_origins(m) : (struct stint_origins){0, 0};
-    st->origin_ns = org.host;
-    st->device_origin_ns = org.device;
-    /* a Chrome input's losses are its metadata's, which put_metadata carries over (its origin moved by
-     * the rebase); another input's have no place here */
-    if (m->format && !strcmp(m->format, "chrome-json"))
-        st->losses_written = m->lost;
-    size_t n = stint_model_nslices(m);
-    size_t nlanes = m->lanes.len;
-    int has_dev = 0;
-    struct pid_memo pm = {0};
-    /* a tid above every real one for extra tracks and device lanes */
-    int64_t spare_tid = stint_write_spare_tid(m, 1000000);
-    /* per lane: its output sub-tracks (index 0 is the lane itself) */
-    struct subtrack **subs = calloc(nlanes ? nlanes : 1, sizeof *subs);
-    size_t *nsubs = calloc(nlanes ? nlanes : 1, sizeof *nsubs);
-    struct placed *pl = m->flows.len ? malloc(n * sizeof *pl) : NULL;
-    /* with o->select: the slices it left out, for the parents a reader finds instead */
-    uint8_t *dropped = o && o->select ? calloc(n ? n : 1, 1) : NULL;
-    if (!subs || !nsubs || (m->flows.len && !pl) || (o && o->select && !dropped)) {
-        free(subs);
-        free(nsubs);
-        free(pl);
-        free(dropped);
-        return -1;
+    if (w->first) {
+        w->first = 0;
+        return "";
     }
-    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", out);
-    int first = 1;
-#define SEP() (first ? (first = 0, "") : ",\n")
+    return ",\n";
+}
+
+/* The M events of processes and lanes (names, sort indexes); each lane's
+ * first sub-track. */
+static void put_names(struct chrome_run *w)
+{
+    const struct stint_model *m = w->m;
+    FILE *out = w->out;
     for (size_t i = 0; i < m->processes.len; i++) {
         const struct stint_process *p = stint_model_process_at(m, (uint32_t)i);
         if (p->name) {
-            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":", SEP());
+            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":", sep(w));
             put_pid(out, m, p->pid, (uint32_t)i, NULL);
             fputs(",\"tid\":0,\"args\":{\"name\":", out);
-            put_str(out, m, p->name);
+            stint_out_json_model_str(out, m, p->name);
             fputs("}}", out);
         }
         if (p->has_sort_index) {
-            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":", SEP());
+            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":", sep(w));
             put_pid(out, m, p->pid, (uint32_t)i, NULL);
             fprintf(out, ",\"tid\":0,\"args\":{\"sort_index\":%d}}", p->sort_index);
         }
     }
-    for (size_t i = 0; i < nlanes; i++) {
+    for (size_t i = 0; i < m->lanes.len; i++) {
         const struct stint_lane *l = stint_model_lane_at(m, (uint32_t)i);
-        subs[i] = calloc(1, sizeof **subs);
-        if (!subs[i])
-            goto oom;
-        subs[i][0].last = STINT_NO_ID;
-        nsubs[i] = 1;
-        subs[i][0].tid = l->clock == STINT_CLOCK_DEVICE ? spare_tid++ : l->tid;
-        has_dev |= l->clock == STINT_CLOCK_DEVICE;
+        w->subs[i] = stint_xcalloc(1, sizeof **w->subs);
+        w->subs[i][0].last = STINT_NO_ID;
+        w->nsubs[i] = 1;
+        w->subs[i][0].tid = l->clock == STINT_CLOCK_DEVICE ? w->spare_tid++ : l->tid;
+        w->has_dev |= l->clock == STINT_CLOCK_DEVICE;
         if (l->name || l->clock == STINT_CLOCK_DEVICE) {
-            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_name\",", SEP());
-            put_lane_ids(out, m, l, subs[i][0].tid);
+            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_name\",", sep(w));
+            put_lane_ids(out, m, l, w->subs[i][0].tid);
             fputs(",\"args\":{\"name\":", out);
             put_track_name(out, m, l, 0);
             fputs("}}", out);
         }
         if (l->has_sort_index) {
-            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_sort_index\",", SEP());
-            put_lane_ids(out, m, l, subs[i][0].tid);
+            fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_sort_index\",", sep(w));
+            put_lane_ids(out, m, l, w->subs[i][0].tid);
             fprintf(out, ",\"args\":{\"sort_index\":%d}}", l->sort_index);
         }
     }
-    int win = o && o->window;
-    for (size_t i = 0; i < n; i++) {
-        const struct stint_slice *s = stint_model_slice(m, i);
-        const struct stint_track *t = stint_model_track_at(m, s->track);
-        int64_t s_ts = s->ts_ns, s_dur = s->dur_ns; /* as written: cut to the window */
-        unsigned clip = 0;
-        if (o && o->select && !stint_filter_slice(o->select, m, s)) {
-            st->filtered_out++;
-            dropped[i] = 1;
-            if (pl) {
-                pl[i].sub = STINT_NO_ID;
-                pl[i].flags = CUT | FILTERED;
-            }
-            continue;
-        }
-        if (win) {
-            if (!stint_filter_overlaps(o->t0, o->t1, s->ts_ns, s->dur_ns)) {
-                st->window_out++;
-                if (pl) {
-                    pl[i].sub = STINT_NO_ID;
-                    pl[i].flags = CUT | OUTSIDE;
-                }
-                continue;
-            }
-            if (s->ts_ns < o->t0) {
-                s_ts = o->t0;
-                clip |= CLIP_START;
-            }
-            int64_t e = s->dur_ns < 0 ? INT64_MAX : s->ts_ns + s->dur_ns;
-            if (s->dur_ns >= 0 && e > o->t1) {
-                e = o->t1;
-                clip |= CLIP_END;
-            }
-            if (s->dur_ns >= 0)
-                s_dur = e - s_ts;
-            st->clipped += clip != 0;
-        }
-        int64_t ts = s_ts - stint_slice_origin(m, s, &org);
-        if (t->kind == STINT_TRACK_THREAD) {
-            const struct stint_lane *l = stint_model_lane_at(m, t->lane);
-            struct subtrack *sv = subs[t->lane];
-            int64_t end = s_dur < 0 ? INT64_MAX : s_ts + s_dur;
-            size_t k = 0;
-            for (;; k++) {
-                if (k == nsubs[t->lane]) {
-                    struct subtrack *nv = realloc(subs[t->lane], (k + 1) * sizeof *nv);
-                    if (!nv)
-                        goto oom;
-                    subs[t->lane] = sv = nv;
-                    memset(&sv[k], 0, sizeof sv[k]);
-                    sv[k].tid = spare_tid++;
-                    sv[k].last = STINT_NO_ID;
-                    nsubs[t->lane] = k + 1;
-                }
-                sub_pop(&sv[k], s_ts);
-                /* an unfinished span (B without E) has no end to overlap its
-                 * parent with: it stays where the readers nest it, and stays
-                 * open on the track to its end, as it does in the model */
-                if (sv[k].n == 0 || sv[k].st[sv[k].n - 1].end_ns >= end || s_dur < 0)
-                    break;
-            }
-            /* a reader nests it under the span open on its track: another
-             * parent than the model's when that one is on another thread
-             * (JSONL parent ids) or moved to an extra track */
-            uint32_t parent = s->parent; /* (the nearest ancestor the filters kept) */
-            while (dropped && parent < n && dropped[parent])
-                parent = stint_model_slice(m, parent)->parent;
-            if (k == 0 && (sv[0].n ? sv[0].st[sv[0].n - 1].idx : STINT_NO_ID) != parent)
-                st->reparented++;
-            if (sub_push(&sv[k], end, s_dur, (uint32_t)i) != 0)
-                goto oom;
-            if (pl) {
-                pl[i].sub = (uint32_t)k;
-                pl[i].flags = clip & CLIP_START ? CUT : 0;
-                if (sv[k].last != STINT_NO_ID && written_ts(o, stint_model_slice(m, sv[k].last)) == s_ts) {
-                    pl[sv[k].last].flags |= NOT_LAST;
-                    pl[i].flags |= NOT_FIRST;
-                }
-            }
-            sv[k].last = (uint32_t)i;
-            if (k > 0) {
-                st->moved_overlap++;
-                if (!sv[k].named) {
-                    fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_name\",", SEP());
-                    put_lane_ids(out, m, l, sv[k].tid);
-                    fputs(",\"args\":{\"name\":", out);
-                    put_track_name(out, m, l, k);
-                    fputs("}}", out);
-                    sv[k].named = 1;
-                }
-            }
-            const char *ph = s->flags & STINT_SLICE_INSTANT ? "i" : s_dur < 0 ? "B" : "X";
-            fprintf(out, "%s{\"ph\":\"%s\",", SEP(), ph);
-            put_lane_ids(out, m, l, sv[k].tid);
-            fputs(",\"ts\":", out);
-            stint_put_us3(out, ts);
-            if (ph[0] == 'X') {
-                fputs(",\"dur\":", out);
-                stint_put_us3(out, s_dur);
-            } else if (ph[0] == 'i')
-                fputs(",\"s\":\"t\"", out);
-        } else if (t->kind == STINT_TRACK_ASYNC) {
-            if (pl) {
-                pl[i].sub = STINT_NO_ID;
-                pl[i].flags = 0;
-            }
-            const char *ph = s->flags & STINT_SLICE_INSTANT ? "n" : "b";
-            fprintf(out, "%s{\"ph\":\"%s\",", SEP(), ph);
-            put_async_at(out, m, t, s, ts, &pm);
-        } else {
-            if (pl) {
-                pl[i].sub = STINT_NO_ID;
-                pl[i].flags = 0;
-            }
-            fprintf(out, "%s{\"ph\":\"i\",\"s\":\"%s\",\"pid\":", SEP(), t->kind == STINT_TRACK_GLOBAL ? "g" : "p");
-            put_pid(out, m, t->kind == STINT_TRACK_GLOBAL ? (int64_t)0 : t->pid, STINT_NO_ID, &pm);
-            fputs(",\"tid\":0,\"ts\":", out);
-            stint_put_us3(out, ts);
-        }
-        if (s->tts_ns != STINT_TS_NONE && !clip) { /* (a cut span's thread time is not known) */
-            fputs(",\"tts\":", out);
-            stint_put_us3(out, s->tts_ns);
-        }
-        if (s->tdur_ns != STINT_TS_NONE && !(s->flags & STINT_SLICE_INSTANT) && s->dur_ns >= 0 &&
-            t->kind == STINT_TRACK_THREAD && !clip) {
-            fputs(",\"tdur\":", out);
-            stint_put_us3(out, s->tdur_ns);
-        }
-        if (s->cat) {
-            fputs(",\"cat\":", out);
-            put_str(out, m, s->cat);
-        }
-        fputs(",\"name\":", out);
-        put_str(out, m, s->name);
-        put_args(out, m, s, clip);
-        putc('}', out);
-        if (t->kind == STINT_TRACK_ASYNC && !(s->flags & STINT_SLICE_INSTANT) && s_dur >= 0) {
-            fputs(",\n{\"ph\":\"e\",", out);
-            put_async_at(out, m, t, s, ts + s_dur, &pm);
-            if (s->cat) {
-                fputs(",\"cat\":", out);
-                put_str(out, m, s->cat);
-            }
-            fputs(",\"name\":", out);
-            put_str(out, m, s->name);
-            putc('}', out);
-        }
-        st->slices++;
+}
+
+/* Marks slice i as on no thread track with flags (when flows need it). */
+static void place_none(struct chrome_run *w, size_t i, uint8_t flags)
+{
+    if (w->pl) {
+        w->pl[i].sub = STINT_NO_ID;
+        w->pl[i].flags = flags;
     }
+}
+
+/* Whether slice s is written, and as what: *s_ts and *s_dur cut to the
+ * window, *clip saying where (CLIP_*). A slice left out is counted. */
+static int slice_written(struct chrome_run *w, size_t i, const struct stint_slice *s, int64_t *s_ts, int64_t *s_dur,
+                         unsigned *clip)
+{
+    const struct stint_write_opts *o = w->o;
+    *s_ts = s->ts_ns;
+    *s_dur = s->dur_ns;
+    *clip = 0;
+    if (o && o->select && !stint_filter_slice(o->select, w->m, s)) {
+        w->st->filtered_out++;
+        w->dropped[i] = 1;
+        place_none(w, i, CUT | FILTERED);
+        return 0;
+    }
+    if (!w->win)
+        return 1;
+    if (!stint_filter_overlaps(o->t0, o->t1, s->ts_ns, s->dur_ns)) {
+        w->st->window_out++;
+        place_none(w, i, CUT | OUTSIDE);
+        return 0;
+    }
+    if (s->ts_ns < o->t0) {
+        *s_ts = o->t0;
+        *clip |= CLIP_START;
+    }
+    int64_t e = s->dur_ns < 0 ? INT64_MAX : s->ts_ns + s->dur_ns;
+    if (s->dur_ns >= 0 && e > o->t1) {
+        e = o->t1;
+        *clip |= CLIP_END;
+    }
+    if (s->dur_ns >= 0)
+        *s_dur = e - *s_ts;
+    w->st->clipped += *clip != 0;
+    return 1;
+}
+
+/* Places thread-track slice i (written at s_ts for s_dur) on the first
+ * sub-track of its lane where it nests, making one when none does, and
+ * writes the extra track's name the first time. Returns the sub-track. */
+static size_t place_on_thread(struct chrome_run *w, size_t i, const struct stint_slice *s, const struct stint_lane *l,
+                              uint32_t lane, int64_t s_ts, int64_t s_dur, unsigned clip)
+{
+    const struct stint_model *m = w->m;
+    struct subtrack *sv = w->subs[lane];
+    int64_t end = s_dur < 0 ? INT64_MAX : s_ts + s_dur;
+    size_t k = 0;
+    for (;; k++) {
+        if (k == w->nsubs[lane]) {
+            w->subs[lane] = sv = stint_xreallocarray(w->subs[lane], k + 1, sizeof *sv);
+            memset(&sv[k], 0, sizeof sv[k]);
+            sv[k].tid = w->spare_tid++;
+            sv[k].last = STINT_NO_ID;
+            w->nsubs[lane] = k + 1;
+        }
+        sub_pop(&sv[k], s_ts);
+        /* an unfinished span (B without E) has no end to overlap its
+         * parent with: it stays where the readers nest it, and stays
+         * open on the track to its end, as it does in the model */
+        if (sv[k].n == 0 || sv[k].st[sv[k].n - 1].end_ns >= end || s_dur < 0)
+            break;
+    }
+    /* a reader nests it under the span open on its track: another
+     * parent than the model's when that one is on another thread
+     * (JSONL parent ids) or moved to an extra track */
+    uint32_t parent = s->parent; /* (the nearest ancestor the filters kept) */
+    while (w->dropped && parent < w->n && w->dropped[parent])
+        parent = stint_model_slice(m, parent)->parent;
+    if (k == 0 && (sv[0].n ? sv[0].st[sv[0].n - 1].idx : STINT_NO_ID) != parent)
+        w->st->reparented++;
+    sub_push(&sv[k], end, s_dur, (uint32_t)i);
+    if (w->pl) {
+        w->pl[i].sub = (uint32_t)k;
+        w->pl[i].flags = clip & CLIP_START ? CUT : 0;
+        if (sv[k].last != STINT_NO_ID && written_ts(w->o, stint_model_slice(m, sv[k].last)) == s_ts) {
+            w->pl[sv[k].last].flags |= NOT_LAST;
+            w->pl[i].flags |= NOT_FIRST;
+        }
+    }
+    sv[k].last = (uint32_t)i;
+    if (k > 0) {
+        w->st->moved_overlap++;
+        if (!sv[k].named) {
+            fprintf(w->out, "%s{\"ph\":\"M\",\"name\":\"thread_name\",", sep(w));
+            put_lane_ids(w->out, m, l, sv[k].tid);
+            fputs(",\"args\":{\"name\":", w->out);
+            put_track_name(w->out, m, l, k);
+            fputs("}}", w->out);
+            sv[k].named = 1;
+        }
+    }
+    return k;
+}
+
+/* `,"cat":C,"name":N` of slice s. */
+static void put_cat_name(FILE *out, const struct stint_model *m, const struct stint_slice *s)
+{
+    if (s->cat) {
+        fputs(",\"cat\":", out);
+        stint_out_json_model_str(out, m, s->cat);
+    }
+    fputs(",\"name\":", out);
+    stint_out_json_model_str(out, m, s->name);
+}
+
+/* Writes slice i (its X, B, i, n or b/e events), or counts it left out. */
+static void put_slice(struct chrome_run *w, size_t i)
+{
+    const struct stint_model *m = w->m;
+    FILE *out = w->out;
+    const struct stint_slice *s = stint_model_slice(m, i);
+    const struct stint_track *t = stint_model_track_at(m, s->track);
+    int64_t s_ts, s_dur; /* as written: cut to the window */
+    unsigned clip;
+    if (!slice_written(w, i, s, &s_ts, &s_dur, &clip))
+        return;
+    int64_t ts = s_ts - stint_slice_origin(m, s, &w->org);
+    if (t->kind == STINT_TRACK_THREAD) {
+        const struct stint_lane *l = stint_model_lane_at(m, t->lane);
+        size_t k = place_on_thread(w, i, s, l, t->lane, s_ts, s_dur, clip);
+        const char *ph = s->flags & STINT_SLICE_INSTANT ? "i" : s_dur < 0 ? "B" : "X";
+        fprintf(out, "%s{\"ph\":\"%s\",", sep(w), ph);
+        put_lane_ids(out, m, l, w->subs[t->lane][k].tid);
+        fputs(",\"ts\":", out);
+        stint_put_us3(out, ts);
+        if (ph[0] == 'X') {
+            fputs(",\"dur\":", out);
+            stint_put_us3(out, s_dur);
+        } else if (ph[0] == 'i')
+            fputs(",\"s\":\"t\"", out);
+    } else if (t->kind == STINT_TRACK_ASYNC) {
+        place_none(w, i, 0);
+        const char *ph = s->flags & STINT_SLICE_INSTANT ? "n" : "b";
+        fprintf(out, "%s{\"ph\":\"%s\",", sep(w), ph);
+        put_async_at(out, m, t, s, ts, &w->pm);
+    } else {
+        place_none(w, i, 0);
+        fprintf(out, "%s{\"ph\":\"i\",\"s\":\"%s\",\"pid\":", sep(w), t->kind == STINT_TRACK_GLOBAL ? "g" : "p");
+        put_pid(out, m, t->kind == STINT_TRACK_GLOBAL ? (int64_t)0 : t->pid, STINT_NO_ID, &w->pm);
+        fputs(",\"tid\":0,\"ts\":", out);
+        stint_put_us3(out, ts);
+    }
+    if (s->tts_ns != STINT_TS_NONE && !clip) { /* (a cut span's thread time is not known) */
+        fputs(",\"tts\":", out);
+        stint_put_us3(out, s->tts_ns);
+    }
+    if (s->tdur_ns != STINT_TS_NONE && !(s->flags & STINT_SLICE_INSTANT) && s->dur_ns >= 0 &&
+        t->kind == STINT_TRACK_THREAD && !clip) {
+        fputs(",\"tdur\":", out);
+        stint_put_us3(out, s->tdur_ns);
+    }
+    put_cat_name(out, m, s);
+    put_args(out, m, s, clip);
+    putc('}', out);
+    if (t->kind == STINT_TRACK_ASYNC && !(s->flags & STINT_SLICE_INSTANT) && s_dur >= 0) {
+        fputs(",\n{\"ph\":\"e\",", out);
+        put_async_at(out, m, t, s, ts + s_dur, &w->pm);
+        put_cat_name(out, m, s);
+        putc('}', out);
+    }
+    w->st->slices++;
+}
+
+/* The flow arrows: each as an s/f pair, or counted where it cannot be. */
+static void put_flows(struct chrome_run *w)
+{
+    const struct stint_model *m = w->m;
+    const struct placed *pl = w->pl;
+    struct stint_write_stats *st = w->st;
+    size_t n = w->n;
     for (size_t k = 0; k < m->flows.len; k++) {
         const struct stint_flow *fl = &STINT_BA_AT(&m->flows, struct stint_flow, k);
         if (fl->slice_out < n && fl->slice_in < n && ((pl[fl->slice_out].flags | pl[fl->slice_in].flags) & FILTERED)) {
             st->filtered_flows++;
             continue;
         }
-        if (win && ((fl->slice_out < n && (pl[fl->slice_out].flags & CUT)) ||
-                    (fl->slice_in < n && (pl[fl->slice_in].flags & CUT)))) {
+        if (w->win && ((fl->slice_out < n && (pl[fl->slice_out].flags & CUT)) ||
+                       (fl->slice_in < n && (pl[fl->slice_in].flags & CUT)))) {
             if (fl->slice_out < n && fl->slice_in < n && (pl[fl->slice_out].flags & pl[fl->slice_in].flags & OUTSIDE))
                 st->window_out++; /* (wholly outside) */
             else
@@ -722,14 +743,21 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
             st->skipped_flows++;
             continue;
         }
-        put_flow_event(out, m, subs, pl, fl->slice_out, SEP(), 's', "", k + 1, &org);
-        put_flow_event(out, m, subs, pl, fl->slice_in, ",\n", 'f', bp, k + 1, &org);
+        put_flow_event(w->out, m, w->subs, pl, fl->slice_out, sep(w), 's', "", k + 1, &w->org);
+        put_flow_event(w->out, m, w->subs, pl, fl->slice_in, ",\n", 'f', bp, k + 1, &w->org);
         st->flows++;
     }
-    if (win && m->samples.len) { /* each series' value at the window's start: its last sample before */
-        size_t *carry = malloc(m->counters.len * sizeof *carry);
-        if (!carry)
-            goto oom;
+}
+
+/* The counter samples: with a window, first each series' value at its
+ * start (the last sample before it), then those inside it. */
+static void put_samples(struct chrome_run *w)
+{
+    const struct stint_model *m = w->m;
+    const struct stint_write_opts *o = w->o;
+    struct stint_write_stats *st = w->st;
+    if (w->win && m->samples.len) {
+        size_t *carry = stint_xmalloc(m->counters.len * sizeof *carry);
         for (size_t c = 0; c < m->counters.len; c++)
             carry[c] = SIZE_MAX;
         for (size_t k = 0; k < m->samples.len; k++) {
@@ -741,8 +769,8 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
         }
         for (size_t c = 0; c < m->counters.len; c++)
             if (carry[c] != SIZE_MAX) {
-                put_sample(out, m, &STINT_BA_AT(&m->samples, struct stint_counter_sample, carry[c]),
-                           o->t0 - org.host, &pm, SEP());
+                put_sample(w->out, m, &STINT_BA_AT(&m->samples, struct stint_counter_sample, carry[c]),
+                           o->t0 - w->org.host, &w->pm, sep(w));
                 st->carried_samples++;
                 st->samples++;
             }
@@ -754,36 +782,53 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
             st->filtered_out++;
             continue;
         }
-        if (win && (cs->ts_ns < o->t0 || cs->ts_ns >= o->t1)) {
+        if (w->win && (cs->ts_ns < o->t0 || cs->ts_ns >= o->t1)) {
             st->window_out++;
             continue;
         }
-        put_sample(out, m, cs, cs->ts_ns - org.host, &pm, SEP());
+        put_sample(w->out, m, cs, cs->ts_ns - w->org.host, &w->pm, sep(w));
         st->samples++;
     }
     if (m->counters.len && !m->samples.len)
         st->skipped_counters = m->counters.len; /* model kept aggregates only */
-#undef SEP
-    put_metadata(out, m, &org, has_dev, o, st);
+}
+
+int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
+                       struct stint_write_stats *st)
+{
+    memset(st, 0, sizeof *st);
+    struct chrome_run w = {.m = m, .out = out, .o = o, .st = st, .first = 1};
+    w.org = o && o->rebase ? stint_model_origins(m) : (struct stint_origins){0, 0};
+    st->origin_ns = w.org.host;
+    st->device_origin_ns = w.org.device;
+    /* a Chrome input's losses are its metadata's, which put_metadata carries over (its origin moved by
+     * the rebase); another input's have no place here */
+    if (m->format && !strcmp(m->format, "chrome-json"))
+        st->losses_written = m->lost;
+    w.n = stint_model_nslices(m);
+    size_t nlanes = m->lanes.len;
+    w.win = o && o->window;
+    /* a tid above every real one for extra tracks and device lanes */
+    w.spare_tid = stint_write_spare_tid(m, 1000000);
+    w.subs = stint_xcalloc(nlanes ? nlanes : 1, sizeof *w.subs);
+    w.nsubs = stint_xcalloc(nlanes ? nlanes : 1, sizeof *w.nsubs);
+    w.pl = m->flows.len ? stint_xmalloc(w.n * sizeof *w.pl) : NULL;
+    w.dropped = o && o->select ? stint_xcalloc(w.n ? w.n : 1, 1) : NULL;
+    fputs("{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n", out);
+    put_names(&w);
+    for (size_t i = 0; i < w.n; i++)
+        put_slice(&w, i);
+    put_flows(&w);
+    put_samples(&w);
+    put_metadata(out, m, &w.org, w.has_dev, o, st);
     for (size_t i = 0; i < nlanes; i++) {
-        for (size_t k = 0; subs[i] && k < nsubs[i]; k++)
-            free(subs[i][k].st);
-        free(subs[i]);
+        for (size_t k = 0; k < w.nsubs[i]; k++)
+            free(w.subs[i][k].st);
+        free(w.subs[i]);
     }
-    free(subs);
-    free(nsubs);
-    free(pl);
-    free(dropped);
+    free(w.subs);
+    free(w.nsubs);
+    free(w.pl);
+    free(w.dropped);
     return 0;
-oom:
-    for (size_t i = 0; i < nlanes; i++) {
-        for (size_t k = 0; subs[i] && k < nsubs[i]; k++)
-            free(subs[i][k].st);
-        free(subs[i]);
-    }
-    free(subs);
-    free(nsubs);
-    free(pl);
-    free(dropped);
-    return -1;
 }

@@ -34,13 +34,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void put_str(FILE *f, const struct stint_model *m, uint32_t id)
-{
-    size_t n;
-    const char *s = stint_model_str(m, id, &n);
-    stint_out_json_str(f, s, n);
-}
-
 void stint_write_count_left_out(const struct stint_model *m, const struct stint_slice *s,
                                 struct stint_write_stats *st)
 {
@@ -195,7 +188,7 @@ static void put_span_id(FILE *out, const struct stint_model *m, size_t i)
         for (uint32_t a = 0; a < s->nargs; a++) {
             const struct stint_arg *g = stint_model_arg_at(m, s->args + a);
             if (g->kind == STINT_ARG_STRING && !strcmp(stint_model_str(m, g->key, NULL), "args.id")) {
-                put_str(out, m, g->sval);
+                stint_out_json_model_str(out, m, g->sval);
                 return;
             }
         }
@@ -291,7 +284,7 @@ static void put_span_start(FILE *out, const struct stint_model *m, size_t i, int
         put_span_id(out, m, p);
     }
     fputs(",\"name\":", out);
-    put_str(out, m, s->name);
+    stint_out_json_model_str(out, m, s->name);
     int measured = 0;
     uint32_t step = 0;
     for (uint32_t a = 0; a < s->nargs; a++) {
@@ -312,7 +305,7 @@ static void put_span_start(FILE *out, const struct stint_model *m, size_t i, int
             measured ? "true" : "false");
     if (step) {
         fputs(",\"step\":", out);
-        put_str(out, m, step);
+        stint_out_json_model_str(out, m, step);
     }
     fprintf(out, ",\"tid\":%" PRId64 "}\n", tid);
 }
@@ -377,7 +370,7 @@ static void put_counters(FILE *out, const struct stint_model *m, int64_t pid0, i
         const struct stint_counter_sample *cs = &STINT_BA_AT(&m->samples, struct stint_counter_sample, q);
         const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, cs->series);
         fprintf(out, "{\"kind\":\"counter\",\"timestamp_ns\":%" PRId64 ",\"name\":", cs->ts_ns - origin);
-        put_str(out, m, c->name);
+        stint_out_json_model_str(out, m, c->name);
         fprintf(out, ",\"value\":%.17g,\"unit\":\"\",\"tid\":0}\n", cs->value);
     }
 }

@@ -14,6 +14,8 @@
 #include "write/write_otlp.h"
 
 #include "write/textout.h"
+#include "base/hash.h"
+#include "base/xalloc.h"
 #include "base/tsparse.h"
 
 #include <errno.h>
@@ -23,6 +25,8 @@
 
 /* ---- stable ids ----------------------------------------------------------- */
 
+/* FNV-1a, continued from h (the library's stint_fnv1a64 starts afresh;
+ * the ids chain several fields through one running hash). */
 static uint64_t fnv_bytes(uint64_t h, const void *p, size_t n)
 {
     const unsigned char *b = p;
@@ -39,17 +43,6 @@ static uint64_t fnv_u64(uint64_t h, uint64_t v)
     for (int i = 0; i < 8; i++)
         b[i] = (unsigned char)(v >> (8 * i)); /* little-endian: same ids on every host */
     return fnv_bytes(h, b, 8);
-}
-
-/* splitmix64's finaliser: spreads FNV's weak low bits over all 64. */
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 30;
-    x *= 0xbf58476d1ce4e5b9ULL;
-    x ^= x >> 27;
-    x *= 0x94d049bb133111ebULL;
-    x ^= x >> 31;
-    return x;
 }
 
 struct slice_key {
@@ -69,7 +62,7 @@ static uint64_t slice_hash(const struct stint_model *m, size_t i, struct slice_k
     h = fnv_u64(h, (uint64_t)s->ts_ns);
     h = fnv_bytes(h, name, nlen);
     h = fnv_u64(h, (uint64_t)i);
-    h = mix64(h);
+    h = stint_hash_splitmix64(h); /* spreads FNV's weak low bits over all 64 */
     return h ? h : 1;
 }
 
@@ -396,15 +389,11 @@ int stint_write_otlp(const struct stint_model *m, FILE *out, char *err, size_t e
     size_t n = stint_model_nslices(m);
     size_t np = m->processes.len;
     struct otlp o = {m, out, 0, 0, NULL};
-    uint32_t *bucket = malloc((n ? n : 1) * sizeof *bucket);
-    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
-    struct pid_ix *pids = malloc((np ? np : 1) * sizeof *pids);
-    size_t *start = calloc(np + 2, sizeof *start);
-    o.root = malloc((n ? n : 1) * sizeof *o.root);
-    if (!bucket || !order || !pids || !start || !o.root) {
-        free(bucket), free(order), free(pids), free(start), free(o.root);
-        return set_err(err, errcap, "otlp: out of memory");
-    }
+    uint32_t *bucket = stint_xmalloc((n ? n : 1) * sizeof *bucket);
+    uint32_t *order = stint_xmalloc((n ? n : 1) * sizeof *order);
+    struct pid_ix *pids = stint_xmalloc((np ? np : 1) * sizeof *pids);
+    size_t *start = stint_xcalloc(np + 2, sizeof *start);
+    o.root = stint_xmalloc((n ? n : 1) * sizeof *o.root);
 
     /* Time base: the recorded realtime anchor, else rebase to the earliest
      * host slice so relative times are never negative. */
