@@ -39,6 +39,17 @@ static int is_integer_text(const char *s, size_t n)
     return 1;
 }
 
+/* The string at j->p, unescaped (into the scratch buffer when it has
+ * escapes): its text in *s, *n. */
+static int read_text(struct creader *r, struct stint_json *j, const char **s, size_t *n)
+{
+    int esc;
+    int rc = stint_json_string(j, s, n, &esc);
+    if (rc == STINT_JSON_OK)
+        *n = chrome_unescaped(r, s, *n, esc);
+    return rc;
+}
+
 /* Walks one value (validated already) under flat key r->key[0..klen). */
 static void walk_value(struct creader *r, struct stint_json *j, size_t klen, int depth, arg_sink sink, void *ctx)
 {
@@ -72,10 +83,8 @@ static void walk_value(struct creader *r, struct stint_json *j, size_t klen, int
             if (obj) {
                 const char *k;
                 size_t kn;
-                int kesc;
-                if (stint_json_string(j, &k, &kn, &kesc) != STINT_JSON_OK)
+                if (read_text(r, j, &k, &kn) != STINT_JSON_OK)
                     return;
-                kn = chrome_unescaped(r, &k, kn, kesc);
                 key_set(r, klen, ".", 1);
                 key_set(r, klen + 1, k, kn);
                 nk = klen + 1 + kn;
@@ -93,10 +102,8 @@ static void walk_value(struct creader *r, struct stint_json *j, size_t klen, int
     if (c == '"') {
         const char *s;
         size_t n;
-        int esc;
-        if (stint_json_string(j, &s, &n, &esc) != STINT_JSON_OK)
+        if (read_text(r, j, &s, &n) != STINT_JSON_OK)
             return;
-        n = chrome_unescaped(r, &s, n, esc);
         a.kind = STINT_ARG_STRING;
         a.sval = stint_model_intern(r->m, s, n);
         sink(r, ctx, &a);

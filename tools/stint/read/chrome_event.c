@@ -19,6 +19,7 @@
 
 #include "base/tsparse.h"
 
+#include <stddef.h>
 #include <string.h>
 
 /* Skips the value at j->p (an args object) when the inflate thread already
@@ -354,6 +355,11 @@ static inline __attribute__((always_inline)) int read_args(struct stint_json *j,
     return STINT_JSON_OK;
 }
 
+/* Where in struct event the fields go that have no fast path of their own. */
+static const unsigned short plain_at[K_FLOW_OUT + 1] = {
+    [K_ID] = offsetof(struct event, id), [K_S] = offsetof(struct event, s), [K_BP] = offsetof(struct event, bp),
+    [K_BIND_ID] = offsetof(struct event, bind_id)};
+
 /* The value of field key at j->p (c: its first byte) into e, through the
  * fast paths where they apply; other keys' values are skipped. */
 static inline __attribute__((always_inline)) int read_field(struct stint_json *j, struct event *e, struct ehints *h,
@@ -404,16 +410,10 @@ static inline __attribute__((always_inline)) int read_field(struct stint_json *j
             return STINT_JSON_OK;
         break;
     case K_ID:
-        dst = &e->id;
-        break;
     case K_S:
-        dst = &e->s;
-        break;
     case K_BP:
-        dst = &e->bp;
-        break;
     case K_BIND_ID:
-        dst = &e->bind_id;
+        dst = (struct span *)(void *)((char *)e + plain_at[key]);
         break;
     case K_ID2:
         return read_id2(j, e);

@@ -542,40 +542,21 @@ static uint32_t phase_unknown(struct ev *v)
     return STINT_NO_ID;
 }
 
-/* The phase letter's function. */
-static uint32_t add_phase(struct ev *v)
+/* Each phase letter's function (phase_unknown for the others). */
+static uint32_t (*const phases[128])(struct ev *v) = {
+    ['X'] = phase_complete, ['B'] = phase_begin,        ['E'] = phase_end,     ['P'] = phase_instant,
+    ['i'] = phase_instant,  ['I'] = phase_instant,      ['R'] = phase_instant, ['T'] = phase_thread_state,
+    ['p'] = phase_async_step, ['b'] = phase_async,      ['e'] = phase_async,   ['n'] = phase_async,
+    ['S'] = phase_async,    ['F'] = phase_async,        ['C'] = phase_counter, ['s'] = phase_flow,
+    ['t'] = phase_flow,     ['f'] = phase_flow,
+};
+
+/* The phase letter's function, run. */
+static inline uint32_t add_phase(struct ev *v)
 {
-    switch (v->ph) {
-    case 'X':
-        return phase_complete(v);
-    case 'B':
-        return phase_begin(v);
-    case 'E':
-        return phase_end(v);
-    case 'P':
-    case 'i':
-    case 'I':
-    case 'R':
-        return phase_instant(v);
-    case 'T':
-        return phase_thread_state(v);
-    case 'p':
-        return phase_async_step(v);
-    case 'b':
-    case 'e':
-    case 'n':
-    case 'S':
-    case 'F':
-        return phase_async(v);
-    case 'C':
-        return phase_counter(v);
-    case 's':
-    case 't':
-    case 'f':
-        return phase_flow(v);
-    default:
-        return phase_unknown(v);
-    }
+    unsigned char ph = (unsigned char)v->ph;
+    uint32_t (*fn)(struct ev *) = ph < 128 && phases[ph] ? phases[ph] : phase_unknown;
+    return fn(v);
 }
 
 /* After a phase added slice idx: its v2 flow (bind_id) and its args. */

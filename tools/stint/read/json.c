@@ -130,15 +130,16 @@ static int is_delim(int c)
     return c == 0 || c == ',' || c == '}' || c == ']' || c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == ':';
 }
 
-/* Skips the digits at *p (one at least wanted): 0 with *p past them; when
- * there are none, 1 if the window ends there, else -1. */
-static int digit_run(const char **p, const char *end)
+/* Skips the digits at *p, one at least wanted: NULL with *p past them;
+ * when there are none, "" if the window ends there (more input decides),
+ * else msg. */
+static const char *digit_run(const char **p, const char *end, const char *msg)
 {
     const char *q = *p, *d = q;
     while (q < end && *q >= '0' && *q <= '9')
         q++;
     *p = q;
-    return q != d ? 0 : q >= end ? 1 : -1;
+    return q != d ? NULL : q >= end ? "" : msg;
 }
 
 int stint_json_number(struct stint_json *j, const char **s, size_t *len)
@@ -156,24 +157,21 @@ int stint_json_number(struct stint_json *j, const char **s, size_t *len)
             p++;
     } else
         return ERR(j, p, "invalid number (expected a digit)");
+    const char *why = NULL; /* a fraction or exponent without digits */
     if (p < end && *p == '.') {
         p++;
-        int d = digit_run(&p, end);
-        if (d > 0)
-            goto more;
-        if (d < 0)
-            return ERR(j, p, "invalid number (expected a digit after '.')");
+        why = digit_run(&p, end, "invalid number (expected a digit after '.')");
     }
-    if (p < end && (*p == 'e' || *p == 'E')) {
+    if (!why && p < end && (*p == 'e' || *p == 'E')) {
         p++;
         if (p < end && (*p == '+' || *p == '-'))
             p++;
-        int d = digit_run(&p, end);
-        if (d > 0)
-            goto more;
-        if (d < 0)
-            return ERR(j, p, "invalid number (expected exponent digits)");
+        why = digit_run(&p, end, "invalid number (expected exponent digits)");
     }
+    if (why && !*why)
+        goto more;
+    if (why)
+        return ERR(j, p, why);
     if (p >= end && !j->at_eof)
         goto more;
     if (p < end && !is_delim((unsigned char)*p))

@@ -440,14 +440,22 @@ static int rec_meta(struct jreader *r, const struct field *f, int nf)
     return 0;
 }
 
+/* A span record's string "id" field, with its integer field key in *v; NULL
+ * when either is missing or of another type. */
+static const struct field *span_id_and(const struct field *f, int nf, const char *key, int64_t *v)
+{
+    const struct field *id = get(f, nf, "id");
+    return id && id->is_str && field_i64(get(f, nf, key), v) == 0 ? id : NULL;
+}
+
 /* span_start: a slice opened on the lane (meta pid, tid), under its parent
  * span when it names one. */
 static int rec_span_start(struct jreader *r, const struct field *f, int nf)
 {
     struct stint_model *m = r->m;
-    const struct field *id = get(f, nf, "id");
     int64_t start;
-    if (!id || !id->is_str || field_i64(get(f, nf, "start_ns"), &start) != 0)
+    const struct field *id = span_id_and(f, nf, "start_ns", &start);
+    if (!id)
         FAIL("%s: line %llu: span_start needs a string \"id\" and an integer \"start_ns\"", r->path,
              (unsigned long long)r->line);
     if (!stint_ts_in_range(start))
@@ -508,9 +516,9 @@ static int rec_span_start(struct jreader *r, const struct field *f, int nf)
 static int rec_span_end(struct jreader *r, const struct field *f, int nf)
 {
     struct stint_model *m = r->m;
-    const struct field *id = get(f, nf, "id");
     int64_t dur;
-    if (!id || !id->is_str || field_i64(get(f, nf, "duration_ns"), &dur) != 0)
+    const struct field *id = span_id_and(f, nf, "duration_ns", &dur);
+    if (!id)
         FAIL("%s: line %llu: span_end needs a string \"id\" and an integer \"duration_ns\"", r->path,
              (unsigned long long)r->line);
     uint32_t sid = intern_field(r, id);
