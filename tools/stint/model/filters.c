@@ -1,5 +1,12 @@
 /*
- * filters.c - parsing and applying the shared filters (see filters.h).
+ * filters.c - parsing and applying the shared filters (see filters.h): the
+ * --pid, --tid, --cat, --name, --min-dur and --time-range options that
+ * several commands take, and the test of a slice against them.
+ *
+ * Invariants: an option not given matches everything (its has_ flag or
+ * NULL string); a value that does not parse is reported on stderr and
+ * fails the option (-1); times parse exactly (tsparse.h), without a
+ * double.
  */
 #include "model/filters.h"
 
@@ -26,6 +33,17 @@ static const char *opt_value(int argc, char **argv, int *i, const char *name)
     return argv[++*i];
 }
 
+/* The integer value of option opt (--pid, --tid) into *out; -1 with a
+ * message when it is none. */
+static int parse_id_opt(const char *opt, const char *v, int64_t *out)
+{
+    if (!*v || stint_parse_i64(v, strlen(v), out) != 0) {
+        fprintf(stderr, "stint: %s: '%s' is not an integer\n", opt, v);
+        return -1;
+    }
+    return 0;
+}
+
 static int parse_time_opt(const char *opt, const char *s, size_t n, int64_t *out)
 {
     if (stint_parse_duration(s, n, out) != 0) {
@@ -39,18 +57,14 @@ int stint_filter_arg(struct stint_filter *f, int argc, char **argv, int *i)
 {
     const char *v;
     if ((v = opt_value(argc, argv, i, "--pid"))) {
-        if (!*v || stint_parse_i64(v, strlen(v), &f->pid) != 0) {
-            fprintf(stderr, "stint: --pid: '%s' is not an integer\n", v);
+        if (parse_id_opt("--pid", v, &f->pid) != 0)
             return -1;
-        }
         f->has_pid = 1;
         return 1;
     }
     if ((v = opt_value(argc, argv, i, "--tid"))) {
-        if (!*v || stint_parse_i64(v, strlen(v), &f->tid) != 0) {
-            fprintf(stderr, "stint: --tid: '%s' is not an integer\n", v);
+        if (parse_id_opt("--tid", v, &f->tid) != 0)
             return -1;
-        }
         f->has_tid = 1;
         return 1;
     }

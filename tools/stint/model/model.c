@@ -61,8 +61,16 @@ void stint_bigarray_free(struct stint_bigarray *a)
     a->len = a->cap = 0; /* (the array may be used again) */
 }
 
-
 /* ---- lifecycle ------------------------------------------------------------------- */
+
+/* The model's big arrays and their element types: init and free take them all. */
+#define MODEL_ARRAYS(X)                                                                                             \
+    X(processes, struct stint_process) X(lanes, struct stint_lane) X(tracks, struct stint_track)                    \
+    X(slices, struct stint_slice) X(args, struct stint_arg) X(counters, struct stint_counter_series)                \
+    X(samples, struct stint_counter_sample) X(instants, struct stint_instant_stat) X(metadata, struct stint_arg)    \
+    X(losses, struct stint_loss) X(ends, struct end_ev) X(flows, struct stint_flow) X(flow_evs, struct flow_ev)
+#define ARRAY_INIT(field, type) stint_bigarray_init(&m->field, sizeof(type));
+#define ARRAY_FREE(field, type) stint_bigarray_free(&m->field);
 
 int stint_model_init(struct stint_model *m, unsigned flags)
 {
@@ -70,19 +78,7 @@ int stint_model_init(struct stint_model *m, unsigned flags)
     m->flags = flags;
     m->strings = stint_i_intern_new();
     m->open = stint_xcalloc(1, sizeof *m->open);
-    stint_bigarray_init(&m->processes, sizeof(struct stint_process));
-    stint_bigarray_init(&m->lanes, sizeof(struct stint_lane));
-    stint_bigarray_init(&m->tracks, sizeof(struct stint_track));
-    stint_bigarray_init(&m->slices, sizeof(struct stint_slice));
-    stint_bigarray_init(&m->args, sizeof(struct stint_arg));
-    stint_bigarray_init(&m->counters, sizeof(struct stint_counter_series));
-    stint_bigarray_init(&m->samples, sizeof(struct stint_counter_sample));
-    stint_bigarray_init(&m->instants, sizeof(struct stint_instant_stat));
-    stint_bigarray_init(&m->metadata, sizeof(struct stint_arg));
-    stint_bigarray_init(&m->losses, sizeof(struct stint_loss));
-    stint_bigarray_init(&m->ends, sizeof(struct end_ev));
-    stint_bigarray_init(&m->flows, sizeof(struct stint_flow));
-    stint_bigarray_init(&m->flow_evs, sizeof(struct flow_ev));
+    MODEL_ARRAYS(ARRAY_INIT)
     m->open->global_track = STINT_NO_ID;
     m->open->next_synthetic = 0;
     return 0;
@@ -210,19 +206,7 @@ void stint_model_free(struct stint_model *m)
     stint_i_intern_free(m->strings);
     if (m->open)
         open_free(m->open);
-    stint_bigarray_free(&m->processes);
-    stint_bigarray_free(&m->lanes);
-    stint_bigarray_free(&m->tracks);
-    stint_bigarray_free(&m->slices);
-    stint_bigarray_free(&m->args);
-    stint_bigarray_free(&m->counters);
-    stint_bigarray_free(&m->samples);
-    stint_bigarray_free(&m->instants);
-    stint_bigarray_free(&m->metadata);
-    stint_bigarray_free(&m->losses);
-    stint_bigarray_free(&m->ends);
-    stint_bigarray_free(&m->flows);
-    stint_bigarray_free(&m->flow_evs);
+    MODEL_ARRAYS(ARRAY_FREE)
     stint_i_flowkeys_free(m->flowkeys);
     stint_i_lean_free(m);
     origins_free(m->origins);

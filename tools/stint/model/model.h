@@ -464,13 +464,15 @@ uint64_t stint_model_unmodelled(const struct stint_model *m);
  * order) to f; nothing when there are none. */
 void stint_model_put_unmodelled(FILE *f, const struct stint_model *m);
 
-/* Initialises an empty model; flags are STINT_MODEL_*. 0 ok, -1 out of memory. */
+/* Initialises an empty model; flags are STINT_MODEL_*. Returns 0 (out of
+ * memory exits, base/xalloc.h). */
 int stint_model_init(struct stint_model *m, unsigned flags);
 void stint_model_free(struct stint_model *m);
 
 /* Interns len bytes; returns the string id (0 for the empty string). Ids are
  * stable for the model's lifetime. Out of memory aborts the process with a
- * message (the CLI cannot continue without its string table). */
+ * message, exit code 5 (base/xalloc.h: the CLI cannot continue without its
+ * string table). */
 uint32_t stint_model_intern(struct stint_model *m, const char *s, size_t len);
 /* The interned string for id, NUL-terminated; *len_out gets its length if non-NULL. */
 const char *stint_model_str(const struct stint_model *m, uint32_t id, size_t *len_out);
@@ -555,7 +557,7 @@ void stint_model_drop(struct stint_model *m, const char *fmt, ...) __attribute__
 /* Records that the writer lost count spans on thread (pid, tid), their
  * starts in [first_ns, last_ns] (flags: STINT_LOSS_RANGE, STINT_LOSS_THREAD;
  * see struct stint_loss). A count of 0 records nothing. Out of memory exits
- * 3 like every model allocation. */
+ * (base/xalloc.h) like every model allocation. */
 void stint_model_loss(struct stint_model *m, int64_t pid, int64_t tid, uint64_t count, int64_t first_ns,
                       int64_t last_ns, unsigned flags);
 /* Marks the model partial with an error message (the first one is kept). */
@@ -564,7 +566,9 @@ void stint_model_fail(struct stint_model *m, const char *fmt, ...) __attribute__
 /* Moves everything src read into dst (both not finished): strings, processes,
  * lanes and tracks are mapped, src's slices and end events come after dst's in
  * input order. Used to join the halves of a file read on two threads; src
- * must be freed afterwards. 0 ok, -1 out of memory. */
+ * must be freed afterwards. 0 ok; -1 when src's lean records cannot join
+ * dst's (more than 2^24 distinct (cat, name) pairs in all). Out of memory
+ * exits (base/xalloc.h). */
 int stint_model_merge(struct stint_model *dst, struct stint_model *src);
 
 /* Puts what a part read in the order finish() wants, while the part is

@@ -185,12 +185,8 @@ void stint_model_counter(struct stint_model *m, int64_t pid, uint32_t series_nam
     int found;
     struct kmap_slot *s = stint_i_kmap_get(&m->open->counters, (uint64_t)pid, series_name, 0, &found);
     if (!found) {
-        struct stint_counter_series *c = stint_i_xpush(&m->counters);
-        c->pid = pid;
-        c->name = series_name;
-        c->min = value;
-        c->max = value;
-        c->first_sample = STINT_NO_ID;
+        *(struct stint_counter_series *)stint_i_xpush(&m->counters) = (struct stint_counter_series){
+            .pid = pid, .name = series_name, .min = value, .max = value, .first_sample = STINT_NO_ID};
         s->v = (uint32_t)(m->counters.len - 1);
     }
     struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, s->v);

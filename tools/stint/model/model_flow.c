@@ -91,17 +91,16 @@ void stint_model_flow(struct stint_model *m, enum stint_flow_phase phase, uint32
         stint_i_flow_seen(m->flowkeys, key, ts_ns);
     else if (m->flowkeys)
         m->flowkeys->unordered = 1; /* (a key that is not one: bound in time order, as before) */
-    struct flow_ev *e = stint_i_xpush(&m->flow_evs);
-    e->ts_ns = ts_ns;
-    e->track = track;
-    e->key = key;
-    e->slice = slice;
-    e->bound = STINT_NO_ID;
-    e->seq = (uint32_t)m->seq++;
-    e->phase = (uint8_t)phase;
-    e->enclosing = (uint8_t)(enclosing != 0);
-    e->in = (uint8_t)(flow_in != 0);
-    e->out = (uint8_t)(flow_out != 0);
+    *(struct flow_ev *)stint_i_xpush(&m->flow_evs) = (struct flow_ev){.ts_ns = ts_ns,
+                                                                      .track = track,
+                                                                      .key = key,
+                                                                      .slice = slice,
+                                                                      .seq = (uint32_t)m->seq++,
+                                                                      .bound = STINT_NO_ID,
+                                                                      .phase = (uint8_t)phase,
+                                                                      .enclosing = (uint8_t)(enclosing != 0),
+                                                                      .in = (uint8_t)(flow_in != 0),
+                                                                      .out = (uint8_t)(flow_out != 0)};
     m->flow_events++;
 }
 

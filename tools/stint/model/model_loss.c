@@ -65,12 +65,7 @@ void stint_model_loss(struct stint_model *m, int64_t pid, int64_t tid, uint64_t 
             return;
         }
     }
-    struct stint_loss *x = stint_bigarray_push(&m->losses);
-    if (!x) {
-        fprintf(stderr, "stint: out of memory\n");
-        exit(3);
-    }
-    *x = l;
+    *(struct stint_loss *)stint_i_xpush(&m->losses) = l;
 }
 
 /* Orders losses: threads known first, by (pid, tid). */
