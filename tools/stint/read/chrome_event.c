@@ -355,10 +355,13 @@ static inline __attribute__((always_inline)) int read_args(struct stint_json *j,
     return STINT_JSON_OK;
 }
 
-/* Where in struct event the fields go that have no fast path of their own. */
-static const unsigned short plain_at[K_FLOW_OUT + 1] = {
-    [K_ID] = offsetof(struct event, id), [K_S] = offsetof(struct event, s), [K_BP] = offsetof(struct event, bp),
-    [K_BIND_ID] = offsetof(struct event, bind_id)};
+/* Where in struct event each key's span goes. */
+static const unsigned short span_at[K_FLOW_OUT + 1] = {
+    [K_NAME] = offsetof(struct event, name), [K_CAT] = offsetof(struct event, cat),
+    [K_TS] = offsetof(struct event, ts),     [K_DUR] = offsetof(struct event, dur),
+    [K_TTS] = offsetof(struct event, tts),   [K_TDUR] = offsetof(struct event, tdur),
+    [K_ID] = offsetof(struct event, id),     [K_S] = offsetof(struct event, s),
+    [K_BP] = offsetof(struct event, bp),     [K_BIND_ID] = offsetof(struct event, bind_id)};
 
 /* The value of field key at j->p (c: its first byte) into e, through the
  * fast paths where they apply; other keys' values are skipped. */
@@ -380,11 +383,8 @@ static inline __attribute__((always_inline)) int read_field(struct stint_json *j
         break;
     }
     case K_NAME:
-        dst = &e->name;
-        goto string_field;
     case K_CAT:
-        dst = &e->cat;
-    string_field:
+        dst = (struct span *)(void *)((char *)e + span_at[key]);
         if (c == '"' && fast_string(j, dst))
             return STINT_JSON_OK;
         break;
@@ -395,17 +395,10 @@ static inline __attribute__((always_inline)) int read_field(struct stint_json *j
             return STINT_JSON_OK;
         break;
     case K_TS:
-        dst = &e->ts;
-        goto number_field;
     case K_DUR:
-        dst = &e->dur;
-        goto number_field;
     case K_TTS:
-        dst = &e->tts;
-        goto number_field;
     case K_TDUR:
-        dst = &e->tdur;
-    number_field:
+        dst = (struct span *)(void *)((char *)e + span_at[key]);
         if ((unsigned)(c - '0') < 10 && fast_time(j, dst))
             return STINT_JSON_OK;
         break;
@@ -413,7 +406,7 @@ static inline __attribute__((always_inline)) int read_field(struct stint_json *j
     case K_S:
     case K_BP:
     case K_BIND_ID:
-        dst = (struct span *)(void *)((char *)e + plain_at[key]);
+        dst = (struct span *)(void *)((char *)e + span_at[key]);
         break;
     case K_ID2:
         return read_id2(j, e);

@@ -440,12 +440,17 @@ static int rec_meta(struct jreader *r, const struct field *f, int nf)
     return 0;
 }
 
-/* A span record's string "id" field, with its integer field key in *v; NULL
- * when either is missing or of another type. */
-static const struct field *span_id_and(const struct field *f, int nf, const char *key, int64_t *v)
+/* A span record's (kind) string "id" field, with its integer field key in
+ * *v; NULL after stint_model_fail when either is missing or of another type. */
+static const struct field *span_id_and(struct jreader *r, const struct field *f, int nf, const char *kind,
+                                       const char *key, int64_t *v)
 {
     const struct field *id = get(f, nf, "id");
-    return id && id->is_str && field_i64(get(f, nf, key), v) == 0 ? id : NULL;
+    if (id && id->is_str && field_i64(get(f, nf, key), v) == 0)
+        return id;
+    stint_model_fail(r->m, "%s: line %llu: %s needs a string \"id\" and an integer \"%s\"", r->path,
+                     (unsigned long long)r->line, kind, key);
+    return NULL;
 }
 
 /* span_start: a slice opened on the lane (meta pid, tid), under its parent
@@ -454,10 +459,9 @@ static int rec_span_start(struct jreader *r, const struct field *f, int nf)
 {
     struct stint_model *m = r->m;
     int64_t start;
-    const struct field *id = span_id_and(f, nf, "start_ns", &start);
+    const struct field *id = span_id_and(r, f, nf, "span_start", "start_ns", &start);
     if (!id)
-        FAIL("%s: line %llu: span_start needs a string \"id\" and an integer \"start_ns\"", r->path,
-             (unsigned long long)r->line);
+        return -1;
     if (!stint_ts_in_range(start))
         FAIL("%s: line %llu: start_ns %lld lies outside the kept time range (expected |start_ns| < 2^62)",
              r->path, (unsigned long long)r->line, (long long)start);
@@ -517,10 +521,9 @@ static int rec_span_end(struct jreader *r, const struct field *f, int nf)
 {
     struct stint_model *m = r->m;
     int64_t dur;
-    const struct field *id = span_id_and(f, nf, "duration_ns", &dur);
+    const struct field *id = span_id_and(r, f, nf, "span_end", "duration_ns", &dur);
     if (!id)
-        FAIL("%s: line %llu: span_end needs a string \"id\" and an integer \"duration_ns\"", r->path,
-             (unsigned long long)r->line);
+        return -1;
     uint32_t sid = intern_field(r, id);
     ensure_span_map(r, sid);
     if (!r->span_of[sid])
