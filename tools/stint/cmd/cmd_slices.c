@@ -12,6 +12,7 @@
 #include "cmd/cmdopts.h"
 #include "cmd/commands.h"
 #include "base/hmem.h"
+#include "base/xalloc.h"
 #include "write/textout.h"
 
 #include <inttypes.h>
@@ -79,17 +80,15 @@ static void put_tsv_json(FILE *f, const char *s, size_t n)
     fwrite(s + run, 1, n - run, f);
 }
 
-/* json: 1 = a JSON string literal, 0 = one CSV field, -1 = one TSV field */
-static void put_str(FILE *f, const struct stint_model *m, uint32_t id, int json)
+/* One CSV field (csv), else one TSV field. */
+static void put_field(FILE *f, const struct stint_model *m, uint32_t id, int csv)
 {
     size_t n;
     const char *s = stint_model_str(m, id, &n);
-    if (json > 0)
-        stint_out_json_str(f, s, n);
-    else if (json < 0)
-        put_tsv_str(f, s, n);
-    else
+    if (csv)
         stint_out_csv_str(f, s, n);
+    else
+        put_tsv_str(f, s, n);
 }
 
 static void put_arg_value(FILE *f, const struct stint_model *m, const struct stint_arg *a)
@@ -107,7 +106,7 @@ static void put_arg_value(FILE *f, const struct stint_model *m, const struct sti
         fputs(stint_model_str(m, a->sval, NULL), f);
         break;
     default:
-        put_str(f, m, a->sval, 1);
+        stint_out_json_model_str(f, m, a->sval);
         break;
     }
 }
@@ -133,7 +132,7 @@ static void put_args_json(FILE *f, const struct stint_model *m, const struct sti
         if (k)
             putc(',', f);
         fputs("{\"key\":", f);
-        put_str(f, m, a->key, 1);
+        stint_out_json_model_str(f, m, a->key);
         fprintf(f, ",\"type\":\"%s\",\"value\":", arg_kind_name(a->kind));
         put_arg_value(f, m, a);
         putc('}', f);
@@ -171,7 +170,7 @@ static void put_counters_json(FILE *f, const struct stint_model *m, const struct
             continue;
         fprintf(f, "%s\n{\"pid\":%" PRId64 ",\"name\":", firsts ? "" : ",", c->pid);
         firsts = 0;
-        put_str(f, m, c->name, 1);
+        stint_out_json_model_str(f, m, c->name);
         fprintf(f, ",\"samples\":[");
         for (uint32_t k = head[i]; k; k = next[k - 1]) {
             const struct stint_counter_sample *cs = &STINT_BA_AT(&m->samples, struct stint_counter_sample, k - 1);
@@ -198,7 +197,7 @@ static void put_tables_json(FILE *f, const struct stint_model *m, const uint32_t
         const struct stint_process *p = stint_model_process_at(m, (uint32_t)i);
         fprintf(f, "%s\n{\"pid\":%" PRId64 ",\"name\":", i ? "," : "", p->pid);
         if (p->name)
-            put_str(f, m, p->name, 1);
+            stint_out_json_model_str(f, m, p->name);
         else
             fputs("null", f);
         if (p->has_sort_index)
@@ -212,7 +211,7 @@ static void put_tables_json(FILE *f, const struct stint_model *m, const uint32_t
         fprintf(f, "%s\n{\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"clock\":\"%s\",\"name\":", i ? "," : "", l->pid,
                 l->tid, l->clock == STINT_CLOCK_DEVICE ? "device" : "host");
         if (l->name)
-            put_str(f, m, l->name, 1);
+            stint_out_json_model_str(f, m, l->name);
         else
             fputs("null", f);
         if (l->has_sort_index)
@@ -226,7 +225,7 @@ static void put_tables_json(FILE *f, const struct stint_model *m, const uint32_t
     for (size_t i = 0; i < m->metadata.len; i++) {
         const struct stint_arg *a = &STINT_BA_AT(&m->metadata, struct stint_arg, i);
         fputs(i ? ",{\"key\":" : "{\"key\":", f);
-        put_str(f, m, a->key, 1);
+        stint_out_json_model_str(f, m, a->key);
         fprintf(f, ",\"type\":\"%s\",\"value\":", arg_kind_name(a->kind));
         put_arg_value(f, m, a);
         putc('}', f);
@@ -249,21 +248,11 @@ int stint_cmd_slices(int argc, char **argv)
     if (rc >= 0)
         return rc;
     struct stint_model m;
-    rc = stint_cmd_load(&o, &m, STINT_MODEL_KEEP_ARGS | STINT_MODEL_KEEP_SAMPLES);
-    if (stint_no_report(rc, &m)) {
-        stint_model_free(&m);
+    if (!stint_cmd_load_report(&o, &m, STINT_MODEL_KEEP_ARGS | STINT_MODEL_KEEP_SAMPLES, &rc))
         return rc;
-    }
     size_t n = stint_model_nslices(&m);
-    uint32_t *order = malloc((n ? n : 1) * sizeof *order);
-    uint32_t *row = malloc((n ? n : 1) * sizeof *row);
-    if (!order || !row) {
-        fprintf(stderr, "stint: out of memory\n");
-        free(order);
-        free(row);
-        stint_model_free(&m);
-        return 3;
-    }
+    uint32_t *order = stint_xreallocarray(NULL, n ? n : 1, sizeof *order);
+    uint32_t *row = stint_xreallocarray(NULL, n ? n : 1, sizeof *row);
     size_t kept = 0;
     for (size_t i = 0; i < n; i++) {
         row[i] = STINT_NO_ID;
@@ -303,14 +292,14 @@ int stint_cmd_slices(int argc, char **argv)
             if (t->kind == STINT_TRACK_ASYNC) {
                 fprintf(f, ",\"async_scope\":\"%s\",\"track_name\":",
                         t->scope == STINT_ASYNC_GLOBAL ? "global" : "process");
-                put_str(f, &m, t->name, 1);
+                stint_out_json_model_str(f, &m, t->name);
             }
             if (l && l->clock == STINT_CLOCK_DEVICE)
                 fputs(",\"clock\":\"device\"", f);
             fputs(",\"cat\":", f);
-            put_str(f, &m, s->cat, 1);
+            stint_out_json_model_str(f, &m, s->cat);
             fputs(",\"name\":", f);
-            put_str(f, &m, s->name, 1);
+            stint_out_json_model_str(f, &m, s->name);
             fprintf(f, ",\"depth\":%u,\"parent\":", s->depth);
             if (parent == STINT_NO_ID)
                 fputs("null", f);
@@ -339,9 +328,9 @@ int stint_cmd_slices(int argc, char **argv)
             if (l)
                 fprintf(f, "%" PRId64, l->tid);
             fprintf(f, "%c%s%c", sep, stint_track_kind_name((enum stint_track_kind)t->kind), sep);
-            put_str(f, &m, s->cat, csv ? 0 : -1);
+            put_field(f, &m, s->cat, csv);
             putc(sep, f);
-            put_str(f, &m, s->name, csv ? 0 : -1);
+            put_field(f, &m, s->name, csv);
             fprintf(f, "%c%u%c", sep, s->depth, sep);
             if (parent != STINT_NO_ID)
                 fprintf(f, "%u", parent);
@@ -358,7 +347,7 @@ int stint_cmd_slices(int argc, char **argv)
                         const struct stint_arg *a = stint_model_arg_at(&m, s->args + k);
                         if (k)
                             putc(',', mf);
-                        put_str(mf, &m, a->key, 1);
+                        stint_out_json_model_str(mf, &m, a->key);
                         putc(':', mf);
                         put_arg_value(mf, &m, a);
                     }
@@ -376,10 +365,8 @@ int stint_cmd_slices(int argc, char **argv)
     }
     if (json)
         put_tables_json(f, &m, row, &o.filter);
-    if (fflush(f) != 0) {
-        fprintf(stderr, "stint slices: write error on stdout\n");
-        rc = 3;
-    }
+    if (stint_cmd_close_out("slices", f, "stdout") != 0)
+        rc = STINT_EXIT_IO;
     free(order);
     free(row);
     stint_model_free(&m);

@@ -19,6 +19,7 @@
 #include "cmd/cmdopts.h"
 #include "cmd/commands.h"
 #include "write/textout.h"
+#include "base/xalloc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -43,13 +44,13 @@ static void put_json_stats(FILE *f, struct stint_step_stats st)
             stint_an_fmt_ratio(mb, st.median, 0, 1), st.max_ns);
 }
 
-/* The JSON document (stint.steps/2). Returns 0, or 3 when out of memory. */
-static int put_json(FILE *f, const struct stint_model *m, const struct stint_steps_sparse *s, const char *step_glob,
+/* The JSON document (stint.steps/2). */
+static void put_json(FILE *f, const struct stint_model *m, const struct stint_steps_sparse *s, const char *step_glob,
                     const char *scope)
 {
     struct stint_steps_stats st; /* every child is shown: --json takes no --columns */
     if (stint_steps_stats_compute(&st, s) != 0)
-        return 3;
+        stint_die_nomem();
     fprintf(f, "{\"schema\":\"stint.steps/2\",\"step\":");
     if (step_glob)
         stint_out_json_str(f, step_glob, strlen(step_glob));
@@ -77,11 +78,9 @@ static int put_json(FILE *f, const struct stint_model *m, const struct stint_ste
                 ",\"clock\":\"%s\",\"wall_ns\":%" PRId64 ",\"children_union_ns\":{",
                 k ? "," : "", k, sl->ts_ns, l->pid, l->tid, k >= s->nhost ? "device" : "host", row->wall_ns);
         for (size_t j = row->cell0; j < row->cell0 + row->ncells; j++) {
-            size_t nl;
-            const char *nm = stint_model_str(m, s->children[s->cells[j].child], &nl);
             if (j > row->cell0)
                 putc(',', f);
-            stint_out_json_str(f, nm, nl);
+            stint_out_json_model_str(f, m, s->children[s->cells[j].child]);
             fprintf(f, ":%" PRId64, s->cells[j].union_ns);
         }
         fprintf(f, "},\"overlap_ns\":%" PRId64 ",\"unattributed_ns\":%" PRId64 "}", row->overlap_ns,
@@ -98,14 +97,12 @@ static int put_json(FILE *f, const struct stint_model *m, const struct stint_ste
         fputs(",\"children\":{", f);
         int first = 1;
         for (size_t r = 0; r < s->nshown; r++) {
-            size_t nl;
             if (!st.child[dev][r].noccur) /* the name occurs in no step of this clock */
                 continue;
             if (!first)
                 putc(',', f);
             first = 0;
-            const char *nm = stint_model_str(m, s->children[r], &nl);
-            stint_out_json_str(f, nm, nl);
+            stint_out_json_model_str(f, m, s->children[r]);
             putc(':', f);
             put_json_stats(f, st.child[dev][r]);
         }
@@ -117,7 +114,6 @@ static int put_json(FILE *f, const struct stint_model *m, const struct stint_ste
     }
     fputs("}}\n", f);
     stint_steps_stats_free(&st);
-    return 0;
 }
 
 /* One text column after ts_us: a step figure, or a shown child (rank). */
@@ -128,20 +124,17 @@ struct text_col {
     int width;
 };
 
-/* The text table. Returns 0, or 3 when out of memory. */
-static int put_text(FILE *f, const struct stint_model *m, const struct stint_steps_sparse *s, const char *step_glob,
+/* The text table. */
+static void put_text(FILE *f, const struct stint_model *m, const struct stint_steps_sparse *s, const char *step_glob,
                     const char *scope)
 {
     size_t nshown = s->nshown, nother = s->nchildren - nshown;
     size_t ncol = nshown + 3 + (nother > 0);
-    struct text_col *cols = malloc(ncol * sizeof *cols);
-    int64_t *row_v = calloc(nshown ? nshown : 1, sizeof *row_v); /* one step's shown unions */
+    struct text_col *cols = stint_xcalloc(ncol, sizeof *cols);
+    int64_t *row_v = stint_xcalloc(nshown ? nshown : 1, sizeof *row_v); /* one step's shown unions */
     struct stint_steps_stats st;
-    if (!cols || !row_v || stint_steps_stats_compute(&st, s) != 0) {
-        free(cols);
-        free(row_v);
-        return 3;
-    }
+    if (stint_steps_stats_compute(&st, s) != 0)
+        stint_die_nomem();
     char other_hdr[64];
     snprintf(other_hdr, sizeof other_hdr, "other (%zu name%s)", nother, nother == 1 ? "" : "s");
     size_t nc = 0;
@@ -237,7 +230,6 @@ static int put_text(FILE *f, const struct stint_model *m, const struct stint_ste
     stint_steps_stats_free(&st);
     free(cols);
     free(row_v);
-    return 0;
 }
 
 int stint_cmd_steps(int argc, char **argv)
@@ -245,59 +237,45 @@ int stint_cmd_steps(int argc, char **argv)
     const char *step_glob = NULL, *columns = NULL;
     const struct stint_cmd_extra ex[] = {{"--step", NULL, &step_glob, NULL, 0},
                                          {"--columns", NULL, &columns, NULL, 0}};
-    if (stint_cmd_take_extras("steps", &argc, argv, ex, sizeof ex / sizeof ex[0]) == 2)
-        return 2;
+    if (stint_cmd_take_extras("steps", &argc, argv, ex, sizeof ex / sizeof ex[0]) == STINT_EXIT_USAGE)
+        return STINT_EXIT_USAGE;
     struct stint_cmd_opts o;
-    int rc = stint_cmd_parse(argc, argv, usage, &o);
+    int rc = stint_cmd_parse_nocsv(argc, argv, usage, &o);
     if (rc >= 0)
         return rc;
-    if (o.csv) {
-        fprintf(stderr, "stint steps: --csv is not supported (use --json)\n");
-        return 2;
-    }
     size_t max_shown = DEFAULT_COLUMNS;
     if (columns && stint_cmd_parse_columns(columns, &max_shown) != 0) {
         fprintf(stderr, "stint steps: --columns: '%s': expected a whole number of child columns (0 = all)\n",
                 columns);
-        return 2;
+        return STINT_EXIT_USAGE;
     }
     if (columns && o.json) {
         fprintf(stderr, "stint steps: --columns does not apply here: --json lists each step's children, all of "
                         "them\n");
-        return 2;
+        return STINT_EXIT_USAGE;
     }
     struct stint_model m;
     /* args are only needed to find the measured span when no --step is given */
-    rc = stint_cmd_load(&o, &m, step_glob ? 0 : STINT_MODEL_KEEP_ARGS);
-    if (stint_no_report(rc, &m)) {
-        stint_model_free(&m);
+    if (!stint_cmd_load_report(&o, &m, step_glob ? 0 : STINT_MODEL_KEEP_ARGS, &rc))
         return rc;
-    }
     struct stint_steps_sparse sr;
-    if (stint_steps_sparse_compute(&sr, &m, step_glob, &o.filter, o.json ? SIZE_MAX : max_shown) != 0) {
-        fprintf(stderr, "stint steps: out of memory\n");
-        stint_model_free(&m);
-        return 3;
-    }
+    if (stint_steps_sparse_compute(&sr, &m, step_glob, &o.filter, o.json ? SIZE_MAX : max_shown) != 0)
+        stint_die_nomem();
     if (!step_glob && sr.nsteps == 0) {
         fprintf(stderr, "stint steps: no --step NAME given and the input has no measured span\n");
         fputs(usage, stderr);
-        rc = 2;
+        rc = STINT_EXIT_USAGE;
         goto out;
     }
     const char *scope = "host or device clock of each step's lane; child figures are unions of that child name's "
                         "intervals clipped to the step; overlap = time covered by two or more children; "
                         "unattributed = wall minus the union of all children (never a sum of nested durations)";
-    FILE *f = stdout;
-    int wrc = o.json ? put_json(f, &m, &sr, step_glob, scope) : put_text(f, &m, &sr, step_glob, scope);
-    if (wrc) {
-        fprintf(stderr, "stint steps: out of memory\n");
-        rc = wrc;
-    }
-    if (fflush(f) != 0) {
-        fprintf(stderr, "stint steps: write error on stdout\n");
-        rc = 3;
-    }
+    if (o.json)
+        put_json(stdout, &m, &sr, step_glob, scope);
+    else
+        put_text(stdout, &m, &sr, step_glob, scope);
+    if (stint_cmd_close_out("steps", stdout, "stdout") != 0)
+        rc = STINT_EXIT_IO;
 out:
     stint_steps_sparse_free(&sr);
     stint_model_free(&m);

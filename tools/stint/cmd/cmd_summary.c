@@ -10,6 +10,7 @@
 #include "analyze/summary_tally.h"
 #include "write/textout.h"
 #include "base/tsparse.h"
+#include "base/xalloc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -20,59 +21,55 @@ static const char usage[] =
     "  per lane, per category and per name: spans, sum (double-counts overlap) and busy/total\n"
     "  (union of intervals), self time and duration quantiles; counters, instants, repairs\n";
 
-static const struct stint_model *sort_model;
-
-static int str_cmp_ids(uint32_t a, uint32_t b)
+/* The comparators take the model through qsort_r's context argument. */
+static int str_cmp_ids(const struct stint_model *m, uint32_t a, uint32_t b)
 {
-    return strcmp(stint_model_str(sort_model, a, NULL), stint_model_str(sort_model, b, NULL));
+    return strcmp(stint_model_str(m, a, NULL), stint_model_str(m, b, NULL));
 }
 
-static int cat_cmp(const void *pa, const void *pb)
+static int cat_cmp(const void *pa, const void *pb, void *ctx)
 {
+    const struct stint_model *m = ctx;
     const struct stint_tally_cat *a = pa, *b = pb;
     if (a->clock != b->clock)
         return a->clock - b->clock;
     if (a->busy_ns != b->busy_ns)
         return a->busy_ns > b->busy_ns ? -1 : 1;
-    return str_cmp_ids(a->cat, b->cat);
+    return str_cmp_ids(m, a->cat, b->cat);
 }
 
-static int name_cmp(const void *pa, const void *pb)
+static int name_cmp(const void *pa, const void *pb, void *ctx)
 {
+    const struct stint_model *m = ctx;
     const struct stint_tally_name *a = pa, *b = pb;
     if (a->clock != b->clock)
         return a->clock - b->clock;
     if (a->total_ns != b->total_ns)
         return a->total_ns > b->total_ns ? -1 : 1;
-    int c = str_cmp_ids(a->cat, b->cat);
-    return c ? c : str_cmp_ids(a->name, b->name);
+    int c = str_cmp_ids(m, a->cat, b->cat);
+    return c ? c : str_cmp_ids(m, a->name, b->name);
 }
 
-static int async_cmp(const void *pa, const void *pb)
+static int async_cmp(const void *pa, const void *pb, void *ctx)
 {
+    const struct stint_model *m = ctx;
     const struct stint_tally_async *a = pa, *b = pb;
     if (a->sum_ns != b->sum_ns)
         return a->sum_ns > b->sum_ns ? -1 : 1;
-    int c = str_cmp_ids(a->cat, b->cat);
-    return c ? c : str_cmp_ids(a->name, b->name);
+    int c = str_cmp_ids(m, a->cat, b->cat);
+    return c ? c : str_cmp_ids(m, a->name, b->name);
 }
 
-static int lane_cmp(const void *pa, const void *pb)
+static int lane_cmp(const void *pa, const void *pb, void *ctx)
 {
-    const struct stint_lane *a = stint_model_lane_at(sort_model, *(const uint32_t *)pa);
-    const struct stint_lane *b = stint_model_lane_at(sort_model, *(const uint32_t *)pb);
+    const struct stint_model *m = ctx;
+    const struct stint_lane *a = stint_model_lane_at(m, *(const uint32_t *)pa);
+    const struct stint_lane *b = stint_model_lane_at(m, *(const uint32_t *)pb);
     if (a->clock != b->clock)
         return a->clock - b->clock;
     if (a->pid != b->pid)
         return a->pid < b->pid ? -1 : 1;
     return a->tid < b->tid ? -1 : a->tid > b->tid;
-}
-
-static void jstr(FILE *f, const struct stint_model *m, uint32_t id)
-{
-    size_t n;
-    const char *s = stint_model_str(m, id, &n);
-    stint_out_json_str(f, s, n);
 }
 
 /* Writes v in decimal at p (at least `digits` digits, zero-padded); returns
@@ -173,7 +170,7 @@ static void print_json(FILE *f, const struct stint_tally *S, const struct stint_
         fprintf(f, "%s\n{\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"clock\":\"%s\",\"name\":", first ? "" : ",", l->pid,
                 l->tid, l->clock ? "device" : "host");
         first = 0;
-        jstr(f, m, l->name);
+        stint_out_json_model_str(f, m, l->name);
         fprintf(f, ",\"spans\":%" PRIu64 ",\"sum_ns\":%" PRId64 ",\"busy_ns\":%" PRId64 "}", lr->spans, lr->sum_ns,
                 stint_union_acc_total(&lr->busy));
     }
@@ -181,7 +178,7 @@ static void print_json(FILE *f, const struct stint_tally *S, const struct stint_
     for (size_t c = 0; c < S->ncats; c++) {
         const struct stint_tally_cat *cr = &S->cats[c];
         fprintf(f, "%s\n{\"cat\":", c ? "," : "");
-        jstr(f, m, cr->cat);
+        stint_out_json_model_str(f, m, cr->cat);
         fprintf(f, ",\"clock\":\"%s\",\"spans\":%" PRIu64 ",\"sum_ns\":%" PRId64 ",\"busy_ns\":%" PRId64 "}",
                 cr->clock ? "device" : "host", cr->spans, cr->sum_ns, cr->busy_ns);
     }
@@ -189,9 +186,9 @@ static void print_json(FILE *f, const struct stint_tally *S, const struct stint_
     for (size_t k = 0; k < S->nnames; k++) {
         const struct stint_tally_name *nr = &S->names[k];
         fprintf(f, "%s\n{\"cat\":", k ? "," : "");
-        jstr(f, m, nr->cat);
+        stint_out_json_model_str(f, m, nr->cat);
         fputs(",\"name\":", f);
-        jstr(f, m, nr->name);
+        stint_out_json_model_str(f, m, nr->name);
         fprintf(f,
                 ",\"clock\":\"%s\",\"spans\":%" PRIu64 ",\"sum_ns\":%" PRId64 ",\"total_ns\":%" PRId64
                 ",\"self_ns\":%" PRId64 ",\"min_ns\":%" PRId64 ",\"p50_ns\":%" PRId64 ",\"p90_ns\":%" PRId64
@@ -203,9 +200,9 @@ static void print_json(FILE *f, const struct stint_tally *S, const struct stint_
     for (size_t k = 0; k < S->nasync; k++) {
         const struct stint_tally_async *a = &S->asyncs[k];
         fprintf(f, "%s\n{\"cat\":", k ? "," : "");
-        jstr(f, m, a->cat);
+        stint_out_json_model_str(f, m, a->cat);
         fputs(",\"name\":", f);
-        jstr(f, m, a->name);
+        stint_out_json_model_str(f, m, a->name);
         fprintf(f, ",\"spans\":%" PRIu64 ",\"sum_ns\":%" PRId64 ",\"unfinished\":%" PRIu64 "}", a->spans, a->sum_ns,
                 a->unfinished);
     }
@@ -219,7 +216,7 @@ static void print_json(FILE *f, const struct stint_tally *S, const struct stint_
             continue;
         fprintf(f, "%s\n{\"pid\":%" PRId64 ",\"name\":", first ? "" : ",", c->pid);
         first = 0;
-        jstr(f, m, c->name);
+        stint_out_json_model_str(f, m, c->name);
         fprintf(f, ",\"samples\":%" PRIu64 ",\"min\":%.17g,\"max\":%.17g,\"mean\":%.17g}", n, mn, mx, mean);
     }
     fputs("],\n\"instants\":[", f);
@@ -232,9 +229,9 @@ static void print_json(FILE *f, const struct stint_tally *S, const struct stint_
         fprintf(f, "%s\n{\"scope\":\"%s\",\"cat\":", first ? "" : ",",
                 stint_track_kind_name((enum stint_track_kind)st->kind));
         first = 0;
-        jstr(f, m, st->cat);
+        stint_out_json_model_str(f, m, st->cat);
         fputs(",\"name\":", f);
-        jstr(f, m, st->name);
+        stint_out_json_model_str(f, m, st->name);
         fprintf(f, ",\"count\":%" PRIu64 "}", n);
     }
     fputs("],\n\"repairs\":{", f);
@@ -413,13 +410,9 @@ static void print_human(FILE *f, const struct stint_tally *S, const struct stint
 int stint_cmd_summary(int argc, char **argv)
 {
     struct stint_cmd_opts o;
-    int rc = stint_cmd_parse(argc, argv, usage, &o);
+    int rc = stint_cmd_parse_nocsv(argc, argv, usage, &o);
     if (rc >= 0)
         return rc;
-    if (o.csv) {
-        fprintf(stderr, "stint summary: --csv is not supported (use --json)\n");
-        return 2;
-    }
     struct stint_model m;
     struct stint_tally S;
     stint_tally_init(&S, &o.filter);
@@ -439,30 +432,23 @@ int stint_cmd_summary(int argc, char **argv)
     stint_tally_compute(&S, &m);
     SELF_END(cp);
     SELF_BEGIN(out, "summary: output");
-    sort_model = &m;
     if (S.ncats > 1)
-        qsort(S.cats, S.ncats, sizeof *S.cats, cat_cmp);
+        qsort_r(S.cats, S.ncats, sizeof *S.cats, cat_cmp, &m);
     if (S.nnames > 1)
-        qsort(S.names, S.nnames, sizeof *S.names, name_cmp);
+        qsort_r(S.names, S.nnames, sizeof *S.names, name_cmp, &m);
     if (S.nasync > 1)
-        qsort(S.asyncs, S.nasync, sizeof *S.asyncs, async_cmp);
-    uint32_t *lane_order = calloc(m.lanes.len ? m.lanes.len : 1, sizeof *lane_order);
-    if (!lane_order) {
-        fprintf(stderr, "stint: out of memory\n");
-        exit(3);
-    }
+        qsort_r(S.asyncs, S.nasync, sizeof *S.asyncs, async_cmp, &m);
+    uint32_t *lane_order = stint_xcalloc(m.lanes.len ? m.lanes.len : 1, sizeof *lane_order);
     for (size_t i = 0; i < m.lanes.len; i++)
         lane_order[i] = (uint32_t)i;
     if (m.lanes.len > 1)
-        qsort(lane_order, m.lanes.len, sizeof *lane_order, lane_cmp);
+        qsort_r(lane_order, m.lanes.len, sizeof *lane_order, lane_cmp, &m);
     if (o.json)
         print_json(stdout, &S, &m, lane_order, m.lanes.len, o.path);
     else
         print_human(stdout, &S, &m, lane_order, m.lanes.len, o.path);
-    if (fflush(stdout) != 0) {
-        fprintf(stderr, "stint summary: write error on stdout\n");
-        rc = 3;
-    }
+    if (stint_cmd_close_out("summary", stdout, "stdout") != 0)
+        rc = STINT_EXIT_IO;
     SELF_END(out);
     free(lane_order);
     stint_tally_free(&S);

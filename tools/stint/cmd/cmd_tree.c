@@ -19,6 +19,7 @@
 #include "cmd/cmdopts.h"
 #include "cmd/commands.h"
 #include "write/textout.h"
+#include "base/xalloc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -45,14 +46,14 @@ static int take_opts(int *argc, char **argv, struct tree_opts *o)
     const struct stint_cmd_extra ex[] = {{"--depth", NULL, &depth, NULL, 0},
                                          {"--sort", NULL, &sort, NULL, 0},
                                          {"--flat", NULL, NULL, &o->flat, 1}};
-    if (stint_cmd_take_extras("tree", argc, argv, ex, sizeof ex / sizeof ex[0]) == 2)
-        return 2;
+    if (stint_cmd_take_extras("tree", argc, argv, ex, sizeof ex / sizeof ex[0]) == STINT_EXIT_USAGE)
+        return STINT_EXIT_USAGE;
     if (depth) {
         char *end;
         long d = strtol(depth, &end, 10);
         if (*end || d < 1 || d > 100000) {
             fprintf(stderr, "stint tree: --depth: '%s' is not a depth >= 1\n", depth);
-            return 2;
+            return STINT_EXIT_USAGE;
         }
         o->depth = (int)d;
     }
@@ -65,7 +66,7 @@ static int take_opts(int *argc, char **argv, struct tree_opts *o)
             o->sort = STINT_TREE_SORT_CALLS;
         else {
             fprintf(stderr, "stint tree: --sort: '%s' (expected total, self or calls)\n", sort);
-            return 2;
+            return STINT_EXIT_USAGE;
         }
     }
     return -1;
@@ -119,9 +120,7 @@ static void put_header(FILE *f)
 static void walk(FILE *f, const struct stint_model *m, const struct stint_calltree *t, uint32_t root, int max_depth,
                  int json)
 {
-    uint32_t *stack = malloc((t->n + 1) * sizeof *stack);
-    if (!stack)
-        return;
+    uint32_t *stack = stint_xreallocarray(NULL, t->n + 1, sizeof *stack);
     size_t sp = 0;
     uint32_t c = t->nodes[root].first_child;
     unsigned open_depth = 0; /* json: objects currently open below root */
@@ -163,12 +162,18 @@ static void walk(FILE *f, const struct stint_model *m, const struct stint_calltr
     free(stack);
 }
 
-static int flat_cmp_key;
-static int flat_cmp(const void *pa, const void *pb)
+/* The --sort key of a --flat row. */
+static int64_t flat_key(const struct stint_flat_row *r, enum stint_tree_sort sort)
+{
+    return sort == STINT_TREE_SORT_SELF ? r->self_ns : sort == STINT_TREE_SORT_CALLS ? (int64_t)r->calls : r->total_ns;
+}
+
+/* ctx: the --sort key (enum stint_tree_sort *). */
+static int flat_cmp(const void *pa, const void *pb, void *ctx)
 {
     const struct stint_flat_row *a = pa, *b = pb;
-    int64_t ka = flat_cmp_key == 1 ? a->self_ns : flat_cmp_key == 2 ? (int64_t)a->calls : a->total_ns;
-    int64_t kb = flat_cmp_key == 1 ? b->self_ns : flat_cmp_key == 2 ? (int64_t)b->calls : b->total_ns;
+    enum stint_tree_sort sort = *(const enum stint_tree_sort *)ctx;
+    int64_t ka = flat_key(a, sort), kb = flat_key(b, sort);
     if (ka != kb)
         return ka > kb ? -1 : 1;
     if (a->name != b->name)
@@ -178,15 +183,13 @@ static int flat_cmp(const void *pa, const void *pb)
 
 /* --flat: per name and clock over the aggregated spans; total counts a span only when
  * no aggregated ancestor has the same name. */
-static int print_flat(FILE *f, const struct stint_model *m, const struct stint_calltree *t, const struct tree_opts *o,
+static void print_flat(FILE *f, const struct stint_model *m, const struct stint_calltree *t, const struct tree_opts *o,
                       int json)
 {
     size_t k;
-    struct stint_flat_row *rows = stint_calltree_flat(t, m, &k);
-    if (!rows)
-        return 3;
-    flat_cmp_key = o->sort == STINT_TREE_SORT_SELF ? 1 : o->sort == STINT_TREE_SORT_CALLS ? 2 : 0;
-    qsort(rows, k, sizeof *rows, flat_cmp);
+    struct stint_flat_row *rows = stint_xcheck(stint_calltree_flat(t, m, &k));
+    enum stint_tree_sort sort = o->sort;
+    qsort_r(rows, k, sizeof *rows, flat_cmp, &sort);
     char b[4][32];
     if (!json)
         fprintf(f, "%8s %8s %14s %14s %12s  %s\n", "calls", "outer", "total_us", "self_us", "max_us", "name");
@@ -210,7 +213,6 @@ static int print_flat(FILE *f, const struct stint_model *m, const struct stint_c
     }
     (void)b[3];
     free(rows);
-    return 0;
 }
 
 int stint_cmd_tree(int argc, char **argv)
@@ -220,13 +222,9 @@ int stint_cmd_tree(int argc, char **argv)
     if (rc >= 0)
         return rc;
     struct stint_cmd_opts o;
-    rc = stint_cmd_parse(argc, argv, usage, &o);
+    rc = stint_cmd_parse_nocsv(argc, argv, usage, &o);
     if (rc >= 0)
         return rc;
-    if (o.csv) {
-        fprintf(stderr, "stint tree: --csv is not supported (use --json)\n");
-        return 2;
-    }
     struct stint_model m;
     struct stint_calltree t;
     /* Chrome JSON and marker logs nest by time: the tree is built from the
@@ -235,36 +233,24 @@ int stint_cmd_tree(int argc, char **argv)
     const char *fmt = o.format ? o.format : strcmp(o.path, "-") ? stint_detect_format(o.path) : NULL;
     int lean = fmt && strcmp(fmt, "jsonl") && !getenv("STINT_TREE_FULL");
     if (lean) {
-        struct stint_tree_sink *ts = stint_tree_sink_new(&t, &o.filter);
-        if (!ts) {
-            fprintf(stderr, "stint tree: out of memory\n");
-            return 3;
-        }
+        struct stint_tree_sink *ts = stint_xcheck(stint_tree_sink_new(&t, &o.filter));
         rc = stint_cmd_load_sink(&o, &m, STINT_MODEL_LEAN, stint_tree_sink_span, ts, NULL);
         int fr = stint_tree_sink_finish(ts, &m);
         if (stint_no_report(rc, &m) || fr != 0) {
             stint_calltree_free(&t);
             stint_model_free(&m);
-            if (fr < 0) {
-                fprintf(stderr, "stint tree: out of memory\n");
-                return 3;
-            }
+            if (fr < 0)
+                stint_die_nomem();
             if (fr == 0)
                 return rc;
             lean = 0; /* (a parent off its track: the reader's messages come twice) */
         }
     }
     if (!lean) {
-        rc = stint_cmd_load(&o, &m, 0);
-        if (stint_no_report(rc, &m)) {
-            stint_model_free(&m);
+        if (!stint_cmd_load_report(&o, &m, 0, &rc))
             return rc;
-        }
-        if (stint_calltree_build(&t, &m, &o.filter) != 0) {
-            fprintf(stderr, "stint tree: out of memory\n");
-            stint_model_free(&m);
-            return 3;
-        }
+        if (stint_calltree_build(&t, &m, &o.filter) != 0)
+            stint_die_nomem();
     }
     stint_calltree_sort(&t, &m, to.sort);
     FILE *f = stdout;
@@ -289,7 +275,7 @@ int stint_cmd_tree(int argc, char **argv)
                 m.partial ? "true" : "false");
         if (to.flat) {
             fputs("\"names\":[", f);
-            rc = print_flat(f, &m, &t, &to, 1) ? 3 : rc;
+            print_flat(f, &m, &t, &to, 1);
             fputs("]}\n", f);
         } else {
             fputs("\"host\":[", f);
@@ -308,7 +294,7 @@ int stint_cmd_tree(int argc, char **argv)
                     " slices off thread tracks (async; process and global instants), %" PRIu64 " filtered out\n",
                     t.instants, t.unfinished, t.async, t.filtered_out);
         if (to.flat) {
-            rc = print_flat(f, &m, &t, &to, 0) ? 3 : rc;
+            print_flat(f, &m, &t, &to, 0);
         } else {
             if (t.nodes[0].first_child != STINT_NO_ID) {
                 fprintf(f, "## host clock\n");
@@ -322,10 +308,8 @@ int stint_cmd_tree(int argc, char **argv)
             }
         }
     }
-    if (fflush(f) != 0) {
-        fprintf(stderr, "stint tree: write error on stdout\n");
-        rc = 3;
-    }
+    if (stint_cmd_close_out("tree", f, "stdout") != 0)
+        rc = STINT_EXIT_IO;
     stint_calltree_free(&t);
     stint_model_free(&m);
     return rc;

@@ -1,8 +1,18 @@
 /*
- * cmdopts.c - shared option parsing and loading for the analysis commands.
+ * cmdopts.c - what the analysis commands share: their options (cmdopts.h),
+ * loading the input into the model, and opening and closing the output.
+ *
+ * Invariants: argv is only reordered, never copied or freed (extras are
+ * taken out in place, inputs after "--" kept as they are); every refusal
+ * prints one line naming the command on stderr and gives STINT_EXIT_USAGE,
+ * never a silently ignored option; -1 means "go on", any other return is the
+ * exit code (base/exitcode.h); out of memory ends the process through
+ * base/xalloc.h (exit STINT_EXIT_NOMEM).
  */
 #include "cmd/cmdopts.h"
+#include "cmd/commands.h"
 #include "base/hmem.h"
+#include "base/xalloc.h"
 #include "base/tsparse.h"
 
 #include <errno.h>
@@ -46,7 +56,7 @@ int stint_cmd_take_extras(const char *cmd, int *argc, char **argv, const struct 
             *x->value = argv[++i];
         } else {
             fprintf(stderr, "stint %s: %s needs a value\n", cmd, a);
-            return 2;
+            return STINT_EXIT_USAGE;
         }
     }
     *argc = w;
@@ -141,7 +151,7 @@ int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_o
         if (only_inputs || (a[0] != '-' || !a[1])) {
             if (o->path) {
                 fprintf(stderr, "stint %s: more than one input file ('%s' and '%s')\n", cmd, o->path, a);
-                return 2;
+                return STINT_EXIT_USAGE;
             }
             o->path = a;
             continue;
@@ -153,7 +163,7 @@ int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_o
         if (!strcmp(a, "--help") || !strcmp(a, "-h")) {
             fputs(usage, stdout);
             fputs(STINT_FILTER_USAGE, stdout);
-            return 0;
+            return STINT_EXIT_OK;
         }
         if (!strcmp(a, "--json")) {
             o->json = 1;
@@ -170,13 +180,13 @@ int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_o
         if (is_opt(a, "--format", &v)) {
             if (!v && i + 1 >= argc) {
                 fprintf(stderr, "stint %s: --format needs a value (chrome, jsonl or markers)\n", cmd);
-                return 2;
+                return STINT_EXIT_USAGE;
             }
             if (!v)
                 v = argv[++i];
             if (strcmp(v, "chrome") != 0 && strcmp(v, "jsonl") != 0 && strcmp(v, "markers") != 0) {
                 fprintf(stderr, "stint %s: --format: '%s': expected chrome, jsonl or markers\n", cmd, v);
-                return 2;
+                return STINT_EXIT_USAGE;
             }
             o->format = v;
             continue;
@@ -186,31 +196,41 @@ int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_o
                 continue;
             if (!v && i + 1 >= argc) {
                 fprintf(stderr, "stint %s: %s needs a value (%s)\n", cmd, filter_opts[k].name, filter_opts[k].expect);
-                return 2;
+                return STINT_EXIT_USAGE;
             }
             if (check_filter_value(cmd, filter_opts[k].name, v ? v : argv[i + 1]) != 0)
-                return 2;
+                return STINT_EXIT_USAGE;
             break;
         }
         int r = stint_filter_arg(&o->filter, argc, argv, &i);
         if (r < 0)
-            return 2;
+            return STINT_EXIT_USAGE;
         if (r > 0)
             continue;
         fprintf(stderr, "stint %s: unknown option '%s'\n", cmd, a);
         fputs(usage, stderr);
-        return 2;
+        return STINT_EXIT_USAGE;
     }
     if (!o->path) {
         fprintf(stderr, "stint %s: no input file (use - for stdin)\n", cmd);
         fputs(usage, stderr);
-        return 2;
+        return STINT_EXIT_USAGE;
     }
     if (o->json && o->csv) {
         fprintf(stderr, "stint %s: --json and --csv exclude each other\n", cmd);
-        return 2;
+        return STINT_EXIT_USAGE;
     }
     return -1;
+}
+
+int stint_cmd_parse_nocsv(int argc, char **argv, const char *usage, struct stint_cmd_opts *o)
+{
+    int rc = stint_cmd_parse(argc, argv, usage, o);
+    if (rc < 0 && o->csv) {
+        fprintf(stderr, "stint %s: --csv is not supported (use --json)\n", argv[0]);
+        return STINT_EXIT_USAGE;
+    }
+    return rc;
 }
 
 int stint_cmd_parse_spec(int argc, char **argv, const char *usage, struct stint_cmd_opts *o,
@@ -220,7 +240,7 @@ int stint_cmd_parse_spec(int argc, char **argv, const char *usage, struct stint_
         if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
             memset(o, 0, sizeof *o);
             fputs(usage, stdout);
-            return 0;
+            return STINT_EXIT_OK;
         }
     int rc = stint_cmd_parse(argc, argv, usage, o);
     if (rc >= 0)
@@ -230,7 +250,7 @@ int stint_cmd_parse_spec(int argc, char **argv, const char *usage, struct stint_
                                                                  : NULL;
     if (bad) {
         fprintf(stderr, "stint %s: %s does not apply here: %s\n", s->cmd, bad, s->output_why);
-        return 2;
+        return STINT_EXIT_USAGE;
     }
     const struct stint_filter *f = &o->filter;
     const unsigned allowed = s->takes;
@@ -243,11 +263,11 @@ int stint_cmd_parse_spec(int argc, char **argv, const char *usage, struct stint_
                                                               : NULL;
     if (bad) {
         fprintf(stderr, "stint %s: %s does not apply here: %s\n", s->cmd, bad, s->filters_why);
-        return 2;
+        return STINT_EXIT_USAGE;
     }
     if (s->format && o->format && strcmp(o->format, s->format) != 0) {
         fprintf(stderr, "stint %s: --format: '%s': expected %s (%s)\n", s->cmd, o->format, s->format, s->format_why);
-        return 2;
+        return STINT_EXIT_USAGE;
     }
     return -1;
 }
@@ -264,16 +284,23 @@ int stint_cmd_load(const struct stint_cmd_opts *o, struct stint_model *m, unsign
     return stint_cmd_load_sink(o, m, model_flags, NULL, NULL, NULL);
 }
 
+int stint_cmd_load_report(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags, int *rc)
+{
+    *rc = stint_cmd_load_sink(o, m, model_flags, NULL, NULL, NULL);
+    if (!stint_no_report(*rc, m))
+        return 1;
+    stint_model_free(m);
+    return 0;
+}
+
 int stint_cmd_load_sink(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags,
                         stint_span_sink sink, void *ctx, const struct stint_span_split *split)
 {
     struct stat st; /* a large input: huge pages from the model's first arrays on (hmem.h) */
     if (strcmp(o->path, "-") != 0 && stat(o->path, &st) == 0 && S_ISREG(st.st_mode))
         stint_hmem_expect((uint64_t)st.st_size);
-    if (stint_model_init(m, model_flags) != 0) {
-        fprintf(stderr, "stint: out of memory\n");
-        return 3;
-    }
+    if (stint_model_init(m, model_flags) != 0)
+        stint_die_nomem();
     stint_model_set_span_sink(m, sink, ctx);
     if (split && stint_threads_wanted() > 1)
         stint_model_set_span_split(m, split);
@@ -303,9 +330,9 @@ int stint_cmd_close_out(const char *cmd, FILE *f, const char *path)
     werr |= f == stdout ? fflush(f) != 0 : fclose(f) != 0;
     if (werr) {
         fprintf(stderr, "stint %s: write error on %s\n", cmd, path);
-        return 3;
+        return STINT_EXIT_IO;
     }
-    return 0;
+    return STINT_EXIT_OK;
 }
 
 int stint_cmd_parse_u32(const char *s, uint32_t *out)

@@ -41,18 +41,24 @@ struct stint_cmd_extra {
 /* Takes the extras (n of them) out of argv, keeping the rest in order for
  * stint_cmd_parse (argc is updated); "--" and every argument after it are
  * kept as they are. An option that needs a value but ends argv prints
- * "stint CMD: OPTION needs a value" and returns 2; else -1. */
+ * "stint CMD: OPTION needs a value" and returns STINT_EXIT_USAGE; else -1. */
 int stint_cmd_take_extras(const char *cmd, int *argc, char **argv, const struct stint_cmd_extra *ex, size_t n);
 
 /* Parses argv (argv[0] = command name). usage is printed for --help (stdout,
- * returns 0) and on errors (stderr, returns 2). Returns -1 when the command
+ * returns STINT_EXIT_OK) and on errors (stderr, returns STINT_EXIT_USAGE).
+ * Returns -1 when the command
  * should run. A bad value (a --format other than chrome, jsonl or markers, a
  * filter's value that is no integer or time, or out of range) prints one line
- * "stint CMD: --OPT: 'VALUE': expected ..." and returns 2; so does an option
+ * "stint CMD: --OPT: 'VALUE': expected ..." and returns STINT_EXIT_USAGE; so does an option
  * whose value is missing ("stint CMD: --OPT needs a value (...)"). It takes
  * --json and --csv whatever the command prints: a command that does not
  * honour both refuses the other itself, or uses stint_cmd_parse_spec. */
 int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_opts *o);
+
+/* stint_cmd_parse for a command that prints text or JSON only: --csv
+ * prints "stint CMD: --csv is not supported (use --json)" and returns
+ * STINT_EXIT_USAGE. Returns -1 when the command should run. */
+int stint_cmd_parse_nocsv(int argc, char **argv, const char *usage, struct stint_cmd_opts *o);
 
 /* The shared filters as bits, for commands that take only some of them. */
 enum {
@@ -83,7 +89,7 @@ struct stint_cmd_spec {
 /* stint_cmd_parse for a command that takes only part of the shared options:
  * --help prints usage alone (it lists what the command takes); a filter,
  * --json or --csv outside s->takes prints "stint CMD: --X does not apply
- * here: WHY" on stderr and returns 2, and so does a --format other than
+ * here: WHY" on stderr and returns STINT_EXIT_USAGE, and so does a --format other than
  * s->format ("stint CMD: --format: 'F': expected FORMAT (WHY)"), instead
  * of being ignored. --strict is taken by every command: one built on this
  * honours it. */
@@ -106,8 +112,13 @@ int stint_cmd_parse_u32(const char *s, uint32_t *out);
 int stint_cmd_parse_columns(const char *s, size_t *out);
 
 /* Reads o->path into m (initialised with flags) with o's reader options;
- * prints problems to stderr. Returns the reader's exit code (0, 1, 3). */
+ * prints problems to stderr. Returns the reader's exit code (STINT_EXIT_OK,
+ * _DATA or _IO); out of memory ends the process (STINT_EXIT_NOMEM). */
 int stint_cmd_load(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags);
+/* stint_cmd_load, then the check every command makes: *rc gets the read's
+ * exit code; when no report follows (readers.h: stint_no_report) m is freed
+ * and 0 returned, else 1 (the command reports from m, then frees it). */
+int stint_cmd_load_report(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags, int *rc);
 /* The same with a span sink set before reading (model.h, stint_model_set_span_sink)
  * and, when split is not NULL and two or more threads are allowed
  * (stint_threads_wanted), the sink's split for a finish on two threads
@@ -121,7 +132,8 @@ int stint_cmd_load_sink(const struct stint_cmd_opts *o, struct stint_model *m, u
 FILE *stint_cmd_open_out(const char *cmd, const char *path);
 
 /* Flushes (stdout) or closes f; on a write error prints "stint CMD: write
- * error on PATH" and returns 3, else 0. */
+ * error on PATH" and returns STINT_EXIT_IO, else STINT_EXIT_OK. A command
+ * that wrote to stdout ends with stint_cmd_close_out(cmd, stdout, "stdout"). */
 int stint_cmd_close_out(const char *cmd, FILE *f, const char *path);
 
 #endif
