@@ -10,6 +10,7 @@
 #include "write/textout.h"
 #include "base/tsparse.h"
 #include "write/writers.h"
+#include "base/xalloc.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -138,16 +139,14 @@ static void report(const char *to, const char *out_path, const struct stint_writ
 #define SPLIT_MAX_WINDOWS 10000
 
 /* OUT with "-NNNNN" (k, zero-padded to 5 digits) before its extension
- * (after its last '.' past the last '/'), or at its end; NULL when out of
- * memory. */
+ * (after its last '.' past the last '/'), or at its end (malloc'd). */
 static char *part_path(const char *out, size_t k)
 {
     const char *slash = strrchr(out, '/'), *dot = strrchr(out, '.');
     size_t at = dot && dot > (slash ? slash : out) ? (size_t)(dot - out) : strlen(out);
     size_t n = strlen(out) + 32;
-    char *p = malloc(n);
-    if (p)
-        snprintf(p, n, "%.*s-%05zu%s", (int)at, out, k, out + at);
+    char *p = stint_xmalloc(n);
+    snprintf(p, n, "%.*s-%05zu%s", (int)at, out, k, out + at);
     return p;
 }
 
@@ -182,7 +181,7 @@ static int wrun_of(int64_t ts, int64_t dur, int64_t lo, int64_t hi, int64_t ever
  * timestamp (or f->t0) to its last end (or f->t1), that a slice or a
  * counter sample overlaps; windows with nothing in them get no file (so a
  * trace whose processes lie hours apart makes no empty files between them).
- * Returns 0, 2 (too many windows) or 3. */
+ * Returns STINT_EXIT_OK, _USAGE (too many windows) or _IO. */
 static int split_write(const struct stint_model *m, const char *out_path, int64_t every, int rebase,
                        const struct stint_filter *f, const struct stint_filter *sel)
 {
@@ -205,9 +204,7 @@ static int split_write(const struct stint_model *m, const char *out_path, int64_
         lo = f->t0 > lo ? f->t0 : lo;
         hi = f->t1 < hi ? f->t1 : hi;
     }
-    struct wrun *runs = malloc((n + m->samples.len + 1) * sizeof *runs);
-    if (!runs)
-        return 3;
+    struct wrun *runs = stint_xreallocarray(NULL, n + m->samples.len + 1, sizeof *runs);
     for (size_t i = 0; lo < hi && i < n; i++) {
         const struct stint_slice *s = stint_model_slice(m, i);
         nr += (size_t)wrun_of(s->ts_ns, s->dur_ns, lo, hi, every, &runs[nr]);
@@ -234,30 +231,27 @@ static int split_write(const struct stint_model *m, const char *out_path, int64_
                 "most %d): take a longer one\n",
                 every, nwin, SPLIT_MAX_WINDOWS);
         free(runs);
-        return 2;
+        return STINT_EXIT_USAGE;
     }
     uint64_t written = 0, clipped = 0, flows = 0;
-    int rc = 0;
+    int rc = STINT_EXIT_OK;
     for (size_t i = 0; i < nm && !rc; i++)
         for (uint64_t k = runs[i].first; k <= runs[i].last && !rc; k++) {
             struct stint_write_opts wo = {.rebase = rebase, .window = 1, .select = sel};
             wo.t0 = lo + (int64_t)(k * (uint64_t)every);
             wo.t1 = hi - wo.t0 > every ? wo.t0 + every : hi;
             char *path = part_path(out_path, (size_t)k);
-            FILE *out = path ? stint_cmd_open_out("convert", path) : NULL;
+            FILE *out = stint_cmd_open_out("convert", path);
             if (!out) {
                 free(path);
-                rc = 3;
+                rc = STINT_EXIT_IO;
                 break;
             }
             struct stint_write_stats st;
-            if (stint_write_chrome(m, out, &wo, &st) != 0) {
-                fprintf(stderr, "stint convert: out of memory while writing %s\n", path);
-                rc = 3;
-            }
+            if (stint_write_chrome(m, out, &wo, &st) != 0) /* (the writer fails only out of memory) */
+                stint_die_nomem();
             long bytes = ftell(out);
-            if (stint_cmd_close_out("convert", out, path) != 0)
-                rc = 3;
+            rc = stint_cmd_close_out("convert", out, path);
             if (!rc) {
                 fprintf(stderr,
                         "stint convert: [%" PRId64 ", %" PRId64 ") ns: %" PRIu64 " slices, %" PRIu64
@@ -288,8 +282,8 @@ int stint_cmd_convert(int argc, char **argv)
                                          {"--to", NULL, &to, NULL, 0},
                                          {"--no-rebase", NULL, NULL, &rebase, 0},
                                          {"--split-every", NULL, &every_s, NULL, 0}};
-    if (stint_cmd_take_extras("convert", &argc, argv, ex, sizeof ex / sizeof ex[0]) == 2)
-        return 2;
+    if (stint_cmd_take_extras("convert", &argc, argv, ex, sizeof ex / sizeof ex[0]) == STINT_EXIT_USAGE)
+        return STINT_EXIT_USAGE;
     struct stint_cmd_opts o;
     const struct stint_cmd_spec spec = {"convert",
                                         STINT_FILT_PID | STINT_FILT_TID | STINT_FILT_CAT | STINT_FILT_NAME |
@@ -301,23 +295,23 @@ int stint_cmd_convert(int argc, char **argv)
     if ((stint_filter_active(&o.filter) || every_s) && to && strcmp(to, "chrome")) {
         fprintf(stderr, "stint convert: %s applies to --to chrome only (the other formats are written whole)\n",
                 every_s ? "--split-every" : "a filter");
-        return 2;
+        return STINT_EXIT_USAGE;
     }
     int64_t every = 0;
     if (every_s && (stint_parse_duration(every_s, strlen(every_s), &every) != 0 || every <= 0)) {
         fprintf(stderr, "stint convert: --split-every: '%s': expected a duration above 0 (ns, or with a unit: "
                         "500ms, 2s)\n",
                 every_s);
-        return 2;
+        return STINT_EXIT_USAGE;
     }
     if (every_s && out_path && !strcmp(out_path, "-")) {
         fprintf(stderr, "stint convert: --split-every writes one file per window: -o names them (not '-')\n");
-        return 2;
+        return STINT_EXIT_USAGE;
     }
     if (!to || !out_path) {
         fprintf(stderr, "stint convert: %s is required\n", !to ? "--to FORMAT" : "-o OUT");
         fputs(usage, stderr);
-        return 2;
+        return STINT_EXIT_USAGE;
     }
     int (*writer)(const struct stint_model *, FILE *, const struct stint_write_opts *, struct stint_write_stats *) =
         NULL;
@@ -333,19 +327,16 @@ int stint_cmd_convert(int argc, char **argv)
     else if (!strcmp(to, "otlp-json") || !strcmp(to, "otlp")) {
         if (!stint_write_otlp) {
             fprintf(stderr, "stint convert: otlp-json not available in this build\n");
-            return 2;
+            return STINT_EXIT_USAGE;
         }
         otlp = 1;
     } else {
         fprintf(stderr, "stint convert: --to '%s' (expected chrome, folded, jsonl, markers or otlp-json)\n", to);
-        return 2;
+        return STINT_EXIT_USAGE;
     }
     struct stint_model m;
-    rc = stint_cmd_load(&o, &m, STINT_MODEL_KEEP_ARGS | STINT_MODEL_KEEP_SAMPLES);
-    if (stint_no_report(rc, &m)) {
-        stint_model_free(&m);
+    if (!stint_cmd_load_report(&o, &m, STINT_MODEL_KEEP_ARGS | STINT_MODEL_KEEP_SAMPLES, &rc))
         return rc;
-    }
     struct stint_filter select = o.filter; /* (the window is the time range: the writer cuts to it) */
     select.has_range = 0;
     const struct stint_filter *sel = stint_filter_active(&select) ? &select : NULL;
@@ -357,7 +348,7 @@ int stint_cmd_convert(int argc, char **argv)
     FILE *out = stint_cmd_open_out("convert", out_path);
     if (!out) {
         stint_model_free(&m);
-        return 3;
+        return STINT_EXIT_IO;
     }
     struct stint_write_stats st;
     memset(&st, 0, sizeof st);
@@ -374,19 +365,17 @@ int stint_cmd_convert(int argc, char **argv)
         wr = stint_write_otlp(&m, out, err, sizeof err);
         if (wr != 0) {
             fprintf(stderr, "stint convert: %s\n", err[0] ? err : "otlp-json writer failed");
-            wr = 3;
+            wr = STINT_EXIT_IO;
         }
         st.slices = stint_model_nslices(&m); /* every slice is a span (instants zero-length, flagged) */
         st.skipped_counters = m.counters.len; /* OTLP metrics are another signal */
     } else {
-        wr = writer(&m, out, &wo, &st);
-        if (wr != 0) {
-            fprintf(stderr, "stint convert: out of memory while writing %s\n", out_path);
-            wr = 3;
-        }
+        if (writer(&m, out, &wo, &st) != 0) /* (the writers fail only out of memory) */
+            stint_die_nomem();
+        wr = STINT_EXIT_OK;
     }
     if (stint_cmd_close_out("convert", out, out_path) != 0)
-        wr = 3;
+        wr = STINT_EXIT_IO;
     if (!wr) /* after a write error OUT holds no whole conversion: nothing was written to report */
         report(to, out_path, &st, stint_out_bad_utf8() - bad0);
     if (!wr && m.lost > st.losses_written) /* (the LOST line on stderr said how many there were) */

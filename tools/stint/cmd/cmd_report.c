@@ -1,10 +1,16 @@
 /*
  * cmd_report.c - `stint report IN -o report.html`: one self-contained HTML
  * file (report_html.h) for any input the readers support.
+ *
+ * The lane and name tables come from `stint summary`'s own tallies
+ * (summary_tally.h), streamed as the input is read, so the two agree. A
+ * report is written only after a read that leaves something to report; a
+ * partial input still gets its page, said PARTIAL on stderr.
  */
 #include "cmd/cmdopts.h"
 #include "cmd/commands.h"
 #include "write/report_html.h"
+#include "base/xalloc.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -27,8 +33,8 @@ int stint_cmd_report(int argc, char **argv)
                                          {"--columns", NULL, &columns, NULL, 0},
                                          {"--title", NULL, &ro.title, NULL, 0},
                                          {"--max-slices", NULL, &max_slices, NULL, 0}};
-    if (stint_cmd_take_extras("report", &argc, argv, ex, sizeof ex / sizeof ex[0]) == 2)
-        return 2;
+    if (stint_cmd_take_extras("report", &argc, argv, ex, sizeof ex / sizeof ex[0]) == STINT_EXIT_USAGE)
+        return STINT_EXIT_USAGE;
     if (max_slices) {
         char *end;
         errno = 0;
@@ -36,7 +42,7 @@ int stint_cmd_report(int argc, char **argv)
         if (*end || end == max_slices || n < 1 || errno == ERANGE) {
             fprintf(stderr, "stint report: --max-slices: '%s' is not a positive count (1 to %lld)\n", max_slices,
                     LLONG_MAX);
-            return 2;
+            return STINT_EXIT_USAGE;
         }
         ro.max_slices = (size_t)n;
     }
@@ -44,7 +50,7 @@ int stint_cmd_report(int argc, char **argv)
         fprintf(stderr, "stint report: --columns: '%s': expected a whole number of step-table child columns "
                         "(0 = all)\n",
                 columns);
-        return 2;
+        return STINT_EXIT_USAGE;
     }
     struct stint_cmd_opts o;
     const struct stint_cmd_spec spec = {"report", 0, "the report covers the whole trace (no filter is taken)",
@@ -55,7 +61,7 @@ int stint_cmd_report(int argc, char **argv)
     if (!out_path) {
         fprintf(stderr, "stint report: -o OUT.html is required\n");
         fputs(usage, stderr);
-        return 2;
+        return STINT_EXIT_USAGE;
     }
     struct stint_model m;
     struct stint_tally T; /* the lane and name tables: `stint summary`'s own tallies */
@@ -71,17 +77,14 @@ int stint_cmd_report(int argc, char **argv)
     if (!f) {
         stint_tally_free(&T);
         stint_model_free(&m);
-        return 3;
+        return STINT_EXIT_IO;
     }
     ro.input_path = o.path;
-    int wr = stint_write_report_html(&m, &T, f, &ro);
-    int werr = stint_cmd_close_out("report", f, out_path);
-    if (wr != 0) {
-        fprintf(stderr, "stint report: out of memory while writing %s\n", out_path);
-        rc = 3;
-    } else if (werr) {
-        rc = 3;
-    } else if (m.partial)
+    if (stint_write_report_html(&m, &T, f, &ro) != 0) /* (it fails only out of memory) */
+        stint_die_nomem();
+    if (stint_cmd_close_out("report", f, out_path) != 0)
+        rc = STINT_EXIT_IO;
+    else if (m.partial)
         fprintf(stderr, "stint report: wrote %s (PARTIAL: the input ended in an error)\n", out_path);
     stint_tally_free(&T);
     stint_model_free(&m);

@@ -22,6 +22,7 @@
 #include "model/model.h"
 #include "read/sizes.h"
 #include "write/textout.h"
+#include "base/xalloc.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -37,13 +38,12 @@ static const char usage[] =
     "  key. The text shows the top N rows of each list (default 20, 0 = all); --json\n"
     "  gives every row.\n";
 
+/* What row_cmp compares by (qsort_r's context). */
 struct sort_ctx {
     const struct stint_model *m;
     const struct stint_size_row *rows;
     int two; /* rows keyed by (cat, name): compare name, then cat */
 };
-
-static struct sort_ctx g_sort; /* (qsort has no context argument) */
 
 static int str_cmp(const struct stint_model *m, uint32_t a, uint32_t b)
 {
@@ -54,27 +54,26 @@ static int str_cmp(const struct stint_model *m, uint32_t a, uint32_t b)
 }
 
 /* Most bytes first, then most events, then by text: a total order. */
-static int row_cmp(const void *pa, const void *pb)
+static int row_cmp(const void *pa, const void *pb, void *ctx)
 {
-    const struct stint_size_row *a = &g_sort.rows[*(const size_t *)pa], *b = &g_sort.rows[*(const size_t *)pb];
+    const struct sort_ctx *sc = ctx;
+    const struct stint_size_row *a = &sc->rows[*(const size_t *)pa], *b = &sc->rows[*(const size_t *)pb];
     if (a->bytes != b->bytes)
         return a->bytes < b->bytes ? 1 : -1;
     if (a->events != b->events)
         return a->events < b->events ? 1 : -1;
-    int c = str_cmp(g_sort.m, g_sort.two ? a->b : a->a, g_sort.two ? b->b : b->a);
-    return c || !g_sort.two ? c : str_cmp(g_sort.m, a->a, b->a);
+    int c = str_cmp(sc->m, sc->two ? a->b : a->a, sc->two ? b->b : b->a);
+    return c || !sc->two ? c : str_cmp(sc->m, a->a, b->a);
 }
 
-/* The rows' indexes in report order; NULL when out of memory (or no rows). */
+/* The rows' indexes in report order (malloc'd). */
 static size_t *sorted(const struct stint_model *m, const struct stint_size_table *t, int two)
 {
-    size_t *ix = malloc((t->n ? t->n : 1) * sizeof *ix);
-    if (!ix)
-        return NULL;
+    size_t *ix = stint_xreallocarray(NULL, t->n ? t->n : 1, sizeof *ix);
     for (size_t i = 0; i < t->n; i++)
         ix[i] = i;
-    g_sort = (struct sort_ctx){m, t->rows, two};
-    qsort(ix, t->n, sizeof *ix, row_cmp);
+    struct sort_ctx sc = {m, t->rows, two};
+    qsort_r(ix, t->n, sizeof *ix, row_cmp, &sc);
     return ix;
 }
 
@@ -400,31 +399,26 @@ int stint_cmd_sizes(int argc, char **argv)
     uint32_t top = 20;
     if (top_s && stint_cmd_parse_u32(top_s, &top) != 0) {
         fprintf(stderr, "stint sizes: --top: '%s': expected a whole count (0 = every row)\n", top_s);
-        return 2;
+        return STINT_EXIT_USAGE;
     }
     struct stint_model m;
     rc = stint_cmd_load(&o, &m, STINT_MODEL_SIZES);
     if (stint_no_report(rc, &m) || !m.sizes) {
         stint_model_free(&m);
-        return rc ? rc : 3;
+        return rc ? rc : STINT_EXIT_IO;
     }
     const struct stint_sizes *z = m.sizes;
     size_t *ix[5] = {sorted(&m, &z->phases, 0), sorted(&m, &z->names, 1), sorted(&m, &z->event_keys, 0),
                      sorted(&m, &z->args_keys, 0), sorted(&m, &z->top_keys, 0)};
-    if (!ix[0] || !ix[1] || !ix[2] || !ix[3] || !ix[4]) {
-        fprintf(stderr, "stint sizes: out of memory\n");
-        rc = 3;
-    } else {
-        FILE *f = stdout;
-        static char obuf[1 << 18];
-        setvbuf(f, obuf, _IOFBF, sizeof obuf);
-        if (o.json)
-            put_json(f, &m, format_of(&m, o.format), z, ix);
-        else
-            put_text(f, &m, format_of(&m, o.format), z, ix, top, o.path);
-        if (stint_cmd_close_out("sizes", f, "stdout"))
-            rc = 3;
-    }
+    FILE *f = stdout;
+    static char obuf[1 << 18];
+    setvbuf(f, obuf, _IOFBF, sizeof obuf);
+    if (o.json)
+        put_json(f, &m, format_of(&m, o.format), z, ix);
+    else
+        put_text(f, &m, format_of(&m, o.format), z, ix, top, o.path);
+    if (stint_cmd_close_out("sizes", f, "stdout"))
+        rc = STINT_EXIT_IO;
     for (int k = 0; k < 5; k++)
         free(ix[k]);
     stint_model_free(&m);

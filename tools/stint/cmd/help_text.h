@@ -8,9 +8,8 @@
 
 #include <stdio.h>
 
-/* The manual of command as a NULL-terminated array of lines (static), or
- * NULL when the manual has no such command. */
-const char *const *stint_help_lines(const char *command);
+/* Whether the manual has a page for command (1) or not (0). */
+int stint_help_has(const char *command);
 
 /* Prints the manual of command to out. Returns 0, or -1 when there is no
  * such command or the write failed. */

@@ -3,6 +3,12 @@
  *
  * Commands are pure functions of their arguments and input files; they share
  * the readers, the trace model and the filters (see commands.h).
+ *
+ * Invariants: exactly one command runs per process, and its return value
+ * (one of enum stint_exit) is the exit code unless it is OK and the
+ * self-trace (selftrace.h) failed; an unknown command, or one not linked in
+ * this build, is a usage error; `stint help CMD` prints the generated
+ * manual (help_text.h) on stdout.
  */
 #include "cmd/cmdopts.h"
 #include "cmd/commands.h"
@@ -70,7 +76,7 @@ int main(int argc, char **argv)
     }
     if (!strcmp(name, "--help") || !strcmp(name, "-h") || !strcmp(name, "help")) {
         if (argc > 2 && !strcmp(name, "help")) { /* stint help <command>: the manual */
-            if (!stint_help_lines(argv[2])) {
+            if (!stint_help_has(argv[2])) {
                 fprintf(stderr, "stint: no manual for '%s'\n", argv[2]);
                 usage(stderr);
                 return STINT_EXIT_USAGE;
