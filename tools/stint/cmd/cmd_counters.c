@@ -590,7 +590,7 @@ int stint_cmd_counters(int argc, char **argv)
                                          {"--fields", NULL, &fields, NULL, 0},
                                          {"--time-unit", NULL, &time_unit, NULL, 0},
                                          {"--gap", NULL, &gap, NULL, 0}};
-    if (stint_cmd_take_extras("counters", &argc, argv, ex, sizeof ex / sizeof ex[0]) == 2)
+    if (stint_cmd_take_extras("counters", &argc, argv, ex, sizeof ex / sizeof ex[0]) == STINT_EXIT_USAGE)
         return STINT_EXIT_USAGE;
     if (gap && (stint_parse_duration(gap, strlen(gap), &gap_ns) != 0 || gap_ns <= 0)) {
         fprintf(stderr, "stint counters: --gap: '%s' is not a duration (e.g. 5s, 500ms)\n", gap);
