@@ -204,13 +204,12 @@ def c_string(s):
 SHARED_MIN_LINES = 6
 
 
-def longest_repeat(parts):
-    """-> (length, run) of the longest run of lines found twice among the
-    pages' own parts (non-overlapping), or (0, None)."""
-    seqs = [p for page in parts for kind, p in page if kind == "own"]
+def longest_repeat(seqs, within=True):
+    """-> (length, run) of the longest run of lines found twice among seqs
+    (non-overlapping; inside one seq too unless within is false), or (0, None)."""
     best = (0, None)
     for x, a in enumerate(seqs):
-        for y in range(x, len(seqs)):
+        for y in range(x if within else x + 1, len(seqs)):
             b = seqs[y]
             prev = [0] * (len(b) + 1)
             for i in range(1, len(a) + 1):
@@ -241,18 +240,42 @@ def split_on(seq, run):
     return out
 
 
+# Two shared runs that have this many lines in common are cut there, so that
+# no line of the manual is written in two shared runs.
+SPLIT_MIN_LINES = 2
+
+
+def split_shared(shared):
+    """shared: runs that may overlap -> (distinct runs, per given run the list
+    of distinct runs it is made of)."""
+    pieces = {run: [run] for run in shared}
+    while True:
+        atoms = list(dict.fromkeys(a for run in shared for a in pieces[run]))
+        n, common = longest_repeat(atoms, within=False)
+        if n < SPLIT_MIN_LINES:
+            return atoms, pieces
+        cut = {a: [tuple(p) for _, p in split_on(a, common)] for a in atoms}
+        pieces = {run: [q for a in pieces[run] for q in cut[a]] for run in shared}
+
+
 def share_runs(pages):
-    """pages: lists of lines -> (shared runs in order found, per page its parts:
-    ('own', lines) or ('shared', run))."""
+    """pages: lists of lines -> (distinct shared runs, per page its parts:
+    ('own', lines) or ('shared', run)). A run of SHARED_MIN_LINES or more that
+    stands in two places becomes shared; shared runs are then cut where they
+    overlap one another, so each line is written in one of them only."""
     parts = [[("own", list(p))] for p in pages]
     shared = []
     while True:
-        n, run = longest_repeat(parts)
+        n, run = longest_repeat([p for page in parts for kind, p in page if kind == "own"])
         if n < SHARED_MIN_LINES:
-            return shared, parts
+            break
         shared.append(run)
         parts = [[q for kind, p in page for q in (split_on(p, run) if kind == "own" else [(kind, p)])]
                  for page in parts]
+    atoms, pieces = split_shared(shared)
+    parts = [[q for kind, p in page for q in ([("shared", a) for a in pieces[p]] if kind == "shared" else [(kind, p)])]
+             for page in parts]
+    return atoms, parts
 
 
 def c_lines_array(ident, lines):
@@ -265,13 +288,14 @@ def gen_help_c(stint_page):
            " * parts printed in order, each an array of lines (lines, not one literal, to",
            " * stay under C11's 4095-byte string literal limit). A run of lines that",
            " * several commands share (the filters, the common options) is one part that",
-           " * each of their lists names, so it is written once. */",
+           " * each of their lists names, so it is written once; shared parts never",
+           " * overlap, so no line stands in two of them. */",
            '#include "cmd/help_text.h"', "", "#include <string.h>", ""]
     cmds = stint_page["commands"]
     shared, parts = share_runs([help_lines(cmd) for cmd in cmds])
     for k, run in enumerate(shared):
         out += c_lines_array("help_shared_%d" % (k + 1), run)
-    names = []
+    names, lists = [], []
     for cmd, page in zip(cmds, parts):
         ident = "help_" + re.sub(r"\W", "_", cmd["name"])
         refs, own = [], 0
@@ -282,9 +306,9 @@ def gen_help_c(stint_page):
                 own += 1
                 refs.append("%s_%d" % (ident, own))
                 out += c_lines_array(refs[-1], p)
-        out.append("static const char *const *const %s[] = {%s, NULL};" % (ident, ", ".join(refs)))
-        out.append("")
+        lists.append("static const char *const *const %s[] = {%s, NULL};" % (ident, ", ".join(refs)))
         names.append((cmd["name"], ident))
+    out += lists + [""]
     out.append("static const struct {\n    const char *name;\n    const char *const *const *parts;\n} pages[] = {")
     out += ["    {%s, %s}," % (c_string(n), i) for n, i in names]
     out += ["};", ""]

@@ -3,7 +3,8 @@
  * parts printed in order, each an array of lines (lines, not one literal, to
  * stay under C11's 4095-byte string literal limit). A run of lines that
  * several commands share (the filters, the common options) is one part that
- * each of their lists names, so it is written once. */
+ * each of their lists names, so it is written once; shared parts never
+ * overlap, so no line stands in two of them. */
 #include "cmd/help_text.h"
 
 #include <string.h>
@@ -13,22 +14,6 @@ static const char *const help_shared_1[] = {
     "      Any repair of the input is an error (exit 1).",
     "  --format chrome|jsonl|markers",
     "      Read the input as this format instead of detecting it.",
-    "  --pid N",
-    "      Only process N.",
-    "  --tid N",
-    "      Only thread N.",
-    "  --cat C",
-    "      Only the category C (or a category list \"a,C,b\" that holds it).",
-    "  --name GLOB",
-    "      Only names matching the shell glob GLOB.",
-    "  --time-range A:B",
-    "      Only what overlaps [A, B): starts before B and ends after A (a",
-    "      zero-length span at A counts). Times are ns, or take a unit (12.5ms, 3us,",
-    "      2s); either end may be empty.",
-    "  --min-dur D",
-    "      Only spans lasting at least D.",
-    "",
-    "exit status:",
     NULL};
 
 static const char *const help_shared_2[] = {
@@ -46,15 +31,9 @@ static const char *const help_shared_2[] = {
     "      2s); either end may be empty.",
     "  --min-dur D",
     "      Only spans lasting at least D.",
-    "",
-    "exit status:",
     NULL};
 
 static const char *const help_shared_3[] = {
-    "  --strict",
-    "      Any repair of the input is an error (exit 1).",
-    "  --format chrome|jsonl|markers",
-    "      Read the input as this format instead of detecting it.",
     "",
     "exit status:",
     NULL};
@@ -124,8 +103,6 @@ static const char *const help_timing_1[] = {
     "    timing table without each callable's first (warm-up) invocation.",
     NULL};
 
-static const char *const *const help_timing[] = {help_timing_1, NULL};
-
 static const char *const help_slices_1[] = {
     "stint slices - the slice table: every span and instant with its track, depth and parent",
     "",
@@ -156,8 +133,6 @@ static const char *const help_slices_2[] = {
     "  $ stint slices trace.json --name 'decode*' --min-dur 1ms --csv > slow.csv",
     "    Every decode span of a millisecond or more, as CSV.",
     NULL};
-
-static const char *const *const help_slices[] = {help_slices_1, help_shared_1, help_slices_2, NULL};
 
 static const char *const help_summary_1[] = {
     "stint summary - per-lane, per-category and per-name time, as union and as sum",
@@ -197,8 +172,6 @@ static const char *const help_summary_2[] = {
     "  $ stint summary trace.json.gz --pid 4242",
     "    Where process 4242 spent its time, per thread, category and name.",
     NULL};
-
-static const char *const *const help_summary[] = {help_summary_1, help_shared_2, help_summary_2, NULL};
 
 static const char *const help_tree_1[] = {
     "stint tree - the aggregated call tree with self time",
@@ -240,8 +213,6 @@ static const char *const help_tree_2[] = {
     "    The four top levels of the call tree, heaviest self time first.",
     NULL};
 
-static const char *const *const help_tree[] = {help_tree_1, help_shared_1, help_tree_2, NULL};
-
 static const char *const help_steps_1[] = {
     "stint steps - per-step breakdown: child unions, overlap and unattributed remainder",
     "",
@@ -282,8 +253,6 @@ static const char *const help_steps_2[] = {
     "  $ stint steps train.json --step 'learner_step'",
     "    How each learner step splits into input wait, model time and overlap.",
     NULL};
-
-static const char *const *const help_steps[] = {help_steps_1, help_shared_1, help_steps_2, NULL};
 
 static const char *const help_counters_1[] = {
     "stint counters - counter and telemetry series: statistics, gaps and integrals",
@@ -349,8 +318,6 @@ static const char *const help_counters_1[] = {
     "    Energy in joules over the observed time, with the gaps it leaves out.",
     NULL};
 
-static const char *const *const help_counters[] = {help_counters_1, NULL};
-
 static const char *const help_memory_1[] = {
     "stint memory - live bytes over time, peak and breakdown (JSONL sessions)",
     "",
@@ -405,8 +372,6 @@ static const char *const help_memory_1[] = {
     "  $ stint memory run.jsonl --json",
     "    Peak memory of the captured step and what held it, as JSON.",
     NULL};
-
-static const char *const *const help_memory[] = {help_memory_1, NULL};
 
 static const char *const help_diff_1[] = {
     "stint diff - compare two traces per name, with confidence intervals",
@@ -466,8 +431,6 @@ static const char *const help_diff_2[] = {
     "  $ stint diff base.json new.json --threshold 5% --fail-on-regression",
     "    Fails the CI job when a name became at least 5% slower with confidence.",
     NULL};
-
-static const char *const *const help_diff[] = {help_diff_1, help_shared_2, help_diff_2, NULL};
 
 static const char *const help_convert_1[] = {
     "stint convert - write Chrome JSON, JSONL, markers, folded stacks or OTLP/JSON",
@@ -552,8 +515,6 @@ static const char *const help_convert_2[] = {
     "    Send a session's spans to an OpenTelemetry collector.",
     NULL};
 
-static const char *const *const help_convert[] = {help_convert_1, help_shared_3, help_convert_2, NULL};
-
 static const char *const help_report_1[] = {
     "stint report - a self-contained HTML report",
     "",
@@ -595,8 +556,6 @@ static const char *const help_report_2[] = {
     "  $ stint report trace.json -o trace.html --step 'train_step' && xdg-open trace.html",
     "    One file to attach to a bug report or open offline.",
     NULL};
-
-static const char *const *const help_report[] = {help_report_1, help_shared_3, help_report_2, NULL};
 
 static const char *const help_sizes_1[] = {
     "stint sizes - what a trace's, a marker log's or a session's bytes are spent on",
@@ -674,8 +633,6 @@ static const char *const help_sizes_1[] = {
     "    The ten names and args keys that take the most room in a profiler trace.",
     NULL};
 
-static const char *const *const help_sizes[] = {help_sizes_1, NULL};
-
 static const char *const help_help_1[] = {
     "stint help - the manual page of a command",
     "",
@@ -695,6 +652,17 @@ static const char *const help_help_1[] = {
     "    The manual of stint diff.",
     NULL};
 
+static const char *const *const help_timing[] = {help_timing_1, NULL};
+static const char *const *const help_slices[] = {help_slices_1, help_shared_1, help_shared_2, help_shared_3, help_slices_2, NULL};
+static const char *const *const help_summary[] = {help_summary_1, help_shared_2, help_shared_3, help_summary_2, NULL};
+static const char *const *const help_tree[] = {help_tree_1, help_shared_1, help_shared_2, help_shared_3, help_tree_2, NULL};
+static const char *const *const help_steps[] = {help_steps_1, help_shared_1, help_shared_2, help_shared_3, help_steps_2, NULL};
+static const char *const *const help_counters[] = {help_counters_1, NULL};
+static const char *const *const help_memory[] = {help_memory_1, NULL};
+static const char *const *const help_diff[] = {help_diff_1, help_shared_2, help_shared_3, help_diff_2, NULL};
+static const char *const *const help_convert[] = {help_convert_1, help_shared_1, help_shared_3, help_convert_2, NULL};
+static const char *const *const help_report[] = {help_report_1, help_shared_1, help_shared_3, help_report_2, NULL};
+static const char *const *const help_sizes[] = {help_sizes_1, NULL};
 static const char *const *const help_help[] = {help_help_1, NULL};
 
 static const struct {
