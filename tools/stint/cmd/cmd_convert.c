@@ -46,6 +46,13 @@ static void folded_size_warning(const struct stint_write_stats *st, void *ctx)
                 st->est_bytes, (double)st->est_bytes / (double)(1ull << 30));
 }
 
+/* One line of the report: "N what", when N is not 0. */
+static void note_count(uint64_t n, const char *what)
+{
+    if (n)
+        fprintf(stderr, "stint convert: %" PRIu64 " %s\n", n, what);
+}
+
 /* What the JSONL session cannot tell apart: processes, clocks, categories. */
 static void report_jsonl(const struct stint_write_stats *st)
 {
@@ -54,21 +61,15 @@ static void report_jsonl(const struct stint_write_stats *st)
                 "stint convert: %" PRIu64 " span(s) of %" PRIu64 " other process(es) and %" PRIu64
                 " counter series of other processes written under pid %" PRId64 " (a jsonl session has one pid)\n",
                 st->merged_spans, st->merged_procs, st->merged_counters, st->pid);
-    if (st->device_spans)
-        fprintf(stderr,
-                "stint convert: %" PRIu64 " device-clock span(s) written as host spans (jsonl has no clock "
-                "domain; their times are not host-aligned)\n",
-                st->device_spans);
+    note_count(st->device_spans, "device-clock span(s) written as host spans (jsonl has no clock domain; their "
+                                 "times are not host-aligned)");
     if (st->renumbered)
         fprintf(stderr,
                 "stint convert: %" PRIu64 " thread(s) of other processes or device lanes written with a fresh tid "
                 "(from %" PRId64 " on), not to merge with another thread\n",
                 st->renumbered, st->renumber_from);
-    if (st->kind_changed)
-        fprintf(stderr,
-                "stint convert: %" PRIu64 " span(s) written with span_kind function (their category is not "
-                "function, op or module)\n",
-                st->kind_changed);
+    note_count(st->kind_changed,
+               "span(s) written with span_kind function (their category is not function, op or module)");
 }
 
 /* The stderr report of a finished conversion: what was written, and what
@@ -96,25 +97,16 @@ static void report(const char *to, const char *out_path, const struct stint_writ
                 " flow arrow(s) across its edge left out (an end outside it or on a span cut at its start), %" PRIu64
                 " counter value(s) carried to its start\n",
                 st->window_out, st->clipped, st->window_flows, st->carried_samples);
-    if (st->moved_overlap)
-        fprintf(stderr,
-                "stint convert: %" PRIu64 " span(s) overlapped their parent improperly and moved to an extra "
-                "track named '<thread> (overlap N)'\n",
-                st->moved_overlap);
-    if (st->reparented)
-        fprintf(stderr,
-                "stint convert: %" PRIu64 " span(s) nest under another parent in the output (theirs is on another "
-                "thread or moved to an extra track: Chrome nests by time on one track)\n",
-                st->reparented);
+    note_count(st->moved_overlap,
+               "span(s) overlapped their parent improperly and moved to an extra track named '<thread> (overlap N)'");
+    note_count(st->reparented, "span(s) nest under another parent in the output (theirs is on another thread or "
+                               "moved to an extra track: Chrome nests by time on one track)");
     if (st->skipped)
         fprintf(stderr,
                 "stint convert: left out (no %s equivalent): %" PRIu64 " instants, %" PRIu64
                 " async slices, %" PRIu64 " unfinished spans\n",
                 to, st->skipped_instants, st->skipped_async, st->skipped_unfinished);
-    if (st->zero_spans)
-        fprintf(stderr, "stint convert: %" PRIu64 " zero-length span(s) have no weight in folded stacks (no line "
-                        "of their own)\n",
-                st->zero_spans);
+    note_count(st->zero_spans, "zero-length span(s) have no weight in folded stacks (no line of their own)");
     if (st->lost_args || st->lost_thread_times || st->lost_names) {
         fprintf(stderr, "stint convert: left out (no %s equivalent):", to);
         if (st->lost_args)
@@ -131,8 +123,7 @@ static void report(const char *to, const char *out_path, const struct stint_writ
         fprintf(stderr, "stint convert: left out: %" PRIu64 " counter series\n", st->skipped_counters);
     if (st->renamed)
         fprintf(stderr, "stint convert: %" PRIu64 " name(s) changed to fit the %s format\n", st->renamed, to);
-    if (bad_utf8)
-        fprintf(stderr, "stint convert: %" PRIu64 " byte(s) of invalid UTF-8 written as U+FFFD\n", bad_utf8);
+    note_count(bad_utf8, "byte(s) of invalid UTF-8 written as U+FFFD");
 }
 
 /* --split-every: at most this many windows (each is a pass over the slices) */

@@ -18,10 +18,12 @@
  */
 #include "analyze/analysis.h"
 #include "analyze/diff_stats.h"
+#include "base/cmp.h"
 #include "base/hash.h"
 #include "base/xalloc.h"
 #include "cmd/cmdopts.h"
 #include "cmd/commands.h"
+#include "cmd/slots.h"
 #include "write/textout.h"
 
 #include <errno.h>
@@ -50,13 +52,12 @@ struct key_dur {
 static int kd_cmp(const void *pa, const void *pb)
 {
     const struct key_dur *a = pa, *b = pb;
-    if (a->cat != b->cat)
-        return a->cat < b->cat ? -1 : 1;
-    if (a->name != b->name)
-        return a->name < b->name ? -1 : 1;
-    if (a->dev != b->dev)
-        return a->dev - b->dev;
-    return (a->dur > b->dur) - (a->dur < b->dur);
+    int c = stint_cmp_u32(a->cat, b->cat);
+    if (!c)
+        c = stint_cmp_u32(a->name, b->name);
+    if (!c)
+        c = a->dev - b->dev;
+    return c ? c : stint_cmp_i64(a->dur, b->dur);
 }
 
 /* Durations of m's finished spans that pass f, grouped by (cat, name, clock). */
@@ -237,43 +238,34 @@ static int take_own(int *argc, char **argv, struct diff_opts *d)
 struct groups {
     struct stint_dstat_group *v;
     size_t n, cap;
-    uint32_t *htab;
-    size_t hcap;
+    struct stint_slots idx;
 };
 
-static size_t group_hash(const char *cat, size_t catn, const char *name, size_t namen, int dev, size_t mask)
+static uint64_t group_hash(const char *cat, size_t catn, const char *name, size_t namen, int dev)
 {
-    return (size_t)stint_hash_pair(stint_hash_bytes(cat, catn) ^ (uint64_t)dev, stint_hash_bytes(name, namen)) &
-           mask;
+    return stint_hash_pair(stint_hash_bytes(cat, catn) ^ (uint64_t)dev, stint_hash_bytes(name, namen));
 }
 
 /* The index of the group of (cat, name, dev), added when new. */
 static size_t group_of(struct groups *gs, const char *cat, size_t catn, const char *name, size_t namen, int dev)
 {
-    if ((gs->n + 1) * 2 > gs->hcap) {
-        size_t nc = gs->hcap ? gs->hcap * 2 : 1024;
-        uint32_t *nh = stint_xreallocarray(NULL, nc, sizeof *nh);
-        memset(nh, 0xff, nc * sizeof *nh);
+    if (stint_slots_full(&gs->idx, gs->n)) {
+        stint_slots_reset(&gs->idx, gs->idx.cap ? gs->idx.cap * 2 : 1024);
         for (size_t q = 0; q < gs->n; q++) {
             const struct stint_dstat_group *e = &gs->v[q];
-            size_t h = group_hash(e->cat, e->catn, e->name, e->namen, e->dev, nc - 1);
-            while (nh[h] != UINT32_MAX)
-                h = (h + 1) & (nc - 1);
-            nh[h] = (uint32_t)q;
+            stint_slots_put(&gs->idx, group_hash(e->cat, e->catn, e->name, e->namen, e->dev), (uint32_t)q);
         }
-        free(gs->htab);
-        gs->htab = nh;
-        gs->hcap = nc;
     }
-    size_t h = group_hash(cat, catn, name, namen, dev, gs->hcap - 1);
+    uint32_t *slot = gs->idx.slot;
+    size_t h = stint_slots_home(&gs->idx, group_hash(cat, catn, name, namen, dev));
     const struct stint_dstat_group *g = gs->v;
-    while (gs->htab[h] != UINT32_MAX &&
-           (g[gs->htab[h]].dev != dev || g[gs->htab[h]].catn != catn || g[gs->htab[h]].namen != namen ||
-            memcmp(g[gs->htab[h]].cat, cat, catn) || memcmp(g[gs->htab[h]].name, name, namen)))
-        h = (h + 1) & (gs->hcap - 1);
-    if (gs->htab[h] != UINT32_MAX)
-        return gs->htab[h];
-    gs->htab[h] = (uint32_t)gs->n;
+    while (slot[h] != STINT_SLOT_EMPTY &&
+           (g[slot[h]].dev != dev || g[slot[h]].catn != catn || g[slot[h]].namen != namen ||
+            memcmp(g[slot[h]].cat, cat, catn) || memcmp(g[slot[h]].name, name, namen)))
+        h = stint_slots_next(&gs->idx, h);
+    if (slot[h] != STINT_SLOT_EMPTY)
+        return slot[h];
+    slot[h] = (uint32_t)gs->n;
     gs->v = stint_xgrow(gs->v, &gs->cap, gs->n + 1, sizeof *gs->v, 16);
     struct stint_dstat_group *ng = &gs->v[gs->n];
     memset(ng, 0, sizeof *ng);
@@ -542,7 +534,7 @@ static int compare(const struct stint_model *ma, const struct stint_model *mb, c
     }
     put_tail(f, o->json, gs.v, gs.n, &r);
     *regressions = res.slower;
-    free(gs.htab);
+    free(gs.idx.slot);
     free(gs.v);
     free(ka);
     free(kb);

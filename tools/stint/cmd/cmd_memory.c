@@ -21,6 +21,7 @@
  */
 #include "cmd/cmdopts.h"
 #include "cmd/commands.h"
+#include "cmd/slots.h"
 #include "read/json.h"
 #include "read/jsonl_scan.h"
 #include "write/textout.h"
@@ -56,34 +57,24 @@ struct rec {
 struct strtab {
     char **v;
     size_t n, cap;
-    uint32_t *hash;
-    size_t hcap;
+    struct stint_slots idx;
 };
 
 static uint32_t str_id(struct strtab *t, const char *s, size_t n)
 {
-    if ((t->n + 1) * 2 > t->hcap) {
-        size_t hcap = t->hcap ? t->hcap * 2 : 256;
-        uint32_t *h = stint_xreallocarray(NULL, hcap, sizeof *h);
-        memset(h, 0xff, hcap * sizeof *h);
-        for (size_t i = 0; i < t->n; i++) {
-            size_t k = (size_t)stint_hash_bytes(t->v[i], strlen(t->v[i])) & (hcap - 1);
-            while (h[k] != UINT32_MAX)
-                k = (k + 1) & (hcap - 1);
-            h[k] = (uint32_t)i;
-        }
-        free(t->hash);
-        t->hash = h;
-        t->hcap = hcap;
+    if (stint_slots_full(&t->idx, t->n)) {
+        stint_slots_reset(&t->idx, t->idx.cap ? t->idx.cap * 2 : 256);
+        for (size_t i = 0; i < t->n; i++)
+            stint_slots_put(&t->idx, stint_hash_bytes(t->v[i], strlen(t->v[i])), (uint32_t)i);
     }
-    size_t k = (size_t)stint_hash_bytes(s, n) & (t->hcap - 1);
-    while (t->hash[k] != UINT32_MAX) {
-        const char *e = t->v[t->hash[k]];
+    uint32_t *slot = t->idx.slot;
+    size_t k = stint_slots_home(&t->idx, stint_hash_bytes(s, n));
+    for (; slot[k] != STINT_SLOT_EMPTY; k = stint_slots_next(&t->idx, k)) {
+        const char *e = t->v[slot[k]];
         if (strlen(e) == n && !memcmp(e, s, n))
-            return t->hash[k];
-        k = (k + 1) & (t->hcap - 1);
+            return slot[k];
     }
-    t->hash[k] = (uint32_t)t->n;
+    slot[k] = (uint32_t)t->n;
     if (t->n == t->cap) {
         size_t cap = t->cap ? t->cap * 2 : 64;
         t->v = stint_xreallocarray(t->v, cap, sizeof *t->v);
@@ -734,7 +725,7 @@ static void strtab_free(struct strtab *t)
     for (size_t k = 0; k < t->n; k++)
         free(t->v[k]);
     free(t->v);
-    free(t->hash);
+    free(t->idx.slot);
 }
 
 int stint_cmd_memory(int argc, char **argv)

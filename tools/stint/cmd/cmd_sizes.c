@@ -91,48 +91,47 @@ struct labels {
     const char *names;     /* the names' heading ("(cat, name)") */
     const char *name_col;  /* the names' last column ("cat / name") */
     const char *scope[2];  /* the header's two lines on what a byte count covers */
-    const char *keys[4];   /* event keys: heading, note, count column, per column */
-    const char *akeys[4];  /* args keys: the same */
-    const char *json_head; /* --json's first line: schema, format and what each list holds */
+    const char *keys[2];   /* event keys: heading, note (their columns: event, per) */
+    const char *akeys[4];  /* args keys: heading, note, count column, per column */
+    const char *json_name; /* --json's "format" */
+    const char *json_scope; /* --json's scope: what "bytes" covers after "(inflated, for gzip): ", on to
+                             * what "outside_bytes" covers before "; when partial" (put_json) */
 };
 
 static const struct labels chrome_labels = {
     "JSON text", "events", "bytes/event", "args", "their args objects (part of the events' bytes)", "args bytes",
     "the trace object's other keys, whitespace, commas, brackets", "ph", "phase", "(cat, name)", "cat / name",
     {"an event from its '{' to its '}'; an args member from its key's", "'\"' to its value's end"},
-    {"event keys", " (members of event objects, args included)", "events", "bytes/event"},
+    {"event keys", " (members of event objects, args included)"},
     {"args keys", " (top-level members of args objects)", "objects", "bytes/object"},
-    "{\"schema\":\"stint.sizes/1\",\"format\":\"chrome\",\"scope\":{\"bytes\":\"of the text as written "
-    "(inflated, for gzip): an event from its '{' to its '}', an args member from its key's '\\\"' to its "
-    "value's end\",\"outside_bytes\":\"the trace object's other keys, whitespace, commas and brackets; when "
-    "partial, the text the error cut short\"},\n"};
+    "chrome",
+    "an event from its '{' to its '}', an args member from its key's '\\\"' to its "
+    "value's end\",\"outside_bytes\":\"the trace object's other keys, whitespace, commas and brackets"};
 
 static const struct labels marker_labels = {
     "log text", "records", "bytes/record", "attrs", "their attrs (part of the records' bytes)", "attrs bytes",
     "log prefixes, other lines, line ends, blanks between glued records, torn records", "clk", "clock", "names",
     "name", {"a record from its '[' to its last field's end; a field or an attr", "from its key to its value's end"},
-    {"record fields", " (the head's k=v fields, and attrs as a whole)", "records", "bytes/record"},
+    {"record fields", " (the head's k=v fields, and attrs as a whole)"},
     {"attr keys", " (the attrs' k=v tokens, by key)", "tokens", "bytes/token"},
-    "{\"schema\":\"stint.sizes/1\",\"format\":\"markers\",\"scope\":{\"bytes\":\"of the text as written "
-    "(inflated, for gzip): a record from its '[' to its last field's end, a head field or an attr from its "
+    "markers",
+    "a record from its '[' to its last field's end, a head field or an attr from its "
     "key to its value's end\",\"events\":\"records\",\"phases\":\"by clock: host, or dev (clk=dev)\","
     "\"event_keys\":\"the head's fields, and attrs as a whole\",\"args_keys\":\"the attrs' tokens, by "
-    "key\",\"outside_bytes\":\"log prefixes, other lines, line ends and torn records; when partial, the "
-    "text the error cut short\"},\n"};
+    "key\",\"outside_bytes\":\"log prefixes, other lines, line ends and torn records"};
 
 static const struct labels jsonl_labels = {
     "JSONL text", "records", "bytes/record", NULL, NULL, "",
     "line ends, blank lines, blanks around records, a torn last line", "kind", "kind", "(span_kind, name or op_name)",
     "span_kind / name",
     {"a record from its '{' to its '}'; a member from its key's '\"' to its", "value's end"},
-    {"record keys", " (members of the records)", "records", "bytes/record"},
+    {"record keys", " (members of the records)"},
     {"", "", "", ""},
-    "{\"schema\":\"stint.sizes/1\",\"format\":\"jsonl\",\"scope\":{\"bytes\":\"of the text as written "
-    "(inflated, for gzip): a record from its '{' to its '}', a member from its key's '\\\"' to its value's "
+    "jsonl",
+    "a record from its '{' to its '}', a member from its key's '\\\"' to its value's "
     "end\",\"events\":\"records\",\"phases\":\"by kind\",\"names\":\"(span_kind, name or op_name; a "
     "span_end's, its open span's), \\\"\\\" where the record has none\",\"event_keys\":\"the records' "
-    "members\",\"outside_bytes\":\"line ends, blank lines, blanks around records and a torn last line; "
-    "when partial, the text the error cut short\"},\n"};
+    "members\",\"outside_bytes\":\"line ends, blank lines, blanks around records and a torn last line"};
 
 /* The format the tally is of: the reader's, or, when the read failed before
  * a reader started (a cut gzip header, say), the one --format named, else
@@ -236,7 +235,11 @@ static void put_json(FILE *f, const struct stint_model *m, const char *fmt, cons
                      size_t *const ix[5])
 {
     uint64_t outside = z->text_bytes - z->event_bytes - z->filtered_bytes;
-    fputs(labels_of(fmt)->json_head, f);
+    const struct labels *L = labels_of(fmt);
+    fprintf(f,
+            "{\"schema\":\"stint.sizes/1\",\"format\":\"%s\",\"scope\":{\"bytes\":\"of the text as written "
+            "(inflated, for gzip): %s; when partial, the text the error cut short\"},\n",
+            L->json_name, L->json_scope);
     fprintf(f,
             "\"text_bytes\":%" PRIu64 ",\"gzip_bytes\":%" PRIu64 ",\"events\":%" PRIu64 ",\"event_bytes\":%" PRIu64
             ",\"args_bytes\":%" PRIu64 ",\"outside_bytes\":%" PRIu64 ",\"filtered_events\":%" PRIu64
@@ -375,7 +378,7 @@ static void put_text(FILE *f, const struct stint_model *m, const char *fmt, cons
         fputc('\n', f);
     }
 
-    put_keys(f, m, &z->event_keys, ix[2], top, whole, L->keys[0], L->keys[1], L->keys[2], L->keys[3]);
+    put_keys(f, m, &z->event_keys, ix[2], top, whole, L->keys[0], L->keys[1], L->event, L->per);
     put_keys(f, m, &z->args_keys, ix[3], top, whole, L->akeys[0], L->akeys[1], L->akeys[2], L->akeys[3]);
     put_keys(f, m, &z->top_keys, ix[4], top, whole, "trace object keys other than traceEvents", NULL, NULL, NULL);
 }

@@ -181,6 +181,21 @@ static void put_counters_json(FILE *f, const struct stint_model *m, const struct
     stint_hmem_free(mem, bytes);
 }
 
+/* A process's or thread's "name" value (null when unnamed), then its
+ * "sort_index" (null when none) and the object's closing brace. */
+static void put_name_sort_index(FILE *f, const struct stint_model *m, uint32_t name, int has_sort_index,
+                                int32_t sort_index)
+{
+    if (name)
+        stint_out_json_model_str(f, m, name);
+    else
+        fputs("null", f);
+    if (has_sort_index)
+        fprintf(f, ",\"sort_index\":%d}", sort_index);
+    else
+        fputs(",\"sort_index\":null}", f);
+}
+
 static void put_tables_json(FILE *f, const struct stint_model *m, const uint32_t *row, const struct stint_filter *flt)
 {
     fputs("],\n\"flows\":[", f);
@@ -196,28 +211,14 @@ static void put_tables_json(FILE *f, const struct stint_model *m, const uint32_t
     for (size_t i = 0; i < m->processes.len; i++) {
         const struct stint_process *p = stint_model_process_at(m, (uint32_t)i);
         fprintf(f, "%s\n{\"pid\":%" PRId64 ",\"name\":", i ? "," : "", p->pid);
-        if (p->name)
-            stint_out_json_model_str(f, m, p->name);
-        else
-            fputs("null", f);
-        if (p->has_sort_index)
-            fprintf(f, ",\"sort_index\":%d}", p->sort_index);
-        else
-            fputs(",\"sort_index\":null}", f);
+        put_name_sort_index(f, m, p->name, p->has_sort_index, p->sort_index);
     }
     fputs("],\n\"threads\":[", f);
     for (size_t i = 0; i < m->lanes.len; i++) {
         const struct stint_lane *l = stint_model_lane_at(m, (uint32_t)i);
         fprintf(f, "%s\n{\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"clock\":\"%s\",\"name\":", i ? "," : "", l->pid,
                 l->tid, l->clock == STINT_CLOCK_DEVICE ? "device" : "host");
-        if (l->name)
-            stint_out_json_model_str(f, m, l->name);
-        else
-            fputs("null", f);
-        if (l->has_sort_index)
-            fprintf(f, ",\"sort_index\":%d}", l->sort_index);
-        else
-            fputs(",\"sort_index\":null}", f);
+        put_name_sort_index(f, m, l->name, l->has_sort_index, l->sort_index);
     }
     fputs("],\n\"counters\":[", f);
     put_counters_json(f, m, flt);
@@ -244,11 +245,9 @@ static void put_tables_json(FILE *f, const struct stint_model *m, const uint32_t
 int stint_cmd_slices(int argc, char **argv)
 {
     struct stint_cmd_opts o;
-    int rc = stint_cmd_parse(argc, argv, usage, &o);
-    if (rc >= 0)
-        return rc;
     struct stint_model m;
-    if (!stint_cmd_load_report(&o, &m, STINT_MODEL_KEEP_ARGS | STINT_MODEL_KEEP_SAMPLES, &rc))
+    int rc = stint_cmd_parse(argc, argv, usage, &o);
+    if (rc >= 0 || !stint_cmd_load_report(&o, &m, STINT_MODEL_KEEP_ARGS | STINT_MODEL_KEEP_SAMPLES, &rc))
         return rc;
     size_t n = stint_model_nslices(&m);
     uint32_t *order = stint_xreallocarray(NULL, n ? n : 1, sizeof *order);

@@ -6,6 +6,7 @@
 #include "cmd/cmdopts.h"
 #include "cmd/commands.h"
 #include "read/readers.h"
+#include "base/cmp.h"
 #include "base/selftrace.h"
 #include "analyze/summary_tally.h"
 #include "write/textout.h"
@@ -27,37 +28,40 @@ static int str_cmp_ids(const struct stint_model *m, uint32_t a, uint32_t b)
     return strcmp(stint_model_str(m, a, NULL), stint_model_str(m, b, NULL));
 }
 
+/* By category text, then by name text. */
+static int cat_name_cmp(const struct stint_model *m, uint32_t cat_a, uint32_t name_a, uint32_t cat_b,
+                        uint32_t name_b)
+{
+    int c = str_cmp_ids(m, cat_a, cat_b);
+    return c ? c : str_cmp_ids(m, name_a, name_b);
+}
+
+/* Categories: by clock, then most busy first, then by text. */
 static int cat_cmp(const void *pa, const void *pb, void *ctx)
 {
-    const struct stint_model *m = ctx;
     const struct stint_tally_cat *a = pa, *b = pb;
     if (a->clock != b->clock)
         return a->clock - b->clock;
-    if (a->busy_ns != b->busy_ns)
-        return a->busy_ns > b->busy_ns ? -1 : 1;
-    return str_cmp_ids(m, a->cat, b->cat);
+    int c = stint_cmp_i64(b->busy_ns, a->busy_ns); /* the longer first */
+    return c ? c : str_cmp_ids(ctx, a->cat, b->cat);
 }
 
+/* Names: by clock, then most total time first, then by text. */
 static int name_cmp(const void *pa, const void *pb, void *ctx)
 {
-    const struct stint_model *m = ctx;
     const struct stint_tally_name *a = pa, *b = pb;
     if (a->clock != b->clock)
         return a->clock - b->clock;
-    if (a->total_ns != b->total_ns)
-        return a->total_ns > b->total_ns ? -1 : 1;
-    int c = str_cmp_ids(m, a->cat, b->cat);
-    return c ? c : str_cmp_ids(m, a->name, b->name);
+    int c = stint_cmp_i64(b->total_ns, a->total_ns); /* the longer first */
+    return c ? c : cat_name_cmp(ctx, a->cat, a->name, b->cat, b->name);
 }
 
+/* Async spans: most summed time first, then by text. */
 static int async_cmp(const void *pa, const void *pb, void *ctx)
 {
-    const struct stint_model *m = ctx;
     const struct stint_tally_async *a = pa, *b = pb;
-    if (a->sum_ns != b->sum_ns)
-        return a->sum_ns > b->sum_ns ? -1 : 1;
-    int c = str_cmp_ids(m, a->cat, b->cat);
-    return c ? c : str_cmp_ids(m, a->name, b->name);
+    int c = stint_cmp_i64(b->sum_ns, a->sum_ns); /* the longer first */
+    return c ? c : cat_name_cmp(ctx, a->cat, a->name, b->cat, b->name);
 }
 
 static int lane_cmp(const void *pa, const void *pb, void *ctx)
@@ -153,6 +157,50 @@ static void put_lost_text(FILE *f, const struct stint_model *m)
     }
 }
 
+/* A counter series the summary lists, with its samples' statistics. */
+struct counter_stat {
+    const struct stint_counter_series *series;
+    uint64_t n;
+    double mn, mx, mean;
+};
+
+/* From series *k on, the first one with samples the filters keep: its index
+ * in *k and its statistics in *cs; 0 when none is left. */
+static int next_counter(const struct stint_tally *S, const struct stint_model *m, size_t *k, struct counter_stat *cs)
+{
+    for (; *k < m->counters.len; ++*k)
+        if (stint_tally_counter(S, m, *k, &cs->n, &cs->mn, &cs->mx, &cs->mean)) {
+            cs->series = &STINT_BA_AT(&m->counters, struct stint_counter_series, *k);
+            return 1;
+        }
+    return 0;
+}
+
+/* From instant kind *k on, the first one with instants the filters keep:
+ * its index in *k and their count in *n; NULL when none is left. */
+static const struct stint_instant_stat *next_instant(const struct stint_tally *S, const struct stint_model *m,
+                                                     size_t *k, uint64_t *n)
+{
+    for (; *k < m->instants.len; ++*k)
+        if ((*n = stint_tally_instants(S, m, *k)) != 0)
+            return &STINT_BA_AT(&m->instants, struct stint_instant_stat, *k);
+    return NULL;
+}
+
+/* Lane i when its tally lr has spans (the lanes listed), else NULL. */
+static const struct stint_lane *shown_lane(const struct stint_model *m, uint32_t i, const struct stint_tally_lane *lr)
+{
+    return lr->spans ? stint_model_lane_at(m, i) : NULL;
+}
+
+/* A "cat" value, then the "name" member. */
+static void put_cat_name(FILE *f, const struct stint_model *m, uint32_t cat, uint32_t name)
+{
+    stint_out_json_model_str(f, m, cat);
+    fputs(",\"name\":", f);
+    stint_out_json_model_str(f, m, name);
+}
+
 static void print_json(FILE *f, const struct stint_tally *S, const struct stint_model *m, const uint32_t *lane_order,
                        size_t nl, const char *path)
 {
@@ -162,11 +210,10 @@ static void print_json(FILE *f, const struct stint_tally *S, const struct stint_
             m->format ? m->format : "unknown", m->events, S->spans, S->sum_ns);
     int first = 1;
     for (size_t k = 0; k < nl; k++) {
-        uint32_t i = lane_order[k];
-        const struct stint_tally_lane *lr = &S->lanes[i];
-        if (!lr->spans)
+        const struct stint_tally_lane *lr = &S->lanes[lane_order[k]];
+        const struct stint_lane *l = shown_lane(m, lane_order[k], lr);
+        if (!l)
             continue;
-        const struct stint_lane *l = stint_model_lane_at(m, i);
         fprintf(f, "%s\n{\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"clock\":\"%s\",\"name\":", first ? "" : ",", l->pid,
                 l->tid, l->clock ? "device" : "host");
         first = 0;
@@ -186,9 +233,7 @@ static void print_json(FILE *f, const struct stint_tally *S, const struct stint_
     for (size_t k = 0; k < S->nnames; k++) {
         const struct stint_tally_name *nr = &S->names[k];
         fprintf(f, "%s\n{\"cat\":", k ? "," : "");
-        stint_out_json_model_str(f, m, nr->cat);
-        fputs(",\"name\":", f);
-        stint_out_json_model_str(f, m, nr->name);
+        put_cat_name(f, m, nr->cat, nr->name);
         fprintf(f,
                 ",\"clock\":\"%s\",\"spans\":%" PRIu64 ",\"sum_ns\":%" PRId64 ",\"total_ns\":%" PRId64
                 ",\"self_ns\":%" PRId64 ",\"min_ns\":%" PRId64 ",\"p50_ns\":%" PRId64 ",\"p90_ns\":%" PRId64
@@ -200,38 +245,29 @@ static void print_json(FILE *f, const struct stint_tally *S, const struct stint_
     for (size_t k = 0; k < S->nasync; k++) {
         const struct stint_tally_async *a = &S->asyncs[k];
         fprintf(f, "%s\n{\"cat\":", k ? "," : "");
-        stint_out_json_model_str(f, m, a->cat);
-        fputs(",\"name\":", f);
-        stint_out_json_model_str(f, m, a->name);
+        put_cat_name(f, m, a->cat, a->name);
         fprintf(f, ",\"spans\":%" PRIu64 ",\"sum_ns\":%" PRId64 ",\"unfinished\":%" PRIu64 "}", a->spans, a->sum_ns,
                 a->unfinished);
     }
     fputs("],\n\"counters\":[", f);
     first = 1;
-    for (size_t k = 0; k < m->counters.len; k++) {
-        const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, k);
-        uint64_t n;
-        double mn, mx, mean;
-        if (!stint_tally_counter(S, m, k, &n, &mn, &mx, &mean))
-            continue;
-        fprintf(f, "%s\n{\"pid\":%" PRId64 ",\"name\":", first ? "" : ",", c->pid);
+    struct counter_stat cs;
+    for (size_t k = 0; next_counter(S, m, &k, &cs); k++) {
+        fprintf(f, "%s\n{\"pid\":%" PRId64 ",\"name\":", first ? "" : ",", cs.series->pid);
         first = 0;
-        stint_out_json_model_str(f, m, c->name);
-        fprintf(f, ",\"samples\":%" PRIu64 ",\"min\":%.17g,\"max\":%.17g,\"mean\":%.17g}", n, mn, mx, mean);
+        stint_out_json_model_str(f, m, cs.series->name);
+        fprintf(f, ",\"samples\":%" PRIu64 ",\"min\":%.17g,\"max\":%.17g,\"mean\":%.17g}", cs.n, cs.mn, cs.mx,
+                cs.mean);
     }
     fputs("],\n\"instants\":[", f);
     first = 1;
-    for (size_t k = 0; k < m->instants.len; k++) {
-        const struct stint_instant_stat *st = &STINT_BA_AT(&m->instants, struct stint_instant_stat, k);
-        uint64_t n = stint_tally_instants(S, m, k);
-        if (!n)
-            continue;
+    const struct stint_instant_stat *st;
+    uint64_t n;
+    for (size_t k = 0; (st = next_instant(S, m, &k, &n)); k++) {
         fprintf(f, "%s\n{\"scope\":\"%s\",\"cat\":", first ? "" : ",",
                 stint_track_kind_name((enum stint_track_kind)st->kind));
         first = 0;
-        stint_out_json_model_str(f, m, st->cat);
-        fputs(",\"name\":", f);
-        stint_out_json_model_str(f, m, st->name);
+        put_cat_name(f, m, st->cat, st->name);
         fprintf(f, ",\"count\":%" PRIu64 "}", n);
     }
     fputs("],\n\"repairs\":{", f);
@@ -303,11 +339,10 @@ static void print_human(FILE *f, const struct stint_tally *S, const struct stint
     fprintf(f, "\nlanes  (busy = union of the lane's span intervals; sum double-counts nesting and overlap)\n");
     fprintf(f, "%10s %10s %-24s %10s %14s %14s\n", "pid", "tid", "name", "spans", "sum", "busy");
     for (size_t k = 0; k < nl; k++) {
-        uint32_t li = lane_order[k];
-        const struct stint_tally_lane *lr = &S->lanes[li];
-        if (!lr->spans)
+        const struct stint_tally_lane *lr = &S->lanes[lane_order[k]];
+        const struct stint_lane *l = shown_lane(m, lane_order[k], lr);
+        if (!l)
             continue;
-        const struct stint_lane *l = stint_model_lane_at(m, li);
         fmt_dur(a, lr->sum_ns);
         fmt_dur(b, stint_union_acc_total(&lr->busy));
         char nm[64];
@@ -365,24 +400,18 @@ static void print_human(FILE *f, const struct stint_tally *S, const struct stint
         }
     }
     int head = 0;
-    for (size_t k = 0; k < m->counters.len; k++) {
-        const struct stint_counter_series *cs = &STINT_BA_AT(&m->counters, struct stint_counter_series, k);
-        uint64_t n;
-        double mn, mx, mean;
-        if (!stint_tally_counter(S, m, k, &n, &mn, &mx, &mean))
-            continue;
+    struct counter_stat cs;
+    for (size_t k = 0; next_counter(S, m, &k, &cs); k++) {
         if (!head++)
             fprintf(f, "\ncounters  (per series: samples, min, max, mean of the sample values)\n");
-        fprintf(f, "  pid %-8" PRId64 " ", cs->pid);
-        put_name_padded(f, m, cs->name, 32);
-        fprintf(f, " %8" PRIu64 " samples  min %g  max %g  mean %g\n", n, mn, mx, mean);
+        fprintf(f, "  pid %-8" PRId64 " ", cs.series->pid);
+        put_name_padded(f, m, cs.series->name, 32);
+        fprintf(f, " %8" PRIu64 " samples  min %g  max %g  mean %g\n", cs.n, cs.mn, cs.mx, cs.mean);
     }
     head = 0;
-    for (size_t k = 0; k < m->instants.len; k++) {
-        const struct stint_instant_stat *st = &STINT_BA_AT(&m->instants, struct stint_instant_stat, k);
-        uint64_t n = stint_tally_instants(S, m, k);
-        if (!n)
-            continue;
+    const struct stint_instant_stat *st;
+    uint64_t n;
+    for (size_t k = 0; (st = next_instant(S, m, &k, &n)); k++) {
         if (!head++)
             fprintf(f, "\ninstants  (count per scope, cat and name)\n");
         fprintf(f, "  %-8s ", stint_track_kind_name((enum stint_track_kind)st->kind));

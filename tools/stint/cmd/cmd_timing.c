@@ -168,15 +168,7 @@ static int read_input(struct stint_tm_model *m, const char *path, struct stint_m
     int err = errno;
     const struct stint_mparse_stats *st = stint_mparse_get_stats(p);
     uint64_t nbytes = st->bytes; /* (st goes with the parser, freed below) */
-    total->bytes += st->bytes;
-    total->heads += st->heads;
-    total->records += st->records;
-    total->torn += st->torn;
-    total->overflow += st->overflow;
-    total->unknown_version += st->unknown_version;
-    total->long_lines += st->long_lines;
-    total->losses += st->losses;
-    total->bad_losses += st->bad_losses;
+    stint_mparse_stats_add(total, st);
     stint_mparse_free(p);
     if (fd >= 0)
         close(fd);

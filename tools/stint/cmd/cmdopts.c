@@ -141,6 +141,17 @@ static int check_filter_value(const char *cmd, const char *opt, const char *v)
     return 0; /* --cat, --name: any text */
 }
 
+/* The field of o that the shared flag a sets (--json, --csv, --strict), or
+ * NULL when a is none of them. */
+static int *flag_of(struct stint_cmd_opts *o, const char *a)
+{
+    if (!strcmp(a, "--json"))
+        return &o->json;
+    if (!strcmp(a, "--csv"))
+        return &o->csv;
+    return !strcmp(a, "--strict") ? &o->strict : NULL;
+}
+
 int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_opts *o)
 {
     memset(o, 0, sizeof *o);
@@ -165,16 +176,9 @@ int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_o
             fputs(STINT_FILTER_USAGE, stdout);
             return STINT_EXIT_OK;
         }
-        if (!strcmp(a, "--json")) {
-            o->json = 1;
-            continue;
-        }
-        if (!strcmp(a, "--csv")) {
-            o->csv = 1;
-            continue;
-        }
-        if (!strcmp(a, "--strict")) {
-            o->strict = 1;
+        int *flag = flag_of(o, a);
+        if (flag) {
+            *flag = 1;
             continue;
         }
         if (is_opt(a, "--format", &v)) {

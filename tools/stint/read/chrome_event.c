@@ -357,18 +357,26 @@ static inline __attribute__((always_inline)) int read_args(struct stint_json *j,
 
 /* Where in struct event each key's span goes. */
 static const unsigned short span_at[K_FLOW_OUT + 1] = {
-    [K_NAME] = offsetof(struct event, name), [K_CAT] = offsetof(struct event, cat),
-    [K_TS] = offsetof(struct event, ts),     [K_DUR] = offsetof(struct event, dur),
-    [K_TTS] = offsetof(struct event, tts),   [K_TDUR] = offsetof(struct event, tdur),
-    [K_ID] = offsetof(struct event, id),     [K_S] = offsetof(struct event, s),
-    [K_BP] = offsetof(struct event, bp),     [K_BIND_ID] = offsetof(struct event, bind_id)};
+    [K_PH] = offsetof(struct event, ph),     [K_PID] = offsetof(struct event, pid),
+    [K_TID] = offsetof(struct event, tid),   [K_NAME] = offsetof(struct event, name),
+    [K_CAT] = offsetof(struct event, cat),   [K_TS] = offsetof(struct event, ts),
+    [K_DUR] = offsetof(struct event, dur),   [K_TTS] = offsetof(struct event, tts),
+    [K_TDUR] = offsetof(struct event, tdur), [K_ID] = offsetof(struct event, id),
+    [K_S] = offsetof(struct event, s),       [K_BP] = offsetof(struct event, bp),
+    [K_BIND_ID] = offsetof(struct event, bind_id)};
+
+/* The span of e that field key (one with a span_at entry) fills. */
+static inline struct span *span_of(struct event *e, enum ekey key)
+{
+    return (struct span *)(void *)((char *)e + span_at[key]);
+}
 
 /* The value of field key at j->p (c: its first byte) into e, through the
- * fast paths where they apply; other keys' values are skipped. */
+ * fast paths where they apply; other keys' values are skipped. Every case
+ * that does not return reads a span field through read_value. */
 static inline __attribute__((always_inline)) int read_field(struct stint_json *j, struct event *e, struct ehints *h,
                                                             enum ekey key, int c)
 {
-    struct span *dst = NULL;
     switch (key) {
     case K_PH: {
         const char *v = j->p;
@@ -379,34 +387,29 @@ static inline __attribute__((always_inline)) int read_field(struct stint_json *j
             j->p = v + 3;
             return STINT_JSON_OK;
         }
-        dst = &e->ph;
         break;
     }
     case K_NAME:
     case K_CAT:
-        dst = (struct span *)(void *)((char *)e + span_at[key]);
-        if (c == '"' && fast_string(j, dst))
+        if (c == '"' && fast_string(j, span_of(e, key)))
             return STINT_JSON_OK;
         break;
     case K_PID:
     case K_TID:
-        dst = key == K_PID ? &e->pid : &e->tid;
-        if ((unsigned)(c - '0') < 10 && fast_int(j, dst, &h->ids[key == K_TID]))
+        if ((unsigned)(c - '0') < 10 && fast_int(j, span_of(e, key), &h->ids[key == K_TID]))
             return STINT_JSON_OK;
         break;
     case K_TS:
     case K_DUR:
     case K_TTS:
     case K_TDUR:
-        dst = (struct span *)(void *)((char *)e + span_at[key]);
-        if ((unsigned)(c - '0') < 10 && fast_time(j, dst))
+        if ((unsigned)(c - '0') < 10 && fast_time(j, span_of(e, key)))
             return STINT_JSON_OK;
         break;
     case K_ID:
     case K_S:
     case K_BP:
     case K_BIND_ID:
-        dst = (struct span *)(void *)((char *)e + span_at[key]);
         break;
     case K_ID2:
         return read_id2(j, e);
@@ -425,9 +428,9 @@ static inline __attribute__((always_inline)) int read_field(struct stint_json *j
         return STINT_JSON_OK;
     }
     case K_OTHER:
-        break;
+        return stint_json_skip(j);
     }
-    return dst ? read_value(j, dst) : stint_json_skip(j);
+    return read_value(j, span_of(e, key));
 }
 
 /* Parses one event object at '{'. Fields point into the window, whose end

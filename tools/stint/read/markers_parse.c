@@ -708,6 +708,21 @@ const struct stint_mparse_stats *stint_mparse_get_stats(const struct stint_mpars
     return &p->st;
 }
 
+/* The stats as an array of their counts: the struct holds nothing else. */
+#define MPARSE_NCOUNTS (sizeof(struct stint_mparse_stats) / sizeof(uint64_t))
+_Static_assert(sizeof(struct stint_mparse_stats) == MPARSE_NCOUNTS * sizeof(uint64_t),
+               "struct stint_mparse_stats holds uint64_t counts only");
+
+void stint_mparse_stats_add(struct stint_mparse_stats *sum, const struct stint_mparse_stats *st)
+{
+    uint64_t a[MPARSE_NCOUNTS], b[MPARSE_NCOUNTS];
+    memcpy(a, sum, sizeof a);
+    memcpy(b, st, sizeof b);
+    for (size_t i = 0; i < MPARSE_NCOUNTS; i++)
+        a[i] += b[i];
+    memcpy(sum, a, sizeof a);
+}
+
 /* ---- attrs ----------------------------------------------------------------- */
 
 int stint_mparse_attr_next(struct stint_mparse_text *cursor, struct stint_mparse_text *k, struct stint_mparse_text *v)

@@ -113,7 +113,7 @@ struct stint_mparse_options {
 };
 #define MARKERS_OPTIONS_INIT {0, 0, 0, 0, 0}
 
-struct stint_mparse_stats {
+struct stint_mparse_stats { /* uint64_t counts only (stint_mparse_stats_add sums every member) */
     uint64_t bytes;           /* bytes fed */
     uint64_t heads;           /* `[STRACE] v=<digit>` heads, torn ones included */
     uint64_t records;         /* complete records delivered */
@@ -162,6 +162,10 @@ int stint_mparse_read_fd(struct stint_mparse *p, int fd);
 
 /* The counters so far (valid until stint_mparse_free). */
 const struct stint_mparse_stats *stint_mparse_get_stats(const struct stint_mparse *p);
+
+/* Adds each count of st to sum's (the totals of several logs). Every member
+ * of struct stint_mparse_stats is a uint64_t count, and all are summed. */
+void stint_mparse_stats_add(struct stint_mparse_stats *sum, const struct stint_mparse_stats *st);
 
 /* ---- attrs -------------------------------------------------------------- */
 

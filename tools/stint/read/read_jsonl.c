@@ -440,33 +440,31 @@ static int rec_meta(struct jreader *r, const struct field *f, int nf)
     return 0;
 }
 
-/* A span record's (kind) string "id" field, with its integer field key in
- * *v; NULL after stint_model_fail when either is missing or of another type. */
-static const struct field *span_id_and(struct jreader *r, const struct field *f, int nf, const char *kind,
-                                       const char *key, int64_t *v)
+/* A span record's (kind) string "id" field, interned in *sid (the span maps
+ * grown to hold it), with its integer field key in *v. Returns 0, or -1
+ * after stint_model_fail when either is missing or of another type. */
+static int span_id_and(struct jreader *r, const struct field *f, int nf, const char *kind, const char *key,
+                       uint32_t *sid, int64_t *v)
 {
     const struct field *id = get(f, nf, "id");
-    if (id && id->is_str && field_i64(get(f, nf, key), v) == 0)
-        return id;
-    stint_model_fail(r->m, "%s: line %llu: %s needs a string \"id\" and an integer \"%s\"", r->path,
-                     (unsigned long long)r->line, kind, key);
-    return NULL;
+    if (!id || !id->is_str || field_i64(get(f, nf, key), v) != 0) {
+        stint_model_fail(r->m, "%s: line %llu: %s needs a string \"id\" and an integer \"%s\"", r->path,
+                         (unsigned long long)r->line, kind, key);
+        return -1;
+    }
+    *sid = intern_field(r, id);
+    ensure_span_map(r, *sid);
+    return 0;
 }
 
-/* span_start: a slice opened on the lane (meta pid, tid), under its parent
- * span when it names one. */
-static int rec_span_start(struct jreader *r, const struct field *f, int nf)
+/* span_start (span sid, start_ns start): a slice opened on the lane (meta
+ * pid, tid), under its parent span when it names one. */
+static int span_start(struct jreader *r, const struct field *f, int nf, uint32_t sid, int64_t start)
 {
     struct stint_model *m = r->m;
-    int64_t start;
-    const struct field *id = span_id_and(r, f, nf, "span_start", "start_ns", &start);
-    if (!id)
-        return -1;
     if (!stint_ts_in_range(start))
         FAIL("%s: line %llu: start_ns %lld lies outside the kept time range (expected |start_ns| < 2^62)",
              r->path, (unsigned long long)r->line, (long long)start);
-    uint32_t sid = intern_field(r, id);
-    ensure_span_map(r, sid);
     if (r->span_of[sid])
         FAIL("%s: line %llu: duplicate span id \"%s\" (expected ids to be unique)", r->path,
              (unsigned long long)r->line, stint_model_str(m, sid, NULL));
@@ -516,16 +514,12 @@ static int rec_span_start(struct jreader *r, const struct field *f, int nf)
     return 0;
 }
 
-/* span_end: the duration of an open span, by id (once). */
-static int rec_span_end(struct jreader *r, const struct field *f, int nf)
+/* span_end (span sid, duration_ns dur): the duration of an open span, by
+ * id (once). */
+static int span_end(struct jreader *r, const struct field *f, int nf, uint32_t sid, int64_t dur)
 {
+    (void)f, (void)nf;
     struct stint_model *m = r->m;
-    int64_t dur;
-    const struct field *id = span_id_and(r, f, nf, "span_end", "duration_ns", &dur);
-    if (!id)
-        return -1;
-    uint32_t sid = intern_field(r, id);
-    ensure_span_map(r, sid);
     if (!r->span_of[sid])
         FAIL("%s: line %llu: span_end for unknown span \"%s\" (expected a span_start before it)", r->path,
              (unsigned long long)r->line, stint_model_str(m, sid, NULL));
@@ -642,10 +636,21 @@ static int handle(struct jreader *r, const struct field *f, int nf)
         FAIL("%s: line %llu: no meta record before this one (expected a meta record first)", r->path,
              (unsigned long long)r->line);
     static const struct {
+        const char *kind, *key; /* key: a span record's integer field, beside its string "id" */
+        int (*fn)(struct jreader *r, const struct field *f, int nf, uint32_t sid, int64_t v);
+    } spans[] = {{"span_start", "start_ns", span_start}, {"span_end", "duration_ns", span_end}};
+    for (size_t k = 0; k < sizeof spans / sizeof spans[0]; k++)
+        if (KIND(spans[k].kind)) {
+            uint32_t sid;
+            int64_t v;
+            if (span_id_and(r, f, nf, spans[k].kind, spans[k].key, &sid, &v) != 0)
+                return -1;
+            return spans[k].fn(r, f, nf, sid, v);
+        }
+    static const struct {
         const char *kind;
         int (*fn)(struct jreader *r, const struct field *f, int nf);
-    } kinds[] = {{"span_start", rec_span_start}, {"span_end", rec_span_end}, {"counter", rec_counter},
-                 {"device_memory", rec_device_memory}, {"dropped", rec_dropped}};
+    } kinds[] = {{"counter", rec_counter}, {"device_memory", rec_device_memory}, {"dropped", rec_dropped}};
     for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
         if (KIND(kinds[k].kind))
             return kinds[k].fn(r, f, nf);
