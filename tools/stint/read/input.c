@@ -16,6 +16,7 @@
  * front (it is at most one event) before reading after it.
  */
 #include "read/input_int.h"
+#include "base/xalloc.h"
 
 int stint_input_errcode(const struct stint_input *in) { return in->err[0] && in->corrupt ? 1 : 3; }
 
@@ -87,7 +88,8 @@ static size_t mem_bytes(size_t cap) { return cap + STINT_INPUT_ALIGN + STINT_JSO
  * mem, moves with it (same offset); a window outside mem is left alone and
  * mem's old bytes are not kept. mem has STINT_INPUT_ALIGN spare bytes
  * before the padding, for make_room's shift. 0 ok; -1 with err set when
- * need passes STINT_INPUT_MAX_WINDOW (bad data) or memory runs out. */
+ * need passes STINT_INPUT_MAX_WINDOW (bad data). Out of memory ends the
+ * process (exit STINT_EXIT_NOMEM): the reader cannot go on without it. */
 int stint_i_input_grow(struct stint_input *in, size_t need)
 {
     if (need <= in->cap)
@@ -113,10 +115,8 @@ int stint_i_input_grow(struct stint_input *in, size_t need)
         in->cap = 0;
         nb = stint_hmem_alloc(mem_bytes(cap));
     }
-    if (!nb) {
-        snprintf(in->err, sizeof in->err, "%s: out of memory for a %zu MiB window", in->path, cap >> 20);
-        return -1;
-    }
+    if (!nb)
+        stint_die_nomem();
     if (keep || !in->buf)
         in->buf = nb + at;
     in->mem = nb;
@@ -293,11 +293,7 @@ static int open_common(struct stint_input *in, const char *path, uint64_t from, 
                 in->mem = in->buf = NULL;
                 in->cap = 0;
             } else {
-                in->zin = stint_hmem_alloc(ZIN_CHUNK);
-                if (!in->zin) {
-                    snprintf(in->err, sizeof in->err, "%s: out of memory", path);
-                    return 3;
-                }
+                in->zin = stint_xcheck(stint_hmem_alloc(ZIN_CHUNK));
                 memcpy(in->zin, in->buf, (size_t)r);
                 memset(in->buf, 0, STINT_JSON_PAD);
             }
@@ -306,16 +302,19 @@ static int open_common(struct stint_input *in, const char *path, uint64_t from, 
             in->zin_eof = r == 0;
             in->gz = 1;
 #if defined(STINT_HAVE_ISAL)
-            struct inflate_state *st = calloc(1, sizeof *st);
-            if (!st)
-                return 3;
+            struct inflate_state *st = stint_xcalloc(1, sizeof *st);
             isal_inflate_init(st);
             st->crc_flag = ISAL_DEFLATE; /* (the gzip wrapper is read apart: stint_i_gz_inflate) */
             in->z = st;
 #elif defined(STINT_HAVE_ZLIB)
-            z_stream *zs = calloc(1, sizeof *zs);
-            if (!zs || inflateInit2(zs, 16 + MAX_WBITS) != Z_OK)
+            z_stream *zs = stint_xcalloc(1, sizeof *zs);
+            int zrc = inflateInit2(zs, 16 + MAX_WBITS);
+            if (zrc == Z_MEM_ERROR)
+                stint_die_nomem();
+            if (zrc != Z_OK) {
+                free(zs);
                 return 3;
+            }
             in->z = zs;
 #endif
         } else {

@@ -83,7 +83,8 @@ int stint_i_test_eio(int fd, size_t n);
 ssize_t stint_i_read_some(int fd, void *dst, size_t n);
 
 /* Opens path ("-" = stdin) and reads the first chunk. Returns 0, or 3 (I/O
- * error: err filled, naming the file). */
+ * error: err filled, naming the file). Out of memory ends the process
+ * (base/xalloc.h: exit STINT_EXIT_NOMEM), here and in stint_input_fill. */
 int stint_input_open(struct stint_input *in, const char *path);
 /* Opens a byte range [from, to) of a plain regular file (for parallel parsing). */
 int stint_input_open_range(struct stint_input *in, const char *path, uint64_t from, uint64_t to);

@@ -94,8 +94,8 @@ static inline size_t piece_end(const struct gz_mends *me, size_t k, size_t len)
 ssize_t stint_i_input_read_full(int fd, void *dst, size_t n);
 
 /* Makes the window memory hold at least need bytes (doubling; a window in it
- * moves along). 0 ok; -1 with in->err set past STINT_INPUT_MAX_WINDOW or
- * out of memory. */
+ * moves along). 0 ok; -1 with in->err set past STINT_INPUT_MAX_WINDOW. Out
+ * of memory ends the process (base/xalloc.h: exit STINT_EXIT_NOMEM). */
 int stint_i_input_grow(struct stint_input *in, size_t need);
 
 /* Inflates into dst[0..room): bytes produced, -1 with in->err set. With

@@ -12,6 +12,7 @@
  */
 #include "read/json.h"
 #include "read/json_int.h"
+#include "base/xalloc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -279,11 +280,7 @@ static int skip_general(struct stint_json *j)
             }
             if (depth + 1 > cap_bits) {
                 size_t nb = cap_bits * 2;
-                uint64_t *ns = calloc(nb / 64, sizeof *ns);
-                if (!ns) {
-                    rc = ERR(j, j->p, "out of memory for nesting");
-                    break;
-                }
+                uint64_t *ns = stint_xcalloc(nb / 64, sizeof *ns);
                 memcpy(ns, stack, cap_bits / 8);
                 if (stack != small)
                     free(stack);

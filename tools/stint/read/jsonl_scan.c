@@ -9,6 +9,7 @@
 
 #include "read/input.h"
 #include "read/json.h"
+#include "base/xalloc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,13 +53,7 @@ int stint_jl_each(const char *path, int (*fn)(void *ctx, const char *line, size_
         lineno++;
         if (n + STINT_JSON_PAD > cap) {
             cap = (n + STINT_JSON_PAD) * 2;
-            char *nb = realloc(line, cap);
-            if (!nb) {
-                snprintf(err, errcap, "%s: line %llu: out of memory", path, (unsigned long long)lineno);
-                rc = 3;
-                break;
-            }
-            line = nb;
+            line = stint_xreallocarray(line, cap, 1);
         }
         memcpy(line, in.buf, n);
         size_t len = n;

@@ -16,6 +16,7 @@
 #include "model/filters.h"
 #include "read/markers_parse.h"
 #include "read/sizes.h"
+#include "base/xalloc.h"
 
 #include <string.h>
 
@@ -171,20 +172,14 @@ int stint_read_markers(struct stint_input *in, struct stint_model *m, const stru
     if (!m->sizes) /* (sizes measures loss lines as other text) */
         opt.on_loss = on_loss;
     opt.ctx = &c;
-    struct stint_mparse *p = stint_mparse_new(&opt);
-    if (!p) {
-        stint_model_fail(m, "%s: out of memory", in->path);
-        return 3;
-    }
+    /* the callbacks return 0: the parser fails only when out of memory */
+    struct stint_mparse *p = stint_xcheck(stint_mparse_new(&opt));
     int rc = 0;
     for (;;) {
         if (m->sizes)
             m->sizes->text_bytes += in->len;
-        if (in->len && stint_mparse_feed(p, in->buf, in->len) != 0) {
-            stint_model_fail(m, "%s: out of memory", in->path);
-            rc = 3;
-            break;
-        }
+        if (in->len && stint_mparse_feed(p, in->buf, in->len) != 0)
+            stint_die_nomem();
         stint_input_consume(in, in->len);
         stint_i_progress(in, 0);
         int f = stint_input_fill(in);

@@ -154,7 +154,7 @@ struct split_job {
     size_t last;     /* the last of them that is not empty */
     int merging;     /* a thread is merging part `merged` */
     int cut_failed;  /* a part before the last did not end at its cut, or failed: nothing more is merged */
-    int merge_rc;    /* 3 when a merge ran out of memory */
+    int merge_failed; /* a part's lean records could not join the first part's: nothing more is merged */
 };
 
 static void read_part(const struct split_job *J, struct part *p)
@@ -180,7 +180,7 @@ static void part_done(struct split_job *J, size_t k)
 {
     pthread_mutex_lock(&J->mu);
     J->parts[k].done = 1;
-    while (!J->merging && !J->cut_failed && !J->merge_rc && J->merged < J->n && J->parts[J->merged].done) {
+    while (!J->merging && !J->cut_failed && !J->merge_failed && J->merged < J->n && J->parts[J->merged].done) {
         size_t at = J->merged;
         if (J->parts[at].empty) {
             J->merged++;
@@ -204,7 +204,7 @@ static void part_done(struct split_job *J, size_t k)
         pthread_mutex_lock(&J->mu);
         J->merging = 0;
         if (rc != 0)
-            J->merge_rc = 3;
+            J->merge_failed = 1;
         else
             J->last = J->merged++;
     }
@@ -396,14 +396,11 @@ static int read_parts(const char *path, uint64_t size, int gz, int in_obj, int t
         pthread_mutex_destroy(&J.mu);
         if (getenv("STINT_DEBUG_SPLIT")) /* for tests: what the split did */
             fprintf(stderr, "stint: split read: %zu parts on %d threads%s\n", n, threads,
-                    J.cut_failed ? ", a cut was no event boundary: read again on one thread" : "");
-        if (J.cut_failed)
-            rc = -1;
-        else if (J.merge_rc) {
-            stint_model_fail(m, "%s: out of memory joining the parts read on %d threads", path, threads);
-            rc = J.merge_rc;
-        } else
-            rc = parts[J.last].rc;
+                    J.cut_failed     ? ", a cut was no event boundary: read again on one thread"
+                    : J.merge_failed ? ", the parts' (cat, name) pairs did not fit one table: read again on one thread"
+                                     : "");
+        /* (out of memory in a merge ends the process: model.h) */
+        rc = J.cut_failed || J.merge_failed ? -1 : parts[J.last].rc;
     }
     for (size_t k = 1; k < made; k++)
         stint_model_free(&parts[k].own);

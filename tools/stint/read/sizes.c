@@ -18,7 +18,7 @@
 
 struct stint_sizes *stint_sizes_new(void)
 {
-    return calloc(1, sizeof(struct stint_sizes));
+    return stint_xcalloc(1, sizeof(struct stint_sizes));
 }
 
 static void table_free(struct stint_size_table *t)
@@ -147,6 +147,6 @@ void stint_sizes_attach(struct stint_model *m)
 {
     if (!(m->flags & STINT_MODEL_SIZES) || m->sizes)
         return;
-    m->sizes = stint_xcheck(stint_sizes_new());
+    m->sizes = stint_sizes_new();
     m->sizes_ops = &attached_ops;
 }

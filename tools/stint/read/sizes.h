@@ -49,17 +49,18 @@ struct stint_sizes {
 /* Gives a model made with STINT_MODEL_SIZES its tally (m->sizes, freed and
  * merged with the model through m->sizes_ops) unless it has one: every
  * reader's entry point calls it, so a model needs nothing else to be
- * measured. Out of memory ends the process (exit 3), as the model does. */
+ * measured. Out of memory ends the process (exit STINT_EXIT_NOMEM), as the
+ * model does. */
 struct stint_model;
 void stint_sizes_attach(struct stint_model *m);
 
-/* A new, empty tally; NULL when out of memory. */
+/* A new, empty tally. Out of memory ends the process (base/xalloc.h). */
 struct stint_sizes *stint_sizes_new(void);
 void stint_sizes_free(struct stint_sizes *z);
 
 /* Counts one event of phase ph (string id) and (cat, name) whose text is
  * bytes long, args_bytes of it its args value. Out of memory ends the
- * process (exit 3), as the model does. */
+ * process (exit STINT_EXIT_NOMEM), as the model does. */
 void stint_sizes_event(struct stint_sizes *z, uint32_t ph, uint32_t cat, uint32_t name, uint64_t bytes,
                        uint64_t args_bytes);
 /* Counts one member of an event object (ph, name, ts, args ...): its key
