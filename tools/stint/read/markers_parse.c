@@ -632,7 +632,7 @@ void stint_mparse_free(struct stint_mparse *p)
     free(p);
 }
 
-char *markers_write_ptr(struct stint_mparse *p, size_t *cap)
+char *stint_mparse_write_ptr(struct stint_mparse *p, size_t *cap)
 {
     if (p->cap - p->len < MARKERS_CHUNK_BYTES / 2 && grow(p, MARKERS_CHUNK_BYTES) != 0) {
         *cap = 0;
@@ -689,7 +689,7 @@ int stint_mparse_read_fd(struct stint_mparse *p, int fd)
 {
     for (;;) {
         size_t room;
-        char *w = markers_write_ptr(p, &room);
+        char *w = stint_mparse_write_ptr(p, &room);
         if (!w)
             return p->stop_rc = -1;
         ssize_t got = stint_i_test_eio(fd, room) ? -1 : stint_i_read_some(fd, w, room);

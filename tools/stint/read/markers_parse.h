@@ -145,10 +145,10 @@ void stint_mparse_free(struct stint_mparse *p);
  * it again), or -1 when out of memory. */
 int stint_mparse_feed(struct stint_mparse *p, const void *data, size_t n);
 
-/* Zero-copy feeding: markers_write_ptr returns where up to *cap bytes may be
+/* Zero-copy feeding: stint_mparse_write_ptr returns where up to *cap bytes may be
  * written (*cap >= MARKERS_CHUNK_BYTES / 2 unless out of memory: NULL), then
  * stint_mparse_commit(p, n) parses them as stint_mparse_feed would. */
-char *markers_write_ptr(struct stint_mparse *p, size_t *cap);
+char *stint_mparse_write_ptr(struct stint_mparse *p, size_t *cap);
 int stint_mparse_commit(struct stint_mparse *p, size_t n);
 
 /* Ends the stream: parses a last line that has no line terminator. Same return
