@@ -51,7 +51,7 @@ static void usage(FILE *out)
         if (commands[i].fn)
             fprintf(out, "  %-9s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\nexit codes: 0 ok, 1 bad data (partial report), 2 usage, 3 I/O error, 4 diff found a slowdown\n"
-                 "(--fail-on-regression)\n"
+                 "(--fail-on-regression), 5 out of memory\n"
                  "run `stint help <command>` for a command's manual\n");
 }
 
