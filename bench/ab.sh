@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ab.sh - two builds of stint compared on the same machine in the same run,
 # interleaved (A, B, A, B, ...) so that a slow minute of a noisy host hits
 # both alike: `stint summary` on a generated Chrome trace (plain and gzip),
@@ -24,7 +25,7 @@ for x in "$a" "$b"; do
 done
 [ -f "$gen" ] || { echo "ab: SKIP: $gen is absent"; exit 0; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/stint-ab.XXXXXX"); trap 'rm -rf "$work"' EXIT
-python3 "$gen" --size "$size" --seed 5 --out "$work/t.json" >/dev/null
+python3 "$gen" --size "$size" --seed 5 --out "$work/t.json" >/dev/null 2>&1
 gzip -1 -k "$work/t.json"
 
 median() { sort -n | awk '{v[NR]=$1} END {print (NR%2) ? v[(NR+1)/2] : (v[NR/2]+v[NR/2+1])/2}'; }

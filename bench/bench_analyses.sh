@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Analyses throughput against the same run's baseline: on a generated Chrome
 # trace (../shared/tools/gen_chrome.py, seeded), the median wall time of 3
 # runs of each analysis command, and its ratio to `stint summary` (the

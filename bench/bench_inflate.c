@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_inflate.c - decompression speed on a .gz file, two ways:
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_json_skip.c - throughput of stint_json_skip's paths on Chrome "args"
  * objects, the values the Chrome reader skips most. The objects come from a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # bench_markers.sh - `stint timing` parsing speed on a generated [STRACE] log,
 # against a Python regex baseline measured in the same run.
 #

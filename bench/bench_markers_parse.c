@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_markers_parse.c - throughput of the streaming [STRACE] parser alone
  * (no model, no views): reads FILE with stint_mparse_read_fd and a callback that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_overhead.c - nanoseconds per span (begin + end, nesting depth 3),
  * against baselines measured in the same run.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * bench_sinks.c - what each session sink costs per span.
  *

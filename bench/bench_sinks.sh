@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Cost per span of each session sink (run by bench/run.sh).
 set -euo pipefail
 build=${1:-build}

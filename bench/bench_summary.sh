@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `stint summary` on generated Chrome traces (../shared/tools/gen_chrome.py)
 # against a Python json.load baseline doing the same computation, measured in
 # the same run; medians of REPS runs. Also `.gz` input, cold and warm (see

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Where a `.gz` summary run spends its time, phase by phase, cold and warm.
 
     bench/gz_phases.py [--rounds N] [--stint BIN] [--inflate BIN] FILE.json.gz

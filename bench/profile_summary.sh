@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Where `stint summary` spends its time, sampled rather than counted: perf
 # record on the cpu-clock software event (a timer, so it works where the
 # machine has no hardware counters, as here), then the samples' shares by

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `make bench`: every benchmark, each reporting medians and ratios against
 # baselines measured in the same run. Never part of `make test`.
 # BENCH_QUICK=1 runs smaller sizes.

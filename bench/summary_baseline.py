@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The Python baseline for bench_summary.sh: json.load the whole Chrome trace,
 then the same summary computation stint does (spans = X and matched B/E on
 thread tracks; per lane sum and union; per category sum and union across

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * demo.c - the workload shape of the seed, instrumented with libstint.
  *

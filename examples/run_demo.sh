@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `make demo`: runs the instrumented demo and reads its outputs back with the
 # stint CLI (commands that are not built yet are skipped with a note).
 set -euo pipefail

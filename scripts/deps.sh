@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs what building and testing stint needs on Debian 12, calling apt-get
 # only for packages that are missing. Usage: scripts/deps.sh [build|test|full]
 #   build: compiler, cmake, zlib, ISA-L (what `make` and `make demo` need)

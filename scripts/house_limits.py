@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """The size limits of the code in src/ and tools/: no .c or .h file over
 MAX_FILE lines, no function over MAX_FUNC lines (from the line of its
 opening brace at column 0 to its closing brace at column 0, the house

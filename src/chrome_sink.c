@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * chrome_sink.c - the streaming Chrome/Perfetto JSON writer
  * (docs/formats/session-jsonl.md, section 2), fed as a stint_i_sink.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * clock.c - timestamps: CLOCK_MONOTONIC, a calibrated TSC, or a test clock.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * device.c - device-clock phases: cycle stamps reduced to clk=dev spans.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hid.c - callable hashes: ELF GNU Build-ID, with FNV-1a-64 as the fallback.
  *

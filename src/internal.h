@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * internal.h - what the modules of libstint share and nothing else sees.
  *

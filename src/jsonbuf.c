@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jsonbuf.c - JSON text building for the session outputs (see jsonbuf.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jsonbuf.h - a small JSON text builder shared by the session outputs
  * (session.c, chrome_sink.c, ring.c).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers.c - the [STRACE] marker sink.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * ring.c - the flight recorder: a bounded capture of the last N closed host
  * spans, fed as a stint_i_sink, exported as Chrome/Perfetto JSON and, on a

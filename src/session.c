@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * session.c - the JSONL profiler session `stint/session/1`
  * (docs/formats/session-jsonl.md): its lifecycle (open, the meta line and

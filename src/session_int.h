@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * session_int.h - what the JSONL session's two files share: the session
  * object, its entry and commit steps, and the inline helpers that build one

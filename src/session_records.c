@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * session_records.c - the observation records of a JSONL session: op,
  * tensor, memory, device_memory, gradient, counter, fork and dropped lines,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * span.c - the hot path: span begin/end, attributes, invocation ids.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * status.c - status strings, version and the allocator hook.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * thread.h - per-thread state shared by span.c (the producer) and writer.c
  * (the consumer).

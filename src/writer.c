@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * writer.c - the thread registry, the drain, the background writer thread,
  * flush/shutdown, fork and exit handling, and the library's counters.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # Test registration. Everything is discovered by file name so that adding a test
 # never means editing this file:
 #   tests/unit/test_<name>.c      one executable each, linked with the library and the CLI modules

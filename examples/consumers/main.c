@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * main.c - a consumer of an installed libstint, built by both consumer
  * projects (cmake/: find_package, make/: pkg-config). It records two nested

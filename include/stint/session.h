@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * session.h - libstint's session outputs: the JSONL profiler session
  * (`stint/session/1`), the flight-recorder ring and the streaming

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * stint.h - the instrumentation API of libstint.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * version.h - the libstint version this header set belongs to, at compile time.
  *

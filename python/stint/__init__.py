@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """stint for Python: spans, attributes, invocation ids and callable hashes,
 JSONL sessions, the flight-recorder ring and the Chrome JSON writer, over
 libstint.so through ctypes (no build step; see _lib.py for how the library is

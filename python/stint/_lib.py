@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Finding and declaring libstint.so (ctypes; no build step).
 
 Search order (the first that loads wins):

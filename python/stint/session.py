@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Session outputs of libstint for Python (include/stint/session.h): the
 JSONL profiler session, the flight-recorder ring and the streaming Chrome
 JSON writer. Every failing call raises stint.StintError.

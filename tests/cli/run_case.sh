@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Runs one golden CLI case. A case is a folder holding:
 #   cmd              bash commands (run with pipefail: a failing stint before a pipe fails the
 #                    case unless the case echoes its code); $STINT is the CLI, $CORPUS is ../shared/corpus,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Compile test: the public header as C11 with -Wpedantic -Werror, with
  * STINT_ENABLED at 0 and at 1 (the build compiles this file both ways). */
 #include <stint/stint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // Compile test: the public header as C++ with -Wpedantic -Werror, with
 // STINT_ENABLED at 0 and at 1.
 #include <stint/stint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* probe_body.h - the macro uses both compile tests (header_c.c as C11,
  * header_cxx.cpp as C++) put through the public header, STINT_ENABLED at 0
  * and at 1: the body of a function of int x that returns x. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Conformance: catapult's sample traces (../shared/corpus/catapult/*.json).
 
 The folder has no expected outputs, so each file's expected figures are

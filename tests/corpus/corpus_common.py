@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """What the corpus tests share: finding a corpus folder and stint, and a check tally.
 
 locate(folder) gives (path of ../shared/corpus/<folder>, the stint binary), or the exit code

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Conformance: Perfetto's JSON import cases (../shared/corpus/perfetto-json).
 
 For each case, runs `stint slices --json` on the case's trace, evaluates the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Conformance: thread slices under Perfetto's JSON import rules for the spec
 examples and the speedscope inputs
 (../shared/corpus/spec-examples/derived-thread-slices-perfetto-rules.csv).

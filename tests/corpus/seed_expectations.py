@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Conformance: the seed systems' upstream test assertions
 (../shared/corpus/seed-systems), checked against the stint command that gives
 the asserted quantity. Every expected value is read from the corpus: the

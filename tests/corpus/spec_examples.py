@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Conformance: the spec examples and issue repros (../shared/corpus/spec-examples)
 beyond the thread slices that perfetto_rules.py compares.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """Conformance: speedscope's Trace Event import cases (../shared/corpus/speedscope).
 
 speedscope builds one profile per (pid, tid) and reports, per frame, a total

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # ci.sh - the fuzzing stage of .ci/run: builds the libFuzzer targets with
 # clang (ASan + UBSan), replays every stored regression input and fuzzes each
 # target for FUZZ_CI_SECONDS (default 40) from the seed corpora. Six targets

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # libFuzzer targets (clang only), included by the root CMakeLists when
 # -DSTINT_FUZZ=ON. Each tests/fuzz/fuzz_<name>.c becomes build/fuzz/fuzz_<name>,
 # linked against a private copy of the library and CLI sources compiled with

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_chrome.c - libFuzzer target: the Chrome Trace Event JSON reader on
  * plain (already decompressed) bytes, with args kept so they are walked.
  *

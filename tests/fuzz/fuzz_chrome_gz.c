@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_chrome_gz.c - libFuzzer target: gzip input through the real file path
  * (stint_read_trace on a memfd: magic sniffing, inflate in chunks, format
  * detection, then the reader).

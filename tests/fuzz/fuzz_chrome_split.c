@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_chrome_split.c - libFuzzer target: a Chrome JSON file read on one
  * thread and on two (stint_read_trace on a memfd with the split size set to
  * one byte, so every input is cut at event boundaries into 2 to 9 parts, by

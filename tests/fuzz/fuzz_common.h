@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * fuzz_common.h - shared plumbing of the libFuzzer targets.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_json.c - libFuzzer target: the strict JSON tokenizer
  * (stint_json_validate) in strict mode and with the Chrome leniencies.
  * Invariants: the lenient mode accepts everything the strict one accepts, an

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_jsonl.c - libFuzzer target: JSONL sessions (stint/session/1 and
  * candle-graph/trace/6).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_markers.c - libFuzzer target: marker logs.
  *
  * Two readers see the same bytes: the streaming [STRACE] parser of

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* fuzz_tsparse.c - libFuzzer target: the exact decimal -> int64 ns parsers.
  * Invariants checked against an independent reference: stint_parse_i64 must
  * agree with a digit-by-digit parse (value or overflow), and stint_parse_ts

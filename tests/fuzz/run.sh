@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # run.sh BUILD_DIR SECONDS - runs every fuzz target of BUILD_DIR/fuzz for
 # SECONDS each (one after the other), on a corpus kept in BUILD_DIR/fuzz-corpus
 # (seeded by seeds.sh, grown by each run), with the target's dictionary.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # seeds.sh OUT_DIR - builds the seed corpora of every fuzz target under
 # OUT_DIR/<target>/ from ../shared/corpus (read in place, copied only into the
 # build tree, never into the repository), the project's own test data and the

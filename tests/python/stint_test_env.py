@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """Shared helpers of the Python tests: where the build, the CLI and the
 package are, and running a Python snippet in a fresh process (the library's
 sinks and counters are process-wide, so tests that look at marker output

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """The Python binding's API over libstint.so: spans as context managers and
 decorators, typed attributes, invocation ids and hid, runtime switch, stats,
 errors, sessions, the ring and the Chrome writer, and how the library is

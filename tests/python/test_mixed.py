@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 """A Python program and a C library it calls write into the same marker log
 and the same JSONL session, and the stint CLI reads them as one trace.
 

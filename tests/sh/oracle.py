@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """oracle.py [--tree | --slices | --steps GLOB | --counters GAP_NS] TRACE
 [STINT_JSON] - an independent reading of a Chrome trace into `stint summary
 --json`'s numbers (with --tree, `stint tree --json`'s; with --slices, `stint

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # same_output.sh - sourced by shell tests that compare two ways of running
 # stint: ref_run runs a command once as the reference (stdout, stderr and
 # exit code kept in $SAME_DIR), same_as_ref runs another and prints an "ok"

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: MIT
 # sizes_compare.sh - sourced by test_sizes_markers.sh and test_sizes_jsonl.sh.
 # compare FILE [filter args]: runs `stint sizes FILE --json` with the
 # filters, plain and (without filters) gzipped, and appends OUT|FILE|ARGS to

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """An independent model of `stint sizes --json` on a marker log, for
 test_sizes_markers.sh: the [STRACE] v=1 grammar of markers_parse.h written
 again with regular expressions over the log's lines, and the byte counts

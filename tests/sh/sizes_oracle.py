@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
 """An independent model of `stint sizes --json` (tools/stint/cmd/cmd_sizes.c).
 
     sizes_oracle.py TRACE.json [--pid N] [--tid N] [--cat C] [--name GLOB] [--time-range A:B]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // speedscope_import.js - loads Chrome trace JSON files with speedscope's own
 // Trace Event importer under node and fails on any error.
 //

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 // speedscope_profiles.js - loads any profile files (Chrome JSON, folded stacks, ...) with
 // speedscope's own importProfileGroupFromText (npm bundle, under node, with a do-nothing
 // DOM) and prints one JSON line per file: profiles, total weight, frame names.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Every analysis command runs on every input format the readers support
 # (Chrome JSON, gzip'd Chrome JSON, a JSONL session, a marker log) and its
 # --json output is valid JSON with the labelled scope; convert's outputs

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Every function the project's text names the way a call is written,
 # `stint_x(` (`stint_x()`, `stint_x(args)`, `stint_x().field`), exists: it is
 # declared or defined in the public headers (include/stint/*.h, comments

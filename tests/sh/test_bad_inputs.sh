@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_bad_inputs.sh - runs the bad-input corpus (tests/data/bad/cases.txt)
 # through the stint CLI: each case's exit code, a stderr line matching its
 # expected message (file, offset, what was expected), no crash (no exit code

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_chrome_repair_counts.sh - the Chrome reader's tokenizer-level repairs
 # (trailing commas inside events, raw control bytes, lone surrogates) are
 # counted exactly once per occurrence, also for the events that straddle the

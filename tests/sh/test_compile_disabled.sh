@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # With STINT_ENABLED=0 an instrumented function contains no call into the
 # library (no undefined stint_ symbol in its object file), and its arguments
 # are not evaluated (STINT_SCOPE, STINT_SCOPE_A, STINT_BEGIN, STINT_END); with STINT_ENABLED=1 the same file does call in (so this

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Bash completion (scripts/stint-completion.bash, generated from the manual):
 # commands, per-command options, option values and `stint help <command>`;
 # and every option a built command accepts (its --help) is offered.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `stint convert --to chrome` of every Perfetto JSON conformance input (read
 # in place from ../shared/corpus/perfetto-json) round-trips to the same
 # slices: `stint slices IN` equals `stint slices OUT` (with --no-rebase so ts

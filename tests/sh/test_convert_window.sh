@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `stint convert --to chrome --time-range A:B` cuts a window out of a trace: the
 # slices of the cut, read back by stint, must be exactly those of the whole
 # trace that overlap [A, B), each cut to the window (and marked

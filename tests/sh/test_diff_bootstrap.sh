@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `stint diff` acceptance: generated traces (fixed seeds, 5 names x 200 spans,
 # lognormal durations) where one name is 10% slower are flagged for that name
 # only, and --fail-on-regression exits 4; pairs drawn from the same

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The Chrome and folded outputs of `stint convert` load in speedscope's own
 # importer (npm package speedscope, pinned, installed at test time into the
 # build folder; run under node with a do-nothing DOM, see

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The inflate thread's args hints (input.c): while the reader is behind, the
 # thread that inflates a gzip trace also skips the events' "args" values and
 # hands the reader their lengths. The answers must not depend on it: a gzip

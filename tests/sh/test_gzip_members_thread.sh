@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # gzip members and their trailers (input.c), with and without the inflate
 # thread. With ISA-L, stint reads each member's header and 8-byte trailer
 # itself and checks the trailer's size and CRC-32: on the thread that inflates when there is one thread, else

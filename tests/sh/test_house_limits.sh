@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The house's size limits (scripts/house_limits.py): no .c or .h in src/ or
 # tools/ over 900 lines, no function over 150. The limits are checked on a
 # deliberately long function too, so that the check is known to bite.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The project's text speaks of the product, not of how it was made: no
 # numbered work periods, issues or seed documents in the README, the docs,
 # the code or the binding (a generator's "--seed 5" is a seed of another

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Installs the build into a temporary prefix, then builds the two consumer
 # projects against that copy (examples/consumers/cmake with find_package,
 # examples/consumers/make with pkg-config) and runs them. Checks: the files

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The JSON tokenizer without AVX2 (STINT_NO_AVX2=1 selects the portable SWAR
 # scan at run time): its unit tests, and `stint summary --json` on the
 # Perfetto JSON conformance traces must match the AVX2 run byte for byte.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The CLI's layers (docs/architecture.md) only include downwards:
 #
 #   base 0  <  model 1  <  read 2, analyze 2  <  write 3  <  timing 4  <  cmd 5

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The CLI manual: the committed outputs of scripts/gen_manual.py (help_text.c,
 # docs/man/stint.1, docs/man/libstint.3, scripts/stint-completion.bash) match
 # docs/cli/manual.txt; every command of the dispatcher has a manual with its

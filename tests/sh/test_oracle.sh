@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `stint summary --json`, `stint tree --json`, `stint slices --json`, `stint
 # steps --json` and `stint counters --json` against an independent oracle (oracle.py: the whole file through python's
 # json, the rules of docs/formats/summary-json.md, docs/cli/tree.md,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # The Python binding's tests (tests/python/test_*.py, unittest) with the
 # system python3 against this build's libstint.so. Skips when python3 is
 # absent, and in sanitizer builds (a plain python3 cannot load a

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `pip install ./python` works: python/pyproject.toml (setuptools, no
 # dependencies) installs the package into a fresh virtual environment, and
 # the installed package finds this build's libstint.so through

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # An I/O error in the middle of a file: what was read before it is still
 # reported, marked PARTIAL, and the command exits 3; an I/O error before any
 # event was read prints no report and says so ("no report", never PARTIAL).

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Readers end to end through `stint summary --json` / `stint slices`: gzip by
 # content, stdin, the seed fixtures (004: gz + 70,000-char arg, sum 20 us,
 # union 15 us for "kernel"; 003: [0,10],[2,7],[8,12] -> 12 not 19), and

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `stint report` writes one self-contained HTML file that opens in headless
 # Chromium with no console errors and draws a non-blank timeline:
 #   1. no network or external assets in the file (no http(s):// URLs, no src= or href= to files);

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # STINT_SELF_TRACE (selftrace.h): stint records its own phases with libstint
 # and writes them as Chrome JSON. The report must not change (stdout
 # byte-identical, stderr the same but for the self trace's own line); the

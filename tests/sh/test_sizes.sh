@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `stint sizes --json` against an independent model (sizes_oracle.py, which
 # measures the text with Python's own JSON decoder): adversarial traces made
 # here (escaped and non-ASCII keys and names, whitespace inside events, args

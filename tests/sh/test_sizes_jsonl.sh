@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `stint sizes --json` on JSONL sessions against an independent model written
 # here with Python's own JSON decoder (each record's members found by
 # raw_decode, as sizes_oracle.py finds a Chrome event's): the demo's session,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `stint sizes --json` on marker logs against an independent model
 # (sizes_markers_oracle.py, the record grammar written again with regular
 # expressions): adversarial logs made here (CRLF and lone CR line ends,

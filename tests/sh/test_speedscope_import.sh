@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Loads our Chrome/Perfetto JSON with a real importer: the npm package
 # speedscope (its Trace Event importer, under node). Inputs: a multi-thread
 # trace written by the Chrome sink now (test_chrome_sink_threads --write), and the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # A plain Chrome file read on several threads (cut at event boundaries into
 # parts that the threads take in turn, the parts' models merged in file order)
 # gives exactly the same slices and summary as one thread, for 2 to 64 parts

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Seed 003 acceptance: a generated learner-step trace (fixed seed) read by
 # `stint steps`: input_wait and model_and_wait inside every step, a
 # nonnegative remainder equal to wall minus the union of the children

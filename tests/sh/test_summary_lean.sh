@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `stint summary` keeps complete spans as 12-byte lean records (model.h,
 # "Lean mode"); STINT_SUMMARY_NO_LEAN=1 keeps them as full slices. Both must
 # give byte-identical stdout and stderr (and so must STINT_HMEM=malloc,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # test_timing_differential.sh - stint timing against the reference's own
 # parsing approach on a generated log: the Python regex that strace_timing
 # uses, run over the same lines, must find the same record heads and the same

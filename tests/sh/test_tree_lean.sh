@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # `stint tree` builds its tree from the spans a lean model streams (Chrome
 # JSON and marker logs; analysis.h, stint_tree_sink); STINT_TREE_FULL=1
 # builds it from the whole model as before. Both must print byte-identical

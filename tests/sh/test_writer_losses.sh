@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
 # Spans that libstint loses in full thread buffers, end to end: the demo runs
 # with 4 KiB buffers and a 5 s flush (so that most of its spans are lost), and
 # each file it writes must say so to the analyzer: `stint summary --json`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * check.h - the unit tests' assertions. Each failed CHECK prints file:line and
  * the expression, and the test exits 1 at the end (CHECK_DONE) or at once

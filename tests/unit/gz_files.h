@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * gz_files.h - a plain file and its gzip copy in a fresh directory under
  * /tmp, for the input tests (gzip comes from the gzip command).

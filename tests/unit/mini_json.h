@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * mini_json.h - a strict little JSON checker for the session tests: is a
  * text exactly one JSON value (RFC 8259 grammar, UTF-8 not re-validated)?

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_alloc_failure.c - allocation-failure injection through
  * stint_set_allocator().

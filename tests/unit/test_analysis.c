@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_analysis.c - interval unions and overlap (the worked example of
  * intervals.h),

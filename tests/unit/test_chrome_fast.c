@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_chrome_fast.c - the Chrome reader's fast paths must give what its
  * general paths give.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_chrome_sink_drops.c - spans lost in a full thread buffer are counted
  * in the Chrome output: top-level dropped_events and metadata.dropped_events

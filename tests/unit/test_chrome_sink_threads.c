@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_chrome_sink_threads.c - the streaming Chrome/Perfetto JSON writer: a trace of
  * nested spans on three threads with typed and static attributes, device

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* The clock: whatever source the library chose (calibrated TSC or
  * CLOCK_MONOTONIC), a span's converted ts/dur must lie inside the
  * CLOCK_MONOTONIC readings taken around it, on every CPU, over time. */

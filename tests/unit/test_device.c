@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Device phases: reduction over threads, skipping incomplete records,
  * cycle-to-ns conversion, no output for a phase without a complete record. */
 #include "check.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_diff_pvalues.c - `stint diff`'s Monte Carlo p-values and Holm's
  * adjustment, against values computed by hand (and agreeing with R's

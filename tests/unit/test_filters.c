@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_filters.c - the shared filters: option parsing (units, open ranges,
  * bad values) and their meaning on slices (overlap with the time range, cat

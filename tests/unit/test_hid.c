@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Callable hashes: the four reference cases of stint_hid_of_elf, FNV-1a
  * vectors, and stint_hid_of_address against this binary's Build-ID as
  * `readelf -n` reports it (the test is linked with -Wl,--build-id). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_hmem_threads.c - hmem.h, the huge-page memory for growing arrays:
  * random allocations, growths and frees of every kind (malloc, shared buddy

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_input_hints_thread.c - the inflate thread's args hints (input.h,
  * input.c): whatever the reader keeps unconsumed between fills, every hint a

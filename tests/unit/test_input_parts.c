@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_input_parts.c - the pieces of a file read in parts: the cut scan (the
  * event-boundary guess) and stint_input_open_gz_part, which must show exactly

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_input_threads.c - the input layer (input.c) hands out exactly the bytes of the
  * file, plain or gzip, whatever the reader consumes between fills: the

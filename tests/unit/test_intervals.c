@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_intervals.c - interval union/merge/overlap count: fixed cases (seed
  * 003's union) and Perfetto's interval stdlib cases from

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_json.c - the strict JSON tokenizer: fixed cases, streaming (MORE)
  * behaviour, the leniency flags, and JSONTestSuite's parsing cases from

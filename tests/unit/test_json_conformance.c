@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_json_conformance.c - the JSON tokenizer under the Chrome reader
  * against JSONTestSuite (../shared/corpus/json-test-suite, read in place).

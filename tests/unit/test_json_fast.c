@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_json_fast.c - the tokenizer's fast paths must agree with its general
  * paths: stint_json_skip (fast skip, then the general skip when it gives up)

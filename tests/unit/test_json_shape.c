@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_json_shape.c - the args shape cache (json_shape.h) against the skips
  * of json.h.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_json_skip_diff.c - differential test of the fast skip paths against
  * the general skip. Many generated JSON values (Chrome args shapes, random

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_lifecycle.c - the library's handles, limits, counters and exit, each
  * scenario in a child process of its own (forked before this process uses

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_load_procs.c - 8 processes x 4 threads appending marker lines to one
  * destination at once, read back with the analyzer's streaming marker parser

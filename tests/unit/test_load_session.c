@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_load_session.c - a JSONL session (stint/session/1) killed with SIGKILL
  * at 20 random moments, then read back.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_load_threads.c - 16 threads x N spans (N = 1M; 100k under ASan, 30k under TSan;
  * STINT_LOAD_SPANS overrides) into the marker sink and into the ring, with

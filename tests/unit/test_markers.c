@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Golden marker lines with an injected clock: grammar, trailing space, hex
  * hid, depth numbering, inv numbering across threads, clk=dev, attributes,
  * copied and truncated names, the STINT_ENABLED runtime switch. */

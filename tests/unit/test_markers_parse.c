@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_markers_parse.c - the streaming [STRACE] parser: grammar, glued and
  * torn records, line endings, chunk boundaries, counters and attrs access;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_memory.c - `stint memory` on sessions written by the library itself:
  * an alloc and a free of a 100x100 f32 tensor give peak 40000 bytes, 1

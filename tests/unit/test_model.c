@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_model.c - the trace model's matching and nesting rules (model.h):
  * B/E matched in Perfetto's event order after sorting, X ties by duration,

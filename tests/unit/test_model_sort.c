@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_model_sort.c - stint_model_finish orders each track's slices as
  * model.h says (ts; then slices with a known duration, longest first; then

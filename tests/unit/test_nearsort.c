@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_nearsort.c - nearsort.h gives exactly the stable sort of its input,
  * on both of its ways (a few strays merged back; many, merged by runs), for

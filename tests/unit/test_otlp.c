@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_otlp.c - stint_write_otlp against the OTLP/JSON protobuf mapping.
  *

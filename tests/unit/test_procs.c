@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* Several processes appending to one marker log: every line parses and none
  * is torn. fork: the child traces with its own pid and without the parent's
  * unwritten records. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_ring.c - the flight-recorder ring: capacity 0 and busy errors,
  * finish/second finish, completion order, exact drop-oldest counts (one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_session.c - the JSONL session `stint/session/1`: the seed's cases
  * (nested spans, 8x8 f32 op, gradient round trip), LIFO mismatch, finish

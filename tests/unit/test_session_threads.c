@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_session_threads.c - one JSONL session used by several threads at
  * once: each thread's spans nest on its own stack (a thread's first span has

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_signal_fork.c - the library across fork(), crashes and exit().
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_sink_text.c - what the sinks write, whatever the program does around
  * them: numbers in a locale whose decimal point is a comma (de_DE), names

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /* N threads x M spans with small buffers: every span is either written or
  * counted as dropped, exactly; the dropped time ranges are reported. */
 #include "check.h"

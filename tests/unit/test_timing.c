@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_timing.c - the timing model (grouping and the reference's orders) and
  * the views of `stint timing` (table, rounds, tree, JSON, Chrome trace),

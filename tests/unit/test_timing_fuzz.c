@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_timing_fuzz.c - randomized robustness of the marker parser and the
  * timing views: mutated logs (flipped, dropped, inserted bytes; line breaks,

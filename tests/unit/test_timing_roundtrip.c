@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_timing_roundtrip.c - what libstint writes, `stint timing` reads: spans
  * recorded through the public API and emitted by the marker sink (with the

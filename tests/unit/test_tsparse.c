@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_tsparse.c - exact decimal -> ns conversion, no doubles anywhere.
  */

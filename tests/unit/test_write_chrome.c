@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_write_chrome.c - the Chrome writer's invariants on random traces
  * (fixed seeds): improperly overlapping spans are moved to extra tracks so

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_writer_faults.c - every sink facing a destination that fails.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * test_xalloc.c - base/xalloc.h: memory comes back usable, and running out
  * (or asking for more than size_t holds) ends the process with exit code 5

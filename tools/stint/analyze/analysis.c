@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis.c - the aggregated call tree of analysis.h: built from the whole
  * model (stint_calltree_build) or from the spans a lean model streams

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis.h - building blocks the analysis commands share: quantiles, the
  * aggregated call tree, the per-step breakdown, and the small formatting

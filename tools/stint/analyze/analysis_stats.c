@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis_stats.c - the figures analysis.h prints: sorts, quantiles, means
  * and the unit-labelled formatting of ns values.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * analysis_steps.c - the per-step breakdown (analysis.h): wall time, the
  * union of each direct child name inside the step, the overlap between

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * diff_stats.c - the statistics of `stint diff` (see diff_stats.h).
  *

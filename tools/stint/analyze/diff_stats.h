@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * diff_stats.h - the statistics of `stint diff` (CLI internal): per group of
  * span durations in A and in B, the medians, the ratio B/A, a seeded 95%

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * multtest.c - Monte Carlo p-values and Holm's adjustment.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * multtest.h - Monte Carlo p-values and their adjustment for testing many
  * names at once (used by `stint diff`).

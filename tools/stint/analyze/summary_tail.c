@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * summary_tail.c - the tail of `stint summary` (summary_tally.h): once the
  * walk has streamed every span, the async rows, the categories' unions

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * summary_tally.c - the walk of `stint summary` and the report's tables
  * (summary_tally.h): the span sink that tallies each track's spans as the

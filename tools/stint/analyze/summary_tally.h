@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * summary_tally.h - what `stint summary` counts, and the HTML report's lane
  * and name tables with it (CLI internal): one computation, fed by the

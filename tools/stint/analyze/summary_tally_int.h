@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * summary_tally_int.h - what the walk of `stint summary` (summary_tally.c)
  * and its tail (summary_tail.c) share (internal to those two files).

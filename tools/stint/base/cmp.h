@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmp.h - three-way comparisons for sort comparators (CLI internal).
  *

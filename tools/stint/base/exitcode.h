@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * exitcode.h - the analyzer's exit codes, one meaning each (CLI internal;
  * docs/cli/manual.txt lists them for users). Append only: a script that

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hash.h - the CLI's hash functions, in one place (CLI internal).
  *

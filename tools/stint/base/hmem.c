@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hmem.c - memory for the arrays that grow with the input (hmem.h): plain
  * malloc below 4 KiB, a buddy system over shared 2 MiB chunks up to 1 MiB,

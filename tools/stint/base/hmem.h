@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * hmem.h - memory for the arrays that grow with the input (CLI internal).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * intervals.c - interval union, merge and overlap counting, and the sorts
  * and selections behind them (intervals.h).

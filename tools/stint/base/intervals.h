@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * intervals.h - union and overlap of half-open time intervals [start, end),
  * the one interval library of the CLI (the model, summary, tree and steps

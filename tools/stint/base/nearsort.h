@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * nearsort.h - a stable sort for arrays that are almost in order.
  *

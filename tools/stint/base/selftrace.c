@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * selftrace.c - STINT_SELF_TRACE (see selftrace.h): libstint's flight
  * recorder, started before the command runs and written out after it.

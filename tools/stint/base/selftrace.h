@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * selftrace.h - stint tracing its own run with libstint (STINT_SELF_TRACE).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * threads.c - the analyzer's thread budget (threads.h), from STINT_THREADS
  * or else the process's CPU affinity (2 when neither says).

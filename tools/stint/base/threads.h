@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * threads.h - how many threads the analyzer may use (CLI internal).
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tsparse.c - exact decimal-to-nanosecond conversion.
  *

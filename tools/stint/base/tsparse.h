@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * tsparse.h - exact decimal text -> int64 nanoseconds, never through a double.
  *

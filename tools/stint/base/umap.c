@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * umap.c - the 64-bit -> 32-bit map of umap.h: linear probing over a
  * power-of-two table of keys and values + 1 (0 = empty), at most half full,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * umap.h - a small open-addressing map from a 64-bit key to a 32-bit value,
  * for the CLI's lookups by id pairs (summary rows, lean (cat, name) pairs).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * xalloc.c - allocation that succeeds or ends the process (xalloc.h). The
  * message is written with one write(2), which needs no memory; exit() then

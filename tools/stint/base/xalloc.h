@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * xalloc.h - the CLI's one way to allocate memory that it cannot do without
  * (CLI internal).

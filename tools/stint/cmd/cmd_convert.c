@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_convert.c - `stint convert IN -o OUT --to FORMAT`: one trace model,
  * written in another format (writers.h). Formats: chrome, folded, jsonl,

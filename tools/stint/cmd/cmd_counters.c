@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_counters.c - `stint counters FILE`: counter and telemetry series.
  *

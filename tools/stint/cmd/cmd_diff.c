@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_diff.c - `stint diff A B`: did anything get slower or faster?
  *

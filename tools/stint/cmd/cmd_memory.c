@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_memory.c - `stint memory SESSION.jsonl`: live bytes over time from a
  * JSONL session's `memory` records (stint/session/1, candle-graph/trace/6).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_report.c - `stint report IN -o report.html`: one self-contained HTML
  * file (report_html.h) for any input the readers support.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_sizes.c - `stint sizes FILE`: what a Chrome JSON trace's, a marker
  * log's or a JSONL session's bytes are spent on, so that whoever writes it

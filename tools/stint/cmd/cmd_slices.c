@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_slices.c - `stint slices FILE [--csv|--json]`: the slice table.
  *

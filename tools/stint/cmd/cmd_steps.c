@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_steps.c - `stint steps FILE --step NAME`: where each step's wall time went.
  *

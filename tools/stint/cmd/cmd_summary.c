@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_summary.c - `stint summary FILE [--json]`: per-lane, per-category and
  * per-name time, with the union ("busy") next to the plain sum: the tallies

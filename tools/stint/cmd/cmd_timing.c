@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_timing.c - `stint timing`: per-callable timing tables from `[STRACE]`
  * marker logs, a drop-in for the reference timing tool, `strace_timing`.

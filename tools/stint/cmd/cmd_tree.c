@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmd_tree.c - `stint tree FILE`: the aggregated call tree by path.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmdopts.c - what the analysis commands share: their options (cmdopts.h),
  * loading the input into the model, and opening and closing the output.

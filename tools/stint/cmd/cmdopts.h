@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * cmdopts.h - the options every analysis command shares:
  *   FILE ("-" = stdin), --json, --csv, --strict, --format chrome|jsonl|markers,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * commands.h - the CLI's command entry points.
  *

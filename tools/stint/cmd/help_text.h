@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * help_text.h - the text of `stint help <command>`, generated into
  * help_text.c by scripts/gen_manual.py from docs/cli/manual.txt (the same

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * main.c - the stint command-line analyzer: dispatches to one command.
  *

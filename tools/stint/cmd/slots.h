@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * slots.h - the index table of the commands' open-addressing lookups (diff's
  * groups, memory's interned strings): a power-of-two array of entry indexes,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * filters.c - parsing and applying the shared filters (see filters.h): the
  * --pid, --tid, --cat, --name, --min-dur and --time-range options that

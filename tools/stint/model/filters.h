@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * filters.h - the filters every command shares, with one meaning everywhere:
  *

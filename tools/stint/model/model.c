@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * model.c - the trace model's lifecycle and what is read from it: the big
  * arrays, init and free, where slices came from (host thread, process),

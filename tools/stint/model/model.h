@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * model.h - the one trace model every stint reader fills and every analysis reads.
  *

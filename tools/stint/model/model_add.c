@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * model_add.c - what readers add while they stream: slices (X, instants,
  * JSONL and marker spans), their args, B and async b opens, E and async e

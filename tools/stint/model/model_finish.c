@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * model_finish.c - stint_model_finish: closes the reading phase. It sorts
  * the E events and groups the slices by track, has the track walk

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * model_flow.c - flow events: their identities (stint_model_flow_key), the
  * events themselves as readers record them, and their binding to slices at

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * model_int.h - what the model's own files share; not for readers or
  * analyses (they use model.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * model_intern.c - the model's string table and the key maps that find
  * processes, lanes, tracks, counter series and instants by their keys.

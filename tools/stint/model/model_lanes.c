@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * model_lanes.c - processes, lanes (threads, and device-clock lanes) and
  * tracks: looked up by their keys, made on first use.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * model_lean.c - lean mode's records (model.h): complete spans on host
  * thread tracks kept as 12-byte records per lane instead of 64-byte

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * model_lean_int.h - what lean mode's two files share (model_lean.c keeps
  * the records, model_lean_walk.c walks them at finish): the record layout

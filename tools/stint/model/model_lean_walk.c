@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * model_lean_walk.c - lean mode's finish (model.h): the walk of a thread
  * track that merges its ordinary slices with the lane's lean records in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * model_loss.c - what the program's tracer lost before its spans reached the
  * file (struct stint_loss, model.h): recorded by the readers as the file

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * model_merge.c - stint_model_merge: joins a part read on another thread
  * (src, the input that follows dst's) into dst, both not finished, as if

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * model_walk.c - the finish's walk over the tracks: each track's slices put
  * in Perfetto's order, nested (depth, parent), its E events matched to the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * chrome_args.c - the Chrome reader's args: flattening an args object into
  * the model's args, and looking members up in one.

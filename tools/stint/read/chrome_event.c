@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * chrome_event.c - one Chrome event object parsed into a struct event: the
  * reader's hot path, and the run of events that the container hands it.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * chrome_int.h - what the Chrome JSON reader's files share (read/ internal).
  *

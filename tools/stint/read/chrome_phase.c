@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * chrome_phase.c - one parsed Chrome event into the model: its ids and time
  * resolved, then one function per phase (add_phase dispatches on the

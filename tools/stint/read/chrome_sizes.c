@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * chrome_sizes.c - the Chrome reader's sizes mode (STINT_MODEL_SIZES,
  * sizes.h): events measured, not modelled.

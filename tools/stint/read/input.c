@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * input.c - file/stdin reading into the window of input.h: opening (with
  * gzip detection), plain reads, fill and consume. Gzip input is inflated

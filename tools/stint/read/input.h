@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * input.h - streaming input: a file or stdin ("-"), plain or gzip (detected
  * by the magic bytes 1f 8b, not by the name), read through one reused buffer.

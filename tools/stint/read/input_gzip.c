@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * input_gzip.c - gzip members inflated on the calling thread: ISA-L (raw
  * deflate, with stint reading each member's header and trailer), or zlib.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * input_int.h - what the input layer's files share (read/ internal).
  *

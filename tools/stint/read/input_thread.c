@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * input_thread.c - gzip inflated on a second thread into a ring of blocks
  * that become the reader's windows, with the args the thread skipped ahead

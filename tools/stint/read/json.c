@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * json.c - the strict JSON tokenizer (see json.h for the contract).
  *

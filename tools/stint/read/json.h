@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * json.h - a small, strict, streaming-friendly JSON tokenizer over a buffer.
  *

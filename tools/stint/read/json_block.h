@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * json_block.h - the block walk of json.c (see the comment there), included
  * by json.c once per instruction set: it defines BLOCK_SKIP (the walk of an

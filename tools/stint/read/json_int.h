@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * json_int.h - what the JSON tokenizer's two files share (read/ internal):
  * json.c (the strict tokenizer) and json_skip.c (the fast skips).

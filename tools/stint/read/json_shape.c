@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * json_shape.c - the shape cache of json_shape.h (see there for why a shape
  * match gives what the fast skip gives).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * json_shape.h - skipping JSON objects by the shapes of ones already checked.
  *

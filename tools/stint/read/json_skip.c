@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * json_skip.c - the tokenizer's fast skips of a whole value (json.h:
  * stint_json_skip), and the choice among them at run time.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jsonl_scan.c - JSON-lines iteration and dotted-path lookup (jsonl_scan.h).
  *

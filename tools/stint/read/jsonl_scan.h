@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * jsonl_scan.h - line-at-a-time access to JSON-lines files for the analyses
  * that read records the trace model does not hold (telemetry rows, memory

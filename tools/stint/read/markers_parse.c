@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers_parse.c - the streaming `[STRACE]` record parser (see markers_parse.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * markers_parse.h - a streaming reader of `[STRACE] v=1 ...` marker records.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * read_chrome.c - the Chrome Trace Event JSON reader (array and object
  * forms): the container's state machine and the read loop.

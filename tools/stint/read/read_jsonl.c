@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * read_jsonl.c - JSONL sessions: stint/session/1 (docs/formats/session-jsonl.md)
  * and the reference trace format candle-graph/trace/6, into the model.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * read_markers.c - [STRACE] v=1 marker logs into the model.
  *

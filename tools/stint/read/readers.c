@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * readers.c - format detection and the shared reader front end.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * readers.h - reading a trace file into the model, whatever its format.
  *

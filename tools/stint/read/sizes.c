@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sizes.c - the byte tally of sizes.h: rows keyed by (a, b) string ids in
  * small tables, each row made zeroed on first use.

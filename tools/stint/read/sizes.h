@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * sizes.h - what a Chrome JSON trace's bytes are spent on (`stint sizes`).
  *

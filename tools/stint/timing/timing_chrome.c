@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timing_chrome.c - `stint timing --trace-out`: the timing model's spans as
  * a Chrome trace, in the reference's layout.

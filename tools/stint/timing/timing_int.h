@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timing_int.h - what the views of `stint timing` share (timing layer
  * internal): the invocations a view keeps after --warmup, Python's exact

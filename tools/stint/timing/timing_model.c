@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timing_model.c - groups `[STRACE]` spans into invocations and hid buckets
  * (see timing_model.h).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timing_model.h - the spans of a `[STRACE]` log grouped the way `stint timing`
  * (and the reference `strace_timing`) reads them: invocations keyed by

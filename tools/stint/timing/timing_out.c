@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timing_out.c - what the views of `stint timing` share (timing_int.h):
  * the JSON framing and numbers, the per-callable loop with its --warmup

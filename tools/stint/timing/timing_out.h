@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timing_out.h - the views of `stint timing` over an analyzed timing model:
  * the per-callable table, the rounds table, the median tree (text exactly as

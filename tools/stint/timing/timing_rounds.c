@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timing_rounds.c - the rounds table of `stint timing --rounds`: one row per
  * invocation of the busiest callable (bucket 0) with its Host, Device,

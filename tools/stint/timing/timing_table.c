@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timing_table.c - the per-callable table of `stint timing` (the default
  * view): per callable (hid bucket), its root's mean, min and max, then each

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * timing_tree.c - the median tree of `stint timing --tree`: per callable,
  * the spans of its last kept invocation drawn as a tree, each node with the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_html.c - the self-contained HTML report (report_html.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_html.h - the self-contained HTML report writer: a zoomable
  * timeline per lane, a flame graph, lane/name summary and step tables, and

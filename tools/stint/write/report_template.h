@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * report_template.h - the static parts of the HTML report (CSS and the
  * viewer script), as C strings. No network, no external assets: everything

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * textout.c - JSON string escaping, CSV quoting and text escaping for the
  * writers. JSON strings are always valid UTF-8, whatever the bytes given:

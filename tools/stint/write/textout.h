@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * textout.h - small helpers for writing JSON, CSV and plain text to a FILE.
  * The CLI's one JSON string escaper: every writer and command writes JSON

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * write_chrome.c - the Chrome Trace Event JSON writer (writers.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * write_folded.c - folded stacks from the aggregated call tree (writers.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * write_jsonl.c - stint/session/1 JSONL sessions and [STRACE] marker logs
  * from the model (writers.h).

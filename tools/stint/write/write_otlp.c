@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * write_otlp.c - OTLP/JSON export of a finished model (see write_otlp.h for
  * the mapping).

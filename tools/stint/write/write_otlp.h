@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * write_otlp.h - the model's spans as OpenTelemetry OTLP/JSON (the JSON
  * encoding of an ExportTraceServiceRequest), so a trace can be posted to any

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: MIT */
 /*
  * writers.h - the output formats `stint convert` (and the report) write from
  * one finished trace model. One writer per format; each writes to a FILE the
