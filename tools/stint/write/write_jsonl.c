@@ -29,6 +29,7 @@
 
 #include "read/json.h"
 #include "write/textout.h"
+#include "base/cmp.h"
 #include "base/tsparse.h"
 
 #include <inttypes.h>
@@ -104,13 +105,12 @@ struct skey {
 static int skey_cmp(const void *pa, const void *pb)
 {
     const struct skey *a = pa, *b = pb;
-    if (a->eff != b->eff)
-        return a->eff < b->eff ? -1 : 1;
-    if (a->depth != b->depth)
-        return a->depth < b->depth ? -1 : 1;
-    if (a->dur != b->dur) /* -1 (unfinished) as +infinity */
-        return a->dur < 0 ? -1 : b->dur < 0 ? 1 : a->dur > b->dur ? -1 : 1;
-    return (a->idx > b->idx) - (a->idx < b->idx);
+    int c = stint_cmp_i64(a->eff, b->eff);
+    if (!c)
+        c = stint_cmp_u32(a->depth, b->depth);
+    if (!c && a->dur != b->dur) /* -1 (unfinished) as +infinity */
+        c = a->dur < 0 ? -1 : b->dur < 0 ? 1 : a->dur > b->dur ? -1 : 1;
+    return c ? c : stint_cmp_u32(a->idx, b->idx);
 }
 
 /* Fills eff (INT64_MIN for slices not written) so that eff[i] >= eff of
