@@ -26,6 +26,9 @@ STINT_CMD(diff);
 STINT_CMD(convert);
 STINT_CMD(report);
 STINT_CMD(sizes);
+STINT_CMD(gpu);
+STINT_CMD(sql);
+STINT_CMD(top);
 #undef STINT_CMD
 
 #endif

@@ -42,6 +42,9 @@ static const struct command commands[] = {
     {"convert", stint_cmd_convert, "write Chrome JSON, JSONL, markers, folded stacks or OTLP JSON"},
     {"report", stint_cmd_report, "a self-contained HTML report"},
     {"sizes", stint_cmd_sizes, "what a Chrome JSON trace's bytes are spent on, by phase, name and args key"},
+    {"gpu", stint_cmd_gpu, "accelerator time per device, stream, class, kernel, launch, op, step and rank"},
+    {"sql", stint_cmd_sql, "SQL over the trace (SQLite; ClickHouse for a fleet)"},
+    {"top", stint_cmd_top, "a live view of a growing marker log, JSONL session or Chrome trace"},
 };
 
 static void usage(FILE *out)
