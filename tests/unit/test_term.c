@@ -181,6 +181,20 @@ static const char *cell_of(const char *s, size_t cols, unsigned flags, size_t *r
     return got;
 }
 
+static void test_msg(void)
+{
+    char got[256];
+    FILE *f = tmpfile();
+    REQUIRE(f);
+    stint_term_msg(f, "event 'a\\u001b\x1b]0;t\x07\xc2\x9b' at C:\\x");
+    rewind(f);
+    size_t n = fread(got, 1, sizeof got - 1, f);
+    got[n] = 0;
+    fclose(f);
+    /* a backslash stands for itself in a message; the controls are escaped */
+    CHECK_STR(got, "event 'a\\u001b\\x1b]0;t\\x07\\u009b' at C:\\x");
+}
+
 static void test_cell(void)
 {
     size_t r;
@@ -206,5 +220,6 @@ int main(void)
     test_width();
     test_fit();
     test_cell();
+    test_msg();
     CHECK_DONE();
 }

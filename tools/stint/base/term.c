@@ -172,8 +172,9 @@ static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
 
 static const char hexd[] = "0123456789abcdef";
 
-/* The unit at s[0..n) (n >= 1) into *u. */
-static void unit_at(const char *s, size_t n, struct unit *u)
+/* The unit at s[0..n) (n >= 1) into *u; keep_bs: a backslash stands for
+ * itself (messages, stint_term_msg). */
+static void unit_at_bs(const char *s, size_t n, struct unit *u, int keep_bs)
 {
     const unsigned char *p = (const unsigned char *)s;
     uint32_t cp = 0;
@@ -186,7 +187,7 @@ static void unit_at(const char *s, size_t n, struct unit *u)
         return;
     }
     u->len = len;
-    if (cp < 0x20 || cp == 0x7f || cp == '\\') {
+    if (cp < 0x20 || cp == 0x7f || (cp == '\\' && !keep_bs)) {
         u->esc[0] = '\\';
         switch (cp) {
         case '\\': u->esc[1] = '\\', u->elen = 2; break;
@@ -209,6 +210,9 @@ static void unit_at(const char *s, size_t n, struct unit *u)
     }
     u->cols = (size_t)stint_term_cp_width(cp);
 }
+
+/* The unit at s[0..n) as tables and names print it (a backslash escaped). */
+static void unit_at(const char *s, size_t n, struct unit *u) { unit_at_bs(s, n, u, 0); }
 
 /* The bytes of unit u (at s) as printed. */
 static const char *unit_text(const struct unit *u, const char *s, size_t *len)
@@ -238,12 +242,13 @@ size_t stint_term_escape(char *dst, size_t cap, const char *s, size_t n)
     return out;
 }
 
-void stint_term_fputs(FILE *f, const char *s, size_t n)
+/* stint_term_fputs, a backslash kept or escaped. */
+static void term_write(FILE *f, const char *s, size_t n, int keep_bs)
 {
     size_t run = 0; /* start of the bytes not yet written that stand for themselves */
     struct unit u;
     for (size_t i = 0; i < n; i += u.len) {
-        unit_at(s + i, n - i, &u);
+        unit_at_bs(s + i, n - i, &u, keep_bs);
         if (!u.elen)
             continue;
         fwrite(s + run, 1, i - run, f);
@@ -253,11 +258,20 @@ void stint_term_fputs(FILE *f, const char *s, size_t n)
     fwrite(s + run, 1, n - run, f);
 }
 
+void stint_term_fputs(FILE *f, const char *s, size_t n) { term_write(f, s, n, 0); }
+
 void stint_term_puts(FILE *f, const char *s)
 {
     if (!s)
         s = "(null)";
-    stint_term_fputs(f, s, strlen(s));
+    term_write(f, s, strlen(s), 0);
+}
+
+void stint_term_msg(FILE *f, const char *s)
+{
+    if (!s)
+        s = "(null)";
+    term_write(f, s, strlen(s), 1);
 }
 
 size_t stint_term_width(const char *s, size_t n)

@@ -48,6 +48,11 @@ size_t stint_term_escape(char *dst, size_t cap, const char *s, size_t n);
 void stint_term_fputs(FILE *f, const char *s, size_t n);
 /* The same for a NUL-terminated string (NULL prints "(null)"). */
 void stint_term_puts(FILE *f, const char *s);
+/* Writes a message that quotes trace text (a repair's or a drop's first
+ * occurrence, an error) to f: escaped as stint_term_fputs does, except that a
+ * backslash stands for itself (a message may quote a JSON source's \u
+ * escapes, which doubled would mislead; a message is not read back). */
+void stint_term_msg(FILE *f, const char *s);
 /* The display width, in terminal columns, of the escaped text of s. */
 size_t stint_term_width(const char *s, size_t n);
 /* The display width of one code point cp (0, 1 or 2), for a printable one:

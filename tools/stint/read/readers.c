@@ -15,6 +15,7 @@
 #include "read/readers.h"
 #include "read/sizes.h"
 #include "base/selftrace.h"
+#include "base/term.h"
 
 #include <sched.h>
 #include <fcntl.h>
@@ -510,15 +511,28 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
 
 void stint_report_problems(FILE *f, const char *path, const struct stint_model *m, int rc)
 {
-    if (m->error)
-        fprintf(f, "stint: error: %s\n", m->error);
+    /* (messages quote the trace's names: through the terminal escaper, base/term.h) */
+    if (m->error) {
+        fputs("stint: error: ", f);
+        stint_term_msg(f, m->error);
+        fputc('\n', f);
+    }
     for (int k = 0; k < STINT_REPAIR_COUNT; k++)
-        if (m->repairs[k])
-            fprintf(f, "stint: %s: repaired %llu x %s (first: %s)\n", path, (unsigned long long)m->repairs[k],
-                    stint_repair_name((enum stint_repair)k), m->repair_first[k] ? m->repair_first[k] : "");
-    if (m->dropped)
-        fprintf(f, "stint: %s: dropped %llu event(s) (first: %s)\n", path, (unsigned long long)m->dropped,
-                m->dropped_first ? m->dropped_first : "");
+        if (m->repairs[k]) {
+            fputs("stint: ", f);
+            stint_term_msg(f, path);
+            fprintf(f, ": repaired %llu x %s (first: ", (unsigned long long)m->repairs[k],
+                    stint_repair_name((enum stint_repair)k));
+            stint_term_msg(f, m->repair_first[k] ? m->repair_first[k] : "");
+            fputs(")\n", f);
+        }
+    if (m->dropped) {
+        fputs("stint: ", f);
+        stint_term_msg(f, path);
+        fprintf(f, ": dropped %llu event(s) (first: ", (unsigned long long)m->dropped);
+        stint_term_msg(f, m->dropped_first ? m->dropped_first : "");
+        fputs(")\n", f);
+    }
     stint_report_losses(f, path, m);
     stint_report_end(f, path, stint_no_report(rc, m), m->partial);
 }
@@ -531,8 +545,9 @@ void stint_report_losses(FILE *f, const char *path, const struct stint_model *m)
     const struct stint_loss *l = m->losses.data;
     for (size_t i = 0; i < m->losses.len; i++)
         threads += (l[i].flags & STINT_LOSS_THREAD) != 0;
-    fprintf(f, "stint: %s: LOST: the writer lost %llu span(s) before they reached the file", path,
-            (unsigned long long)m->lost);
+    fputs("stint: ", f);
+    stint_term_msg(f, path);
+    fprintf(f, ": LOST: the writer lost %llu span(s) before they reached the file", (unsigned long long)m->lost);
     if (threads)
         fprintf(f, ", on %zu thread(s)", threads);
     fprintf(f, "; counts, sums and unions on those threads are low (stint summary lists them)\n");
@@ -540,8 +555,10 @@ void stint_report_losses(FILE *f, const char *path, const struct stint_model *m)
 
 void stint_report_end(FILE *f, const char *path, int no_report, int partial)
 {
-    if (no_report)
-        fprintf(f, "stint: %s: no report (the input could not be read)\n", path);
-    else if (partial)
-        fprintf(f, "stint: %s: the report is PARTIAL (input ended in an error)\n", path);
+    if (!no_report && !partial)
+        return;
+    fputs("stint: ", f);
+    stint_term_msg(f, path);
+    fputs(no_report ? ": no report (the input could not be read)\n" : ": the report is PARTIAL (input ended in an error)\n",
+          f);
 }
