@@ -16,14 +16,14 @@
  * cannot be written or the ClickHouse server fails (its message, and how
  * many rows went in).
  */
-#include "cmd/cmdopts.h"
+#include "cmd/cmd_sql.h"
 #include "cmd/commands.h"
-
-#ifdef STINT_HAVE_SQLITE
 #include "cmd/sql_print.h"
 #include "base/exitcode.h"
 #include "write/sql_clickhouse.h"
+#ifdef STINT_HAVE_SQLITE
 #include "write/sql_sqlite.h"
+#endif
 
 #include <inttypes.h>
 #include <stdio.h>
@@ -163,16 +163,20 @@ static int load_files(const struct sql_args *a, int (*add)(void *ctx, const stru
     return rc;
 }
 
+#ifdef STINT_HAVE_SQLITE
 static int add_sqlite(void *ctx, const struct stint_model *m, const struct stint_sql_file *f)
 {
     return stint_sqlite_add(ctx, m, f);
 }
+
+#endif
 
 static int add_clickhouse(void *ctx, const struct stint_model *m, const struct stint_sql_file *f)
 {
     return stint_ch_add(ctx, m, f);
 }
 
+#ifdef STINT_HAVE_SQLITE
 static enum stint_sql_style style_of(const struct sql_args *a)
 {
     return a->csv ? STINT_SQL_CSV : a->json ? STINT_SQL_JSON : STINT_SQL_TABLE;
@@ -221,17 +225,23 @@ static int run_sqlite(const struct sql_args *a)
         rc = q ? q : c ? c : rc;
     } else if (whole && !a->db_path)
         rc = worse(rc, stint_sql_prompt(db, style_of(a)));
+    struct stint_sql_count count = l.count;
     stint_sqlite_close(&l);
     if (tmp) {
         if (whole && !failed && rename(tmp, a->db_path) != 0) {
             fprintf(stderr, "stint sql: cannot write %s\n", a->db_path);
             rc = STINT_EXIT_IO;
-        }
+        } else if (whole && !failed)
+            fprintf(stderr, "stint sql: wrote %" PRIu64 " rows (%" PRIu64 " slices, %" PRIu64 " args) from %zu file(s) to %s\n",
+                    stint_sql_count_total(&count), count.rows[STINT_SQL_SLICE], count.rows[STINT_SQL_ARGS],
+                    a->nfiles, a->db_path);
         unlink(tmp);
         free(tmp);
     }
     return rc;
 }
+
+#endif
 
 /* The ClickHouse path: load into the server, then the query there. */
 static int run_clickhouse(const struct sql_args *a)
@@ -247,13 +257,30 @@ static int run_clickhouse(const struct sql_args *a)
         if (failed) {
             stint_ch_report_failure(ch);
             rc = STINT_EXIT_IO;
-        } else if (a->query)
-            rc = worse(rc, stint_ch_query(ch, a->query, a->csv ? "CSVWithNames" : a->json ? "JSON" : "PrettyCompact",
-                                          stdout));
+        } else
+            fprintf(stderr, "stint: clickhouse: loaded %" PRIu64 " rows from %zu file(s) into %s\n", stint_ch_rows(ch),
+                    a->nfiles, a->ch_url);
+        if (!failed && a->query) {
+            const char *fmt = a->csv ? "CSVWithNames" : a->json ? "JSON" : "PrettyCompactNoEscapes";
+            int q = stint_ch_query(ch, a->query, fmt, stdout);
+            int c = stint_cmd_close_out("sql", stdout, "stdout");
+            rc = q ? q : c ? c : rc;
+        }
     } else
         stint_ch_report_failure(ch);
     stint_ch_close(ch);
     return rc;
+}
+
+int stint_sql_convert_clickhouse(const struct stint_cmd_opts *o, const char *url)
+{
+    if (!url) {
+        fputs("stint convert: --to clickhouse needs -o URL (http://HOST[:PORT][/?database=NAME])\n", stderr);
+        return STINT_EXIT_USAGE;
+    }
+    const char *files[1] = {o->path};
+    struct sql_args a = {.files = files, .nfiles = 1, .ch_url = url, .strict = o->strict, .format = o->format};
+    return run_clickhouse(&a);
 }
 
 int stint_cmd_sql(int argc, char **argv)
@@ -261,10 +288,15 @@ int stint_cmd_sql(int argc, char **argv)
     struct sql_args a;
     memset(&a, 0, sizeof a);
     int rc = parse(argc, argv, &a);
-    if (rc < 0)
+    if (rc < 0) {
+#ifdef STINT_HAVE_SQLITE
         rc = a.ch_url ? run_clickhouse(&a) : run_sqlite(&a);
+#else
+        rc = a.ch_url ? run_clickhouse(&a) : STINT_EXIT_USAGE;
+        if (!a.ch_url)
+            fputs("stint sql: this build has no SQLite: only --clickhouse URL works\n", stderr);
+#endif
+    }
     free(a.files);
     return rc;
 }
-
-#endif

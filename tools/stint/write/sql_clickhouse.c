@@ -33,6 +33,7 @@ struct buf {
 
 struct stint_ch {
     char host[256], port[16], db[128];
+    const char *req_db;               /* the database requests name: db, "default" to create it */
     char *err;                        /* the first error (owned), NULL while none */
     struct buf t[STINT_SQL_NTABLES];  /* rows not yet sent, per table */
     uint64_t pending[STINT_SQL_NTABLES];
@@ -194,7 +195,7 @@ static int post(struct stint_ch *ch, const char *params, const char *body, size_
     char head[512];
     struct buf req = {0};
     buf_puts(&req, "POST /?database=");
-    buf_puts(&req, ch->db);
+    buf_puts(&req, ch->req_db ? ch->req_db : ch->db);
     buf_puts(&req, params);
     snprintf(head, sizeof head, " HTTP/1.0\r\nHost: %s\r\nContent-Length: %zu\r\n\r\n", ch->host, n);
     buf_puts(&req, head);
@@ -296,7 +297,9 @@ int stint_ch_begin(struct stint_ch *ch)
     struct buf b = {0};
     char sql[160];
     snprintf(sql, sizeof sql, "CREATE DATABASE IF NOT EXISTS %s", ch->db);
+    ch->req_db = "default"; /* (a request naming a database that does not exist yet fails) */
     int rc = exec(ch, sql);
+    ch->req_db = NULL;
     for (unsigned t = 0; t < STINT_SQL_NTABLES && !rc; t++) {
         create_table(ch, &stint_sql_tables[t], &b);
         rc = exec(ch, b.b);
