@@ -7,6 +7,7 @@
  * counted and reported on stderr, never dropped silently.
  */
 #include "cmd/cmdopts.h"
+#include "cmd/cmd_sql.h"
 #include "cmd/commands.h"
 #include "write/textout.h"
 #include "base/tsparse.h"
@@ -300,6 +301,8 @@ int stint_cmd_convert(int argc, char **argv)
         fprintf(stderr, "stint convert: --split-every writes one file per window: -o names them (not '-')\n");
         return STINT_EXIT_USAGE;
     }
+    if (to && !strcmp(to, "clickhouse")) /* -o names the server: the tables of stint sql (cmd_sql.c) */
+        return stint_sql_convert_clickhouse(&o, out_path);
     if (!to || !out_path) {
         fprintf(stderr, "stint convert: %s is required\n", !to ? "--to FORMAT" : "-o OUT");
         fputs(usage, stderr);
