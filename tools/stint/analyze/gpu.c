@@ -1,0 +1,589 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpu.c - the device work of `stint gpu` (docs/cli/gpu.md): finding it by
+ * category, classing it by name, and the per-device, per-stream and
+ * per-kernel figures; then the entry point that runs the launch (gpu_links.c)
+ * and step (gpu_steps.c) parts.
+ *
+ * Every union is taken from the spans' own intervals after a sort by start,
+ * never from the model's nesting, so work nested or overlapping on one
+ * stream lane counts once. Durations in the kernel table are whole spans;
+ * unions are clipped to --time-range.
+ */
+#include "analyze/gpu_int.h"
+#include "base/hash.h"
+#include "base/xalloc.h"
+#include "model/filters.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char *stint_gpu_class_name(enum stint_gpu_class c)
+{
+    static const char *const n[] = {"compute", "communication", "memory"};
+    return (unsigned)c < STINT_GPU_CLASSES ? n[c] : "?";
+}
+
+/* ---- small helpers ----------------------------------------------------- */
+
+size_t stint_gpu_names_get(struct gpu_names *t, const char *s, size_t len)
+{
+    uint64_t h = stint_hash_bytes(s, len);
+    for (;;) {
+        int isnew;
+        uint32_t v = stint_umap_get(&t->map, h, (uint32_t)t->n, &isnew);
+        if (isnew) {
+            if (t->n == t->cap) {
+                t->cap = t->cap ? t->cap * 2 : 64;
+                t->s = stint_xreallocarray(t->s, t->cap, sizeof *t->s);
+                t->len = stint_xreallocarray(t->len, t->cap, sizeof *t->len);
+            }
+            t->s[t->n] = s;
+            t->len[t->n] = len;
+            return t->n++;
+        }
+        if (t->len[v] == len && memcmp(t->s[v], s, len) == 0)
+            return v;
+        h = stint_hash_splitmix64(h); /* a clash of 64-bit hashes: the next key */
+    }
+}
+
+void stint_gpu_names_free(struct gpu_names *t)
+{
+    stint_umap_free(&t->map);
+    free(t->s);
+    free(t->len);
+    memset(t, 0, sizeof *t);
+}
+
+/* Whether s equals lit ignoring ASCII case. */
+static int eq_nocase(const char *s, size_t n, const char *lit)
+{
+    size_t k = strlen(lit);
+    if (n != k)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (tolower((unsigned char)s[i]) != lit[i])
+            return 0;
+    return 1;
+}
+
+/* Whether lit (lower case) occurs in s[0..n) ignoring ASCII case. */
+static int has_nocase(const char *s, size_t n, const char *lit)
+{
+    size_t k = strlen(lit);
+    for (size_t i = 0; i + k <= n; i++) {
+        size_t j = 0;
+        while (j < k && tolower((unsigned char)s[i + j]) == lit[j])
+            j++;
+        if (j == k)
+            return 1;
+    }
+    return 0;
+}
+
+enum gpu_kind stint_gpu_cat_kind(struct gpu_file *f, uint32_t cat)
+{
+    uint32_t v = stint_umap_find(&f->kind, cat);
+    if (v != STINT_UMAP_NONE)
+        return (enum gpu_kind)v;
+    size_t n;
+    const char *s = stint_model_str(f->m, cat, &n);
+    enum gpu_kind k = GK_NONE;
+    if (eq_nocase(s, n, "kernel"))
+        k = GK_KERNEL;
+    else if (eq_nocase(s, n, "gpu_memcpy") || eq_nocase(s, n, "gpu_memset") || eq_nocase(s, n, "memcpy") ||
+             eq_nocase(s, n, "memset"))
+        k = GK_COPY;
+    else if (eq_nocase(s, n, "mtia_ccp_events"))
+        k = GK_MTIA;
+    else if (eq_nocase(s, n, "cuda_runtime") || eq_nocase(s, n, "cuda_driver") || eq_nocase(s, n, "runtime") ||
+             eq_nocase(s, n, "mtia_runtime"))
+        k = GK_RUNTIME;
+    else if (eq_nocase(s, n, "cpu_op") || eq_nocase(s, n, "operator"))
+        k = GK_CPU_OP;
+    else if (eq_nocase(s, n, "gpu_user_annotation"))
+        k = GK_ANNOT;
+    int isnew;
+    stint_umap_get(&f->kind, cat, (uint32_t)k, &isnew);
+    return k;
+}
+
+int stint_gpu_corr(const struct stint_model *m, const struct stint_slice *s, int64_t *out)
+{
+    if (s->args == STINT_NO_ID)
+        return 0;
+    for (uint32_t i = 0; i < s->nargs; i++) {
+        const struct stint_arg *a = stint_model_arg_at(m, s->args + i);
+        size_t kn;
+        const char *k = stint_model_str(m, a->key, &kn);
+        if (kn == 16 && memcmp(k, "args.correlation", 16) == 0) {
+            if (a->kind != STINT_ARG_INT && a->kind != STINT_ARG_UINT)
+                return 0;
+            *out = a->ival;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+int64_t stint_gpu_clip_len(const struct stint_interval *iv, size_t n, int64_t a, int64_t b)
+{
+    /* the first interval that ends after a */
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (iv[mid].end <= a)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    int64_t t = 0;
+    for (size_t i = lo; i < n && iv[i].start < b; i++) {
+        int64_t s = iv[i].start > a ? iv[i].start : a, e = iv[i].end < b ? iv[i].end : b;
+        if (e > s)
+            t += e - s;
+    }
+    return t;
+}
+
+int64_t stint_gpu_rank_q(const int64_t *v, size_t n, unsigned pct)
+{
+    /* rank ceil(pct * n / 100), 1-based; 128-bit so that no n overflows */
+    __extension__ unsigned __int128 rank = ((unsigned __int128)pct * n + 99) / 100;
+    return v[rank > 0 ? (size_t)(rank - 1) : 0];
+}
+
+/* Whether a kernel name is a collective's (docs/cli/gpu.md's list). */
+static int is_comm_name(const char *s, size_t n)
+{
+    static const char *const pat[] = {"nccl",          "rccl",           "allreduce",      "all_reduce",
+                                      "all-reduce",    "allgather",      "all_gather",     "all-gather",
+                                      "reducescatter", "reduce_scatter", "reduce-scatter", "broadcast",
+                                      "sendrecv",      "send_recv",      "send-recv",      "alltoall",
+                                      "all_to_all",    "all-to-all"};
+    for (size_t i = 0; i < sizeof pat / sizeof pat[0]; i++)
+        if (has_nocase(s, n, pat[i]))
+            return 1;
+    return 0;
+}
+
+/* ---- collecting the device work ---------------------------------------- */
+
+/* Per lane: 1 when its spans are XLA device work (a thread named Stream* in
+ * a process named /device:GPU:N). */
+static uint8_t *xla_lanes(const struct stint_model *m)
+{
+    size_t nl = m->lanes.len;
+    uint8_t *x = stint_xcalloc(nl ? nl : 1, 1);
+    for (size_t i = 0; i < nl; i++) {
+        const struct stint_lane *l = stint_model_lane_at(m, (uint32_t)i);
+        const struct stint_process *p = stint_model_process_at(m, l->process);
+        size_t pn, ln;
+        const char *ps = stint_model_str(m, p->name, &pn), *ls = stint_model_str(m, l->name, &ln);
+        x[i] = pn > 12 && memcmp(ps, "/device:GPU:", 12) == 0 && ln >= 6 && memcmp(ls, "Stream", 6) == 0;
+    }
+    return x;
+}
+
+/* The class of a device-work span of kind k and name id (comm cached per name). */
+static uint8_t item_class(const struct stint_model *m, enum gpu_kind k, uint32_t name, struct stint_umap *comm)
+{
+    size_t n;
+    const char *s = stint_model_str(m, name, &n);
+    if (k == GK_COPY || (k == GK_MTIA && n == 11 && memcmp(s, "dma_request", 11) == 0))
+        return STINT_GPU_MEMORY;
+    uint32_t v = stint_umap_find(comm, name);
+    if (v == STINT_UMAP_NONE) {
+        int isnew;
+        v = (uint32_t)is_comm_name(s, n);
+        stint_umap_get(comm, name, v, &isnew);
+    }
+    return v ? STINT_GPU_COMM : STINT_GPU_COMPUTE;
+}
+
+static int cmp_item(const void *a, const void *b)
+{
+    const struct gpu_item *x = a, *y = b;
+    if (x->dev != y->dev)
+        return x->dev < y->dev ? -1 : 1;
+    if (x->c0 != y->c0)
+        return x->c0 < y->c0 ? -1 : 1;
+    if (x->c1 != y->c1)
+        return x->c1 < y->c1 ? -1 : 1;
+    return x->slice < y->slice ? -1 : x->slice > y->slice;
+}
+
+/* Fills f->items (the device work inside the range, sorted) and f->lane_work. */
+static void collect(struct gpu_file *f, const struct stint_gpu_opts *o)
+{
+    const struct stint_model *m = f->m;
+    uint8_t *xla = xla_lanes(m);
+    size_t nl = m->lanes.len, cap = 0;
+    f->lane_work = stint_xcalloc(nl ? nl : 1, 1);
+    struct stint_umap comm = {0};
+    int64_t t0 = o->has_t0 ? o->t0 : INT64_MIN, t1 = o->has_t1 ? o->t1 : INT64_MAX;
+    for (size_t i = 0; i < stint_model_nslices(m); i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        if (s->dur_ns < 0 || (s->flags & STINT_SLICE_INSTANT))
+            continue;
+        const struct stint_track *t = stint_model_track_at(m, s->track);
+        if (t->kind != STINT_TRACK_THREAD)
+            continue;
+        enum gpu_kind k = stint_gpu_cat_kind(f, s->cat);
+        if (k != GK_KERNEL && k != GK_COPY && k != GK_MTIA) {
+            if (!xla[t->lane] || k == GK_ANNOT)
+                continue;
+            k = GK_KERNEL;
+        }
+        f->lane_work[t->lane] = 1;
+        int64_t corr;
+        int has_corr = stint_gpu_corr(m, s, &corr), isnew;
+        if (has_corr)
+            stint_umap_get(&f->workcorr, (uint64_t)corr, 0, &isnew);
+        if (!stint_filter_overlaps(t0, t1, s->ts_ns, s->dur_ns))
+            continue;
+        f->items = stint_xgrow(f->items, &cap, f->nitems + 1, sizeof *f->items, 1024);
+        struct gpu_item *it = &f->items[f->nitems++];
+        memset(it, 0, sizeof *it);
+        it->ts = s->ts_ns;
+        it->dur = s->dur_ns;
+        int64_t end = s->ts_ns + s->dur_ns;
+        it->c0 = s->ts_ns > t0 ? s->ts_ns : t0;
+        it->c1 = end < t1 ? end : t1;
+        if (it->c1 < it->c0)
+            it->c1 = it->c0;
+        it->slice = (uint32_t)i;
+        it->lane = t->lane;
+        it->dev = stint_model_lane_at(m, t->lane)->pid;
+        it->name = s->name;
+        it->cls = item_class(m, k, s->name, &comm);
+        it->kernel = it->cls != STINT_GPU_MEMORY;
+        it->has_corr = (uint8_t)has_corr;
+        it->corr = has_corr ? corr : 0;
+    }
+    qsort(f->items, f->nitems, sizeof *f->items, cmp_item);
+    stint_umap_free(&comm);
+    free(xla);
+}
+
+/* ---- devices and streams ----------------------------------------------- */
+
+/* Appends [s, e) to the merged list *v (items come in start order). */
+static void merge_push(struct stint_interval **v, size_t *n, size_t *cap, int64_t s, int64_t e)
+{
+    if (*n && s <= (*v)[*n - 1].end) {
+        if (e > (*v)[*n - 1].end)
+            (*v)[*n - 1].end = e;
+        return;
+    }
+    *v = stint_xgrow(*v, cap, *n + 1, sizeof **v, 64);
+    (*v)[(*n)++] = (struct stint_interval){s, e};
+}
+
+/* The length of the intersection of two merged lists. */
+static int64_t inter_len(const struct stint_interval *a, size_t na, const struct stint_interval *b, size_t nb)
+{
+    int64_t t = 0;
+    size_t i = 0, j = 0;
+    while (i < na && j < nb) {
+        int64_t s = a[i].start > b[j].start ? a[i].start : b[j].start;
+        int64_t e = a[i].end < b[j].end ? a[i].end : b[j].end;
+        if (e > s)
+            t += e - s;
+        if (a[i].end < b[j].end)
+            i++;
+        else
+            j++;
+    }
+    return t;
+}
+
+static int64_t list_len(const struct stint_interval *v, size_t n)
+{
+    int64_t t = 0;
+    for (size_t i = 0; i < n; i++)
+        t += v[i].end - v[i].start;
+    return t;
+}
+
+struct stream_acc {
+    struct stint_union_acc u;
+    uint64_t kernels;
+    uint8_t seen;
+};
+
+/* The rows of one device: f's items [a, b). */
+static void one_device(struct stint_gpu_result *r, size_t *dcap, size_t *scap, size_t *icap, struct gpu_file *f,
+                       uint32_t file, size_t a, size_t b, struct stream_acc *acc, const struct stint_gpu_opts *o)
+{
+    const struct stint_model *m = f->m;
+    struct stint_interval *cls[STINT_GPU_CLASSES] = {0};
+    size_t ncls[STINT_GPU_CLASSES] = {0}, ccap[STINT_GPU_CLASSES] = {0};
+    size_t iv0 = r->nivs;
+    int64_t w0 = INT64_MAX, w1 = INT64_MIN;
+    for (size_t i = a; i < b; i++) {
+        const struct gpu_item *it = &f->items[i];
+        if (it->ts < w0)
+            w0 = it->ts;
+        if (it->ts + it->dur > w1)
+            w1 = it->ts + it->dur;
+        size_t n = r->nivs - iv0;
+        struct stint_interval *base = r->ivs + iv0;
+        if (n && it->c0 <= base[n - 1].end) {
+            if (it->c1 > base[n - 1].end)
+                base[n - 1].end = it->c1;
+        } else {
+            r->ivs = stint_xgrow(r->ivs, icap, r->nivs + 1, sizeof *r->ivs, 256);
+            r->ivs[r->nivs++] = (struct stint_interval){it->c0, it->c1};
+        }
+        merge_push(&cls[it->cls], &ncls[it->cls], &ccap[it->cls], it->c0, it->c1);
+        struct stream_acc *sa = &acc[it->lane];
+        stint_union_acc_add(&sa->u, it->c0, it->c1);
+        sa->kernels += it->kernel;
+        sa->seen = 1;
+    }
+    if (o->has_t0)
+        w0 = o->t0;
+    if (o->has_t1)
+        w1 = o->t1;
+    r->devices = stint_xgrow(r->devices, dcap, r->ndevices + 1, sizeof *r->devices, 16);
+    struct stint_gpu_device *d = &r->devices[r->ndevices];
+    memset(d, 0, sizeof *d);
+    d->file = file;
+    d->device = f->items[a].dev;
+    d->win0 = w0;
+    d->win1 = w1;
+    d->iv0 = iv0;
+    d->niv = r->nivs - iv0;
+    d->busy_ns = list_len(r->ivs + iv0, d->niv);
+    for (int c = 0; c < STINT_GPU_CLASSES; c++)
+        d->cls_ns[c] = list_len(cls[c], ncls[c]);
+    d->overlap_ns = inter_len(cls[STINT_GPU_COMM], ncls[STINT_GPU_COMM], cls[STINT_GPU_COMPUTE],
+                              ncls[STINT_GPU_COMPUTE]);
+    for (int c = 0; c < STINT_GPU_CLASSES; c++)
+        free(cls[c]);
+    /* its streams, by lane index (the lane's tid order is the model's) */
+    for (size_t l = 0; l < m->lanes.len; l++) {
+        struct stream_acc *sa = &acc[l];
+        if (!sa->seen || stint_model_lane_at(m, (uint32_t)l)->pid != d->device)
+            continue;
+        r->streams = stint_xgrow(r->streams, scap, r->nstreams + 1, sizeof *r->streams, 16);
+        struct stint_gpu_stream *st = &r->streams[r->nstreams++];
+        st->file = file;
+        st->device_row = (uint32_t)r->ndevices;
+        st->lane = (uint32_t)l;
+        st->kernels = sa->kernels;
+        st->busy_ns = stint_union_acc_total(&sa->u);
+        st->idle_ns = (w1 - w0) - st->busy_ns;
+        d->streams++;
+        memset(sa, 0, sizeof *sa);
+        stint_union_acc_init(&sa->u);
+    }
+    r->ndevices++;
+}
+
+/* Devices and streams of every file, and each file's unions over its devices. */
+static void devices(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, const struct stint_gpu_opts *o)
+{
+    size_t dcap = 0, scap = 0, icap = 0;
+    for (size_t fi = 0; fi < n; fi++) {
+        struct gpu_file *f = &fs[fi];
+        size_t nl = f->m->lanes.len;
+        struct stream_acc *acc = stint_xcalloc(nl ? nl : 1, sizeof *acc);
+        for (size_t l = 0; l < nl; l++)
+            stint_union_acc_init(&acc[l].u);
+        for (size_t a = 0; a < f->nitems;) {
+            size_t b = a;
+            while (b < f->nitems && f->items[b].dev == f->items[a].dev)
+                b++;
+            one_device(r, &dcap, &scap, &icap, f, (uint32_t)fi, a, b, acc, o);
+            a = b;
+        }
+        free(acc);
+        /* the file's unions over all its devices, per class and all */
+        struct stint_interval *all = stint_xmalloc((f->nitems ? f->nitems : 1) * sizeof *all);
+        for (int c = 0; c <= STINT_GPU_CLASSES; c++) {
+            size_t k = 0;
+            for (size_t i = 0; i < f->nitems; i++)
+                if (c == STINT_GPU_CLASSES || f->items[i].cls == c)
+                    all[k++] = (struct stint_interval){f->items[i].c0, f->items[i].c1};
+            stint_intervals_sort(all, k);
+            size_t cap = 0;
+            for (size_t i = 0; i < k; i++)
+                merge_push(&f->u[c], &f->nu[c], &cap, all[i].start, all[i].end);
+        }
+        free(all);
+    }
+}
+
+/* ---- kernels ------------------------------------------------------------ */
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static int cmp_bytes(const char *a, size_t an, const char *b, size_t bn)
+{
+    int c = memcmp(a, b, an < bn ? an : bn);
+    return c ? c : (an < bn ? -1 : an > bn);
+}
+
+static int cmp_kernel(const void *a, const void *b)
+{
+    const struct stint_gpu_kernel *x = a, *y = b;
+    if (x->sum_ns != y->sum_ns)
+        return x->sum_ns > y->sum_ns ? -1 : 1;
+    int c = cmp_bytes(x->name, x->name_len, y->name, y->name_len);
+    return c ? c : (int)x->cls - (int)y->cls;
+}
+
+/* The kernel table: device work by (name, class) over every file. */
+static void kernels(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, const struct stint_gpu_opts *o)
+{
+    struct gpu_names names = {0};
+    struct stint_umap grp = {0}; /* (name index, class) -> group */
+    size_t total = 0, ng = 0;
+    uint32_t **gid = stint_xcalloc(n ? n : 1, sizeof *gid);
+    for (size_t fi = 0; fi < n; fi++) {
+        struct gpu_file *f = &fs[fi];
+        gid[fi] = stint_xmalloc((f->nitems ? f->nitems : 1) * sizeof **gid);
+        struct stint_umap local = {0}; /* (name id, class) -> group */
+        for (size_t i = 0; i < f->nitems; i++) {
+            const struct gpu_item *it = &f->items[i];
+            uint64_t lk = (uint64_t)it->name << 2 | it->cls;
+            uint32_t g = stint_umap_find(&local, lk);
+            if (g == STINT_UMAP_NONE) {
+                size_t ln;
+                const char *s = stint_model_str(f->m, it->name, &ln);
+                size_t ni = stint_gpu_names_get(&names, s, ln);
+                int isnew;
+                g = stint_umap_get(&grp, (uint64_t)ni << 2 | it->cls, (uint32_t)ng, &isnew);
+                if (isnew)
+                    ng++;
+                stint_umap_get(&local, lk, g, &isnew);
+            }
+            gid[fi][i] = g;
+        }
+        stint_umap_free(&local);
+        total += f->nitems;
+    }
+    size_t *off = stint_xcalloc(ng + 1, sizeof *off);
+    struct stint_gpu_kernel *k = stint_xcalloc(ng ? ng : 1, sizeof *k);
+    for (size_t fi = 0; fi < n; fi++)
+        for (size_t i = 0; i < fs[fi].nitems; i++) {
+            const struct gpu_item *it = &fs[fi].items[i];
+            struct stint_gpu_kernel *g = &k[gid[fi][i]];
+            if (!g->count) {
+                g->name = stint_model_str(fs[fi].m, it->name, &g->name_len);
+                g->cls = (enum stint_gpu_class)it->cls;
+            }
+            g->count++;
+            g->sum_ns += it->dur;
+            off[gid[fi][i] + 1]++;
+        }
+    for (size_t g = 0; g < ng; g++)
+        off[g + 1] += off[g];
+    int64_t *durs = stint_xmalloc((total ? total : 1) * sizeof *durs);
+    size_t *fill = stint_xmalloc((ng ? ng : 1) * sizeof *fill);
+    memcpy(fill, off, ng * sizeof *fill);
+    for (size_t fi = 0; fi < n; fi++)
+        for (size_t i = 0; i < fs[fi].nitems; i++)
+            durs[fill[gid[fi][i]]++] = fs[fi].items[i].dur;
+    for (size_t g = 0; g < ng; g++) {
+        int64_t *v = durs + off[g];
+        size_t c = off[g + 1] - off[g];
+        qsort(v, c, sizeof *v, cmp_i64);
+        k[g].min_ns = v[0];
+        k[g].max_ns = v[c - 1];
+        k[g].p50_ns = stint_gpu_rank_q(v, c, 50);
+        k[g].p90_ns = stint_gpu_rank_q(v, c, 90);
+    }
+    qsort(k, ng, sizeof *k, cmp_kernel);
+    r->kernel_groups = ng;
+    r->nkernels = ng < o->top ? ng : o->top;
+    r->kernels = k;
+    for (size_t fi = 0; fi < n; fi++)
+        free(gid[fi]);
+    free(gid);
+    free(off);
+    free(fill);
+    free(durs);
+    stint_umap_free(&grp);
+    stint_gpu_names_free(&names);
+}
+
+/* ---- entry points ------------------------------------------------------- */
+
+void stint_gpu_compute(struct stint_gpu_result *r, const struct stint_model *const *ms, size_t n,
+                       const int64_t *ranks, const struct stint_gpu_opts *o)
+{
+    memset(r, 0, sizeof *r);
+    r->nfiles = n;
+    struct gpu_file *fs = stint_xcalloc(n ? n : 1, sizeof *fs);
+    for (size_t i = 0; i < n; i++) {
+        fs[i].m = ms[i];
+        fs[i].rank = ranks ? ranks[i] : (int64_t)i;
+        collect(&fs[i], o);
+        r->work += fs[i].nitems;
+    }
+    devices(r, fs, n, o);
+    kernels(r, fs, n, o);
+    stint_gpu_links(r, fs, n, o);
+    stint_gpu_steps(r, fs, n, o);
+    for (size_t i = 0; i < n; i++) {
+        free(fs[i].items);
+        free(fs[i].lane_work);
+        stint_umap_free(&fs[i].kind);
+        stint_umap_free(&fs[i].workcorr);
+        for (int c = 0; c <= STINT_GPU_CLASSES; c++)
+            free(fs[i].u[c]);
+    }
+    free(fs);
+}
+
+void stint_gpu_result_free(struct stint_gpu_result *r)
+{
+    free(r->devices);
+    free(r->streams);
+    free(r->kernels);
+    free(r->sites);
+    free(r->ops);
+    free(r->steps);
+    free(r->ranks);
+    free(r->lasts);
+    free(r->ivs);
+    memset(r, 0, sizeof *r);
+}
+
+void stint_gpu_util_bins(const struct stint_gpu_result *r, size_t d, size_t nbins, double *out)
+{
+    const struct stint_gpu_device *dv = &r->devices[d];
+    int64_t w = dv->win1 - dv->win0, step = nbins ? w / (int64_t)nbins : 0;
+    for (size_t b = 0; b < nbins; b++) {
+        int64_t a = dv->win0 + (int64_t)b * step, e = b + 1 == nbins ? dv->win1 : a + step;
+        out[b] = e > a ? (double)stint_gpu_clip_len(r->ivs + dv->iv0, dv->niv, a, e) / (double)(e - a) : 0.0;
+    }
+}
+
+int stint_gpu_has_work(const struct stint_model *m)
+{
+    struct gpu_file f = {0};
+    f.m = m;
+    uint8_t *xla = xla_lanes(m);
+    int found = 0;
+    for (size_t i = 0; i < stint_model_nslices(m) && !found; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        const struct stint_track *t = stint_model_track_at(m, s->track);
+        if (s->dur_ns < 0 || (s->flags & STINT_SLICE_INSTANT) || t->kind != STINT_TRACK_THREAD)
+            continue;
+        enum gpu_kind k = stint_gpu_cat_kind(&f, s->cat);
+        found = k == GK_KERNEL || k == GK_COPY || k == GK_MTIA || (xla[t->lane] && k != GK_ANNOT);
+    }
+    stint_umap_free(&f.kind);
+    free(xla);
+    return found;
+}

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpu_int.h - what the files of the gpu analysis share (gpu.c collects the
+ * device work and computes the device, stream and kernel figures;
+ * gpu_links.c the launch links and CPU ops; gpu_steps.c the steps and
+ * ranks). Not for other modules.
+ *
+ * Invariants: a file's items are the device-work spans kept (inside
+ * --time-range), sorted by (device, start, end) once gpu.c has run; c0/c1
+ * are the span clipped to the range (c0 <= c1); unions[] hold, per file and
+ * per class (and all), the merged disjoint intervals over every device.
+ */
+#ifndef STINT_CLI_GPU_INT_H
+#define STINT_CLI_GPU_INT_H
+
+#include "analyze/gpu.h"
+#include "base/intervals.h"
+#include "base/umap.h"
+
+/* What a category (or a lane) makes of a span. */
+enum gpu_kind { GK_NONE = 0, GK_KERNEL, GK_COPY, GK_MTIA, GK_RUNTIME, GK_CPU_OP, GK_ANNOT };
+
+struct gpu_item {
+    int64_t ts, dur, c0, c1;  /* the span, and its part inside the range */
+    int64_t corr;
+    int64_t dev;              /* the lane's pid */
+    uint32_t slice, lane, name;
+    uint8_t cls, kernel, has_corr;
+};
+
+/* A name table shared by the files: name bytes -> dense index (exact). */
+struct gpu_names {
+    struct stint_umap map;     /* hash -> index (chained by rehashing on a clash) */
+    const char **s;
+    size_t *len;
+    size_t n, cap;
+};
+size_t stint_gpu_names_get(struct gpu_names *t, const char *s, size_t len);
+void stint_gpu_names_free(struct gpu_names *t);
+
+struct gpu_file {
+    const struct stint_model *m;
+    int64_t rank;
+    struct gpu_item *items;
+    size_t nitems;
+    uint8_t *lane_work;          /* per lane: 1 when it holds device work (any time) */
+    struct stint_umap kind;      /* cat string id -> enum gpu_kind + 1 */
+    struct stint_umap workcorr;  /* the correlations of all its device work (any time) */
+    struct stint_interval *u[STINT_GPU_CLASSES + 1]; /* per class, then all: merged over devices */
+    size_t nu[STINT_GPU_CLASSES + 1];
+};
+
+/* The kind of category id cat in f's model (cached). */
+enum gpu_kind stint_gpu_cat_kind(struct gpu_file *f, uint32_t cat);
+/* args.correlation of slice s as an integer: 1 and *out, or 0. */
+int stint_gpu_corr(const struct stint_model *m, const struct stint_slice *s, int64_t *out);
+/* The length of the part of merged (sorted, disjoint) iv[0..n) inside [a, b). */
+int64_t stint_gpu_clip_len(const struct stint_interval *iv, size_t n, int64_t a, int64_t b);
+/* Nearest-rank quantile pct of sorted v[0..n) (n > 0), as `summary`. */
+int64_t stint_gpu_rank_q(const int64_t *v, size_t n, unsigned pct);
+
+void stint_gpu_links(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, const struct stint_gpu_opts *o);
+void stint_gpu_steps(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, const struct stint_gpu_opts *o);
+
+#endif

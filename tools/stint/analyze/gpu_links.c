@@ -1,0 +1,205 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpu_links.c - launch links of `stint gpu` (docs/cli/gpu.md): each
+ * device-work span joined to the runtime call with its args.correlation in
+ * the same file, the launch delays, the launch sites, and the GPU time of
+ * the CPU ops that made the calls.
+ *
+ * Invariants: a correlation maps to the earliest runtime call carrying it
+ * (the model's slice order: start, then longest); nothing is linked by time
+ * or guessed: work without a match is counted unlinked, a launch call
+ * without work is counted too. Each op span's duration enters cpu_ns once,
+ * each runtime call enters launches once per op span credited.
+ */
+#include "analyze/gpu_int.h"
+#include "base/xalloc.h"
+#include "model/filters.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* Whether a runtime call's name makes it a launch call. */
+static int is_launch_name(const char *s, size_t n)
+{
+    static const char *const pat[] = {"launch", "memcpy", "memset", "runfunction"};
+    for (size_t p = 0; p < sizeof pat / sizeof pat[0]; p++) {
+        size_t k = strlen(pat[p]);
+        for (size_t i = 0; i + k <= n; i++) {
+            size_t j = 0;
+            while (j < k && tolower((unsigned char)s[i + j]) == pat[p][j])
+                j++;
+            if (j == k)
+                return 1;
+        }
+    }
+    return 0;
+}
+
+/* Rows keyed by name over every file (sites and ops share the shape). */
+struct agg {
+    struct gpu_names names;
+    struct stint_gpu_op *rows; /* sites use name, launches (count), gpu_ns (delay sum), cpu_ns (delay max) */
+    size_t cap;
+};
+
+static struct stint_gpu_op *agg_row(struct agg *a, const char *s, size_t n)
+{
+    size_t before = a->names.n, i = stint_gpu_names_get(&a->names, s, n);
+    if (a->names.n > before) { /* a new name: its row */
+        a->rows = stint_xgrow(a->rows, &a->cap, i + 1, sizeof *a->rows, 64);
+        memset(&a->rows[i], 0, sizeof a->rows[i]);
+        a->rows[i].name = s;
+        a->rows[i].name_len = n;
+    }
+    return &a->rows[i];
+}
+
+static int cmp_bytes(const char *a, size_t an, const char *b, size_t bn)
+{
+    int c = memcmp(a, b, an < bn ? an : bn);
+    return c ? c : (an < bn ? -1 : an > bn);
+}
+
+static int cmp_op(const void *a, const void *b)
+{
+    const struct stint_gpu_op *x = a, *y = b;
+    if (x->gpu_ns != y->gpu_ns)
+        return x->gpu_ns > y->gpu_ns ? -1 : 1;
+    return cmp_bytes(x->name, x->name_len, y->name, y->name_len);
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The innermost (*o) and outermost (*t) cpu_op spans enclosing slice si on
+ * its thread; STINT_NO_ID when none. */
+static void enclosing_ops(struct gpu_file *f, uint32_t si, uint32_t *o, uint32_t *t)
+{
+    const struct stint_model *m = f->m;
+    const struct stint_slice *s = stint_model_slice(m, si);
+    int64_t end = s->ts_ns + s->dur_ns;
+    *o = *t = STINT_NO_ID;
+    for (uint32_t p = s->parent; p != STINT_NO_ID;) {
+        const struct stint_slice *ps = stint_model_slice(m, p);
+        if (ps->dur_ns >= 0 && ps->track == s->track && ps->ts_ns <= s->ts_ns && ps->ts_ns + ps->dur_ns >= end &&
+            stint_gpu_cat_kind(f, ps->cat) == GK_CPU_OP) {
+            if (*o == STINT_NO_ID)
+                *o = p;
+            *t = p;
+        }
+        p = ps->parent;
+    }
+}
+
+/* Credits one linked span (duration dur, runtime call ri) to op span op. */
+static void credit(struct agg *ops, struct gpu_file *f, uint32_t op, int64_t dur, int first_of_call,
+                   uint8_t *credited)
+{
+    size_t n;
+    const struct stint_slice *s = stint_model_slice(f->m, op);
+    const char *nm = stint_model_str(f->m, s->name, &n);
+    struct stint_gpu_op *row = agg_row(ops, nm, n);
+    row->gpu_ns += dur;
+    row->kernels++;
+    row->launches += (uint64_t)first_of_call;
+    if (!credited[op]) {
+        credited[op] = 1;
+        row->cpu_ns += s->dur_ns;
+    }
+}
+
+/* One file's links: runtime calls by correlation, then every kept span. */
+static void one_file(struct stint_gpu_result *r, struct gpu_file *f, struct agg *sites, struct agg *ops,
+                     int64_t **delays, size_t *nd, size_t *dcap, const struct stint_gpu_opts *o)
+{
+    const struct stint_model *m = f->m;
+    size_t ns = stint_model_nslices(m);
+    struct stint_umap calls = {0};
+    uint8_t *call_seen = stint_xcalloc(ns ? ns : 1, 1), *credited = stint_xcalloc(ns ? ns : 1, 1);
+    int isnew;
+    int64_t t0 = o->has_t0 ? o->t0 : INT64_MIN, t1 = o->has_t1 ? o->t1 : INT64_MAX;
+    for (size_t i = 0; i < ns; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        if (s->dur_ns < 0 || (s->flags & STINT_SLICE_INSTANT) ||
+            stint_model_track_at(m, s->track)->kind != STINT_TRACK_THREAD ||
+            stint_gpu_cat_kind(f, s->cat) != GK_RUNTIME)
+            continue;
+        int64_t c;
+        int has = stint_gpu_corr(m, s, &c);
+        if (has)
+            stint_umap_get(&calls, (uint64_t)c, (uint32_t)i, &isnew); /* the first (earliest) stays */
+        size_t nn;
+        const char *nm = stint_model_str(m, s->name, &nn);
+        if (is_launch_name(nm, nn) && stint_filter_overlaps(t0, t1, s->ts_ns, s->dur_ns) &&
+            (!has || stint_umap_find(&f->workcorr, (uint64_t)c) == STINT_UMAP_NONE))
+            r->unlinked_launches++;
+    }
+    for (size_t i = 0; i < f->nitems; i++) {
+        const struct gpu_item *it = &f->items[i];
+        uint32_t ri = it->has_corr ? stint_umap_find(&calls, (uint64_t)it->corr) : STINT_UMAP_NONE;
+        if (ri == STINT_UMAP_NONE) {
+            r->unlinked_kernels++;
+            continue;
+        }
+        r->linked++;
+        const struct stint_slice *rs = stint_model_slice(m, ri);
+        int64_t delay = it->ts - rs->ts_ns;
+        *delays = stint_xgrow(*delays, dcap, *nd + 1, sizeof **delays, 1024);
+        (*delays)[(*nd)++] = delay;
+        uint32_t op, top;
+        enclosing_ops(f, ri, &op, &top);
+        size_t sn = 7;
+        const char *snm = "(no op)";
+        if (op != STINT_NO_ID)
+            snm = stint_model_str(m, stint_model_slice(m, op)->name, &sn);
+        struct stint_gpu_op *site = agg_row(sites, snm, sn);
+        site->launches++;
+        site->gpu_ns += delay;
+        if (site->launches == 1 || delay > site->cpu_ns)
+            site->cpu_ns = delay;
+        int first = !call_seen[ri];
+        call_seen[ri] = 1;
+        if (op != STINT_NO_ID)
+            credit(ops, f, op, it->dur, first, credited);
+        if (top != STINT_NO_ID && top != op)
+            credit(ops, f, top, it->dur, first, credited);
+    }
+    stint_umap_free(&calls);
+    free(call_seen);
+    free(credited);
+}
+
+void stint_gpu_links(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, const struct stint_gpu_opts *o)
+{
+    struct agg sites = {0}, ops = {0};
+    int64_t *delays = NULL;
+    size_t nd = 0, dcap = 0;
+    for (size_t fi = 0; fi < n; fi++)
+        one_file(r, &fs[fi], &sites, &ops, &delays, &nd, &dcap, o);
+    if (nd) {
+        qsort(delays, nd, sizeof *delays, cmp_i64);
+        r->delay_p50_ns = stint_gpu_rank_q(delays, nd, 50);
+        r->delay_p90_ns = stint_gpu_rank_q(delays, nd, 90);
+        r->delay_p99_ns = stint_gpu_rank_q(delays, nd, 99);
+        r->delay_max_ns = delays[nd - 1];
+    }
+    free(delays);
+    size_t nsite = sites.names.n, nop = ops.names.n;
+    qsort(sites.rows, nsite, sizeof *sites.rows, cmp_op); /* by delay sum (kept in gpu_ns) */
+    r->nsites = nsite < o->top ? nsite : o->top;
+    r->sites = stint_xcalloc(r->nsites ? r->nsites : 1, sizeof *r->sites);
+    for (size_t i = 0; i < r->nsites; i++)
+        r->sites[i] = (struct stint_gpu_site){sites.rows[i].name, sites.rows[i].name_len, sites.rows[i].launches,
+                                              sites.rows[i].gpu_ns, sites.rows[i].cpu_ns};
+    qsort(ops.rows, nop, sizeof *ops.rows, cmp_op);
+    r->nops = nop < o->top ? nop : o->top;
+    r->ops = ops.rows;
+    ops.rows = NULL;
+    free(sites.rows);
+    stint_gpu_names_free(&sites.names);
+    stint_gpu_names_free(&ops.names);
+}
