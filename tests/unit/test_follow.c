@@ -20,9 +20,16 @@ struct got {
     int calls, cuts;
 };
 
-static int on_lines(void *ctx, const char *p, size_t n, int cut)
+static int on_lines(void *ctx, const char *p, size_t n, int what)
 {
     struct got *g = ctx;
+    int cut = what == STINT_FOLLOW_CUT;
+    if (what == STINT_FOLLOW_NEW_FILE) { /* a new file's start is marked '#' */
+        REQUIRE(p == NULL && n == 0);
+        g->text[g->len++] = '#';
+        g->text[g->len] = 0;
+        return 0;
+    }
     REQUIRE(g->len + n + 2 < sizeof g->text);
     memcpy(g->text + g->len, p, n);
     g->len += n;
@@ -95,7 +102,7 @@ int main(void)
     REQUIRE(truncate(path, 0) == 0);
     append(path, "c1\n");
     CHECK_EQ_U64(poll1(f, &g), STINT_FOLLOW_TRUNCATED);
-    CHECK_STR(g.text, "a1\na2\npartial\nb1\nheld|c1\n");
+    CHECK_STR(g.text, "a1\na2\npartial\nb1\nheld|#c1\n");
     CHECK_EQ_U64(stint_follow_get_stats(f)->truncations, 1);
     CHECK_EQ_U64(stint_follow_get_stats(f)->cut_lines, 1);
 
@@ -106,14 +113,14 @@ int main(void)
     CHECK_EQ_U64(poll1(f, &g) & STINT_FOLLOW_MISSING, STINT_FOLLOW_MISSING);
     put(path, "d1\nd2");
     CHECK_EQ_U64(poll1(f, &g), STINT_FOLLOW_ROTATED);
-    CHECK_STR(g.text, "a1\na2\npartial\nb1\nheld|c1\nc2\nc3\nd1\n");
+    CHECK_STR(g.text, "a1\na2\npartial\nb1\nheld|#c1\nc2\nc3\n#d1\n");
     CHECK_EQ_U64(stint_follow_get_stats(f)->rotations, 1);
 
     /* a new file takes the name (the old one deleted): the held "d2" is cut */
     REQUIRE(unlink(path) == 0);
     put(path, "e1\n");
     CHECK_EQ_U64(poll1(f, &g), STINT_FOLLOW_ROTATED);
-    CHECK_STR(g.text, "a1\na2\npartial\nb1\nheld|c1\nc2\nc3\nd1\nd2|e1\n");
+    CHECK_STR(g.text, "a1\na2\npartial\nb1\nheld|#c1\nc2\nc3\n#d1\nd2|#e1\n");
 
     /* a backlog read in steps of at most 4 bytes */
     append(path, "f1\nf2\nf3\n");

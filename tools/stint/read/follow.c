@@ -100,7 +100,7 @@ static int hold(struct stint_follow *f, const char *p, size_t n, stint_follow_fn
             f->st.long_lines++;
             size_t len = f->held_len;
             f->held_len = 0;
-            int rc = fn(ctx, f->held, len, 1);
+            int rc = fn(ctx, f->held, len, STINT_FOLLOW_CUT);
             if (rc)
                 return rc;
         }
@@ -118,7 +118,7 @@ static int cut_held(struct stint_follow *f, stint_follow_fn fn, void *ctx)
     f->held_len = 0;
     f->st.held_bytes = 0;
     f->st.cut_lines++;
-    return fn(ctx, f->held, len, 1);
+    return fn(ctx, f->held, len, STINT_FOLLOW_CUT);
 }
 
 /* Counts the '\n' in p[0..n). */
@@ -150,7 +150,7 @@ static int take(struct stint_follow *f, const char *p, size_t n, stint_follow_fn
         size_t len = f->held_len + k;
         f->held_len = 0;
         f->st.lines++;
-        int rc = fn(ctx, f->held, len, 0);
+        int rc = fn(ctx, f->held, len, STINT_FOLLOW_LINES);
         if (rc)
             return rc;
         q = nl + 1;
@@ -158,7 +158,7 @@ static int take(struct stint_follow *f, const char *p, size_t n, stint_follow_fn
     size_t rest = whole - (size_t)(q - p);
     if (rest) {
         f->st.lines += count_lines(q, rest);
-        int rc = fn(ctx, q, rest, 0);
+        int rc = fn(ctx, q, rest, STINT_FOLLOW_LINES);
         if (rc)
             return rc;
     }
@@ -264,7 +264,7 @@ int stint_follow_poll(struct stint_follow *f, stint_follow_fn fn, void *ctx, uin
             f->st.truncations++;
             f->off = 0;
             f->st.offset = 0;
-            if ((rc = cut_held(f, fn, ctx)) != 0)
+            if ((rc = cut_held(f, fn, ctx)) != 0 || (rc = fn(ctx, NULL, 0, STINT_FOLLOW_NEW_FILE)) != 0)
                 break;
         }
         int eof;
@@ -292,7 +292,7 @@ int stint_follow_poll(struct stint_follow *f, stint_follow_fn fn, void *ctx, uin
         f->ino = nsb.st_ino;
         f->off = 0;
         f->st.offset = 0;
-        if ((rc = cut_held(f, fn, ctx)) != 0)
+        if ((rc = cut_held(f, fn, ctx)) != 0 || (rc = fn(ctx, NULL, 0, STINT_FOLLOW_NEW_FILE)) != 0)
             break;
     }
     if (events)

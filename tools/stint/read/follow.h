@@ -17,8 +17,9 @@
  * line ends, never handed over as a cut line while the writer may still end
  * it. Only when the file the held bytes came from is left (truncated or
  * rotated: nobody can end that line any more) are they handed over as a
- * cut line (cut = 1), counted in stats.cut_lines. A held line longer than
- * STINT_FOLLOW_MAX_LINE is handed over in pieces (cut = 1, long_lines).
+ * cut line (STINT_FOLLOW_CUT), counted in stats.cut_lines; then the start of
+ * the new file is said (STINT_FOLLOW_NEW_FILE). A held line longer than
+ * STINT_FOLLOW_MAX_LINE is handed over in pieces (STINT_FOLLOW_CUT, long_lines).
  *
  * A gzip file (found by its magic bytes) is read once, whole, and not
  * followed: a rotated, compressed log is read only when it is the path
@@ -55,11 +56,17 @@ struct stint_follow_stats {
     uint64_t offset;      /* bytes read of the current file */
 };
 
-/* Called with one or more whole lines, each ending in '\n' (cut == 0), or
- * with one cut line without its '\n' (cut == 1). The bytes are valid during
- * the call only. Return 0 to go on; anything else stops the poll and is
- * returned by it. */
-typedef int (*stint_follow_fn)(void *ctx, const char *p, size_t n, int cut);
+/* What a call of stint_follow_fn hands over (its `what`). */
+enum {
+    STINT_FOLLOW_LINES = 0,   /* one or more whole lines, each ending in '\n' */
+    STINT_FOLLOW_CUT = 1,     /* one cut line, without a '\n': nothing will end it */
+    STINT_FOLLOW_NEW_FILE = 2 /* p NULL, n 0: what follows comes from a new file (truncated or rotated) */
+};
+
+/* Called with lines or a new file's start (see above). The bytes are valid
+ * during the call only. Return 0 to go on; anything else stops the poll and
+ * is returned by it. */
+typedef int (*stint_follow_fn)(void *ctx, const char *p, size_t n, int what);
 
 struct stint_follow;
 

@@ -1,0 +1,415 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * top_feed.c - lines of a followed file -> spans for `stint top`
+ * (top_feed.h).
+ *
+ * Invariants: the marker parser only ever gets whole lines (the follower
+ * holds an unended one; a cut line gets its '\n' here, so the parser judges
+ * it complete or torn at once and holds nothing between polls); a JSONL
+ * session's open spans live in one open-addressing index by span number,
+ * at most OPEN_CAP of them, removed at their end (backward-shift delete, no
+ * tombstones); every line is copied into a buffer with STINT_JSON_PAD zero
+ * bytes after it before the JSON lookups read it.
+ */
+#include "cmd/top_feed.h"
+
+#include "base/hash.h"
+#include "base/tsparse.h"
+#include "base/xalloc.h"
+#include "read/json.h"
+#include "read/jsonl_scan.h"
+#include "read/follow.h"
+#include "read/markers_parse.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define OPEN_CAP ((uint32_t)1 << 16)
+#define OPEN_SLOTS (OPEN_CAP * 2)
+
+struct open_span {
+    uint64_t id;      /* span number N of "sN"; 0: free slot */
+    char *name;
+    int64_t start_ns;
+    uint64_t tid;
+    int depth;
+};
+
+struct stint_top_feed {
+    struct stint_top *t;
+    enum stint_top_fmt fmt;
+    struct stint_mparse *mp;
+    struct stint_top_feed_counts c;
+    char *line;          /* the padded copy of one JSON line */
+    size_t line_cap;
+    struct open_span *open; /* JSONL: OPEN_SLOTS slots */
+    uint32_t open_n;
+    uint64_t pid;        /* JSONL: the meta's pid */
+    int64_t base_ns;     /* JSONL: the meta's clock_monotonic_ns (start_ns counts from it) */
+};
+
+/* ---- markers -------------------------------------------------------------- */
+
+static int on_record(void *ctx, const struct stint_mparse_record *r)
+{
+    struct stint_top_feed *f = ctx;
+    if (r->v != 1)
+        f->c.unknown_version++;
+    struct stint_top_span sp = {r->name.ptr, r->name.len, r->pid, r->tid, r->hid, r->inv, 1, 1,
+                                r->depth > 1000000 ? 1000000 : (int)r->depth, r->ts_ns, r->dur_ns};
+    if (stint_mparse_is_device(r)) {
+        /* the device clock is not the host's: the span counts when it arrives */
+        int64_t at = stint_top_last_end(f->t);
+        sp.ts_ns = (at == INT64_MIN ? 0 : at) - r->dur_ns;
+        f->c.device++;
+    }
+    stint_top_add(f->t, &sp);
+    return 0;
+}
+
+static int on_loss(void *ctx, const struct stint_mparse_loss *l)
+{
+    struct stint_top_feed *f = ctx;
+    if (l->ok)
+        stint_top_loss(f->t, l->pid, l->tid, l->count);
+    else
+        f->c.bad_losses++;
+    return 0;
+}
+
+static void on_torn(void *ctx, uint64_t off, uint64_t line, const char *why)
+{
+    struct stint_top_feed *f = ctx;
+    (void)off;
+    (void)line;
+    (void)why;
+    f->c.torn++;
+}
+
+/* ---- JSON helpers ----------------------------------------------------------- */
+
+/* Copies the line into the padded buffer; returns it. */
+static const char *padded(struct stint_top_feed *f, const char *p, size_t n)
+{
+    f->line = stint_xgrow(f->line, &f->line_cap, n + STINT_JSON_PAD + 1, 1, 4096);
+    memcpy(f->line, p, n);
+    memset(f->line + n, 0, STINT_JSON_PAD + 1);
+    return f->line;
+}
+
+/* An integer value (a JSON number or a string of one); 0 when absent. */
+static int get_i64(const char *line, size_t len, const char *path, int64_t *out)
+{
+    struct stint_jl_val v;
+    if (stint_jl_get(line, len, path, &v) != 0 || (v.type != STINT_JL_NUMBER && v.type != STINT_JL_STRING))
+        return 0;
+    return stint_parse_i64(v.p, v.len, out) == 0;
+}
+
+/* The string at path, unescaped for the common escapes into dst (cap bytes,
+ * NUL-terminated, cut to fit); returns its length, or -1 when absent. */
+static long get_str(const char *line, size_t len, const char *path, char *dst, size_t cap)
+{
+    struct stint_jl_val v;
+    if (stint_jl_get(line, len, path, &v) != 0 || v.type != STINT_JL_STRING)
+        return -1;
+    size_t o = 0;
+    for (size_t i = 0; i < v.len && o + 1 < cap; i++) {
+        char ch = v.p[i];
+        if (ch == '\\' && i + 1 < v.len) {
+            char e = v.p[++i];
+            ch = e == 'n' ? '\n' : e == 't' ? '\t' : e;
+        }
+        dst[o++] = ch;
+    }
+    dst[o] = 0;
+    return (long)o;
+}
+
+/* ---- JSONL sessions ---------------------------------------------------------- */
+
+/* The slot of span number id (found, or the free slot where it goes). */
+static uint32_t open_slot(const struct stint_top_feed *f, uint64_t id)
+{
+    uint32_t s = (uint32_t)stint_hash_splitmix64(id) & (OPEN_SLOTS - 1);
+    while (f->open[s].id && f->open[s].id != id)
+        s = (s + 1) & (OPEN_SLOTS - 1);
+    return s;
+}
+
+/* Removes the span in slot s (backward-shift delete). */
+static void open_remove(struct stint_top_feed *f, uint32_t s)
+{
+    free(f->open[s].name);
+    f->open[s].id = 0;
+    f->open_n--;
+    for (uint32_t j = (s + 1) & (OPEN_SLOTS - 1); f->open[j].id; j = (j + 1) & (OPEN_SLOTS - 1)) {
+        uint32_t home = (uint32_t)stint_hash_splitmix64(f->open[j].id) & (OPEN_SLOTS - 1);
+        /* j's entry may move to s when its home is not in (s, j] cyclically */
+        if (((j - home) & (OPEN_SLOTS - 1)) >= ((j - s) & (OPEN_SLOTS - 1))) {
+            f->open[s] = f->open[j];
+            f->open[j].id = 0;
+            f->open[j].name = NULL;
+            s = j;
+        }
+    }
+}
+
+/* "sN" -> N (0 when the id is not of that shape). */
+static uint64_t span_number(const char *s)
+{
+    if (s[0] != 's' || !s[1])
+        return 0;
+    char *end;
+    unsigned long long n = strtoull(s + 1, &end, 10);
+    return *end ? 0 : (uint64_t)n;
+}
+
+static void jsonl_start(struct stint_top_feed *f, const char *l, size_t n)
+{
+    char id[64], parent[64], name[512];
+    int64_t start = 0, tid = 0;
+    if (get_str(l, n, "id", id, sizeof id) < 0 || get_str(l, n, "name", name, sizeof name) < 0 ||
+        !get_i64(l, n, "start_ns", &start)) {
+        f->c.bad_lines++;
+        return;
+    }
+    get_i64(l, n, "tid", &tid);
+    uint64_t num = span_number(id);
+    if (!num || f->open_n >= OPEN_CAP) {
+        f->c.unmatched++;
+        return;
+    }
+    int depth = STINT_TOP_SESSION_ROOT; /* the root span: its children are depth 0 */
+    if (get_str(l, n, "parent_id", parent, sizeof parent) >= 0) {
+        uint32_t ps = open_slot(f, span_number(parent));
+        depth = !f->open[ps].id || f->open[ps].depth < 0 ? 0 : f->open[ps].depth + 1;
+    }
+    uint32_t s = open_slot(f, num);
+    if (f->open[s].id)
+        open_remove(f, s), s = open_slot(f, num);
+    f->open[s] = (struct open_span){num, stint_xstrdup(name), stint_sum_add(f->base_ns, start), (uint64_t)tid, depth};
+    f->open_n++;
+}
+
+static void jsonl_end(struct stint_top_feed *f, const char *l, size_t n)
+{
+    char id[64];
+    int64_t dur = 0;
+    if (get_str(l, n, "id", id, sizeof id) < 0 || !get_i64(l, n, "duration_ns", &dur)) {
+        f->c.bad_lines++;
+        return;
+    }
+    uint64_t num = span_number(id);
+    uint32_t s = num ? open_slot(f, num) : 0;
+    if (!num || !f->open[s].id) {
+        f->c.unmatched++;
+        return;
+    }
+    struct open_span *o = &f->open[s];
+    struct stint_top_span sp = {o->name, strlen(o->name), f->pid, o->tid, 0, 0, 0, 0, o->depth, o->start_ns, dur};
+    stint_top_add(f->t, &sp);
+    open_remove(f, s);
+}
+
+static void jsonl_line(struct stint_top_feed *f, const char *l, size_t n)
+{
+    char kind[32];
+    if (get_str(l, n, "kind", kind, sizeof kind) < 0) {
+        f->c.bad_lines++;
+        return;
+    }
+    if (strcmp(kind, "span_start") == 0) {
+        jsonl_start(f, l, n);
+    } else if (strcmp(kind, "span_end") == 0) {
+        jsonl_end(f, l, n);
+    } else if (strcmp(kind, "dropped") == 0) {
+        int64_t tid = 0, count = 0;
+        get_i64(l, n, "tid", &tid);
+        if (get_i64(l, n, "count", &count) && count >= 0)
+            stint_top_loss(f->t, f->pid, (uint64_t)tid, (uint64_t)count);
+        else
+            f->c.bad_losses++;
+    } else if (strcmp(kind, "meta") == 0) {
+        int64_t v;
+        f->pid = get_i64(l, n, "pid", &v) ? (uint64_t)v : 0;
+        f->base_ns = get_i64(l, n, "clock_monotonic_ns", &v) ? v : 0;
+    } else {
+        f->c.skipped++;
+    }
+}
+
+/* ---- Chrome JSON, one event per line ------------------------------------------ */
+
+/* A time in microseconds (decimal text) as ns. */
+static int get_us(const char *line, size_t len, const char *path, int64_t *out)
+{
+    struct stint_jl_val v;
+    if (stint_jl_get(line, len, path, &v) != 0 || (v.type != STINT_JL_NUMBER && v.type != STINT_JL_STRING))
+        return 0;
+    return stint_parse_ts(v.p, v.len, 1000, out) == 0;
+}
+
+static void chrome_line(struct stint_top_feed *f, const char *p, size_t n)
+{
+    const char *a = memchr(p, '{', n);
+    const char *b = a ? memrchr(a, '}', n - (size_t)(a - p)) : NULL;
+    if (!a || !b) { /* the array's brackets, the object's head or tail */
+        f->c.skipped++;
+        return;
+    }
+    size_t len = (size_t)(b - a) + 1;
+    const char *l = padded(f, a, len);
+    char ph[8], name[512], hid[40];
+    if (get_str(l, len, "ph", ph, sizeof ph) < 0) {
+        if (stint_jl_get(l, len, "traceEvents", &(struct stint_jl_val){0}) != 0)
+            f->c.bad_lines++;
+        else
+            f->c.skipped++;
+        return;
+    }
+    int64_t ts, dur, pid = 0, tid = 0, inv = 0;
+    if (strcmp(ph, "X") != 0) {
+        f->c.skipped++;
+        return;
+    }
+    if (get_str(l, len, "name", name, sizeof name) < 0 || !get_us(l, len, "ts", &ts) || !get_us(l, len, "dur", &dur)) {
+        f->c.bad_lines++;
+        return;
+    }
+    get_i64(l, len, "pid", &pid);
+    get_i64(l, len, "tid", &tid);
+    struct stint_top_span sp = {name, strlen(name), (uint64_t)pid, (uint64_t)tid, 0, 0, 0, 0, -1, ts, dur};
+    if (get_str(l, len, "args.hid", hid, sizeof hid) > 0) {
+        sp.hid = strtoull(hid, NULL, 16);
+        sp.has_hid = 1;
+    }
+    if (get_i64(l, len, "args.inv", &inv)) {
+        sp.inv = (uint64_t)inv;
+        sp.has_inv = 1;
+    }
+    stint_top_add(f->t, &sp);
+}
+
+/* ---- dispatch ------------------------------------------------------------------ */
+
+/* The format one line says, or UNKNOWN (blank). */
+static enum stint_top_fmt sniff(const char *p, size_t n)
+{
+    if (memmem(p, n, "[STRACE]", 8) || memmem(p, n, "[STINT] v=", 10))
+        return STINT_TOP_FMT_MARKERS;
+    size_t i = 0;
+    while (i < n && (p[i] == ' ' || p[i] == '\t' || p[i] == '\r' || p[i] == '\n'))
+        i++;
+    if (i == n)
+        return STINT_TOP_FMT_UNKNOWN;
+    if (p[i] == '{' && memmem(p, n, "\"kind\"", 6))
+        return STINT_TOP_FMT_JSONL;
+    if (p[i] == '{' || p[i] == '[')
+        return STINT_TOP_FMT_CHROME;
+    return STINT_TOP_FMT_MARKERS;
+}
+
+struct stint_top_feed *stint_top_feed_new(struct stint_top *t, enum stint_top_fmt fmt)
+{
+    struct stint_top_feed *f = stint_xcalloc(1, sizeof *f);
+    f->t = t;
+    f->fmt = fmt;
+    struct stint_mparse_options o = MARKERS_OPTIONS_INIT;
+    o.on_record = on_record;
+    o.on_torn = on_torn;
+    o.on_loss = on_loss;
+    o.ctx = f;
+    f->mp = stint_xcheck(stint_mparse_new(&o));
+    return f;
+}
+
+void stint_top_feed_free(struct stint_top_feed *f)
+{
+    if (!f)
+        return;
+    stint_top_feed_restart(f);
+    stint_mparse_free(f->mp);
+    free(f->open);
+    free(f->line);
+    free(f);
+}
+
+void stint_top_feed_restart(struct stint_top_feed *f)
+{
+    if (f->open) {
+        for (uint32_t s = 0; s < OPEN_SLOTS; s++)
+            if (f->open[s].id) {
+                free(f->open[s].name);
+                f->open[s].id = 0;
+                f->c.unmatched++; /* a span begun in the old file never ends */
+            }
+        f->open_n = 0;
+    }
+}
+
+/* Feeds whole lines p[0..n) of a JSON format, one at a time. */
+static void json_lines(struct stint_top_feed *f, const char *p, size_t n)
+{
+    const char *e = p + n;
+    while (p < e) {
+        const char *nl = memchr(p, '\n', (size_t)(e - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(e - p);
+        if (f->fmt == STINT_TOP_FMT_JSONL) {
+            size_t k = len;
+            while (k && (p[k - 1] == '\r' || p[k - 1] == ' '))
+                k--;
+            if (k)
+                jsonl_line(f, padded(f, p, k), k);
+        } else {
+            chrome_line(f, p, len);
+        }
+        p += len + (nl != NULL);
+    }
+}
+
+int stint_top_feed_lines(void *ctx, const char *p, size_t n, int what)
+{
+    struct stint_top_feed *f = ctx;
+    if (what == STINT_FOLLOW_NEW_FILE) {
+        stint_top_feed_restart(f);
+        return 0;
+    }
+    int cut = what == STINT_FOLLOW_CUT;
+    while (f->fmt == STINT_TOP_FMT_UNKNOWN && n) { /* lines that say nothing are passed over */
+        const char *nl = memchr(p, '\n', n);
+        size_t len = nl ? (size_t)(nl - p) + 1 : n;
+        f->fmt = sniff(p, len);
+        if (f->fmt == STINT_TOP_FMT_UNKNOWN) {
+            p += len;
+            n -= len;
+        }
+    }
+    if (!n)
+        return 0;
+    if (f->fmt == STINT_TOP_FMT_MARKERS) {
+        if (stint_mparse_feed(f->mp, p, n) < 0 || (cut && stint_mparse_feed(f->mp, "\n", 1) < 0))
+            stint_die_nomem();
+        return 0;
+    }
+    if (f->open == NULL && f->fmt == STINT_TOP_FMT_JSONL)
+        f->open = stint_xcalloc(OPEN_SLOTS, sizeof *f->open);
+    json_lines(f, p, n);
+    return 0;
+}
+
+enum stint_top_fmt stint_top_feed_format(const struct stint_top_feed *f)
+{
+    return f->fmt;
+}
+
+const char *stint_top_fmt_name(enum stint_top_fmt fmt)
+{
+    static const char *const names[] = {"unknown", "markers", "jsonl", "chrome"};
+    return names[fmt];
+}
+
+void stint_top_feed_get_counts(const struct stint_top_feed *f, struct stint_top_feed_counts *out)
+{
+    *out = f->c;
+}
