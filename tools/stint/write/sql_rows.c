@@ -6,14 +6,16 @@
  *
  * Invariants: a row's values point into the model or into the walk's own
  * small buffers, valid only during the sink call; ids of one file are the
- * model's indexes plus the id space's base at the start of the file (slice
- * id = base + index into the sorted slices, so parent_id and flow ends are
- * plain additions), args and arg sets take the next ids as they come. The
- * scratch is one int64 per slice (the sum of each slice's children, for its
- * self time), a sorted pid index and, for marker logs, one record per
- * invocation.
+ * model's indexes plus the id space's base at the start of the file, but
+ * for slices: their ids follow time order across tracks (ts, then the
+ * model's order), as Perfetto's do, so a query without ORDER BY lists them
+ * as Perfetto's would; args and arg sets take the next ids as they come.
+ * The scratch is per slice one int64 (the sum of its children, for its self
+ * time), one (ts, index) key and one uint32 (its id's rank), plus a sorted
+ * pid index and, for marker logs, one record per invocation.
  */
 #include "write/sql_schema.h"
+#include "base/nearsort.h"
 #include "base/xalloc.h"
 
 #include <inttypes.h>
@@ -35,6 +37,21 @@ struct inv_rec {
     int64_t lo[2], hi[2];      /* extent per clock (host, device); lo > hi: none */
 };
 
+/* A slice's place in time order: by ts, ties in the model's order. */
+struct tkey {
+    int64_t ts;
+    uint32_t idx;
+};
+static inline int tkey_less(const struct tkey *a, const struct tkey *b)
+{
+    return a->ts < b->ts || (a->ts == b->ts && a->idx < b->idx);
+}
+STINT_DEFINE_NEAR_SORT(tkey_near_sort, struct tkey, tkey_less)
+static int tkey_cmp(const void *a, const void *b)
+{
+    return tkey_less(a, b) ? -1 : tkey_less(b, a);
+}
+
 struct walk {
     const struct stint_model *m;
     const struct stint_sql_file *f;
@@ -52,6 +69,7 @@ struct walk {
     uint32_t *invix;           /* index + 1, 0 empty */
     size_t invixcap;
     uint32_t k_inv, k_hid;     /* string ids of "args.inv" and "args.hid" (0: absent) */
+    uint32_t *rank;            /* slice index -> its place in time order (its id - base) */
 };
 
 static void vnull(struct stint_sql_val *v) { v->kind = STINT_SQLV_NULL; }
@@ -433,7 +451,7 @@ static int slice_row(struct walk *w, size_t i, const struct stint_slice *s, int6
             if (arg_row(w, set, stint_model_arg_at(w->m, s->args + k)))
                 return -1;
     }
-    vint(&v[0], w->base.slice + (int64_t)i);
+    vint(&v[0], w->base.slice + (int64_t)w->rank[i]);
     vint(&v[1], s->ts_ns);
     vint(&v[2], s->dur_ns);
     vint(&v[3], w->base.track + s->track);
@@ -443,7 +461,7 @@ static int slice_row(struct walk *w, size_t i, const struct stint_slice *s, int6
     if (s->parent == STINT_NO_ID)
         vnull(&v[7]);
     else
-        vint(&v[7], w->base.slice + s->parent);
+        vint(&v[7], w->base.slice + w->rank[s->parent]);
     if (set < 0)
         vnull(&v[8]);
     else
@@ -461,20 +479,29 @@ static int slice_row(struct walk *w, size_t i, const struct stint_slice *s, int6
     return emit(w, STINT_SQL_SLICE);
 }
 
-/* slice rows in the model's order, each after its args. */
+/* slice rows in time order (w->rank made here), each after its args. */
 static int walk_slices(struct walk *w)
 {
     const struct stint_model *m = w->m;
     size_t n = stint_model_nslices(m);
     int64_t *childsum = stint_xcalloc(n ? n : 1, sizeof *childsum);
+    struct tkey *key = stint_xmalloc((n ? n : 1) * sizeof *key);
+    w->rank = stint_xmalloc((n ? n : 1) * sizeof *w->rank);
     for (size_t i = 0; i < n; i++) {
         const struct stint_slice *s = stint_model_slice(m, i);
         if (s->parent < n && s->dur_ns > 0)
             childsum[s->parent] += s->dur_ns;
+        key[i] = (struct tkey){s->ts_ns, (uint32_t)i};
     }
+    /* each track's slices are in order: merging those runs is cheap */
+    if (n > 1 && !tkey_near_sort(key, n))
+        qsort(key, n, sizeof *key, tkey_cmp);
+    for (size_t k = 0; k < n; k++)
+        w->rank[key[k].idx] = (uint32_t)k;
     int rc = 0;
-    for (size_t i = 0; i < n && !rc; i++)
-        rc = slice_row(w, i, stint_model_slice(m, i), childsum[i]);
+    for (size_t k = 0; k < n && !rc; k++)
+        rc = slice_row(w, key[k].idx, stint_model_slice(m, key[k].idx), childsum[key[k].idx]);
+    free(key);
     free(childsum);
     return rc;
 }
@@ -490,8 +517,8 @@ static int walk_flows_counters(struct walk *w)
         if (f->slice_out >= n || f->slice_in >= n)
             continue;
         vint(&v[0], w->ids->flow++);
-        vint(&v[1], w->base.slice + f->slice_out);
-        vint(&v[2], w->base.slice + f->slice_in);
+        vint(&v[1], w->base.slice + w->rank[f->slice_out]);
+        vint(&v[2], w->base.slice + w->rank[f->slice_in]);
         vnull(&v[3]);
         if (emit(w, STINT_SQL_FLOW))
             return -1;
@@ -653,6 +680,7 @@ int stint_sql_rows(const struct stint_model *m, const struct stint_sql_file *f, 
     ids->track = w.base.track + (int64_t)(m->tracks.len + m->counters.len);
     ids->slice = w.base.slice + (int64_t)stint_model_nslices(m);
     free(w.upids);
+    free(w.rank);
     free(w.invs);
     free(w.invix);
     return rc;
