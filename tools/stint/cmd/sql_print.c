@@ -108,6 +108,12 @@ static int print_table(sqlite3_stmt *st, FILE *f)
             cells[n++] = value_cell(st, c);
         rows++;
     }
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE && !rows) { /* failed before its first row: print nothing */
+        free_cells(cells, n);
+        free(cells);
+        free(width);
+        return rc;
+    }
     for (size_t i = 0; i < n; i++)
         if (cells[i].width > width[i % (size_t)ncol])
             width[i % (size_t)ncol] = cells[i].width;
