@@ -330,7 +330,7 @@ static int parse_opts(int *argc, char **argv, struct run *r)
         return STINT_EXIT_USAGE;
     }
     if (window && (parse_span(window, &r->window_ns) != 0 || r->window_ns < SLICES)) {
-        fprintf(stderr, "stint top: --window: '%s': expected a duration (30s, 5m is 300s)\n", window);
+        fprintf(stderr, "stint top: --window: '%s': expected a duration of at least 10ns (30s, 300s, 500ms)\n", window);
         return STINT_EXIT_USAGE;
     }
     int b = by ? stint_top_by_parse(by) : STINT_TOP_BY_NAME;
