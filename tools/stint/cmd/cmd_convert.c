@@ -13,6 +13,7 @@
 #include "base/tsparse.h"
 #include "write/writers.h"
 #include "base/xalloc.h"
+#include "base/term.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -359,7 +360,9 @@ int stint_cmd_convert(int argc, char **argv)
         char err[512] = "";
         wr = stint_write_otlp(&m, out, err, sizeof err);
         if (wr != 0) {
-            fprintf(stderr, "stint convert: %s\n", err[0] ? err : "otlp-json writer failed");
+            fputs("stint convert: ", stderr);
+            stint_term_msg(stderr, err[0] ? err : "otlp-json writer failed");
+            fputc('\n', stderr);
             wr = STINT_EXIT_IO;
         }
         st.slices = stint_model_nslices(&m); /* every slice is a span (instants zero-length, flagged) */

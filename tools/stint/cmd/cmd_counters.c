@@ -23,6 +23,7 @@
 #include "stint/stint.h"
 #include "write/textout.h"
 #include "base/tsparse.h"
+#include "base/term.h"
 
 #include <inttypes.h>
 #include <limits.h>
@@ -524,7 +525,9 @@ static int read_tele(const struct stint_cmd_opts *o, struct tele *t, const char 
     if (rc) {
         if (rc == STINT_EXIT_IO && !err[0])
             stint_die_nomem();
-        fprintf(stderr, "stint: error: %s\n", err);
+        fputs("stint: error: ", stderr);
+        stint_term_msg(stderr, err); /* (quotes the input: escaped) */
+        fputc('\n', stderr);
         if (!t->rows) {
             stint_report_end(stderr, o->path, 1, 0);
             *cut = -1;

@@ -29,6 +29,7 @@
 #include "base/hash.h"
 #include "base/tsparse.h"
 #include "base/xalloc.h"
+#include "base/term.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -361,7 +362,9 @@ static int mem_read(const struct stint_cmd_opts *o, struct mctx *c, uint64_t *to
         rc = STINT_EXIT_DATA;
     }
     if (rc) {
-        fprintf(stderr, "stint: error: %s\n", c->fatal[0] ? c->fatal : err);
+        fputs("stint: error: ", stderr);
+        stint_term_msg(stderr, c->fatal[0] ? c->fatal : err); /* (quotes the input: escaped) */
+        fputc('\n', stderr);
         if (!c->lines) {
             stint_report_end(stderr, o->path, 1, 0);
             *no_report = 1;

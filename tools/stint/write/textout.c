@@ -13,6 +13,7 @@
 
 #include "model/model.h"
 #include "read/json.h"
+#include "base/term.h"
 
 #include <stdatomic.h>
 #include <string.h>
@@ -133,71 +134,13 @@ void stint_out_csv_str(FILE *f, const char *s, size_t len)
     putc('"', f);
 }
 
-/* The escape of byte c in text output into e (>= 5 bytes); its length, 0 when
- * c stands for itself. */
-static size_t text_esc1(unsigned char c, char *e)
-{
-    static const char hex[] = "0123456789abcdef";
-    if (c >= 0x20 && c != 0x7f && c != '\\')
-        return 0;
-    e[0] = '\\';
-    switch (c) {
-    case '\\': e[1] = '\\'; return 2;
-    case '\n': e[1] = 'n'; return 2;
-    case '\t': e[1] = 't'; return 2;
-    case '\r': e[1] = 'r'; return 2;
-    default:
-        e[1] = 'x';
-        e[2] = hex[c >> 4];
-        e[3] = hex[c & 15];
-        return 4;
-    }
-}
-
-void stint_out_text_str(FILE *f, const char *s, size_t len)
-{
-    size_t run = 0;
-    char e[8];
-    for (size_t i = 0; i < len; i++) {
-        size_t el = text_esc1((unsigned char)s[i], e);
-        if (!el)
-            continue;
-        fwrite(s + run, 1, i - run, f);
-        fwrite(e, 1, el, f);
-        run = i + 1;
-    }
-    fwrite(s + run, 1, len - run, f);
-}
+void stint_out_text_str(FILE *f, const char *s, size_t len) { stint_term_fputs(f, s, len); }
 
 size_t stint_out_text_esc(char *buf, size_t cap, const char *s, size_t len)
 {
-    size_t out = 0, put = 0;
-    int full = cap == 0;
-    char e[8];
-    for (size_t i = 0; i < len; i++) {
-        size_t el = text_esc1((unsigned char)s[i], e);
-        const char *src = el ? e : s + i;
-        size_t n = el ? el : 1;
-        if (!full && put + n < cap) {
-            memcpy(buf + put, src, n);
-            put += n;
-        } else
-            full = 1;
-        out += n;
-    }
-    if (cap)
-        buf[put] = 0;
-    return out;
+    return stint_term_escape(buf, cap, s, len);
 }
 
-size_t stint_out_text_len(const char *s, size_t len)
-{
-    size_t out = len;
-    char e[8];
-    for (size_t i = 0; i < len; i++) {
-        size_t el = text_esc1((unsigned char)s[i], e);
-        if (el)
-            out += el - 1;
-    }
-    return out;
-}
+size_t stint_out_text_len(const char *s, size_t len) { return stint_term_escape(NULL, 0, s, len); }
+
+size_t stint_out_text_width(const char *s, size_t len) { return stint_term_width(s, len); }

@@ -37,17 +37,23 @@ unsigned long long stint_out_bad_utf8(void);
 /* Writes s as one CSV field: quoted (RFC 4180) when it holds , " CR or LF. */
 void stint_out_csv_str(FILE *f, const char *s, size_t len);
 
-/* Names in text and TSV outputs (tables, aligned columns): control bytes
- * cannot reach the terminal or break a row. '\n', '\t' and '\r' become the
- * backslash escapes \n \t \r, other bytes below 0x20 and 0x7f become \xHH
- * (two lowercase hex digits), and a backslash becomes \\, so the text can be
- * read back unambiguously. Every other byte is copied as it is. */
+/* Names in text and TSV outputs (tables, aligned columns): through the
+ * terminal escaper (base/term.h), so no control reaches the terminal or
+ * breaks a row. '\n', '\t' and '\r' become the backslash escapes \n \t \r,
+ * other bytes below 0x20 and 0x7f become \xHH (two lowercase hex digits), a
+ * byte that starts no valid UTF-8 sequence \xHH too, C1 controls
+ * (U+0080-U+009F) and bidi overrides and isolates \uXXXX, and a backslash
+ * becomes \\, so the text can be read back unambiguously. Every other
+ * character is copied as it is. */
 void stint_out_text_str(FILE *f, const char *s, size_t len);
 /* The escaped text of s (as stint_out_text_str writes it) into buf (cap >= 1
  * bytes, always NUL-terminated; cut at cap - 1 bytes, never inside an escape).
  * Returns the length of the whole escaped text, which may exceed cap - 1. */
 size_t stint_out_text_esc(char *buf, size_t cap, const char *s, size_t len);
-/* The length of s once escaped (0 extra bytes when it holds nothing to escape). */
+/* The length in bytes of s once escaped (a buffer's size, not a column's). */
 size_t stint_out_text_len(const char *s, size_t len);
+/* The display width of s once escaped, in terminal columns (CJK and emoji 2,
+ * combining marks 0): what a column is padded by. */
+size_t stint_out_text_width(const char *s, size_t len);
 
 #endif
