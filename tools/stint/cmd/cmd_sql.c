@@ -34,13 +34,14 @@
 
 static const char usage[] =
     "usage: stint sql FILE... [QUERY] [--db OUT.sqlite] [--csv|--json] [--strict] [--format F]\n"
-    "       stint sql --clickhouse URL FILE... [QUERY] [--csv|--json]\n"
+    "       stint sql --clickhouse URL [FILE...] [QUERY] [--csv|--json]\n"
     "  the traces as SQL tables shaped like Perfetto's (slice, thread, process, track, args, flow,\n"
     "  counter, ...) plus span, lane, repair, lost and invocation (docs/cli/sql.md); times in ns.\n"
     "  QUERY     SQL to run; its result printed as an aligned table (--csv, --json)\n"
     "  --db OUT  write the database to OUT (replaced when the load is whole)\n"
     "  no QUERY and no --db on a terminal: an interactive prompt\n"
-    "  --clickhouse URL  load into a ClickHouse server over HTTP (http://HOST:PORT[/?database=DB])\n";
+    "  --clickhouse URL  load into a ClickHouse server over HTTP (http://HOST:PORT[/?database=DB]),\n"
+    "                    then run QUERY there; without FILE, QUERY runs on what earlier loads put there\n";
 
 struct sql_args {
     const char **files;
@@ -50,11 +51,13 @@ struct sql_args {
     const char *format;
 };
 
-/* Whether a is an input the reader can open: "-", or a path that exists. */
-static int is_input(const char *a)
+/* Whether a is the QUERY rather than an input: it names no file ("-" is
+ * stdin) and holds a blank or a ';', as SQL does and a missing file's name
+ * seldom does (that one is reported as a file that cannot be opened). */
+static int is_query(const char *a)
 {
     struct stat st;
-    return !strcmp(a, "-") || stat(a, &st) == 0;
+    return strcmp(a, "-") && stat(a, &st) != 0 && strpbrk(a, " \t\n\r;");
 }
 
 /* Parses argv; -1 to run, else the exit code (help, usage errors). */
@@ -100,8 +103,8 @@ static int parse(int argc, char **argv, struct sql_args *a)
         }
         a->files[a->nfiles++] = s;
     }
-    /* The last argument is the QUERY when it names no input (a trace file is never a query). */
-    if (a->nfiles >= 2 && !is_input(a->files[a->nfiles - 1]))
+    /* The last argument is the QUERY when it is one (is_query). */
+    if (a->nfiles >= 2 && is_query(a->files[a->nfiles - 1]))
         a->query = a->files[--a->nfiles];
     if (a->csv && a->json) {
         fputs("stint sql: --csv and --json exclude each other\n", stderr);
@@ -111,7 +114,9 @@ static int parse(int argc, char **argv, struct sql_args *a)
         fprintf(stderr, "stint sql: --format: '%s': expected chrome, jsonl or markers\n", a->format);
         return STINT_EXIT_USAGE;
     }
-    if (!a->nfiles) {
+    if (a->ch_url && !a->query && a->nfiles == 1 && is_query(a->files[0])) /* a query on what the server has */
+        a->query = a->files[--a->nfiles];
+    if (!a->nfiles && !(a->ch_url && a->query)) {
         fprintf(stderr, "stint sql: no input FILE\n%s", usage);
         return STINT_EXIT_USAGE;
     }
@@ -250,6 +255,12 @@ static int run_clickhouse(const struct sql_args *a)
     if (!ch)
         return STINT_EXIT_IO;
     int rc = STINT_EXIT_IO, failed = 0;
+    if (!a->nfiles) { /* only the query, on what earlier loads put there */
+        rc = stint_ch_query(ch, a->query, a->csv ? "CSVWithNames" : a->json ? "JSON" : "PrettyCompactNoEscapes", stdout);
+        int c = stint_cmd_close_out("sql", stdout, "stdout");
+        stint_ch_close(ch);
+        return rc ? rc : c;
+    }
     if (stint_ch_begin(ch) == 0) {
         rc = load_files(a, add_clickhouse, ch, &failed);
         if (!failed && stint_ch_flush(ch) != 0)
