@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * test_filters.c - the shared filters: option parsing (units, open ranges,
- * bad values) and their meaning on slices (overlap with the time range, cat
- * parts, globs, unfinished slices and --min-dur).
+ * bad values, comma lists and repeats, relative times) and their meaning on
+ * slices (overlap with the time range, cat parts, globs, exclusions,
+ * unfinished slices and --min-dur).
  */
 #include "check.h"
 #include "model/filters.h"
@@ -84,6 +85,57 @@ int main(void)
     CHECK(stint_filter_slice(&g, &m, sl));
     g.tid = 3;
     CHECK(!stint_filter_slice(&g, &m, sl));
+    /* lists, repeats and exclusions, parsed as the options give them */
+    struct stint_filter h;
+    memset(&h, 0, sizeof h);
+    CHECK_EQ_I64(parse(&h, "--cat", "gpu,disk"), 1);
+    CHECK(stint_filter_slice(&h, &m, sl)); /* "disk" is a part of "disk,net" */
+    memset(&h, 0, sizeof h);
+    CHECK_EQ_I64(parse(&h, "--cat", "gpu,kernel"), 1);
+    CHECK(!stint_filter_slice(&h, &m, sl));
+    CHECK_EQ_I64(parse(&h, "--cat=net", NULL), 1); /* a repeat adds a value */
+    CHECK(stint_filter_slice(&h, &m, sl));
+    CHECK_EQ_I64(parse(&h, "--exclude-cat", "disk"), 1); /* an exclusion wins */
+    CHECK(!stint_filter_slice(&h, &m, sl));
+    memset(&h, 0, sizeof h);
+    CHECK_EQ_I64(parse(&h, "--name", "gemm<float, 128>*,io.*"), 1); /* a comma inside <> is the glob's */
+    CHECK_EQ_I64(h.names.n, 2);
+    CHECK(stint_filter_name(&h, "gemm<float, 128>_kernel"));
+    CHECK(stint_filter_slice(&h, &m, sl));
+    CHECK_EQ_I64(parse(&h, "--exclude-name", "*.read"), 1);
+    CHECK(!stint_filter_slice(&h, &m, sl));
+    memset(&h, 0, sizeof h);
+    CHECK_EQ_I64(parse(&h, "--pid", "5,1"), 1);
+    CHECK_EQ_I64(parse(&h, "--tid", "9"), 1);
+    CHECK(!stint_filter_slice(&h, &m, sl));
+    CHECK_EQ_I64(parse(&h, "--tid", "2"), 1);
+    CHECK(stint_filter_slice(&h, &m, sl));
+    CHECK_EQ_I64(parse(&h, "--cat", "a,,b"), -1); /* an empty item */
+    CHECK_EQ_I64(parse(&h, "--pid", "1,x"), -1);
+    /* relative times count from the first event; "12.5 ms" as the tables print it */
+    memset(&h, 0, sizeof h);
+    CHECK_EQ_I64(parse(&h, "--time-range", "+40ns:+1 us"), 1);
+    CHECK_EQ_I64((int64_t)h.rel, STINT_FILTER_REL_START | STINT_FILTER_REL_END);
+    int64_t first, last;
+    REQUIRE(stint_filter_extent(&m, &first, &last));
+    CHECK_EQ_I64(first, 100);
+    CHECK_EQ_I64(last, 150);
+    stint_filter_resolve(&h, first);
+    CHECK_EQ_I64(h.t0, 140);
+    CHECK_EQ_I64(h.t1, 1100);
+    CHECK(stint_filter_slice(&h, &m, sl));
+    memset(&h, 0, sizeof h);
+    CHECK_EQ_I64(parse(&h, "--time-range", "+50ns:"), 1);
+    stint_filter_resolve(&h, first);
+    CHECK(!stint_filter_slice(&h, &m, sl)); /* [150, end) starts where the slice ends */
+    CHECK_EQ_I64(parse(&h, "--time-range", "+-5ns:"), -1);
+    CHECK_EQ_I64(parse(&h, "--min-dur", "+5ns"), -1);
+    /* a copy by value keeps its text values (offsets into its own buffer) */
+    memset(&h, 0, sizeof h);
+    CHECK_EQ_I64(parse(&h, "--name", "io.*"), 1);
+    struct stint_filter copy = h;
+    memset(&h, 0, sizeof h);
+    CHECK(stint_filter_slice(&copy, &m, sl));
     CHECK(stint_filter_point(&(struct stint_filter){.has_range = 1, .t0 = 0, .t1 = 10}, 1, 9));
     CHECK(!stint_filter_point(&(struct stint_filter){.has_range = 1, .t0 = 0, .t1 = 10}, 1, 10));
     stint_model_free(&m);

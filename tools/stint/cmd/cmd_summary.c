@@ -188,6 +188,16 @@ static const struct stint_instant_stat *next_instant(const struct stint_tally *S
     return NULL;
 }
 
+/* Whether the filters left nothing to report: no span, counter sample or
+ * instant passed them (the command then says why on stderr). */
+static int nothing_selected(const struct stint_tally *S, const struct stint_model *m)
+{
+    struct counter_stat cs;
+    uint64_t n;
+    size_t k = 0, j = 0;
+    return S->filtering && !S->spans && !S->nasync && !next_counter(S, m, &k, &cs) && !next_instant(S, m, &j, &n);
+}
+
 /* Lane i when its tally lr has spans (the lanes listed), else NULL. */
 static const struct stint_lane *shown_lane(const struct stint_model *m, uint32_t i, const struct stint_tally_lane *lr)
 {
@@ -480,6 +490,8 @@ int stint_cmd_summary(int argc, char **argv)
     if (stint_cmd_close_out("summary", stdout, "stdout") != 0)
         rc = STINT_EXIT_IO;
     SELF_END(out);
+    if (nothing_selected(&S, &m))
+        stint_cmd_explain_empty("summary", &o, NULL);
     free(lane_order);
     stint_tally_free(&S);
     stint_model_free(&m);

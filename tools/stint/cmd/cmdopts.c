@@ -79,9 +79,14 @@ static int is_opt(const char *a, const char *name, const char **inline_v)
 static const struct {
     const char *name;
     const char *expect;
-} filter_opts[] = {{"--pid", "an integer"},      {"--tid", "an integer"},
-                   {"--cat", "a category"},      {"--name", "a glob"},
-                   {"--time-range", "A:B, times in ns or with a unit: 12.5ms, 3us, 2s; A or B may be empty"},
+} filter_opts[] = {{"--pid", "an integer, or a comma list of them"},
+                   {"--tid", "an integer, or a comma list of them"},
+                   {"--cat", "a category, or a comma list of them"},
+                   {"--name", "a glob, or a comma list of them"},
+                   {"--exclude-cat", "a category, or a comma list of them"},
+                   {"--exclude-name", "a glob, or a comma list of them"},
+                   {"--time-range", "A:B, times in ns or with a unit: 12.5ms, 3us, 2s; +T from the first event; "
+                                    "A or B may be empty"},
                    {"--min-dur", "a duration in ns or with a unit: 12.5ms, 3us, 2s"}};
 
 #define STINT_I64_RANGE "-9223372036854775808 to 9223372036854775807"
@@ -91,15 +96,18 @@ static const struct {
 static int check_time(const char *cmd, const char *opt, const char *s, size_t n)
 {
     int64_t t;
-    int r = stint_parse_duration(s, n, &t);
+    int rel;
+    int r = stint_filter_parse_time(s, n, &t, &rel);
+    if (r == 0 && rel && !strcmp(opt, "--min-dur"))
+        r = -1;
     if (r == -2)
         fprintf(stderr,
                 "stint %s: %s: '%.*s': out of range (expected a time from " STINT_I64_RANGE
                 " ns, about 292 years either side of 0)\n",
                 cmd, opt, (int)n, s);
     else if (r != 0)
-        fprintf(stderr, "stint %s: %s: '%.*s': expected a time in ns or with a unit (ns, us, ms, s: 12.5ms)\n", cmd,
-                opt, (int)n, s);
+        fprintf(stderr, "stint %s: %s: '%.*s': expected a time in ns or with a unit (ns, us, ms, s: 12.5ms%s)\n",
+                cmd, opt, (int)n, s, strcmp(opt, "--min-dur") ? "; +T from the first event" : "");
     return r ? -1 : 0;
 }
 
@@ -109,14 +117,21 @@ static int check_time(const char *cmd, const char *opt, const char *s, size_t n)
 static int check_filter_value(const char *cmd, const char *opt, const char *v)
 {
     if (!strcmp(opt, "--pid") || !strcmp(opt, "--tid")) {
-        int64_t x;
-        int r = stint_parse_i64(v, strlen(v), &x);
-        if (r == -2)
-            fprintf(stderr, "stint %s: %s: '%s': out of range (expected an integer from " STINT_I64_RANGE ")\n", cmd,
-                    opt, v);
-        else if (r != 0 || !*v)
-            fprintf(stderr, "stint %s: %s: '%s': expected an integer\n", cmd, opt, v);
-        return r || !*v ? -1 : 0;
+        for (const char *p = v;; p++) { /* a comma list: each item an integer */
+            size_t n = strcspn(p, ",");
+            int64_t x;
+            int r = stint_parse_i64(p, n, &x);
+            if (r == -2)
+                fprintf(stderr, "stint %s: %s: '%.*s': out of range (expected an integer from " STINT_I64_RANGE ")\n",
+                        cmd, opt, (int)n, p);
+            else if (r != 0 || !n)
+                fprintf(stderr, "stint %s: %s: '%s': expected an integer or a comma list of them\n", cmd, opt, v);
+            if (r || !n)
+                return -1;
+            p += n;
+            if (!*p)
+                return 0;
+        }
     }
     if (!strcmp(opt, "--min-dur"))
         return check_time(cmd, opt, v, strlen(v));
@@ -127,14 +142,15 @@ static int check_filter_value(const char *cmd, const char *opt, const char *v)
             return -1;
         }
         int64_t t0 = INT64_MIN, t1 = INT64_MAX;
+        int r0 = 0, r1 = 0;
         size_t n0 = (size_t)(colon - v), n1 = strlen(colon + 1);
         if ((n0 && check_time(cmd, opt, v, n0) != 0) || (n1 && check_time(cmd, opt, colon + 1, n1) != 0))
             return -1;
         if (n0)
-            stint_parse_duration(v, n0, &t0);
+            stint_filter_parse_time(v, n0, &t0, &r0);
         if (n1)
-            stint_parse_duration(colon + 1, n1, &t1);
-        if (t1 < t0) {
+            stint_filter_parse_time(colon + 1, n1, &t1, &r1);
+        if (r0 == r1 && t1 < t0) { /* (a relative side against an absolute one: checked once resolved) */
             fprintf(stderr, "stint %s: --time-range: '%s': expected an end B not before the start A\n", cmd, v);
             return -1;
         }
@@ -262,7 +278,9 @@ int stint_cmd_parse_spec(int argc, char **argv, const char *usage, struct stint_
     bad = f->has_pid && !(allowed & STINT_FILT_PID)           ? "--pid"
           : f->has_tid && !(allowed & STINT_FILT_TID)         ? "--tid"
           : f->cat && !(allowed & STINT_FILT_CAT)             ? "--cat"
+          : f->xcat && !(allowed & STINT_FILT_CAT)            ? "--exclude-cat"
           : f->name_glob && !(allowed & STINT_FILT_NAME)      ? "--name"
+          : f->xname && !(allowed & STINT_FILT_NAME)          ? "--exclude-name"
           : f->has_range && !(allowed & STINT_FILT_RANGE)     ? "--time-range"
           : f->has_min_dur && !(allowed & STINT_FILT_MIN_DUR) ? "--min-dur"
                                                               : NULL;
@@ -298,9 +316,72 @@ int stint_cmd_load_report(const struct stint_cmd_opts *o, struct stint_model *m,
     return 0;
 }
 
+/* Reads path into a model that keeps every slice (no sink, lean or sizes
+ * mode), its problems unreported: for what the filters need to know before
+ * the real read (a relative --time-range's origin), or after it found
+ * nothing (why). 0 when read (m to free), else -1 (stdin cannot be read
+ * twice; nothing to free). */
+static int read_whole(const struct stint_cmd_opts *o, struct stint_model *m)
+{
+    if (!strcmp(o->path, "-"))
+        return -1;
+    if (stint_model_init(m, 0) != 0)
+        stint_die_nomem();
+    struct stint_read_opts ro = {.format = o->format};
+    (void)stint_read_trace(o->path, m, &ro);
+    return 0;
+}
+
+/* Makes o's relative --time-range absolute from the first host-clock event
+ * (filters.h): m's own when it keeps every slice (read), else a first read
+ * of the input. The filter is the command's, which it owns: o is const for
+ * the reader's sake only. Returns -1 when it must read first and cannot
+ * (stdin: message printed), else 0. */
+static int resolve_range(const struct stint_cmd_opts *o, const struct stint_model *m, int read)
+{
+    struct stint_filter *f = (struct stint_filter *)&o->filter;
+    int64_t first = 0, last;
+    if (read) {
+        stint_filter_extent(m, &first, &last);
+    } else {
+        struct stint_model pm;
+        if (read_whole(o, &pm) != 0) {
+            fprintf(stderr, "stint: --time-range: a time with '+' counts from the trace's first event, which this "
+                            "command must know before it reads stdin: give a file, or absolute times\n");
+            return -1;
+        }
+        stint_filter_extent(&pm, &first, &last);
+        stint_model_free(&pm);
+    }
+    stint_filter_resolve(f, first);
+    return 0;
+}
+
+void stint_cmd_explain_empty(const char *cmd, const struct stint_cmd_opts *o, const struct stint_model *m)
+{
+    if (!stint_filter_active(&o->filter))
+        return;
+    if (m) {
+        stint_filter_explain(stderr, cmd, &o->filter, m);
+        return;
+    }
+    struct stint_model wm;
+    if (read_whole(o, &wm) != 0) {
+        fprintf(stderr, "stint %s: nothing in the trace matches the filters: the tables are empty\n", cmd);
+        return;
+    }
+    stint_filter_explain(stderr, cmd, &o->filter, &wm);
+    stint_model_free(&wm);
+}
+
 int stint_cmd_load_sink(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags,
                         stint_span_sink sink, void *ctx, const struct stint_span_split *split)
 {
+    /* a model that streams its spans away (sink, lean) or measures bytes (sizes) cannot say
+     * where the trace starts before the filters are applied: a relative range is resolved first */
+    int keeps_all = !sink && !(model_flags & (STINT_MODEL_LEAN | STINT_MODEL_SIZES));
+    if (o->filter.rel && !keeps_all && resolve_range(o, NULL, 0) != 0)
+        return STINT_EXIT_USAGE;
     struct stat st; /* a large input: huge pages from the model's first arrays on (hmem.h) */
     if (strcmp(o->path, "-") != 0 && stat(o->path, &st) == 0 && S_ISREG(st.st_mode))
         stint_hmem_expect((uint64_t)st.st_size);
@@ -314,6 +395,8 @@ int stint_cmd_load_sink(const struct stint_cmd_opts *o, struct stint_model *m, u
         ro.event_filter = &o->filter;
     int rc = stint_read_trace(o->path, m, &ro);
     stint_report_problems(stderr, o->path, m, rc);
+    if (o->filter.rel)
+        resolve_range(o, m, 1);
     return rc;
 }
 

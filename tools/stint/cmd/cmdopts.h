@@ -114,7 +114,10 @@ int stint_cmd_parse_columns(const char *s, size_t *out);
 
 /* Reads o->path into m (initialised with flags) with o's reader options;
  * prints problems to stderr. Returns the reader's exit code (STINT_EXIT_OK,
- * _DATA or _IO); out of memory ends the process (STINT_EXIT_NOMEM). */
+ * _DATA or _IO); out of memory ends the process (STINT_EXIT_NOMEM). A
+ * relative --time-range ("+T") is made absolute in o->filter from the
+ * trace's first host-clock event: after the read when m keeps every slice,
+ * else by a first read of the input (stdin cannot: STINT_EXIT_USAGE). */
 int stint_cmd_load(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags);
 /* stint_cmd_load, then the check every command makes: *rc gets the read's
  * exit code; when no report follows (readers.h: stint_no_report) m is freed
@@ -126,6 +129,14 @@ int stint_cmd_load_report(const struct stint_cmd_opts *o, struct stint_model *m,
  * (stint_model_set_span_split). */
 int stint_cmd_load_sink(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags,
                         stint_span_sink sink, void *ctx, const struct stint_span_split *split);
+
+/* When o's filters are set and the command selected nothing with them:
+ * says so on stderr, naming for each value that selects nothing alone the
+ * closest values the trace holds (filters.h, stint_filter_explain). m: the
+ * loaded model when it keeps every slice, else NULL: the input is then read
+ * again to explain (not stdin: one line then). The command still prints
+ * its empty tables and exits 0. */
+void stint_cmd_explain_empty(const char *cmd, const struct stint_cmd_opts *o, const struct stint_model *m);
 
 /* Opens path ("-" = stdout) for writing through a 256 KiB buffer. On
  * failure prints "stint CMD: cannot open PATH for writing: why" and returns
