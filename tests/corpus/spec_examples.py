@@ -15,7 +15,7 @@ here from each input's JSON:
   spec_id2_local_global: an id2.local b/e is on its process's track;
 - instants (i/I): track by scope s (g, p, t = default), ts in ns exactly;
 - every file: events of a phase stint does not model (N O D V v c ( ) =)
-  are each counted in summary's repairs.unknown_phase, never dropped silently.
+  are each counted in summary's drops.unknown_phase, never dropped silently.
 Checks in KNOWN_DIFFERENCES are expected to fail (stint follows Perfetto's
 rule where the issue asks for something else); one that starts to pass fails.
 """
@@ -83,11 +83,11 @@ def main():
             check("%s: stint reads it" % fname, "exit 0 or 1", str(e))
             continue
         evs = events_of(path)
-        # phases stint does not model must be visible in repairs
+        # phases stint does not model must be visible in drops
         n_unmod = sum(1 for e in evs if e.get("ph") in UNMODELLED)
         if n_unmod:
-            check("%s: %d events of unmodelled phases in repairs.unknown_phase" % (
-                fname, n_unmod), n_unmod, summ["repairs"].get("unknown_phase", 0))
+            check("%s: %d events of unmodelled phases in drops.unknown_phase" % (
+                fname, n_unmod), n_unmod, summ["drops"].get("unknown_phase", 0))
         # async intervals stated by the README, for files with no derived rows
         text = readme.get(fname, "")
         if fname not in with_rows and any(e.get("ph") in ("b", "e") for e in evs):

@@ -470,11 +470,15 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
                              key=lambda r: (r["pid"], r["name"]))
     out["instants"] = sorted(({"scope": k[0], "cat": k[1], "name": k[2], "count": c} for k, c in instants.items()),
                              key=lambda r: (r["scope"], r["cat"], r["name"]))
-    out["repairs"] = {k: v for k, v in sorted(repairs.items()) if v}
+    out["repairs"] = {k: v for k, v in sorted(repairs.items()) if v and k not in DROP_KINDS}
+    out["drops"] = {k: v for k, v in sorted(repairs.items()) if v and k in DROP_KINDS}
     return out
 
 
 LAST = {}
+# the kinds whose events are not kept: stint lists them under "drops", the others under "repairs"
+DROP_KINDS = {"unmatched_end", "unknown_phase", "unmatched_async_end", "torn_record", "unbound_flow",
+              "flow_without_direction", "bad_loss_record"}
 
 
 def slice_pid(key, s, async_pid, begun_by):
@@ -925,7 +929,7 @@ def compare_slices(mine, theirs):
 def compare(mine, theirs):
     """Lines describing each difference between the oracle and stint."""
     diffs = []
-    for k in ("events", "spans", "sum_ns", "flow_events", "dropped", "partial", "repairs"):
+    for k in ("events", "spans", "sum_ns", "flow_events", "dropped", "partial", "repairs", "drops"):
         if mine[k] != theirs.get(k):
             diffs.append("%s: oracle %r, stint %r" % (k, mine[k], theirs.get(k)))
     for sect in ("lanes", "categories", "names"):

@@ -126,7 +126,7 @@ fi
 # --- marker logs: glued records split, torn record counted, device clock kept apart
 printf '[I] x: [STRACE] v=1 pid=7 tid=8 inv=1 hid=a depth=0 name=step ts=1000 dur=500 [2026][T1] y: [STRACE] v=1 pid=7 tid=8 inv=1 hid=b depth=1 name=inner ts=1100 dur=100\r\n[STRACE] v=1 pid=7 tid=9 inv=2 hid=c depth=0 name=dev ts=0 dur=300 clk=dev\n[STRACE] v=1 pid=7 tid=8 inv=1 hid=d depth=0 name=cut ts=5\n' > "$T/m.log"
 if expect_rc 0 "$STINT" summary --json "$T/m.log"; then
-  got=$(jget "$T/out" '(d["format"], d["spans"], sorted((l["tid"], l["clock"], l["busy_ns"]) for l in d["lanes"]), d["repairs"])')
+  got=$(jget "$T/out" '(d["format"], d["spans"], sorted((l["tid"], l["clock"], l["busy_ns"]) for l in d["lanes"]), d["drops"])')
   [ "$got" = "('markers', 3, [(2, 'device', 300), (8, 'host', 500)], {'torn_record': 1})" ] && ok "markers: glued, torn, device lane" || bad "markers: $got"
   grep -q "1 of 4 records incomplete" "$T/err" && ok "markers: 'K of N records incomplete' on stderr" || bad "markers stderr: $(cat $T/err)"
 fi

@@ -232,15 +232,9 @@ static void put_tables_json(FILE *f, const struct stint_model *m, const uint32_t
         put_arg_value(f, m, a);
         putc('}', f);
     }
-    fputs("],\n\"repairs\":{", f);
-    int first = 1;
-    for (int k = 0; k < STINT_REPAIR_COUNT; k++) {
-        if (!m->repairs[k])
-            continue;
-        fprintf(f, "%s\"%s\":%" PRIu64, first ? "" : ",", stint_repair_name((enum stint_repair)k), m->repairs[k]);
-        first = 0;
-    }
-    fprintf(f, "},\n\"dropped\":%" PRIu64 ",\n\"partial\":%s}\n", m->dropped, m->partial ? "true" : "false");
+    fputs("],\n", f);
+    stint_model_put_kinds_json(f, m);
+    fprintf(f, ",\n\"dropped\":%" PRIu64 ",\n\"partial\":%s}\n", m->dropped, m->partial ? "true" : "false");
 }
 
 int stint_cmd_slices(int argc, char **argv)

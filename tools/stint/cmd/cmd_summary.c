@@ -281,15 +281,9 @@ static void print_json(FILE *f, const struct stint_tally *S, const struct stint_
         put_cat_name(f, m, st->cat, st->name);
         fprintf(f, ",\"count\":%" PRIu64 "}", n);
     }
-    fputs("],\n\"repairs\":{", f);
-    first = 1;
-    for (int k = 0; k < STINT_REPAIR_COUNT; k++) {
-        if (!m->repairs[k])
-            continue;
-        fprintf(f, "%s\"%s\":%" PRIu64, first ? "" : ",", stint_repair_name((enum stint_repair)k), m->repairs[k]);
-        first = 0;
-    }
-    fprintf(f, "},\n\"flow_events\":%" PRIu64 ",\"flows\":%zu,\"dropped\":%" PRIu64 ",", m->flow_events,
+    fputs("],\n", f);
+    stint_model_put_kinds_json(f, m);
+    fprintf(f, ",\n\"flow_events\":%" PRIu64 ",\"flows\":%zu,\"dropped\":%" PRIu64 ",", m->flow_events,
             m->flows.len, m->dropped);
     put_lost_json(f, m);
     fprintf(f, ",\"partial\":%s", m->partial ? "true" : "false");
@@ -437,12 +431,15 @@ static void print_human(FILE *f, const struct stint_tally *S, const struct stint
     if (m->flow_events)
         fprintf(f, "\nflows  %" PRIu64 " flow events, %zu arrows bound to slices\n", m->flow_events, m->flows.len);
     if (any || m->dropped) {
-        fprintf(f, "\nrepairs and drops  (kept and flagged; --strict makes them errors)\n");
-        for (int k = 0; k < STINT_REPAIR_COUNT; k++)
-            if (m->repairs[k])
-                fprintf(f, "  %-24s %10" PRIu64 "\n", stint_repair_name((enum stint_repair)k), m->repairs[k]);
+        fprintf(f, "\nrepairs and drops  (repaired: kept and flagged; dropped: not kept; --strict makes them "
+                   "errors)\n");
+        for (int drops = 0; drops < 2; drops++)
+            for (int k = 0; k < STINT_REPAIR_COUNT; k++)
+                if (m->repairs[k] && stint_repair_is_drop((enum stint_repair)k) == drops)
+                    fprintf(f, "  %-8s %-24s %10" PRIu64 "\n", drops ? "dropped" : "repaired",
+                            stint_repair_name((enum stint_repair)k), m->repairs[k]);
         if (m->dropped)
-            fprintf(f, "  %-24s %10" PRIu64 "\n", "dropped", m->dropped);
+            fprintf(f, "  %-8s %-24s %10" PRIu64 "\n", "dropped", "other", m->dropped);
     }
     put_lost_text(f, m);
 }

@@ -158,15 +158,79 @@ static int check_filter_value(const char *cmd, const char *opt, const char *v)
     return 0; /* --cat, --name: any text */
 }
 
-/* The field of o that the shared flag a sets (--json, --csv, --strict), or
- * NULL when a is none of them. */
+/* The field of o that the shared flag a sets (--json, --csv), or NULL when
+ * a is none of them. */
 static int *flag_of(struct stint_cmd_opts *o, const char *a)
 {
     if (!strcmp(a, "--json"))
         return &o->json;
-    if (!strcmp(a, "--csv"))
-        return &o->csv;
-    return !strcmp(a, "--strict") ? &o->strict : NULL;
+    return !strcmp(a, "--csv") ? &o->csv : NULL;
+}
+
+/* --strict's value: a comma list of repairs, drops, losses, as STINT_STRICT_*
+ * bits; 0 (message printed) when an item is none of them. */
+static int strict_value(const char *cmd, const char *v)
+{
+    int bits = 0;
+    for (const char *p = v;;) {
+        size_t n = strcspn(p, ",");
+        int b = n == 7 && !memcmp(p, "repairs", 7) ? STINT_STRICT_REPAIRS
+                : n == 5 && !memcmp(p, "drops", 5) ? STINT_STRICT_DROPS
+                : n == 6 && !memcmp(p, "losses", 6) ? STINT_STRICT_LOSSES
+                                                    : 0;
+        if (!b) {
+            fprintf(stderr, "stint %s: --strict: '%.*s': expected repairs, drops or losses (a comma list; --strict "
+                            "alone is all three)\n", cmd, (int)n, p);
+            return 0;
+        }
+        bits |= b;
+        if (!p[n])
+            return bits;
+        p += n + 1;
+    }
+}
+
+/* Adds --allow's comma list of kinds to *allow: 0, or -1 (message printed)
+ * when an item is not on the allow-list (stint_repair_allowable). */
+static int allow_value(const char *cmd, const char *v, uint64_t *allow)
+{
+    for (const char *p = v;;) {
+        size_t n = strcspn(p, ",");
+        char name[40];
+        int k = -1;
+        if (n < sizeof name) {
+            memcpy(name, p, n);
+            name[n] = 0;
+            k = stint_repair_by_name(name);
+        }
+        if (k < 0 || !stint_repair_allowable((enum stint_repair)k)) {
+            fprintf(stderr, "stint %s: --allow: '%.*s': expected a kind of the allow-list: unbound_flow, subns_ts\n",
+                    cmd, (int)n, p);
+            return -1;
+        }
+        *allow |= (uint64_t)1 << k;
+        if (!p[n])
+            return 0;
+        p += n + 1;
+    }
+}
+
+/* --strict[=LIST] and --allow KIND[,KIND] at argv[*i]: 1 taken (*i moved
+ * past a separate value), 0 not one of them, -1 bad value (message printed). */
+static int strict_arg(const char *cmd, int argc, char **argv, int *i, struct stint_cmd_opts *o)
+{
+    const char *a = argv[*i], *v;
+    if (is_opt(a, "--strict", &v)) {
+        o->strict = v ? strict_value(cmd, v) : STINT_STRICT_ALL;
+        return o->strict ? 1 : -1;
+    }
+    if (!is_opt(a, "--allow", &v))
+        return 0;
+    if (!v && *i + 1 >= argc) {
+        fprintf(stderr, "stint %s: --allow needs a value (a kind of the allow-list: unbound_flow, subns_ts)\n", cmd);
+        return -1;
+    }
+    return allow_value(cmd, v ? v : argv[++*i], &o->allow) == 0 ? 1 : -1;
 }
 
 int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_opts *o)
@@ -198,6 +262,11 @@ int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_o
             *flag = 1;
             continue;
         }
+        int sr = strict_arg(cmd, argc, argv, &i, o);
+        if (sr < 0)
+            return STINT_EXIT_USAGE;
+        if (sr > 0)
+            continue;
         if (is_opt(a, "--format", &v)) {
             if (!v && i + 1 >= argc) {
                 fprintf(stderr, "stint %s: --format needs a value (chrome, jsonl or markers)\n", cmd);
@@ -239,6 +308,10 @@ int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_o
     }
     if (o->json && o->csv) {
         fprintf(stderr, "stint %s: --json and --csv exclude each other\n", cmd);
+        return STINT_EXIT_USAGE;
+    }
+    if (o->allow && !o->strict) { /* (refused, never ignored) */
+        fprintf(stderr, "stint %s: --allow only narrows --strict (add --strict)\n", cmd);
         return STINT_EXIT_USAGE;
     }
     return -1;
@@ -390,7 +463,7 @@ int stint_cmd_load_sink(const struct stint_cmd_opts *o, struct stint_model *m, u
     stint_model_set_span_sink(m, sink, ctx);
     if (split && stint_threads_wanted() > 1)
         stint_model_set_span_split(m, split);
-    struct stint_read_opts ro = {.format = o->format, .strict = o->strict};
+    struct stint_read_opts ro = {.format = o->format, .strict = o->strict, .allow = o->allow};
     if ((model_flags & STINT_MODEL_SIZES) && stint_filter_active(&o->filter))
         ro.event_filter = &o->filter;
     int rc = stint_read_trace(o->path, m, &ro);

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * cmdopts.h - the options every analysis command shares:
- *   FILE ("-" = stdin), --json, --csv, --strict, --format chrome|jsonl|markers,
+ *   FILE ("-" = stdin), --json, --csv, --strict[=repairs,drops,losses],
+ *   --allow KIND, --format chrome|jsonl|markers,
  *   the filters (filters.h), --help, and "--" (every argument after it is an
  *   input, even one starting with '-').
  * Commands with extra options handle them first and pass the rest here.
@@ -22,7 +23,9 @@ extern int stint_cli_exits_after_command;
 
 struct stint_cmd_opts {
     const char *path;
-    int json, csv, strict;
+    int json, csv;
+    int strict;     /* STINT_STRICT_* bits (readers.h): --strict is all, --strict=repairs,drops,losses some */
+    uint64_t allow; /* --allow KIND[,KIND]: kinds of the allow-list (stint_repair_allowable) strict skips */
     const char *format;
     struct stint_filter filter;
 };

@@ -239,9 +239,54 @@ const char *stint_repair_name(enum stint_repair r)
         "unmatched_async_end", "torn_record", "unknown_version", "control_char_in_string", "x_without_dur", "unbound_flow",
         "async_step", "sample_event", "lone_surrogate", "legacy_async", "id_not_integer", "misplaced_end_event",
         "instant_scope", "async_without_id", "bad_thread_time", "negative_ts", "flow_invalid_id",
-        "flow_without_direction", "bad_loss_record",
+        "flow_without_direction", "bad_loss_record", "subns_ts",
     };
     return (unsigned)r < STINT_REPAIR_COUNT ? names[r] : "?";
+}
+
+/* The kinds that count what was not kept (see stint_repair_is_drop). */
+#define DROP_KINDS                                                                                                   \
+    (1ull << STINT_REPAIR_E_UNMATCHED | 1ull << STINT_REPAIR_UNKNOWN_PHASE | 1ull << STINT_REPAIR_ASYNC_UNMATCHED | \
+     1ull << STINT_REPAIR_TORN_RECORD | 1ull << STINT_REPAIR_UNBOUND_FLOW | 1ull << STINT_REPAIR_FLOW_NO_DIRECTION | \
+     1ull << STINT_REPAIR_BAD_LOSS_RECORD)
+_Static_assert(STINT_REPAIR_COUNT <= 64, "kinds are bits of a uint64_t mask");
+
+int stint_repair_is_drop(enum stint_repair r)
+{
+    return (unsigned)r < STINT_REPAIR_COUNT && (DROP_KINDS >> r & 1);
+}
+
+uint64_t stint_repair_mask_drops(void) { return DROP_KINDS; }
+
+uint64_t stint_repair_mask_repairs(void) { return (((uint64_t)1 << STINT_REPAIR_COUNT) - 1) & ~(uint64_t)DROP_KINDS; }
+
+int stint_repair_by_name(const char *name)
+{
+    for (int k = 0; k < STINT_REPAIR_COUNT; k++)
+        if (!strcmp(name, stint_repair_name((enum stint_repair)k)))
+            return k;
+    return -1;
+}
+
+int stint_repair_allowable(enum stint_repair r)
+{
+    return r == STINT_REPAIR_UNBOUND_FLOW || r == STINT_REPAIR_SUBNS_TS;
+}
+
+void stint_model_put_kinds_json(FILE *f, const struct stint_model *m)
+{
+    for (int drops = 0; drops < 2; drops++) {
+        fputs(drops ? ",\"drops\":{" : "\"repairs\":{", f);
+        int first = 1;
+        for (int k = 0; k < STINT_REPAIR_COUNT; k++) {
+            if (!m->repairs[k] || stint_repair_is_drop((enum stint_repair)k) != drops)
+                continue;
+            fprintf(f, "%s\"%s\":%llu", first ? "" : ",", stint_repair_name((enum stint_repair)k),
+                    (unsigned long long)m->repairs[k]);
+            first = 0;
+        }
+        putc('}', f);
+    }
 }
 
 const char *stint_unmodelled_name(enum stint_unmodelled u)
@@ -317,9 +362,14 @@ void stint_model_repair(struct stint_model *m, enum stint_repair kind, const cha
 
 int stint_model_first_repair(const struct stint_model *m)
 {
+    return stint_model_first_kind(m, ~(uint64_t)0);
+}
+
+int stint_model_first_kind(const struct stint_model *m, uint64_t mask)
+{
     int best = -1;
     for (int k = 0; k < STINT_REPAIR_COUNT; k++)
-        if (m->repairs[k] && (best < 0 || m->repair_seq[k] < m->repair_seq[best]))
+        if ((mask >> k & 1) && m->repairs[k] && (best < 0 || m->repair_seq[k] < m->repair_seq[best]))
             best = k;
     return best;
 }

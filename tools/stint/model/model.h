@@ -29,7 +29,11 @@
  *               samples.
  *   repair      something the input got wrong that we kept anyway: counted by
  *               kind (enum stint_repair), the first occurrence's message kept.
- *   dropped     events we could not keep at all (e.g. invalid ts), counted.
+ *   drop        something we could not keep at all: counted by kind where it
+ *               has one (the enum stint_repair kinds for which
+ *               stint_repair_is_drop is 1: unbound_flow, unmatched_end...),
+ *               else in `dropped` (e.g. an invalid ts). Drops are never
+ *               called repairs in output.
  *   partial     the input ended in an error; everything before it is here.
  *
  * Time: every timestamp and duration is int64 nanoseconds. Readers parse
@@ -197,9 +201,23 @@ enum stint_repair {
     STINT_REPAIR_BAD_LOSS_RECORD,   /* a writer's report of lost spans that cannot be read (marker log
                                        `[STINT] v=1 dropped` line cut or malformed, JSONL `dropped` record
                                        without a count): the loss is known, its size is not */
+    STINT_REPAIR_SUBNS_TS,          /* Chrome: a time with digits below 1 ns (4+ decimals of us): truncated to ns,
+                                       as Perfetto does */
     STINT_REPAIR_COUNT
 };
 const char *stint_repair_name(enum stint_repair r);
+/* 1 when kind r counts events (or records) that were dropped, not kept: an
+ * end that closes nothing, a phase with no model, a flow end with no start,
+ * a torn record... (printed apart from repairs, as "dropped");
+ * 0 when the event was kept and repaired. */
+int stint_repair_is_drop(enum stint_repair r);
+/* The kind named name (stint_repair_name), or -1. */
+int stint_repair_by_name(const char *name);
+/* Whether kind r is on the allow-list of well-known benign drops and repairs
+ * that `--strict` skips when `--allow KIND` names it: unbound_flow (Kineto
+ * writes flow ends whose start it never wrote) and subns_ts (times finer
+ * than 1 ns, truncated as Perfetto does). */
+int stint_repair_allowable(enum stint_repair r);
 
 /* JSONL session records that are read and validated but not carried by the
  * model (stint memory reads memory and tensor records itself): counted per
@@ -554,6 +572,16 @@ void stint_model_repair(struct stint_model *m, enum stint_repair kind, const cha
 /* The kind of the first repair recorded (the read's in input order, then
  * the finish's), or -1 when there is none: what --strict reports. */
 int stint_model_first_repair(const struct stint_model *m);
+/* The first kind recorded (as stint_model_first_repair) among those whose
+ * bit (1 << kind) is in mask, or -1. */
+int stint_model_first_kind(const struct stint_model *m, uint64_t mask);
+/* Writes `"repairs":{"kind":n,...},"drops":{"kind":n,...}` to f: the
+ * nonzero kinds in enum order, kept ones and dropped ones apart
+ * (stint_repair_is_drop); the model's other drops are its "dropped" count. */
+void stint_model_put_kinds_json(FILE *f, const struct stint_model *m);
+/* Bits (1 << kind) of every kept-and-repaired kind, and of every drop kind. */
+uint64_t stint_repair_mask_repairs(void);
+uint64_t stint_repair_mask_drops(void);
 void stint_model_drop(struct stint_model *m, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Records that the writer lost count spans on thread (pid, tid), their
  * starts in [first_ns, last_ns] (flags: STINT_LOSS_RANGE, STINT_LOSS_THREAD;

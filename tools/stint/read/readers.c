@@ -491,16 +491,18 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
     if (rc == 0 && m->partial)
         rc = 1;
     if (rc == 0 && o->strict) {
-        int k = stint_model_first_repair(m);
+        uint64_t mask = ((o->strict & STINT_STRICT_REPAIRS) ? stint_repair_mask_repairs() : 0) |
+                        ((o->strict & STINT_STRICT_DROPS) ? stint_repair_mask_drops() : 0);
+        int k = stint_model_first_kind(m, mask & ~o->allow);
         if (k >= 0) {
             stint_model_fail(m, "%s: --strict: %s", path, m->repair_first[k]);
             rc = 1;
         }
-        if (rc == 0 && m->dropped) {
+        if (rc == 0 && m->dropped && (o->strict & STINT_STRICT_DROPS)) {
             stint_model_fail(m, "%s: --strict: %s", path, m->dropped_first);
             rc = 1;
         }
-        if (rc == 0 && m->lost) {
+        if (rc == 0 && m->lost && (o->strict & STINT_STRICT_LOSSES)) {
             stint_model_fail(m, "%s: --strict: the writer lost %llu span(s) before they reached the file", path,
                              (unsigned long long)m->lost);
             rc = 1;
@@ -517,12 +519,12 @@ void stint_report_problems(FILE *f, const char *path, const struct stint_model *
         stint_term_msg(f, m->error);
         fputc('\n', f);
     }
-    for (int k = 0; k < STINT_REPAIR_COUNT; k++)
+    for (int k = 0; k < STINT_REPAIR_COUNT; k++) /* (a drop kind's events were not kept: never "repaired") */
         if (m->repairs[k]) {
             fputs("stint: ", f);
             stint_term_msg(f, path);
-            fprintf(f, ": repaired %llu x %s (first: ", (unsigned long long)m->repairs[k],
-                    stint_repair_name((enum stint_repair)k));
+            fprintf(f, ": %s %llu x %s (first: ", stint_repair_is_drop((enum stint_repair)k) ? "dropped" : "repaired",
+                    (unsigned long long)m->repairs[k], stint_repair_name((enum stint_repair)k));
             stint_term_msg(f, m->repair_first[k] ? m->repair_first[k] : "");
             fputs(")\n", f);
         }

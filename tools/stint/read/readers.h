@@ -17,10 +17,16 @@
 
 #include <stdio.h>
 
+/* What --strict makes an error: repairs (kept and fixed), drops (not kept,
+ * by kind or in m->dropped), losses (spans the writer lost). --strict alone
+ * is all three. */
+enum { STINT_STRICT_REPAIRS = 1, STINT_STRICT_DROPS = 2, STINT_STRICT_LOSSES = 4, STINT_STRICT_ALL = 7 };
+
 struct stint_filter;
 struct stint_read_opts {
     const char *format; /* NULL = detect; else "chrome", "jsonl", "markers" */
-    int strict;         /* repairs are errors (exit 1) */
+    int strict;         /* STINT_STRICT_* bits: what is an error (exit 1); 0 = nothing */
+    uint64_t allow;     /* bits (1 << kind, enum stint_repair) that strict skips (--allow) */
     int quiet;          /* no progress / warnings on stderr */
     /* STINT_MODEL_SIZES: the events measured are those that pass this (NULL: all) */
     const struct stint_filter *event_filter;
@@ -29,7 +35,8 @@ struct stint_read_opts {
 /* Reads path ("-" = stdin) into m (initialised by the caller) and finishes
  * the model. Returns the exit code: 0 ok; 1 bad data (m holds what was read,
  * m->partial set, m->error says what and where); 3 I/O (m->error set).
- * With strict, any repair makes the result 1. Progress goes to stderr for
+ * With strict, any repair, drop or loss it names (less the kinds in allow)
+ * makes the result 1. Progress goes to stderr for
  * inputs over 64 MB when stderr is a terminal. */
 int stint_read_trace(const char *path, struct stint_model *m, const struct stint_read_opts *o);
 

@@ -518,11 +518,11 @@ static void put_notes(const struct report *r)
     if (t->unfinished)
         fprintf(f, "<li>%" PRIu64 " spans never ended: drawn to the end of the trace, left out of the tables.</li>\n",
                 t->unfinished);
-    uint64_t nrep = 0;
+    uint64_t nrep = 0, ndrop = m->dropped;
     for (int k = 0; k < STINT_REPAIR_COUNT; k++)
-        nrep += m->repairs[k];
-    if (nrep || m->dropped) {
-        fprintf(f, "<li>Input problems: %" PRIu64 " repairs, %" PRIu64 " dropped events (", nrep, m->dropped);
+        *(stint_repair_is_drop((enum stint_repair)k) ? &ndrop : &nrep) += m->repairs[k];
+    if (nrep || ndrop) {
+        fprintf(f, "<li>Input problems: %" PRIu64 " repairs, %" PRIu64 " dropped events (", nrep, ndrop);
         int first = 1;
         for (int k = 0; k < STINT_REPAIR_COUNT; k++)
             if (m->repairs[k]) {
