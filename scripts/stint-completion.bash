@@ -5,7 +5,7 @@
 _stint()
 {
     local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-    local commands='timing slices summary tree steps counters memory diff convert report sql sizes top help'
+    local commands='timing slices summary tree steps counters memory diff convert report gpu sql sizes top help'
     COMPREPLY=()
     if [ "$COMP_CWORD" -eq 1 ]; then
         COMPREPLY=($(compgen -W "$commands --help --version" -- "$cur"))
@@ -24,6 +24,7 @@ _stint()
     diff) opts='--threshold --fail-on-regression --seed --resamples --min-samples --no-correction --json --strict --format --pid --tid --cat --name --time-range --min-dur --help' ;;
     convert) opts='-o --output --to --no-rebase --time-range --split-every --pid --tid --cat --name --min-dur --strict --format --help' ;;
     report) opts='-o --output --step --columns --title --max-slices --strict --format --help' ;;
+    gpu) opts='--json --step --top --time-range --strict --format --help' ;;
     sql) opts='--db --csv --json --clickhouse --strict --format --help' ;;
     sizes) opts='--top --json --strict --format --pid --tid --cat --name --time-range --help' ;;
     top) opts='--interval --window --by --sort --filter --rows --ticks --once --json --strict --format --help' ;;

@@ -560,6 +560,61 @@ static const char *const help_report_2[] = {
     "    One file to attach to a bug report or open offline.",
     NULL};
 
+static const char *const help_gpu_1[] = {
+    "stint gpu - accelerator time per device, stream, class, kernel, launch, op, step and rank",
+    "",
+    "usage:",
+    "  stint gpu FILE... [--json] [--step GLOB] [--top N] [--time-range A:B]",
+    "        [--strict] [--format F]",
+    "",
+    "  Where the accelerator's time went, from PyTorch profiler (Kineto) traces of",
+    "  CUDA, ROCm and MTIA runs, the 2021 Kineto format and XLA traces. Device work",
+    "  is the kernel, memcpy and memset spans (by category; annotations on stream",
+    "  lanes are not work). Per device (the lanes' pid): its window (first start to",
+    "  last end), busy (the union of its work over all its streams), idle (window",
+    "  minus busy), the union of each class (communication: NCCL and RCCL",
+    "  collectives by name; memory: copies and sets; compute: the other kernels),",
+    "  the overlap of communication and compute, and utilization. Per stream (the",
+    "  lane's tid as written): kernels, busy and idle. The top kernels by total time",
+    "  with nearest-rank quantiles. Launch links: each span joined to the runtime",
+    "  call with its args.correlation; unlinked spans and launch calls without work",
+    "  are counted, never guessed; launch delay quantiles and the launch sites",
+    "  (innermost CPU op) by total delay. The CPU ops by the GPU time of the work",
+    "  they launched (innermost and top-level op). Per step (ProfilerStep#* on CPU",
+    "  threads) the device figures clipped to it. With several FILEs (one per rank,",
+    "  named by distributedInfo.rank or position): per-rank step median and max, the",
+    "  straggler and its ratio to the median rank, and the last rank to finish each",
+    "  step. Every figure is an exact ns integer; unions, never sums, make busy.",
+    "  docs/cli/gpu.md holds the definitions.",
+    "",
+    "options:",
+    "  --json",
+    "      One JSON object, schema stint.gpu/1 (docs/cli/gpu.md).",
+    "  --step GLOB",
+    "      The step spans (default ProfilerStep#*).",
+    "  --top N",
+    "      Rows of the kernel, launch-site and op tables (default 10; 0 = all).",
+    "  --time-range A:B",
+    "      The window: only the work overlapping [A, B) counts, and unions are",
+    "      clipped to it (ns or with a unit; either side may be empty).",
+    "  --strict",
+    "      Any repair of the input is an error (exit 1).",
+    "  --format chrome|jsonl|markers",
+    "      Read the inputs as this format instead of detecting it.",
+    "",
+    "exit status:",
+    "  0  The tables were printed, also when the input has no device work (it says",
+    "     so).",
+    "  1  Malformed input (partial tables) or a repair under --strict.",
+    "  2  Unknown option, a bad --top, or a filter other than --time-range.",
+    "  3  A FILE could not be read.",
+    "",
+    "example:",
+    "  $ stint gpu rank0.pt.trace.json.gz rank1.pt.trace.json.gz --top 5",
+    "    Each rank's device busy and idle time, the five heaviest kernels and CPU",
+    "    ops, launch delays, per-step device time and the straggler.",
+    NULL};
+
 static const char *const help_sql_1[] = {
     "stint sql - SQL over the trace (SQLite; ClickHouse for a fleet)",
     "",
@@ -816,6 +871,7 @@ static const char *const *const help_memory[] = {help_memory_1, NULL};
 static const char *const *const help_diff[] = {help_diff_1, help_shared_2, help_shared_3, help_diff_2, NULL};
 static const char *const *const help_convert[] = {help_convert_1, help_shared_1, help_shared_3, help_convert_2, NULL};
 static const char *const *const help_report[] = {help_report_1, help_shared_1, help_shared_3, help_report_2, NULL};
+static const char *const *const help_gpu[] = {help_gpu_1, NULL};
 static const char *const *const help_sql[] = {help_sql_1, NULL};
 static const char *const *const help_sizes[] = {help_sizes_1, NULL};
 static const char *const *const help_top[] = {help_top_1, NULL};
@@ -835,6 +891,7 @@ static const struct {
     {"diff", help_diff},
     {"convert", help_convert},
     {"report", help_report},
+    {"gpu", help_gpu},
     {"sql", help_sql},
     {"sizes", help_sizes},
     {"top", help_top},
