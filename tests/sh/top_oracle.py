@@ -3,7 +3,7 @@
 """An independent oracle for `stint top --once --json`, written from the
 rules in docs/cli/top.md (not from the C code): exact integers of ns.
 
-usage: top_oracle.py LOG WINDOW_NS BY STINT_JSON
+usage: top_oracle.py LOG WINDOW_NS BY STINT_JSON [LOG WINDOW_NS BY STINT_JSON ...]
 Reads the marker log itself (one record per line, no torn ones), computes
 every figure of the groups of BY (name or lane), the lanes and the TPOT,
 and compares them with what stint printed: counts, means and maxima
@@ -19,8 +19,8 @@ REC = re.compile(r"\[STRACE\] v=1 pid=(\d+) tid=(\d+) inv=(\d+) hid=([0-9a-fA-F]
 SLICES = 10
 
 
-def main():
-    log, window_ns, by, got_path = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+def one(log, window_ns, by, got_path):
+    window_ns = int(window_ns)
     spans = []
     for line in open(log):
         m = REC.search(line)
@@ -102,6 +102,16 @@ def main():
         return 1
     print("ok: %s, %d spans, window %d ns, by %s" % (log, len(spans), window_ns, by))
     return 0
+
+
+def main():
+    a = sys.argv[1:]
+    if not a or len(a) % 4:
+        sys.exit(__doc__)
+    rc = 0
+    for i in range(0, len(a), 4):
+        rc |= one(*a[i:i + 4])
+    return rc
 
 
 if __name__ == "__main__":
