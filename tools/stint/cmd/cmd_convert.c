@@ -12,6 +12,7 @@
 #include "write/textout.h"
 #include "base/tsparse.h"
 #include "write/writers.h"
+#include "write/outfile.h"
 #include "base/xalloc.h"
 #include "base/term.h"
 
@@ -175,9 +176,10 @@ static int wrun_of(int64_t ts, int64_t dur, int64_t lo, int64_t hi, int64_t ever
  * timestamp (or f->t0) to its last end (or f->t1), that a slice or a
  * counter sample overlaps; windows with nothing in them get no file (so a
  * trace whose processes lie hours apart makes no empty files between them).
- * Returns STINT_EXIT_OK, _USAGE (too many windows) or _IO. */
-static int split_write(const struct stint_model *m, const char *out_path, int64_t every, int rebase,
-                       const struct stint_filter *f, const struct stint_filter *sel)
+ * Returns STINT_EXIT_OK, _USAGE (too many windows, or a part's path is the
+ * input) or _IO. */
+static int split_write(const struct stint_model *m, const char *out_path, const char *input, int64_t every,
+                       int rebase, const struct stint_filter *f, const struct stint_filter *sel)
 {
     size_t n = stint_model_nslices(m), nr = 0;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -235,17 +237,22 @@ static int split_write(const struct stint_model *m, const char *out_path, int64_
             wo.t0 = lo + (int64_t)(k * (uint64_t)every);
             wo.t1 = hi - wo.t0 > every ? wo.t0 + every : hi;
             char *path = part_path(out_path, (size_t)k);
-            FILE *out = stint_cmd_open_out("convert", path);
-            if (!out) {
+            struct stint_outfile out; /* (each part written whole or not at all: outfile.h) */
+            if (stint_outfile_refuse_input("convert", path, &input, 1)) {
+                free(path);
+                rc = STINT_EXIT_USAGE;
+                break;
+            }
+            if (stint_outfile_open(&out, "convert", path) != 0) {
                 free(path);
                 rc = STINT_EXIT_IO;
                 break;
             }
             struct stint_write_stats st;
-            if (stint_write_chrome(m, out, &wo, &st) != 0) /* (the writer fails only out of memory) */
+            if (stint_write_chrome(m, out.f, &wo, &st) != 0) /* (the writer fails only out of memory) */
                 stint_die_nomem();
-            long bytes = ftell(out);
-            rc = stint_cmd_close_out("convert", out, path);
+            long bytes = ftell(out.f);
+            rc = stint_outfile_commit(&out, "convert");
             if (!rc) {
                 fprintf(stderr,
                         "stint convert: [%" PRId64 ", %" PRId64 ") ns: %" PRIu64 " slices, %" PRIu64
@@ -330,6 +337,8 @@ int stint_cmd_convert(int argc, char **argv)
         fprintf(stderr, "stint convert: --to '%s' (expected chrome, folded, jsonl, markers or otlp-json)\n", to);
         return STINT_EXIT_USAGE;
     }
+    if (stint_outfile_refuse_input("convert", out_path, &o.path, 1)) /* (the output replaces a file whole) */
+        return STINT_EXIT_USAGE;
     struct stint_model m;
     if (!stint_cmd_load_report(&o, &m, STINT_MODEL_KEEP_ARGS | STINT_MODEL_KEEP_SAMPLES, &rc))
         return rc;
@@ -337,15 +346,16 @@ int stint_cmd_convert(int argc, char **argv)
     select.has_range = 0;
     const struct stint_filter *sel = stint_filter_active(&select) ? &select : NULL;
     if (every) {
-        int wr = split_write(&m, out_path, every, rebase, &o.filter, sel);
+        int wr = split_write(&m, out_path, o.path, every, rebase, &o.filter, sel);
         stint_model_free(&m);
         return wr ? wr : rc;
     }
-    FILE *out = stint_cmd_open_out("convert", out_path);
-    if (!out) {
+    struct stint_outfile of; /* (written whole or not at all: outfile.h) */
+    if (stint_outfile_open(&of, "convert", out_path) != 0) {
         stint_model_free(&m);
         return STINT_EXIT_IO;
     }
+    FILE *out = of.f;
     struct stint_write_stats st;
     memset(&st, 0, sizeof st);
     struct stint_write_opts wo = {.rebase = rebase, .before_write = folded_size_warning, .select = sel};
@@ -372,7 +382,7 @@ int stint_cmd_convert(int argc, char **argv)
             stint_die_nomem();
         wr = STINT_EXIT_OK;
     }
-    if (stint_cmd_close_out("convert", out, out_path) != 0)
+    if (stint_outfile_commit(&of, "convert") != 0)
         wr = STINT_EXIT_IO;
     if (!wr) /* after a write error OUT holds no whole conversion: nothing was written to report */
         report(to, out_path, &st, stint_out_bad_utf8() - bad0);

@@ -8,8 +8,10 @@
  * report is written only after a read that leaves something to report; a
  * partial input still gets its page, said PARTIAL on stderr.
  */
+#include "analyze/analysis.h"
 #include "cmd/cmdopts.h"
 #include "cmd/commands.h"
+#include "write/outfile.h"
 #include "write/report_html.h"
 #include "base/xalloc.h"
 
@@ -64,6 +66,8 @@ int stint_cmd_report(int argc, char **argv)
         fputs(usage, stderr);
         return STINT_EXIT_USAGE;
     }
+    if (stint_outfile_refuse_input("report", out_path, &o.path, 1)) /* (the output replaces a file whole) */
+        return STINT_EXIT_USAGE;
     struct stint_model m;
     struct stint_tally T; /* the lane and name tables: `stint summary`'s own tallies */
     stint_tally_init(&T, NULL);
@@ -74,16 +78,19 @@ int stint_cmd_report(int argc, char **argv)
         return rc;
     }
     stint_tally_compute(&T, &m);
-    FILE *f = stint_cmd_open_out("report", out_path);
-    if (!f) {
+    char step_family[256]; /* no --step: a ProfilerStep#N family first, before the writer's own guess */
+    if (!ro.step && stint_steps_guess(&m, step_family, sizeof step_family))
+        ro.step = step_family;
+    struct stint_outfile out; /* (written whole or not at all: outfile.h) */
+    if (stint_outfile_open(&out, "report", out_path) != 0) {
         stint_tally_free(&T);
         stint_model_free(&m);
         return STINT_EXIT_IO;
     }
     ro.input_path = o.path;
-    if (stint_write_report_html(&m, &T, f, &ro) != 0) /* (it fails only out of memory) */
+    if (stint_write_report_html(&m, &T, out.f, &ro) != 0) /* (it fails only out of memory) */
         stint_die_nomem();
-    if (stint_cmd_close_out("report", f, out_path) != 0)
+    if (stint_outfile_commit(&out, "report") != 0)
         rc = STINT_EXIT_IO;
     else if (m.partial)
         fprintf(stderr, "stint report: wrote %s (PARTIAL: the input ended in an error)\n", out_path);

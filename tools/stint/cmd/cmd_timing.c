@@ -22,6 +22,7 @@
 #include "timing/timing_model.h"
 #include "timing/timing_out.h"
 #include "base/tsparse.h"
+#include "write/outfile.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -296,6 +297,10 @@ int stint_cmd_timing(int argc, char **argv)
         return STINT_EXIT_USAGE;
     }
 
+    if (o.trace_out && stint_outfile_refuse_input("timing", o.trace_out, inputs, (size_t)ninputs)) {
+        free(inputs);
+        return STINT_EXIT_USAGE;
+    }
     static char outbuf[1 << 16];
     setvbuf(stdout, outbuf, _IOFBF, sizeof outbuf);
 
@@ -349,10 +354,8 @@ int stint_cmd_timing(int argc, char **argv)
         stint_tout_table(&c);
 
     if (o.trace_out) {
-        wrc = stint_tout_chrome(&m, o.trace_out);
-        if (wrc) {
-            fprintf(stderr, "stint timing: cannot write %s: %s\n", o.trace_out, strerror(wrc));
-        } else if (!o.json) {
+        wrc = stint_tout_chrome(&m, o.trace_out); /* (a failure is said there) */
+        if (!wrc && !o.json) {
             printf("Wrote Chrome trace: %s (%u spans)\n", o.trace_out, m.nrecords);
         }
     }

@@ -11,17 +11,18 @@
  */
 #include "timing/timing_int.h"
 #include "base/xalloc.h"
+#include "write/outfile.h"
 
 #include <errno.h>
 #include <stdlib.h>
 
 int stint_tout_chrome(const struct stint_tm_model *m, const char *path)
 {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        return errno ? errno : EIO;
-    static char buf[1 << 18];
-    setvbuf(f, buf, _IOFBF, sizeof buf);
+    struct stint_outfile of; /* (written whole or not at all; messages printed there: outfile.h) */
+    int oerr = stint_outfile_open(&of, "timing", path);
+    if (oerr)
+        return oerr;
+    FILE *f = of.f;
     uint32_t *bucket_of = stint_xmalloc(((size_t)m->nstr + 1) * sizeof *bucket_of);
     for (uint32_t i = 0; i < m->nstr; i++)
         bucket_of[i] = TM_NONE;
@@ -66,8 +67,5 @@ int stint_tout_chrome(const struct stint_tm_model *m, const char *path)
     }
     fputs("], \"displayTimeUnit\": \"ms\"}", f);
     free(bucket_of);
-    int err = ferror(f) ? (errno ? errno : EIO) : 0;
-    if (fclose(f) && !err)
-        err = errno ? errno : EIO;
-    return err;
+    return stint_outfile_commit(&of, "timing") ? EIO : 0;
 }

@@ -47,7 +47,8 @@ void stint_tout_tree(const struct stint_tout_ctx *c);
 
 /* Writes the Chrome trace (the reference's layout: one process lane per
  * (pid, inv), host spans on tid 0, clk=dev spans on tid 1). The model must keep
- * attrs. Returns 0 or an errno value. */
+ * attrs. The file is replaced whole or not at all (write/outfile.h), which
+ * prints what failed. Returns 0 or an errno value. */
 int stint_tout_chrome(const struct stint_tm_model *m, const char *path);
 
 /* ns as microseconds, exact decimal: 100 -> 0.1, 8100000000000 -> 8100000000.0 */
