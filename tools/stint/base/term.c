@@ -170,6 +170,15 @@ static size_t utf8_decode(const unsigned char *s, size_t n, uint32_t *cp)
     return len;
 }
 
+size_t stint_term_utf8_len(const char *s, size_t n, unsigned *cp)
+{
+    uint32_t v = 0;
+    size_t len = n ? utf8_decode((const unsigned char *)s, n, &v) : 0;
+    if (cp)
+        *cp = v;
+    return len;
+}
+
 static const char hexd[] = "0123456789abcdef";
 
 /* The unit at s[0..n) (n >= 1) into *u; keep_bs: a backslash stands for

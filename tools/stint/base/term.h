@@ -55,6 +55,10 @@ void stint_term_puts(FILE *f, const char *s);
 void stint_term_msg(FILE *f, const char *s);
 /* The display width, in terminal columns, of the escaped text of s. */
 size_t stint_term_width(const char *s, size_t n);
+/* The length (1 to 4) of the valid UTF-8 sequence at s[0..n) (n >= 1), or 0
+ * when s[0] starts none (overlong, surrogate, above U+10FFFF, cut short, a
+ * stray continuation byte); *cp gets its code point. */
+size_t stint_term_utf8_len(const char *s, size_t n, unsigned *cp);
 /* The display width of one code point cp (0, 1 or 2), for a printable one:
  * the escaper has taken the controls away before this is asked. */
 int stint_term_cp_width(unsigned cp);

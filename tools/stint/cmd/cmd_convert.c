@@ -35,19 +35,25 @@ static const char usage[] =
     "  --split-every D   (chrome) one such window per D of the trace (or of A:B), each to a file of\n"
     "                    its own: OUT with -NNNNN before its extension (windows with nothing: none)\n"
     "  filters           (chrome) --pid --tid --cat --name --min-dur: only the slices they take\n"
+    "  --force           (folded) write an output past 1 GiB (refused without it)\n"
     "  OUT '-' writes to stdout\n";
 
-/* Folded: a warning before a huge output is written (it grows with the
- * square of the nesting depth); nothing is refused. */
-#define FOLDED_WARN_BYTES (1ull << 30)
-static void folded_size_warning(const struct stint_write_stats *st, void *ctx)
+/* Folded: an output past FOLDED_LIMIT_BYTES (it grows with the square of
+ * the nesting depth) is refused unless --force (ctx: the flag), which writes
+ * it with a warning. */
+#define FOLDED_LIMIT_BYTES (1ull << 30)
+static int folded_size_check(const struct stint_write_stats *st, void *ctx)
 {
-    (void)ctx;
-    if (st->est_bytes > FOLDED_WARN_BYTES)
-        fprintf(stderr,
-                "stint convert: warning: the folded output will be %" PRIu64 " bytes (%.1f GiB): each line "
-                "repeats its whole call path, so it grows with the square of the nesting depth\n",
-                st->est_bytes, (double)st->est_bytes / (double)(1ull << 30));
+    if (st->est_bytes <= FOLDED_LIMIT_BYTES)
+        return 0;
+    int force = *(const int *)ctx;
+    fprintf(stderr,
+            "stint convert: %s: the folded output %s %" PRIu64 " bytes (%.1f GiB), past the limit of 1 GiB: "
+            "each line repeats its whole call path, so it grows with the square of the nesting depth%s\n",
+            force ? "warning" : "refused", force ? "will be" : "would be", st->est_bytes,
+            (double)st->est_bytes / (double)(1ull << 30),
+            force ? "" : " (--force writes it; `stint tree` or --to chrome stay small)");
+    return !force;
 }
 
 /* One line of the report: "N what", when N is not 0. */
@@ -278,8 +284,9 @@ static int split_write(const struct stint_model *m, const char *out_path, const 
 int stint_cmd_convert(int argc, char **argv)
 {
     const char *out_path = NULL, *to = NULL, *every_s = NULL;
-    int rebase = 1;
+    int rebase = 1, force = 0;
     const struct stint_cmd_extra ex[] = {{"--output", "-o", &out_path, NULL, 0},
+                                         {"--force", NULL, NULL, &force, 1},
                                          {"--to", NULL, &to, NULL, 0},
                                          {"--no-rebase", NULL, NULL, &rebase, 0},
                                          {"--split-every", NULL, &every_s, NULL, 0}};
@@ -358,7 +365,7 @@ int stint_cmd_convert(int argc, char **argv)
     FILE *out = of.f;
     struct stint_write_stats st;
     memset(&st, 0, sizeof st);
-    struct stint_write_opts wo = {.rebase = rebase, .before_write = folded_size_warning, .select = sel};
+    struct stint_write_opts wo = {.rebase = rebase, .before_write = folded_size_check, .ctx = &force, .select = sel};
     if (o.filter.has_range) {
         wo.window = 1;
         wo.t0 = o.filter.t0;
@@ -378,8 +385,14 @@ int stint_cmd_convert(int argc, char **argv)
         st.slices = stint_model_nslices(&m); /* every slice is a span (instants zero-length, flagged) */
         st.skipped_counters = m.counters.len; /* OTLP metrics are another signal */
     } else {
-        if (writer(&m, out, &wo, &st) != 0) /* (the writers fail only out of memory) */
+        int w = writer(&m, out, &wo, &st);
+        if (w < 0) /* (the writers fail only out of memory) */
             stint_die_nomem();
+        if (w > 0) { /* refused before writing (folded_size_check said why): the old OUT stays */
+            stint_outfile_abort(&of);
+            stint_model_free(&m);
+            return STINT_EXIT_USAGE;
+        }
         wr = STINT_EXIT_OK;
     }
     if (stint_outfile_commit(&of, "convert") != 0)

@@ -9,11 +9,16 @@
  * Device-clock paths are prefixed with "[device clock]" so that they never
  * merge with host time. Every line repeats its whole path, so the output
  * grows with the square of the nesting depth: its size is computed from the
- * tree before anything is written and handed to o->before_write.
+ * tree before anything is written and handed to o->before_write, which may
+ * refuse it. Names keep the line parseable and the SVG a flame graph tool
+ * makes of it valid XML: ';', line breaks, tabs, other control bytes (NUL
+ * included) and invalid UTF-8 are replaced (name_esc), and the measured
+ * size counts the replacements.
  */
 #include "write/writers.h"
 
 #include "analyze/analysis.h"
+#include "base/term.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -21,25 +26,53 @@
 
 #define DEVICE_PREFIX "[device clock];"
 
-/* Whether a name byte is changed to fit the format (';' separates names,
- * a line break would end the line). */
-static int bad_byte(char c)
+/* The text of name byte s[i] in a folded line (its length; 0 when the
+ * byte(s) stand for themselves), and in *len the bytes it covers: ';'
+ * separates names (':'), a line break or a tab would end or split the line
+ * (' '), any other control byte, DEL or a byte that starts no valid UTF-8
+ * sequence would make the SVG that flamegraph.pl draws invalid XML (\xHH). */
+static size_t name_esc(const char *s, size_t n, size_t i, char e[4], size_t *len)
 {
-    return c == ';' || c == '\n' || c == '\r';
+    static const char hex[] = "0123456789abcdef";
+    unsigned char c = (unsigned char)s[i];
+    *len = 1;
+    if (c >= 0x80) {
+        *len = stint_term_utf8_len(s + i, n - i, NULL);
+        if (*len)
+            return 0;
+        *len = 1;
+    } else if (c >= 0x20 && c != 0x7f && c != ';')
+        return 0;
+    if (c == ';' || c == '\n' || c == '\r' || c == '\t') {
+        e[0] = c == ';' ? ':' : ' ';
+        return 1;
+    }
+    e[0] = '\\', e[1] = 'x', e[2] = hex[c >> 4], e[3] = hex[c & 15];
+    return 4;
 }
 
-/* Writes a name, ';' as ':' and line breaks as ' '. */
-static void put_name(FILE *out, const char *s, size_t n)
+/* Writes a name as name_esc changes it (out NULL: writes nothing). Returns
+ * its length as written; *changed is set when a byte changed. */
+static uint64_t put_name(FILE *out, const char *s, size_t n, int *changed)
 {
-    size_t run = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!bad_byte(s[i]))
+    size_t run = 0, len;
+    uint64_t w = n;
+    char e[4];
+    for (size_t i = 0; i < n; i += len) {
+        size_t el = name_esc(s, n, i, e, &len);
+        if (!el)
             continue;
-        fwrite(s + run, 1, i - run, out);
-        putc(s[i] == ';' ? ':' : ' ', out);
-        run = i + 1;
+        *changed = 1;
+        w = w - len + el;
+        if (out) {
+            fwrite(s + run, 1, i - run, out);
+            fwrite(e, 1, el, out);
+        }
+        run = i + len;
     }
-    fwrite(s + run, 1, n - run, out);
+    if (out)
+        fwrite(s + run, 1, n - run, out);
+    return w;
 }
 
 static size_t digits(int64_t v)
@@ -65,12 +98,9 @@ static void measure(const struct stint_calltree *t, const struct stint_model *m,
         const char *s = stint_model_str(m, nd->name, &l);
         uint32_t p = nd->parent;
         uint64_t base = p == STINT_NO_ID || p >= k ? 0 : p <= 1 ? plen[p] : plen[p] + 1;
-        plen[k] = base + l;
-        for (size_t i = 0; i < l; i++)
-            if (bad_byte(s[i])) {
-                ++*renamed;
-                break;
-            }
+        int changed = 0;
+        plen[k] = base + put_name(NULL, s, l, &changed);
+        *renamed += (uint64_t)changed;
         if (nd->self_ns > 0)
             *bytes += plen[k] + 1 + digits(nd->self_ns) + 1;
     }
@@ -105,7 +135,8 @@ static void put_line(FILE *out, const struct stint_calltree *t, const struct sti
     while (d) {
         size_t l;
         const char *s = stint_model_str(m, t->nodes[path[--d]].name, &l);
-        put_name(out, s, l);
+        int changed = 0;
+        put_name(out, s, l, &changed);
         if (d)
             putc(';', out);
     }
@@ -130,8 +161,12 @@ int stint_write_folded(const struct stint_model *m, FILE *out, const struct stin
     measure(&t, m, plen, &st->renamed, &st->est_bytes);
     count_left_out(&t, m, st);
     st->skipped_counters = m->counters.len;
-    if (o && o->before_write)
-        o->before_write(st, o->ctx);
+    if (o && o->before_write && o->before_write(st, o->ctx) != 0) {
+        free(path);
+        free(plen);
+        stint_calltree_free(&t);
+        return 1;
+    }
     for (size_t k = 2; k < t.n; k++)
         if (t.nodes[k].self_ns > 0)
             put_line(out, &t, m, k, path);

@@ -62,9 +62,10 @@ struct stint_write_stats {
 struct stint_write_opts {
     int rebase;              /* subtract the earliest ts (Chrome, JSONL) */
     /* called once the output's size is known, before anything is written
-     * (folded: st->est_bytes), so that the caller can warn about a huge
-     * output; NULL: none */
-    void (*before_write)(const struct stint_write_stats *st, void *ctx);
+     * (folded: st->est_bytes), so that the caller can warn about or refuse
+     * a huge output: nonzero means write nothing (the writer then returns
+     * 1, st filled); NULL: none */
+    int (*before_write)(const struct stint_write_stats *st, void *ctx);
     void *ctx;
     /* Chrome: write only what overlaps [t0, t1) (trace ns, each lane in its
      * own clock, as filters.h's --time-range): slices cut to the window
@@ -97,9 +98,13 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
                        struct stint_write_stats *st);
 /* Folded stacks ("a;b;c <self ns>", one line per call path with self > 0),
  * for flamegraph.pl, inferno and speedscope; ';' inside names becomes ':',
- * a line break ' '. The size grows with the square of the nesting depth
- * (each line repeats its whole path): it is computed from the call tree
- * first and handed to o->before_write. */
+ * a line break or a tab ' ', any other control byte (NUL included) or DEL
+ * and a byte that starts no valid UTF-8 sequence the text \xHH (so the SVG
+ * that flamegraph.pl makes stays well-formed XML); each changed name is
+ * counted in st->renamed. The size grows with the square of the nesting
+ * depth (each line repeats its whole path): it is computed from the call
+ * tree first and handed to o->before_write; returns 1 when that refused
+ * (nothing written), else 0 (-1: out of memory). */
 int stint_write_folded(const struct stint_model *m, FILE *out, const struct stint_write_opts *o,
                        struct stint_write_stats *st);
 /* A stint/session/1 JSONL session: meta (the input's metadata carried
