@@ -33,6 +33,7 @@ _stint()
     case "$prev" in
     --format) COMPREPLY=($(compgen -W 'chrome jsonl markers' -- "$cur")); return 0 ;;
     --sort) COMPREPLY=($(compgen -W 'total self calls' -- "$cur")); return 0 ;;
+    --strict) COMPREPLY=($(compgen -W 'chrome jsonl markers' -- "$cur")); return 0 ;;
     --time-unit) COMPREPLY=($(compgen -W 's ms us ns' -- "$cur")); return 0 ;;
     --to) COMPREPLY=($(compgen -W 'chrome folded jsonl markers otlp-json' -- "$cur")); return 0 ;;
     --output|--trace-out|-o) COMPREPLY=($(compgen -f -- "$cur")); return 0 ;;
