@@ -72,5 +72,33 @@ int main(void)
             fails++;
     }
     CHECK_EQ_I64(fails, 0);
+    /* digits below 1 ns are truncated and counted (the reader reports them), on the fast path and the
+     * general one, and on the readers' scan; zeros below 1 ns are not counted */
+    char first[48];
+    stint_i_subns_take(first, 0);
+    static const struct {
+        const char *text;
+        int64_t ns;
+        int cut;
+    } sub[] = {{"1.0000005", 1000, 1}, {"2.1234567", 2123, 1}, {"5.1230000", 5123, 0}, {"0.0001", 0, 1},
+               {"1.5e-4", 0, 1},       {"-3.0009", -3000, 1}, {"7.123", 7123, 0},     {"1.10009e1", 11000, 1},
+               {"4.000000000000000000001", 4000, 1}};
+    uint64_t want = 0;
+    for (size_t i = 0; i < sizeof sub / sizeof sub[0]; i++) {
+        int64_t got = -1;
+        CHECK(stint_parse_ts(sub[i].text, strlen(sub[i].text), 1000, &got) == 0);
+        CHECK_EQ_I64(got, sub[i].ns);
+        want += (uint64_t)sub[i].cut;
+        char pad[64] = {0}; /* the scan reads past the number: a padded buffer, the number then ',' */
+        snprintf(pad, sizeof pad, "%s,", sub[i].text);
+        const char *q = sub[i].text[0] != '-' ? stint_scan_num(pad, 1000, &got) : NULL;
+        if (q && *q == ',') { /* (NULL or an exponent next: the general parser's job) */
+            CHECK_EQ_I64(got, sub[i].ns);
+            want += (uint64_t)sub[i].cut;
+        }
+    }
+    CHECK_EQ_I64((int64_t)stint_i_subns_take(first, sizeof first), (int64_t)want);
+    CHECK(!strcmp(first, "1.0000005"));
+    CHECK_EQ_I64((int64_t)stint_i_subns_take(first, sizeof first), 0); /* the take resets */
     CHECK_DONE();
 }

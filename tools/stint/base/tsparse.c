@@ -6,9 +6,12 @@
  * the value times mult_ns is assembled in unsigned 128-bit-safe steps
  * (checked multiplication on uint64) so that every representable ns value is
  * exact and anything larger is reported as out of range, never wrapped.
+ * Digits below 1 ns are truncated, as Perfetto does, and never silently:
+ * each time so cut is counted (stint_i_subns_note) for the reader to report.
  */
 #include "base/tsparse.h"
 
+#include <stdio.h>
 #include <string.h>
 
 static int mul_add(uint64_t *acc, uint64_t mul, uint64_t add)
@@ -53,15 +56,19 @@ static int parse_us_fast(const char *s, size_t len, int64_t *out)
             return 1;
         i++;
         size_t f0 = i;
+        int below_ns = 0; /* a digit past the third one is not 0 */
         while (i < len && (unsigned)(s[i] - '0') < 10) {
             if (nfrac < 3) {
                 frac = frac * 10 + (unsigned)(s[i] - '0');
                 nfrac++;
-            }
+            } else
+                below_ns |= s[i] != '0';
             i++;
         }
         if (i != len || i == f0)
             return 1;
+        if (below_ns)
+            stint_i_subns_note(s, len);
     }
     static const unsigned scale[4] = {1000, 100, 10, 1};
     if (v > (uint64_t)INT64_MAX / 1000)
@@ -127,13 +134,15 @@ int stint_parse_ts(const char *s, size_t len, int64_t mult_ns, int64_t *out)
     size_t ndig = (int_b - int_a) + (frac_b - frac_a);
     long keep = (long)ndig + shift; /* digits at or above the ns position */
     size_t k = 0;
+    int below_ns = 0; /* a digit that falls below 1 ns is not 0 */
     for (size_t j = int_a; j < frac_b; j++) {
         if (j == int_b)
             continue; /* the '.' */
         if ((long)k < keep) {
             if (mul_add(&acc, 10, (uint64_t)(s[j] - '0')) != 0)
                 return -2;
-        }
+        } else
+            below_ns |= s[j] != '0';
         k++;
     }
     for (long e = shift; e > 0; e--) {
@@ -153,7 +162,31 @@ int stint_parse_ts(const char *s, size_t len, int64_t mult_ns, int64_t *out)
             return -2;
         *out = (int64_t)acc;
     }
+    if (below_ns)
+        stint_i_subns_note(s, len);
     return 0;
+}
+
+/* The times truncated below 1 ns since the last take, and the first one's
+ * text (process-wide: a split read's parts run on several threads). */
+static uint64_t subns_n;
+static char subns_first[48];
+
+void stint_i_subns_note(const char *s, size_t len)
+{
+    if (__atomic_fetch_add(&subns_n, 1, __ATOMIC_RELAXED) != 0)
+        return;
+    size_t n = len < sizeof subns_first - 1 ? len : sizeof subns_first - 1;
+    memcpy(subns_first, s, n); /* (only the first noter writes it; the take follows a join) */
+    subns_first[n] = 0;
+}
+
+uint64_t stint_i_subns_take(char *first, size_t cap)
+{
+    uint64_t n = __atomic_exchange_n(&subns_n, 0, __ATOMIC_ACQ_REL);
+    if (cap)
+        snprintf(first, cap, "%s", n ? subns_first : "");
+    return n;
 }
 
 int stint_parse_duration(const char *s, size_t len, int64_t *out)

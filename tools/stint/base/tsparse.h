@@ -60,9 +60,16 @@ static inline uint64_t stint_count_add(uint64_t a, uint64_t b)
  * fraction, optional exponent) given in units of 10^-scale_exp10 ns... in
  * practice: mult_ns is the number of ns per unit (1000 for us, 1 for ns,
  * 1000000 for ms). The result is exact; digits beyond 1 ns are truncated
- * toward zero. Returns 0 and sets *out, or -1 when the text is not a number
+ * toward zero, and counted when not 0 (stint_i_subns_note). Returns 0 and sets *out, or -1 when the text is not a number
  * (or has trailing bytes) and -2 when it does not fit int64. */
 int stint_parse_ts(const char *s, size_t len, int64_t mult_ns, int64_t *out);
+
+/* Counts one time whose digits below 1 ns were truncated (s, len: its
+ * text, the first one kept): the parsers call it. Process-wide and
+ * thread-safe; stint_i_subns_take returns the count since the last take
+ * (resetting it) and copies the first text into first (cap bytes, cut). */
+void stint_i_subns_note(const char *s, size_t len) __attribute__((cold));
+uint64_t stint_i_subns_take(char *first, size_t cap);
 
 /* Parses a duration or time with an optional unit suffix: ns, us, ms, s
  * (no suffix = ns). "12.5ms" -> 12500000. Same return codes. */
@@ -151,13 +158,20 @@ static inline __attribute__((always_inline)) const char *stint_scan_num(const ch
         unsigned nf = m ? (unsigned)__builtin_ctzll(m) >> 3 : 8;
         if (nf == 0)
             return NULL;
+        /* digits past the third are below 1 ns: truncated, counted when not 0 */
+        uint64_t below = nf <= 3 ? 0 : nf == 8 ? x >> 24 : (x >> 24) & ((1ULL << (8 * (nf - 3))) - 1);
         /* the first three fraction digits, missing ones as zeros */
         x &= nf >= 3 ? 0xFFFFFFULL : (1ULL << (8 * nf)) - 1;
         frac = (x & 0xFF) * 100 + (x >> 8 & 0xFF) * 10 + (x >> 16);
         p += 1 + nf;
         if (nf == 8)
             while ((unsigned)(*p - '0') < 10)
-                p++;
+                below |= (uint64_t)(*p++ - '0');
+        if (__builtin_expect(below != 0, 0)) {
+            if (*p != ',' && *p != '}' && *p != ']' && *p != ' ' && *p != '\n' && *p != '\r' && *p != '\t')
+                return NULL; /* (an exponent or worse follows: the general parser reads it, and counts) */
+            stint_i_subns_note(s, (size_t)(p - s));
+        }
     }
     *out = (int64_t)(v * 1000 + frac);
     return p;

@@ -13,6 +13,7 @@
  * would; where a split cannot be proven safe the input is read whole.
  */
 #include "read/readers.h"
+#include "base/tsparse.h"
 #include "read/sizes.h"
 #include "base/selftrace.h"
 #include "base/term.h"
@@ -417,6 +418,8 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
         o = &defaults;
     stint_sizes_attach(m);
     struct stint_input in;
+    char subns[48];
+    stint_i_subns_take(subns, 0); /* (times cut below 1 ns are counted from here: this input's) */
     SELF_BEGIN_CPU(rd, "read");
     int rc = stint_input_open(&in, path);
     if (rc != 0) {
@@ -466,6 +469,7 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
                 stint_model_init(m, flags);
                 stint_model_set_span_sink(m, sink, sink_ctx);
                 stint_model_set_span_split(m, split);
+                stint_i_subns_take(subns, 0);
                 rc = stint_input_open(&in, path);
                 if (rc == 0)
                     rc = stint_read_chrome(&in, m, o);
@@ -487,6 +491,12 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
     stint_input_close(&in);
     stint_i_self_rss();
     SELF_END_CPU(rd);
+    uint64_t cut = stint_i_subns_take(subns, sizeof subns);
+    if (cut) { /* Perfetto truncates the same way: a repair, counted, never silent */
+        stint_model_repair(m, STINT_REPAIR_SUBNS_TS,
+                           "time %s us has digits below 1 ns: truncated to whole ns (as Perfetto does)", subns);
+        m->repairs[STINT_REPAIR_SUBNS_TS] += cut - 1;
+    }
     stint_model_finish(m);
     if (rc == 0 && m->partial)
         rc = 1;
