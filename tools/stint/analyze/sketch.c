@@ -222,8 +222,8 @@ int stint_sketch_window_add_at(struct stint_sketch_window *w, int64_t now_k, int
     if (k > now_k || k <= now_k - (int64_t)w->slices)
         return 0;
     unsigned i = ring_of(w, k);
-    if (w->slice_k[i] != k) {
-        stint_sketch_clear(&w->s[i]);
+    if (w->slice_k[i] != k) { /* the slice is reused: its buckets go (the new one grows as it needs) */
+        stint_sketch_free(&w->s[i]);
         w->slice_k[i] = k;
     }
     stint_sketch_add_at(&w->s[i], v, bucket);

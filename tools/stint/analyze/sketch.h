@@ -20,7 +20,8 @@
  * The window keeps `slices` sketches, one per slice of slice_ns of the time
  * axis (slice k holds the values whose time t has floor(t / slice_ns) == k);
  * the window at time now is the `slices` newest slices up to now's. A slice
- * that falls out is cleared and reused: memory does not grow with run time.
+ * that falls out is emptied (its buckets freed) when its ring entry is taken
+ * by a new slice: memory follows what the window holds, never the run time.
  *
  * Thread safety: none; one owner.
  */
