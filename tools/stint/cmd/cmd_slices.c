@@ -9,10 +9,15 @@
  * this output (empty/null for roots or when the parent was filtered out).
  * --json adds the process and thread tables, counter series with their
  * samples, the trace's top-level metadata, repairs and drops.
+ *
+ * CSV cells are formula-safe (textout.h: stint_out_csv_str) unless
+ * --csv-raw; the args column (TSV and CSV) is one JSON object in which no
+ * key repeats (put_args_object); --json lists every arg in input order.
  */
 #include "cmd/cmdopts.h"
 #include "cmd/commands.h"
 #include "base/hmem.h"
+#include "base/umap.h"
 #include "base/xalloc.h"
 #include "write/textout.h"
 
@@ -21,9 +26,11 @@
 #include <string.h>
 
 static const char usage[] =
-    "usage: stint slices FILE [--csv|--json] [--strict] [--format chrome|jsonl|markers] [filters]\n"
+    "usage: stint slices FILE [--csv|--csv-raw|--json] [--strict] [--format chrome|jsonl|markers] [filters]\n"
     "  the slice table sorted by ts then depth: ts_ns, dur_ns (-1 = unfinished), pid, tid,\n"
-    "  track (thread|async|process|global), cat, name, depth, parent (row), args\n";
+    "  track (thread|async|process|global), cat, name, depth, parent (row), args\n"
+    "  --csv: a cell starting with = + - @ (not a number) gets a leading ' (formula-safe);\n"
+    "  --csv-raw writes cells as they are\n";
 
 static int order_cmp(const void *pa, const void *pb, void *ctx)
 {
@@ -44,7 +51,7 @@ static void put_tsv_str(FILE *f, const char *s, size_t n)
 {
     size_t e = stint_out_text_len(s, n);
     if (e == n) { /* nothing to escape */
-        stint_out_csv_str(f, s, n);
+        stint_out_csv_raw(f, s, n);
         return;
     }
     char small[256], *buf = e < sizeof small ? small : malloc(e + 1);
@@ -53,7 +60,7 @@ static void put_tsv_str(FILE *f, const char *s, size_t n)
         return;
     }
     stint_out_text_esc(buf, e + 1, s, n);
-    stint_out_csv_str(f, buf, e);
+    stint_out_csv_raw(f, buf, e);
     if (buf != small)
         free(buf);
 }
@@ -81,13 +88,16 @@ static void put_tsv_json(FILE *f, const char *s, size_t n)
     fwrite(s + run, 1, n - run, f);
 }
 
-/* One CSV field (csv), else one TSV field. */
+/* One CSV field (csv: 1 neutralised against formulas, 2 raw), else one TSV
+ * field. */
 static void put_field(FILE *f, const struct stint_model *m, uint32_t id, int csv)
 {
     size_t n;
     const char *s = stint_model_str(m, id, &n);
-    if (csv)
+    if (csv == 1)
         stint_out_csv_str(f, s, n);
+    else if (csv)
+        stint_out_csv_raw(f, s, n);
     else
         put_tsv_str(f, s, n);
 }
@@ -110,6 +120,50 @@ static void put_arg_value(FILE *f, const struct stint_model *m, const struct sti
         stint_out_json_model_str(f, m, a->sval);
         break;
     }
+}
+
+/* A slice's args as one JSON object in which no key repeats: a key that a
+ * marker line or an event gives twice keeps its last value (as JSON.parse
+ * and Python's json.loads read a repeated key), at the place of its first.
+ * Keys are interned (one id per text). Up to ARGS_SCAN args are compared
+ * pairwise; more go through a map of each key's last arg. */
+#define ARGS_SCAN 32
+static void put_args_object(FILE *f, const struct stint_model *m, const struct stint_slice *s)
+{
+    struct stint_umap last = {0}, done = {0};
+    int big = s->nargs > ARGS_SCAN, first = 1, isnew;
+    if (big)
+        for (uint32_t k = s->nargs; k-- > 0;) /* (backwards: the first insert of a key is its last arg) */
+            stint_umap_get(&last, stint_model_arg_at(m, s->args + k)->key, k, &isnew);
+    putc('{', f);
+    for (uint32_t k = 0; k < s->nargs; k++) {
+        uint32_t key = stint_model_arg_at(m, s->args + k)->key, use = k;
+        if (big) {
+            stint_umap_get(&done, key, 0, &isnew);
+            if (!isnew)
+                continue;
+            use = stint_umap_find(&last, key);
+        } else {
+            int seen = 0;
+            for (uint32_t j = 0; j < k && !seen; j++)
+                seen = stint_model_arg_at(m, s->args + j)->key == key;
+            if (seen)
+                continue;
+            for (uint32_t j = k + 1; j < s->nargs; j++)
+                if (stint_model_arg_at(m, s->args + j)->key == key)
+                    use = j;
+        }
+        const struct stint_arg *a = stint_model_arg_at(m, s->args + use);
+        if (!first)
+            putc(',', f);
+        first = 0;
+        stint_out_json_model_str(f, m, a->key);
+        putc(':', f);
+        put_arg_value(f, m, a);
+    }
+    putc('}', f);
+    stint_umap_free(&last);
+    stint_umap_free(&done);
 }
 
 static const char *arg_kind_name(uint32_t k)
@@ -241,7 +295,15 @@ int stint_cmd_slices(int argc, char **argv)
 {
     struct stint_cmd_opts o;
     struct stint_model m;
+    int csv_raw = 0;
+    const struct stint_cmd_extra ex[] = {{"--csv-raw", NULL, NULL, &csv_raw, 1}};
+    if (stint_cmd_take_extras("slices", &argc, argv, ex, 1) == STINT_EXIT_USAGE)
+        return STINT_EXIT_USAGE;
     int rc = stint_cmd_parse(argc, argv, usage, &o);
+    if (rc < 0 && csv_raw && o.json) {
+        fprintf(stderr, "stint slices: --json and --csv-raw exclude each other\n");
+        return STINT_EXIT_USAGE;
+    }
     if (rc >= 0 || !stint_cmd_load_report(&o, &m, STINT_MODEL_KEEP_ARGS | STINT_MODEL_KEEP_SAMPLES, &rc))
         return rc;
     size_t n = stint_model_nslices(&m);
@@ -259,7 +321,7 @@ int stint_cmd_slices(int argc, char **argv)
     FILE *f = stdout;
     static char obuf[1 << 20];
     setvbuf(f, obuf, _IOFBF, sizeof obuf);
-    int json = o.json, csv = o.csv;
+    int json = o.json, csv = csv_raw ? 2 : o.csv; /* (put_field: 1 neutralised, 2 raw) */
     char sep = csv ? ',' : '\t';
     if (json)
         fputs("{\"schema\":\"stint.slices/1\",\n\"slices\":[", f);
@@ -336,19 +398,10 @@ int stint_cmd_slices(int argc, char **argv)
                 size_t blen = 0;
                 FILE *mf = open_memstream(&buf, &blen);
                 if (mf) {
-                    putc('{', mf);
-                    for (uint32_t k = 0; k < s->nargs; k++) {
-                        const struct stint_arg *a = stint_model_arg_at(&m, s->args + k);
-                        if (k)
-                            putc(',', mf);
-                        stint_out_json_model_str(mf, &m, a->key);
-                        putc(':', mf);
-                        put_arg_value(mf, &m, a);
-                    }
-                    putc('}', mf);
+                    put_args_object(mf, &m, s);
                     fclose(mf);
                     if (csv)
-                        stint_out_csv_str(f, buf, blen);
+                        stint_out_csv_raw(f, buf, blen); /* (a JSON object: starts with '{') */
                     else
                         put_tsv_json(f, buf, blen);
                     free(buf);

@@ -6,8 +6,9 @@
  * UTF-8 sequence becomes U+FFFD (as the library's own JSON writer does,
  * src/jsonbuf.c) and is counted; only '"', '\\' and control bytes are
  * escaped. The timing views' ASCII-only form (json.dumps' ensure_ascii)
- * comes from the same escaper. Text and CSV outputs copy other bytes as
- * they are.
+ * comes from the same escaper. Text outputs go through the terminal
+ * escaper (base/term.h); CSV quotes any cell holding a comma, a quote or a
+ * control byte, and neutralises cells a spreadsheet would run as formulas.
  */
 #include "write/textout.h"
 
@@ -113,26 +114,64 @@ void stint_out_json_model_str(FILE *f, const struct stint_model *m, uint32_t id)
     stint_out_json_str(f, s, n);
 }
 
-void stint_out_csv_str(FILE *f, const char *s, size_t len)
+/* 1 when s is a plain decimal number (-12, 3.5, -1e-9): a spreadsheet reads
+ * it as a number, never as a formula, so it is written as it is. */
+static int csv_number(const char *s, size_t n)
 {
-    int quote = 0;
-    for (size_t i = 0; i < len; i++)
-        if (s[i] == ',' || s[i] == '"' || s[i] == '\n' || s[i] == '\r') {
+    size_t i = 0, d = 0;
+    if (i < n && (s[i] == '-' || s[i] == '+'))
+        i++;
+    for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+        d++;
+    if (i < n && s[i] == '.')
+        for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            d++;
+    if (d && i < n && (s[i] == 'e' || s[i] == 'E')) {
+        size_t e = 0;
+        i++;
+        if (i < n && (s[i] == '-' || s[i] == '+'))
+            i++;
+        for (; i < n && s[i] >= '0' && s[i] <= '9'; i++)
+            e++;
+        if (!e)
+            return 0;
+    }
+    return d && i == n;
+}
+
+/* One CSV field; neutral: a cell a spreadsheet would run as a formula gets a
+ * leading apostrophe (stint_out_csv_str). */
+static void csv_field(FILE *f, const char *s, size_t len, int neutral)
+{
+    int quote = 0, lead = 0;
+    if (neutral && len && (s[0] == '=' || s[0] == '+' || s[0] == '-' || s[0] == '@' || s[0] == '\t' ||
+                           s[0] == '\r') && !csv_number(s, len))
+        lead = quote = 1;
+    for (size_t i = 0; i < len && !quote; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c == ',' || c == '"' || c < 0x20 || c == 0x7f)
             quote = 1;
-            break;
-        }
+    }
     if (!quote) {
         fwrite(s, 1, len, f);
         return;
     }
     putc('"', f);
-    for (size_t i = 0; i < len; i++) {
-        if (s[i] == '"')
-            putc('"', f);
-        putc(s[i], f);
-    }
+    if (lead)
+        putc('\'', f);
+    size_t run = 0;
+    for (size_t i = 0; i < len; i++)
+        if (s[i] == '"') {
+            fwrite(s + run, 1, i + 1 - run, f);
+            run = i; /* (the quote is written twice) */
+        }
+    fwrite(s + run, 1, len - run, f);
     putc('"', f);
 }
+
+void stint_out_csv_str(FILE *f, const char *s, size_t len) { csv_field(f, s, len, 1); }
+
+void stint_out_csv_raw(FILE *f, const char *s, size_t len) { csv_field(f, s, len, 0); }
 
 void stint_out_text_str(FILE *f, const char *s, size_t len) { stint_term_fputs(f, s, len); }
 

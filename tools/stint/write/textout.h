@@ -34,8 +34,16 @@ void stint_out_json_ascii(FILE *f, const char *s, size_t len);
 /* Bytes written as U+FFFD by the functions above since the process
  * started (an atomic counter: any thread may write JSON). */
 unsigned long long stint_out_bad_utf8(void);
-/* Writes s as one CSV field: quoted (RFC 4180) when it holds , " CR or LF. */
+/* Writes s as one CSV field: quoted (RFC 4180, '"' doubled) when it holds a
+ * comma, a double quote or any control byte (CR, LF, TAB, NUL, ESC ... DEL),
+ * so no control byte is ever outside quotes. A cell that starts with '=',
+ * '+', '-', '@', TAB or CR and is not a plain decimal number (-12, 1.5e-3)
+ * is neutralised against formula injection: written quoted with a leading
+ * apostrophe ("'=SUM(A1)"), which spreadsheets show as text. */
 void stint_out_csv_str(FILE *f, const char *s, size_t len);
+/* The same without the neutralising (slices --csv-raw, and TSV fields):
+ * the cell's text is exactly s once unquoted. */
+void stint_out_csv_raw(FILE *f, const char *s, size_t len);
 
 /* Names in text and TSV outputs (tables, aligned columns): through the
  * terminal escaper (base/term.h), so no control reaches the terminal or
