@@ -74,7 +74,7 @@ if [ -f "$SHARED/tools/gen_chrome.py" ] && [ -f "$SHARED/tools/gen_strace.py" ];
 import runpy, sys
 tools, out = sys.argv[1], sys.argv[2]
 sys.path.insert(0, tools)
-for gen, size, name in (("gen_chrome.py", "500K", "a.json"), ("gen_strace.py", "150K", "b.log")):
+for gen, size, name in (("gen_chrome.py", "300K", "a.json"), ("gen_strace.py", "100K", "b.log")):
     sys.argv = [gen, "--size", size, "--seed", "5", "-o", out + "/" + name]
     runpy.run_path(tools + "/" + gen, run_name="__main__")
 PY
