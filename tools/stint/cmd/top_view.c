@@ -185,7 +185,7 @@ static void tpot_line(const struct stint_top_tick *k, struct stint_top_lines *ou
 {
     const struct stint_top_tpot *tp = &k->tpot;
     if (!tp->have) {
-        addf(out, "TPOT: -  (no depth-0 span with a hid yet)");
+        addf(out, "TPOT -  (no depth-0 span with a hid: marker logs have them)");
         return;
     }
     char m[24], p50[24], p99[24], am[24];
@@ -193,13 +193,13 @@ static void tpot_line(const struct stint_top_tick *k, struct stint_top_lines *ou
     stint_top_fmt_ns(p50, sizeof p50, tp->win.p50);
     stint_top_fmt_ns(p99, sizeof p99, tp->win.p99);
     stint_top_fmt_ns(am, sizeof am, tp->all.mean);
+    char hid[64];
+    snprintf(hid, sizeof hid, "decode hid 0x%016" PRIx64 " of %" PRIu64, tp->hid, tp->buckets);
     if (tp->win.calls)
-        addf(out, "TPOT %s (p50 %s, p99 %s, %.1f tokens/s, %" PRIu64 " tokens in window); since start %s over %" PRIu64
-             " tokens; decode hid 0x%016" PRIx64 " of %" PRIu64,
-             m, p50, p99, tp->win.rate, tp->win.calls, am, tp->all.calls, tp->hid, tp->buckets);
+        addf(out, "TPOT %s  p50 %s  p99 %s  %.1f tok/s  %s  since start %s x%" PRIu64, m, p50, p99, tp->win.rate,
+             hid, am, tp->all.calls);
     else
-        addf(out, "TPOT - in window; since start %s over %" PRIu64 " tokens; decode hid 0x%016" PRIx64 " of %" PRIu64,
-             am, tp->all.calls, tp->hid, tp->buckets);
+        addf(out, "TPOT -  (none in window)  %s  since start %s x%" PRIu64, hid, am, tp->all.calls);
 }
 
 /* The lanes' busy shares, busiest first, on one line (when not grouped by lane). */
