@@ -11,6 +11,7 @@
  * how many were left out).
  */
 #include "write/report_html.h"
+#include "write/report_gpu.h"
 
 #include "analyze/analysis.h"
 #include "base/intervals.h"
@@ -798,6 +799,7 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
           f);
     put_tables(&r);
     int rc = put_steps_section(&r);
+    stint_report_gpu_section(f, m); /* (nothing without device work) */
     if (rc == 0) {
         /* data for the script */
         fprintf(f, "<div id=\"tip\"></div>\n<script type=\"application/json\" id=\"stint-data\">{\"span_ns\":%" PRId64
