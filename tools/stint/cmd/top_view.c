@@ -236,8 +236,8 @@ void stint_top_render(struct stint_top *t, const struct stint_top_tick *k, const
          col_names[s->sort], s->paused ? "  PAUSED" : "");
     const struct stint_follow_stats *fs = k->fs;
     addf(out,
-         "spans %" PRIu64 " (late %" PRIu64 ")  lost %" PRIu64 "  torn %" PRIu64 "  cut lines %" PRIu64
-         "  held %" PRIu64 " B  bad lines %" PRIu64 "  unmatched %" PRIu64 "  truncated %" PRIu64 "  rotated %" PRIu64,
+         "spans %" PRIu64 " (late %" PRIu64 ")  lost %" PRIu64 "  torn %" PRIu64 "  cut %" PRIu64 "  held %" PRIu64
+         " B  bad %" PRIu64 "  unmatched %" PRIu64 "  truncated %" PRIu64 "  rotated %" PRIu64,
          k->tc.spans, k->tc.late, k->tc.lost, k->fc.torn, fs ? fs->cut_lines : 0, fs ? fs->held_bytes : 0,
          k->fc.bad_lines, k->fc.unmatched, fs ? fs->truncations : 0, fs ? fs->rotations : 0);
     tpot_line(k, out);
