@@ -16,7 +16,7 @@ counts; for the tree, one node per call path with calls, total, self,
 nearest-rank p50/p90 (as summary), mean and max, and the counts of what was left out;
 for steps, each step's wall, per-child-name unions, overlap and unattributed
 time, and their min, median and max over the steps; for counters, each
-series' statistics, spacing, gaps and trapezoid integral (exact fractions,
+series' statistics, spacing, gaps and step integral (exact fractions,
 compared within 1e-12).
 With STINT_JSON (stint's output for the same file) it compares every
 field and prints one line per difference (exit 1), else "same" (exit 0);
@@ -813,8 +813,9 @@ def counters(evs, missing_close=False, flt=None, gap_ns=5000000000):
     """`stint counters --json` for Chrome C events: per series (pid, "<name>
     <key>") the samples passing --pid and --time-range in (ts, file) order;
     min, interpolated median, mean and max of the values; the median spacing;
-    the gaps over the threshold; the trapezoid integral (value x s) over the
-    spacings no longer than it, and the time those cover."""
+    the gaps over the threshold; the step integral (value x s: each value
+    holds until the next sample) over the spacings no longer than it, and the
+    time those cover."""
     flt = flt or Filter()
     ser = defaultdict(list)
     for seq, e in enumerate(evs):
@@ -839,12 +840,13 @@ def counters(evs, missing_close=False, flt=None, gap_ns=5000000000):
                 over += 1
             elif dt > 0:
                 has = True
-                integral += Fraction(dt, 10 ** 9) * (a[2] + b[2]) / 2
+                integral += Fraction(dt, 10 ** 9) * a[2]  # a step: a's value holds until b
                 observed += dt
         out[key] = {"samples": len(smp), "min": vals[0], "median": quantile(vals, 0.5),
                     "mean": sum(vals) / len(vals), "max": vals[-1], "first_ts_ns": smp[0][0],
                     "last_ts_ns": smp[-1][0], "gap_median_ns": quantile(sorted(gaps), 0.5) if gaps else None,
-                    "gaps_over_threshold": over, "integral": integral if has else None, "observed_ns": observed}
+                    "gaps_over_threshold": over, "integral_rule": "step",
+                    "integral": integral if has else None, "observed_ns": observed}
     return out
 
 
@@ -857,7 +859,8 @@ def compare_counters(mine, theirs):
         a, b = mine[key], got[key]
         for f, v in a.items():
             w = b.get(f)
-            if v is None or w is None or isinstance(v, int) and not isinstance(v, bool) and f != "median":
+            if v is None or w is None or isinstance(v, str) or isinstance(v, int) and not isinstance(v, bool) and \
+                    f != "median":
                 ok = v == w
             else:  # doubles: within a relative 1e-12
                 ok = abs(Fraction(repr(w)) - v) <= abs(v) * Fraction(1, 10 ** 12) + Fraction(1, 10 ** 9)

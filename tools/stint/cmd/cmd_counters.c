@@ -9,11 +9,17 @@
  * comma-separated part of a string or the k-th element of an array).
  *
  * Per series: samples, min, median, mean, max (unweighted over samples),
- * sampling gaps (median; count over the gap threshold), and the trapezoid
- * integral over consecutive-sample intervals no longer than the threshold
- * (e.g. joules from watts), with the observed duration those intervals
- * cover. With no usable interval the integral is null, never 0: an absent
- * measurement is not a zero one.
+ * sampling gaps (median; count over the gap threshold), and the integral
+ * over consecutive-sample intervals no longer than the threshold, with the
+ * observed duration those intervals cover. A trace's counters (Chrome "C"
+ * events, Kineto memory records, JSONL counters) are step functions, as
+ * Chrome, Perfetto and speedscope draw them: each value holds until the
+ * next sample, so their integral is the step integral (value before x
+ * interval). Telemetry rows are measurements of a smooth quantity (watts):
+ * the trapezoid. Each series says which rule it used. With no usable
+ * interval the integral is null, never 0: an absent measurement is not a
+ * zero one. Times print as seconds with fixed decimals (exact ns), never
+ * in exponent form.
  */
 #include "analyze/analysis.h"
 #include "cmd/cmdopts.h"
@@ -40,8 +46,9 @@ static const char usage[] =
     "                      [--fields [label=]path[,...]] [--gap D] [--name GLOB] [--time-range A:B] [--json]\n"
     "                      [--strict]\n"
     "  per series: samples, min, median, mean, max, sampling gaps (median, count over the\n"
-    "  gap threshold D, default 5s), and the trapezoid integral over intervals <= D with the\n"
-    "  observed duration it covers (null when no interval qualifies). path: a.b.c,\n"
+    "  gap threshold D, default 5s), and the integral over intervals <= D with the observed\n"
+    "  duration it covers (null when no interval qualifies): step for a trace's counters (a\n"
+    "  value holds until the next sample), trapezoid for telemetry rows. path: a.b.c,\n"
     "  path[k] = k-th comma-separated part of a string (or element of an array).\n"
     "  --name keeps the series whose name matches the glob; --pid and --time-range\n"
     "  (ns, or with a unit: 12.5ms, 3us, 2s; A or B may be empty) select samples.\n";
@@ -396,7 +403,11 @@ struct stats {
     int64_t observed_ns;
 };
 
-static void compute(struct series *s, int64_t gap_ns, struct stats *st, double *vals, int64_t *gaps)
+/* The integral rules: a trace's counters are steps, telemetry rows are trapezoids. */
+enum rule { RULE_STEP, RULE_TRAPEZOID };
+static const char *const rule_name[] = {"step", "trapezoid"};
+
+static void compute(struct series *s, int64_t gap_ns, enum rule rule, struct stats *st, double *vals, int64_t *gaps)
 {
     memset(st, 0, sizeof *st);
     qsort(s->s, s->n, sizeof *s->s, sample_cmp);
@@ -420,7 +431,10 @@ static void compute(struct series *s, int64_t gap_ns, struct stats *st, double *
             st->gaps_over++;
         else if (dt > 0) {
             st->has_integral = 1;
-            integral += (long double)dt * 1e-9L * ((long double)s->s[i].v + s->s[i - 1].v) / 2;
+            /* (at one ts the last sample is the value from then on: samples keep their order) */
+            long double h = rule == RULE_STEP ? (long double)s->s[i - 1].v
+                                              : ((long double)s->s[i].v + s->s[i - 1].v) / 2;
+            integral += (long double)dt * 1e-9L * h;
             if (__builtin_add_overflow(st->observed_ns, dt, &st->observed_ns))
                 st->observed_ns = INT64_MAX;
         }
@@ -457,7 +471,7 @@ static void put_num(FILE *f, double v)
 }
 
 /* One series as a JSON object (first: no comma before it). */
-static void put_series_json(FILE *f, const struct series *s, const struct stats *p, int first)
+static void put_series_json(FILE *f, const struct series *s, const struct stats *p, enum rule rule, int first)
 {
     fprintf(f, "%s\n{\"name\":", first ? "" : ",");
     stint_out_json_str(f, s->name, s->namelen);
@@ -478,7 +492,8 @@ static void put_series_json(FILE *f, const struct series *s, const struct stats 
         fputs("null,\"last_ts_ns\":null", f);
     fputs(",\"gap_median_ns\":", f);
     put_num(f, p->gap_med_ns);
-    fprintf(f, ",\"gaps_over_threshold\":%" PRIu64 ",\"integral\":", p->gaps_over);
+    fprintf(f, ",\"gaps_over_threshold\":%" PRIu64 ",\"integral_rule\":\"%s\",\"integral\":", p->gaps_over,
+            rule_name[rule]);
     if (p->has_integral)
         put_num(f, p->integral);
     else
@@ -486,21 +501,32 @@ static void put_series_json(FILE *f, const struct series *s, const struct stats 
     fprintf(f, ",\"observed_ns\":%" PRId64 "}", p->observed_ns);
 }
 
-/* One series as a row of the text table. */
-static void put_series_text(FILE *f, const struct series *s, const struct stats *p)
+/* ns as seconds with nine decimals, exactly ("-0.000000500"). */
+static void fmt_s(char *b, size_t cap, int64_t ns)
 {
-    char ig[64], gm[32];
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
+    snprintf(b, cap, "%s%" PRIu64 ".%09" PRIu64, ns < 0 ? "-" : "", a / 1000000000u, a % 1000000000u);
+}
+
+/* One series as a row of the text table. */
+static void put_series_text(FILE *f, const struct series *s, const struct stats *p, enum rule rule)
+{
+    char ig[64], gm[40], first[32], obs[32];
     if (p->has_integral)
         snprintf(ig, sizeof ig, "%.6g", p->integral);
     else
         snprintf(ig, sizeof ig, "-");
-    if (s->n > 1) /* (one sample has no spacing: '-', as JSON's null) */
-        snprintf(gm, sizeof gm, "%.6g", p->gap_med_ns * 1e-9);
+    if (s->n > 1) /* (one sample has no spacing: '-', as JSON's null; a median may end in .5 ns) */
+        snprintf(gm, sizeof gm, "%.10f", p->gap_med_ns * 1e-9);
     else
         snprintf(gm, sizeof gm, "-");
-    fprintf(f, "%8zu %12.6g %12.6g %12.6g %12.6g %12.6g %12s %7" PRIu64 " %14s %12.6g  ", s->n, p->min,
-            p->med, p->mean, p->max, s->n ? (double)s->s[0].ts_ns * 1e-9 : NAN, gm, p->gaps_over, ig,
-            (double)p->observed_ns * 1e-9);
+    if (s->n)
+        fmt_s(first, sizeof first, s->s[0].ts_ns);
+    else
+        snprintf(first, sizeof first, "-");
+    fmt_s(obs, sizeof obs, p->observed_ns);
+    fprintf(f, "%8zu %12.6g %12.6g %12.6g %12.6g %20s %13s %7" PRIu64 " %-9s %14s %14s  ", s->n, p->min, p->med,
+            p->mean, p->max, first, gm, p->gaps_over, rule_name[rule], ig, obs);
     /* the series name, escaped so one row stays one line */
     stint_out_text_str(f, s->name, s->namelen);
     if (s->has_pid)
@@ -662,9 +688,10 @@ int stint_cmd_counters(int argc, char **argv)
     if (o.json) {
         fprintf(f,
                 "{\"schema\":\"stint.counters/1\",\"source\":\"%s\",\"gap_threshold_ns\":%" PRId64
-                ",\"scope\":\"statistics are unweighted over samples; integral = trapezoid over consecutive "
-                "samples no more than gap_threshold apart, in value x seconds; observed_ns = the time those "
-                "intervals cover; integral is null when no interval qualifies\",",
+                ",\"scope\":\"statistics are unweighted over samples; integral = over consecutive samples no more "
+                "than gap_threshold apart, in value x seconds, by each series' integral_rule (step: a value holds "
+                "until the next sample; trapezoid: the mean of the two); observed_ns = the time those intervals "
+                "cover; integral is null when no interval qualifies\",",
                 source, gap_ns);
         if (o.filter.has_range)
             put_window(f, &o.filter, "\"window\":{\"start_ns\":", "null", ",\"end_ns\":", "null", "},");
@@ -675,25 +702,34 @@ int stint_cmd_counters(int argc, char **argv)
                     t.rows, t.bad_rows + t.no_time, t.missing, t.nonfinite);
         fputs("\n\"series\":[", f);
     } else {
+        char gs[32];
+        fmt_s(gs, sizeof gs, gap_ns);
+        for (size_t e = strlen(gs); gs[e - 1] == '0' || gs[e - 1] == '.'; e--) { /* "5.000000000" -> "5" */
+            int dot = gs[e - 1] == '.';
+            gs[e - 1] = 0;
+            if (dot)
+                break;
+        }
         fprintf(f,
-                "# %zu series from %s; stats unweighted over samples; integral = trapezoid (value x s) over "
-                "intervals <= %.6g s, with the observed time it covers; '-' = no usable interval\n",
-                set.n, source, (double)gap_ns * 1e-9);
+                "# %zu series from %s; stats unweighted over samples; integral (value x s) by the rule column "
+                "over intervals <= %s s, with the observed time it covers; '-' = no usable interval\n",
+                set.n, source, gs);
         if (o.filter.has_range) /* (the figures cover the window only) */
             put_window(f, &o.filter, "# window: samples with ts in [", "start", ", ", "end", ") ns\n");
         if (rc == 1 || cut || (have_model && m.partial))
             fprintf(f, "# PARTIAL: the input ended in an error; what was read before it is reported\n");
-        fprintf(f, "%8s %12s %12s %12s %12s %12s %12s %7s %14s %12s  %s\n", "samples", "min", "median", "mean", "max",
-                "first_s", "gap_med_s", "gaps>", "integral", "observed_s", "series");
+        fprintf(f, "%8s %12s %12s %12s %12s %20s %13s %7s %-9s %14s %14s  %s\n", "samples", "min", "median", "mean",
+                "max", "first_s", "gap_med_s", "gaps>", "rule", "integral", "observed_s", "series");
     }
     for (size_t i = 0; i < set.n; i++) {
         struct series *s = &set.v[i];
         struct stats st;
-        compute(s, gap_ns, &st, vals, gaps);
+        enum rule rule = time_key ? RULE_TRAPEZOID : RULE_STEP;
+        compute(s, gap_ns, rule, &st, vals, gaps);
         if (o.json)
-            put_series_json(f, s, &st, i == 0);
+            put_series_json(f, s, &st, rule, i == 0);
         else
-            put_series_text(f, s, &st);
+            put_series_text(f, s, &st, rule);
     }
     if (o.json)
         fprintf(f, "],\n\"partial\":%s}\n", rc == 1 || cut || (have_model && m.partial) ? "true" : "false");

@@ -244,6 +244,41 @@ static void handle_metadata(struct creader *r, const struct event *e, int64_t pi
     }
 }
 
+/* A Kineto memory record (instant "[memory]" with args Device Type, Device
+ * Id, Bytes, Total Allocated, Total Reserved): its numbers also become
+ * counter samples of series "[memory] DEVICE KEY" (DEVICE as PyTorch names
+ * it: "cpu", "cuda:1"), so that counters and memory read them. The instant
+ * itself is kept as any other. An arg that is absent or no integer adds no
+ * sample (the instant is kept: nothing is dropped). */
+static void memory_instant(struct creader *r, const struct event *e, int64_t pid, int64_t ts)
+{
+    static const char *const keys[] = {"Bytes", "Total Allocated", "Total Reserved"};
+    struct span v;
+    int64_t type = -1, dev = -1;
+    if (stint_i_chrome_find_arg(e->args_a, e->args_b, "Device Type", &v) && stint_parse_i64(v.s, v.n, &type) != 0)
+        type = -1;
+    if (stint_i_chrome_find_arg(e->args_a, e->args_b, "Device Id", &v) && stint_parse_i64(v.s, v.n, &dev) != 0)
+        dev = -1;
+    /* c10::DeviceType's numbers, for the names PyTorch prints */
+    const char *tn = type == 0 ? "cpu" : type == 1 ? "cuda" : type == 6 ? "hip" : type == 12 ? "xpu"
+                     : type == 13 ? "mps" : type == 19 ? "mtia" : NULL;
+    char devname[48];
+    if (!tn)
+        snprintf(devname, sizeof devname, "device_type_%lld:%lld", (long long)type, (long long)dev);
+    else if (dev < 0)
+        snprintf(devname, sizeof devname, "%s", tn);
+    else
+        snprintf(devname, sizeof devname, "%s:%lld", tn, (long long)dev);
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        int64_t x;
+        if (!stint_i_chrome_find_arg(e->args_a, e->args_b, keys[k], &v) || v.str || stint_parse_i64(v.s, v.n, &x) != 0)
+            continue;
+        char name[96];
+        int n = snprintf(name, sizeof name, "[memory] %s %s", devname, keys[k]);
+        stint_model_counter(r->m, pid, stint_model_intern(r->m, name, (size_t)n), ts, (double)x);
+    }
+}
+
 /* A C event's args as counter series "<name> <key>" (Perfetto's names),
  * one sample each at ts; a value that is no number is dropped and counted. */
 static void handle_counter(struct creader *r, const struct event *e, int64_t pid, int64_t ts, const char *at)
@@ -444,6 +479,8 @@ static uint32_t phase_instant(struct ev *v)
     }
     v->s.dur_ns = 0;
     v->s.flags = STINT_SLICE_INSTANT;
+    if (ph == 'i' && e->args_a && key_is(e->name.s, e->name.n, "[memory]"))
+        memory_instant(v->r, e, v->pid, v->s.ts_ns);
     stint_model_instant_stat(m, kind, v->s.cat, v->s.name);
     return stint_model_add_slice(m, &v->s);
 }
