@@ -21,7 +21,8 @@
 static const char usage[] =
     "usage: stint summary FILE [--json] [--strict] [--format chrome|jsonl|markers] [filters]\n"
     "  per lane, per category and per name: spans, sum (double-counts overlap) and busy/total\n"
-    "  (union of intervals), self time and duration quantiles; counters, instants, repairs\n";
+    "  (union of intervals), self time and duration quantiles; counters, instants, repairs\n"
+    "  --wide  print names whole (else a long name is cut in the middle: start...end)\n";
 
 /* The comparators take the model through qsort_r's context argument. */
 static int str_cmp_ids(const struct stint_model *m, uint32_t a, uint32_t b)
@@ -306,30 +307,32 @@ static void print_json(FILE *f, const struct stint_tally *S, const struct stint_
 }
 
 /* Names in the human tables: control bytes escaped (textout.h), so a name
- * holding a newline or a tab cannot break a row. esc_name: the escaped name
- * into buf (cut at cap - 1 bytes: the columns that use it cut at fewer);
- * put_name_padded: the whole escaped name, padded with blanks to width. */
-static const char *esc_name(char *buf, size_t cap, const struct stint_model *m, uint32_t id)
-{
-    size_t len;
-    const char *s = stint_model_str(m, id, &len);
-    stint_out_text_esc(buf, cap, s, len);
-    return buf;
-}
-
+ * holding a newline or a tab cannot break a row. put_name_padded: the whole
+ * escaped name, padded with blanks to width. */
 static void put_name_padded(FILE *f, const struct stint_model *m, uint32_t id, int width)
 {
     size_t len;
     const char *s = stint_model_str(m, id, &len);
     stint_out_text_str(f, s, len);
-    for (size_t w = stint_out_text_len(s, len); w < (size_t)width; w++)
+    for (size_t w = stint_out_text_width(s, len); w < (size_t)width; w++) /* (by display width) */
         putc(' ', f);
 }
 
-static void print_human(FILE *f, const struct stint_tally *S, const struct stint_model *m, const uint32_t *lane_order,
-                        size_t nl, const char *path)
+/* Row i's name, or "" when id is 0 and none (a column of model strings). */
+static void col_set_id(struct stint_out_col *c, size_t i, const struct stint_model *m, uint32_t id,
+                       const char *suffix)
 {
-    char en[128], ec[128], el[48]; /* (el: + " [device clock]" fits nm) */
+    size_t len;
+    const char *s = stint_model_str(m, id, &len);
+    stint_out_col_set(c, i, s, len, suffix);
+}
+
+static void print_human(FILE *f, const struct stint_tally *S, const struct stint_model *m, const uint32_t *lane_order,
+                        size_t nl, const char *path, int wide)
+{
+    /* name columns: cut in the middle to their width, never two names alike
+     * (textout.h: stint_out_col); --wide: whole */
+    struct stint_out_col col, col2;
     char a[32], b[32], c[32], d[32], e[32], g[32], h[32], i9[32], j9[32];
     fprintf(f, "%s%s: %s, %" PRIu64 " events, %" PRIu64 " spans", m->partial ? "PARTIAL " : "", path,
             m->format ? m->format : "?", m->events, S->spans);
@@ -342,7 +345,14 @@ static void print_human(FILE *f, const struct stint_tally *S, const struct stint
         fprintf(f, "; LOST: %" PRIu64 " more spans that the writer lost (\"lost by the writer\" below)", m->lost);
     fputc('\n', f);
     fprintf(f, "\nlanes  (busy = union of the lane's span intervals; sum double-counts nesting and overlap)\n");
-    fprintf(f, "%10s %10s %-24s %10s %14s %14s\n", "pid", "tid", "name", "spans", "sum", "busy");
+    stint_out_col_init(&col, nl, 24, wide);
+    for (size_t k = 0; k < nl; k++) {
+        const struct stint_lane *l = shown_lane(m, lane_order[k], &S->lanes[lane_order[k]]);
+        if (l)
+            col_set_id(&col, k, m, l->name, l->clock ? " [device clock]" : NULL);
+    }
+    stint_out_col_plan(&col, 0);
+    fprintf(f, "%10s %10s %-*s %10s %14s %14s\n", "pid", "tid", (int)col.cols, "name", "spans", "sum", "busy");
     for (size_t k = 0; k < nl; k++) {
         const struct stint_tally_lane *lr = &S->lanes[lane_order[k]];
         const struct stint_lane *l = shown_lane(m, lane_order[k], lr);
@@ -350,35 +360,48 @@ static void print_human(FILE *f, const struct stint_tally *S, const struct stint
             continue;
         fmt_dur(a, lr->sum_ns);
         fmt_dur(b, stint_union_acc_total(&lr->busy));
-        char nm[64];
-        snprintf(nm, sizeof nm, "%s%s", esc_name(el, sizeof el, m, l->name), l->clock ? " [device clock]" : "");
-        fprintf(f, "%10" PRId64 " %10" PRId64 " %-24.24s %10" PRIu64 " %14s %14s\n", l->pid, l->tid, nm, lr->spans, a,
-                b);
+        fprintf(f, "%10" PRId64 " %10" PRId64 " ", l->pid, l->tid);
+        stint_out_col_put(f, &col, k, 0);
+        fprintf(f, " %10" PRIu64 " %14s %14s\n", lr->spans, a, b);
     }
+    stint_out_col_free(&col);
     fprintf(f, "\ncategories  (busy = union across all lanes, overlap counted once; sum double-counts overlap)\n");
-    fprintf(f, "%-32s %10s %14s %14s\n", "cat", "spans", "sum", "busy");
+    stint_out_col_init(&col, S->ncats, 32, wide);
+    for (size_t k = 0; k < S->ncats; k++) {
+        const struct stint_tally_cat *cr = &S->cats[k];
+        const char *dc = cr->clock ? " [device clock]" : NULL;
+        if (cr->cat)
+            col_set_id(&col, k, m, cr->cat, dc);
+        else
+            stint_out_col_set(&col, k, "(none)", 6, dc);
+    }
+    stint_out_col_plan(&col, 0);
+    fprintf(f, "%-*s %10s %14s %14s\n", (int)col.cols, "cat", "spans", "sum", "busy");
     for (size_t k = 0; k < S->ncats; k++) {
         const struct stint_tally_cat *cr = &S->cats[k];
         fmt_dur(a, cr->sum_ns);
         fmt_dur(b, cr->busy_ns);
-        char nm[64];
-        snprintf(nm, sizeof nm, "%s%s", cr->cat ? esc_name(el, sizeof el, m, cr->cat) : "(none)",
-                 cr->clock ? " [device clock]" : "");
-        fprintf(f, "%-32.32s %10" PRIu64 " %14s %14s\n", nm, cr->spans, a, b);
+        stint_out_col_put(f, &col, k, 0);
+        fprintf(f, " %10" PRIu64 " %14s %14s\n", cr->spans, a, b);
     }
+    stint_out_col_free(&col);
     fprintf(f, "\nnames  (total = union of the name's spans per lane, summed over lanes, recursion counted once;\n"
                "        self = duration minus the union of direct children; sum double-counts recursion;\n"
                "        quantiles are nearest-rank over span durations)\n");
-    int nw = 4; /* the name column fits the longest name, up to 64 */
+    stint_out_col_init(&col, S->nnames, 16, wide);
+    stint_out_col_init(&col2, S->nnames, 64, wide); /* (fits the longest name, up to 64 columns) */
     for (size_t k = 0; k < S->nnames; k++) {
-        size_t len;
-        const char *s = stint_model_str(m, S->names[k].name, &len);
-        len = stint_out_text_len(s, len);
-        if ((int)len > nw)
-            nw = len > 64 ? 64 : (int)len;
+        col_set_id(&col, k, m, S->names[k].cat, NULL);
+        col_set_id(&col2, k, m, S->names[k].name, NULL);
     }
-    fprintf(f, "%-16s %-*s %8s %12s %12s %12s %12s %12s %12s %12s %12s\n", "cat", nw, "name", "spans", "sum", "total",
-            "self", "min", "p50", "p90", "p99", "max");
+    stint_out_col_plan(&col, 0);
+    int nw = (int)stint_out_col_plan(&col2, 1);
+    if (nw < 4) {
+        nw = 4;
+        col2.cols = 4;
+    }
+    fprintf(f, "%-*s %-*s %8s %12s %12s %12s %12s %12s %12s %12s %12s\n", (int)col.cols, "cat", nw, "name", "spans",
+            "sum", "total", "self", "min", "p50", "p90", "p99", "max");
     for (size_t k = 0; k < S->nnames; k++) {
         const struct stint_tally_name *nr = &S->names[k];
         fmt_dur(a, nr->sum_ns);
@@ -390,19 +413,36 @@ static void print_human(FILE *f, const struct stint_tally *S, const struct stint
         fmt_dur(h, nr->p99);
         fmt_dur(i9, nr->max_ns);
         (void)j9;
-        fprintf(f, "%-16.16s %-*.*s %8" PRIu64 " %12s %12s %12s %12s %12s %12s %12s %12s%s\n",
-                nr->cat ? esc_name(ec, sizeof ec, m, nr->cat) : "", nw, nw, esc_name(en, sizeof en, m, nr->name),
-                nr->spans, a, b, c, d, e, g, h, i9, nr->clock ? "  [device clock]" : "");
+        stint_out_col_put(f, &col, k, 0);
+        putc(' ', f);
+        stint_out_col_put(f, &col2, k, 0);
+        fprintf(f, " %8" PRIu64 " %12s %12s %12s %12s %12s %12s %12s %12s%s\n", nr->spans, a, b, c, d, e, g, h, i9,
+                nr->clock ? "  [device clock]" : "");
     }
+    stint_out_col_free(&col);
+    stint_out_col_free(&col2);
     if (S->nasync) {
         fprintf(f, "\nasync spans  (own tracks keyed by cat + id; not part of lane, category or name time)\n");
-        fprintf(f, "%-16s %-28s %8s %14s %10s\n", "cat", "name", "spans", "sum", "unfinished");
+        stint_out_col_init(&col, S->nasync, 16, wide);
+        stint_out_col_init(&col2, S->nasync, 28, wide);
+        for (size_t k = 0; k < S->nasync; k++) {
+            col_set_id(&col, k, m, S->asyncs[k].cat, NULL);
+            col_set_id(&col2, k, m, S->asyncs[k].name, NULL);
+        }
+        stint_out_col_plan(&col, 0);
+        stint_out_col_plan(&col2, 0);
+        fprintf(f, "%-*s %-*s %8s %14s %10s\n", (int)col.cols, "cat", (int)col2.cols, "name", "spans", "sum",
+                "unfinished");
         for (size_t k = 0; k < S->nasync; k++) {
             const struct stint_tally_async *r = &S->asyncs[k];
             fmt_dur(a, r->sum_ns);
-            fprintf(f, "%-16.16s %-28.28s %8" PRIu64 " %14s %10" PRIu64 "\n", esc_name(ec, sizeof ec, m, r->cat),
-                    esc_name(en, sizeof en, m, r->name), r->spans, a, r->unfinished);
+            stint_out_col_put(f, &col, k, 0);
+            putc(' ', f);
+            stint_out_col_put(f, &col2, k, 0);
+            fprintf(f, " %8" PRIu64 " %14s %10" PRIu64 "\n", r->spans, a, r->unfinished);
         }
+        stint_out_col_free(&col);
+        stint_out_col_free(&col2);
     }
     int head = 0;
     struct counter_stat cs;
@@ -447,6 +487,10 @@ static void print_human(FILE *f, const struct stint_tally *S, const struct stint
 int stint_cmd_summary(int argc, char **argv)
 {
     struct stint_cmd_opts o;
+    int wide = 0;
+    const struct stint_cmd_extra ex[] = {{"--wide", NULL, NULL, &wide, 1}};
+    if (stint_cmd_take_extras("summary", &argc, argv, ex, 1) == STINT_EXIT_USAGE)
+        return STINT_EXIT_USAGE;
     int rc = stint_cmd_parse_nocsv(argc, argv, usage, &o);
     if (rc >= 0)
         return rc;
@@ -483,7 +527,7 @@ int stint_cmd_summary(int argc, char **argv)
     if (o.json)
         print_json(stdout, &S, &m, lane_order, m.lanes.len, o.path);
     else
-        print_human(stdout, &S, &m, lane_order, m.lanes.len, o.path);
+        print_human(stdout, &S, &m, lane_order, m.lanes.len, o.path, wide);
     if (stint_cmd_close_out("summary", stdout, "stdout") != 0)
         rc = STINT_EXIT_IO;
     SELF_END(out);

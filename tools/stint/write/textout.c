@@ -14,9 +14,13 @@
 
 #include "model/model.h"
 #include "read/json.h"
+#include "base/hash.h"
 #include "base/term.h"
+#include "base/umap.h"
+#include "base/xalloc.h"
 
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 static atomic_ullong bad_utf8;
@@ -183,3 +187,126 @@ size_t stint_out_text_esc(char *buf, size_t cap, const char *s, size_t len)
 size_t stint_out_text_len(const char *s, size_t len) { return stint_term_escape(NULL, 0, s, len); }
 
 size_t stint_out_text_width(const char *s, size_t len) { return stint_term_width(s, len); }
+
+/* The printed text of name i of a column (escaped, cut to cols unless it
+ * fits) into buf (cap bytes); its length. */
+static size_t cell_text(char *buf, size_t cap, const char *s, size_t n, size_t cols)
+{
+    return stint_term_fit(buf, cap, s, n, cols, NULL);
+}
+
+unsigned char *stint_out_cut_plan(size_t n, size_t cols, stint_out_name_fn get, void *ctx)
+{
+    unsigned char *whole = NULL;
+    if (cols == 0 || n < 2)
+        return NULL;
+    size_t cap = cols * 4 + 16; /* (a cut text: cols columns, at most 4 bytes each, and the ellipsis) */
+    char *buf = stint_xmalloc(cap);
+    struct stint_umap first = {0}, clash = {0};
+    uint64_t *name_h = stint_xreallocarray(NULL, n, sizeof *name_h);
+    int isnew;
+    /* pass 1: the first row of each printed text; a text that two different names print clashes */
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        const char *s = get(ctx, i, &len);
+        name_h[i] = stint_hash_bytes(s, len);
+        size_t tl = cell_text(buf, cap, s, len, cols);
+        uint64_t th = stint_hash_bytes(buf, tl);
+        uint32_t at = stint_umap_get(&first, th, (uint32_t)i, &isnew);
+        if (!isnew && name_h[at] != name_h[i]) /* (equal hashes of different names: widened, never merged) */
+            stint_umap_get(&clash, th, 1, &isnew);
+    }
+    /* pass 2: every cut row whose text clashes prints whole */
+    for (size_t i = 0; i < n; i++) {
+        size_t len;
+        const char *s = get(ctx, i, &len);
+        if (stint_term_width(s, len) <= cols)
+            continue;
+        size_t tl = cell_text(buf, cap, s, len, cols);
+        if (stint_umap_find(&clash, stint_hash_bytes(buf, tl)) == STINT_UMAP_NONE)
+            continue;
+        if (!whole)
+            whole = stint_xcalloc(n, 1);
+        whole[i] = 1;
+    }
+    free(name_h);
+    free(buf);
+    stint_umap_free(&first);
+    stint_umap_free(&clash);
+    return whole;
+}
+
+void stint_out_col_init(struct stint_out_col *c, size_t rows, size_t cols, int wide)
+{
+    memset(c, 0, sizeof *c);
+    c->n = rows;
+    c->cols = cols;
+    c->wide = wide;
+    c->s = stint_xcalloc(rows ? rows : 1, sizeof *c->s);
+    c->len = stint_xcalloc(rows ? rows : 1, sizeof *c->len);
+}
+
+void stint_out_col_set(struct stint_out_col *c, size_t i, const char *s, size_t len, const char *suffix)
+{
+    if (i >= c->n)
+        return;
+    if (suffix && *suffix) {
+        size_t sl = strlen(suffix);
+        char *t = stint_xmalloc(len + sl + 1);
+        memcpy(t, s, len);
+        memcpy(t + len, suffix, sl + 1);
+        if (!c->own)
+            c->own = stint_xcalloc(c->n, sizeof *c->own);
+        free(c->own[i]);
+        c->own[i] = t;
+        s = t;
+        len += sl;
+    }
+    c->s[i] = s;
+    c->len[i] = len;
+}
+
+static const char *col_get(void *ctx, size_t i, size_t *len)
+{
+    const struct stint_out_col *c = ctx;
+    *len = c->len[i];
+    return c->s[i] ? c->s[i] : "";
+}
+
+size_t stint_out_col_plan(struct stint_out_col *c, int fit)
+{
+    if (fit || c->wide) {
+        size_t w = 0;
+        for (size_t i = 0; i < c->n; i++) {
+            size_t x = c->s[i] ? stint_term_width(c->s[i], c->len[i]) : 0;
+            w = x > w ? x : w;
+        }
+        if (c->wide || w < c->cols)
+            c->cols = w;
+    }
+    free(c->whole);
+    c->whole = c->wide ? NULL : stint_out_cut_plan(c->n, c->cols, col_get, c);
+    return c->cols;
+}
+
+void stint_out_col_put(FILE *f, const struct stint_out_col *c, size_t i, unsigned flags)
+{
+    size_t len = 0;
+    const char *s = i < c->n ? col_get((void *)c, i, &len) : "";
+    flags |= STINT_TERM_PAD;
+    if (c->wide || (c->whole && c->whole[i]))
+        flags |= STINT_TERM_WHOLE;
+    stint_term_cell(f, s, len, c->cols, flags);
+}
+
+void stint_out_col_free(struct stint_out_col *c)
+{
+    if (c->own)
+        for (size_t i = 0; i < c->n; i++)
+            free(c->own[i]);
+    free(c->own);
+    free(c->s);
+    free(c->len);
+    free(c->whole);
+    memset(c, 0, sizeof *c);
+}

@@ -64,4 +64,41 @@ size_t stint_out_text_len(const char *s, size_t len);
  * combining marks 0): what a column is padded by. */
 size_t stint_out_text_width(const char *s, size_t len);
 
+/* Names in text tables are cut in the middle to their column (base/term.h:
+ * stint_term_cell keeps both ends around one ellipsis and pads by display
+ * width). The one name a cut could make ambiguous is printed whole: given a
+ * column of n names (get(ctx, i, &len) gives name i) and its width cols,
+ * stint_out_cut_plan returns which rows print whole (a calloc'd array of n
+ * flags, 1 = whole; NULL when none does), so that no two different names
+ * ever print the same text. cols 0 (--wide): NULL, every name is whole. */
+typedef const char *(*stint_out_name_fn)(void *ctx, size_t i, size_t *len);
+unsigned char *stint_out_cut_plan(size_t n, size_t cols, stint_out_name_fn get, void *ctx);
+
+/* A name column of a text table, filled row by row, planned once, then
+ * printed: stint_out_col_init(&c, rows, cols, wide) (wide: --wide, every
+ * name whole, the column as wide as its widest name), stint_out_col_set for
+ * each row (s is kept, not copied: it must live until the column is freed;
+ * suffix, when not NULL, is appended and the two copied, as one name),
+ * stint_out_col_plan, stint_out_col_put per row (the cell padded to the
+ * column's width), stint_out_col_free. Unset rows print nothing but blanks. */
+struct stint_out_col {
+    size_t n, cols;
+    int wide;
+    const char **s;
+    size_t *len;
+    char **own;           /* copies made by stint_out_col_set with a suffix */
+    unsigned char *whole; /* stint_out_cut_plan's answer */
+};
+void stint_out_col_init(struct stint_out_col *c, size_t rows, size_t cols, int wide);
+void stint_out_col_set(struct stint_out_col *c, size_t i, const char *s, size_t len, const char *suffix);
+/* Plans the cut; with fit set, the column first narrows to its widest name
+ * when that is narrower than cols (and widens to it under --wide). Returns
+ * the column's width in columns. */
+size_t stint_out_col_plan(struct stint_out_col *c, int fit);
+/* Writes row i's cell: cut in the middle unless planned whole, padded to
+ * the column's width (flags: STINT_TERM_PAD is implied; add
+ * STINT_TERM_RIGHT to align right, or 0). */
+void stint_out_col_put(FILE *f, const struct stint_out_col *c, size_t i, unsigned flags);
+void stint_out_col_free(struct stint_out_col *c);
+
 #endif
