@@ -170,9 +170,57 @@ static void flat_memory(void)
     stint_top_free(t);
 }
 
+/* Garbage and broken records in every format, cut anywhere, with new files
+ * in between: the feed counts and goes on (ASan watches the memory). */
+static void garbage(void)
+{
+    static const char *const frag[] = {
+        "[STRACE] v=1 pid=1 tid=2 inv=3 hid=ff depth=0 name=a ts=10 dur=5\n",
+        "[STRACE] v=1 pid=1 tid=2 inv=3 hid=ff depth=0 name=a ts=",
+        "[STINT] v=1 dropped pid=1 tid=2 count=9 first_ts=1 last_ts=2\n", "[STINT] v=1 dropped pid=\n",
+        "{\"kind\":\"span_start\",\"id\":\"s2\",\"parent_id\":\"s1\",\"name\":\"n\\\"q\",\"start_ns\":5,\"tid\":3}\n",
+        "{\"kind\":\"span_end\",\"id\":\"s2\",\"duration_ns\":7}\n", "{\"kind\":\"span_end\",\"id\":\"x\"}\n",
+        "{\"kind\":\"dropped\",\"tid\":3,\"count\":-4}\n", "{\"kind\":\"meta\",\"pid\":\"zz\"}\n",
+        "{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1.5,\"dur\":1e400,\"args\":{\"hid\":\"0xq\"}},\n",
+        "{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":-2,\"dur\":3},\n", "[{\n", "}]\n", "\n", "\r\n",
+        "\xff\xfe\x00garbage\n"};
+    uint64_t r = 12345;
+    for (int fmt = 0; fmt < 4; fmt++) {
+        struct stint_top *t = stint_top_new(1000, 10);
+        struct stint_top_feed *f = stint_top_feed_new(t, (enum stint_top_fmt)fmt);
+        char buf[512];
+        for (int i = 0; i < 20000; i++) {
+            r = r * 6364136223846793005ULL + 1442695040888963407ULL;
+            const char *p = frag[(r >> 33) % (sizeof frag / sizeof frag[0])];
+            size_t n = strlen(p);
+            int what = (r >> 20) % 50 == 0 ? STINT_FOLLOW_NEW_FILE : (r >> 24) % 7 == 0 ? STINT_FOLLOW_CUT
+                                                                                      : STINT_FOLLOW_LINES;
+            if (what == STINT_FOLLOW_NEW_FILE) {
+                stint_top_feed_lines(f, NULL, 0, what);
+                continue;
+            }
+            if (what == STINT_FOLLOW_CUT) /* a cut line: its head only, no '\n' */
+                n = n > 1 ? (size_t)(r >> 40) % (n - 1) + 1 : n;
+            memcpy(buf, p, n);
+            CHECK_EQ_I64(stint_top_feed_lines(f, buf, n, what), 0);
+        }
+        struct stint_top_feed_counts c;
+        stint_top_feed_get_counts(f, &c);
+        struct stint_top_counts tc;
+        stint_top_get_counts(t, &tc);
+        printf("format %d: %llu spans, %llu torn, %llu bad lines, %llu unmatched, %llu skipped\n", fmt,
+               (unsigned long long)tc.spans, (unsigned long long)c.torn, (unsigned long long)c.bad_lines,
+               (unsigned long long)c.unmatched, (unsigned long long)c.skipped);
+        CHECK(tc.spans > 0);
+        stint_top_feed_free(f);
+        stint_top_free(t);
+    }
+}
+
 int main(void)
 {
     rules();
+    garbage();
     flat_memory();
     CHECK_DONE();
 }
