@@ -137,6 +137,23 @@ enum stint_tree_sort { STINT_TREE_SORT_TOTAL, STINT_TREE_SORT_SELF, STINT_TREE_S
 /* Reorders every node's children by key (descending, ties by name). */
 void stint_calltree_sort(struct stint_calltree *t, const struct stint_model *m, enum stint_tree_sort key);
 
+/* Names that differ only by a trailing number taken as one (calltree_merge.c).
+ * stint_name_number_stem: the length of name without its trailing decimal
+ * digits ("ProfilerStep#12": 13), or len when it ends in none or is all
+ * digits. A family is the names with one stem; it is shown as the stem and
+ * "N" ("ProfilerStep#N") and keyed by its first name id.
+ * stint_calltree_merge_numbered: dst (new; free with stint_calltree_free)
+ * is src with each node's numbered children merged by family, recursively:
+ * calls, totals and self times added, durations pooled; node names are the
+ * families' first names. stint_flat_merge_numbered: the --flat rows merged
+ * the same way per (family, clock), in place (*count updated). Out of
+ * memory exits. */
+size_t stint_name_number_stem(const char *name, size_t len);
+void stint_calltree_merge_numbered(struct stint_calltree *dst, const struct stint_calltree *src,
+                                   const struct stint_model *m);
+struct stint_flat_row *stint_flat_merge_numbered(struct stint_flat_row *rows, size_t *count,
+                                                 const struct stint_model *m);
+
 /* Writes node's path "a;b;c" (names joined with sep) into a malloc'd string;
  * NULL when out of memory. */
 char *stint_calltree_path(const struct stint_calltree *t, const struct stint_model *m, uint32_t node, char sep);
@@ -171,8 +188,23 @@ struct stint_steps_sparse {
     uint32_t *children; /* name ids by rank */
     struct stint_step_cell *cells;
     uint64_t unfinished; /* matching spans that never ended (left out) */
+    uint64_t on_streams; /* matching spans on GPU streams left out: CPU threads had steps too */
 };
-/* Computes r with nshown = min(max_shown, nchildren) (SIZE_MAX: all). 0, or
+/* Per lane of m (finished): 1 when it is a GPU stream (its tid was written
+ * "stream N", or it holds spans of a GPU work or annotation category:
+ * kernel, gpu_memcpy, gpu_memset, memcpy, memset, gpu_user_annotation,
+ * any case), else 0. malloc'd, one byte per lane; out of memory exits. */
+uint8_t *stint_steps_stream_lanes(const struct stint_model *m);
+/* The step family of m when it has one: names that differ only by a
+ * trailing number after '#' ("ProfilerStep#12"), on CPU-thread lanes, whose
+ * stem holds "step" in any case; the family with the most spans (ties: the
+ * first seen). Writes its glob (the stem, escaped, then '*': "ProfilerStep#*")
+ * into glob (cap bytes) and returns its span count; 0 when m has none (or
+ * the glob does not fit). Steps match case-blind (stint_steps_sparse_compute). */
+size_t stint_steps_guess(const struct stint_model *m, char *glob, size_t cap);
+/* Computes r with nshown = min(max_shown, nchildren) (SIZE_MAX: all); the
+ * step glob matches names case-blind; steps are per lane kind (on_streams).
+ * 0, or
  * -1 when out of memory (r is then empty). Free with stint_steps_sparse_free. */
 int stint_steps_sparse_compute(struct stint_steps_sparse *r, const struct stint_model *m, const char *step_glob,
                                const struct stint_filter *filter, size_t max_shown);

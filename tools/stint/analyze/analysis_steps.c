@@ -11,14 +11,21 @@
  * linear in the input however many distinct child names there are. Nothing
  * here allocates steps x names. The per-clock stats read the same cells: a
  * step in which a name does not occur counts as a 0 that is never stored.
+ *
+ * Steps are per lane kind: a step name matches case-blind, and when it
+ * matches spans both on CPU threads and on GPU streams (Kineto writes each
+ * ProfilerStep#N again as a gpu_user_annotation on a stream), the CPU
+ * threads' are the steps and the others are counted, never mixed in.
  */
 #include "analyze/analysis.h"
 #include "base/cmp.h"
 #include "base/intervals.h"
+#include "base/xalloc.h"
 
 #include <fnmatch.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 struct child_iv {
     uint32_t step;  /* row index */
@@ -55,7 +62,7 @@ static int step_cmp(const void *pa, const void *pb, void *ctx)
 struct steps_work {
     const struct stint_model *m;
     size_t nsteps, nhost, nchildren, nciv, ncells;
-    uint64_t unfinished;
+    uint64_t unfinished, on_streams;
     uint32_t *step_of;        /* slice -> row */
     uint32_t *steps;          /* row -> slice */
     uint32_t *names;          /* first appearance -> name id */
@@ -113,27 +120,89 @@ void stint_steps_sparse_free(struct stint_steps_sparse *r)
     memset(r, 0, sizeof *r);
 }
 
+/* Whether the category text (or one of its comma parts) is GPU work or a
+ * GPU annotation as Kineto writes them for CUDA, ROCm and MTIA, any case. */
+static int gpu_cat(const char *cat)
+{
+    static const char *const kinds[] = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset",
+                                        "gpu_user_annotation", "mtia_ccp_events"};
+    for (const char *p = cat; *p;) {
+        size_t n = strcspn(p, ",");
+        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
+            if (strlen(kinds[k]) == n && !strncasecmp(p, kinds[k], n))
+                return 1;
+        p += n + (p[n] == ',');
+    }
+    return 0;
+}
+
+uint8_t *stint_steps_stream_lanes(const struct stint_model *m)
+{
+    uint8_t *gpu = stint_xcalloc(m->lanes.len ? m->lanes.len : 1, 1);
+    uint32_t last_yes = STINT_NO_ID, last_no = STINT_NO_ID; /* (a one-entry cache each: runs of one cat) */
+    for (size_t l = 0; l < m->lanes.len; l++) {
+        size_t n;
+        const char *t = stint_model_str(m, stint_model_lane_at(m, (uint32_t)l)->tid_text, &n);
+        gpu[l] = n > 7 && !strncasecmp(t, "stream ", 7);
+    }
+    size_t n = stint_model_nslices(m);
+    for (size_t i = 0; i < n; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        const struct stint_track *t = stint_model_track_at(m, s->track);
+        if (t->kind != STINT_TRACK_THREAD || gpu[t->lane] || s->cat == last_no)
+            continue;
+        if (s->cat == last_yes || gpu_cat(stint_model_str(m, s->cat, NULL))) {
+            gpu[t->lane] = 1;
+            last_yes = s->cat;
+        } else {
+            last_no = s->cat;
+        }
+    }
+    return gpu;
+}
+
 /* The finished steps that match, in row order (host steps first, each
- * clock's in time order): steps, step_of, nsteps, nhost, unfinished. */
+ * clock's in time order): steps, step_of, nsteps, nhost, unfinished; the
+ * matches on GPU streams are left out (on_streams) when CPU threads have
+ * some: steps are per lane kind. */
 static void steps_find(struct steps_work *w, const char *step_glob, const struct stint_filter *filter)
 {
     const struct stint_model *mm = w->m;
     size_t n = stint_model_nslices(mm);
+    uint8_t *gpu = stint_steps_stream_lanes(mm);
+    size_t on_cpu = 0;
     for (size_t i = 0; i < n; i++) {
         const struct stint_slice *s = stint_model_slice(mm, i);
+        const struct stint_track *t = stint_model_track_at(mm, s->track);
         w->step_of[i] = STINT_NO_ID;
-        if (stint_model_track_at(mm, s->track)->kind != STINT_TRACK_THREAD || (s->flags & STINT_SLICE_INSTANT))
+        if (t->kind != STINT_TRACK_THREAD || (s->flags & STINT_SLICE_INSTANT))
             continue;
-        int match = step_glob ? fnmatch(step_glob, stint_model_str(mm, s->name, NULL), 0) == 0 : is_measured(mm, s);
+        int match = step_glob ? fnmatch(step_glob, stint_model_str(mm, s->name, NULL), FNM_CASEFOLD) == 0
+                              : is_measured(mm, s);
         if (!match || (filter && !stint_filter_slice(filter, mm, s)))
             continue;
         if (s->dur_ns < 0) {
             w->unfinished++;
             continue;
         }
+        on_cpu += !gpu[t->lane];
         w->step_of[i] = (uint32_t)w->nsteps;
         w->steps[w->nsteps++] = (uint32_t)i;
     }
+    if (on_cpu && on_cpu < w->nsteps) { /* both kinds: the CPU threads' are the steps */
+        size_t k = 0;
+        for (size_t j = 0; j < w->nsteps; j++) {
+            uint32_t i = w->steps[j];
+            if (gpu[stint_model_track_at(mm, stint_model_slice(mm, i)->track)->lane]) {
+                w->step_of[i] = STINT_NO_ID;
+                w->on_streams++;
+            } else {
+                w->steps[k++] = i;
+            }
+        }
+        w->nsteps = k;
+    }
+    free(gpu);
     /* steps in time order per clock (the model groups slices by track) */
     qsort_r(w->steps, w->nsteps, sizeof *w->steps, step_cmp, (void *)mm);
     for (size_t k = 0; k < w->nsteps; k++) {
@@ -280,7 +349,8 @@ int stint_steps_sparse_compute(struct stint_steps_sparse *r, const struct stint_
     steps_other(&w, nshown);
     *r = (struct stint_steps_sparse){.nsteps = w.nsteps, .nhost = w.nhost, .nchildren = w.nchildren,
                                      .nshown = nshown, .ncells = w.ncells, .rows = w.rows,
-                                     .children = w.children, .cells = w.cells, .unfinished = w.unfinished};
+                                     .children = w.children, .cells = w.cells, .unfinished = w.unfinished,
+                                     .on_streams = w.on_streams};
     w.rows = NULL; /* (now r's) */
     w.children = NULL;
     w.cells = NULL;
@@ -403,4 +473,87 @@ int stint_steps_stats_compute(struct stint_steps_stats *st, const struct stint_s
     free(nhost);
     free(fill);
     return 0;
+}
+
+/* The length of name's stem when it is a step family member: "...#" then
+ * digits only, the stem holding "step" in any case; else 0. */
+static size_t step_stem(const char *name, size_t len)
+{
+    size_t d = len;
+    while (d && name[d - 1] >= '0' && name[d - 1] <= '9')
+        d--;
+    if (d == len || d < 2 || name[d - 1] != '#')
+        return 0;
+    for (size_t i = 0; i + 4 <= d; i++)
+        if (!strncasecmp(name + i, "step", 4))
+            return d;
+    return 0;
+}
+
+struct step_family {
+    uint32_t name; /* its first member seen */
+    size_t stem;   /* the stem's length in bytes */
+    size_t spans;
+};
+
+size_t stint_steps_guess(const struct stint_model *m, char *glob, size_t cap)
+{
+    size_t n = stint_model_nslices(m), nf = 0, fcap = 0;
+    uint32_t maxname = 0;
+    for (size_t i = 0; i < n; i++)
+        if (stint_model_slice(m, i)->name > maxname)
+            maxname = stint_model_slice(m, i)->name;
+    uint32_t *fam = stint_xmalloc(((size_t)maxname + 1) * sizeof *fam); /* name -> family + 1, 0: none, ~0: unseen */
+    memset(fam, 0xff, ((size_t)maxname + 1) * sizeof *fam);
+    struct step_family *f = NULL;
+    uint8_t *gpu = stint_steps_stream_lanes(m);
+    for (size_t i = 0; i < n; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        const struct stint_track *t = stint_model_track_at(m, s->track);
+        if (t->kind != STINT_TRACK_THREAD || (s->flags & STINT_SLICE_INSTANT) || gpu[t->lane] || s->dur_ns < 0)
+            continue;
+        if (fam[s->name] == UINT32_MAX) {
+            size_t len;
+            const char *nm = stint_model_str(m, s->name, &len);
+            size_t stem = step_stem(nm, len), k;
+            fam[s->name] = 0;
+            for (k = 0; stem && k < nf; k++) {
+                size_t fl;
+                const char *fn = stint_model_str(m, f[k].name, &fl);
+                if (f[k].stem == stem && !memcmp(fn, nm, stem))
+                    break;
+            }
+            if (stem && k == nf) {
+                f = stint_xgrow(f, &fcap, nf + 1, sizeof *f, 8);
+                f[nf++] = (struct step_family){s->name, stem, 0};
+            }
+            if (stem)
+                fam[s->name] = (uint32_t)k + 1;
+        }
+        if (fam[s->name])
+            f[fam[s->name] - 1].spans++;
+    }
+    size_t best = SIZE_MAX;
+    for (size_t k = 0; k < nf; k++)
+        if (best == SIZE_MAX || f[k].spans > f[best].spans)
+            best = k;
+    size_t spans = 0;
+    if (best != SIZE_MAX) {
+        const char *nm = stint_model_str(m, f[best].name, NULL);
+        size_t w = 0, i = 0;
+        for (; i < f[best].stem && w + 3 < cap; i++) {
+            if (strchr("*?[\\", nm[i]))
+                glob[w++] = '\\';
+            glob[w++] = nm[i];
+        }
+        if (i == f[best].stem && w + 2 <= cap) {
+            glob[w++] = '*';
+            glob[w] = 0;
+            spans = f[best].spans;
+        }
+    }
+    free(fam);
+    free(f);
+    free(gpu);
+    return spans;
 }

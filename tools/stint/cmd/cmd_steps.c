@@ -29,10 +29,12 @@
 static const char usage[] =
     "usage: stint steps FILE --step NAME [--columns N] [--json] [--strict] [--format chrome|jsonl|markers]"
     " [filters]\n"
-    "  per step (spans named NAME, a glob): wall, the union of each direct child name inside\n"
-    "  the step, the overlap between children (covered by two or more), and the unattributed\n"
-    "  remainder (wall minus the union of all children); then min/median/max over the steps\n"
-    "  of each clock. Without --step, a JSONL session's measured span is the step.\n"
+    "  per step (spans named NAME, a glob matched in any case: 'ProfilerStep#*'): wall, the\n"
+    "  union of each direct child name inside the step, the overlap between children (covered\n"
+    "  by two or more), and the unattributed remainder (wall minus the union of all children);\n"
+    "  then min/median/max over the steps of each clock. Without --step, a JSONL session's\n"
+    "  measured span is the step, else a family of names like ProfilerStep#N. Steps are per\n"
+    "  lane kind: same-named spans on GPU streams are left out when CPU threads have steps.\n"
     "  --columns N  the table's child columns: the N names with the most time (default 8,\n"
     "               0 = all); one 'other' column holds the union of the rest in each step\n";
 
@@ -59,8 +61,10 @@ static void put_json(FILE *f, const struct stint_model *m, const struct stint_st
         fputs("\"(measured span)\"", f);
     fprintf(f, ",\"scope\":");
     stint_out_json_str(f, scope, strlen(scope));
-    fprintf(f, ",\"steps_count\":%zu,\"unfinished_steps\":%" PRIu64 ",\"partial\":%s,\n\"children\":[", s->nsteps,
-            s->unfinished, m->partial ? "true" : "false");
+    fprintf(f,
+            ",\"steps_count\":%zu,\"unfinished_steps\":%" PRIu64 ",\"left_out_on_gpu_streams\":%" PRIu64
+            ",\"partial\":%s,\n\"children\":[",
+            s->nsteps, s->unfinished, s->on_streams, m->partial ? "true" : "false");
     for (size_t c = 0; c < s->nchildren; c++) {
         size_t l;
         const char *nm = stint_model_str(m, s->children[c], &l);
@@ -163,6 +167,11 @@ static void put_text(FILE *f, const struct stint_model *m, const struct stint_st
             m->partial ? " - PARTIAL input" : "", scope);
     if (s->unfinished)
         fprintf(f, "# %" PRIu64 " unfinished steps left out\n", s->unfinished);
+    if (s->on_streams)
+        fprintf(f,
+                "# %" PRIu64 " span%s of the same name%s on GPU streams left out: the CPU threads' spans are the "
+                "steps (steps are per lane kind)\n",
+                s->on_streams, s->on_streams == 1 ? "" : "s", s->on_streams == 1 ? "" : "s");
     if (nother)
         fprintf(f,
                 "# child columns: the %zu names with the most time over all steps (ties by name); %s is the union,"
@@ -262,8 +271,16 @@ int stint_cmd_steps(int argc, char **argv)
     struct stint_steps_sparse sr;
     if (stint_steps_sparse_compute(&sr, &m, step_glob, &o.filter, o.json ? SIZE_MAX : max_shown) != 0)
         stint_die_nomem();
+    char guess[256];
+    if (!step_glob && sr.nsteps == 0 && stint_steps_guess(&m, guess, sizeof guess)) {
+        stint_steps_sparse_free(&sr);
+        step_glob = guess; /* (the family's glob, shown as the step name) */
+        if (stint_steps_sparse_compute(&sr, &m, step_glob, &o.filter, o.json ? SIZE_MAX : max_shown) != 0)
+            stint_die_nomem();
+    }
     if (!step_glob && sr.nsteps == 0) {
-        fprintf(stderr, "stint steps: no --step NAME given and the input has no measured span\n");
+        fprintf(stderr, "stint steps: no --step NAME given, and the input has no measured span nor a step family like "
+                        "ProfilerStep#N\n");
         fputs(usage, stderr);
         rc = STINT_EXIT_USAGE;
         goto out;
