@@ -83,11 +83,9 @@ static int has_nocase(const char *s, size_t n, const char *lit)
     return 0;
 }
 
-enum gpu_kind stint_gpu_cat_kind(struct gpu_file *f, uint32_t cat)
+/* The kind of a category by its text (docs/cli/gpu.md's lists). */
+static enum gpu_kind kind_of(struct gpu_file *f, uint32_t cat)
 {
-    uint32_t v = stint_umap_find(&f->kind, cat);
-    if (v != STINT_UMAP_NONE)
-        return (enum gpu_kind)v;
     size_t n;
     const char *s = stint_model_str(f->m, cat, &n);
     enum gpu_kind k = GK_NONE;
@@ -105,8 +103,23 @@ enum gpu_kind stint_gpu_cat_kind(struct gpu_file *f, uint32_t cat)
         k = GK_CPU_OP;
     else if (eq_nocase(s, n, "gpu_user_annotation"))
         k = GK_ANNOT;
-    int isnew;
-    stint_umap_get(&f->kind, cat, (uint32_t)k, &isnew);
+    return k;
+}
+
+enum gpu_kind stint_gpu_cat_kind(struct gpu_file *f, uint32_t cat)
+{
+    if (cat < f->nkind && f->kind[cat])
+        return (enum gpu_kind)(f->kind[cat] - 1);
+    if (cat >= f->nkind) {
+        size_t n = f->nkind ? f->nkind : 64;
+        while (n <= cat)
+            n *= 2;
+        f->kind = stint_xreallocarray(f->kind, n, 1);
+        memset(f->kind + f->nkind, 0, n - f->nkind);
+        f->nkind = n;
+    }
+    enum gpu_kind k = kind_of(f, cat);
+    f->kind[cat] = (uint8_t)(k + 1);
     return k;
 }
 
@@ -203,16 +216,74 @@ static uint8_t item_class(const struct stint_model *m, enum gpu_kind k, uint32_t
     return v ? STINT_GPU_COMM : STINT_GPU_COMPUTE;
 }
 
-static int cmp_item(const void *a, const void *b)
+static int cmp_start(const void *a, const void *b)
 {
     const struct gpu_item *x = a, *y = b;
-    if (x->dev != y->dev)
-        return x->dev < y->dev ? -1 : 1;
     if (x->c0 != y->c0)
         return x->c0 < y->c0 ? -1 : 1;
-    if (x->c1 != y->c1)
-        return x->c1 < y->c1 ? -1 : 1;
     return x->slice < y->slice ? -1 : x->slice > y->slice;
+}
+
+static int cmp_dev(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Orders f->items by device, keeping each device's items in the model's
+ * slice order (start ascending: all that the unions need), by a stable
+ * counting pass instead of a comparison sort. */
+static void order_by_device(struct gpu_file *f)
+{
+    struct stint_umap at = {0}; /* device -> its index in devs */
+    int64_t *devs = NULL;
+    size_t nd = 0, cap = 0;
+    for (size_t i = 0; i < f->nitems; i++) {
+        int isnew;
+        stint_umap_get(&at, (uint64_t)f->items[i].dev, (uint32_t)nd, &isnew);
+        if (isnew) {
+            devs = stint_xgrow(devs, &cap, nd + 1, sizeof *devs, 8);
+            devs[nd++] = f->items[i].dev;
+        }
+    }
+    if (nd > 1) {
+        qsort(devs, nd, sizeof *devs, cmp_dev);
+        size_t *off = stint_xcalloc(nd + 1, sizeof *off);
+        stint_umap_free(&at);
+        memset(&at, 0, sizeof at);
+        for (size_t d = 0; d < nd; d++) {
+            int isnew;
+            stint_umap_get(&at, (uint64_t)devs[d], (uint32_t)d, &isnew);
+        }
+        uint32_t *rank = stint_xmalloc(f->nitems * sizeof *rank);
+        for (size_t i = 0; i < f->nitems; i++) {
+            rank[i] = stint_umap_find(&at, (uint64_t)f->items[i].dev);
+            off[rank[i] + 1]++;
+        }
+        for (size_t d = 0; d < nd; d++)
+            off[d + 1] += off[d];
+        struct gpu_item *out = stint_xmalloc(f->nitems * sizeof *out);
+        for (size_t i = 0; i < f->nitems; i++)
+            out[off[rank[i]]++] = f->items[i];
+        free(f->items);
+        f->items = out;
+        free(rank);
+        free(off);
+    }
+    stint_umap_free(&at);
+    free(devs);
+    /* the model orders slices by track, then start: a device's streams
+     * interleave, so each device's run is sorted by start where it is not */
+    for (size_t a = 0; a < f->nitems;) {
+        size_t b = a + 1;
+        int sorted = 1;
+        for (; b < f->nitems && f->items[b].dev == f->items[a].dev; b++)
+            if (f->items[b].c0 < f->items[b - 1].c0)
+                sorted = 0;
+        if (!sorted)
+            qsort(f->items + a, b - a, sizeof *f->items, cmp_start);
+        a = b;
+    }
 }
 
 /* Fills f->items (the device work inside the range, sorted) and f->lane_work. */
@@ -263,7 +334,7 @@ static void collect(struct gpu_file *f, const struct stint_gpu_opts *o)
         it->has_corr = (uint8_t)has_corr;
         it->corr = has_corr ? corr : 0;
     }
-    qsort(f->items, f->nitems, sizeof *f->items, cmp_item);
+    order_by_device(f);
     stint_umap_free(&comm);
     free(xla);
 }
@@ -537,7 +608,8 @@ void stint_gpu_compute(struct stint_gpu_result *r, const struct stint_model *con
     for (size_t i = 0; i < n; i++) {
         free(fs[i].items);
         free(fs[i].lane_work);
-        stint_umap_free(&fs[i].kind);
+        free(fs[i].kind);
+        free(fs[i].step_name);
         stint_umap_free(&fs[i].workcorr);
         for (int c = 0; c <= STINT_GPU_CLASSES; c++)
             free(fs[i].u[c]);
@@ -583,7 +655,7 @@ int stint_gpu_has_work(const struct stint_model *m)
         enum gpu_kind k = stint_gpu_cat_kind(&f, s->cat);
         found = k == GK_KERNEL || k == GK_COPY || k == GK_MTIA || (xla[t->lane] && k != GK_ANNOT);
     }
-    stint_umap_free(&f.kind);
+    free(f.kind);
     free(xla);
     return found;
 }

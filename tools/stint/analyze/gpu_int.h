@@ -44,7 +44,10 @@ struct gpu_file {
     struct gpu_item *items;
     size_t nitems;
     uint8_t *lane_work;          /* per lane: 1 when it holds device work (any time) */
-    struct stint_umap kind;      /* cat string id -> enum gpu_kind + 1 */
+    uint8_t *kind;               /* by cat string id: enum gpu_kind + 1, 0 = not looked at yet */
+    size_t nkind;
+    uint8_t *step_name;          /* by name string id: 1 not a step, 2 a step, 0 = not looked at yet */
+    size_t nstep_name;
     struct stint_umap workcorr;  /* the correlations of all its device work (any time) */
     struct stint_interval *u[STINT_GPU_CLASSES + 1]; /* per class, then all: merged over devices */
     size_t nu[STINT_GPU_CLASSES + 1];

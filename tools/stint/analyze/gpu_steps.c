@@ -24,6 +24,22 @@ static int cmp_i64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Whether name id (text nm) matches the step glob (cached per name). */
+static int is_step_name(struct gpu_file *f, uint32_t id, const char *nm, const char *glob)
+{
+    if (id >= f->nstep_name) {
+        size_t n = f->nstep_name ? f->nstep_name : 64;
+        while (n <= id)
+            n *= 2;
+        f->step_name = stint_xreallocarray(f->step_name, n, 1);
+        memset(f->step_name + f->nstep_name, 0, n - f->nstep_name);
+        f->nstep_name = n;
+    }
+    if (!f->step_name[id])
+        f->step_name[id] = fnmatch(glob, nm, 0) == 0 ? 2 : 1;
+    return f->step_name[id] == 2;
+}
+
 /* The steps of file fi, appended to r->steps. */
 static void file_steps(struct stint_gpu_result *r, size_t *cap, struct gpu_file *f, uint32_t fi,
                        const struct stint_gpu_opts *o)
@@ -42,7 +58,7 @@ static void file_steps(struct stint_gpu_result *r, size_t *cap, struct gpu_file 
             continue;
         size_t nl;
         const char *nm = stint_model_str(m, s->name, &nl);
-        if (fnmatch(glob, nm, 0) != 0)
+        if (!is_step_name(f, s->name, nm, glob))
             continue;
         r->steps = stint_xgrow(r->steps, cap, r->nsteps + 1, sizeof *r->steps, 16);
         struct stint_gpu_step *st = &r->steps[r->nsteps++];
