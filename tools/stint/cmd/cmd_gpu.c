@@ -464,6 +464,7 @@ int stint_cmd_gpu(int argc, char **argv)
     int partial = 0;
     rc = STINT_EXIT_OK;
     size_t loaded = 0;
+    struct stint_filter range = o.filter; /* as the first file resolves it (a '+T' time) */
     for (size_t i = 0; i < np; i++) {
         struct stint_cmd_opts fo = o;
         fo.path = paths[i];
@@ -475,6 +476,8 @@ int stint_cmd_gpu(int argc, char **argv)
             goto out;
         }
         loaded++;
+        if (i == 0)
+            range = fo.filter;
         if (frc > rc)
             rc = frc;
         partial |= ms[i]->partial;
@@ -482,11 +485,11 @@ int stint_cmd_gpu(int argc, char **argv)
             ranks[i] = (int64_t)i;
     }
     struct stint_gpu_opts go = {step, ntop ? ntop : SIZE_MAX, 0, 0, 0, 0};
-    if (o.filter.has_range) {
-        go.has_t0 = o.filter.t0 != INT64_MIN;
-        go.has_t1 = o.filter.t1 != INT64_MAX;
-        go.t0 = o.filter.t0;
-        go.t1 = o.filter.t1;
+    if (range.has_range) {
+        go.has_t0 = range.t0 != INT64_MIN;
+        go.has_t1 = range.t1 != INT64_MAX;
+        go.t0 = range.t0;
+        go.t1 = range.t1;
     }
     struct stint_gpu_result r;
     stint_gpu_compute(&r, (const struct stint_model *const *)ms, np, ranks, &go);
