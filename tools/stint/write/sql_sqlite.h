@@ -19,6 +19,7 @@
 struct stint_sqlite_load {
     sqlite3 *db;
     sqlite3_stmt *ins[STINT_SQL_NTABLES];
+    int param[STINT_SQL_NTABLES][16]; /* column -> its insert's parameter (1-based); 0: generated */
     sqlite3_stmt *extract; /* extract_arg's lookup (prepared on first use) */
     int failed;            /* a row failed: the message is sqlite3_errmsg(db) */
     struct stint_sql_ids ids;
