@@ -26,6 +26,7 @@
 #include "cmd/commands.h"
 #include "base/xalloc.h"
 #include "read/jsonl_scan.h"
+#include "read/input.h"
 #include "stint/stint.h"
 #include "write/textout.h"
 #include "base/tsparse.h"
@@ -534,6 +535,22 @@ static void put_series_text(FILE *f, const struct series *s, const struct stats 
     putc('\n', f);
 }
 
+/* 1 when path opens as a Chrome trace does beyond doubt: '[' first, or
+ * "traceEvents" in its first 4 KiB. */
+static int chrome_opening(const char *path)
+{
+    struct stint_input in;
+    int yes = 0;
+    if (stint_input_open(&in, path) == 0) {
+        size_t n = in.len < 4096 ? in.len : 4096, i = 0;
+        while (i < n && (in.buf[i] == ' ' || in.buf[i] == '\t' || in.buf[i] == '\r' || in.buf[i] == '\n'))
+            i++;
+        yes = (i < n && in.buf[i] == '[') || memmem(in.buf, n, "\"traceEvents\"", 13) != NULL;
+    }
+    stint_input_close(&in);
+    return yes;
+}
+
 /* Reads telemetry rows of o->path into t->set (t set up by the caller),
  * saying on stderr what was wrong with them. Returns the exit code so far,
  * or -2 when nothing can be reported (the code is then in *rc_out); *cut is
@@ -545,6 +562,18 @@ static int read_tele(const struct stint_cmd_opts *o, struct tele *t, const char 
         stint_die_nomem();
     if (pf != 0)
         return STINT_EXIT_USAGE;
+    /* a trace is no telemetry: say what the file is and what reads it, not "N rows not usable" (a
+     * file whose rows open with '{' is taken as rows: telemetry rows do too) */
+    const char *fmt = strcmp(o->path, "-") != 0 ? stint_detect_format(o->path) : NULL;
+    if (fmt && (!strcmp(fmt, "markers") || (!strcmp(fmt, "chrome") && chrome_opening(o->path)))) {
+        fprintf(stderr,
+                "stint counters: %s is a %s, not telemetry rows: --time-key reads JSONL rows (one JSON object "
+                "per line with a numeric time key); without --time-key counters reads the counters of Chrome "
+                "traces, JSONL sessions and marker logs\n",
+                o->path, !strcmp(fmt, "markers") ? "marker log" : "Chrome trace");
+        *cut = -1;
+        return STINT_EXIT_USAGE;
+    }
     char err[600];
     err[0] = 0;
     int rc = stint_jl_each(o->path, tele_row, t, NULL, err, sizeof err);

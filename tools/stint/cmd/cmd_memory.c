@@ -22,6 +22,7 @@
  */
 #include "cmd/cmdopts.h"
 #include "cmd/commands.h"
+#include "cmd/cmd_memory_chrome.h"
 #include "cmd/slots.h"
 #include "read/json.h"
 #include "read/jsonl_scan.h"
@@ -37,7 +38,10 @@
 #include <strings.h>
 
 static const char usage[] =
-    "usage: stint memory SESSION.jsonl [--json] [--timeline] [--strict] [--format jsonl] [--time-range A:B]\n"
+    "usage: stint memory SESSION.jsonl|TRACE.json [--json] [--timeline] [--strict] [--format jsonl|chrome]\n"
+    "                    [--time-range A:B]\n"
+    "  a Chrome trace: Kineto [memory] records per process and device (allocs, frees, peaks\n"
+    "  of the allocator's Total Allocated and Total Reserved and when, totals at the end)\n"
     "  live bytes over time from memory records: peak (and when), breakdown by category\n"
     "  and device at the peak, allocations, frees, frees without an alloc (counted, not\n"
     "  fatal); at equal timestamps allocs come before frees (but\n"
@@ -383,7 +387,7 @@ static int mem_read(const struct stint_cmd_opts *o, struct mctx *c, uint64_t *to
     if (*torn) {
         snprintf(torn_what, tw_cap, "line %llu: last line has no newline (a writer cut mid-line): dropped",
                  (unsigned long long)*torn);
-        fprintf(stderr, "stint: %s: repaired 1 x torn_record (first: %s)\n", o->path, torn_what);
+        fprintf(stderr, "stint: %s: dropped 1 x torn_record (first: %s)\n", o->path, torn_what);
     }
     if (o->strict && !rc && (c->bad || c->unknown_alloc || *torn)) {
         /* --strict: a line left out, an alloc's size taken as 0 or a torn last line is an error; the
@@ -742,11 +746,23 @@ int stint_cmd_memory(int argc, char **argv)
     const struct stint_cmd_spec spec = {
         "memory", STINT_FILT_RANGE | STINT_TAKES_JSON,
         "memory records replay one session's allocations (the filter here is --time-range)",
-        "memory prints a text report, or JSON with --json", "jsonl",
-        "memory records exist only in JSONL sessions"};
+        "memory prints a text report, or JSON with --json", NULL, NULL};
     int rc = stint_cmd_parse_spec(argc, argv, usage, &o, &spec);
     if (rc >= 0)
         return rc;
+    /* the formats with memory records: a JSONL session's, a Chrome trace's Kineto [memory] events */
+    const char *fmt = o.format ? o.format : strcmp(o.path, "-") ? stint_detect_format(o.path) : "jsonl";
+    if (fmt && !strcmp(fmt, "chrome"))
+        return stint_memory_chrome(&o, timeline);
+    if (fmt && strcmp(fmt, "jsonl") != 0) { /* (a marker log: named as what it is, not as lines not usable) */
+        if (o.format)
+            fprintf(stderr, "stint memory: --format: '%s': expected jsonl or chrome (memory reads JSONL sessions' "
+                            "memory records and Chrome traces' Kineto [memory] events)\n", o.format);
+        else
+            fprintf(stderr, "stint memory: %s is a marker log: memory reads JSONL sessions (memory records) and "
+                            "Chrome traces (Kineto [memory] events)\n", o.path);
+        return STINT_EXIT_USAGE;
+    }
     struct mctx c;
     memset(&c, 0, sizeof c);
     uint64_t torn = 0;
