@@ -204,6 +204,10 @@ void stint_i_writer_start(void);
 /* Sets up the default destination from STINT_MARKERS when no explicit one was
  * chosen yet (called by every drain, with the drain lock held). */
 void stint_i_markers_default(void);
+/* Why the marker sink failed, for the exit message ("cannot open PATH: the
+ * errno text", "write to PATH failed: ..."): the length written into buf
+ * (NUL-terminated), or 0 when it has not failed. Drain lock held. */
+size_t stint_i_markers_why(char *buf, size_t cap);
 /* Marker lines cut to fit (markers.c): part of names_truncated of stint_get_stats(). */
 uint64_t stint_i_marker_lines_cut(void);
 /* Formats one marker line into buf (cap >= 512 recommended); returns its length

@@ -18,7 +18,16 @@
  * the span lines lost (those of the failed batch not fully written, a torn
  * one included, and every one after it) are counted in
  * sink_spans_lost of stint_get_stats() (spans_written counts spans handed to the
- * sinks). A new destination clears the error, not the count.
+ * sinks). A new destination clears the error, not the count. A path that
+ * cannot be opened (STINT_MARKERS) is such an error from the start: every
+ * span line is counted lost, and the exit message names the path and errno.
+ *
+ * Never blocking without a bound (the drain lock is held here): a path is
+ * opened O_NONBLOCK (a FIFO without a reader is ENXIO at once, not a hang)
+ * and kept so, and on a descriptor that is not a regular file each write
+ * waits for room with poll(2), at most stint_i_write_wait_ms() per batch
+ * (less once the exit handler set its deadline); past it the error is
+ * EAGAIN, sticky and counted like any other.
  */
 #include "internal.h"
 #include "jsonbuf.h"
@@ -50,6 +59,9 @@ typedef struct marker_sink {
     void *user;
     stint_status error;
     int epipe; /* the failed write was EPIPE (its SIGPIPE is pending) */
+    int wait_first; /* not a regular file: poll for room before each write */
+    int sys_errno;  /* the errno of the open or write that failed (0: none) */
+    int open_failed; /* the error is the open's: nothing was ever written */
     uint64_t lost; /* span lines not written: the sticky error's batch and those after it */
     size_t len;
     char buf[MARKER_BATCH];
@@ -57,6 +69,8 @@ typedef struct marker_sink {
 
 static marker_sink g_markers;
 static int g_markers_added;
+/* The destination named for messages: the path opened, or "fd N". */
+static char g_dest_name[512];
 /* Lines whose name, a key or attributes were cut to fit MARKER_LINE_MAX
  * (each also says stint_truncated=1): names_truncated of stint_get_stats(). */
 static _Atomic uint64_t g_lines_cut;
@@ -385,24 +399,45 @@ size_t stint_i_marker_format(char *buf, size_t cap, const stint_i_event *ev, uns
 
 /* ---- output ------------------------------------------------------------------------- */
 
-/* Writes n bytes of the batch, or up to the first error (sticky in m).
- * Returns the bytes written. */
+/* Waits until m->fd takes a write or *deadline_ns (CLOCK_MONOTONIC, set
+ * from stint_i_write_wait_ms() at the first wait of a batch) passes: 1 when
+ * it does (or reports an error the write will return), 0 at the deadline. */
+static int wait_room(const marker_sink *m, int64_t *deadline_ns)
+{
+    if (!*deadline_ns)
+        *deadline_ns = stint_i_mono_ns() + (int64_t)stint_i_write_wait_ms() * 1000000;
+    for (;;) {
+        int64_t left_ms = (*deadline_ns - stint_i_mono_ns() + 999999) / 1000000;
+        struct pollfd pf = {.fd = m->fd, .events = POLLOUT};
+        int r = poll(&pf, 1, left_ms <= 0 ? 0 : left_ms > INT32_MAX ? INT32_MAX : (int)left_ms);
+        if (r > 0)
+            return 1;
+        if (r == 0 || errno != EINTR)
+            return r != 0; /* (poll's own failure: let the write report it) */
+    }
+}
+
+/* Writes n bytes of the batch, or up to the first error (sticky in m, with
+ * its errno). Returns the bytes written. */
 static size_t write_all(marker_sink *m, const char *p, size_t n)
 {
     size_t done = 0;
+    int64_t deadline_ns = 0;
     while (n && m->error == STINT_OK) {
-        ssize_t w = write(m->fd, p, n);
+        ssize_t w;
+        if (m->wait_first && !wait_room(m, &deadline_ns)) {
+            w = -1;
+            errno = EAGAIN;
+        } else {
+            w = write(m->fd, p, n);
+        }
         if (w < 0) {
             if (errno == EINTR)
                 continue;
-            if (errno == EAGAIN || errno == EWOULDBLOCK) { /* a non-blocking fd: as stint_i_write_all */
-                struct pollfd pf = {.fd = m->fd, .events = POLLOUT};
-                int r = poll(&pf, 1, stint_i_write_wait_ms());
-                if (r > 0 || (r < 0 && errno == EINTR))
-                    continue;
-                errno = EAGAIN;
-            }
+            if ((errno == EAGAIN || errno == EWOULDBLOCK) && wait_room(m, &deadline_ns))
+                continue; /* a non-blocking fd: room came within the bound */
             m->error = STINT_E_IO;
+            m->sys_errno = errno;
             m->epipe = errno == EPIPE;
             return done;
         }
@@ -413,17 +448,18 @@ static size_t write_all(marker_sink *m, const char *p, size_t n)
     return done;
 }
 
-/* The span lines ([STRACE] ..., not [STINT] reports) of the batch from byte
- * at on that the file did not get whole: the line at is cut in, and every
- * later one. */
+/* The span lines (every line but the [STINT] reports; with the logger's
+ * prefix a span line does not start with its [STRACE]) of the batch from
+ * byte at on that the file did not get whole: the line at is cut in, and
+ * every later one. */
 static uint64_t span_lines_from(const marker_sink *m, size_t at)
 {
     while (at && m->buf[at - 1] != '\n')
         at--;
     uint64_t n = 0;
-    static const char tag[] = "[STRACE]";
+    static const char tag[] = "[STINT]";
     for (size_t i = at; i < m->len;) {
-        if (m->len - i >= sizeof tag - 1 && !memcmp(m->buf + i, tag, sizeof tag - 1))
+        if (!(m->len - i >= sizeof tag - 1 && !memcmp(m->buf + i, tag, sizeof tag - 1)))
             n++;
         const char *nl = memchr(m->buf + i, '\n', m->len - i);
         i = nl ? (size_t)(nl - m->buf) + 1 : m->len;
@@ -436,7 +472,9 @@ static void markers_flush(stint_i_sink *s)
     marker_sink *m = (marker_sink *)s;
     if (!m->len)
         return;
-    if (m->dest == DEST_FD && m->error == STINT_OK) {
+    if (m->dest == DEST_FD && m->error != STINT_OK)
+        m->lost += span_lines_from(m, 0); /* (formatted before the error was known) */
+    else if (m->dest == DEST_FD) {
         int saved = errno;
         size_t off = 0;
         stint_i_sigpipe g; /* a closed pipe must give EPIPE, not kill the program */
@@ -488,8 +526,13 @@ static void markers_event(stint_i_sink *s, const stint_i_event *ev)
     }
     if (m->dest == DEST_FD) {
         /* format straight into the batch */
-        if (m->len + MARKER_FORMAT_MAX > sizeof m->buf)
+        if (m->len + MARKER_FORMAT_MAX > sizeof m->buf) {
             markers_flush(&m->base);
+            if (m->error != STINT_OK) { /* that flush failed: this line goes nowhere either */
+                m->lost++;
+                return;
+            }
+        }
         m->len = (size_t)(format_line(m->buf + m->len, ev, m->flags) - m->buf);
     } else if (m->dest == DEST_CALLBACK) {
         char line[MARKER_FORMAT_MAX];
@@ -580,7 +623,12 @@ static void set_dest(int dest, int fd, int own_fd, stint_line_fn fn, void *user,
     m->user = user;
     m->flags = flags;
     m->error = STINT_OK;
+    m->sys_errno = 0;
+    m->open_failed = 0;
+    m->wait_first = dest == DEST_FD && m->chunk != MARKER_BATCH;
     m->len = 0;
+    if (dest == DEST_FD && fd >= 0 && !own_fd)
+        snprintf(g_dest_name, sizeof g_dest_name, "fd %d", fd);
     if (!g_markers_added) {
         init_sink_ops();
         stint_i_sink_link_locked(&m->base);
@@ -597,17 +645,28 @@ stint_status stint_markers_to_fd(int fd, unsigned flags)
     return STINT_OK;
 }
 
+/* Opens a marker path for appending without ever blocking in open(2) (a
+ * FIFO without a reader: ENXIO); the descriptor stays non-blocking, so a
+ * write waits for room only as long as write_all allows. Returns the fd or
+ * -1 with errno set. */
+static int open_path(const char *path)
+{
+    return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NONBLOCK, 0644);
+}
+
 stint_status stint_markers_to_path(const char *path, unsigned flags)
 {
     if (!path || !*path)
         return STINT_E_INVAL;
     int saved = errno;
-    int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-    if (fd < 0) {
-        errno = saved;
+    int fd = open_path(path);
+    errno = saved;
+    if (fd < 0)
         return STINT_E_IO;
-    }
     set_dest(DEST_FD, fd, 1, NULL, NULL, flags);
+    stint_i_drain_lock();
+    snprintf(g_dest_name, sizeof g_dest_name, "%s", path);
+    stint_i_drain_unlock();
     return STINT_OK;
 }
 
@@ -638,18 +697,38 @@ void stint_i_markers_default(void)
         m->dest = DEST_OFF;
     } else if (env && *env && strcmp(env, "stderr") != 0) {
         int saved = errno;
-        int fd = open(env, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
-        errno = saved;
+        int fd = open_path(env);
+        snprintf(g_dest_name, sizeof g_dest_name, "%s", env);
         if (fd >= 0) {
             m->fd = fd;
             m->own_fd = 1;
         } else {
-            m->error = STINT_E_IO; /* reported by stint_flush(), never fatal */
-            m->dest = DEST_OFF;
+            /* reported by stint_flush(), never fatal; every span line from
+             * now on is counted lost (markers_event), the path and the
+             * reason said at exit */
+            m->error = STINT_E_IO;
+            m->sys_errno = errno;
+            m->open_failed = 1;
+            m->fd = -1;
         }
+        errno = saved;
+    } else if (m->dest == DEST_FD) {
+        snprintf(g_dest_name, sizeof g_dest_name, "stderr");
     }
     m->chunk = m->dest == DEST_FD ? chunk_for(m->fd) : MARKER_BATCH;
+    m->wait_first = m->dest == DEST_FD && m->chunk != MARKER_BATCH;
     init_sink_ops();
     stint_i_sink_link_locked(&m->base);
     g_markers_added = 1;
+}
+
+size_t stint_i_markers_why(char *buf, size_t cap)
+{
+    const marker_sink *m = &g_markers;
+    if (!cap || m->error == STINT_OK) /* (kept after the sink closed: the exit asks then) */
+        return 0;
+    const char *reason = m->sys_errno ? strerror(m->sys_errno) : stint_strerror(m->error);
+    int n = snprintf(buf, cap, m->open_failed ? "cannot open %s: %s" : "write to %s failed: %s",
+                     g_dest_name[0] ? g_dest_name : "the marker destination", reason);
+    return n < 0 ? 0 : (size_t)n < cap ? (size_t)n : cap - 1;
 }

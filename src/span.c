@@ -26,6 +26,17 @@
  * a multiple of 2^15 deep opens). Past that level (bit 23 set, L in the
  * rest) there is no generation: such a stale handle closes the span at its
  * level.
+ *
+ * Signal handlers: every entry that writes the thread's state sets the
+ * thread's stint_i_busy flag first (thread.h) and clears it last. A handler
+ * that interrupts such a call on the same thread finds the flag set: its
+ * begin is not recorded (counted in sig_dropped, with the dropped spans), its
+ * end and attributes are ignored (the attribute counted as dropped), so the
+ * interrupted call finishes on state nobody else touched. Between calls the
+ * flag is clear and a handler's spans are recorded like any others (nested
+ * in the span the thread had open). The flag also covers the thread's
+ * registration and the one-time init, so a handler never waits on a lock or
+ * a once that its own thread holds.
  */
 #include "thread.h"
 
@@ -35,6 +46,25 @@ int stint_g_enabled = 1;
 static _Atomic uint64_t g_next_inv = 1;
 
 static _Thread_local stint_i_thread *tls_thread __attribute__((tls_model("initial-exec")));
+_Thread_local uint32_t stint_i_busy __attribute__((tls_model("initial-exec")));
+_Atomic uint64_t stint_i_dropped_reentrant;
+
+/* Enters the library on the calling thread: 0 when a call of this thread is
+ * already inside it (a signal handler interrupted it), else sets the flag. */
+static inline __attribute__((always_inline)) int lib_enter(void)
+{
+    if (STINT_I_UNLIKELY(stint_i_busy))
+        return 0;
+    stint_i_busy = 1;
+    atomic_signal_fence(memory_order_seq_cst);
+    return 1;
+}
+
+static inline __attribute__((always_inline)) void lib_leave(void)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    stint_i_busy = 0;
+}
 
 /* Spans of threads whose state could not be allocated: counted, not kept. */
 _Atomic uint64_t stint_i_dropped_noalloc;
@@ -108,31 +138,49 @@ static inline __attribute__((always_inline)) stint_span push_frame(stint_i_threa
     return (stint_span){token};
 }
 
+/* A begin made by a signal handler while its thread was inside the
+ * library: not recorded, counted (an atomic add: another handler may
+ * interrupt this one). */
+static __attribute__((noinline, cold)) stint_span begin_reentered(void)
+{
+    stint_i_thread *t = tls_thread;
+    atomic_fetch_add_explicit(t ? &t->sig_dropped : &stint_i_dropped_reentrant, 1, memory_order_relaxed);
+    return (stint_span){0};
+}
+
 stint_span stint_span_begin(const stint_loc *loc)
 {
     if (STINT_I_UNLIKELY(!__atomic_load_n(&stint_g_enabled, __ATOMIC_RELAXED)))
         return (stint_span){0};
+    if (STINT_I_UNLIKELY(!lib_enter()))
+        return begin_reentered();
+    stint_span s = {0};
     stint_i_thread *t = self_thread();
-    if (STINT_I_UNLIKELY(!t))
-        return (stint_span){0};
-    return push_frame(t, loc);
+    if (STINT_I_LIKELY(t != NULL))
+        s = push_frame(t, loc);
+    lib_leave();
+    return s;
 }
 
-stint_span stint_span_begin_copy(const char *name, size_t len)
+/* Copies name[0..len) into the frame of span s: cut at STINT_NAME_COPY_MAX-1
+ * bytes or at an embedded NUL (the record keeps a NUL-terminated name), either
+ * flagged as truncated and counted. */
+static void copy_name(stint_i_thread *t, stint_span s, const char *name, size_t len)
 {
-    if (STINT_I_UNLIKELY(!__atomic_load_n(&stint_g_enabled, __ATOMIC_RELAXED)))
-        return (stint_span){0};
-    stint_i_thread *t = self_thread();
-    if (!t)
-        return (stint_span){0};
-    stint_span s = push_frame(t, NULL);
-    if ((s.token & TOKEN_DEPTH) == TOKEN_DEEP)
-        return s;
     stint_i_frame *f = &t->frames[(s.token & TOKEN_DEPTH) - 1];
     if (!name)
         len = 0;
+    int cut = 0;
     if (len >= STINT_NAME_COPY_MAX) {
         len = STINT_NAME_COPY_MAX - 1;
+        cut = 1;
+    }
+    const char *nul = len ? memchr(name, '\0', len) : NULL;
+    if (nul) {
+        len = (size_t)(nul - name);
+        cut = 1;
+    }
+    if (cut) {
         f->flags |= STINT_I_F_TRUNC;
         atomic_store_explicit(&t->truncated, atomic_load_explicit(&t->truncated, memory_order_relaxed) + 1,
                               memory_order_relaxed);
@@ -141,6 +189,22 @@ stint_span stint_span_begin_copy(const char *name, size_t len)
         memcpy(f->copy, name, len);
     f->copy[len] = '\0';
     f->copied = 1;
+}
+
+stint_span stint_span_begin_copy(const char *name, size_t len)
+{
+    if (STINT_I_UNLIKELY(!__atomic_load_n(&stint_g_enabled, __ATOMIC_RELAXED)))
+        return (stint_span){0};
+    if (STINT_I_UNLIKELY(!lib_enter()))
+        return begin_reentered();
+    stint_span s = {0};
+    stint_i_thread *t = self_thread();
+    if (t) {
+        s = push_frame(t, NULL);
+        if ((s.token & TOKEN_DEPTH) != TOKEN_DEEP)
+            copy_name(t, s, name, len);
+    }
+    lib_leave();
     return s;
 }
 
@@ -247,13 +311,9 @@ static void close_down_to(stint_i_thread *t, uint32_t keep)
     }
 }
 
-void stint_span_end(stint_span span)
+/* Ends span on t (the calling thread's state, flag set). */
+static inline __attribute__((always_inline)) void end_span(stint_i_thread *t, stint_span span)
 {
-    if (!span.token)
-        return;
-    stint_i_thread *t = tls_thread;
-    if (STINT_I_UNLIKELY(!t))
-        return;
     uint32_t d = span.token & TOKEN_DEPTH;
     if (STINT_I_UNLIKELY(d == 0 || d > t->depth || t->frames[d - 1].token != span.token)) {
         /* past the depth limit (TOKEN_DEEP > any depth): closes it and the
@@ -278,13 +338,30 @@ void stint_span_end(stint_span span)
     write_record(t, f, (int32_t)t->depth, end, 0);
 }
 
+void stint_span_end(stint_span span)
+{
+    if (!span.token)
+        return;
+    stint_i_thread *t = tls_thread;
+    if (STINT_I_UNLIKELY(!t))
+        return;
+    /* a handler ending a span while its thread is inside the library: left
+     * open (an outer end or the thread's exit closes it, autoclosed) */
+    if (STINT_I_UNLIKELY(!lib_enter()))
+        return;
+    end_span(t, span);
+    lib_leave();
+}
+
 /* Closes every open span of the calling thread (it is exiting), each one
  * flagged and counted as autoclosed. */
 void stint_i_close_all_open(void)
 {
     stint_i_thread *t = tls_thread;
-    if (t)
+    if (t && lib_enter()) {
         close_down_to(t, 0);
+        lib_leave();
+    }
 }
 
 /* ---- attributes ------------------------------------------------------------ */
@@ -307,10 +384,21 @@ fail:
     return NULL;
 }
 
+/* An attribute set by a signal handler while its thread was inside the
+ * library: dropped, and counted where a handler may add atomically. */
+static __attribute__((noinline, cold)) void attr_reentered(void)
+{
+    atomic_fetch_add_explicit(&stint_i_attrs_dropped_nothread, 1, memory_order_relaxed);
+}
+
 /* Sets a new attribute on the innermost open span; counted as dropped when
  * there is no open span or no room. */
 static inline void attr_put(const char *key, uint8_t type, stint_i_attr_value v)
 {
+    if (STINT_I_UNLIKELY(!lib_enter())) {
+        attr_reentered();
+        return;
+    }
     stint_i_thread *t;
     stint_i_attr *a = attr_slot(&t);
     if (a) {
@@ -318,6 +406,7 @@ static inline void attr_put(const char *key, uint8_t type, stint_i_attr_value v)
         a->type = type;
         a->v = v;
     }
+    lib_leave();
 }
 
 void stint_attr_i64(const char *key, int64_t value)
@@ -340,7 +429,8 @@ void stint_attr_bool(const char *key, int value)
     attr_put(key, STINT_I_ATTR_BOOL, (stint_i_attr_value){.i = value ? 1 : 0});
 }
 
-void stint_attr_str(const char *key, const char *value)
+/* stint_attr_str with the thread's flag set. */
+static void attr_str(const char *key, const char *value)
 {
     stint_i_thread *t;
     stint_i_attr *a = attr_slot(&t);
@@ -367,23 +457,38 @@ void stint_attr_str(const char *key, const char *value)
     t->nstr += (uint32_t)len;
 }
 
+void stint_attr_str(const char *key, const char *value)
+{
+    if (STINT_I_UNLIKELY(!lib_enter())) {
+        attr_reentered();
+        return;
+    }
+    attr_str(key, value);
+    lib_leave();
+}
+
 /* ---- invocations and callables ------------------------------------------------ */
+
+/* Sets the thread's current invocation (registering the thread); a
+ * handler that interrupted the library on this thread sets nothing. */
+static void set_inv(uint64_t inv)
+{
+    if (!lib_enter())
+        return;
+    stint_i_thread *t = self_thread();
+    if (t)
+        t->inv = inv;
+    lib_leave();
+}
 
 uint64_t stint_invocation_begin(void)
 {
     uint64_t inv = atomic_fetch_add_explicit(&g_next_inv, 1, memory_order_relaxed);
-    stint_i_thread *t = self_thread();
-    if (t)
-        t->inv = inv;
+    set_inv(inv);
     return inv;
 }
 
-void stint_set_invocation(uint64_t inv)
-{
-    stint_i_thread *t = self_thread();
-    if (t)
-        t->inv = inv;
-}
+void stint_set_invocation(uint64_t inv) { set_inv(inv); }
 
 uint64_t stint_current_invocation(void)
 {
@@ -393,17 +498,19 @@ uint64_t stint_current_invocation(void)
 
 void stint_set_hid(uint64_t hid)
 {
+    if (!lib_enter())
+        return;
     stint_i_thread *t = self_thread();
     if (t)
         t->hid = hid;
+    lib_leave();
 }
 
 /* ---- device spans ---------------------------------------------------------------- */
 
-void stint_device_span(const char *name, int64_t ts_ns, int64_t dur_ns, int depth)
+/* stint_device_span with the thread's flag set. */
+static void device_span(const char *name, int64_t ts_ns, int64_t dur_ns, int depth)
 {
-    if (!__atomic_load_n(&stint_g_enabled, __ATOMIC_RELAXED))
-        return;
     stint_i_thread *t = self_thread();
     if (!t)
         return;
@@ -426,4 +533,16 @@ void stint_device_span(const char *name, int64_t ts_ns, int64_t dur_ns, int dept
     r->inv = t->inv;
     r->hid = t->hid;
     atomic_store_explicit(&t->head, new_head, memory_order_release);
+}
+
+void stint_device_span(const char *name, int64_t ts_ns, int64_t dur_ns, int depth)
+{
+    if (!__atomic_load_n(&stint_g_enabled, __ATOMIC_RELAXED))
+        return;
+    if (!lib_enter()) {
+        (void)begin_reentered();
+        return;
+    }
+    device_span(name, ts_ns, dur_ns, depth);
+    lib_leave();
 }

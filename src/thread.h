@@ -64,6 +64,10 @@ struct stint_i_thread {
     _Atomic uint64_t too_deep;
     _Atomic uint64_t attrs_dropped;
     _Atomic uint64_t truncated;
+    /* spans begun by a signal handler that interrupted this thread inside
+     * the library (stint_i_busy): not recorded, counted with the dropped
+     * ones; atomic read-modify-write, since a handler may interrupt another */
+    _Atomic uint64_t sig_dropped;
     stint_i_frame frames[STINT_MAX_DEPTH];
     /* the generation (deep_opens mod 2^15) of the span open at each level
      * past the limit, levels 1..STINT_I_DEEP_CHECKED (span.c) */
@@ -84,6 +88,32 @@ struct stint_i_thread {
     _Atomic int dead; /* the thread exited; free once drained */
     stint_i_thread *next;
 };
+
+/* Nonzero while the calling thread is inside the library where a signal
+ * handler on the same thread must not enter it: writing its own frames or
+ * ring (span.c, set to 1 and back to 0), or holding a library lock or
+ * inside the allocator or the one-time init (counted up and down). A span
+ * call that finds it set was made by a handler that interrupted the
+ * library: it is dropped and counted, never waits and never writes. */
+extern _Thread_local uint32_t stint_i_busy __attribute__((tls_model("initial-exec")));
+
+/* Counts up / down stint_i_busy around a region a handler must not enter
+ * (a lock held, an allocation); the signal fences keep the compiler from
+ * moving the region's accesses out of it. */
+static inline void stint_i_busy_inc(void)
+{
+    stint_i_busy++;
+    atomic_signal_fence(memory_order_seq_cst);
+}
+static inline void stint_i_busy_dec(void)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    stint_i_busy--;
+}
+
+/* Spans begun by a handler on a thread without a state of its own yet
+ * (it interrupted the thread's first span): counted with the dropped ones. */
+extern _Atomic uint64_t stint_i_dropped_reentrant;
 
 /* The registry of live threads (writer.c). */
 extern pthread_mutex_t stint_i_registry_lock;

@@ -53,10 +53,39 @@ static pthread_t g_writer;
 static int g_writer_running;
 static int g_writer_stop;
 static _Atomic int g_shut_down;
+/* The final drain at shutdown runs on the writer thread (g_writer_lock):
+ * asked for (g_final_asked), then done, with its status. */
+static pthread_cond_t g_final_cond = PTHREAD_COND_INITIALIZER;
+static int g_final_asked, g_final_done;
+static stint_status g_final_status;
+
+/* The registry and writer locks, held with the thread's stint_i_busy count
+ * up, so a signal handler on this thread never waits for them (thread.h). */
+static void reg_lock(void)
+{
+    stint_i_busy_inc();
+    pthread_mutex_lock(&stint_i_registry_lock);
+}
+static void reg_unlock(void)
+{
+    pthread_mutex_unlock(&stint_i_registry_lock);
+    stint_i_busy_dec();
+}
+static void wr_lock(void)
+{
+    stint_i_busy_inc();
+    pthread_mutex_lock(&g_writer_lock);
+}
+static void wr_unlock(void)
+{
+    pthread_mutex_unlock(&g_writer_lock);
+    stint_i_busy_dec();
+}
 
 /* Counters of threads that exited and were recycled. */
 static struct {
     uint64_t recorded, dropped, written, autoclosed, too_deep, attrs_dropped, truncated, threads;
+    uint64_t sig_dropped; /* of dropped: begun by a handler inside the library (span.c) */
 } g_retired;
 static int64_t g_drop_first_ns, g_drop_last_ns; /* drain lock */
 
@@ -110,7 +139,12 @@ static void init_once(void)
     atexit(at_exit);
 }
 
-void stint_i_init(void) { pthread_once(&g_init_once, init_once); }
+void stint_i_init(void)
+{
+    stint_i_busy_inc(); /* (a handler on this thread must not wait for the once it is inside) */
+    pthread_once(&g_init_once, init_once);
+    stint_i_busy_dec();
+}
 
 /* Runs when the library is loaded, so STINT=0 holds before the first span. */
 __attribute__((constructor)) static void stint_i_load(void)
@@ -135,7 +169,7 @@ static void reset_thread(stint_i_thread *t)
 stint_i_thread *stint_i_thread_register(void)
 {
     stint_i_init();
-    pthread_mutex_lock(&stint_i_registry_lock);
+    reg_lock();
     stint_i_thread *t = g_free_threads;
     if (t && t->cap == g_buffer_bytes) {
         g_free_threads = t->next;
@@ -144,7 +178,7 @@ stint_i_thread *stint_i_thread_register(void)
         uint8_t *buf = t ? stint_i_alloc(g_buffer_bytes) : NULL;
         if (!buf) {
             stint_i_free(t, sizeof *t);
-            pthread_mutex_unlock(&stint_i_registry_lock);
+            reg_unlock();
             return NULL;
         }
         t->buf = buf;
@@ -164,7 +198,7 @@ stint_i_thread *stint_i_thread_register(void)
     t->next = stint_i_threads;
     stint_i_threads = t;
     g_retired.threads++;
-    pthread_mutex_unlock(&stint_i_registry_lock);
+    reg_unlock();
     pthread_setspecific(g_thread_key, t);
     stint_i_writer_start();
     return t;
@@ -173,7 +207,8 @@ stint_i_thread *stint_i_thread_register(void)
 void stint_i_thread_recycle(stint_i_thread *t)
 {
     g_retired.recorded += t->written;
-    g_retired.dropped += atomic_load(&t->dropped) + t->discarded;
+    g_retired.dropped += atomic_load(&t->dropped) + atomic_load(&t->sig_dropped) + t->discarded;
+    g_retired.sig_dropped += atomic_load(&t->sig_dropped);
     g_retired.written += t->written;
     g_retired.autoclosed += atomic_load(&t->autoclosed);
     g_retired.too_deep += atomic_load(&t->too_deep);
@@ -333,7 +368,8 @@ static void drain_thread(stint_i_thread *t)
     int64_t first_raw[STINT_I_NCLOCKS];
     for (int c = 0; c < STINT_I_NCLOCKS; c++)
         first_raw[c] = atomic_exchange_explicit(&t->drop_first[c], 0, memory_order_acq_rel);
-    uint64_t dropped = atomic_load_explicit(&t->dropped, memory_order_acquire);
+    uint64_t dropped = atomic_load_explicit(&t->dropped, memory_order_acquire) +
+                       atomic_load_explicit(&t->sig_dropped, memory_order_relaxed);
     if (dropped != t->dropped_reported) {
         int64_t first_ns = INT64_MAX, last_ns = INT64_MIN;
         for (int c = 0; c < STINT_I_NCLOCKS; c++) {
@@ -371,13 +407,13 @@ static void drain_locked(void)
      * thread before then (stint_flush, a new destination) writes the lines */
     stint_i_markers_default();
     stint_i_clock_calibrate_point();
-    pthread_mutex_lock(&stint_i_registry_lock);
+    reg_lock();
     stint_i_thread *first = stint_i_threads;
-    pthread_mutex_unlock(&stint_i_registry_lock);
+    reg_unlock();
     for (stint_i_thread *t = first; t; t = t->next)
         drain_thread(t);
     /* recycle threads that exited and are fully written */
-    pthread_mutex_lock(&stint_i_registry_lock);
+    reg_lock();
     for (stint_i_thread **pp = &stint_i_threads; *pp;) {
         stint_i_thread *t = *pp;
         if (atomic_load_explicit(&t->dead, memory_order_acquire)) {
@@ -388,7 +424,7 @@ static void drain_locked(void)
             pp = &t->next;
         }
     }
-    pthread_mutex_unlock(&stint_i_registry_lock);
+    reg_unlock();
     for (stint_i_sink *s = g_sinks; s; s = s->next)
         if (s->flush)
             s->flush(s);
@@ -443,6 +479,22 @@ static struct timespec deadline_in(long ms)
 
 /* ---- the writer thread ------------------------------------------------------------------ */
 
+/* The last drain: drains, then closes and unlinks every sink (their
+ * trailers and close(2) are sink I/O too). Takes the drain lock, waiting
+ * for it as long as it takes: run where nothing waits for it (the writer
+ * thread), or bounded by timedlock (final_inline). */
+static stint_status final_locked(void)
+{
+    drain_locked();
+    stint_status st = sinks_error();
+    while (g_sinks) {
+        stint_i_sink *s = g_sinks;
+        g_sinks = s->next;
+        sink_close_locked(s);
+    }
+    return st;
+}
+
 static void *writer_main(void *arg)
 {
     (void)arg;
@@ -452,17 +504,29 @@ static void *writer_main(void *arg)
     pthread_setname_np(pthread_self(), "stint-writer");
     /* (the default marker destination is set by the first drain, drain_locked) */
     stint_i_clock_try_tsc(); /* (takes the drain lock only to publish what it proved: drains go on meanwhile) */
-    pthread_mutex_lock(&g_writer_lock);
+    wr_lock();
     while (!g_writer_stop) {
         struct timespec dl = deadline_in(g_period_ms);
         pthread_cond_timedwait(&g_writer_cond, &g_writer_lock, &dl);
         if (g_writer_stop)
             break;
-        pthread_mutex_unlock(&g_writer_lock);
+        wr_unlock();
         stint_i_drain();
-        pthread_mutex_lock(&g_writer_lock);
+        wr_lock();
     }
-    pthread_mutex_unlock(&g_writer_lock);
+    if (g_final_asked) {
+        /* the shutdown's drain and close, here, so that the thread that asked
+         * (the exit handler) waits for it with a bound whatever a sink does */
+        wr_unlock();
+        pthread_mutex_lock(&g_drain_lock);
+        stint_status st = final_locked();
+        pthread_mutex_unlock(&g_drain_lock);
+        wr_lock();
+        g_final_status = st;
+        g_final_done = 1;
+        pthread_cond_broadcast(&g_final_cond);
+    }
+    wr_unlock();
     return NULL;
 }
 
@@ -470,62 +534,61 @@ void stint_i_writer_start(void)
 {
     if (atomic_load(&g_shut_down))
         return;
-    pthread_mutex_lock(&g_writer_lock);
+    wr_lock();
     if (!g_writer_running) {
         g_writer_stop = 0;
         if (pthread_create(&g_writer, NULL, writer_main, NULL) == 0)
             g_writer_running = 1;
     }
-    pthread_mutex_unlock(&g_writer_lock);
+    wr_unlock();
 }
 
-/* Stops the writer thread, waiting for it at most until dl (CLOCK_REALTIME). */
-static void writer_stop(const struct timespec *dl)
+/* The last drain and close on the writer thread, waited for until dl
+ * (CLOCK_REALTIME). Returns 0 when there is no writer thread to ask (or
+ * the caller is it), else 1 with its status in *st: STINT_E_TIMEOUT when
+ * it was not done by dl (a sink blocked in a write, a callback that
+ * hangs): the writer is then detached and finishes on its own, or never. */
+static int final_on_writer(const struct timespec *dl, stint_status *st)
 {
-    pthread_mutex_lock(&g_writer_lock);
-    int running = g_writer_running;
-    g_writer_stop = 1;
-    pthread_cond_signal(&g_writer_cond);
-    pthread_mutex_unlock(&g_writer_lock);
-    if (!running)
-        return;
-    /* A writer stuck past the bound (a blocked sink) is left to finish on its
-     * own: detached, so nothing waits for it and nothing leaks a handle. */
-    if (pthread_timedjoin_np(g_writer, NULL, dl) != 0)
+    wr_lock();
+    int running = g_writer_running && !pthread_equal(g_writer, pthread_self());
+    if (running) {
+        g_writer_stop = 1;
+        g_final_asked = 1;
+        pthread_cond_signal(&g_writer_cond);
+        while (!g_final_done && pthread_cond_timedwait(&g_final_cond, &g_writer_lock, dl) != ETIMEDOUT)
+            ;
+        *st = g_final_done ? g_final_status : STINT_E_TIMEOUT;
+        g_writer_running = 0;
+    }
+    wr_unlock();
+    if (running && *st != STINT_E_TIMEOUT)
+        pthread_join(g_writer, NULL); /* (it has done its work: it returns now) */
+    else if (running)
         pthread_detach(g_writer);
-    pthread_mutex_lock(&g_writer_lock);
-    g_writer_running = 0;
-    pthread_mutex_unlock(&g_writer_lock);
+    return running;
 }
 
-/* Drains, waiting for the drain lock at most until dl. */
-static stint_status drain_bounded(const struct timespec *dl)
-{
-    if (pthread_mutex_timedlock(&g_drain_lock, dl) != 0)
-        return STINT_E_TIMEOUT;
-    drain_locked();
-    stint_status st = sinks_error();
-    pthread_mutex_unlock(&g_drain_lock);
-    return st;
-}
-
-/* Stops the writer, drains and closes the sinks, all by dl (the sinks stay
- * open when the drain lock is not had by then: a sink blocked in a write). */
+/* Stops the writer, drains and closes the sinks, all by dl: on the writer
+ * thread when it runs, so that this thread never blocks in a sink; else
+ * here, the drain lock waited for until dl (the sinks stay open when it is
+ * not had by then). */
 static stint_status shutdown_bounded(const struct timespec *dl)
 {
     if (atomic_exchange(&g_shut_down, 1))
         return STINT_OK;
-    writer_stop(dl);
-    stint_status st = drain_bounded(dl);
+    stint_status st = STINT_OK;
+    if (!final_on_writer(dl, &st)) {
+        wr_lock();
+        g_writer_stop = 1;
+        wr_unlock();
+        if (pthread_mutex_timedlock(&g_drain_lock, dl) != 0)
+            return STINT_E_TIMEOUT;
+        st = final_locked();
+        pthread_mutex_unlock(&g_drain_lock);
+    }
     if (st == STINT_E_TIMEOUT)
         return st;
-    pthread_mutex_lock(&g_drain_lock);
-    while (g_sinks) {
-        stint_i_sink *s = g_sinks;
-        g_sinks = s->next;
-        sink_close_locked(s);
-    }
-    pthread_mutex_unlock(&g_drain_lock);
     /* what is recorded from now on would never be written: stop recording */
     __atomic_store_n(&stint_g_enabled, 0, __ATOMIC_RELAXED);
     return st;
@@ -563,8 +626,11 @@ static void exit_say(const char *msg, int n, size_t cap)
 static void open_spans_report(void)
 {
     struct timespec dl = deadline_in(100);
-    if (pthread_mutex_timedlock(&stint_i_registry_lock, &dl) != 0)
+    stint_i_busy_inc();
+    if (pthread_mutex_timedlock(&stint_i_registry_lock, &dl) != 0) {
+        stint_i_busy_dec();
         return;
+    }
     uint64_t spans = 0, threads = 0;
     for (stint_i_thread *t = stint_i_threads; t; t = t->next) {
         if (atomic_load_explicit(&t->dead, memory_order_acquire))
@@ -574,7 +640,7 @@ static void open_spans_report(void)
         spans += n;
         threads += n != 0;
     }
-    pthread_mutex_unlock(&stint_i_registry_lock);
+    reg_unlock();
     if (!spans)
         return;
     char msg[256];
@@ -584,6 +650,50 @@ static void open_spans_report(void)
                      (unsigned long long)spans, spans == 1 ? "" : "s", (unsigned long long)threads,
                      threads == 1 ? "" : "s");
     exit_say(msg, n, sizeof msg);
+}
+
+/* Spans begun by signal handlers that interrupted the library on their
+ * thread, never recorded (in spans_dropped). Drain lock held. */
+static uint64_t sig_dropped_locked(void)
+{
+    reg_lock();
+    uint64_t n = g_retired.sig_dropped + atomic_load(&stint_i_dropped_reentrant);
+    for (stint_i_thread *t = stint_i_threads; t; t = t->next)
+        n += atomic_load(&t->sig_dropped);
+    reg_unlock();
+    return n;
+}
+
+/* At exit: says on stderr what was dropped (sig of s->spans_dropped by
+ * signal handlers) and what a sink could not write (why: its reason). */
+static void exit_losses(const stint_stats *s, uint64_t sig, stint_status st, const char *why)
+{
+    char msg[768];
+    uint64_t other = s->spans_dropped - sig;
+    int n = 0;
+    if (other && s->drop_first_ts_ns)
+        n = snprintf(msg, sizeof msg,
+                     "stint: %llu of %llu spans dropped (thread buffers full, between ts=%lld and ts=%lld; "
+                     "raise STINT_BUFFER_KB)\n",
+                     (unsigned long long)other, (unsigned long long)(s->spans_dropped + s->spans_recorded),
+                     (long long)s->drop_first_ts_ns, (long long)s->drop_last_ts_ns);
+    else if (other) /* only spans of threads without a buffer, or drained with no sink left */
+        n = snprintf(msg, sizeof msg,
+                     "stint: %llu spans dropped (no memory for a thread buffer, or recorded after stint_shutdown)\n",
+                     (unsigned long long)other);
+    exit_say(msg, n, sizeof msg);
+    if (sig) {
+        n = snprintf(msg, sizeof msg,
+                     "stint: %llu spans begun in signal handlers were not recorded (the handler interrupted the "
+                     "library on its thread; counted as dropped)\n",
+                     (unsigned long long)sig);
+        exit_say(msg, n, sizeof msg);
+    }
+    if (st != STINT_OK || s->sink_error != STINT_OK) {
+        n = snprintf(msg, sizeof msg, "stint: markers not fully written at exit: %s (%llu spans lost)\n", why,
+                     (unsigned long long)s->sink_spans_lost);
+        exit_say(msg, n, sizeof msg);
+    }
 }
 
 /* At exit: write what is left (bounded), then say so loudly if anything
@@ -606,7 +716,7 @@ static void at_exit(void)
         stint_i_close_all_open();
     stint_status st = shutdown_bounded(&dl);
     stint_stats s;
-    char msg[512];
+    char msg[768];
     if (pthread_mutex_timedlock(&g_drain_lock, &dl) != 0) {
         int n = snprintf(msg, sizeof msg,
                          "stint: markers not fully written at exit: a sink did not finish within "
@@ -615,27 +725,17 @@ static void at_exit(void)
         return;
     }
     stats_locked(&s);
+    uint64_t sig = sig_dropped_locked();
+    char why[512];
+    if (!stint_i_markers_why(why, sizeof why))
+        snprintf(why, sizeof why, "%s", stint_strerror(st != STINT_OK ? st : s.sink_error));
     pthread_mutex_unlock(&g_drain_lock);
-    int n = 0;
-    if (s.spans_dropped && s.drop_first_ts_ns)
-        n = snprintf(msg, sizeof msg,
-                     "stint: %llu of %llu spans dropped (thread buffers full, between ts=%lld and ts=%lld; "
-                     "raise STINT_BUFFER_KB)\n",
-                     (unsigned long long)s.spans_dropped, (unsigned long long)(s.spans_dropped + s.spans_recorded),
-                     (long long)s.drop_first_ts_ns, (long long)s.drop_last_ts_ns);
-    else if (s.spans_dropped) /* only spans of threads without a buffer, or drained with no sink left */
-        n = snprintf(msg, sizeof msg,
-                     "stint: %llu spans dropped (no memory for a thread buffer, or recorded after stint_shutdown)\n",
-                     (unsigned long long)s.spans_dropped);
-    else if (st != STINT_OK || s.sink_error != STINT_OK)
-        n = snprintf(msg, sizeof msg, "stint: markers not fully written at exit: %s (%llu spans lost)\n",
-                     stint_strerror(st != STINT_OK ? st : s.sink_error), (unsigned long long)s.sink_spans_lost);
-    exit_say(msg, n, sizeof msg);
+    exit_losses(&s, sig, st, why);
     /* spans that ended after the last drain (after an explicit
      * stint_shutdown(), or in other threads while the exit drained): in
      * their buffers, never written; said, not lost silently */
     if (st == STINT_OK && s.sink_error == STINT_OK && s.spans_recorded > s.spans_written) {
-        n = snprintf(msg, sizeof msg,
+        int n = snprintf(msg, sizeof msg,
                      "stint: %llu spans ended after the last drain and were not written (after stint_shutdown(), "
                      "or in other threads during the exit)\n",
                      (unsigned long long)(s.spans_recorded - s.spans_written));
@@ -648,16 +748,16 @@ static void at_exit(void)
 
 static void atfork_prepare(void)
 {
-    pthread_mutex_lock(&g_writer_lock);
+    wr_lock();
     pthread_mutex_lock(&g_drain_lock);
-    pthread_mutex_lock(&stint_i_registry_lock);
+    reg_lock();
 }
 
 static void atfork_parent(void)
 {
-    pthread_mutex_unlock(&stint_i_registry_lock);
+    reg_unlock();
     pthread_mutex_unlock(&g_drain_lock);
-    pthread_mutex_unlock(&g_writer_lock);
+    wr_unlock();
 }
 
 static void atfork_child(void)
@@ -665,6 +765,10 @@ static void atfork_child(void)
     pthread_mutex_init(&stint_i_registry_lock, NULL);
     pthread_mutex_init(&g_drain_lock, NULL);
     pthread_mutex_init(&g_writer_lock, NULL);
+    pthread_cond_init(&g_final_cond, NULL);
+    g_final_asked = g_final_done = 0;
+    stint_i_busy_dec(); /* (the two locks atfork_prepare took, with the count up) */
+    stint_i_busy_dec();
     g_pid = (int32_t)getpid();
     int32_t tid = os_tid();
     stint_i_thread *keep = NULL;
@@ -681,6 +785,7 @@ static void atfork_child(void)
     }
     memset(&g_retired, 0, sizeof g_retired);
     atomic_store(&stint_i_dropped_noalloc, 0);
+    atomic_store(&stint_i_dropped_reentrant, 0);
     atomic_store(&stint_i_attrs_dropped_nothread, 0);
     g_drop_first_ns = g_drop_last_ns = 0;
     g_lost_retired = 0;
@@ -691,6 +796,7 @@ static void atfork_child(void)
         atomic_store(&keep->tail, 0);
         keep->cached_tail = 0;
         atomic_store(&keep->dropped, 0);
+        atomic_store(&keep->sig_dropped, 0);
         for (int c = 0; c < STINT_I_NCLOCKS; c++) {
             atomic_store(&keep->drop_first[c], 0);
             atomic_store(&keep->drop_last[c], 0);
@@ -737,9 +843,10 @@ static uint64_t pending_records(stint_i_thread *t)
 static void stats_locked(stint_stats *out)
 {
     memset(out, 0, sizeof *out);
-    pthread_mutex_lock(&stint_i_registry_lock);
+    reg_lock();
     out->spans_recorded = g_retired.recorded;
-    out->spans_dropped = g_retired.dropped + atomic_load(&stint_i_dropped_noalloc);
+    out->spans_dropped =
+        g_retired.dropped + atomic_load(&stint_i_dropped_noalloc) + atomic_load(&stint_i_dropped_reentrant);
     out->spans_written = g_retired.written;
     out->spans_autoclosed = g_retired.autoclosed;
     out->spans_too_deep = g_retired.too_deep;
@@ -748,14 +855,14 @@ static void stats_locked(stint_stats *out)
     out->threads = g_retired.threads;
     for (stint_i_thread *t = stint_i_threads; t; t = t->next) {
         out->spans_recorded += t->written + pending_records(t);
-        out->spans_dropped += atomic_load(&t->dropped) + t->discarded;
+        out->spans_dropped += atomic_load(&t->dropped) + atomic_load(&t->sig_dropped) + t->discarded;
         out->spans_written += t->written;
         out->spans_autoclosed += atomic_load(&t->autoclosed);
         out->spans_too_deep += atomic_load(&t->too_deep);
         out->attrs_dropped += atomic_load(&t->attrs_dropped);
         out->names_truncated += atomic_load(&t->truncated);
     }
-    pthread_mutex_unlock(&stint_i_registry_lock);
+    reg_unlock();
     out->drop_first_ts_ns = g_drop_first_ns;
     out->drop_last_ts_ns = g_drop_last_ns;
     out->sink_error = sinks_error();

@@ -14,6 +14,28 @@
  * nothing after the calling thread's first span and format no text. They never
  * report errors; what they cannot record they count (see stint_get_stats()).
  *
+ * Signal handlers: these functions are async-signal-safe and may be called
+ * from a signal handler: stint_span_begin, stint_span_begin_copy,
+ * stint_span_end, the stint_attr_* setters, stint_invocation_begin,
+ * stint_set_invocation, stint_current_invocation, stint_set_hid,
+ * stint_device_span, stint_set_enabled, stint_is_enabled, stint_now_ns,
+ * stint_cycles_to_ns, stint_fnv1a64, stint_strerror, stint_version, and the
+ * STINT_SCOPE / STINT_BEGIN / STINT_END macros. A handler that interrupts
+ * one of them (or the library's init, or a library lock held) on its own
+ * thread finds the thread marked as inside the library: its span is not
+ * recorded and is counted in spans_dropped, its attributes in
+ * attrs_dropped, its stint_span_end and id setters do nothing; it never
+ * waits and never corrupts the interrupted call. A handler that runs
+ * between calls records its span like any other, nested in the span the
+ * thread has open. Conditions: (1) the process's first span (which
+ * initialises the library and starts the writer thread) is not made in a
+ * handler; (2) a handler whose span may be the first on its thread (the
+ * thread's buffer is allocated then) needs an async-signal-safe allocator
+ * (stint_set_allocator; the default, malloc, is not), or the thread records
+ * one span before the handler can run. Every other function (stint_flush,
+ * stint_shutdown, stint_get_stats, the sink setters, <stint/session.h>)
+ * takes locks and is not async-signal-safe.
+ *
  * Compile-time switch: define STINT_ENABLED to 0 and every STINT_ macro
  * expands to nothing and evaluates none of its arguments; all types and
  * function declarations stay visible so code that calls them still compiles.
@@ -24,7 +46,12 @@
  *   STINT=0|1                     runtime switch (default 1)
  *   STINT_MARKERS=stderr|off|<path>  marker sink destination (default stderr);
  *                                 a path is opened O_APPEND and shared safely
- *                                 by several processes
+ *                                 by several processes; it is opened without
+ *                                 blocking (a FIFO with no reader is an error,
+ *                                 ENXIO), and a path that cannot be opened
+ *                                 makes every span line lost, counted in
+ *                                 sink_spans_lost, with the path and the
+ *                                 errno text said at exit
  *   STINT_MARKERS_PREFIX=1        prefix each line like the reference logger
  *   STINT_BUFFER_KB=<n>           per-thread record buffer (default 1024)
  *   STINT_CLOCK=auto|mono|tsc     timestamp source (default auto: TSC only
@@ -119,8 +146,10 @@ typedef struct stint_span {
 STINT_API stint_span stint_span_begin(const stint_loc *loc);
 
 /* Opens a span whose name is a dynamic string: up to STINT_NAME_COPY_MAX-1
- * bytes of name are copied now (the caller keeps ownership). A longer name is
- * truncated and the span carries the attribute `stint_truncated=1`. */
+ * bytes of name are copied now (the caller keeps ownership). A longer name,
+ * or one with a NUL byte within its len bytes (cut there), is truncated and
+ * the span carries the attribute `stint_truncated=1` (counted in
+ * names_truncated). */
 #define STINT_NAME_COPY_MAX 64
 STINT_API stint_span stint_span_begin_copy(const char *name, size_t len);
 
@@ -240,7 +269,11 @@ STINT_API STINT_NODISCARD stint_status stint_flush(void);
  * atexit handler calls it with a bounded time (STINT_EXIT_FLUSH_MS, default
  * 2000; the whole exit handler keeps to it, and 0 turns the handler off),
  * after ending the exiting thread's open spans (autoclosed), and writes to
- * a non-blocking descriptor keep to it too; spans that end after the last
+ * a non-blocking descriptor keep to it too (the last drain and the sinks'
+ * closing run on the writer thread, so a sink blocked in a write or a
+ * callback that hangs holds the exit no longer than the bound; a marker
+ * descriptor that is not a regular file is polled for room before each
+ * write, at most 10 s per batch outside the exit); spans that end after the last
  * drain (after stint_shutdown(), or in other threads during the exit) are
  * said on stderr, not written, and a span still open in another thread is
  * never recorded (a span is recorded when it ends): the exit handler counts
@@ -264,7 +297,9 @@ typedef enum stint_marker_flags {
  * to_fd: lines are written in whole-line batches; a regular file should be
  * opened O_APPEND. The library does not close fd. */
 STINT_API STINT_NODISCARD stint_status stint_markers_to_fd(int fd, unsigned flags);
-/* to_path: opens (creating, 0644) with O_APPEND; the library owns the fd. */
+/* to_path: opens (creating, 0644) with O_APPEND and O_NONBLOCK (never
+ * blocking in open: a FIFO with no reader is STINT_E_IO); the library owns
+ * the fd. */
 STINT_API STINT_NODISCARD stint_status stint_markers_to_path(const char *path, unsigned flags);
 /* to_callback: each line goes to fn, called from the draining thread. */
 STINT_API STINT_NODISCARD stint_status stint_markers_to_callback(stint_line_fn fn, void *user, unsigned flags);
@@ -275,7 +310,9 @@ STINT_API void stint_markers_off(void);
 typedef struct stint_stats {
     uint64_t spans_recorded;   /* span records written into thread buffers */
     uint64_t spans_dropped;    /* spans lost: a thread buffer was full (or could not be allocated),
-                                  or they were drained after stint_shutdown() with no sink open */
+                                  they were drained after stint_shutdown() with no sink open, or
+                                  a signal handler began them while its thread was inside the
+                                  library (see "Signal handlers" above) */
     uint64_t spans_written;    /* span records delivered to the sinks */
     uint64_t spans_autoclosed; /* spans closed because an outer span ended first */
     uint64_t spans_too_deep;   /* spans not recorded: deeper than STINT_MAX_DEPTH */
