@@ -51,9 +51,20 @@ for sz in $sizes; do
   rows=$(sed -n 's/^stint sql: wrote \([0-9]*\) rows.*/\1/p' "$work/stint.err")
   # The same rows as CSV, table by table, and an empty database of the same tables.
   tables=$(sqlite3 "$work/db.sqlite" "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name")
-  # (without slice's generated column slice_id, stored nowhere, which the shell's .import of 3.40 miscounts)
-  sqlite3 "$work/db.sqlite" "SELECT sql || ';' FROM sqlite_schema WHERE type = 'table'" |
-    sed 's/, slice_id INTEGER GENERATED ALWAYS AS (id) VIRTUAL//' > "$work/schema.sql"
+  # (without the generated columns, stored nowhere, which the shell's .import of 3.40 miscounts)
+  sqlite3 "$work/db.sqlite" "SELECT sql || ';' FROM sqlite_schema WHERE type = 'table'" | python3 -c '
+import re, sys
+for line in sys.stdin:
+    while True:
+        m = re.search(r",? *\w+ \w+ GENERATED ALWAYS AS \(", line)
+        if not m:
+            break
+        i, depth = m.end(), 1
+        while depth:
+            depth += {"(": 1, ")": -1}.get(line[i], 0)
+            i += 1
+        line = line[:m.start()] + line[i:].replace(" VIRTUAL", "", 1)
+    sys.stdout.write(line.replace("(, ", "("))' > "$work/schema.sql"
   : > "$work/import.sql"
   echo "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536;" >> "$work/import.sql"
   csvmb=0
