@@ -9,6 +9,7 @@
 #include "read/readers.h"
 #include "base/cmp.h"
 #include "base/selftrace.h"
+#include "analyze/device_window.h"
 #include "analyze/summary_tally.h"
 #include "write/textout.h"
 #include "base/tsparse.h"
@@ -17,12 +18,16 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static const char usage[] =
     "usage: stint summary FILE [--json] [--strict] [--format chrome|jsonl|markers] [filters]\n"
     "  per lane, per category and per name: spans, sum (double-counts overlap) and busy/total\n"
     "  (union of intervals), self time and duration quantiles; counters, instants, repairs\n"
-    "  --wide  print names whole (else a long name is cut in the middle: start...end)\n";
+    "  --wide  print names whole (else a long name is cut in the middle: start...end)\n"
+    "  --top N  the first N name rows (default: all, 30 when stdout is a terminal; 0 = all)\n"
+    "  --sort sum|busy|self|count|p99  the order of the names (and categories), largest first\n"
+    "          (default busy: a name's total, the union of its spans)\n";
 
 /* The comparators take the model through qsort_r's context argument. */
 static int str_cmp_ids(const struct stint_model *m, uint32_t a, uint32_t b)
@@ -38,24 +43,98 @@ static int cat_name_cmp(const struct stint_model *m, uint32_t cat_a, uint32_t na
     return c ? c : str_cmp_ids(m, name_a, name_b);
 }
 
-/* Categories: by clock, then most busy first, then by text. */
+/* --sort: the column the categories and names are ordered by, largest
+ * first (busy: a name's total, the union; self and p99 order the
+ * categories by busy, which they have no column of). */
+enum sort_key { SORT_BUSY, SORT_SUM, SORT_SELF, SORT_COUNT, SORT_P99 };
+static const char *const sort_names[] = {"busy", "sum", "self", "count", "p99"};
+
+/* qsort_r's context for the categories and names: the model and the key. */
+struct sort_ctx {
+    const struct stint_model *m;
+    enum sort_key key;
+};
+
+/* Categories: by clock, then the --sort key (busy by default) largest first, then by text. */
 static int cat_cmp(const void *pa, const void *pb, void *ctx)
 {
     const struct stint_tally_cat *a = pa, *b = pb;
+    const struct sort_ctx *sc = ctx;
     if (a->clock != b->clock)
         return a->clock - b->clock;
-    int c = stint_cmp_i64(b->busy_ns, a->busy_ns); /* the longer first */
-    return c ? c : str_cmp_ids(ctx, a->cat, b->cat);
+    int c = sc->key == SORT_SUM     ? stint_cmp_i64(b->sum_ns, a->sum_ns)
+            : sc->key == SORT_COUNT ? stint_cmp_u64(b->spans, a->spans)
+                                    : stint_cmp_i64(b->busy_ns, a->busy_ns);
+    return c ? c : str_cmp_ids(sc->m, a->cat, b->cat);
 }
 
-/* Names: by clock, then most total time first, then by text. */
+/* Names: by clock, then the --sort key (total time by default) largest first, then by text. */
 static int name_cmp(const void *pa, const void *pb, void *ctx)
 {
     const struct stint_tally_name *a = pa, *b = pb;
+    const struct sort_ctx *sc = ctx;
     if (a->clock != b->clock)
         return a->clock - b->clock;
-    int c = stint_cmp_i64(b->total_ns, a->total_ns); /* the longer first */
-    return c ? c : cat_name_cmp(ctx, a->cat, a->name, b->cat, b->name);
+    int c = sc->key == SORT_SUM     ? stint_cmp_i64(b->sum_ns, a->sum_ns)
+            : sc->key == SORT_SELF  ? stint_cmp_i64(b->self_ns, a->self_ns)
+            : sc->key == SORT_COUNT ? stint_cmp_u64(b->spans, a->spans)
+            : sc->key == SORT_P99   ? stint_cmp_i64(b->p99, a->p99)
+                                    : stint_cmp_i64(b->total_ns, a->total_ns);
+    return c ? c : cat_name_cmp(sc->m, a->cat, a->name, b->cat, b->name);
+}
+
+/* --top and --sort from their text: *top (SIZE_MAX: all; when not given,
+ * all unless stdout is a terminal, where DEFAULT_TOP) and *key. -1 to go
+ * on, else the exit code (message printed). */
+#define DEFAULT_TOP 30
+static int view_opts(const char *top_s, const char *sort_s, size_t *top, enum sort_key *key)
+{
+    *top = isatty(STDOUT_FILENO) ? DEFAULT_TOP : SIZE_MAX;
+    if (top_s && stint_cmd_parse_columns(top_s, top) != 0) {
+        fprintf(stderr, "stint summary: --top: '%s': expected a whole number of name rows (0 = all)\n", top_s);
+        return STINT_EXIT_USAGE;
+    }
+    *key = SORT_BUSY;
+    for (size_t k = 0; sort_s && k < sizeof sort_names / sizeof *sort_names; k++)
+        if (!strcmp(sort_s, sort_names[k])) {
+            *key = (enum sort_key)k;
+            return -1;
+        }
+    if (sort_s) {
+        fprintf(stderr, "stint summary: --sort: '%s': expected sum, busy, self, count or p99\n", sort_s);
+        return STINT_EXIT_USAGE;
+    }
+    return -1;
+}
+
+/* A lane's pid or tid as the trace wrote it: the string of a synthetic id
+ * (Kineto's "Spans", "stream 7"), escaped and right-aligned to 10 columns,
+ * else the number. */
+static void put_lane_id(FILE *f, const struct stint_model *m, uint32_t text, int64_t id)
+{
+    if (!text) {
+        fprintf(f, "%10" PRId64, id);
+        return;
+    }
+    size_t len;
+    const char *s = stint_model_str(m, text, &len);
+    for (size_t w = stint_out_text_len(s, len); w < 10; w++)
+        putc(' ', f);
+    stint_out_text_str(f, s, len);
+}
+
+/* ,"pid_text":...,"tid_text":... for a lane whose ids were made from strings. */
+static void put_lane_texts_json(FILE *f, const struct stint_model *m, const struct stint_lane *l)
+{
+    uint32_t pt = stint_model_process_at(m, l->process)->id_text;
+    if (pt) {
+        fputs(",\"pid_text\":", f);
+        stint_out_json_model_str(f, m, pt);
+    }
+    if (l->tid_text) {
+        fputs(",\"tid_text\":", f);
+        stint_out_json_model_str(f, m, l->tid_text);
+    }
 }
 
 /* Async spans: most summed time first, then by text. */
@@ -213,6 +292,19 @@ static void put_cat_name(FILE *f, const struct stint_model *m, uint32_t cat, uin
     stint_out_json_model_str(f, m, name);
 }
 
+/* The device window of each invocation of a marker log (device_window.h),
+ * as JSON or text; nothing without device-clock lanes. */
+static void put_device_windows(FILE *f, const struct stint_tally *S, const struct stint_model *m, int json)
+{
+    struct stint_devwins w;
+    stint_devwins_build(&w, m, S->f);
+    if (json)
+        stint_devwins_put_json(f, &w, m);
+    else
+        stint_devwins_put_text(f, &w, m);
+    stint_devwins_free(&w);
+}
+
 static void print_json(FILE *f, const struct stint_tally *S, const struct stint_model *m, const uint32_t *lane_order,
                        size_t nl, const char *path)
 {
@@ -226,8 +318,9 @@ static void print_json(FILE *f, const struct stint_tally *S, const struct stint_
         const struct stint_lane *l = shown_lane(m, lane_order[k], lr);
         if (!l)
             continue;
-        fprintf(f, "%s\n{\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"clock\":\"%s\",\"name\":", first ? "" : ",", l->pid,
-                l->tid, l->clock ? "device" : "host");
+        fprintf(f, "%s\n{\"pid\":%" PRId64 ",\"tid\":%" PRId64, first ? "" : ",", l->pid, l->tid);
+        put_lane_texts_json(f, m, l);
+        fprintf(f, ",\"clock\":\"%s\",\"name\":", l->clock ? "device" : "host");
         first = 0;
         stint_out_json_model_str(f, m, l->name);
         fprintf(f, ",\"spans\":%" PRIu64 ",\"sum_ns\":%" PRId64 ",\"busy_ns\":%" PRId64 "}", lr->spans, lr->sum_ns,
@@ -282,7 +375,9 @@ static void print_json(FILE *f, const struct stint_tally *S, const struct stint_
         put_cat_name(f, m, st->cat, st->name);
         fprintf(f, ",\"count\":%" PRIu64 "}", n);
     }
-    fputs("],\n", f);
+    fputs("]", f);
+    put_device_windows(f, S, m, 1); /* (marker logs' device lanes only) */
+    fputs(",\n", f);
     stint_model_put_kinds_json(f, m);
     fprintf(f, ",\n\"flow_events\":%" PRIu64 ",\"flows\":%zu,\"dropped\":%" PRIu64 ",", m->flow_events,
             m->flows.len, m->dropped);
@@ -360,7 +455,10 @@ static void print_human(FILE *f, const struct stint_tally *S, const struct stint
             continue;
         fmt_dur(a, lr->sum_ns);
         fmt_dur(b, stint_union_acc_total(&lr->busy));
-        fprintf(f, "%10" PRId64 " %10" PRId64 " ", l->pid, l->tid);
+        put_lane_id(f, m, stint_model_process_at(m, l->process)->id_text, l->pid);
+        putc(' ', f);
+        put_lane_id(f, m, l->tid_text, l->tid);
+        putc(' ', f);
         stint_out_col_put(f, &col, k, 0);
         fprintf(f, " %10" PRIu64 " %14s %14s\n", lr->spans, a, b);
     }
@@ -491,8 +589,16 @@ int stint_cmd_summary(int argc, char **argv)
     const struct stint_cmd_extra ex[] = {{"--wide", NULL, NULL, &wide, 1}};
     if (stint_cmd_take_extras("summary", &argc, argv, ex, 1) == STINT_EXIT_USAGE)
         return STINT_EXIT_USAGE;
+    const char *top_s = NULL, *sort_s = NULL;
+    const struct stint_cmd_extra vx[] = {{"--top", NULL, &top_s, NULL, 0}, {"--sort", NULL, &sort_s, NULL, 0}};
+    if (stint_cmd_take_extras("summary", &argc, argv, vx, 2) == STINT_EXIT_USAGE)
+        return STINT_EXIT_USAGE;
     int rc = stint_cmd_parse_nocsv(argc, argv, usage, &o);
     if (rc >= 0)
+        return rc;
+    size_t top;
+    struct sort_ctx sc;
+    if ((rc = view_opts(top_s, sort_s, &top, &sc.key)) >= 0)
         return rc;
     struct stint_model m;
     struct stint_tally S;
@@ -513,10 +619,14 @@ int stint_cmd_summary(int argc, char **argv)
     stint_tally_compute(&S, &m);
     SELF_END(cp);
     SELF_BEGIN(out, "summary: output");
+    sc.m = &m;
     if (S.ncats > 1)
-        qsort_r(S.cats, S.ncats, sizeof *S.cats, cat_cmp, &m);
+        qsort_r(S.cats, S.ncats, sizeof *S.cats, cat_cmp, &sc);
     if (S.nnames > 1)
-        qsort_r(S.names, S.nnames, sizeof *S.names, name_cmp, &m);
+        qsort_r(S.names, S.nnames, sizeof *S.names, name_cmp, &sc);
+    size_t names_all = S.nnames; /* --top: the first rows only (the rest still count in every other figure) */
+    if (top < S.nnames)
+        S.nnames = top;
     if (S.nasync > 1)
         qsort_r(S.asyncs, S.nasync, sizeof *S.asyncs, async_cmp, &m);
     uint32_t *lane_order = stint_xcalloc(m.lanes.len ? m.lanes.len : 1, sizeof *lane_order);
@@ -528,6 +638,14 @@ int stint_cmd_summary(int argc, char **argv)
         print_json(stdout, &S, &m, lane_order, m.lanes.len, o.path);
     else
         print_human(stdout, &S, &m, lane_order, m.lanes.len, o.path, wide);
+    if (!o.json)
+        put_device_windows(stdout, &S, &m, 0); /* (marker logs' device lanes only) */
+    if (names_all > S.nnames && !o.json)
+        printf("\n# names: the first %zu of %zu rows by %s (%zu left out): --top 0 shows all, --top N the first N\n",
+               S.nnames, names_all, sort_names[sc.key], names_all - S.nnames);
+    else if (names_all > S.nnames)
+        fprintf(stderr, "stint summary: names: the first %zu of %zu rows by %s (%zu left out): --top 0 shows all\n",
+                S.nnames, names_all, sort_names[sc.key], names_all - S.nnames);
     if (stint_cmd_close_out("summary", stdout, "stdout") != 0)
         rc = STINT_EXIT_IO;
     SELF_END(out);
