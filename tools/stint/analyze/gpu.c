@@ -49,6 +49,19 @@ size_t stint_gpu_names_get(struct gpu_names *t, const char *s, size_t len)
     }
 }
 
+uint32_t *stint_gpu_idslot(struct gpu_idcache *c, uint32_t id)
+{
+    if (id >= c->n) {
+        size_t n = c->n ? c->n : 256;
+        while (n <= id)
+            n *= 2;
+        c->v = stint_xreallocarray(c->v, n, sizeof *c->v);
+        memset(c->v + c->n, 0, (n - c->n) * sizeof *c->v);
+        c->n = n;
+    }
+    return &c->v[id];
+}
+
 void stint_gpu_names_free(struct gpu_names *t)
 {
     stint_umap_free(&t->map);
@@ -235,13 +248,18 @@ static int cmp_dev(const void *a, const void *b)
  * counting pass instead of a comparison sort. */
 static void order_by_device(struct gpu_file *f)
 {
-    struct stint_umap at = {0}; /* device -> its index in devs */
+    /* the devices, sorted; each item's index among them (few devices: a
+     * scan from the last one found) */
     int64_t *devs = NULL;
-    size_t nd = 0, cap = 0;
+    size_t nd = 0, cap = 0, hit = 0;
     for (size_t i = 0; i < f->nitems; i++) {
-        int isnew;
-        stint_umap_get(&at, (uint64_t)f->items[i].dev, (uint32_t)nd, &isnew);
-        if (isnew) {
+        if (nd && devs[hit] == f->items[i].dev)
+            continue;
+        size_t d = 0;
+        while (d < nd && devs[d] != f->items[i].dev)
+            d++;
+        hit = d;
+        if (d == nd) {
             devs = stint_xgrow(devs, &cap, nd + 1, sizeof *devs, 8);
             devs[nd++] = f->items[i].dev;
         }
@@ -249,16 +267,22 @@ static void order_by_device(struct gpu_file *f)
     if (nd > 1) {
         qsort(devs, nd, sizeof *devs, cmp_dev);
         size_t *off = stint_xcalloc(nd + 1, sizeof *off);
-        stint_umap_free(&at);
-        memset(&at, 0, sizeof at);
-        for (size_t d = 0; d < nd; d++) {
-            int isnew;
-            stint_umap_get(&at, (uint64_t)devs[d], (uint32_t)d, &isnew);
-        }
         uint32_t *rank = stint_xmalloc(f->nitems * sizeof *rank);
+        size_t last = 0;
         for (size_t i = 0; i < f->nitems; i++) {
-            rank[i] = stint_umap_find(&at, (uint64_t)f->items[i].dev);
-            off[rank[i] + 1]++;
+            if (devs[last] != f->items[i].dev) {
+                size_t lo = 0, hi = nd; /* binary search: devs is sorted */
+                while (lo < hi) {
+                    size_t mid = lo + (hi - lo) / 2;
+                    if (devs[mid] < f->items[i].dev)
+                        lo = mid + 1;
+                    else
+                        hi = mid;
+                }
+                last = lo;
+            }
+            rank[i] = (uint32_t)last;
+            off[last + 1]++;
         }
         for (size_t d = 0; d < nd; d++)
             off[d + 1] += off[d];
@@ -270,7 +294,6 @@ static void order_by_device(struct gpu_file *f)
         free(rank);
         free(off);
     }
-    stint_umap_free(&at);
     free(devs);
     /* the model orders slices by track, then start: a device's streams
      * interleave, so each device's run is sorted by start where it is not */
@@ -522,24 +545,24 @@ static void kernels(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, c
     for (size_t fi = 0; fi < n; fi++) {
         struct gpu_file *f = &fs[fi];
         gid[fi] = stint_xmalloc((f->nitems ? f->nitems : 1) * sizeof **gid);
-        struct stint_umap local = {0}; /* (name id, class) -> group */
+        struct gpu_idcache local[STINT_GPU_CLASSES] = {{0}}; /* per class: name id -> group + 1 */
         for (size_t i = 0; i < f->nitems; i++) {
             const struct gpu_item *it = &f->items[i];
-            uint64_t lk = (uint64_t)it->name << 2 | it->cls;
-            uint32_t g = stint_umap_find(&local, lk);
-            if (g == STINT_UMAP_NONE) {
+            uint32_t *slot = stint_gpu_idslot(&local[it->cls], it->name);
+            if (!*slot) {
                 size_t ln;
                 const char *s = stint_model_str(f->m, it->name, &ln);
                 size_t ni = stint_gpu_names_get(&names, s, ln);
                 int isnew;
-                g = stint_umap_get(&grp, (uint64_t)ni << 2 | it->cls, (uint32_t)ng, &isnew);
+                uint32_t g = stint_umap_get(&grp, (uint64_t)ni << 2 | it->cls, (uint32_t)ng, &isnew);
                 if (isnew)
                     ng++;
-                stint_umap_get(&local, lk, g, &isnew);
+                *slot = g + 1;
             }
-            gid[fi][i] = g;
+            gid[fi][i] = *slot - 1;
         }
-        stint_umap_free(&local);
+        for (int c = 0; c < STINT_GPU_CLASSES; c++)
+            free(local[c].v);
         total += f->nitems;
     }
     size_t *off = stint_xcalloc(ng + 1, sizeof *off);

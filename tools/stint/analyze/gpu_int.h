@@ -28,6 +28,14 @@ struct gpu_item {
     uint8_t cls, kernel, has_corr;
 };
 
+/* A value per string id, grown on demand, 0 = unset (callers store v + 1). */
+struct gpu_idcache {
+    uint32_t *v;
+    size_t n;
+};
+/* The slot of id (zero until set). Out of memory exits. */
+uint32_t *stint_gpu_idslot(struct gpu_idcache *c, uint32_t id);
+
 /* A name table shared by the files: name bytes -> dense index (exact). */
 struct gpu_names {
     struct stint_umap map;     /* hash -> index (chained by rehashing on a clash) */

@@ -38,10 +38,14 @@ static int is_launch_name(const char *s, size_t n)
 
 /* Rows keyed by name over every file (sites and ops share the shape). */
 struct agg {
+    struct gpu_idcache byid;   /* the current file's name id -> row + 1 */
     struct gpu_names names;
     struct stint_gpu_op *rows; /* sites use name, launches (count), gpu_ns (delay sum), cpu_ns (delay max) */
     size_t cap;
 };
+
+/* The row of name id (text s, n bytes) of the current file. */
+static struct stint_gpu_op *agg_row_id(struct agg *a, uint32_t id, const char *s, size_t n);
 
 static struct stint_gpu_op *agg_row(struct agg *a, const char *s, size_t n)
 {
@@ -53,6 +57,16 @@ static struct stint_gpu_op *agg_row(struct agg *a, const char *s, size_t n)
         a->rows[i].name_len = n;
     }
     return &a->rows[i];
+}
+
+static struct stint_gpu_op *agg_row_id(struct agg *a, uint32_t id, const char *s, size_t n)
+{
+    uint32_t *slot = stint_gpu_idslot(&a->byid, id);
+    if (!*slot) {
+        struct stint_gpu_op *row = agg_row(a, s, n);
+        *slot = (uint32_t)(row - a->rows) + 1;
+    }
+    return &a->rows[*slot - 1];
 }
 
 static int cmp_bytes(const char *a, size_t an, const char *b, size_t bn)
@@ -102,7 +116,7 @@ static void credit(struct agg *ops, struct gpu_file *f, uint32_t op, int64_t dur
     size_t n;
     const struct stint_slice *s = stint_model_slice(f->m, op);
     const char *nm = stint_model_str(f->m, s->name, &n);
-    struct stint_gpu_op *row = agg_row(ops, nm, n);
+    struct stint_gpu_op *row = agg_row_id(ops, s->name, nm, n);
     row->gpu_ns += dur;
     row->kernels++;
     row->launches += (uint64_t)first_of_call;
@@ -119,6 +133,7 @@ static void one_file(struct stint_gpu_result *r, struct gpu_file *f, struct agg 
     const struct stint_model *m = f->m;
     size_t ns = stint_model_nslices(m);
     struct stint_umap calls = {0};
+    struct gpu_idcache launch_names = {0}; /* name id -> 1 + whether it names a launch call */
     uint8_t *call_seen = stint_xcalloc(ns ? ns : 1, 1), *credited = stint_xcalloc(ns ? ns : 1, 1);
     int isnew;
     int64_t t0 = o->has_t0 ? o->t0 : INT64_MIN, t1 = o->has_t1 ? o->t1 : INT64_MAX;
@@ -132,9 +147,13 @@ static void one_file(struct stint_gpu_result *r, struct gpu_file *f, struct agg 
         int has = stint_gpu_corr(m, s, &c);
         if (has)
             stint_umap_get(&calls, (uint64_t)c, (uint32_t)i, &isnew); /* the first (earliest) stays */
-        size_t nn;
-        const char *nm = stint_model_str(m, s->name, &nn);
-        if (is_launch_name(nm, nn) && stint_filter_overlaps(t0, t1, s->ts_ns, s->dur_ns) &&
+        uint32_t *ln = stint_gpu_idslot(&launch_names, s->name);
+        if (!*ln) {
+            size_t nn;
+            const char *nm = stint_model_str(m, s->name, &nn);
+            *ln = 1 + (uint32_t)is_launch_name(nm, nn);
+        }
+        if (*ln == 2 && stint_filter_overlaps(t0, t1, s->ts_ns, s->dur_ns) &&
             (!has || stint_umap_find(&f->workcorr, (uint64_t)c) == STINT_UMAP_NONE))
             r->unlinked_launches++;
     }
@@ -152,11 +171,14 @@ static void one_file(struct stint_gpu_result *r, struct gpu_file *f, struct agg 
         (*delays)[(*nd)++] = delay;
         uint32_t op, top;
         enclosing_ops(f, ri, &op, &top);
-        size_t sn = 7;
-        const char *snm = "(no op)";
-        if (op != STINT_NO_ID)
-            snm = stint_model_str(m, stint_model_slice(m, op)->name, &sn);
-        struct stint_gpu_op *site = agg_row(sites, snm, sn);
+        struct stint_gpu_op *site;
+        if (op != STINT_NO_ID) {
+            size_t sn;
+            uint32_t nid = stint_model_slice(m, op)->name;
+            const char *snm = stint_model_str(m, nid, &sn);
+            site = agg_row_id(sites, nid, snm, sn);
+        } else
+            site = agg_row(sites, "(no op)", 7);
         site->launches++;
         site->gpu_ns += delay;
         if (site->launches == 1 || delay > site->cpu_ns)
@@ -169,6 +191,12 @@ static void one_file(struct stint_gpu_result *r, struct gpu_file *f, struct agg 
             credit(ops, f, top, it->dur, first, credited);
     }
     stint_umap_free(&calls);
+    free(launch_names.v);
+    /* the name caches are per model */
+    free(sites->byid.v);
+    free(ops->byid.v);
+    sites->byid = (struct gpu_idcache){0};
+    ops->byid = (struct gpu_idcache){0};
     free(call_seen);
     free(credited);
 }
