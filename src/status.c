@@ -5,7 +5,7 @@
  * Invariant: every allocation the library makes goes through stint_i_alloc /
  * stint_i_free, so tests can fail the Nth allocation and count leaks.
  */
-#include "internal.h"
+#include "thread.h"
 
 #include <stdlib.h>
 
@@ -53,11 +53,20 @@ void stint_set_allocator(const stint_allocator *a)
         g_alloc = (stint_allocator){default_alloc, default_free, NULL};
 }
 
-void *stint_i_alloc(size_t size) { return g_alloc.alloc(size, g_alloc.user); }
+/* Allocations run with the thread marked inside the library (thread.h): a
+ * signal handler on this thread then never registers the thread, which
+ * would allocate inside this allocation. */
+void *stint_i_alloc(size_t size)
+{
+    stint_i_busy_inc();
+    void *p = g_alloc.alloc(size, g_alloc.user);
+    stint_i_busy_dec();
+    return p;
+}
 
 void *stint_i_calloc(size_t size)
 {
-    void *p = g_alloc.alloc(size, g_alloc.user);
+    void *p = stint_i_alloc(size);
     if (p)
         memset(p, 0, size);
     return p;
@@ -65,6 +74,9 @@ void *stint_i_calloc(size_t size)
 
 void stint_i_free(void *ptr, size_t size)
 {
-    if (ptr)
-        g_alloc.free(ptr, size, g_alloc.user);
+    if (!ptr)
+        return;
+    stint_i_busy_inc();
+    g_alloc.free(ptr, size, g_alloc.user);
+    stint_i_busy_dec();
 }
