@@ -52,6 +52,29 @@ check r1.json g.rank0.json --range-ns 1700000100000:
 python3 -c "import json,sys; d=json.load(open('t.json')); sys.exit(not (len(d['kernels']) == 2 and len(d['ops']) == 2))" ||
     fail "--top 2"
 
+# XLA: spans on the Stream* threads of a /device:GPU:N process are device work
+python3 - xla.json <<'PY'
+import json, sys
+ev = [{"ph": "M", "name": "process_name", "pid": 5, "tid": 0, "args": {"name": "/device:GPU:0"}},
+      {"ph": "M", "name": "thread_name", "pid": 5, "tid": 1, "args": {"name": "Stream #1(compute)"}},
+      {"ph": "M", "name": "thread_name", "pid": 5, "tid": 2, "args": {"name": "Stream #2(nccl)"}},
+      {"ph": "M", "name": "thread_name", "pid": 5, "tid": 3, "args": {"name": "XLA Ops"}},
+      {"ph": "M", "name": "process_name", "pid": 6, "tid": 0, "args": {"name": "/host:CPU"}}]
+t = 100
+for k in range(40):
+    ev.append({"ph": "X", "name": "fusion.%d" % (k % 5), "pid": 5, "tid": 1, "ts": t, "dur": 7 + k % 3})
+    if k % 4 == 0:
+        ev.append({"ph": "X", "name": "all-reduce.%d" % k, "pid": 5, "tid": 2, "ts": t + 3, "dur": 20})
+    ev.append({"ph": "X", "name": "fusion.%d" % (k % 5), "pid": 5, "tid": 3, "ts": t, "dur": 9})
+    t += 11 + k % 4
+ev.append({"ph": "X", "name": "ProfilerStep#1", "pid": 6, "tid": 1, "ts": 90, "dur": t - 80})
+json.dump({"traceEvents": ev}, open(sys.argv[1], "w"))
+PY
+"$STINT" gpu --json --top 0 xla.json > xla.out 2>/dev/null
+check xla.out xla.json
+python3 -c "import json,sys; d=json.load(open('xla.out')); sys.exit(not (d['device_work'] == 50 and d['devices'][0]['communication_ns'] > 0 and len(d['streams']) == 2))" ||
+    fail "XLA device work"
+
 # a trace without device work: said so, exit 0, empty tables
 echo '{"traceEvents":[{"ph":"X","name":"a","pid":1,"tid":1,"ts":1,"dur":5}]}' > cpu.json
 "$STINT" gpu cpu.json > cpu.txt 2>&1 || fail "no device work: exit $?"
