@@ -26,12 +26,18 @@ WIDTH = 79
 # `@filters` in a command stands for the filters every analysis command shares
 # (tools/stint/model/filters.c), so their text is written once.
 FILTERS = [
-    ("--pid N", "Only process N."),
-    ("--tid N", "Only thread N."),
-    ("--cat C", "Only the category C (or a category list \"a,C,b\" that holds it)."),
-    ("--name GLOB", "Only names matching the shell glob GLOB."),
+    ("--pid N", "Only process N; a comma list (N,N) or a repeated option takes any of them."),
+    ("--tid N", "Only thread N; a comma list or a repeated option takes any of them."),
+    ("--cat C", "Only the category C (or a category list \"a,C,b\" that holds it); --cat a,b and a repeated "
+                "--cat take any of them."),
+    ("--name GLOB", "Only names matching the shell glob GLOB; a comma list or a repeated option takes any of "
+                    "them (a comma inside (), <>, [] or {} is part of the glob)."),
+    ("--exclude-cat C", "Leave out the categories --cat C would take (a list or repeated); an exclusion wins."),
+    ("--exclude-name GLOB", "Leave out the names --name GLOB would take (a list or repeated)."),
     ("--time-range A:B", "Only what overlaps [A, B): starts before B and ends after A (a zero-length span at A "
-                         "counts). Times are ns, or take a unit (12.5ms, 3us, 2s); either end may be empty."),
+                         "counts). Times are ns, or take a unit (12.5ms, 3us, 2s, or 12.5 ms as the tables "
+                         "print them); +T counts from the trace's first host-clock event (+100ms:+200ms, +1s:); "
+                         "either end may be empty."),
     ("--min-dur D", "Only spans lasting at least D."),
 ]
 
