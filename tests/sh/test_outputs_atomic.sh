@@ -6,7 +6,8 @@
 # no temporary behind, exits 3 and names the reason; an output that is one of
 # the inputs (by name, through a symbolic link, or a hard link) is refused
 # with exit 2 before anything is read or written; a success replaces the file
-# a symbolic link points to (the link stays) and keeps the old file's mode.
+# a symbolic link points to (the link stays) and keeps the old file's mode;
+# a FIFO or device is written in place, never replaced.
 set -u
 STINT=${STINT_BIN:?}
 TMP=$(mktemp -d); trap 'rm -rf "$TMP"' EXIT
@@ -59,6 +60,15 @@ grep -q '<html' real.html || bad "the link's target was not written"
 "$STINT" timing t.log --trace-out tr.json > /dev/null 2> err || bad "timing --trace-out failed: $(cat err)"
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' tr.json 2>/dev/null || bad "timing --trace-out is not JSON"
 ls -A | grep -q 'stint-' && bad "a temporary was left after success"
+
+# 5. a target that is no regular file (a FIFO here; /dev/null, /dev/stdout alike) is written in place,
+#    never replaced by a rename
+mkfifo fifo.json
+cat fifo.json > from_fifo.json &
+"$STINT" convert t.json -o fifo.json --to chrome 2> err || bad "convert to a FIFO failed: $(cat err)"
+wait
+[ -p fifo.json ] || bad "the FIFO was replaced by a plain file"
+python3 -c 'import json,sys; json.load(open(sys.argv[1]))' from_fifo.json 2>/dev/null || bad "the FIFO's reader got no JSON"
 
 [ $fail = 0 ] && echo "PASS: outputs are atomic and never an input"
 exit $fail

@@ -3,8 +3,10 @@
  * outfile.c - atomic file outputs and the output-is-an-input check
  * (outfile.h).
  *
- * Invariants: the target is only ever changed by one rename(2) of a complete
- * temporary file that lives in the target's folder; every temporary this
+ * Invariants: a regular target is only ever changed by one rename(2) of a
+ * complete temporary file that lives in the target's folder (a target that
+ * exists and is no regular file, such as /dev/null or a FIFO, is written in
+ * place: renaming over it would replace the device node); every temporary this
  * process created and has not renamed is in the pending list, from which the
  * exit and signal paths unlink it (the list holds fixed buffers: the signal
  * handler only reads them and calls unlink, which is async-signal-safe).
@@ -133,6 +135,19 @@ int stint_outfile_open(struct stint_outfile *o, const char *cmd, const char *pat
         free(target);
         return EISDIR;
     }
+    if (exists && !S_ISREG(st.st_mode)) {
+        /* a device, FIFO or socket (/dev/null, /dev/stdout, a named pipe) is written to, never
+         * replaced: a rename over it would swap the device node for a plain file */
+        free(target);
+        o->f = fopen(path, "w");
+        if (!o->f) {
+            int err = errno;
+            say_errno(cmd, "cannot write", path, err);
+            return err;
+        }
+        o->target = stint_xstrdup(path); /* (tmp stays NULL: commit closes, nothing to rename) */
+        return 0;
+    }
     /* the temporary: "<dir>/.<base>.stint-XXXXXX", next to the target */
     const char *slash = strrchr(target, '/');
     size_t dl = slash ? (size_t)(slash - target) + 1 : 0;
@@ -192,14 +207,22 @@ int stint_outfile_commit(struct stint_outfile *o, const char *cmd)
 {
     if (!o->f)
         return STINT_EXIT_IO;
-    if (!o->tmp) { /* stdout */
-        int bad = ferror(o->f) != 0 || fflush(o->f) != 0;
-        int err = errno;
+    if (!o->tmp) { /* stdout, or a file that is not a regular one: written in place */
+        errno = 0;
+        int bad = ferror(o->f) != 0;
+        int err = bad ? (errno ? errno : EIO) : 0;
+        if (o->f == stdout) {
+            if (fflush(o->f) != 0 && !err)
+                err = errno ? errno : EIO;
+        } else if (fclose(o->f) != 0 && !err)
+            err = errno ? errno : EIO;
         o->f = NULL;
-        if (bad) {
-            fprintf(stderr, "stint %s: write error on stdout: %s\n", cmd, strerror(err ? err : EIO));
+        if (err) {
+            say_errno(cmd, "write error on", o->target ? o->target : "stdout", err);
+            outfile_clear(o);
             return STINT_EXIT_IO;
         }
+        outfile_clear(o);
         return STINT_EXIT_OK;
     }
     int err = 0;
@@ -234,8 +257,10 @@ void stint_outfile_abort(struct stint_outfile *o)
             fclose(o->f);
         unlink(o->tmp);
         pending_drop(o->slot);
-    } else if (o->f)
+    } else if (o->f == stdout)
         fflush(o->f);
+    else if (o->f)
+        fclose(o->f);
     outfile_clear(o);
 }
 

@@ -12,8 +12,9 @@
  * SIGHUP, SIGPIPE: a handler unlinks the pending temporaries and re-raises).
  * A target that is a symbolic link is resolved: the file it points to is
  * replaced, the link stays. The new file gets the old file's permission
- * bits, or 0666 less the umask when it is new. "-" is stdout, written
- * directly. Every message names the path and the errno text.
+ * bits, or 0666 less the umask when it is new. "-" is stdout, and a target
+ * that exists and is not a regular file (/dev/null, /dev/stdout, a FIFO) is
+ * written in place: a rename would replace the device node. Every message names the path and the errno text.
  */
 #ifndef STINT_CLI_OUTFILE_H
 #define STINT_CLI_OUTFILE_H
