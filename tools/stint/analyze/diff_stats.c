@@ -413,6 +413,10 @@ void stint_dstat_judge(struct stint_dstat_group *g, size_t ng, const struct stin
     extend(g, ng, prm, m, need, eff_resamples, scratch, pv);
     res->tested = m;
     res->resamples = eff_resamples;
+    res->resamples_asked = (size_t)prm->resamples;
+    for (size_t i = 0; i < ng; i++)
+        if (g[i].tested)
+            res->work_spans += (double)(g[i].na + g[i].nb);
     res->need = need;
     verdicts(g, ng, prm, res);
     free(scratch);

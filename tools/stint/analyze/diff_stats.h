@@ -54,6 +54,8 @@ struct stint_dstat_params {
 struct stint_dstat_result {
     size_t tested;     /* groups tested (m) */
     size_t resamples;  /* bootstrap resamples and first permutations used per group */
+    size_t resamples_asked; /* what params asked for; resamples is fewer when the work bound cut it */
+    double work_spans; /* spans of the tested groups, both sides: the bound is about 2e8 / work_spans */
     size_t need;       /* permutations the correction over m groups needs (0 without it) */
     size_t n_ext, r_ext;       /* groups given more permutations; the most one got */
     size_t n_normal;           /* groups whose p-value is the normal approximation's */

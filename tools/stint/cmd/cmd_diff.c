@@ -44,6 +44,8 @@ static const char usage[] =
     "  --threshold is a percentage, '%' optional: 5 and 5% both mean 5%.\n"
     "  exit 4 with --fail-on-regression when a slowdown is flagged\n";
 
+#define DIFF_RESAMPLES_DEFAULT 2000 /* (the manual's default for --resamples) */
+
 struct key_dur {
     uint32_t cat, name; /* string ids in their own model */
     int dev;            /* on a device-clock lane: never pooled with host spans */
@@ -311,23 +313,40 @@ struct diff_report {
     const struct stint_dstat_result *res;
 };
 
+/* Why the resamples are what they are: the documented default, what
+ * --resamples asked, or either cut by the work bound (diff_stats.c). */
+static void resamples_why(char *b, size_t cap, const struct diff_opts *d, const struct stint_dstat_result *res)
+{
+    const char *asked = d->resamples == DIFF_RESAMPLES_DEFAULT ? "the default" : "as --resamples asked";
+    if (res->resamples < res->resamples_asked)
+        snprintf(b, cap, "%s %zu cut by the work bound of about 2e8 draws over %.0f spans compared",
+                 d->resamples == DIFF_RESAMPLES_DEFAULT ? "the default" : "--resamples", res->resamples_asked,
+                 res->work_spans);
+    else
+        snprintf(b, cap, "%s", asked);
+}
+
 static void put_head_json(FILE *f, const struct diff_report *r)
 {
     const struct stint_dstat_result *res = r->res;
     const struct diff_opts *d = r->d;
+    char why[160];
+    resamples_why(why, sizeof why, d, res);
     fprintf(f, "{\"schema\":\"stint.diff/2\",\"a\":");
     stint_out_json_str(f, r->paths[0], strlen(r->paths[0]));
     fputs(",\"b\":", f);
     stint_out_json_str(f, r->paths[1], strlen(r->paths[1]));
     fprintf(f,
             ",\"threshold\":%g,\"threshold_percent\":%g,\"seed\":%" PRIu64 ",\"resamples\":%zu,"
+            "\"resamples_asked\":%zu,\"resamples_why\":\"%s\","
             "\"permutations\":%zu,\"permutations_needed\":%zu,\"min_samples\":%ld,\"correction\":\"%s\","
             "\"fwer\":%s,\"tested\":%zu,\"scope\":\"durations of finished spans per (cat, name), any track, "
             "wall clock of each input; ratio = median B / median A; ci95 = percentile bootstrap of that ratio; "
             "p = permutation test (rank sum) of A and B being draws of one distribution (its normal "
             "approximation from 50 spans a side: p_method); "
             "p_adj = p adjusted over the names tested\",\"partial_a\":%s,\"partial_b\":%s,\n\"rows\":[",
-            r->threshold_pct / 100, r->threshold_pct, d->seed, res->resamples, res->resamples, res->need,
+            r->threshold_pct / 100, r->threshold_pct, d->seed, res->resamples, res->resamples_asked, why,
+            res->resamples, res->need,
             d->min_samples, d->correction ? "holm" : "none", d->correction ? "0.05" : "null", res->tested,
             r->partial_a ? "true" : "false", r->partial_b ? "true" : "false");
 }
@@ -338,9 +357,11 @@ static void put_head_text(FILE *f, const struct diff_report *r)
     size_t m = res->tested;
     fprintf(f, "# A = %s, B = %s; per (cat, name): median span duration (us), ratio = B/A,\n", r->paths[0],
             r->paths[1]);
-    fprintf(f, "# 95%% bootstrap CI of the ratio (seed %" PRIu64 ", %zu resamples); p_adj = p-value of a "
+    char why[160];
+    resamples_why(why, sizeof why, r->d, res);
+    fprintf(f, "# 95%% bootstrap CI of the ratio (seed %" PRIu64 ", %zu resamples: %s); p_adj = p-value of a "
                "permutation test\n# (rank sum) of \"A and B are draws of one distribution\" (%zu random splits",
-            r->d->seed, res->resamples, res->resamples);
+            r->d->seed, res->resamples, why, res->resamples);
     if (res->n_ext)
         fprintf(f, "; up to %zu for %zu name%s near the cut", res->r_ext, res->n_ext, plural(res->n_ext));
     if (res->n_normal)
@@ -546,7 +567,7 @@ static int compare(const struct stint_model *ma, const struct stint_model *mb, c
 
 int stint_cmd_diff(int argc, char **argv)
 {
-    struct diff_opts d = {2, 0, 1, 1, 2000, 5, NULL, 0};
+    struct diff_opts d = {2, 0, 1, 1, DIFF_RESAMPLES_DEFAULT, 5, NULL, 0};
     struct stint_cmd_opts o;
     const char *paths[2];
     int rc = parse_args(argc, argv, &d, &o, paths);
