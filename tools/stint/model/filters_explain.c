@@ -14,6 +14,7 @@
 #include "model/filters.h"
 
 #include "base/cmp.h"
+#include "base/term.h"
 #include "base/xalloc.h"
 
 #include <ctype.h>
@@ -25,17 +26,9 @@
 #define SHOWN 6  /* closest values named per option */
 #define CUT 64   /* bytes of each side an edit distance looks at */
 
-/* Writes s (n bytes) to f with control and non-ASCII-safe bytes escaped. */
-static void put_esc(FILE *f, const char *s, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        unsigned char c = (unsigned char)s[i];
-        if (c < 0x20 || c == 0x7f)
-            fprintf(f, "\\x%02x", c);
-        else
-            putc(c, f);
-    }
-}
+/* Writes s (n bytes) to f through the terminal escaper (base/term.h: C0,
+ * DEL, C1, bidi controls and invalid UTF-8 escaped). */
+static void put_esc(FILE *f, const char *s, size_t n) { stint_term_fputs(f, s, n); }
 
 /* The case-blind edit distance of a and b, each cut at CUT bytes. */
 static unsigned edit_distance(const char *a, const char *b)
