@@ -305,8 +305,15 @@ static enum stint_top_fmt sniff(const char *p, size_t n)
         return STINT_TOP_FMT_UNKNOWN;
     if (p[i] == '{' && memmem(p, n, "\"kind\"", 6))
         return STINT_TOP_FMT_JSONL;
-    if (p[i] == '{' || p[i] == '[')
+    if (p[i] == '{')
         return STINT_TOP_FMT_CHROME;
+    if (p[i] == '[') { /* a JSON array opens with '[' then '{', ']' or the line's end; a log prefix does not */
+        size_t j = i + 1;
+        while (j < n && (p[j] == ' ' || p[j] == '\t' || p[j] == '\r'))
+            j++;
+        if (j == n || p[j] == '{' || p[j] == ']' || p[j] == '\n')
+            return STINT_TOP_FMT_CHROME;
+    }
     return STINT_TOP_FMT_MARKERS;
 }
 

@@ -6,8 +6,9 @@
  *
  * The format is found from the first line that says it (a `[STRACE]` or
  * `[STINT] v=` marker anywhere in a line: markers; a JSON object with a
- * "kind" key: JSONL; any other line opening with '{' or '[': Chrome JSON;
- * plain text before the first marker: markers), unless given.
+ * "kind" key: JSONL; any other line opening with '{', or with '[' then '{',
+ * ']' or the line's end: Chrome JSON; other text, log lines before the
+ * first marker among them: markers), unless given.
  *
  * Nothing is dropped in silence: torn marker records, cut lines, lines that
  * are not the format's, span ends without a start, and event kinds that are
