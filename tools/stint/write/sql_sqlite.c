@@ -192,7 +192,7 @@ int stint_sqlite_begin(struct stint_sqlite_load *l, sqlite3 *db)
         return -1;
     /* A fresh database written once: no rollback journal, no syncs (the
      * caller writes a file under a temporary name and renames it when done). */
-    if (sqlite3_exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536;"
+    if (sqlite3_exec(db, "PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF; PRAGMA cache_size = -65536; PRAGMA page_size = 65536;"
                          "PRAGMA locking_mode = EXCLUSIVE; BEGIN",
                      NULL, NULL, NULL) != SQLITE_OK)
         return -1;
