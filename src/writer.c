@@ -706,8 +706,9 @@ static void at_exit(void)
      * reads, a callback that hangs) holds the drain lock, which the counters
      * need too */
     struct timespec dl = deadline_in(g_exit_ms);
-    /* writes waiting for room in a non-blocking descriptor keep to it too */
-    atomic_store(&stint_i_write_deadline_ns, stint_i_mono_ns() + (int64_t)g_exit_ms * 1000000);
+    /* writes waiting for room keep to it too, with a fifth of it left for
+     * the sinks to count what they could not write and for the message */
+    atomic_store(&stint_i_write_deadline_ns, stint_i_mono_ns() + (int64_t)g_exit_ms * 800000);
     /* the exiting thread's open spans end here, flagged autoclosed, as at a
      * thread's exit (they were never written: exit() inside a span left its
      * children without their parent); not after an explicit shutdown, when

@@ -400,7 +400,7 @@ static const char *parse_record(struct stint_mparse *p, const char *at, const ch
 {
     struct stint_mparse_record r;
     const char *q = blanks(at + TAG_LEN, e);
-    int ovf = 0;
+    int ovf = 0, v1 = 1; /* v1: the head says v=1 (or was cut before saying) */
     const char *why;
 
     /* The head: `[STRACE]\s+v=\d`. Anything else is not a record at all,
@@ -427,7 +427,9 @@ static const char *parse_record(struct stint_mparse *p, const char *at, const ch
         goto torn;
     }
     p->st.heads++;
+    r.v = 0;
     q = decimal(q, e, UINT64_MAX, &r.v, &ovf);
+    v1 = r.v == 1 && !ovf;
 
 #define FIELD_NUM(name, kstr, max, dst)                                                            \
     do {                                                                                           \
@@ -470,6 +472,7 @@ static const char *parse_record(struct stint_mparse *p, const char *at, const ch
     if (ovf) {
         why = "a number that fits its field";
         p->st.overflow++;
+        v1 = 1; /* (the v=1 layout, whole: torn by its numbers whatever its version) */
         goto torn;
     }
     r.ts_ns = (int64_t)ts;
@@ -500,6 +503,12 @@ static const char *parse_record(struct stint_mparse *p, const char *at, const ch
     return q;
 
 torn:
+    if (!v1) {
+        /* another version's line that does not follow the v=1 layout (a
+         * later format, or text about one): no cut v=1 record */
+        p->st.foreign++;
+        return at + TAG_LEN;
+    }
     p->st.torn++;
     if (p->opt.on_torn) {
         uint64_t line = p->opt.count_lines ? line_of(p, (size_t)(at - p->buf)) : 0;

@@ -20,10 +20,13 @@
  *
  * Counting, as the reference `strace_timing` does:
  *   - a record head is `[STRACE]`, blanks, `v=`, a digit; every head counts;
- *   - a head whose record does not complete (cut before its last field, say)
- *     is "torn": counted, reported through on_torn, and never delivered;
- *   - a record with v != 1 is delivered anyway (the reference reads it) and
- *     counted in unknown_version;
+ *   - a v=1 head whose record does not complete (cut before its last field,
+ *     say) is "torn": counted, reported through on_torn, and never delivered;
+ *   - a record with v != 1 that has every v=1 field is delivered anyway (the
+ *     reference reads it) and counted in unknown_version; a v != 1 head
+ *     whose line does not follow the v=1 layout (`[STRACE] v=2 ... schema=next`)
+ *     is another format's line, not a record cut short: counted in foreign,
+ *     neither torn nor delivered. So heads == records + torn + foreign;
  *   - a number too wide for its type (pid/tid/inv/depth/v > UINT64_MAX,
  *     ts, dur or ts + dur >= 2^62, past stint's kept range, STINT_TS_LIMIT in
  *     tsparse.h) makes the record torn too (counted in overflow);
@@ -116,9 +119,10 @@ struct stint_mparse_options {
 
 struct stint_mparse_stats { /* uint64_t counts only (stint_mparse_stats_add sums every member) */
     uint64_t bytes;           /* bytes fed */
-    uint64_t heads;           /* `[STRACE] v=<digit>` heads, torn ones included */
+    uint64_t heads;           /* `[STRACE] v=<digit>` heads: records + torn + foreign */
     uint64_t records;         /* complete records delivered */
-    uint64_t torn;            /* heads that did not complete (overflow included) */
+    uint64_t torn;            /* v=1 heads that did not complete (overflow included) */
+    uint64_t foreign;         /* v != 1 heads not in the v=1 layout: neither records nor torn */
     uint64_t overflow;        /* of torn: a number too wide for its field */
     uint64_t unknown_version; /* of records: v != 1 */
     uint64_t long_lines;      /* lines cut at MARKERS_MAX_LINE_BYTES */
