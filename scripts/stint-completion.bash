@@ -15,14 +15,14 @@ _stint()
     case "$cmd" in
     help) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "$commands" -- "$cur")); return 0 ;;
     timing) opts='--rounds-table --tree --tree=names --tree=depth --trace-out --warmup --json --strict --help' ;;
-    slices) opts='--csv --json --strict --format --pid --tid --cat --name --exclude-cat --exclude-name --time-range --min-dur --help' ;;
-    summary) opts='--json --top --sort --strict --format --pid --tid --cat --name --exclude-cat --exclude-name --time-range --min-dur --help' ;;
+    slices) opts='--csv --csv-raw --json --strict --format --pid --tid --cat --name --exclude-cat --exclude-name --time-range --min-dur --help' ;;
+    summary) opts='--json --top --sort --wide --strict --format --pid --tid --cat --name --exclude-cat --exclude-name --time-range --min-dur --help' ;;
     tree) opts='--depth --merge-numbered --force --sort --flat --json --strict --format --pid --tid --cat --name --exclude-cat --exclude-name --time-range --min-dur --help' ;;
     steps) opts='--step --columns --json --strict --format --pid --tid --cat --name --exclude-cat --exclude-name --time-range --min-dur --help' ;;
     counters) opts='--gap --time-key --time-unit --fields --json --strict --format --pid --name --time-range --help' ;;
     memory) opts='--timeline --json --strict --format --time-range --help' ;;
     diff) opts='--threshold --fail-on-regression --seed --resamples --min-samples --no-correction --json --strict --format --pid --tid --cat --name --exclude-cat --exclude-name --time-range --min-dur --help' ;;
-    convert) opts='-o --output --to --no-rebase --time-range --split-every --pid --tid --cat --name --min-dur --strict --format --help' ;;
+    convert) opts='-o --output --force --to --no-rebase --time-range --split-every --pid --tid --cat --name --min-dur --strict --format --help' ;;
     report) opts='-o --output --step --columns --title --max-slices --strict --format --help' ;;
     gpu) opts='--json --step --top --time-range --strict --format --help' ;;
     sql) opts='--db --csv --json --clickhouse --strict --format --help' ;;
