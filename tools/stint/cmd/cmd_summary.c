@@ -406,6 +406,25 @@ static void col_set_id(struct stint_out_col *c, size_t i, const struct stint_mod
     stint_out_col_set(c, i, s, len, suffix);
 }
 
+/* The repairs (kept and flagged) and drops (not kept) by kind, repairs
+ * first; nothing when there are none. */
+static void put_repairs_text(FILE *f, const struct stint_model *m)
+{
+    int any = m->dropped != 0;
+    for (int k = 0; k < STINT_REPAIR_COUNT; k++)
+        any |= m->repairs[k] != 0;
+    if (!any)
+        return;
+    fprintf(f, "\nrepairs and drops  (repaired: kept and flagged; dropped: not kept; --strict makes them errors)\n");
+    for (int drops = 0; drops < 2; drops++)
+        for (int k = 0; k < STINT_REPAIR_COUNT; k++)
+            if (m->repairs[k] && stint_repair_is_drop((enum stint_repair)k) == drops)
+                fprintf(f, "  %-8s %-24s %10" PRIu64 "\n", drops ? "dropped" : "repaired",
+                        stint_repair_name((enum stint_repair)k), m->repairs[k]);
+    if (m->dropped)
+        fprintf(f, "  %-8s %-24s %10" PRIu64 "\n", "dropped", "other", m->dropped);
+}
+
 static void print_human(FILE *f, const struct stint_tally *S, const struct stint_model *m, const uint32_t *lane_order,
                         size_t nl, const char *path, int wide)
 {
@@ -547,22 +566,9 @@ static void print_human(FILE *f, const struct stint_tally *S, const struct stint
         put_name_padded(f, m, st->name, 32);
         fprintf(f, " %8" PRIu64 "\n", n);
     }
-    int any = 0;
-    for (int k = 0; k < STINT_REPAIR_COUNT; k++)
-        any |= m->repairs[k] != 0;
     if (m->flow_events)
         fprintf(f, "\nflows  %" PRIu64 " flow events, %zu arrows bound to slices\n", m->flow_events, m->flows.len);
-    if (any || m->dropped) {
-        fprintf(f, "\nrepairs and drops  (repaired: kept and flagged; dropped: not kept; --strict makes them "
-                   "errors)\n");
-        for (int drops = 0; drops < 2; drops++)
-            for (int k = 0; k < STINT_REPAIR_COUNT; k++)
-                if (m->repairs[k] && stint_repair_is_drop((enum stint_repair)k) == drops)
-                    fprintf(f, "  %-8s %-24s %10" PRIu64 "\n", drops ? "dropped" : "repaired",
-                            stint_repair_name((enum stint_repair)k), m->repairs[k]);
-        if (m->dropped)
-            fprintf(f, "  %-8s %-24s %10" PRIu64 "\n", "dropped", "other", m->dropped);
-    }
+    put_repairs_text(f, m);
     put_lost_text(f, m);
 }
 
