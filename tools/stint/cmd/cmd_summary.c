@@ -122,6 +122,15 @@ static void put_lane_id(FILE *f, const struct stint_model *m, uint32_t text, int
     stint_out_text_str(f, s, len);
 }
 
+/* A lane's pid and tid columns (put_lane_id), each followed by a blank. */
+static void put_lane_ids(FILE *f, const struct stint_model *m, const struct stint_lane *l)
+{
+    put_lane_id(f, m, stint_model_process_at(m, l->process)->id_text, l->pid);
+    putc(' ', f);
+    put_lane_id(f, m, l->tid_text, l->tid);
+    putc(' ', f);
+}
+
 /* ,"pid_text":...,"tid_text":... for a lane whose ids were made from strings. */
 static void put_lane_texts_json(FILE *f, const struct stint_model *m, const struct stint_lane *l)
 {
@@ -458,10 +467,7 @@ static void print_human(FILE *f, const struct stint_tally *S, const struct stint
             continue;
         fmt_dur(a, lr->sum_ns);
         fmt_dur(b, stint_union_acc_total(&lr->busy));
-        put_lane_id(f, m, stint_model_process_at(m, l->process)->id_text, l->pid);
-        putc(' ', f);
-        put_lane_id(f, m, l->tid_text, l->tid);
-        putc(' ', f);
+        put_lane_ids(f, m, l);
         stint_out_col_put(f, &col, k, 0);
         fprintf(f, " %10" PRIu64 " %14s %14s\n", lr->spans, a, b);
     }
