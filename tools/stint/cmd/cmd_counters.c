@@ -606,11 +606,12 @@ static int read_tele(const struct stint_cmd_opts *o, struct tele *t, const char 
     }
     if (t->rows && t->bad_rows + t->no_time == t->rows)
         rc = rc ? rc : STINT_EXIT_DATA;
-    if (o->strict && (t->bad_rows || t->no_time) && !rc) { /* --strict: a row left out is an error */
+    /* --strict (or =drops): a row left out is an error */
+    if ((o->strict & STINT_STRICT_DROPS) && (t->bad_rows || t->no_time) && !rc) {
         fprintf(stderr, "stint: error: %s: --strict: %s\n", o->path, t->first_bad);
         rc = STINT_EXIT_DATA;
     }
-    if (o->strict && (t->missing || t->nonfinite) && !rc) { /* --strict: a value left out is too */
+    if ((o->strict & STINT_STRICT_DROPS) && (t->missing || t->nonfinite) && !rc) { /* a value left out too */
         fprintf(stderr, "stint: error: %s: --strict: values left out (see above)\n", o->path);
         rc = STINT_EXIT_DATA;
     }

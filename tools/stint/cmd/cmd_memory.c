@@ -389,11 +389,14 @@ static int mem_read(const struct stint_cmd_opts *o, struct mctx *c, uint64_t *to
                  (unsigned long long)*torn);
         fprintf(stderr, "stint: %s: dropped 1 x torn_record (first: %s)\n", o->path, torn_what);
     }
-    if (o->strict && !rc && (c->bad || c->unknown_alloc || *torn)) {
+    /* (a line left out and a torn line are drops; an alloc's size taken as 0 is a repair) */
+    if (!rc && (((o->strict & STINT_STRICT_DROPS) && (c->bad || *torn)) ||
+                ((o->strict & STINT_STRICT_REPAIRS) && c->unknown_alloc))) {
         /* --strict: a line left out, an alloc's size taken as 0 or a torn last line is an error; the
          * report is still printed */
+        int drops = (o->strict & STINT_STRICT_DROPS) != 0;
         fprintf(stderr, "stint: error: %s: --strict: %s\n", o->path,
-                c->bad ? c->first_bad : *torn ? torn_what : c->first_unknown);
+                drops && c->bad ? c->first_bad : drops && *torn ? torn_what : c->first_unknown);
         rc = STINT_EXIT_DATA;
     }
     return rc;
