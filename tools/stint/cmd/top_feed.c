@@ -8,7 +8,8 @@
  * it complete or torn at once and holds nothing between polls); a JSONL
  * session's open spans live in one open-addressing index by span number,
  * at most OPEN_CAP of them, removed at their end (backward-shift delete, no
- * tombstones); every line is copied into a buffer with STINT_JSON_PAD zero
+ * tombstones); a Chrome lane's B events wait on its stack (at most
+ * BE_DEPTH deep, BE_LANES lanes) for their E; every line is copied into a buffer with STINT_JSON_PAD zero
  * bytes after it before the JSON lookups read it.
  */
 #include "cmd/top_feed.h"
@@ -35,6 +36,21 @@ struct open_span {
     int depth;
 };
 
+#define BE_LANES 256u /* Chrome B/E: lanes with open spans tracked, */
+#define BE_DEPTH 64u  /* and open spans per lane */
+
+struct be_open {
+    char *name;
+    int64_t ts;
+    struct stint_top_span sp; /* the B's hid and inv */
+};
+
+struct be_lane {
+    uint64_t pid, tid;
+    struct be_open st[BE_DEPTH];
+    unsigned n;
+};
+
 struct stint_top_feed {
     struct stint_top *t;
     enum stint_top_fmt fmt;
@@ -46,6 +62,8 @@ struct stint_top_feed {
     uint32_t open_n;
     uint64_t pid;        /* JSONL: the meta's pid */
     int64_t base_ns;     /* JSONL: the meta's clock_monotonic_ns (start_ns counts from it) */
+    struct be_lane *be;  /* Chrome: BE_LANES lanes' open B events */
+    unsigned be_n;
 };
 
 /* ---- markers -------------------------------------------------------------- */
@@ -250,6 +268,82 @@ static int get_us(const char *line, size_t len, const char *path, int64_t *out)
     return stint_parse_ts(v.p, v.len, 1000, out) == 0;
 }
 
+/* The hid and inv of an event's args, into sp. */
+static void chrome_ids(const char *l, size_t len, struct stint_top_span *sp)
+{
+    char hid[40];
+    int64_t inv;
+    if (get_str(l, len, "args.hid", hid, sizeof hid) > 0) {
+        sp->hid = strtoull(hid, NULL, 16);
+        sp->has_hid = 1;
+    }
+    if (get_i64(l, len, "args.inv", &inv)) {
+        sp->inv = (uint64_t)inv;
+        sp->has_inv = 1;
+    }
+}
+
+/* The B/E stack of lane (pid, tid): found, made (NULL when BE_LANES are taken). */
+static struct be_lane *be_lane_of(struct stint_top_feed *f, uint64_t pid, uint64_t tid)
+{
+    for (unsigned i = 0; i < f->be_n; i++)
+        if (f->be[i].pid == pid && f->be[i].tid == tid)
+            return &f->be[i];
+    if (f->be_n == BE_LANES)
+        return NULL;
+    if (!f->be)
+        f->be = stint_xcalloc(BE_LANES, sizeof *f->be);
+    struct be_lane *b = &f->be[f->be_n++];
+    b->pid = pid;
+    b->tid = tid;
+    b->n = 0;
+    return b;
+}
+
+/* A "B" event opens a span on its lane; an "E" event ends the lane's
+ * innermost open one (its name is the B's, as Perfetto matches them). */
+static void chrome_be(struct stint_top_feed *f, const char *l, size_t len, int begin)
+{
+    int64_t ts, pid = 0, tid = 0;
+    char name[512];
+    if (!get_us(l, len, "ts", &ts) || (begin && get_str(l, len, "name", name, sizeof name) < 0)) {
+        f->c.bad_lines++;
+        return;
+    }
+    get_i64(l, len, "pid", &pid);
+    get_i64(l, len, "tid", &tid);
+    struct be_lane *b = be_lane_of(f, (uint64_t)pid, (uint64_t)tid);
+    if (begin) {
+        if (!b || b->n == BE_DEPTH) {
+            f->c.unmatched++;
+            return;
+        }
+        struct be_open *o = &b->st[b->n++];
+        memset(o, 0, sizeof *o);
+        o->name = stint_xstrdup(name);
+        o->ts = ts;
+        o->sp.name_len = strlen(name);
+        chrome_ids(l, len, &o->sp);
+        return;
+    }
+    if (!b || !b->n) {
+        f->c.unmatched++;
+        return;
+    }
+    struct be_open *o = &b->st[--b->n];
+    struct stint_top_span sp = o->sp;
+    sp.name = o->name;
+    sp.pid = (uint64_t)pid;
+    sp.tid = (uint64_t)tid;
+    sp.depth = (int)b->n;
+    sp.ts_ns = o->ts;
+    sp.dur_ns = ts - o->ts;
+    if (!stint_top_add(f->t, &sp))
+        f->c.bad_lines++; /* it ends before it begins */
+    free(o->name);
+    o->name = NULL;
+}
+
 static void chrome_line(struct stint_top_feed *f, const char *p, size_t n)
 {
     const char *a = memchr(p, '{', n);
@@ -260,7 +354,7 @@ static void chrome_line(struct stint_top_feed *f, const char *p, size_t n)
     }
     size_t len = (size_t)(b - a) + 1;
     const char *l = padded(f, a, len);
-    char ph[8], name[512], hid[40];
+    char ph[8], name[512];
     if (get_str(l, len, "ph", ph, sizeof ph) < 0) {
         if (stint_jl_get(l, len, "traceEvents", &(struct stint_jl_val){0}) != 0)
             f->c.bad_lines++;
@@ -268,7 +362,11 @@ static void chrome_line(struct stint_top_feed *f, const char *p, size_t n)
             f->c.skipped++;
         return;
     }
-    int64_t ts, dur, pid = 0, tid = 0, inv = 0;
+    if (strcmp(ph, "B") == 0 || strcmp(ph, "E") == 0) {
+        chrome_be(f, l, len, ph[0] == 'B');
+        return;
+    }
+    int64_t ts, dur, pid = 0, tid = 0;
     if (strcmp(ph, "X") != 0) {
         f->c.skipped++;
         return;
@@ -280,14 +378,7 @@ static void chrome_line(struct stint_top_feed *f, const char *p, size_t n)
     get_i64(l, len, "pid", &pid);
     get_i64(l, len, "tid", &tid);
     struct stint_top_span sp = {name, strlen(name), (uint64_t)pid, (uint64_t)tid, 0, 0, 0, 0, -1, ts, dur};
-    if (get_str(l, len, "args.hid", hid, sizeof hid) > 0) {
-        sp.hid = strtoull(hid, NULL, 16);
-        sp.has_hid = 1;
-    }
-    if (get_i64(l, len, "args.inv", &inv)) {
-        sp.inv = (uint64_t)inv;
-        sp.has_inv = 1;
-    }
+    chrome_ids(l, len, &sp);
     stint_top_add(f->t, &sp);
 }
 
@@ -338,12 +429,19 @@ void stint_top_feed_free(struct stint_top_feed *f)
     stint_top_feed_restart(f);
     stint_mparse_free(f->mp);
     free(f->open);
+    free(f->be);
     free(f->line);
     free(f);
 }
 
 void stint_top_feed_restart(struct stint_top_feed *f)
 {
+    for (unsigned i = 0; i < f->be_n; i++)
+        for (unsigned j = 0; j < f->be[i].n; j++) {
+            free(f->be[i].st[j].name);
+            f->c.unmatched++; /* begun in the old file, never ended */
+        }
+    f->be_n = 0;
     if (f->open) {
         for (uint32_t s = 0; s < OPEN_SLOTS; s++)
             if (f->open[s].id) {
