@@ -182,7 +182,9 @@ static void garbage(void)
         "{\"kind\":\"span_end\",\"id\":\"s2\",\"duration_ns\":7}\n", "{\"kind\":\"span_end\",\"id\":\"x\"}\n",
         "{\"kind\":\"dropped\",\"tid\":3,\"count\":-4}\n", "{\"kind\":\"meta\",\"pid\":\"zz\"}\n",
         "{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":1.5,\"dur\":1e400,\"args\":{\"hid\":\"0xq\"}},\n",
-        "{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":-2,\"dur\":3},\n", "[{\n", "}]\n", "\n", "\r\n",
+        "{\"ph\":\"X\",\"name\":\"c\",\"pid\":1,\"tid\":1,\"ts\":-2,\"dur\":3},\n", "[{\n", "}]\n",
+        "{\"ph\":\"B\",\"name\":\"b\",\"pid\":1,\"tid\":4,\"ts\":3,\"args\":{\"hid\":\"0x5\"}},\n",
+        "{\"ph\":\"E\",\"pid\":1,\"tid\":4,\"ts\":2}\n", "{\"ph\":\"E\",\"pid\":1,\"tid\":4,\"ts\":9}\n", "\n", "\r\n",
         "\xff\xfe\x00garbage\n"};
     uint64_t r = 12345;
     for (int fmt = 0; fmt < 4; fmt++) {
