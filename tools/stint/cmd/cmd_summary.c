@@ -111,6 +111,10 @@ static int view_opts(const char *top_s, const char *sort_s, size_t *top, enum so
  * else the number. */
 static void put_lane_id(FILE *f, const struct stint_model *m, uint32_t text, int64_t id)
 {
+    if (!text && id <= STINT_SYNTHETIC_ID0) { /* made from an empty string */
+        fprintf(f, "%10s", "\"\"");
+        return;
+    }
     if (!text) {
         fprintf(f, "%10" PRId64, id);
         return;
@@ -135,11 +139,11 @@ static void put_lane_ids(FILE *f, const struct stint_model *m, const struct stin
 static void put_lane_texts_json(FILE *f, const struct stint_model *m, const struct stint_lane *l)
 {
     uint32_t pt = stint_model_process_at(m, l->process)->id_text;
-    if (pt) {
+    if (pt || l->pid <= STINT_SYNTHETIC_ID0) { /* (id 0: made from an empty string) */
         fputs(",\"pid_text\":", f);
         stint_out_json_model_str(f, m, pt);
     }
-    if (l->tid_text) {
+    if (l->tid_text || l->tid <= STINT_SYNTHETIC_ID0) {
         fputs(",\"tid_text\":", f);
         stint_out_json_model_str(f, m, l->tid_text);
     }
@@ -286,10 +290,12 @@ static int nothing_selected(const struct stint_tally *S, const struct stint_mode
     return S->filtering && !S->spans && !S->nasync && !next_counter(S, m, &k, &cs) && !next_instant(S, m, &j, &n);
 }
 
-/* Lane i when its tally lr has spans (the lanes listed), else NULL. */
-static const struct stint_lane *shown_lane(const struct stint_model *m, uint32_t i, const struct stint_tally_lane *lr)
+/* Lane i when it is listed, else NULL: every lane of the trace (one with
+ * instants only, or none, shows 0 spans: the lanes `report` lists), or with
+ * filters the lanes that hold spans they select. */
+static const struct stint_lane *shown_lane(const struct stint_tally *S, const struct stint_model *m, uint32_t i)
 {
-    return lr->spans ? stint_model_lane_at(m, i) : NULL;
+    return S->lanes[i].spans || !S->filtering ? stint_model_lane_at(m, i) : NULL;
 }
 
 /* A "cat" value, then the "name" member. */
@@ -310,7 +316,7 @@ static void print_json(FILE *f, const struct stint_tally *S, const struct stint_
     int first = 1;
     for (size_t k = 0; k < nl; k++) {
         const struct stint_tally_lane *lr = &S->lanes[lane_order[k]];
-        const struct stint_lane *l = shown_lane(m, lane_order[k], lr);
+        const struct stint_lane *l = shown_lane(S, m, lane_order[k]);
         if (!l)
             continue;
         fprintf(f, "%s\n{\"pid\":%" PRId64 ",\"tid\":%" PRId64, first ? "" : ",", l->pid, l->tid);
@@ -454,7 +460,7 @@ static void print_human(FILE *f, const struct stint_tally *S, const struct stint
     fprintf(f, "\nlanes  (busy = union of the lane's span intervals; sum double-counts nesting and overlap)\n");
     stint_out_col_init(&col, nl, 24, wide);
     for (size_t k = 0; k < nl; k++) {
-        const struct stint_lane *l = shown_lane(m, lane_order[k], &S->lanes[lane_order[k]]);
+        const struct stint_lane *l = shown_lane(S, m, lane_order[k]);
         if (l)
             col_set_id(&col, k, m, l->name, l->clock ? " [device clock]" : NULL);
     }
@@ -462,7 +468,7 @@ static void print_human(FILE *f, const struct stint_tally *S, const struct stint
     fprintf(f, "%10s %10s %-*s %10s %14s %14s\n", "pid", "tid", (int)col.cols, "name", "spans", "sum", "busy");
     for (size_t k = 0; k < nl; k++) {
         const struct stint_tally_lane *lr = &S->lanes[lane_order[k]];
-        const struct stint_lane *l = shown_lane(m, lane_order[k], lr);
+        const struct stint_lane *l = shown_lane(S, m, lane_order[k]);
         if (!l)
             continue;
         fmt_dur(a, lr->sum_ns);
