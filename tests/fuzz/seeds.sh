@@ -11,7 +11,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 corpus=${STINT_SHARED_DIR:-$src/../shared}/corpus
 mkdir -p "$out"
-for t in chrome chrome_gz chrome_split jsonl json markers tsparse; do mkdir -p "$out/fuzz_$t"; done
+for t in chrome chrome_gz chrome_split jsonl json markers tsparse term; do mkdir -p "$out/fuzz_$t"; done
+# the terminal escaper: a title-setting name, C1 and bidi controls, CJK, a cut UTF-8 sequence
+printf "\x20a\x1b]0;t\x07\xc2\x9b\xe2\x80\xae\xe6\x97\xa5\xe6" > "$out/fuzz_term/s0"
 
 n=0
 add() { # add TARGET FILE [PREFIX_BYTES_AS_PRINTF]

@@ -146,6 +146,13 @@ static void test_fit(void)
     CHECK_EQ_U64(w, 7);
     stint_term_fit(buf, sizeof buf, "abcdefghij", 10, 0, &w);
     CHECK_STR(buf, "abcdefghij");
+    /* the width of a whole text counts its escapes as printed (the fuzzer found 3 for "\n") */
+    stint_term_fit(buf, sizeof buf, "\n", 1, 10, &w);
+    CHECK_STR(buf, "\\n");
+    CHECK_EQ_U64(w, 2);
+    stint_term_fit(buf, 4, "ab\x1b", 3, 0, &w); /* a buffer too small: whole units only */
+    CHECK_STR(buf, "ab");
+    CHECK_EQ_U64(w, 2);
     /* a wide character at the seam is not split: one column less */
     stint_term_fit(buf, sizeof buf, "\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e\xe6\x96\x87", 12, 6, &w);
     CHECK_STR(buf, "\xe6\x97\xa5\xe2\x80\xa6\xe6\x96\x87");

@@ -326,13 +326,15 @@ size_t stint_term_fit(char *dst, size_t cap, const char *s, size_t n, size_t col
     struct unit u;
     if (cap)
         dst[0] = 0;
-    if (cols == 0 || w <= cols) {
-        size_t all = stint_term_escape(dst, cap, s, n);
-        if (all >= cap && cap) /* cut by the buffer: say what fit */
-            all = strlen(dst);
-        if (width)
-            *width = cap ? stint_term_width(dst, all) : 0;
-        return cap ? all : 0;
+    if (cols == 0 || w <= cols) { /* whole, as far as the buffer holds whole units */
+        for (; i < n; i += u.len) {
+            unit_at(s + i, n - i, &u);
+            const char *t = unit_text(&u, s + i, &tl);
+            if (!put_bytes(dst, cap, &put, t, tl))
+                break;
+            got += u.cols;
+        }
+        goto done;
     }
     size_t head = (cols - 1) / 2, tail = cols - 1 - head;
     for (; i < n; i += u.len) {
