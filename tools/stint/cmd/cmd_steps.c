@@ -21,6 +21,7 @@
 #include "cmd/commands.h"
 #include "write/textout.h"
 #include "base/xalloc.h"
+#include "base/term.h"
 
 #include <inttypes.h>
 #include <stdlib.h>
@@ -121,6 +122,9 @@ static void put_json(FILE *f, const struct stint_model *m, const struct stint_st
     stint_steps_stats_free(&st);
 }
 
+/* The widest a child's column gets: a longer name is cut in the middle. */
+#define HEAD_COLS 40
+
 /* One text column after ts_us: a step figure, or a shown child (rank). */
 struct text_col {
     int is_child;
@@ -144,10 +148,20 @@ static void put_text(FILE *f, const struct stint_model *m, const struct stint_st
     snprintf(other_hdr, sizeof other_hdr, "other (%zu name%s)", nother, nother == 1 ? "" : "s");
     size_t nc = 0;
     cols[nc++] = (struct text_col){0, STINT_STEP_WALL, 0, 12};
-    for (size_t r = 0; r < nshown; r++) { /* as wide as its escaped name, 14 at least */
+    /* a child's column is as wide as its name, 14 at least, HEAD_COLS at most: a longer name
+     * is cut in the middle unless the cut would make it look like another's (textout.h) */
+    struct stint_out_col heads;
+    stint_out_col_init(&heads, nshown, HEAD_COLS, 0);
+    for (size_t r = 0; r < nshown; r++) {
         size_t sl;
         const char *nm = stint_model_str(m, s->children[r], &sl);
-        size_t w = stint_out_text_len(nm, sl);
+        stint_out_col_set(&heads, r, nm, sl, NULL);
+    }
+    stint_out_col_plan(&heads, 0);
+    for (size_t r = 0; r < nshown; r++) {
+        size_t w = stint_out_text_width(heads.s[r], heads.len[r]);
+        if (w > HEAD_COLS && !(heads.whole && heads.whole[r]))
+            w = HEAD_COLS;
         cols[nc++] = (struct text_col){1, STINT_STEP_WALL, r, w > 14 ? (int)w : 14};
     }
     if (nother) {
@@ -185,13 +199,12 @@ static void put_text(FILE *f, const struct stint_model *m, const struct stint_st
     fprintf(f, "%6s %14s", "step", "ts_us");
     for (size_t c = 0; c < ncol; c++) {
         if (cols[c].is_child) {
-            /* a child name as a column header: escaped (one header line), right-aligned
-             * to its column's width by its escaped length */
-            size_t sl;
-            const char *nm = stint_model_str(m, s->children[cols[c].rank], &sl);
-            size_t w = stint_out_text_len(nm, sl);
-            fprintf(f, " %*s", (size_t)cols[c].width > w ? (int)((size_t)cols[c].width - w) : 0, "");
-            stint_out_text_str(f, nm, sl);
+            /* a child name as a column header: escaped (one header line), cut as planned,
+             * right-aligned to its column's width by display width */
+            size_t r = cols[c].rank;
+            putc(' ', f);
+            stint_term_cell(f, heads.s[r], heads.len[r], (size_t)cols[c].width,
+                            STINT_TERM_PAD | STINT_TERM_RIGHT | (heads.whole && heads.whole[r] ? STINT_TERM_WHOLE : 0));
         } else {
             static const char *const hdr[] = {"wall", NULL, "overlap", "unattributed"};
             fprintf(f, " %*s", cols[c].width, cols[c].fig == STINT_STEP_OTHER ? other_hdr : hdr[cols[c].fig]);
@@ -239,6 +252,7 @@ static void put_text(FILE *f, const struct stint_model *m, const struct stint_st
     }
     stint_steps_stats_free(&st);
     free(cols);
+    stint_out_col_free(&heads);
     free(row_v);
 }
 
