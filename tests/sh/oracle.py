@@ -349,6 +349,10 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
                 if flt.slice(pid, tid, cat, name, ts, 0):
                     instants[("thread", cat, name)] += 1
                 per_track[(pid, tid)][0].append(Slice(ts, 0, cat, name, seq, "I", (pid, tid)))
+            for sname, v in memory_series(e):  # Kineto memory records are counter series too
+                series = counters[(pid, sname)]
+                if flt.point(pid, ts) and flt.series(sname):
+                    series.append(Decimal(v))
         elif ph == "C":
             for k, v in (e.get("args") or {}).items():
                 if isinstance(v, (int, Decimal)) and not isinstance(v, bool):
@@ -473,6 +477,24 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
     out["repairs"] = {k: v for k, v in sorted(repairs.items()) if v and k not in DROP_KINDS}
     out["drops"] = {k: v for k, v in sorted(repairs.items()) if v and k in DROP_KINDS}
     return out
+
+
+def memory_series(e):
+    """A Kineto [memory] instant's counter samples, as stint reads them: ("[memory] DEVICE KEY", value)
+    for Bytes, Total Allocated and Total Reserved written as integers (DEVICE as PyTorch names it)."""
+    a = e.get("args")
+    if e.get("ph") != "i" or e.get("name") != "[memory]" or not isinstance(a, dict):
+        return []
+    def num(k):
+        v = a.get(k)
+        return v if isinstance(v, int) and not isinstance(v, bool) else None
+    t, d = num("Device Type"), num("Device Id")
+    t = -1 if t is None else t
+    d = -1 if d is None else d
+    tn = {0: "cpu", 1: "cuda", 6: "hip", 12: "xpu", 13: "mps", 19: "mtia"}.get(t)
+    dev = "device_type_%d:%d" % (t, d) if tn is None else tn if d < 0 else "%s:%d" % (tn, d)
+    return [("[memory] %s %s" % (dev, k), num(k)) for k in ("Bytes", "Total Allocated", "Total Reserved")
+            if num(k) is not None]
 
 
 LAST = {}
@@ -819,6 +841,11 @@ def counters(evs, missing_close=False, flt=None, gap_ns=5000000000):
     flt = flt or Filter()
     ser = defaultdict(list)
     for seq, e in enumerate(evs):
+        if isinstance(e, dict) and memory_series(e):
+            ts = ns_or_none(e["ts"]) if "ts" in e else None
+            for sname, v in memory_series(e) if ts is not None else []:
+                if flt.point(e.get("pid", 0), ts) and flt.series(sname):
+                    ser[(e.get("pid", 0), sname)].append((ts, seq, Fraction(v)))
         if isinstance(e, dict) and str(e.get("ph", ""))[:1] == "C":
             pid, ts = e.get("pid", 0), ns_or_none(e["ts"])
             if ts is None:
