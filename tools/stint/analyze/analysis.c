@@ -244,7 +244,10 @@ void stint_tree_sink_span(void *ctx, const struct stint_model *m, const struct s
     }
     while (s->sn > ev->level)
         tframe_end(s);
-    if (ev->slice1 || (ev->level && !ev->parent_on_top) || s->sn != ev->level) {
+    /* an explicit parent on top of the track's stack (a marker log's depth tree) is the
+     * parent the frames give; one elsewhere (a JSONL parent on another thread) is not */
+    if ((ev->level && !ev->parent_on_top) || s->sn != ev->level ||
+        (ev->slice1 && !ev->parent_on_top && stint_model_slice(m, ev->slice1 - 1)->parent != STINT_NO_ID)) {
         s->explicit_parent = 1; /* (its path and its parent's self time need the whole model) */
         return;
     }

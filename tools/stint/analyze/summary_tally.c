@@ -35,6 +35,7 @@ struct stint_tally_frame {
     int64_t ts_ns, dur_ns;
     struct stint_union_acc kids;
     uint32_t xa, xb; /* an explicit parent's children: summary.xk[xa, xb) */
+    uint8_t xlist;   /* xa, xb were set: its explicit children are counted from there */
 };
 
 /* A child of an explicit parent (JSONL parent ids), clipped to the parent. */
@@ -440,11 +441,13 @@ void stint_tally_on_slice(void *ctx, const struct stint_model *m, const struct s
         else
             row = span_row_of(S, m, ev);
     }
-    if (ev->level && ev->parent_on_top && !ev->slice1 && ev->level <= S->sn &&
-        S->frames[ev->level - 1].row != STINT_NO_ID && !(ev->flags & (STINT_SLICE_INSTANT | STINT_SLICE_ASYNC)) &&
-        ev->dur_ns >= 0) {
+    if (ev->level && ev->parent_on_top && ev->level <= S->sn && S->frames[ev->level - 1].row != STINT_NO_ID &&
+        (!ev->slice1 || !S->frames[ev->level - 1].xlist) &&
+        !(ev->flags & (STINT_SLICE_INSTANT | STINT_SLICE_ASYNC)) && ev->dur_ns >= 0) {
         /* a direct child, counted or filtered out: clipped into the parent's child union
-         * (explicit parents take theirs from S->xk at frame_end) */
+         * (explicit parents take their explicit children from S->xk at frame_end; a
+         * parent nested by time under its explicit children, as a marker record whose
+         * depth names no parent, takes them here) */
         struct stint_tally_frame *p = &S->frames[ev->level - 1];
         int64_t end = ev->ts_ns + ev->dur_ns, pend = p->ts_ns + p->dur_ns;
         stint_union_acc_add(&p->kids, ev->ts_ns, end < pend ? end : pend);
@@ -493,7 +496,8 @@ void stint_tally_on_slice(void *ctx, const struct stint_model *m, const struct s
     fr->dur_ns = ev->dur_ns;
     stint_union_acc_init(&fr->kids);
     fr->xa = fr->xb = 0;
-    if (ev->slice1 && row != STINT_NO_ID)
+    fr->xlist = ev->slice1 && row != STINT_NO_ID;
+    if (fr->xlist)
         frame_xkids(S, m, fr, ev->slice1 - 1);
 }
 

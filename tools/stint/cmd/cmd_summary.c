@@ -9,6 +9,7 @@
 #include "read/readers.h"
 #include "base/cmp.h"
 #include "base/selftrace.h"
+#include "analyze/device_window.h"
 #include "analyze/summary_tally.h"
 #include "write/textout.h"
 #include "base/tsparse.h"
@@ -306,6 +307,19 @@ static void put_cat_name(FILE *f, const struct stint_model *m, uint32_t cat, uin
     stint_out_json_model_str(f, m, name);
 }
 
+/* The device window of each invocation of a marker log (device_window.h),
+ * as JSON or text; nothing without device-clock lanes. */
+static void put_device_windows(FILE *f, const struct stint_tally *S, const struct stint_model *m, int json)
+{
+    struct stint_devwins w;
+    stint_devwins_build(&w, m, S->f);
+    if (json)
+        stint_devwins_put_json(f, &w, m);
+    else
+        stint_devwins_put_text(f, &w, m);
+    stint_devwins_free(&w);
+}
+
 static void print_json(FILE *f, const struct stint_tally *S, const struct stint_model *m, const uint32_t *lane_order,
                        size_t nl, const char *path)
 {
@@ -376,7 +390,9 @@ static void print_json(FILE *f, const struct stint_tally *S, const struct stint_
         put_cat_name(f, m, st->cat, st->name);
         fprintf(f, ",\"count\":%" PRIu64 "}", n);
     }
-    fputs("],\n", f);
+    fputs("]", f);
+    put_device_windows(f, S, m, 1); /* (marker logs' device lanes only) */
+    fputs(",\n", f);
     stint_model_put_kinds_json(f, m);
     fprintf(f, ",\n\"flow_events\":%" PRIu64 ",\"flows\":%zu,\"dropped\":%" PRIu64 ",", m->flow_events,
             m->flows.len, m->dropped);
@@ -640,6 +656,8 @@ int stint_cmd_summary(int argc, char **argv)
         print_json(stdout, &S, &m, lane_order, m.lanes.len, o.path);
     else
         print_human(stdout, &S, &m, lane_order, m.lanes.len, o.path, wide);
+    if (!o.json)
+        put_device_windows(stdout, &S, &m, 0); /* (marker logs' device lanes only) */
     if (names_all > S.nnames && !o.json)
         printf("\n# names: the first %zu of %zu rows by %s (%zu left out): --top 0 shows all, --top N the first N\n",
                S.nnames, names_all, sort_names[sc.key], names_all - S.nnames);

@@ -203,6 +203,8 @@ enum stint_repair {
                                        without a count): the loss is known, its size is not */
     STINT_REPAIR_SUBNS_TS,          /* Chrome: a time with digits below 1 ns (4+ decimals of us): truncated to ns,
                                        as Perfetto does */
+    STINT_REPAIR_DEPTH_OUTSIDE_PARENT, /* marker log: a record's depth parent (the call tree from depth) does
+                                          not contain it in time: kept under it, as its depth says */
     STINT_REPAIR_COUNT
 };
 const char *stint_repair_name(enum stint_repair r);
@@ -251,6 +253,9 @@ struct stint_lane {
     int64_t host_tid;    /* device lanes: the host thread of their first span (markers' tid); */
     uint8_t host_tids;   /* 0: none known, 1: all spans from host_tid, 2: several threads
                           * (stint_model_slice_thread tells each span's own) */
+    /* Marker device lanes (one per invocation): what the host side says of it. */
+    uint32_t hid;        /* the invocation's callable hash as written (string id), 0: none */
+    int64_t host_wall_ns; /* its outermost host span (depth 0, same pid, thread and inv), 0: none */
 };
 
 struct stint_track {
@@ -516,6 +521,12 @@ int64_t stint_model_synthetic_tid(struct stint_model *m, int64_t pid, uint32_t n
  * forgotten (STINT_TS_NONE). Ends, async ends, flows and counter samples
  * outside the range are dropped and counted the same way. */
 uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *s);
+/* Gives slice child (an input index, as add returned it; before finish) the
+ * explicit parent parent (an input index, or STINT_NO_ID: a root), on any
+ * track (STINT_SLICE_EXPLICIT_PARENT): for a reader that learns a slice's
+ * parent only after adding it (marker logs: the parent is written after its
+ * children). finish() derives depth from the parent chain. */
+void stint_model_set_parent(struct stint_model *m, uint32_t child, uint32_t parent);
 /* Args for the slice just added: appended args are attached to slice index idx
  * (they must be appended right after that slice, before any other slice). */
 void stint_model_add_arg(struct stint_model *m, uint32_t slice, const struct stint_arg *a);

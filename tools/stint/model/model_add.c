@@ -76,6 +76,14 @@ uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *
     return (uint32_t)(m->slices.len - 1);
 }
 
+void stint_model_set_parent(struct stint_model *m, uint32_t child, uint32_t parent)
+{
+    if (child >= m->slices.len || m->finished)
+        return;
+    struct stint_slice *s = &STINT_BA_AT(&m->slices, struct stint_slice, child);
+    s->parent = parent < m->slices.len && parent != child ? parent : STINT_NO_ID;
+    s->flags |= STINT_SLICE_EXPLICIT_PARENT;
+}
 
 void stint_model_add_arg(struct stint_model *m, uint32_t slice, const struct stint_arg *a)
 {

@@ -120,7 +120,10 @@ uint32_t *stint_i_input_positions(const struct stint_model *m)
 }
 
 /* Explicit parents name input indexes (== seq); map them to sorted indexes and
- * derive depth along the parent chain. */
+ * derive depth along the parent chain: every slice's, as a slice nested by
+ * time may sit under one whose parent is explicit (marker logs: a record
+ * whose depth names no parent nests by time). Each chain is walked up to the
+ * first slice whose depth is known, then assigned down (chain: scratch). */
 static void resolve_explicit_parents(struct stint_model *m)
 {
     SELF_SCOPE("explicit parents");
@@ -130,15 +133,25 @@ static void resolve_explicit_parents(struct stint_model *m)
     for (size_t i = 0; i < n; i++)
         if ((sl[i].flags & STINT_SLICE_EXPLICIT_PARENT) && sl[i].parent != STINT_NO_ID)
             sl[i].parent = sl[i].parent < n ? pos[sl[i].parent] : STINT_NO_ID;
-    free(pos);
+    uint8_t *known = stint_xcalloc(n ? n : 1, 1);
+    uint32_t *chain = pos; /* (reused: the positions are no longer needed) */
     for (size_t i = 0; i < n; i++) {
-        if (!(sl[i].flags & STINT_SLICE_EXPLICIT_PARENT))
-            continue;
-        uint32_t d = 0;
-        for (uint32_t p = sl[i].parent; p != STINT_NO_ID && d <= n; p = sl[p].parent)
-            d++;
-        sl[i].depth = d;
+        size_t k = 0;
+        uint32_t p = (uint32_t)i;
+        while (p != STINT_NO_ID && !known[p] && k < n) {
+            chain[k++] = p;
+            known[p] = 2; /* on the chain: a cycle stops here */
+            p = sl[p].parent;
+        }
+        uint32_t d = p != STINT_NO_ID && known[p] == 1 ? sl[p].depth + 1 : 0;
+        while (k) {
+            uint32_t c = chain[--k];
+            sl[c].depth = d++;
+            known[c] = 1;
+        }
     }
+    free(known);
+    free(pos);
 }
 
 /* ---- the finish ---------------------------------------------------------------------------- */

@@ -12,6 +12,7 @@
  * count.
  */
 #include "timing/timing_int.h"
+#include "analyze/device_window.h"
 #include "base/xalloc.h"
 
 #include <math.h>
@@ -109,6 +110,98 @@ static double trunc_mean_us(i128 sum, uint32_t n)
     return (double)(int64_t)mean / 1000.0;
 }
 
+/* The device window of invocation inv (device_window.h): the union of the
+ * device wall's phases (the first span of each name one dotted level below
+ * it), of the phases that overlap another, and of orch and sched (-1 unless
+ * both ran). All -1 without a device wall. iv: scratch for fon_len. */
+static void inv_window(const struct stint_tm_model *m, uint32_t inv, struct stint_interval *iv, int64_t out[3])
+{
+    out[0] = out[1] = out[2] = -1;
+    const struct stint_tm_fon *w = stint_tout_named_span(m, inv, "runner_run.device_wall");
+    const struct stint_tm_inv *in = &m->invs[inv];
+    for (uint32_t i = 0; !w && i < in->fon_len; i++) {
+        size_t ln;
+        const char *leaf = stint_tout_leaf_of(m, in->fon[i].name, &ln);
+        if (ln == 11 && !memcmp(leaf, "device_wall", 11))
+            w = &in->fon[i];
+    }
+    if (!w)
+        return;
+    const char *wn = stint_tm_str(m, w->name);
+    uint32_t wl = stint_tm_str_len(m, w->name), np = 0;
+    int orch = -1, sched = -1;
+    for (uint32_t i = 0; i < in->fon_len; i++) {
+        const struct stint_tm_fon *p = &in->fon[i];
+        const char *pn = stint_tm_str(m, p->name);
+        uint32_t pl = stint_tm_str_len(m, p->name);
+        if (pl <= wl + 1 || memcmp(pn, wn, wl) || pn[wl] != '.' || memchr(pn + wl + 1, '.', pl - wl - 1))
+            continue;
+        if (pl - wl - 1 == 4 && !memcmp(pn + wl + 1, "orch", 4))
+            orch = (int)np;
+        if (pl - wl - 1 == 5 && !memcmp(pn + wl + 1, "sched", 5))
+            sched = (int)np;
+        iv[np++] = (struct stint_interval){p->ts_ns, p->ts_ns + p->dur_ns};
+    }
+    if (orch >= 0 && sched >= 0) {
+        struct stint_interval two[2] = {iv[orch], iv[sched]};
+        out[2] = stint_intervals_union(two, 2);
+    }
+    uint32_t nconc;
+    stint_devwin_phases(iv, np, &out[0], &out[1], &nconc);
+}
+
+/* `"device_window": {...}` for the kept invocations invs[0..k) of a bucket:
+ * per invocation the union of the device wall's phases, the concurrent
+ * window, orch ∪ sched and the device share of the host wall, with stats
+ * over the invocations that have each (device clock; the share is a ratio
+ * of two durations on two clocks). */
+static void json_device_window(const struct stint_tout_ctx *c, const uint32_t *invs, uint32_t k)
+{
+    const struct stint_tm_model *m = c->m;
+    FILE *f = c->out;
+    uint32_t most = 1;
+    for (uint32_t i = 0; i < k; i++)
+        if (m->invs[invs[i]].fon_len > most)
+            most = m->invs[invs[i]].fon_len;
+    struct stint_interval *iv = stint_xmalloc((size_t)most * sizeof *iv);
+    int64_t *fig = stint_xmalloc(((size_t)k + 1) * 3 * sizeof *fig), *v = stint_xmalloc(((size_t)k + 1) * sizeof *v);
+    for (uint32_t i = 0; i < k; i++)
+        inv_window(m, invs[i], iv, fig + 3 * (size_t)i);
+    fputs(", \"device_window\": {\"scope\": \"per invocation, device clock: phases = union of the device wall's "
+          "direct children, concurrent = union of the phases that overlap another, orch_sched = union of orch and "
+          "sched (null unless both ran); device_share = device wall / host wall (durations on two clocks)\"",
+          f);
+    static const char *const key[3] = {"phases", "concurrent", "orch_sched"};
+    for (int x = 0; x < 3; x++) {
+        uint32_t n = 0;
+        fprintf(f, ", \"%s_us\": [", key[x]);
+        for (uint32_t i = 0; i < k; i++) {
+            int64_t y = fig[3 * (size_t)i + (size_t)x];
+            fputs(i ? ", " : "", f);
+            if (y < 0)
+                fputs("null", f);
+            else
+                stint_tout_json_us(f, v[n++] = y);
+        }
+        fprintf(f, "], \"%s\": ", key[x]);
+        stint_tout_json_stats(f, v, n);
+    }
+    fputs(", \"device_share\": [", f);
+    for (uint32_t i = 0; i < k; i++) {
+        const struct stint_tm_inv *in = &m->invs[invs[i]];
+        int64_t dw = device_wall_ns(m, invs[i]);
+        fputs(i ? ", " : "", f);
+        if (in->has_root && in->root_dur_ns > 0 && dw > 0)
+            fprintf(f, "%.6f", (double)dw / (double)in->root_dur_ns);
+        else
+            fputs("null", f);
+    }
+    fputs("]}", f);
+    free(iv);
+    free(fig);
+    free(v);
+}
+
 /* The table view of bucket b as one JSON object: root stats, per-invocation
  * host and device walls (what pypto reads), and per-stage stats. */
 static void table_json_bucket(const struct stint_tout_ctx *c, uint32_t b)
@@ -180,7 +273,9 @@ static void table_json_bucket(const struct stint_tout_ctx *c, uint32_t b)
         stint_tout_json_stats(f, v, nv);
         fputc('}', f);
     }
-    fputs("]}", f);
+    fputs("]", f);
+    json_device_window(c, invs, k);
+    fputs("}", f);
     free(st);
     free(v);
 }

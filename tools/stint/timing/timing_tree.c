@@ -354,9 +354,12 @@ static void name_links(struct tree *t)
 /* Host spans of one tid, g[0..n) in input order. Read as post-order (spans
  * written when they end): a span adopts the pending deeper spans before it.
  * Read as pre-order (written when they start): a span's parent is the latest
- * span before it still open, one level up or more. Either way a parent must
- * contain its child in time. The reading that links more spans wins;
- * post-order on a tie (the reference's tracer writes spans as they end).
+ * span before it still open, exactly one level up. Either way the link is
+ * by depth alone, as the analyses rebuild it (read_markers.c): a child out
+ * of its parent's time stays its child. The reading whose links a parent
+ * contains in time more often wins (a span lost from the log cannot turn a
+ * log written at span end into one written parent first); post-order on a
+ * tie (the reference's tracer writes spans as they end).
  * post, pre, stk: scratch for n. */
 static void host_links(struct tree *t, const uint32_t *g, uint32_t n, uint32_t *post, uint32_t *pre, uint32_t *stk)
 {
@@ -366,9 +369,9 @@ static void host_links(struct tree *t, const uint32_t *g, uint32_t n, uint32_t *
         post[k] = TM_NONE;
         while (sp && ref_span(t, g[stk[sp - 1]])->depth > d) {
             uint32_t j = stk[--sp];
-            if (contains(t, g[k], g[j])) {
+            if (ref_span(t, g[j])->depth == d + 1) { /* (by depth, in or out of its time: as the analyses do) */
                 post[j] = g[k];
-                npost++;
+                npost += (uint32_t)contains(t, g[k], g[j]);
             }
         }
         stk[sp++] = k;
@@ -379,9 +382,9 @@ static void host_links(struct tree *t, const uint32_t *g, uint32_t n, uint32_t *
         pre[k] = TM_NONE;
         while (sp && ref_span(t, g[stk[sp - 1]])->depth >= d)
             sp--;
-        if (sp && contains(t, g[stk[sp - 1]], g[k])) {
+        if (sp && d && ref_span(t, g[stk[sp - 1]])->depth == d - 1) {
             pre[k] = g[stk[sp - 1]];
-            npre++;
+            npre += (uint32_t)contains(t, g[stk[sp - 1]], g[k]);
         }
         stk[sp++] = k;
     }
