@@ -36,7 +36,7 @@ bad = 0
 rows = set(text(l) for l in out if "vectorized" in l or "middle_" in l or "ampere" in l)
 if cmd.startswith("steps"):  # names are column heads on one line: each must be told apart there
     head = " ".join(l for l in out if "ampere" in l)
-    for part in ("FillFunctor<half>", "FillFunctor<float>, at::detail::Array<char*, 1>)", "middle_one", "middle_two"):
+    for part in ("<half>", "<float>, at::detail::Array<char*, 1>)", "middle_one", "middle_two"):
         if part not in head:
             print("FAIL: stint %s: the column heads lose %r" % (cmd, part)); bad = 1
 # five names: five different row texts (a name's own rows may repeat, numbers aside)

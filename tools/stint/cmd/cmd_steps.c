@@ -159,9 +159,8 @@ static void put_text(FILE *f, const struct stint_model *m, const struct stint_st
     }
     stint_out_col_plan(&heads, 0);
     for (size_t r = 0; r < nshown; r++) {
-        size_t w = stint_out_text_width(heads.s[r], heads.len[r]);
-        if (w > HEAD_COLS && !(heads.whole && heads.whole[r]))
-            w = HEAD_COLS;
+        size_t w = stint_out_text_width(heads.s[r], heads.len[r]), cut = stint_out_col_width(&heads, r);
+        w = w < cut ? w : cut;
         cols[nc++] = (struct text_col){1, STINT_STEP_WALL, r, w > 14 ? (int)w : 14};
     }
     if (nother) {
@@ -203,8 +202,7 @@ static void put_text(FILE *f, const struct stint_model *m, const struct stint_st
              * right-aligned to its column's width by display width */
             size_t r = cols[c].rank;
             putc(' ', f);
-            stint_term_cell(f, heads.s[r], heads.len[r], (size_t)cols[c].width,
-                            STINT_TERM_PAD | STINT_TERM_RIGHT | (heads.whole && heads.whole[r] ? STINT_TERM_WHOLE : 0));
+            stint_term_cell(f, heads.s[r], heads.len[r], (size_t)cols[c].width, STINT_TERM_PAD | STINT_TERM_RIGHT);
         } else {
             static const char *const hdr[] = {"wall", NULL, "overlap", "unattributed"};
             fprintf(f, " %*s", cols[c].width, cols[c].fig == STINT_STEP_OTHER ? other_hdr : hdr[cols[c].fig]);

@@ -20,6 +20,7 @@
 #include "base/xalloc.h"
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -195,45 +196,93 @@ static size_t cell_text(char *buf, size_t cap, const char *s, size_t n, size_t c
     return stint_term_fit(buf, cap, s, n, cols, NULL);
 }
 
-unsigned char *stint_out_cut_plan(size_t n, size_t cols, stint_out_name_fn get, void *ctx)
+/* Hashes of the cut texts (at width w, or whole) of rows idx[0..k): 1 when two
+ * rows with different names print alike. */
+static int group_clashes(const size_t *idx, size_t k, size_t w, stint_out_name_fn get, void *ctx, char *buf,
+                         size_t cap, const uint64_t *name_h)
 {
-    unsigned char *whole = NULL;
+    struct stint_umap seen = {0};
+    int isnew, clash = 0;
+    for (size_t j = 0; j < k && !clash; j++) {
+        size_t len;
+        const char *s = get(ctx, idx[j], &len);
+        size_t tl = cell_text(buf, cap, s, len, w);
+        uint32_t at = stint_umap_get(&seen, stint_hash_bytes(buf, tl), (uint32_t)j, &isnew);
+        clash = !isnew && name_h[idx[at]] != name_h[idx[j]];
+    }
+    stint_umap_free(&seen);
+    return clash;
+}
+
+/* Row indexes by their text's hash (ctx: the hashes), then by index. */
+static int by_text_hash(const void *pa, const void *pb, void *ctx)
+{
+    const uint64_t *h = ctx;
+    size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+    if (h[a] != h[b])
+        return h[a] < h[b] ? -1 : 1;
+    return a < b ? -1 : a > b;
+}
+
+size_t *stint_out_cut_plan(size_t n, size_t cols, stint_out_name_fn get, void *ctx)
+{
+    size_t *wid = NULL;
     if (cols == 0 || n < 2)
         return NULL;
     size_t cap = cols * 4 + 16; /* (a cut text: cols columns, at most 4 bytes each, and the ellipsis) */
     char *buf = stint_xmalloc(cap);
     struct stint_umap first = {0}, clash = {0};
     uint64_t *name_h = stint_xreallocarray(NULL, n, sizeof *name_h);
+    uint64_t *text_h = stint_xreallocarray(NULL, n, sizeof *text_h);
     int isnew;
     /* pass 1: the first row of each printed text; a text that two different names print clashes */
     for (size_t i = 0; i < n; i++) {
         size_t len;
         const char *s = get(ctx, i, &len);
         name_h[i] = stint_hash_bytes(s, len);
-        size_t tl = cell_text(buf, cap, s, len, cols);
-        uint64_t th = stint_hash_bytes(buf, tl);
-        uint32_t at = stint_umap_get(&first, th, (uint32_t)i, &isnew);
+        text_h[i] = stint_hash_bytes(buf, cell_text(buf, cap, s, len, cols));
+        uint32_t at = stint_umap_get(&first, text_h[i], (uint32_t)i, &isnew);
         if (!isnew && name_h[at] != name_h[i]) /* (equal hashes of different names: widened, never merged) */
-            stint_umap_get(&clash, th, 1, &isnew);
+            stint_umap_get(&clash, text_h[i], 1, &isnew);
     }
-    /* pass 2: every cut row whose text clashes prints whole */
-    for (size_t i = 0; i < n; i++) {
-        size_t len;
-        const char *s = get(ctx, i, &len);
-        if (stint_term_width(s, len) <= cols)
-            continue;
-        size_t tl = cell_text(buf, cap, s, len, cols);
-        if (stint_umap_find(&clash, stint_hash_bytes(buf, tl)) == STINT_UMAP_NONE)
-            continue;
-        if (!whole)
-            whole = stint_xcalloc(n, 1);
-        whole[i] = 1;
+    /* pass 2: the rows of each clashing text widen together, doubling, until their cuts differ (a
+     * cut at a wider width never equals another text's: its head and tail extend the narrower
+     * cut's); at their full width they are whole, and different names differ */
+    size_t *idx = NULL, nidx = 0, icap = 0;
+    for (size_t i = 0; i < n; i++)
+        if (stint_umap_find(&clash, text_h[i]) != STINT_UMAP_NONE) {
+            idx = stint_xgrow(idx, &icap, nidx + 1, sizeof *idx, 16);
+            idx[nidx++] = i;
+        }
+    qsort_r(idx, nidx, sizeof *idx, by_text_hash, text_h);
+    for (size_t g = 0, e; g < nidx; g = e) { /* one run of rows printing one text */
+        size_t maxw = 0;
+        for (e = g; e < nidx && text_h[idx[e]] == text_h[idx[g]]; e++) {
+            size_t len;
+            const char *s = get(ctx, idx[e], &len);
+            size_t w = stint_term_width(s, len);
+            maxw = w > maxw ? w : maxw;
+        }
+        size_t w = cols;
+        do {
+            w = w * 2 < maxw ? w * 2 : maxw;
+            if (w * 4 + 16 > cap) {
+                cap = w * 4 + 16;
+                buf = stint_xreallocarray(buf, cap, 1);
+            }
+        } while (w < maxw && group_clashes(idx + g, e - g, w, get, ctx, buf, cap, name_h));
+        if (!wid)
+            wid = stint_xcalloc(n, sizeof *wid);
+        for (size_t j = g; j < e; j++)
+            wid[idx[j]] = w >= maxw ? SIZE_MAX : w;
     }
+    free(idx);
     free(name_h);
+    free(text_h);
     free(buf);
     stint_umap_free(&first);
     stint_umap_free(&clash);
-    return whole;
+    return wid;
 }
 
 void stint_out_col_init(struct stint_out_col *c, size_t rows, size_t cols, int wide)
@@ -284,19 +333,27 @@ size_t stint_out_col_plan(struct stint_out_col *c, int fit)
         if (c->wide || w < c->cols)
             c->cols = w;
     }
-    free(c->whole);
-    c->whole = c->wide ? NULL : stint_out_cut_plan(c->n, c->cols, col_get, c);
+    free(c->wid);
+    c->wid = c->wide ? NULL : stint_out_cut_plan(c->n, c->cols, col_get, c);
     return c->cols;
+}
+
+size_t stint_out_col_width(const struct stint_out_col *c, size_t i)
+{
+    if (c->wide)
+        return SIZE_MAX;
+    return c->wid && i < c->n && c->wid[i] ? c->wid[i] : c->cols;
 }
 
 void stint_out_col_put(FILE *f, const struct stint_out_col *c, size_t i, unsigned flags)
 {
     size_t len = 0;
     const char *s = i < c->n ? col_get((void *)c, i, &len) : "";
+    size_t w = stint_out_col_width(c, i);
     flags |= STINT_TERM_PAD;
-    if (c->wide || (c->whole && c->whole[i]))
+    if (w == SIZE_MAX)
         flags |= STINT_TERM_WHOLE;
-    stint_term_cell(f, s, len, c->cols, flags);
+    stint_term_cell(f, s, len, w == SIZE_MAX || w < c->cols ? c->cols : w, flags);
 }
 
 void stint_out_col_free(struct stint_out_col *c)
@@ -307,6 +364,6 @@ void stint_out_col_free(struct stint_out_col *c)
     free(c->own);
     free(c->s);
     free(c->len);
-    free(c->whole);
+    free(c->wid);
     memset(c, 0, sizeof *c);
 }

@@ -66,13 +66,14 @@ size_t stint_out_text_width(const char *s, size_t len);
 
 /* Names in text tables are cut in the middle to their column (base/term.h:
  * stint_term_cell keeps both ends around one ellipsis and pads by display
- * width). The one name a cut could make ambiguous is printed whole: given a
+ * width). Rows that a cut would make look alike get a wider cut: given a
  * column of n names (get(ctx, i, &len) gives name i) and its width cols,
- * stint_out_cut_plan returns which rows print whole (a calloc'd array of n
- * flags, 1 = whole; NULL when none does), so that no two different names
- * ever print the same text. cols 0 (--wide): NULL, every name is whole. */
+ * stint_out_cut_plan returns each row's cut width (a calloc'd array of n:
+ * 0 = cols, SIZE_MAX = whole; NULL when every row keeps cols). Such rows
+ * widen together, doubling, until their cuts differ, at most to whole, so
+ * no two different names ever print the same text. */
 typedef const char *(*stint_out_name_fn)(void *ctx, size_t i, size_t *len);
-unsigned char *stint_out_cut_plan(size_t n, size_t cols, stint_out_name_fn get, void *ctx);
+size_t *stint_out_cut_plan(size_t n, size_t cols, stint_out_name_fn get, void *ctx);
 
 /* A name column of a text table, filled row by row, planned once, then
  * printed: stint_out_col_init(&c, rows, cols, wide) (wide: --wide, every
@@ -87,7 +88,7 @@ struct stint_out_col {
     const char **s;
     size_t *len;
     char **own;           /* copies made by stint_out_col_set with a suffix */
-    unsigned char *whole; /* stint_out_cut_plan's answer */
+    size_t *wid;          /* stint_out_cut_plan's answer */
 };
 void stint_out_col_init(struct stint_out_col *c, size_t rows, size_t cols, int wide);
 void stint_out_col_set(struct stint_out_col *c, size_t i, const char *s, size_t len, const char *suffix);
@@ -95,7 +96,10 @@ void stint_out_col_set(struct stint_out_col *c, size_t i, const char *s, size_t 
  * when that is narrower than cols (and widens to it under --wide). Returns
  * the column's width in columns. */
 size_t stint_out_col_plan(struct stint_out_col *c, int fit);
-/* Writes row i's cell: cut in the middle unless planned whole, padded to
+/* Row i's cut width: the column's, a wider one the plan gave it, or
+ * SIZE_MAX (whole: --wide, or a cut would not tell it apart). */
+size_t stint_out_col_width(const struct stint_out_col *c, size_t i);
+/* Writes row i's cell: cut in the middle to its width, padded to
  * the column's width (flags: STINT_TERM_PAD is implied; add
  * STINT_TERM_RIGHT to align right, or 0). */
 void stint_out_col_put(FILE *f, const struct stint_out_col *c, size_t i, unsigned flags);
