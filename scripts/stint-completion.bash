@@ -16,7 +16,7 @@ _stint()
     help) [ "$COMP_CWORD" -eq 2 ] && COMPREPLY=($(compgen -W "$commands" -- "$cur")); return 0 ;;
     timing) opts='--rounds-table --tree --tree=names --tree=depth --trace-out --warmup --json --strict --help' ;;
     slices) opts='--csv --csv-raw --json --strict --format --pid --tid --cat --name --exclude-cat --exclude-name --time-range --min-dur --help' ;;
-    summary) opts='--json --top --sort --wide --strict --format --pid --tid --cat --name --exclude-cat --exclude-name --time-range --min-dur --help' ;;
+    summary) opts='--json --top --sort --merge-numbered --wide --strict --format --pid --tid --cat --name --exclude-cat --exclude-name --time-range --min-dur --help' ;;
     tree) opts='--depth --merge-numbered --force --sort --flat --json --strict --format --pid --tid --cat --name --exclude-cat --exclude-name --time-range --min-dur --help' ;;
     steps) opts='--step --columns --json --strict --format --pid --tid --cat --name --exclude-cat --exclude-name --time-range --min-dur --help' ;;
     counters) opts='--gap --time-key --time-unit --fields --json --strict --format --pid --name --time-range --help' ;;

@@ -153,6 +153,13 @@ void stint_calltree_merge_numbered(struct stint_calltree *dst, const struct stin
                                    const struct stint_model *m);
 struct stint_flat_row *stint_flat_merge_numbered(struct stint_flat_row *rows, size_t *count,
                                                  const struct stint_model *m);
+/* The same families one name at a time (summary --merge-numbered, as spans
+ * stream): stint_name_family gives name's family's first name id seen
+ * (name itself when it ends in no number). Out of memory exits. */
+struct stint_name_families;
+struct stint_name_families *stint_name_families_new(void);
+uint32_t stint_name_family(struct stint_name_families *f, const struct stint_model *m, uint32_t name);
+void stint_name_families_free(struct stint_name_families *f);
 
 /* Writes node's path "a;b;c" (names joined with sep) into a malloc'd string;
  * NULL when out of memory. */

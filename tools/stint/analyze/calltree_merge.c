@@ -236,3 +236,83 @@ struct stint_flat_row *stint_flat_merge_numbered(struct stint_flat_row *rows, si
     *count = w;
     return rows;
 }
+
+struct stint_name_families {
+    uint32_t *rep;   /* per name id: its family's first name + 1; 0: not looked up yet */
+    size_t nrep;
+    uint32_t *slots; /* first name + 1 of each family, by its stem's hash */
+    size_t cap, n;
+};
+
+struct stint_name_families *stint_name_families_new(void)
+{
+    struct stint_name_families *f = stint_xcalloc(1, sizeof *f);
+    f->cap = 64;
+    f->slots = stint_xcalloc(f->cap, sizeof *f->slots);
+    return f;
+}
+
+void stint_name_families_free(struct stint_name_families *f)
+{
+    if (!f)
+        return;
+    free(f->rep);
+    free(f->slots);
+    free(f);
+}
+
+/* The slot of the stem s[0..stem) in f's table: its family's, or the empty
+ * one where it goes. */
+static size_t family_slot(const struct stint_name_families *f, const struct stint_model *m, const char *s, size_t stem)
+{
+    size_t j = (size_t)stint_hash_bytes(s, stem) & (f->cap - 1);
+    for (;; j = (j + 1) & (f->cap - 1)) {
+        if (!f->slots[j])
+            return j;
+        size_t ol;
+        const char *os = stint_model_str(m, f->slots[j] - 1, &ol);
+        if (stint_name_number_stem(os, ol) == stem && !memcmp(os, s, stem))
+            return j;
+    }
+}
+
+uint32_t stint_name_family(struct stint_name_families *f, const struct stint_model *m, uint32_t name)
+{
+    if (name >= f->nrep) {
+        size_t n = f->nrep ? f->nrep : 256;
+        while (n <= name)
+            n *= 2;
+        f->rep = stint_xreallocarray(f->rep, n, sizeof *f->rep);
+        memset(f->rep + f->nrep, 0, (n - f->nrep) * sizeof *f->rep);
+        f->nrep = n;
+    }
+    if (f->rep[name])
+        return f->rep[name] - 1;
+    size_t len;
+    const char *s = stint_model_str(m, name, &len);
+    size_t stem = stint_name_number_stem(s, len);
+    uint32_t r = name;
+    if (stem != len) {
+        if (2 * (f->n + 1) > f->cap) { /* rehash the families' stems */
+            uint32_t *o = f->slots;
+            size_t ocap = f->cap;
+            f->cap *= 2;
+            f->slots = stint_xcalloc(f->cap, sizeof *f->slots);
+            for (size_t i = 0; i < ocap; i++)
+                if (o[i]) {
+                    size_t ol;
+                    const char *os = stint_model_str(m, o[i] - 1, &ol);
+                    f->slots[family_slot(f, m, os, stint_name_number_stem(os, ol))] = o[i];
+                }
+            free(o);
+        }
+        size_t j = family_slot(f, m, s, stem);
+        if (!f->slots[j]) {
+            f->slots[j] = name + 1;
+            f->n++;
+        }
+        r = f->slots[j] - 1;
+    }
+    f->rep[name] = r + 1;
+    return r;
+}

@@ -10,6 +10,7 @@
 #include "base/cmp.h"
 #include "base/selftrace.h"
 #include "analyze/device_window.h"
+#include "analyze/analysis.h"
 #include "analyze/summary_tally.h"
 #include "write/textout.h"
 #include "base/tsparse.h"
@@ -26,6 +27,7 @@ static const char usage[] =
     "  (union of intervals), self time and duration quantiles; counters, instants, repairs\n"
     "  --wide  print names whole (else a long name is cut in the middle: start...end)\n"
     "  --top N  the first N name rows (default: all, 30 when stdout is a terminal; 0 = all)\n"
+    "  --merge-numbered  names that differ only by a trailing number are one (ProfilerStep#N)\n"
     "  --sort sum|busy|self|count|p99  the order of the names (and categories), largest first\n"
     "          (default busy: a name's total, the union of its spans)\n";
 
@@ -105,6 +107,41 @@ static int view_opts(const char *top_s, const char *sort_s, size_t *top, enum so
         return STINT_EXIT_USAGE;
     }
     return -1;
+}
+
+/* --merge-numbered: the span sink in front of the tally's, which gives each
+ * span its name family's first name (analysis.h, stint_name_family), so
+ * ProfilerStep#1 ... #1000 are tallied as one name: their union, self time
+ * and quantiles over all their spans. */
+struct merge_sink {
+    struct stint_tally *S;
+    struct stint_name_families *fam;
+};
+
+static void merge_on_slice(void *ctx, const struct stint_model *m, const struct stint_span_ev *ev)
+{
+    struct merge_sink *ms = ctx;
+    struct stint_span_ev e = *ev;
+    e.name = stint_name_family(ms->fam, m, ev->name);
+    stint_tally_on_slice(ms->S, m, &e);
+}
+
+/* After the tally: each name row of a numbered family is named as the
+ * family, its stem and "N" ("ProfilerStep#N"), a string added to m. */
+static void name_families(struct stint_tally *S, struct stint_model *m)
+{
+    for (size_t k = 0; k < S->nnames; k++) {
+        size_t len;
+        const char *s = stint_model_str(m, S->names[k].name, &len);
+        size_t stem = stint_name_number_stem(s, len);
+        if (stem == len)
+            continue;
+        char *t = stint_xmalloc(stem + 1);
+        memcpy(t, s, stem);
+        t[stem] = 'N';
+        S->names[k].name = stint_model_intern(m, t, stem + 1);
+        free(t);
+    }
 }
 
 /* A lane's pid or tid as the trace wrote it: the string of a synthetic id
@@ -608,8 +645,11 @@ int stint_cmd_summary(int argc, char **argv)
     if (stint_cmd_take_extras("summary", &argc, argv, ex, 1) == STINT_EXIT_USAGE)
         return STINT_EXIT_USAGE;
     const char *top_s = NULL, *sort_s = NULL;
-    const struct stint_cmd_extra vx[] = {{"--top", NULL, &top_s, NULL, 0}, {"--sort", NULL, &sort_s, NULL, 0}};
-    if (stint_cmd_take_extras("summary", &argc, argv, vx, 2) == STINT_EXIT_USAGE)
+    int merge = 0;
+    const struct stint_cmd_extra vx[] = {{"--top", NULL, &top_s, NULL, 0},
+                                         {"--sort", NULL, &sort_s, NULL, 0},
+                                         {"--merge-numbered", NULL, NULL, &merge, 1}};
+    if (stint_cmd_take_extras("summary", &argc, argv, vx, 3) == STINT_EXIT_USAGE)
         return STINT_EXIT_USAGE;
     int rc = stint_cmd_parse_nocsv(argc, argv, usage, &o);
     if (rc >= 0)
@@ -628,13 +668,18 @@ int stint_cmd_summary(int argc, char **argv)
     unsigned flags = (nl && *nl == '1' ? 0 : STINT_MODEL_LEAN) |
                      (o.filter.has_pid || o.filter.has_range ? STINT_MODEL_KEEP_SAMPLES : 0);
     struct stint_span_split split = stint_tally_split();
-    rc = stint_cmd_load_sink(&o, &m, flags, stint_tally_on_slice, &S, &split);
+    struct merge_sink ms = {&S, merge ? stint_name_families_new() : NULL}; /* (one walker: no split) */
+    rc = merge ? stint_cmd_load_sink(&o, &m, flags, merge_on_slice, &ms, NULL)
+               : stint_cmd_load_sink(&o, &m, flags, stint_tally_on_slice, &S, &split);
+    stint_name_families_free(ms.fam);
     if (stint_no_report(rc, &m)) {
         stint_model_free(&m);
         return rc;
     }
     SELF_BEGIN(cp, "summary: unions and quantiles");
     stint_tally_compute(&S, &m);
+    if (merge)
+        name_families(&S, &m);
     SELF_END(cp);
     SELF_BEGIN(out, "summary: output");
     sc.m = &m;

@@ -88,7 +88,8 @@ static const char *const help_slices_2[] = {
 
 static const char *const help_summary_1[] = {
     "stint summary - per-lane, per-category and per-name time, as union and as sum\n\nusage:",
-    "  stint summary FILE [--json] [--top N] [--sort sum|busy|self|count|p99]\n        [--wide] [--strict] [--format chrome|jsonl|markers] [filters]\n",
+    "  stint summary FILE [--json] [--top N] [--sort sum|busy|self|count|p99]",
+    "        [--merge-numbered] [--wide] [--strict] [--format chrome|jsonl|markers]\n        [filters]\n",
     "  Per lane (thread), per category and per name: the number of spans, their sum",
     "  (which counts overlapping time twice) and their busy time (the union of their",
     "  intervals), self time and duration quantiles; then counters, instants and the",
@@ -104,7 +105,9 @@ static const char *const help_summary_1[] = {
     "      that string in the text; the JSON keeps the number and adds pid_text and\n      tid_text.\n  --top N",
     "      Show the first N name rows (0: all). The default is all when stdout is",
     "      not a terminal and 30 when it is; a line then says how many rows were\n      left out.\n  --sort sum|busy|self|count|p99",
-    "      Order the names (and categories) by this column, largest first; busy, a\n      name's total (the union of its spans), is the default.\n  --wide",
+    "      Order the names (and categories) by this column, largest first; busy, a\n      name's total (the union of its spans), is the default.",
+    "  --merge-numbered\n      Take names that differ only by a trailing number as one (ProfilerStep#N):",
+    "      one row with the union, self time and quantiles of all their spans. A\n      --name glob is matched against each family's first name.\n  --wide",
     "      Print names whole (else a long name is cut in the middle, start...end,\n      unless the cut would make it look like another row's).",
     NULL};
 
