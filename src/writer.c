@@ -389,7 +389,9 @@ static void drain_thread(stint_i_thread *t)
             first_ns = last_ns;
         stint_i_drop d = {g_pid, t->tid, dropped - t->dropped_reported, first_ns, last_ns};
         t->dropped_reported = dropped;
-        if (!g_drop_first_ns || d.first_ts_ns < g_drop_first_ns)
+        /* (a report without a range, spans a signal handler began inside the
+         * library, leaves the range of full buffers as it is) */
+        if (d.first_ts_ns && (!g_drop_first_ns || d.first_ts_ns < g_drop_first_ns))
             g_drop_first_ns = d.first_ts_ns;
         if (d.last_ts_ns > g_drop_last_ns)
             g_drop_last_ns = d.last_ts_ns;
