@@ -70,5 +70,20 @@ wait
 [ -p fifo.json ] || bad "the FIFO was replaced by a plain file"
 python3 -c 'import json,sys; json.load(open(sys.argv[1]))' from_fifo.json 2>/dev/null || bad "the FIFO's reader got no JSON"
 
+# 6. a command killed while it writes (SIGTERM, SIGINT at a few moments) leaves the old file or the
+#    whole new one, and no temporary
+awk 'BEGIN{printf "{\"traceEvents\":[\n"; for(i=0;i<200000;i++) printf "%s{\"ph\":\"X\",\"pid\":1,\"tid\":%d,\"ts\":%d,\"dur\":5,\"name\":\"s%d\"}\n", (i?",":""), i%5, i*10, i%100; print "]}"}' > big.json
+for d in 0.3 1; do
+  for sig in TERM INT; do
+    printf 'OLD\n' > k.json
+    "$STINT" convert big.json -o k.json --to chrome 2>/dev/null & pid=$!
+    sleep $d; kill -$sig $pid 2>/dev/null; wait $pid 2>/dev/null
+    if [ "$(head -c 4 k.json)" != OLD ]; then
+      python3 -c 'import json,sys; json.load(open(sys.argv[1]))' k.json 2>/dev/null || bad "SIG$sig after ${d}s: k.json is neither the old file nor a whole trace"
+    fi
+    ls -A | grep -q 'stint-' && { bad "SIG$sig after ${d}s: a temporary was left: $(ls -A | grep stint-)"; rm -f .*stint-*; }
+  done
+done
+
 [ $fail = 0 ] && echo "PASS: outputs are atomic and never an input"
 exit $fail
