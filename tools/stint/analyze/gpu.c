@@ -136,20 +136,26 @@ enum gpu_kind stint_gpu_cat_kind(struct gpu_file *f, uint32_t cat)
     return k;
 }
 
-int stint_gpu_corr(const struct stint_model *m, const struct stint_slice *s, int64_t *out)
+int stint_gpu_corr(struct gpu_file *f, const struct stint_slice *s, int64_t *out)
 {
+    const struct stint_model *m = f->m;
     if (s->args == STINT_NO_ID)
         return 0;
     for (uint32_t i = 0; i < s->nargs; i++) {
         const struct stint_arg *a = stint_model_arg_at(m, s->args + i);
-        size_t kn;
-        const char *k = stint_model_str(m, a->key, &kn);
-        if (kn == 16 && memcmp(k, "args.correlation", 16) == 0) {
-            if (a->kind != STINT_ARG_INT && a->kind != STINT_ARG_UINT)
-                return 0;
-            *out = a->ival;
-            return 1;
+        if (a->key != f->corr_key) {
+            if (f->corr_key) /* strings are interned: another id is another key */
+                continue;
+            size_t kn;
+            const char *k = stint_model_str(m, a->key, &kn);
+            if (kn != 16 || memcmp(k, "args.correlation", 16) != 0)
+                continue;
+            f->corr_key = a->key;
         }
+        if (a->kind != STINT_ARG_INT && a->kind != STINT_ARG_UINT)
+            return 0;
+        *out = a->ival;
+        return 1;
     }
     return 0;
 }
@@ -229,12 +235,20 @@ static uint8_t item_class(const struct stint_model *m, enum gpu_kind k, uint32_t
     return v ? STINT_GPU_COMM : STINT_GPU_COMPUTE;
 }
 
-static int cmp_start(const void *a, const void *b)
+/* Sorts items[0..n) by (start, input position): an introsort of (start,
+ * index) pairs (base/intervals.h, comparisons inlined), then one permutation. */
+static void sort_run(struct gpu_item *items, size_t n)
 {
-    const struct gpu_item *x = a, *y = b;
-    if (x->c0 != y->c0)
-        return x->c0 < y->c0 ? -1 : 1;
-    return x->slice < y->slice ? -1 : x->slice > y->slice;
+    struct stint_interval *key = stint_xmalloc(n * sizeof *key);
+    for (size_t i = 0; i < n; i++)
+        key[i] = (struct stint_interval){items[i].c0, (int64_t)i};
+    stint_intervals_sort(key, n);
+    struct gpu_item *out = stint_xmalloc(n * sizeof *out);
+    for (size_t i = 0; i < n; i++)
+        out[i] = items[key[i].end];
+    memcpy(items, out, n * sizeof *out);
+    free(out);
+    free(key);
 }
 
 static int cmp_dev(const void *a, const void *b)
@@ -304,7 +318,7 @@ static void order_by_device(struct gpu_file *f)
             if (f->items[b].c0 < f->items[b - 1].c0)
                 sorted = 0;
         if (!sorted)
-            qsort(f->items + a, b - a, sizeof *f->items, cmp_start);
+            sort_run(f->items + a, b - a);
         a = b;
     }
 }
@@ -333,11 +347,14 @@ static void collect(struct gpu_file *f, const struct stint_gpu_opts *o)
         }
         f->lane_work[t->lane] = 1;
         int64_t corr;
-        int has_corr = stint_gpu_corr(m, s, &corr), isnew;
-        if (has_corr)
-            stint_umap_get(&f->workcorr, (uint64_t)corr, 0, &isnew);
-        if (!stint_filter_overlaps(t0, t1, s->ts_ns, s->dur_ns))
+        int has_corr = stint_gpu_corr(f, s, &corr);
+        if (!stint_filter_overlaps(t0, t1, s->ts_ns, s->dur_ns)) {
+            if (has_corr) {
+                f->outcorr = stint_xgrow(f->outcorr, &f->outcap, f->noutcorr + 1, sizeof *f->outcorr, 256);
+                f->outcorr[f->noutcorr++] = corr;
+            }
             continue;
+        }
         f->items = stint_xgrow(f->items, &cap, f->nitems + 1, sizeof *f->items, 1024);
         struct gpu_item *it = &f->items[f->nitems++];
         memset(it, 0, sizeof *it);
@@ -514,12 +531,6 @@ static void devices(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, c
 
 /* ---- kernels ------------------------------------------------------------ */
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 static int cmp_bytes(const char *a, size_t an, const char *b, size_t bn)
 {
     int c = memcmp(a, b, an < bn ? an : bn);
@@ -590,7 +601,7 @@ static void kernels(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, c
     for (size_t g = 0; g < ng; g++) {
         int64_t *v = durs + off[g];
         size_t c = off[g + 1] - off[g];
-        qsort(v, c, sizeof *v, cmp_i64);
+        stint_sort_i64(v, c);
         k[g].min_ns = v[0];
         k[g].max_ns = v[c - 1];
         k[g].p50_ns = stint_gpu_rank_q(v, c, 50);
@@ -633,7 +644,7 @@ void stint_gpu_compute(struct stint_gpu_result *r, const struct stint_model *con
         free(fs[i].lane_work);
         free(fs[i].kind);
         free(fs[i].step_name);
-        stint_umap_free(&fs[i].workcorr);
+        free(fs[i].outcorr);
         for (int c = 0; c <= STINT_GPU_CLASSES; c++)
             free(fs[i].u[c]);
     }

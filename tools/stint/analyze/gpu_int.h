@@ -56,15 +56,17 @@ struct gpu_file {
     size_t nkind;
     uint8_t *step_name;          /* by name string id: 1 not a step, 2 a step, 0 = not looked at yet */
     size_t nstep_name;
-    struct stint_umap workcorr;  /* the correlations of all its device work (any time) */
+    int64_t *outcorr;            /* with --time-range: the correlations of device work outside it */
+    size_t noutcorr, outcap;
+    uint32_t corr_key;           /* the string id of "args.correlation" once seen (0: not yet) */
     struct stint_interval *u[STINT_GPU_CLASSES + 1]; /* per class, then all: merged over devices */
     size_t nu[STINT_GPU_CLASSES + 1];
 };
 
 /* The kind of category id cat in f's model (cached). */
 enum gpu_kind stint_gpu_cat_kind(struct gpu_file *f, uint32_t cat);
-/* args.correlation of slice s as an integer: 1 and *out, or 0. */
-int stint_gpu_corr(const struct stint_model *m, const struct stint_slice *s, int64_t *out);
+/* args.correlation of slice s of f's model as an integer: 1 and *out, or 0. */
+int stint_gpu_corr(struct gpu_file *f, const struct stint_slice *s, int64_t *out);
 /* The length of the part of merged (sorted, disjoint) iv[0..n) inside [a, b). */
 int64_t stint_gpu_clip_len(const struct stint_interval *iv, size_t n, int64_t a, int64_t b);
 /* Nearest-rank quantile pct of sorted v[0..n) (n > 0), as `summary`. */

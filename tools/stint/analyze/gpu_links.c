@@ -83,12 +83,6 @@ static int cmp_op(const void *a, const void *b)
     return cmp_bytes(x->name, x->name_len, y->name, y->name_len);
 }
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* The innermost (*o) and outermost (*t) cpu_op spans enclosing slice si on
  * its thread; STINT_NO_ID when none. */
 static void enclosing_ops(struct gpu_file *f, uint32_t si, uint32_t *o, uint32_t *t)
@@ -136,6 +130,12 @@ static void one_file(struct stint_gpu_result *r, struct gpu_file *f, struct agg 
     struct gpu_idcache launch_names = {0}; /* name id -> 1 + whether it names a launch call */
     uint8_t *call_seen = stint_xcalloc(ns ? ns : 1, 1), *credited = stint_xcalloc(ns ? ns : 1, 1);
     int isnew;
+    /* the launch calls inside the range: their correlation (has: bit 0 of the flag) */
+    struct launch {
+        int64_t corr;
+        int has;
+    } *lc = NULL;
+    size_t nlc = 0, lccap = 0;
     int64_t t0 = o->has_t0 ? o->t0 : INT64_MIN, t1 = o->has_t1 ? o->t1 : INT64_MAX;
     for (size_t i = 0; i < ns; i++) {
         const struct stint_slice *s = stint_model_slice(m, i);
@@ -144,7 +144,7 @@ static void one_file(struct stint_gpu_result *r, struct gpu_file *f, struct agg 
             stint_gpu_cat_kind(f, s->cat) != GK_RUNTIME)
             continue;
         int64_t c;
-        int has = stint_gpu_corr(m, s, &c);
+        int has = stint_gpu_corr(f, s, &c);
         if (has)
             stint_umap_get(&calls, (uint64_t)c, (uint32_t)i, &isnew); /* the first (earliest) stays */
         uint32_t *ln = stint_gpu_idslot(&launch_names, s->name);
@@ -153,9 +153,10 @@ static void one_file(struct stint_gpu_result *r, struct gpu_file *f, struct agg 
             const char *nm = stint_model_str(m, s->name, &nn);
             *ln = 1 + (uint32_t)is_launch_name(nm, nn);
         }
-        if (*ln == 2 && stint_filter_overlaps(t0, t1, s->ts_ns, s->dur_ns) &&
-            (!has || stint_umap_find(&f->workcorr, (uint64_t)c) == STINT_UMAP_NONE))
-            r->unlinked_launches++;
+        if (*ln == 2 && stint_filter_overlaps(t0, t1, s->ts_ns, s->dur_ns)) {
+            lc = stint_xgrow(lc, &lccap, nlc + 1, sizeof *lc, 256);
+            lc[nlc++] = (struct launch){has ? c : 0, has};
+        }
     }
     for (size_t i = 0; i < f->nitems; i++) {
         const struct gpu_item *it = &f->items[i];
@@ -190,6 +191,20 @@ static void one_file(struct stint_gpu_result *r, struct gpu_file *f, struct agg 
         if (top != STINT_NO_ID && top != op)
             credit(ops, f, top, it->dur, first, credited);
     }
+    /* a launch call is unlinked when no device work, in the range or out of
+     * it, carries its correlation (call_seen marks the first call of each
+     * correlation that in-range work linked to) */
+    for (size_t i = 0; i < f->noutcorr; i++) {
+        uint32_t ri = stint_umap_find(&calls, (uint64_t)f->outcorr[i]);
+        if (ri != STINT_UMAP_NONE)
+            call_seen[ri] = 1;
+    }
+    for (size_t i = 0; i < nlc; i++) {
+        uint32_t ri = lc[i].has ? stint_umap_find(&calls, (uint64_t)lc[i].corr) : STINT_UMAP_NONE;
+        if (ri == STINT_UMAP_NONE || !call_seen[ri])
+            r->unlinked_launches++;
+    }
+    free(lc);
     stint_umap_free(&calls);
     free(launch_names.v);
     /* the name caches are per model */
@@ -209,7 +224,7 @@ void stint_gpu_links(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, 
     for (size_t fi = 0; fi < n; fi++)
         one_file(r, &fs[fi], &sites, &ops, &delays, &nd, &dcap, o);
     if (nd) {
-        qsort(delays, nd, sizeof *delays, cmp_i64);
+        stint_sort_i64(delays, nd);
         r->delay_p50_ns = stint_gpu_rank_q(delays, nd, 50);
         r->delay_p90_ns = stint_gpu_rank_q(delays, nd, 90);
         r->delay_p99_ns = stint_gpu_rank_q(delays, nd, 99);

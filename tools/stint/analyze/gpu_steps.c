@@ -18,12 +18,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int cmp_i64(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 /* Whether name id (text nm) matches the step glob (cached per name). */
 static int is_step_name(struct gpu_file *f, uint32_t id, const char *nm, const char *glob)
 {
@@ -91,7 +85,7 @@ static void rank_rows(struct stint_gpu_result *r, struct gpu_file *fs, size_t n)
                 w[k++] = r->steps[i].wall_ns;
         rk->steps = k;
         if (k) {
-            qsort(w, k, sizeof *w, cmp_i64);
+            stint_sort_i64(w, k);
             rk->step_median_ns = stint_gpu_rank_q(w, k, 50);
             rk->step_max_ns = w[k - 1];
         }
@@ -115,7 +109,7 @@ static void rank_rows(struct stint_gpu_result *r, struct gpu_file *fs, size_t n)
         r->has_straggler = 1;
     }
     if (k) {
-        qsort(w, k, sizeof *w, cmp_i64);
+        stint_sort_i64(w, k);
         int64_t mid = stint_gpu_rank_q(w, k, 50);
         r->straggler_ratio = mid > 0 ? (double)r->ranks[r->straggler].step_median_ns / (double)mid : 0.0;
     }
