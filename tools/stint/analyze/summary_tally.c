@@ -405,6 +405,13 @@ void stint_tally_instants_index(struct stint_tally *S, const struct stint_model 
     }
 }
 
+int stint_tally_is_annotation(const struct stint_model *m, uint32_t cat)
+{
+    size_t n;
+    const char *s = stint_model_str(m, cat, &n);
+    return n == 19 && !memcmp(s, "gpu_user_annotation", 19);
+}
+
 /* The span sink (model.h): one thread-track slice at a time, per track in
  * start order with its nesting level. Instants, unfinished and filtered-out
  * slices take a frame too (so levels line up) but count for nothing, except
@@ -415,8 +422,10 @@ void stint_tally_on_slice(void *ctx, const struct stint_model *m, const struct s
     struct stint_tally *S = ctx;
     if (!S->lanes) {
         S->lanes = stint_xcalloc(m->lanes.len, sizeof *S->lanes);
-        for (size_t i = 0; i < m->lanes.len; i++)
+        for (size_t i = 0; i < m->lanes.len; i++) {
             stint_union_acc_init(&S->lanes[i].busy);
+            stint_union_acc_init(&S->lanes[i].annot);
+        }
         S->track = STINT_NO_ID;
         stint_tally_instants_index(S, m);
     }
@@ -455,9 +464,19 @@ void stint_tally_on_slice(void *ctx, const struct stint_model *m, const struct s
     if (row != STINT_NO_ID) {
         int64_t ts = ev->ts_ns, dur = ev->dur_ns, end = ts + dur;
         struct stint_tally_lane *lr = &S->lanes[ev->lane];
-        lr->spans++;
-        lr->sum_ns = stint_sum_add(lr->sum_ns, dur);
-        stint_union_acc_add(&lr->busy, ts, end);
+        if (ev->cat + 1 != S->acat) { /* (spans of one category come in runs) */
+            S->acat = ev->cat + 1;
+            S->acat_is = stint_tally_is_annotation(m, ev->cat);
+        }
+        if (S->acat_is) {
+            lr->annot_spans++;
+            lr->annot_sum_ns = stint_sum_add(lr->annot_sum_ns, dur);
+            stint_union_acc_add(&lr->annot, ts, end);
+        } else {
+            lr->spans++;
+            lr->sum_ns = stint_sum_add(lr->sum_ns, dur);
+            stint_union_acc_add(&lr->busy, ts, end);
+        }
         struct stint_tally_name *nr = &S->names[row];
         nr->spans++;
         nr->sum_ns = stint_sum_add(nr->sum_ns, dur);
@@ -557,7 +576,7 @@ static void summary_join(void *ctx, void *forked, const struct stint_model *m)
             T->lanes = NULL;
         } else /* a lane has one thread track: T's lanes are not S's */
             for (size_t i = 0; i < m->lanes.len; i++)
-                if (T->lanes[i].spans)
+                if (T->lanes[i].spans || T->lanes[i].annot_spans)
                     S->lanes[i] = T->lanes[i];
     }
     for (size_t r = 0; r < T->nnames; r++) {

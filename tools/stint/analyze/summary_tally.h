@@ -42,7 +42,16 @@ struct stint_tally_lane {
     uint64_t spans;
     int64_t sum_ns;
     struct stint_union_acc busy;
+    /* Annotations on a device stream (Kineto's gpu_user_annotation: a range
+     * that labels device work, not work): kept out of spans, sum and busy,
+     * which count the device work alone, and tallied here. */
+    uint64_t annot_spans;
+    int64_t annot_sum_ns;
+    struct stint_union_acc annot;
 };
+
+/* Whether category cat is a device-stream annotation (gpu_user_annotation). */
+int stint_tally_is_annotation(const struct stint_model *m, uint32_t cat);
 
 
 struct stint_tally_cat {
@@ -137,6 +146,8 @@ struct stint_tally {
     struct stint_tally_frame *frames;     /* the current track's open spans, by level */
     size_t sn, fcap;
     uint32_t track;           /* the track being streamed */
+    uint32_t acat;            /* the last category looked at for stint_tally_is_annotation, + 1 */
+    int acat_is;              /* its answer */
     struct stint_tally_xkid *xk;          /* the children of explicit parents, by parent and start */
     uint32_t *xfirst;         /* by slice: where its children start in xk (n + 1 entries; NULL: not built) */
     size_t nxk;

@@ -357,6 +357,47 @@ static void put_device_windows(FILE *f, const struct stint_tally *S, const struc
     stint_devwins_free(&w);
 }
 
+static void put_name_padded(FILE *f, const struct stint_model *m, uint32_t id, int width);
+
+/* The annotations on device streams (Kineto's gpu_user_annotation), per
+ * lane in lane order: left out of their lane's spans, sum and busy, which
+ * count the device work alone (kernels, memcpy, memset); listed here, as
+ * JSON (`,"stream_annotations":[...]`) or text. Nothing when there are none. */
+static void put_stream_annotations(FILE *f, const struct stint_tally *S, const struct stint_model *m,
+                                   const uint32_t *lane_order, size_t nl, int json)
+{
+    int first = 1;
+    for (size_t k = 0; k < nl && S->lanes; k++) {
+        const struct stint_tally_lane *lr = &S->lanes[lane_order[k]];
+        if (!lr->annot_spans)
+            continue;
+        const struct stint_lane *l = stint_model_lane_at(m, lane_order[k]);
+        if (json) {
+            fprintf(f, "%s\n{\"pid\":%" PRId64 ",\"tid\":%" PRId64 ",\"name\":", first ? ",\n\"stream_annotations\":[" : ",",
+                    l->pid, l->tid);
+            stint_out_json_model_str(f, m, l->name);
+            fprintf(f, ",\"spans\":%" PRIu64 ",\"sum_ns\":%" PRId64 ",\"busy_ns\":%" PRId64 "}", lr->annot_spans,
+                    lr->annot_sum_ns, stint_union_acc_total(&lr->annot));
+        } else {
+            if (first)
+                fputs("\nannotations on device streams  (gpu_user_annotation: ranges that label device work, not "
+                      "work;\n        left out of their lane's spans, sum and busy, which count kernels, memcpy and "
+                      "memset alone)\n       pid        tid name                          spans            sum           "
+                      "busy\n",
+                      f);
+            char a[32], b[32];
+            fmt_dur(a, lr->annot_sum_ns);
+            fmt_dur(b, stint_union_acc_total(&lr->annot));
+            fprintf(f, "%10" PRId64 " %10" PRId64 " ", l->pid, l->tid);
+            put_name_padded(f, m, l->name, 28);
+            fprintf(f, " %10" PRIu64 " %14s %14s\n", lr->annot_spans, a, b);
+        }
+        first = 0;
+    }
+    if (json && !first)
+        fputc(']', f);
+}
+
 static void print_json(FILE *f, const struct stint_tally *S, const struct stint_model *m, const uint32_t *lane_order,
                        size_t nl, const char *path)
 {
@@ -429,6 +470,7 @@ static void print_json(FILE *f, const struct stint_tally *S, const struct stint_
     }
     fputs("]", f);
     put_device_windows(f, S, m, 1); /* (marker logs' device lanes only) */
+    put_stream_annotations(f, S, m, lane_order, nl, 1);
     fputs(",\n", f);
     stint_model_put_kinds_json(f, m);
     fprintf(f, ",\n\"flow_events\":%" PRIu64 ",\"flows\":%zu,\"dropped\":%" PRIu64 ",", m->flow_events,
@@ -701,8 +743,10 @@ int stint_cmd_summary(int argc, char **argv)
         print_json(stdout, &S, &m, lane_order, m.lanes.len, o.path);
     else
         print_human(stdout, &S, &m, lane_order, m.lanes.len, o.path, wide);
-    if (!o.json)
+    if (!o.json) {
         put_device_windows(stdout, &S, &m, 0); /* (marker logs' device lanes only) */
+        put_stream_annotations(stdout, &S, &m, lane_order, m.lanes.len, 0);
+    }
     if (names_all > S.nnames && !o.json)
         printf("\n# names: the first %zu of %zu rows by %s (%zu left out): --top 0 shows all, --top N the first N\n",
                S.nnames, names_all, sort_names[sc.key], names_all - S.nnames);
