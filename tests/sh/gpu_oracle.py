@@ -273,7 +273,7 @@ def compute(paths, glob, t0, t1):
                         key=lambda o: (-o["gpu_ns"], o["name"].encode()))
     out["steps"] = steps
     if multi:
-        out["ranks"] = ranks_part(files, steps, out["devices"])
+        out.update(ranks_part(files, steps, out["devices"]))
     return out
 
 
@@ -351,9 +351,9 @@ def main(argv):
             if got["launch"].get(k) != want["launch"][k]:
                 bad.append("launch.%s: stint %s, oracle %s" % (k, str(got["launch"].get(k))[:300],
                                                                str(want["launch"][k])[:300]))
-    if "ranks" in want or "ranks" in got:
-        if got.get("ranks") != want.get("ranks"):
-            bad.append("ranks: stint %s, oracle %s" % (got.get("ranks"), want.get("ranks")))
+    for sec in ("ranks", "straggler", "steps_last"):
+        if (sec in want or sec in got) and got.get(sec) != want.get(sec):
+            bad.append("%s: stint %s, oracle %s" % (sec, got.get(sec), want.get(sec)))
     for b in bad[:20]:
         print("MISMATCH", b)
     if bad:

@@ -186,7 +186,7 @@ static void put_json_steps(FILE *f, const struct stint_gpu_result *r, const int6
     }
     fputs("]", f);
     if (r->nfiles > 1) {
-        fputs(",\n\"ranks\":{\"ranks\":[", f);
+        fputs(",\n\"ranks\":[", f);
         for (size_t i = 0; i < r->nranks; i++) {
             const struct stint_gpu_rank *k = &r->ranks[i];
             fprintf(f, "%s\n{\"rank\":%" PRId64 ",\"file\":", i ? "," : "", k->rank);
@@ -211,7 +211,7 @@ static void put_json_steps(FILE *f, const struct stint_gpu_result *r, const int6
             fprintf(f, ",\"rank\":%" PRId64 ",\"end_ns\":%" PRId64 ",\"spread_ns\":%" PRId64 "}", l->rank, l->end_ns,
                     l->spread_ns);
         }
-        fputs("]}", f);
+        fputs("]", f);
     }
 }
 
