@@ -290,6 +290,8 @@ int stint_cmd_steps(int argc, char **argv)
         if (stint_steps_sparse_compute(&sr, &m, step_glob, &o.filter, o.json ? SIZE_MAX : max_shown) != 0)
             stint_die_nomem();
     }
+    if (sr.nsteps == 0 && !sr.unfinished) /* (filters that select no step: say why) */
+        stint_cmd_explain_empty("steps", &o, &m);
     if (!step_glob && sr.nsteps == 0) {
         fprintf(stderr, "stint steps: no --step NAME given, and the input has no measured span nor a step family like "
                         "ProfilerStep#N\n");
