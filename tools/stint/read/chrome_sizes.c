@@ -46,9 +46,9 @@ static int size_pass(struct creader *r, const struct event *e, const struct stin
         w.pid = peek_id(r, &e->pid, 0, 0);
         w.tid = f->has_tid ? peek_id(r, &e->tid, 1, w.pid) : 0;
     }
-    if (f->cat)
+    if (f->cat || f->xcat) /* (--exclude-cat / --exclude-name look at them too) */
         w.cat = stint_model_str(m, intern_span(r, &e->cat), NULL);
-    if (f->name_glob)
+    if (f->name_glob || f->xname)
         w.name = stint_model_str(m, intern_span(r, &e->name), NULL);
     if (f->has_range) {
         w.has_ts = e->ts.set && parse_time(r, &e->ts, &w.ts) == 0;
