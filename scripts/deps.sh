@@ -2,13 +2,13 @@
 # SPDX-License-Identifier: MIT
 # Installs what building and testing stint needs on Debian 12, calling apt-get
 # only for packages that are missing. Usage: scripts/deps.sh [build|test|full]
-#   build: compiler, cmake, zlib, ISA-L, SQLite, ncurses (what `make` and `make demo` need)
+#   build: compiler, cmake, zlib, ISA-L, SQLite, ncurses, libedit (what `make` and `make demo` need)
 #   test:  build + clang (fuzzers, sanitizers), python3, node/npm, chromium, locales (de_DE for
 #          test_sink_text's comma-decimal case), sqlite3 (the load-rate floor), tmux (the live
 #          view's test), clickhouse-server (the fleet round trip of `stint sql`)
 set -euo pipefail
 level=${1:-build}
-pkgs=(build-essential cmake zlib1g-dev libisal-dev pkg-config libsqlite3-dev libncurses-dev)
+pkgs=(build-essential cmake zlib1g-dev libisal-dev pkg-config libsqlite3-dev libncurses-dev libedit-dev)
 if [ "$level" != build ]; then
   pkgs+=(clang libclang-rt-14-dev python3 nodejs npm chromium valgrind binutils locales sqlite3 tmux
          clickhouse-server)

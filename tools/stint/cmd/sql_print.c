@@ -20,9 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#ifdef STINT_HAVE_READLINE
-#include <readline/history.h>
-#include <readline/readline.h>
+#ifdef STINT_HAVE_EDITLINE
+#include <editline/readline.h>
 #endif
 
 #define TABLE_PEEK 1000
@@ -273,7 +272,7 @@ static int dot_command(sqlite3 *db, const char *line, enum stint_sql_style style
 /* One line of input (the caller frees it), NULL at end of input. */
 static char *read_line(const char *prompt)
 {
-#ifdef STINT_HAVE_READLINE
+#ifdef STINT_HAVE_EDITLINE
     char *l = readline(prompt);
     if (l && *l)
         add_history(l);

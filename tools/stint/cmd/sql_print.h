@@ -21,7 +21,7 @@ int stint_sql_run(sqlite3 *db, const char *sql, enum stint_sql_style style, FILE
 
 /* The interactive prompt on stdin/stdout: statements run as they end with
  * ';' (printed as tables, or in style); .tables, .schema [TABLE], .help and
- * .quit; line editing and history with readline where built with it.
+ * .quit; line editing and history with libedit where built with it.
  * Errors are printed and the prompt goes on. Returns STINT_EXIT_OK at end of
  * input. */
 int stint_sql_prompt(sqlite3 *db, enum stint_sql_style style);
