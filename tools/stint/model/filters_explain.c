@@ -182,7 +182,9 @@ static void put_closest_ids(FILE *err, const struct stint_model *m, int64_t x, i
         size_t len;
         const char *s = stint_model_str(m, text ? text : name, &len);
         fprintf(err, "%s%" PRId64, i ? ", " : "", v);
-        if (len) {
+        if (!text && v <= STINT_SYNTHETIC_ID0) /* made from an empty string */
+            fputs(" (written as '')", err);
+        else if (len) {
             fputs(text ? " (written as '" : " (", err);
             put_esc(err, s, len);
             fputs(text ? "')" : ")", err);
@@ -233,6 +235,12 @@ static int explain_range(FILE *err, const struct stint_filter *f, const struct s
             ") lies outside the trace: its events run from %" PRId64 " to %" PRId64 " ns (+0 to +%" PRId64
             " ns; '+T' counts from the first event)\n",
             a, b, b - a);
+    int64_t u0, u1; /* a time copied from a table in us without its unit ("ts_us"): say so */
+    if (!__builtin_mul_overflow(f->t0 == INT64_MIN ? 0 : f->t0, 1000, &u0) &&
+        !__builtin_mul_overflow(f->t1 == INT64_MAX ? 0 : f->t1, 1000, &u1) &&
+        stint_filter_overlaps(f->t0 == INT64_MIN ? INT64_MIN : u0, f->t1 == INT64_MAX ? INT64_MAX : u1, a, b - a))
+        fputs("    (a time without a unit is ns: the same numbers in us, with \"us\" after them, fall inside it)\n",
+              err);
     return 1;
 }
 
