@@ -261,6 +261,20 @@ uint64_t stint_repair_mask_drops(void) { return DROP_KINDS; }
 
 uint64_t stint_repair_mask_repairs(void) { return (((uint64_t)1 << STINT_REPAIR_COUNT) - 1) & ~(uint64_t)DROP_KINDS; }
 
+int stint_counter_from_memory_record(const char *name, size_t len)
+{
+    static const char pre[] = "[memory] ";
+    static const char *const keys[] = {" Bytes", " Total Allocated", " Total Reserved"};
+    if (len < sizeof pre || memcmp(name, pre, sizeof pre - 1))
+        return 0;
+    for (size_t k = 0; k < sizeof keys / sizeof keys[0]; k++) {
+        size_t kl = strlen(keys[k]);
+        if (len > sizeof pre - 1 + kl && !memcmp(name + len - kl, keys[k], kl))
+            return 1;
+    }
+    return 0;
+}
+
 int stint_repair_by_name(const char *name)
 {
     for (int k = 0; k < STINT_REPAIR_COUNT; k++)

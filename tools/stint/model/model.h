@@ -213,6 +213,11 @@ const char *stint_repair_name(enum stint_repair r);
  * a torn record... (printed apart from repairs, as "dropped");
  * 0 when the event was kept and repaired. */
 int stint_repair_is_drop(enum stint_repair r);
+/* 1 when a counter series' name is one the Chrome reader makes from Kineto
+ * [memory] instants ("[memory] DEVICE Bytes|Total Allocated|Total
+ * Reserved", read/chrome_phase.c): a Chrome writer leaves such series out,
+ * as the instants it writes make them again when read. */
+int stint_counter_from_memory_record(const char *name, size_t len);
 /* The kind named name (stint_repair_name), or -1. */
 int stint_repair_by_name(const char *name);
 /* Whether kind r is on the allow-list of well-known benign drops and repairs

@@ -750,6 +750,16 @@ static void put_flows(struct chrome_run *w)
     }
 }
 
+/* Whether cs belongs to a series the reader made from Kineto [memory]
+ * instants (model.h): not written as C events, since the instants written
+ * make it again when the output is read (it would count twice). */
+static int from_memory_record(const struct stint_model *m, const struct stint_counter_sample *cs)
+{
+    size_t nl;
+    const char *nm = stint_model_str(m, STINT_BA_AT(&m->counters, struct stint_counter_series, cs->series).name, &nl);
+    return stint_counter_from_memory_record(nm, nl);
+}
+
 /* The counter samples: with a window, first each series' value at its
  * start (the last sample before it), then those inside it. */
 static void put_samples(struct chrome_run *w)
@@ -764,7 +774,7 @@ static void put_samples(struct chrome_run *w)
         for (size_t k = 0; k < m->samples.len; k++) {
             const struct stint_counter_sample *cs = &STINT_BA_AT(&m->samples, struct stint_counter_sample, k);
             size_t *c = &carry[cs->series];
-            if (cs->ts_ns < o->t0 && sample_selected(m, o, cs) &&
+            if (cs->ts_ns < o->t0 && sample_selected(m, o, cs) && !from_memory_record(m, cs) &&
                 (*c == SIZE_MAX || STINT_BA_AT(&m->samples, struct stint_counter_sample, *c).ts_ns <= cs->ts_ns))
                 *c = k; /* (at one ts the last sample is the value from then on) */
         }
@@ -779,6 +789,8 @@ static void put_samples(struct chrome_run *w)
     }
     for (size_t k = 0; k < m->samples.len; k++) {
         const struct stint_counter_sample *cs = &STINT_BA_AT(&m->samples, struct stint_counter_sample, k);
+        if (from_memory_record(m, cs))
+            continue;
         if (!sample_selected(m, o, cs)) {
             st->filtered_out++;
             continue;
