@@ -10,6 +10,7 @@
  */
 #include "cmd/top_view.h"
 
+#include "base/term.h"
 #include "base/xalloc.h"
 #include "write/textout.h"
 
@@ -132,9 +133,9 @@ static void table(struct stint_top *t, const struct stint_top_tick *k, const str
     addf(out, "%s (%s), by %s, %zu group%s%s%s%s", since ? "since start" : "window", span, stint_top_by_name(s->by),
          n, n == 1 ? "" : "s", s->filter[0] ? ", filter '" : "", s->filter, s->filter[0] ? "'" : "");
     int keyw = (int)strlen(stint_top_by_heading(s->by));
-    char esc[256];
+    char esc[1024];
     for (size_t i = 0; i < n; i++) {
-        int len = (int)stint_out_text_len(rows[i].key, strlen(rows[i].key));
+        int len = (int)stint_term_width(rows[i].key, strlen(rows[i].key));
         if (len > keyw)
             keyw = len;
     }
@@ -142,9 +143,11 @@ static void table(struct stint_top *t, const struct stint_top_tick *k, const str
     int maxw = s->width > 0 ? s->width - fixed - 1 : 60;
     if (maxw < 8)
         maxw = 8;
+    if (maxw > 200)
+        maxw = 200;
     if (keyw > maxw)
         keyw = maxw;
-    char head[256];
+    char head[512];
     int hl = snprintf(head, sizeof head, "%-*s %8s %9s %8s %8s %8s %8s %8s", keyw, stint_top_by_heading(s->by),
                       col_names[1], col_names[2], col_names[3], col_names[4], col_names[5], col_names[6], col_names[7]);
     if (lane && hl > 0 && (size_t)hl < sizeof head)
@@ -160,19 +163,20 @@ static void table(struct stint_top *t, const struct stint_top_tick *k, const str
         stint_top_fmt_ns(tm[2], sizeof tm[2], f->p90);
         stint_top_fmt_ns(tm[3], sizeof tm[3], f->p99);
         stint_top_fmt_ns(tm[4], sizeof tm[4], f->max);
-        size_t full = stint_out_text_esc(esc, sizeof esc, rows[i].key, strlen(rows[i].key));
-        if ((int)full > keyw || full >= sizeof esc) { /* cut: the start and a '~' */
-            esc[keyw - 1] = '~';
-            esc[keyw] = 0;
-        }
+        /* escaped, cut in the middle past keyw columns (start and end kept, so two
+         * keys sharing a long prefix stay apart), padded by display width */
+        size_t w = 0, eb = stint_term_fit(esc, sizeof esc - 256, rows[i].key, strlen(rows[i].key), (size_t)keyw, &w);
+        for (; w < (size_t)keyw; w++)
+            esc[eb++] = ' ';
+        esc[eb] = 0;
         if (!f->calls)
             tm[0][0] = tm[1][0] = tm[2][0] = tm[3][0] = tm[4][0] = '-', tm[0][1] = tm[1][1] = tm[2][1] =
                 tm[3][1] = tm[4][1] = 0;
         if (lane)
-            addf(out, "%-*s %8" PRIu64 " %9.1f %8s %8s %8s %8s %8s %6.1f%% %9" PRIu64, keyw, esc, f->calls, f->rate,
+            addf(out, "%s %8" PRIu64 " %9.1f %8s %8s %8s %8s %8s %6.1f%% %9" PRIu64, esc, f->calls, f->rate,
                  tm[0], tm[1], tm[2], tm[3], tm[4], f->busy_pct, rows[i].lost);
         else
-            addf(out, "%-*s %8" PRIu64 " %9.1f %8s %8s %8s %8s %8s", keyw, esc, f->calls, f->rate, tm[0], tm[1],
+            addf(out, "%s %8" PRIu64 " %9.1f %8s %8s %8s %8s %8s", esc, f->calls, f->rate, tm[0], tm[1],
                  tm[2], tm[3], tm[4]);
     }
     if (shown < n)
@@ -215,7 +219,9 @@ static void lanes_line(struct stint_top *t, const struct stint_top_show *s, stru
     size_t i;
     for (i = 0; i < n && o < 400; i++) {
         const struct stint_top_fig *f = s->since_start ? &rows[i].all : &rows[i].win;
-        o += (size_t)snprintf(buf + o, sizeof buf - o, " %.40s %.1f%%", rows[i].key, f->busy_pct);
+        char key[160];
+        stint_term_fit(key, sizeof key, rows[i].key, strlen(rows[i].key), 40, NULL);
+        o += (size_t)snprintf(buf + o, sizeof buf - o, " %s %.1f%%", key, f->busy_pct);
     }
     if (i < n)
         snprintf(buf + o, sizeof buf - o, " (%zu more)", n - i);
