@@ -11,7 +11,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 corpus=${STINT_SHARED_DIR:-$src/../shared}/corpus
 mkdir -p "$out"
-for t in chrome chrome_gz chrome_split jsonl json markers tsparse term; do mkdir -p "$out/fuzz_$t"; done
+for t in chrome chrome_gz chrome_split jsonl json markers tsparse term top; do mkdir -p "$out/fuzz_$t"; done
+# fuzz_top's seeds open with a byte: its low two bits pick the format (0 found, 1 markers,
+# 2 JSONL, 3 Chrome), the rest how many lines each hand-over carries
 # the terminal escaper: a title-setting name, C1 and bidi controls, CJK, a cut UTF-8 sequence
 printf "\x20a\x1b]0;t\x07\xc2\x9b\xe2\x80\xae\xe6\x97\xa5\xe6" > "$out/fuzz_term/s0"
 
@@ -49,14 +51,18 @@ if [ -d "$corpus" ]; then
   # the seed systems' traces again with mode bits 3-7: every command of fuzz_chrome_gz runs on them
   while IFS= read -r -d '' f; do
     add chrome_gz "$f" '\370\000'
+    add top "$f" '\013'
   done < <(find "$corpus/seed-systems" -name '*.json' -print0 2>/dev/null)
   while IFS= read -r -d '' f; do
     add jsonl "$f"
     add chrome_gz "$f" '\004\000'
+    add top "$f" '\006'
   done < <(find "$corpus/seed-systems" -name '*.jsonl' -print0 2>/dev/null)
   while IFS= read -r -d '' f; do
     add markers "$f" '\007\377'
     add chrome_gz "$f" '\002\000'
+    add top "$f" '\005'
+    add top "$f" '\000'
   done < <(grep -rlZ --include='*.log' --include='*.txt' '\[STRACE\]' "$corpus/seed-systems" 2>/dev/null)
   # numbers of the JSON test suite, as bare text, for the number parser
   while IFS= read -r -d '' f; do
