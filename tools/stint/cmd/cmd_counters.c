@@ -696,6 +696,8 @@ int stint_cmd_counters(int argc, char **argv)
         t.unit_ns = unit_ns;
         t.filter = &o.filter;
         t.set = &set;
+        if ((rc = stint_cmd_no_relative_range("counters", &o)) >= 0)
+            goto out;
         rc = read_tele(&o, &t, fields, &cut);
         if (rc == STINT_EXIT_USAGE || cut < 0)
             goto out;

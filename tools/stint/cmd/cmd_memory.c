@@ -771,6 +771,8 @@ int stint_cmd_memory(int argc, char **argv)
     uint64_t torn = 0;
     char torn_what[96] = "";
     int cut = 0, no_report = 0;
+    if ((rc = stint_cmd_no_relative_range("memory", &o)) >= 0)
+        return rc;
     rc = mem_read(&o, &c, &torn, torn_what, sizeof torn_what, &cut, &no_report);
     if (!no_report) {
         if (c.n > 1) {

@@ -430,6 +430,15 @@ static int resolve_range(const struct stint_cmd_opts *o, const struct stint_mode
     return 0;
 }
 
+int stint_cmd_no_relative_range(const char *cmd, const struct stint_cmd_opts *o)
+{
+    if (!o->filter.rel)
+        return -1;
+    fprintf(stderr, "stint %s: --time-range: a time with '+' counts from a trace's first event, which this input's "
+                    "reader does not take: give absolute times\n", cmd);
+    return STINT_EXIT_USAGE;
+}
+
 void stint_cmd_explain_empty(const char *cmd, const struct stint_cmd_opts *o, const struct stint_model *m)
 {
     if (!stint_filter_active(&o->filter))

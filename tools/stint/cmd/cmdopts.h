@@ -133,6 +133,12 @@ int stint_cmd_load_report(const struct stint_cmd_opts *o, struct stint_model *m,
 int stint_cmd_load_sink(const struct stint_cmd_opts *o, struct stint_model *m, unsigned model_flags,
                         stint_span_sink sink, void *ctx, const struct stint_span_split *split);
 
+/* For a command that reads its input itself, not through stint_cmd_load
+ * (memory, counters --time-key): a relative --time-range ("+T") it cannot
+ * resolve is refused, "stint CMD: --time-range: ..." and STINT_EXIT_USAGE;
+ * else -1 (go on). */
+int stint_cmd_no_relative_range(const char *cmd, const struct stint_cmd_opts *o);
+
 /* When o's filters are set and the command selected nothing with them:
  * says so on stderr, naming for each value that selects nothing alone the
  * closest values the trace holds (filters.h, stint_filter_explain). m: the
