@@ -470,7 +470,7 @@ int stint_cmd_gpu(int argc, char **argv)
         fo.path = paths[i];
         ms[i] = stint_xmalloc(sizeof *ms[i]);
         int frc;
-        if (!stint_cmd_load_report(&fo, ms[i], STINT_MODEL_KEEP_ARGS, &frc)) {
+        if (!stint_cmd_load_report(&fo, ms[i], STINT_MODEL_KEEP_ARGS | STINT_MODEL_ARGS_CORRELATION, &frc)) {
             free(ms[i]);
             rc = frc;
             goto out;

@@ -358,6 +358,10 @@ enum {
     STINT_MODEL_KEEP_SAMPLES = 1u << 1, /* keep every counter sample (counters) */
     STINT_MODEL_LEAN = 1u << 2,         /* X spans as 12-byte records, streamed to the sink (summary) */
     STINT_MODEL_SIZES = 1u << 3,        /* Chrome events are measured into m->sizes, not modelled (sizes.h) */
+    /* with KEEP_ARGS, Chrome JSON: of a slice's args only the top-level member
+     * "correlation" is kept (args.correlation, `gpu`); the others are skipped
+     * unread, so they are neither interned nor counted */
+    STINT_MODEL_ARGS_CORRELATION = 1u << 4,
 };
 
 struct stint_model;

@@ -5,7 +5,8 @@
  *
  * Args are walked only after their event parsed, over text the event's parse
  * checked already (so a cursor over [a, b) never meets MORE), and only when
- * something needs them: M and C events, or STINT_MODEL_KEEP_ARGS. Nested
+ * something needs them: M and C events, or STINT_MODEL_KEEP_ARGS (all of
+ * a slice's args, or with STINT_MODEL_ARGS_CORRELATION only that one). Nested
  * keys flatten to "args.k.sub" and "args.list[0]" (as Perfetto names them)
  * down to ARGS_FLATTEN_DEPTH levels; deeper values are kept as their JSON
  * text. null values are dropped, as Perfetto does. The flat key is built in
@@ -165,14 +166,47 @@ static void sink_metadata(struct creader *r, void *ctx, const struct stint_arg *
         *n = *a;
 }
 
+/* STINT_MODEL_ARGS_CORRELATION: walks only the top-level member
+ * "correlation" of the args value [a, b) into sink, as walk_args would name
+ * and read it ("args.correlation"); the other members are skipped unread. An
+ * args value that is no object is walked whole. */
+static void walk_correlation(struct creader *r, const char *a, const char *b, arg_sink sink, void *ctx)
+{
+    struct stint_json j = chrome_sub_json(a, b);
+    if (stint_json_ws(&j) != '{') {
+        walk_args(r, a, b, "args", sink, ctx);
+        return;
+    }
+    j.p++;
+    const char *k0, *k;
+    size_t kn;
+    int kesc;
+    char kb[KEY_BUF + 8];
+    while (stint_i_chrome_next_member(&j, &k0, &k, &kn, &kesc)) {
+        kn = key_text(&k, kn, kesc, kb);
+        if (key_is(k, kn, "correlation")) {
+            key_set(r, 0, "args.correlation", 16);
+            walk_value(r, &j, 16, 1, sink, ctx);
+        } else if (stint_json_skip(&j) != STINT_JSON_OK) {
+            return;
+        }
+    }
+}
+
 void stint_i_chrome_args_slice(struct creader *r, const char *a, const char *b, uint32_t idx)
 {
-    walk_args(r, a, b, "args", sink_slice, &idx);
+    if (r->m->flags & STINT_MODEL_ARGS_CORRELATION)
+        walk_correlation(r, a, b, sink_slice, &idx);
+    else
+        walk_args(r, a, b, "args", sink_slice, &idx);
 }
 
 void stint_i_chrome_args_end(struct creader *r, const char *a, const char *b)
 {
-    walk_args(r, a, b, "args", sink_end, NULL);
+    if (r->m->flags & STINT_MODEL_ARGS_CORRELATION)
+        walk_correlation(r, a, b, sink_end, NULL);
+    else
+        walk_args(r, a, b, "args", sink_end, NULL);
 }
 
 void stint_i_chrome_args_metadata(struct creader *r, const char *a, const char *b)
