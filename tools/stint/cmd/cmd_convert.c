@@ -109,6 +109,11 @@ static void report(const char *to, const char *out_path, const struct stint_writ
                 st->window_out, st->clipped, st->window_flows, st->carried_samples);
     note_count(st->moved_overlap,
                "span(s) overlapped their parent improperly and moved to an extra track named '<thread> (overlap N)'");
+    if (st->concurrent_device)
+        fprintf(stderr,
+                "stint convert: note: %" PRIu64 " device phase(s) run at the same time as a sibling: laid on "
+                "sub-lanes of their invocation's device lane, named '<lane> (N)'\n",
+                st->concurrent_device);
     note_count(st->reparented, "span(s) nest under another parent in the output (theirs is on another thread or "
                                "moved to an extra track: Chrome nests by time on one track)");
     if (st->skipped)

@@ -12,6 +12,13 @@
  *     without E) stays where it is: it has no end, and a reader keeps it
  *     open to the end of the track, so the spans after it nest under it
  *     there as they do in the model;
+ *   - a device-clock lane (a marker log's phases of one invocation) keeps
+ *     the model's tree: a phase goes on the first of the lane's sub-tracks
+ *     whose open span is its parent, else one where an ancestor or nothing
+ *     is open; so phases that run at the same time as a sibling (concurrent
+ *     device work, not a fault) lie on sub-lanes "<lane> (N)" as Perfetto
+ *     spills overlapping slices, counted in concurrent_device, and no phase
+ *     nests under a sibling; device spans never go on a host tid;
  *   - processes and threads get process_name/thread_name and sort-index M
  *     events before their first event;
  *   - args keep their types; flattened keys are written flat ("a.b"), which
@@ -340,7 +347,8 @@ static void put_lane_ids(FILE *out, const struct stint_model *m, const struct st
 /* Writes the JSON string naming output track k of lane l: the thread's
  * name (else "tid N", or "inv N" on a device lane), for a device lane
  * inside "device clock: ... (not host-aligned)", and for an extra track
- * (k > 0) followed by " (overlap k)". Written in pieces, never cut. */
+ * (k > 0) followed by " (overlap k)", on a device lane by " (k+1)" (a
+ * sub-lane). Written in pieces, never cut. */
 static void put_track_name(FILE *out, const struct stint_model *m, const struct stint_lane *l, size_t k)
 {
     int dev = l->clock == STINT_CLOCK_DEVICE;
@@ -355,7 +363,9 @@ static void put_track_name(FILE *out, const struct stint_model *m, const struct 
         fprintf(out, "%s %" PRId64, dev ? "inv" : "tid", l->tid);
     if (dev)
         fputs(" (not host-aligned)", out);
-    if (k)
+    if (k && dev)
+        fprintf(out, " (%zu)", k + 1); /* a sub-lane of concurrent phases: the lane itself is (1) */
+    else if (k)
         fprintf(out, " (overlap %zu)", k);
     putc('"', out);
 }
@@ -592,39 +602,97 @@ static int slice_written(struct chrome_run *w, size_t i, const struct stint_slic
     return 1;
 }
 
+/* Sub-track k of lane, made (with a spare tid) when it is one past the
+ * last. Returns the lane's sub-tracks. */
+static struct subtrack *sub_at(struct chrome_run *w, uint32_t lane, size_t k)
+{
+    struct subtrack *sv = w->subs[lane];
+    if (k == w->nsubs[lane]) {
+        w->subs[lane] = sv = stint_xreallocarray(w->subs[lane], k + 1, sizeof *sv);
+        memset(&sv[k], 0, sizeof sv[k]);
+        sv[k].tid = w->spare_tid++;
+        sv[k].last = STINT_NO_ID;
+        w->nsubs[lane] = k + 1;
+    }
+    return sv;
+}
+
+/* Whether slice a is an ancestor of slice i in the model (the parent
+ * chain, walked at most as deep as the model nests). */
+static int is_ancestor(const struct stint_model *m, uint32_t a, size_t i, size_t n)
+{
+    uint32_t p = stint_model_slice(m, i)->parent;
+    for (size_t hops = 0; p < n && hops < n; hops++, p = stint_model_slice(m, p)->parent)
+        if (p == a)
+            return 1;
+    return 0;
+}
+
+/* The sub-track of device-lane slice i (parent: its nearest kept one) that
+ * ends [.., end): the first whose open span is parent and holds it, else
+ * the first where an ancestor holding it or nothing is open, else a new
+ * one. Every sub-track is popped to s_ts first. */
+static size_t device_sub(struct chrome_run *w, size_t i, uint32_t lane, uint32_t parent, int64_t s_ts, int64_t end)
+{
+    struct subtrack *sv = w->subs[lane];
+    size_t ns = w->nsubs[lane];
+    for (size_t k = 0; k < ns; k++)
+        sub_pop(&sv[k], s_ts);
+    for (size_t k = 0; k < ns; k++) {
+        const struct open_span *top = sv[k].n ? &sv[k].st[sv[k].n - 1] : NULL;
+        if (top ? top->idx == parent && top->end_ns >= end : parent == STINT_NO_ID)
+            return k;
+    }
+    for (size_t k = 0; k < ns; k++) {
+        const struct open_span *top = sv[k].n ? &sv[k].st[sv[k].n - 1] : NULL;
+        if (!top || (top->end_ns >= end && is_ancestor(w->m, top->idx, i, w->n)))
+            return k;
+    }
+    return ns;
+}
+
 /* Places thread-track slice i (written at s_ts for s_dur) on the first
- * sub-track of its lane where it nests, making one when none does, and
- * writes the extra track's name the first time. Returns the sub-track. */
+ * sub-track of its lane where it nests (a device lane: device_sub), making
+ * one when none does, and writes the extra track's name the first time.
+ * Returns the sub-track. */
 static size_t place_on_thread(struct chrome_run *w, size_t i, const struct stint_slice *s, const struct stint_lane *l,
                               uint32_t lane, int64_t s_ts, int64_t s_dur, unsigned clip)
 {
     const struct stint_model *m = w->m;
     struct subtrack *sv = w->subs[lane];
     int64_t end = s_dur < 0 ? INT64_MAX : s_ts + s_dur;
-    size_t k = 0;
-    for (;; k++) {
-        if (k == w->nsubs[lane]) {
-            w->subs[lane] = sv = stint_xreallocarray(w->subs[lane], k + 1, sizeof *sv);
-            memset(&sv[k], 0, sizeof sv[k]);
-            sv[k].tid = w->spare_tid++;
-            sv[k].last = STINT_NO_ID;
-            w->nsubs[lane] = k + 1;
-        }
-        sub_pop(&sv[k], s_ts);
-        /* an unfinished span (B without E) has no end to overlap its
-         * parent with: it stays where the readers nest it, and stays
-         * open on the track to its end, as it does in the model */
-        if (sv[k].n == 0 || sv[k].st[sv[k].n - 1].end_ns >= end || s_dur < 0)
-            break;
-    }
-    /* a reader nests it under the span open on its track: another
-     * parent than the model's when that one is on another thread
-     * (JSONL parent ids) or moved to an extra track */
+    int dev = l->clock == STINT_CLOCK_DEVICE;
     uint32_t parent = s->parent; /* (the nearest ancestor the filters kept) */
     while (w->dropped && parent < w->n && w->dropped[parent])
         parent = stint_model_slice(m, parent)->parent;
-    if (k == 0 && (sv[0].n ? sv[0].st[sv[0].n - 1].idx : STINT_NO_ID) != parent)
+    size_t k = 0;
+    if (dev)
+        sv = sub_at(w, lane, k = device_sub(w, i, lane, parent, s_ts, end));
+    else
+        for (;; k++) {
+            sv = sub_at(w, lane, k);
+            sub_pop(&sv[k], s_ts);
+            /* an unfinished span (B without E) has no end to overlap its
+             * parent with: it stays where the readers nest it, and stays
+             * open on the track to its end, as it does in the model */
+            if (sv[k].n == 0 || sv[k].st[sv[k].n - 1].end_ns >= end || s_dur < 0)
+                break;
+        }
+    /* a reader nests it under the span open on its track: another
+     * parent than the model's when that one is on another thread
+     * (JSONL parent ids) or moved to an extra track; a device phase at
+     * the top of a sub-lane is laid there beside its siblings */
+    uint32_t top = sv[k].n ? sv[k].st[sv[k].n - 1].idx : STINT_NO_ID;
+    if ((k == 0 || (dev && top != STINT_NO_ID)) && top != parent)
         w->st->reparented++;
+    if (dev && k > 0) {
+        const struct stint_slice *p = parent < w->n ? stint_model_slice(m, parent) : NULL;
+        if (!p || (p->dur_ns < 0 ? p->ts_ns <= s_ts
+                                 : p->ts_ns <= s_ts && s_dur >= 0 && end <= p->ts_ns + p->dur_ns))
+            w->st->concurrent_device++; /* inside its parent: concurrent with a sibling */
+        else
+            w->st->moved_overlap++;
+    }
     sub_push(&sv[k], end, s_dur, (uint32_t)i);
     if (w->pl) {
         w->pl[i].sub = (uint32_t)k;
@@ -636,7 +704,7 @@ static size_t place_on_thread(struct chrome_run *w, size_t i, const struct stint
     }
     sv[k].last = (uint32_t)i;
     if (k > 0) {
-        w->st->moved_overlap++;
+        w->st->moved_overlap += !dev;
         if (!sv[k].named) {
             fprintf(w->out, "%s{\"ph\":\"M\",\"name\":\"thread_name\",", sep(w));
             put_lane_ids(w->out, m, l, sv[k].tid);

@@ -19,6 +19,8 @@ struct stint_write_stats {
     uint64_t moved_overlap;  /* Chrome: spans moved to an extra track to keep tracks strictly nested */
     uint64_t reparented;     /* Chrome: spans left on their track that a reader nests under another
                                 parent (the model's is on another thread, or was moved) */
+    uint64_t concurrent_device; /* Chrome: device phases laid on a sub-lane of their device lane because
+                                   they run at the same time as a sibling (normal data, not a repair) */
     uint64_t skipped;        /* not representable in the format (counted by kind below) */
     uint64_t skipped_instants, skipped_async, skipped_unfinished, skipped_counters;
     uint64_t renamed;        /* names changed to fit the format (folded ';', markers spaces) */
