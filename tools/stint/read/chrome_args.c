@@ -178,15 +178,34 @@ static void walk_correlation(struct creader *r, const char *a, const char *b, ar
         return;
     }
     j.p++;
-    const char *k0, *k;
-    size_t kn;
+    const char *k, *v;
+    size_t kn, vn;
     int kesc;
     char kb[KEY_BUF + 8];
-    while (stint_i_chrome_next_member(&j, &k0, &k, &kn, &kesc)) {
+    for (;;) {
+        int c = stint_json_ws(&j);
+        if (c == ',') {
+            j.p++;
+            continue;
+        }
+        if (c != '"')
+            return;
+        /* (the text parsed once already: the short token paths suffice where they apply) */
+        kesc = 0;
+        if (!stint_json_string_short(&j, &k, &kn) && stint_json_string(&j, &k, &kn, &kesc) != STINT_JSON_OK)
+            return;
+        if (stint_json_ws(&j) != ':')
+            return;
+        j.p++;
+        c = stint_json_ws(&j);
         kn = key_text(&k, kn, kesc, kb);
         if (key_is(k, kn, "correlation")) {
             key_set(r, 0, "args.correlation", 16);
             walk_value(r, &j, 16, 1, sink, ctx);
+        } else if (c == '"' && stint_json_string_short(&j, &v, &vn)) {
+            continue;
+        } else if ((c == '-' || (c >= '0' && c <= '9')) && stint_json_number_short(&j, &v, &vn)) {
+            continue;
         } else if (stint_json_skip(&j) != STINT_JSON_OK) {
             return;
         }
