@@ -320,7 +320,7 @@ int stint_cmd_tree(int argc, char **argv)
      * spans a lean model streams, without keeping them (a JSONL session's
      * explicit parents, stdin, and STINT_TREE_FULL=1 take the whole model) */
     const char *fmt = o.format ? o.format : strcmp(o.path, "-") ? stint_detect_format(o.path) : NULL;
-    int lean = fmt && strcmp(fmt, "jsonl") && !getenv("STINT_TREE_FULL");
+    int lean = fmt && strcmp(fmt, "jsonl") && !getenv("STINT_TREE_FULL"), reread = 0;
     if (lean) {
         struct stint_tree_sink *ts = stint_xcheck(stint_tree_sink_new(&t, &o.filter));
         rc = stint_cmd_load_sink(&o, &m, STINT_MODEL_LEAN, stint_tree_sink_span, ts, NULL);
@@ -332,10 +332,24 @@ int stint_cmd_tree(int argc, char **argv)
                 stint_die_nomem();
             if (fr == 0)
                 return rc;
-            lean = 0; /* (a parent off its track: the reader's messages come twice) */
+            lean = 0; /* (a parent off its track: read again, quietly) */
+            reread = 1;
         }
     }
-    if (!lean) {
+    if (!lean && reread) {
+        /* the first read said what it found: the same read again says
+         * nothing, with the same exit code */
+        struct stint_read_opts ro = {.format = o.format, .strict = o.strict, .allow = o.allow, .quiet = 1};
+        if (stint_model_init(&m, 0) != 0)
+            stint_die_nomem();
+        rc = stint_read_trace(o.path, &m, &ro);
+        if (stint_no_report(rc, &m)) {
+            stint_model_free(&m);
+            return rc;
+        }
+        if (stint_calltree_build(&t, &m, &o.filter) != 0)
+            stint_die_nomem();
+    } else if (!lean) {
         if (!stint_cmd_load_report(&o, &m, 0, &rc))
             return rc;
         if (stint_calltree_build(&t, &m, &o.filter) != 0)
