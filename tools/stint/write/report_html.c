@@ -557,7 +557,46 @@ static void put_notes(const struct report *r)
     fputs("</ul>\n", f);
 }
 
-/* The lane and name tables (the figures `stint summary` gives). */
+/* The annotations on device streams (Kineto's gpu_user_annotation: ranges
+ * that label device work, not work), per lane in lane order, as `stint
+ * summary` lists them: left out of the lane table's spans, busy and sum.
+ * Nothing when there are none. */
+static void put_stream_annotations(const struct report *r)
+{
+    const struct stint_model *m = r->m;
+    const struct stint_tally *T = r->T;
+    FILE *f = r->f;
+    int first = 1;
+    for (size_t l = 0; l < m->lanes.len && T->lanes; l++) {
+        const struct stint_tally_lane *lr = &T->lanes[l];
+        if (!lr->annot_spans)
+            continue;
+        if (first)
+            fputs("<h2>Annotations on device streams</h2>\n<p class=\"hint\">gpu_user_annotation ranges label device "
+                  "work, they are not work: left out of their lane's spans, busy and sum above, listed here on their "
+                  "own</p>\n<table id=\"stream-annotations\"><tr><th class=\"n\">lane</th>"
+                  "<th>annotations</th><th>busy (us, union of the lane's annotations)</th>"
+                  "<th>sum (us, all annotations)</th></tr>\n",
+                  f);
+        first = 0;
+        const struct stint_lane *ln = stint_model_lane_at(m, (uint32_t)l);
+        char lb[64];
+        snprintf(lb, sizeof lb, "pid %" PRId64 " tid %" PRId64 " ", ln->pid, ln->tid);
+        fputs("<tr><td class=\"n\">", f);
+        html_str(f, lb);
+        if (ln->name)
+            html_str(f, stint_model_str(m, ln->name, NULL));
+        fprintf(f, "</td><td>%" PRIu64 "</td>", lr->annot_spans);
+        td_us(f, stint_union_acc_total(&lr->annot));
+        td_us(f, lr->annot_sum_ns);
+        fputs("</tr>\n", f);
+    }
+    if (!first)
+        fputs("</table>\n", f);
+}
+
+/* The lane and name tables (the figures `stint summary` gives), with the
+ * annotations on device streams between them. */
 static void put_tables(const struct report *r)
 {
     const struct stint_model *m = r->m;
@@ -580,6 +619,7 @@ static void put_tables(const struct report *r)
         fputs("</tr>\n", f);
     }
     fputs("</table>\n", f);
+    put_stream_annotations(r);
 
     uint32_t *by_self = stint_xmalloc((T->nnames ? T->nnames : 1) * sizeof *by_self);
     for (size_t i = 0; i < T->nnames; i++)
