@@ -78,6 +78,14 @@ fail=0
 "$STINT" convert "$T/in.log" --to chrome -o "$T/out.json" 2>"$T/err" || { echo "FAIL: convert"; cat "$T/err"; exit 1; }
 # on sub-lanes: cfg, orch, task (2) and sched (3)
 python3 -c "$CHECK" "$T/out.json" "$T/err" 4 || { cat "$T/err"; fail=1; }
+# speedscope's own importer takes it, one profile per track (when the npm
+# package test_export_speedscope.sh installs is there)
+NPMDIR=${STINT_BUILD_DIR:-/nonexistent}/speedscope-npm
+if command -v node >/dev/null && [ -d "$NPMDIR/node_modules/speedscope/dist/release" ]; then
+    "$STINT" convert "$T/in.log" --to folded -o "$T/f.txt" 2>/dev/null
+    node "$SRC/tests/sh/speedscope_profiles.js" "$NPMDIR" "$T/out.json" "$T/f.txt" >"$T/ss" 2>&1 &&
+        grep -q '"profiles":4,' "$T/ss" || { echo "FAIL: speedscope import (want 4 tracks)"; cat "$T/ss"; fail=1; }
+fi
 n=0
 if [ -d "$SHARED/corpus/seed-systems" ]; then
     while IFS= read -r f; do
