@@ -6,7 +6,8 @@
  *
  * Output: text tables whose headers say each column's scope, or one JSON
  * object (stint.gpu/1). A trace without device work says so and exits 0
- * with empty tables. Every file is read whole (args kept: correlations);
+ * with empty tables. Every file is read whole, of the args only
+ * args.correlation kept (STINT_MODEL_ARGS_CORRELATION);
  * one file is one rank, named by its distributedInfo.rank when the trace
  * states one before its events, else by its position.
  */
