@@ -240,7 +240,7 @@ const char *stint_repair_name(enum stint_repair r)
         "async_step", "sample_event", "lone_surrogate", "legacy_async", "id_not_integer", "misplaced_end_event",
         "instant_scope", "async_without_id", "bad_thread_time", "negative_ts", "flow_invalid_id",
         "flow_without_direction", "bad_loss_record", "subns_ts",
-        "depth_outside_parent",
+        "depth_outside_parent", "stream_overlap",
     };
     return (unsigned)r < STINT_REPAIR_COUNT ? names[r] : "?";
 }

@@ -49,6 +49,12 @@
  *     nest under it). A slice that starts inside its
  *     parent but ends after it is still nested (Perfetto spills it to another
  *     track) and counted as STINT_REPAIR_OVERLAP.
+ *   - Device work is a queue, not a call stack: a complete slice whose
+ *     category is device work (kernel, gpu_memcpy, gpu_memset, memcpy,
+ *     memset, mtia_ccp_events; any case) never nests under another one on
+ *     its track; the device work on top of the stack is closed first (one
+ *     that had not ended yet is counted as STINT_REPAIR_STREAM_OVERLAP), so
+ *     it nests under what is left (an annotation range) or is a root.
  *   - B/E pairs are matched in finish(), per thread track, in Perfetto's
  *     event order, not file order: by ts; at equal ts E events first, then
  *     slices whose duration was known when read (X, markers, JSONL) longest
@@ -205,6 +211,9 @@ enum stint_repair {
                                        as Perfetto does */
     STINT_REPAIR_DEPTH_OUTSIDE_PARENT, /* marker log: a record's depth parent (the call tree from depth) does
                                           not contain it in time: kept under it, as its depth says */
+    STINT_REPAIR_STREAM_OVERLAP,    /* device work (kernel, memcpy, memset) starting before the previous
+                                       device work on its lane ended: a queue, not a call stack, so it is
+                                       kept beside it (a root of the lane), never nested under it */
     STINT_REPAIR_COUNT
 };
 const char *stint_repair_name(enum stint_repair r);

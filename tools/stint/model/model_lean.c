@@ -226,6 +226,33 @@ void stint_i_lean_free(struct stint_model *m)
     m->lean = NULL;
 }
 
+/* ---- device work ----------------------------------------------------------------- */
+
+int stint_i_cat_is_device_work(const struct stint_model *m, uint32_t cat)
+{
+    static const char *const kinds[] = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset", "mtia_ccp_events"};
+    size_t n;
+    const char *s = cat ? stint_model_str(m, cat, &n) : NULL;
+    for (size_t k = 0; s && k < sizeof kinds / sizeof kinds[0]; k++) {
+        size_t j = 0, kn = strlen(kinds[k]);
+        while (j < n && j < kn && (s[j] >= 'A' && s[j] <= 'Z' ? s[j] + ('a' - 'A') : s[j]) == kinds[k][j])
+            j++;
+        if (j == n && j == kn)
+            return 1;
+    }
+    return 0;
+}
+
+void stint_i_stream_overlap(struct stint_model *m, uint32_t name, int64_t ts, int64_t end, uint32_t prev,
+                            int64_t pts, int64_t pend)
+{
+    stint_model_repair(m, STINT_REPAIR_STREAM_OVERLAP,
+                       "device work '%s' [%lld, %lld) ns starts before '%s' [%lld, %lld) ns on its stream ends: "
+                       "kept beside it (a queue), not nested",
+                       stint_model_str(m, name, NULL), (long long)ts, (long long)end, stint_model_str(m, prev, NULL),
+                       (long long)pts, (long long)pend);
+}
+
 /* ---- ordering ------------------------------------------------------------------- */
 
 STINT_DEFINE_NEAR_SORT(rec_near_sort, struct lean_rec, rec_before)

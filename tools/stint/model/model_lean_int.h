@@ -70,7 +70,35 @@ struct lean_frame {
     int64_t ts_ns, dur_ns;
     uint32_t name;
     uint16_t flags;
+    uint8_t dev; /* device work (stint_i_cat_is_device_work) with a known duration */
 };
+
+/* Whether category cat is device work (model.h: a queue, not a call stack):
+ * its text is kernel, gpu_memcpy, gpu_memset, memcpy, memset or
+ * mtia_ccp_events, in any case. */
+int stint_i_cat_is_device_work(const struct stint_model *m, uint32_t cat);
+
+/* Counts one STINT_REPAIR_STREAM_OVERLAP: device work name [ts, end) came
+ * before the device work prev [pts, pend) on its track had ended. */
+void stint_i_stream_overlap(struct stint_model *m, uint32_t name, int64_t ts, int64_t end, uint32_t prev,
+                            int64_t pts, int64_t pend);
+
+/* A one-entry cache of stint_i_cat_is_device_work: a walk's spans of one
+ * category come in runs. cat1 is the category looked at + 1 (0: none). */
+struct devcat {
+    uint32_t cat1;
+    int is;
+};
+
+/* stint_i_cat_is_device_work(m, cat) through cache c. */
+static inline int devcat_is(const struct stint_model *m, struct devcat *c, uint32_t cat)
+{
+    if (c->cat1 != cat + 1) {
+        c->cat1 = cat + 1;
+        c->is = stint_i_cat_is_device_work(m, cat);
+    }
+    return c->is;
+}
 
 /* An ordinary slice on a host thread track in lean mode (stint_i_lean_note):
  * which one (seq), and how many records its lane held when it came. */

@@ -164,7 +164,7 @@ static inline struct item rec_item(const struct stint_lean *L, int64_t ts, uint6
  * now. */
 static inline __attribute__((always_inline)) size_t walk_item(struct stint_model *m, struct stint_i_walker *w,
                                                               uint32_t t, uint32_t lane, const struct item *x,
-                                                              size_t sn)
+                                                              size_t sn, struct devcat *dc)
 {
     /* slices with a known end that has passed are closed (a zero-length one
      * at x's ts only when x is not zero-length too: model.h) */
@@ -177,6 +177,19 @@ static inline __attribute__((always_inline)) size_t walk_item(struct stint_model
             sn--;
         else
             break;
+    }
+    /* device work is a queue (model.h): the device work on top is closed
+     * first, and one not yet ended is counted, never made x's parent */
+    uint8_t dev = x->dur_ns >= 0 && !(x->flags & (STINT_SLICE_FROM_B | STINT_SLICE_INSTANT)) &&
+                  devcat_is(m, dc, x->cat);
+    for (; dev && sn; sn--) { /* (what that uncovers is closed when it has ended, as above) */
+        const struct lean_frame *top = &w->frames[sn - 1];
+        int64_t end = top->ts_ns + top->dur_ns;
+        int ended = top->dur_ns >= 0 && (end < x->ts_ns || (end == x->ts_ns && (top->dur_ns > 0 || x->dur_ns != 0)));
+        if (!ended && !top->dev)
+            break;
+        if (!ended && end > x->ts_ns)
+            stint_i_stream_overlap(m, x->name, x->ts_ns, x->ts_ns + x->dur_ns, top->name, top->ts_ns, end);
     }
     if (sn) {
         const struct lean_frame *top = &w->frames[sn - 1];
@@ -209,7 +222,7 @@ static inline __attribute__((always_inline)) size_t walk_item(struct stint_model
     }
     if (sn == w->fcap)
         w->frames = stint_i_lean_grow(w->frames, &w->fcap, sn + 1, sizeof *w->frames);
-    w->frames[sn++] = (struct lean_frame){x->ts_ns, x->dur_ns, x->name, x->flags};
+    w->frames[sn++] = (struct lean_frame){x->ts_ns, x->dur_ns, x->name, x->flags, dev};
     return sn;
 }
 
@@ -236,6 +249,7 @@ void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_
     const struct lean_rec *strays = ll ? ll->strays : NULL;
     int64_t last_ts = 0;
     int any = 0;
+    struct devcat dc = {0};
     w->novl = 0;
     for (size_t q = 0; q < nfe && q < FLOW_AHEAD; q++)
         __builtin_prefetch(&fe[idx[q]]);
@@ -269,7 +283,7 @@ void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_
                 if (off == BASE_MARK || ts >= lim || ts > flim)
                     break;
                 struct item x = rec_item(L, ts, rs[k].dp);
-                sn = walk_item(m, w, t, lane, &x, sn);
+                sn = walk_item(m, w, t, lane, &x, sn, &dc);
             }
             if (k > k0) {
                 last_ts = base + rs[k - 1].toff;
@@ -327,7 +341,7 @@ void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_
         }
         if (!have)
             break;
-        sn = walk_item(m, w, t, lane, &x, sn);
+        sn = walk_item(m, w, t, lane, &x, sn, &dc);
         last_ts = x.ts_ns;
         any = 1;
     }

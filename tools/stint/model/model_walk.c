@@ -13,7 +13,7 @@
  * total (seq breaks every tie), so sorting gives one answer. Every step
  * per slice or per E event is in this file, for the compiler to inline.
  */
-#include "model/model_int.h"
+#include "model/model_lean_int.h"
 #include "base/intervals.h"
 #include "base/selftrace.h"
 
@@ -269,6 +269,7 @@ struct track_walk {
     int64_t *rts;       /* lean: the track's record starts, sorted, once cut_pending was set */
     size_t nrts;
     int rts_made;
+    struct devcat dc, dctop; /* device work: the slice nested, the stack's top */
 };
 
 /* In lean mode the track's complete spans are records, not in this pass:
@@ -349,12 +350,45 @@ static void match_end(struct track_walk *tw, const struct end_ev *ev, size_t i)
     }
 }
 
+/* Whether s is device work with a known duration (model.h: a queue). */
+static int is_queued(const struct stint_slice *s, struct stint_model *m, struct devcat *dc)
+{
+    return !(s->flags & (STINT_SLICE_FROM_B | STINT_SLICE_INSTANT)) && s->dur_ns >= 0 && devcat_is(m, dc, s->cat);
+}
+
+/* Device work s comes: the device work on top of the stack is closed, as
+ * a queue's earlier entry, not a caller; one that had not ended is counted
+ * (not on a lean track: its walk counts those, with the same message).
+ * What that uncovers is closed by walk_track's rule when it has ended
+ * (device work below it in turn as a queue's). */
+static void close_queued(struct track_walk *tw, const struct stint_slice *s)
+{
+    struct ustack *st = &tw->st;
+    while (st->n) {
+        const struct stint_slice *top = &tw->sl[st->v[st->n - 1]];
+        int64_t end = top->ts_ns + top->dur_ns;
+        if (!is_open(top) && (end < s->ts_ns || (end == s->ts_ns && (top->dur_ns > 0 || s->dur_ns != 0)))) {
+            st->n--; /* (ended: uncovered by the device work taken off) */
+            continue;
+        }
+        if (!is_queued(top, tw->m, &tw->dctop))
+            break;
+        if (!tw->lean_track && top->ts_ns + top->dur_ns > s->ts_ns)
+            stint_i_stream_overlap(tw->m, s->name, s->ts_ns, s->ts_ns + s->dur_ns, top->name, top->ts_ns,
+                                   top->ts_ns + top->dur_ns);
+        st->n--;
+    }
+}
+
 /* Nests slice sl[i] under the innermost open slice (Perfetto's rule,
- * model.h) and opens it; one that ends after its parent is counted. */
+ * model.h; device work never under device work) and opens it; one that
+ * ends after its parent is counted. */
 static void nest_slice(struct track_walk *tw, size_t i, int *any_explicit)
 {
     struct stint_slice *sl = tw->sl, *s = &sl[i];
     struct ustack *st = &tw->st;
+    if (!(s->flags & STINT_SLICE_EXPLICIT_PARENT) && st->n && is_queued(s, tw->m, &tw->dc))
+        close_queued(tw, s);
     if (s->flags & STINT_SLICE_EXPLICIT_PARENT) {
         *any_explicit = 1;
     } else if (st->n) {
