@@ -55,6 +55,17 @@ def ns(text):
     return int(d)  # int() truncates toward zero
 
 
+def subns(text):
+    """Whether a time's text holds a digit below 1 ns that is not 0 (stint cuts it
+    to whole ns and counts the repair subns_ts, as Perfetto cuts it)."""
+    from decimal import InvalidOperation
+    try:
+        d = Decimal(str(text)) * 1000
+    except InvalidOperation:
+        return False
+    return d.is_finite() and d != d.to_integral_value()
+
+
 def ns_or_none(text):
     """ns(text), or None for text that is no number (the event is dropped)."""
     from decimal import InvalidOperation
@@ -265,7 +276,8 @@ class Filter:
                 return False
             if self.tid is not None and (tid is None or tid != self.tid):
                 return False
-        if self.cat is not None and cat != self.cat and self.cat not in cat.split(","):
+        # --cat a,b takes any of them; each matches the category or one of its list's items
+        if self.cat is not None and not any(c == cat or c in cat.split(",") for c in self.cat.split(",")):
             return False
         if self.name is not None and not fnmatch.fnmatchcase(name, self.name):
             return False
@@ -309,6 +321,7 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
     async_pid = {}  # an async track's pid: that of its first event
     begun_by = {}  # an async slice's seq -> the pid of the event that began it
     instants_all = []
+    thread_lanes = set()  # (pid, tid) of thread-named lanes and thread instants
     other_inst = defaultdict(list)
     v2 = []
     counters = defaultdict(list)
@@ -326,10 +339,16 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
         name = e.get("name", "")
         cat = e.get("cat", "")
         pid, tid = e.get("pid", 0), e.get("tid", 0)
+        if "ts" in e and subns(e["ts"]):
+            repairs["subns_ts"] += 1
         if ph == "M":
             if name == "thread_name":
                 lane_names[(pid, tid)] = e.get("args", {}).get("name", "")
+            if name in ("thread_name", "thread_sort_index"):
+                thread_lanes.add((pid, tid))  # a lane of the trace, spans or not
             continue
+        if ph in ("i", "I") and str(e.get("s", "t"))[:1] not in ("g", "p"):
+            thread_lanes.add((pid, tid))
         ts = ns_or_none(e["ts"])
         if ts is None:  # an invalid ts drops the event
             dropped += 1
@@ -345,6 +364,8 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
             if dur is None:
                 dropped += 1
                 continue
+            if subns(e.get("dur", 0)):
+                repairs["subns_ts"] += 1
             if dur < 0:
                 repairs["negative_dur"] += 1
                 dur = 0
@@ -420,6 +441,8 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
         if jsonl is None:
             match_and_nest(sl, en, repairs)
         spans.extend(s for s in sl if s.kind != "I" and s.dur >= 0)
+        if jsonl is not None and sl:  # a session's lane holds a span, unfinished ones too
+            thread_lanes.update(x.lane for x in sl)
     LAST["tracks"] = per_track  # for tree() and slices()
     LAST["async"], LAST["async_pid"], LAST["other_inst"] = async_tracks, async_pid, other_inst
     LAST["begun_by"] = begun_by
@@ -463,6 +486,9 @@ def summarize(evs, missing_close=False, flt=None, jsonl=None):
         lanes[s.lane].append(s)
         cats[(clock_of(s.lane), s.cat)].append(s)
         names[(clock_of(s.lane), s.cat, s.name)].append(s)
+    if not flt.args():  # every lane of the trace, as report lists them; filtered: those with spans
+        for k in thread_lanes:
+            lanes[k]  # a lane without spans: spans 0
 
     out = {"events": events, "spans": len(spans), "sum_ns": sum(s.dur for s in spans),
            "flow_events": flow_events, "dropped": dropped, "partial": False}
@@ -576,7 +602,7 @@ def adversarial_markers(seed):
             last = k == 0 and r.random() < 0.06
             if last:  # cut before its last field
                 rec = rec[:rec.index(r.choice([" dur=", " ts=", " name="]))]
-                torn += 1
+                torn += v == 1  # a cut v=2 line is another format's (foreign): neither torn nor read
             else:
                 unknown += v != 1
                 lane = (pid, inv, "device") if dev else (pid, tid)
@@ -978,12 +1004,38 @@ def compare_slices(mine, theirs):
             (len(mine), len(got), sorted(a - b, key=repr)[:3], sorted(b - a, key=repr)[:3])]
 
 
+# Repair kinds this oracle does not model, left out of both sides: subns_ts is
+# counted per parse of a time's text, and a text can be parsed twice (a v2
+# flow's slice); tests/cli/chrome_subns_truncated and test_tsparse check it.
+UNMODELLED_REPAIRS = ("subns_ts",)
+# Marker logs nest by depth, not by time (read_markers.c); this oracle nests
+# them by time, so their self times and nesting repairs are not compared here:
+# tests/sh/test_markers_depth_tree.sh checks them against a depth-rule oracle.
+MARKER_DEPTH_FIELDS = ("self_ns",)
+MARKER_DEPTH_REPAIRS = ("overlapping_complete", "depth_outside_parent")
+
+
+def compare_markers(mine, theirs):
+    """compare() for a marker log: without what the depth rule decides."""
+    def strip(d):
+        d = dict(d)
+        d["repairs"] = {k: v for k, v in d.get("repairs", {}).items() if k not in MARKER_DEPTH_REPAIRS}
+        for sect in ("lanes", "categories", "names"):
+            d[sect] = [{k: v for k, v in r.items() if k not in MARKER_DEPTH_FIELDS} for r in d.get(sect, [])]
+        return d
+    return compare(strip(mine), strip(theirs))
+
+
 def compare(mine, theirs):
     """Lines describing each difference between the oracle and stint."""
     diffs = []
     for k in ("events", "spans", "sum_ns", "flow_events", "dropped", "partial", "repairs", "drops"):
-        if mine[k] != theirs.get(k):
-            diffs.append("%s: oracle %r, stint %r" % (k, mine[k], theirs.get(k)))
+        a, b = mine[k], theirs.get(k)
+        if k == "repairs" and isinstance(b, dict):
+            a = {x: v for x, v in a.items() if x not in UNMODELLED_REPAIRS}
+            b = {x: v for x, v in b.items() if x not in UNMODELLED_REPAIRS}
+        if a != b:
+            diffs.append("%s: oracle %r, stint %r" % (k, a, b))
     for sect in ("lanes", "categories", "names"):
         a, b = mine[sect], theirs.get(sect, [])
         if len(a) != len(b):
@@ -1162,14 +1214,14 @@ def run_adversarial(first, count):
             jpath = os.path.join(tmp, "s.jsonl")
             with open(jpath, "w") as f:
                 f.write(adversarial_jsonl(seed))
-            # and as a marker log (summary nests its records by time)
+            # and as a marker log (compared without what the depth rule decides)
             mpath = os.path.join(tmp, "m.log")
             text, model = adversarial_markers(seed)
             with open(mpath, "w", newline="") as f:
                 f.write(text)
             mine = summarize([], False, flt, jsonl=model)
             p = subprocess.run([stint, "summary", "--json", mpath] + fargs, capture_output=True, text=True)
-            diffs = compare(mine, json.loads(p.stdout)) if p.stdout else ["no output: " + p.stderr[-300:]]
+            diffs = compare_markers(mine, json.loads(p.stdout)) if p.stdout else ["no output: " + p.stderr[-300:]]
             if diffs:
                 bad += 1
                 print("FAIL seed %d (markers summary%s):" % (seed, ", " + " ".join(fargs) if fargs else ""))
