@@ -19,6 +19,7 @@
 #include "base/xalloc.h"
 #include "read/input.h"
 #include "read/markers_parse.h"
+#include "read/readers.h"
 #include "timing/timing_model.h"
 #include "timing/timing_out.h"
 #include "base/tsparse.h"
@@ -331,6 +332,14 @@ int stint_cmd_timing(int argc, char **argv)
         stint_tm_free(&m);
         return rc;
     }
+    if (!st.records) /* no record: say so when an input is another format stint reads */
+        for (int i = 0; i < ninputs; i++) {
+            const char *f = strcmp(inputs[i], "-") ? stint_detect_format(inputs[i]) : NULL;
+            if (f && strcmp(f, "markers"))
+                fprintf(stderr, "stint timing: %s is %s: timing reads [STRACE] marker logs (summary, tree, "
+                        "slices, steps and report read Chrome JSON, JSONL sessions and marker logs)\n", inputs[i],
+                        !strcmp(f, "chrome") ? "Chrome JSON" : "a JSONL session");
+        }
     if (partial)
         fprintf(stderr, "stint timing: the tables below are PARTIAL: %s ended in %s%s\n", partial_path,
                 rc == 3 ? "a read error" : "bad data (a cut or corrupt gzip stream)",
