@@ -149,7 +149,8 @@ static void make_buckets(struct stint_devwins *w, size_t nlanes)
             bk[nb++] = (struct stint_devwin_bucket){.hid = w->inv[k].hid, .first = (uint32_t)k};
         bk[b].n++;
     }
-    qsort(bk, nb, sizeof *bk, bucket_cmp);
+    if (nb > 1) /* (an empty array may have a NULL base) */
+        qsort(bk, nb, sizeof *bk, bucket_cmp);
     uint32_t *rank = stint_xcalloc(nlanes ? nlanes : 1, sizeof *rank);
     for (size_t k = 0; k < w->n; k++) {
         size_t b = 0;
@@ -157,7 +158,8 @@ static void make_buckets(struct stint_devwins *w, size_t nlanes)
             b++;
         rank[w->inv[k].lane] = (uint32_t)b;
     }
-    qsort_r(w->inv, w->n, sizeof *w->inv, inv_cmp, rank);
+    if (w->n > 1) /* (an empty array may have a NULL base) */
+        qsort_r(w->inv, w->n, sizeof *w->inv, inv_cmp, rank);
     for (size_t k = 0, b = 0; k < w->n; k++) {
         const struct stint_devwin *d = &w->inv[k];
         if (k && rank[d->lane] != rank[w->inv[k - 1].lane])

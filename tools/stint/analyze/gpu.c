@@ -607,7 +607,8 @@ static void kernels(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, c
         k[g].p50_ns = stint_gpu_rank_q(v, c, 50);
         k[g].p90_ns = stint_gpu_rank_q(v, c, 90);
     }
-    qsort(k, ng, sizeof *k, cmp_kernel);
+    if (ng > 1) /* (an empty array may have a NULL base) */
+        qsort(k, ng, sizeof *k, cmp_kernel);
     r->kernel_groups = ng;
     r->nkernels = ng < o->top ? ng : o->top;
     r->kernels = k;

@@ -232,13 +232,15 @@ void stint_gpu_links(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, 
     }
     free(delays);
     size_t nsite = sites.names.n, nop = ops.names.n;
-    qsort(sites.rows, nsite, sizeof *sites.rows, cmp_op); /* by delay sum (kept in gpu_ns) */
+    if (nsite > 1) /* (an empty array may have a NULL base) */
+        qsort(sites.rows, nsite, sizeof *sites.rows, cmp_op); /* by delay sum (kept in gpu_ns) */
     r->nsites = nsite < o->top ? nsite : o->top;
     r->sites = stint_xcalloc(r->nsites ? r->nsites : 1, sizeof *r->sites);
     for (size_t i = 0; i < r->nsites; i++)
         r->sites[i] = (struct stint_gpu_site){sites.rows[i].name, sites.rows[i].name_len, sites.rows[i].launches,
                                               sites.rows[i].gpu_ns, sites.rows[i].cpu_ns};
-    qsort(ops.rows, nop, sizeof *ops.rows, cmp_op);
+    if (nop > 1) /* (an empty array may have a NULL base) */
+        qsort(ops.rows, nop, sizeof *ops.rows, cmp_op);
     r->nops = nop < o->top ? nop : o->top;
     r->ops = ops.rows;
     ops.rows = NULL;

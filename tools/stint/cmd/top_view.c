@@ -110,7 +110,8 @@ static size_t sorted_rows(struct stint_top *t, enum stint_top_by by, const struc
         (*rows)[w++] = *r;
     }
     struct sort_ctx c = {col, since};
-    qsort_r(*rows, w, sizeof **rows, row_cmp, &c);
+    if (w > 1) /* (an empty array may have a NULL base) */
+        qsort_r(*rows, w, sizeof **rows, row_cmp, &c);
     return w;
 }
 

@@ -87,7 +87,8 @@ static uint32_t *distinct_ids(const struct stint_model *m, int cats, size_t *n_o
         const struct stint_slice *s = stint_model_slice(m, i);
         ids[k++] = cats ? s->cat : s->name;
     }
-    qsort(ids, k, sizeof *ids, u32_cmp);
+    if (k > 1) /* (an empty array may have a NULL base) */
+        qsort(ids, k, sizeof *ids, u32_cmp);
     size_t w = 0;
     for (size_t i = 0; i < k; i++)
         if (!w || ids[w - 1] != ids[i])
@@ -120,7 +121,8 @@ static void put_closest(FILE *err, const struct stint_model *m, const uint32_t *
         unsigned d = glob && fnmatch(v, s, FNM_CASEFOLD) == 0 ? 0 : 1 + edit_distance(glob ? lit : v, s);
         c[i] = (struct cand){d, ids[i]};
     }
-    qsort(c, n, sizeof *c, cand_cmp);
+    if (n > 1) /* (an empty array may have a NULL base) */
+        qsort(c, n, sizeof *c, cand_cmp);
     fprintf(err, "    %s seen (%zu, closest first): ", what, n);
     for (size_t i = 0; i < n && i < SHOWN; i++) {
         size_t len;
@@ -167,7 +169,8 @@ static void put_closest_ids(FILE *err, const struct stint_model *m, int64_t x, i
         uint64_t d = v > x ? (uint64_t)v - (uint64_t)x : (uint64_t)x - (uint64_t)v;
         c[i] = (struct cand){d > UINT32_MAX ? UINT32_MAX : (unsigned)d, (uint32_t)i};
     }
-    qsort(c, n, sizeof *c, cand_cmp);
+    if (n > 1) /* (an empty array may have a NULL base) */
+        qsort(c, n, sizeof *c, cand_cmp);
     fprintf(err, "    %s seen (%zu, closest first): ", tids ? "tids" : "pids", n);
     for (size_t i = 0; i < n && i < SHOWN; i++) {
         uint32_t name, text;

@@ -254,7 +254,8 @@ size_t *stint_out_cut_plan(size_t n, size_t cols, stint_out_name_fn get, void *c
             idx = stint_xgrow(idx, &icap, nidx + 1, sizeof *idx, 16);
             idx[nidx++] = i;
         }
-    qsort_r(idx, nidx, sizeof *idx, by_text_hash, text_h);
+    if (nidx > 1)
+        qsort_r(idx, nidx, sizeof *idx, by_text_hash, text_h);
     for (size_t g = 0, e; g < nidx; g = e) { /* one run of rows printing one text */
         size_t maxw = 0;
         for (e = g; e < nidx && text_h[idx[e]] == text_h[idx[g]]; e++) {
