@@ -141,12 +141,14 @@ static void check_read(const char *path, const char *buf, size_t len, const char
     CHECK_EQ_U64(m.repairs[STINT_REPAIR_TORN_RECORD], torn);
     CHECK_EQ_U64(m.slices.len, starts);
     CHECK_EQ_U64(m.repairs[STINT_REPAIR_UNFINISHED], starts - ends); /* s1 at least, if it is there */
+    uint64_t lost = m.lost;
     stint_model_free(&m);
-    /* --strict turns the same repairs into exit 1 with a message, still no crash */
+    /* --strict turns the same repairs, drops (a torn line) and losses into exit 1 with a
+     * message, still no crash */
     REQUIRE(stint_model_init(&m, 0) == 0);
-    o.strict = 1;
+    o.strict = STINT_STRICT_ALL;
     rc = stint_read_trace(path, &m, &o);
-    CHECK(rc == (torn || starts > ends ? 1 : 0));
+    CHECK(rc == (torn || starts > ends || lost ? 1 : 0));
     stint_model_free(&m);
 }
 
