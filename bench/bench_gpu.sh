@@ -21,15 +21,7 @@ size=100; [ "${BENCH_QUICK:-0}" = 1 ] && size=20
 sizes=$size; [ "${STINT_BENCH_1G:-0}" = 1 ] && sizes="$size 1000"
 work=$(mktemp -d "${TMPDIR:-/tmp}/stint-bench-gpu.XXXXXX"); trap 'rm -rf "$work"' EXIT
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-# run_timed OUTPREFIX CMD...: appends "wall_s maxrss_kb cpu_s" to OUTPREFIX.t
-run_timed() {
-  local out=$1 t0 t1; shift
-  t0=$(date +%s%N)
-  /usr/bin/time -f "%M %U %S" -o "$out.one" "$@" >"$out.stdout" 2>/dev/null
-  t1=$(date +%s%N)
-  tail -1 "$out.one" | awk -v ns=$((t1 - t0)) '{print ns / 1e9, $1, $2 + $3}' >> "$out.t"
-}
+. "$(dirname "$0")/timing_lib.sh" # median, run_timed
 # row SIZE WHAT FILE.t MB BASE_WALL BASE_CPU
 row() {
   local wall cpu rss

@@ -27,7 +27,7 @@ size=100M; [ "${BENCH_QUICK:-0}" = 1 ] && size=20M
 sizes=$size; [ "${STINT_BENCH_1G:-0}" = 1 ] && sizes="$size 1G"
 work=$(mktemp -d "${TMPDIR:-/tmp}/stint-bench-sql.XXXXXX"); trap 'rm -rf "$work"' EXIT
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
+. "$(dirname "$0")/timing_lib.sh" # median
 # timed FILE.t CMD...: appends "wall_s cpu_s maxrss_kb" of one run to FILE.t
 timed() {
   local out=$1 t0 t1; shift

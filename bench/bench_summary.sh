@@ -24,19 +24,7 @@ size=100M; [ "${BENCH_QUICK:-0}" = 1 ] && size=20M
 sizes=$size; [ "${STINT_BENCH_1G:-0}" = 1 ] && sizes="$size 1G"
 work=$(mktemp -d "${TMPDIR:-/tmp}/stint-bench.XXXXXX"); trap 'rm -rf "$work"' EXIT
 
-median() { sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
-# run_timed OUTPREFIX CMD...: appends "wall_s maxrss_kb cpu_s" to OUTPREFIX.t
-# (cpu = user + sys: on a shared machine the wall time also measures the
-# neighbours, the CPU time much less so). The wall time is taken in ns around
-# the run (time's own %e has 10 ms steps, a tenth of a 100 MB run); the CPU
-# times keep time's 10 ms steps.
-run_timed() {
-  local out=$1 t0 t1; shift
-  t0=$(date +%s%N)
-  /usr/bin/time -f "%M %U %S" -o "$out.one" "$@" >"$out.stdout" 2>/dev/null
-  t1=$(date +%s%N)
-  tail -1 "$out.one" | awk -v ns=$((t1 - t0)) '{print ns / 1e9, $1, $2 + $3}' >> "$out.t"
-}
+. "$(dirname "$0")/timing_lib.sh" # median, run_timed
 # row SIZE WHAT FILE.t MB BASE_WALL BASE_CPU: one table row from a .t file
 row() {
   local wall cpu rss
