@@ -10,7 +10,7 @@
 enum stint_exit {
     STINT_EXIT_OK = 0,         /* success */
     STINT_EXIT_DATA = 1,       /* bad data, or a repair under --strict (report written, marked partial) */
-    STINT_EXIT_USAGE = 2,      /* unknown command or option, bad option value, missing argument */
+    STINT_EXIT_USAGE = 2,      /* unknown command or option, bad option value, missing argument, a format the command does not read */
     STINT_EXIT_IO = 3,         /* a file could not be opened, read or written */
     STINT_EXIT_REGRESSION = 4, /* stint diff --fail-on-regression: a slowdown was flagged */
     STINT_EXIT_NOMEM = 5       /* out of memory: stderr says "stint: out of memory" */
