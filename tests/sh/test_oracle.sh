@@ -33,7 +33,7 @@ fail=0
 
 # 1. adversarial (fewer under a sanitizer, 10-40x slower)
 n=300
-[ -n "${TSAN_OPTIONS:-}${ASAN_OPTIONS:-}" ] && n=60
+[ -n "${TSAN_OPTIONS:-}${ASAN_OPTIONS:-}" ] && n=30
 if ! STINT_BIN=$STINT python3 "$ORACLE" --adversarial 1 "$n" >"$T/adv.out" 2>&1; then
   echo "FAIL: adversarial traces differ from the oracle:"; head -30 "$T/adv.out"; fail=1
 else

@@ -125,10 +125,12 @@ for name, shape in shapes:
 PY
 
 GEN=${STINT_SHARED_DIR:-}/tools/gen_chrome.py
+gsize=3M
+[ -n "${TSAN_OPTIONS:-}${ASAN_OPTIONS:-}" ] && gsize=1M # (10-40x slower under a sanitizer)
 if [ -n "${STINT_SHARED_DIR:-}" ] && [ -f "$GEN" ]; then
-  python3 "$GEN" --size 3M --seed 7 -o "$work/gen_mixed.json" >/dev/null
-  python3 "$GEN" --size 3M --seed 8 --flavor chrome --be-frac 0.4 --style compact -o "$work/gen_chrome.json" >/dev/null
-  python3 "$GEN" --size 3M --seed 9 --flavor kineto --format array-open -o "$work/gen_kineto.json" >/dev/null
+  python3 "$GEN" --size "$gsize" --seed 7 -o "$work/gen_mixed.json" >/dev/null
+  python3 "$GEN" --size "$gsize" --seed 8 --flavor chrome --be-frac 0.4 --style compact -o "$work/gen_chrome.json" >/dev/null
+  python3 "$GEN" --size "$gsize" --seed 9 --flavor kineto --format array-open -o "$work/gen_kineto.json" >/dev/null
 else
   echo "SKIP (generated traces): ../shared/tools/gen_chrome.py is absent; adversarial traces only"
 fi
