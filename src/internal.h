@@ -214,4 +214,11 @@ uint64_t stint_i_marker_lines_cut(void);
  * including '\n' (like snprintf when it does not fit). */
 size_t stint_i_marker_format(char *buf, size_t cap, const stint_i_event *ev, unsigned flags);
 
+/* ---- the capture sink (capture.c) ---------------------------------------------- */
+/* Opens the capture STINT_CAPTURE names, once (called by every drain, with
+ * the drain lock held, before stint_i_markers_default). */
+void stint_i_capture_default(void);
+/* Whether STINT_CAPTURE names a file (the marker default is then off). */
+int stint_i_capture_wanted(void);
+
 #endif /* STINT_INTERNAL_H */

@@ -693,8 +693,8 @@ void stint_i_markers_default(void)
     m->dest = DEST_FD;
     m->fd = 2;
     m->own_fd = 0;
-    if (env && (!strcmp(env, "off") || !strcmp(env, "0"))) {
-        m->dest = DEST_OFF;
+    if ((env && (!strcmp(env, "off") || !strcmp(env, "0"))) || (!env && stint_i_capture_wanted())) {
+        m->dest = DEST_OFF; /* (STINT_CAPTURE alone: the capture replaces the default stderr lines) */
     } else if (env && *env && strcmp(env, "stderr") != 0) {
         int saved = errno;
         int fd = open_path(env);

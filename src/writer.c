@@ -407,6 +407,7 @@ static void drain_locked(void)
     /* the destination STINT_MARKERS names, unless the program chose one: set
      * here, not only when the writer thread starts, so that a drain on another
      * thread before then (stint_flush, a new destination) writes the lines */
+    stint_i_capture_default();
     stint_i_markers_default();
     stint_i_clock_calibrate_point();
     reg_lock();

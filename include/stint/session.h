@@ -9,7 +9,7 @@
  *   ops, tensors, memory events and gradients make up one representative
  *   step, and each call appends whole lines to the file. It does not depend
  *   on the STINT_SCOPE spans or the background writer.
- * - The ring and the Chrome writer are fed by the library's spans
+ * - The ring, the Chrome writer and the binary capture are fed by the library's spans
  *   (STINT_SCOPE, stint_span_begin/end, device spans): the background writer
  *   hands them every closed span off the hot path.
  *
@@ -314,6 +314,29 @@ STINT_API STINT_NODISCARD stint_status stint_chrome_counter(stint_chrome_writer 
 /* Drains pending spans into the file, writes the closing metadata, closes
  * the file and frees w. Returns the first write error (sticky), if any. */
 STINT_API STINT_NODISCARD stint_status stint_chrome_close(stint_chrome_writer *w);
+
+/* ======================= the binary capture ====================================== */
+
+typedef struct stint_capture stint_capture;
+
+/* Creates (truncating) path and writes every closed span from now on (and
+ * those still pending in thread buffers), every loss report and the
+ * threads' names as a binary capture (docs/formats/capture.md): raw
+ * fixed-layout records and a string table, no text formatting, written in
+ * blocks of about 1 MiB with one write(2) each, readable up to the last
+ * whole record after a crash. `stint` reads it like any trace; `stint
+ * convert` turns it into markers or Chrome JSON. STINT_CAPTURE=path (see
+ * stint.h) opens one at the first drain. Several may run at once. A forked
+ * child writes PATH.<pid> of its own from its first drain. Write errors are
+ * sticky; the spans they lose are counted (sink_spans_lost).
+ * Errors: STINT_E_INVAL, STINT_E_IO, STINT_E_NOMEM; err/cap as
+ * stint_session_open. */
+STINT_API STINT_NODISCARD stint_status stint_capture_open(const char *path, stint_capture **out, char *err,
+                                                          size_t cap);
+
+/* Drains pending spans into the file, writes the last block, closes the
+ * file and frees c. Returns the first write error (sticky), if any. */
+STINT_API STINT_NODISCARD stint_status stint_capture_close(stint_capture *c);
 
 #ifdef __cplusplus
 }

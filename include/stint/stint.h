@@ -52,6 +52,11 @@
  *                                 makes every span line lost, counted in
  *                                 sink_spans_lost, with the path and the
  *                                 errno text said at exit
+ *                                 (default off when STINT_CAPTURE is set)
+ *   STINT_CAPTURE=<path>          also write every span to a binary capture
+ *                                 (docs/formats/capture.md, stint_capture_open
+ *                                 in <stint/session.h>); opened at the first
+ *                                 drain, an open failure is said on stderr
  *   STINT_MARKERS_PREFIX=1        prefix each line like the reference logger
  *   STINT_BUFFER_KB=<n>           per-thread record buffer (default 1024)
  *   STINT_CLOCK=auto|mono|tsc     timestamp source (default auto: TSC only
