@@ -167,26 +167,38 @@ int stint_parse_ts(const char *s, size_t len, int64_t mult_ns, int64_t *out)
     return 0;
 }
 
-/* The times truncated below 1 ns since the last take, and the first one's
- * text (process-wide: a split read's parts run on several threads). */
-static uint64_t subns_n;
-static char subns_first[48];
+/* The times truncated below 1 ns since the last take on this thread, and
+ * the first one's text. Per thread, so that a split read's parts each keep
+ * their own and the reader adds them up in input order (stint_i_subns_put):
+ * the example named is then the same on one thread or several. */
+static _Thread_local uint64_t subns_n;
+static _Thread_local char subns_first[48];
 
 void stint_i_subns_note(const char *s, size_t len)
 {
-    if (__atomic_fetch_add(&subns_n, 1, __ATOMIC_RELAXED) != 0)
+    if (subns_n++ != 0)
         return;
     size_t n = len < sizeof subns_first - 1 ? len : sizeof subns_first - 1;
-    memcpy(subns_first, s, n); /* (only the first noter writes it; the take follows a join) */
+    memcpy(subns_first, s, n);
     subns_first[n] = 0;
 }
 
 uint64_t stint_i_subns_take(char *first, size_t cap)
 {
-    uint64_t n = __atomic_exchange_n(&subns_n, 0, __ATOMIC_ACQ_REL);
+    uint64_t n = subns_n;
+    subns_n = 0;
     if (cap)
         snprintf(first, cap, "%s", n ? subns_first : "");
     return n;
+}
+
+void stint_i_subns_put(uint64_t n, const char *first)
+{
+    if (!n)
+        return;
+    if (subns_n == 0)
+        snprintf(subns_first, sizeof subns_first, "%s", first);
+    subns_n += n;
 }
 
 int stint_parse_duration(const char *s, size_t len, int64_t *out)

@@ -65,11 +65,15 @@ static inline uint64_t stint_count_add(uint64_t a, uint64_t b)
 int stint_parse_ts(const char *s, size_t len, int64_t mult_ns, int64_t *out);
 
 /* Counts one time whose digits below 1 ns were truncated (s, len: its
- * text, the first one kept): the parsers call it. Process-wide and
- * thread-safe; stint_i_subns_take returns the count since the last take
- * (resetting it) and copies the first text into first (cap bytes, cut). */
+ * text, the first one kept): the parsers call it. Per calling thread;
+ * stint_i_subns_take returns the thread's count since its last take
+ * (resetting it) and copies the first text into first (cap bytes, cut);
+ * stint_i_subns_put adds n such times, first among them, to the calling
+ * thread's count (a split read hands its parts' counts to the reading
+ * thread this way, in input order). */
 void stint_i_subns_note(const char *s, size_t len) __attribute__((cold));
 uint64_t stint_i_subns_take(char *first, size_t cap);
+void stint_i_subns_put(uint64_t n, const char *first);
 
 /* Parses a duration or time with an optional unit suffix: ns, us, ms, s
  * (no suffix = ns). "12.5ms" -> 12500000. Same return codes. */

@@ -140,6 +140,8 @@ struct part {
     int rc, boundary_ok;
     int empty;         /* gzip: no event between its cuts (nothing to read or merge) */
     int done;          /* read (under the job's lock) */
+    uint64_t subns_n;  /* its times cut below 1 ns, and the first one's text */
+    char subns_first[48];
     struct stint_model *m;
     struct stint_model own; /* m for every part but the first */
 };
@@ -164,6 +166,7 @@ static void read_part(const struct split_job *J, struct part *p)
 {
     SELF_SCOPE("read part");
     stint_i_self_attr("part", (int64_t)(p - J->parts));
+    stint_i_subns_take(p->subns_first, 0); /* (this thread's count is this part's from here) */
     struct stint_input in;
     p->rc = J->gz ? stint_input_open_gz_part(&in, J->path, p->from, p->to)
                   : stint_input_open_range(&in, J->path, p->from, p->to);
@@ -174,6 +177,7 @@ static void read_part(const struct split_job *J, struct part *p)
     else
         p->rc = stint_i_read_chrome_part(&in, p->m, J->o, p->mode, J->in_obj, &p->boundary_ok);
     stint_input_close(&in);
+    p->subns_n = stint_i_subns_take(p->subns_first, sizeof p->subns_first);
     stint_model_presort(p->m);
 }
 
@@ -404,6 +408,8 @@ static int read_parts(const char *path, uint64_t size, int gz, int in_obj, int t
                                      : "");
         /* (out of memory in a merge ends the process: model.h) */
         rc = J.cut_failed || J.merge_failed ? -1 : parts[J.last].rc;
+        for (size_t k = 0; rc >= 0 && k < n; k++) /* in input order: the first example is the one-thread read's */
+            stint_i_subns_put(parts[k].subns_n, parts[k].subns_first);
     }
     for (size_t k = 1; k < made; k++)
         stint_model_free(&parts[k].own);
