@@ -110,8 +110,9 @@ static int parse(int argc, char **argv, struct sql_args *a)
         fputs("stint sql: --csv and --json exclude each other\n", stderr);
         return STINT_EXIT_USAGE;
     }
-    if (a->format && strcmp(a->format, "chrome") && strcmp(a->format, "jsonl") && strcmp(a->format, "markers")) {
-        fprintf(stderr, "stint sql: --format: '%s': expected chrome, jsonl or markers\n", a->format);
+    if (a->format && strcmp(a->format, "chrome") && strcmp(a->format, "jsonl") && strcmp(a->format, "markers") &&
+        strcmp(a->format, "capture")) {
+        fprintf(stderr, "stint sql: --format: '%s': expected chrome, jsonl, markers or capture\n", a->format);
         return STINT_EXIT_USAGE;
     }
     if (a->ch_url && !a->query && a->nfiles == 1 && is_query(a->files[0])) /* a query on what the server has */

@@ -269,13 +269,14 @@ int stint_cmd_parse(int argc, char **argv, const char *usage, struct stint_cmd_o
             continue;
         if (is_opt(a, "--format", &v)) {
             if (!v && i + 1 >= argc) {
-                fprintf(stderr, "stint %s: --format needs a value (chrome, jsonl or markers)\n", cmd);
+                fprintf(stderr, "stint %s: --format needs a value (chrome, jsonl, markers or capture)\n", cmd);
                 return STINT_EXIT_USAGE;
             }
             if (!v)
                 v = argv[++i];
-            if (strcmp(v, "chrome") != 0 && strcmp(v, "jsonl") != 0 && strcmp(v, "markers") != 0) {
-                fprintf(stderr, "stint %s: --format: '%s': expected chrome, jsonl or markers\n", cmd, v);
+            if (strcmp(v, "chrome") != 0 && strcmp(v, "jsonl") != 0 && strcmp(v, "markers") != 0 &&
+                strcmp(v, "capture") != 0) {
+                fprintf(stderr, "stint %s: --format: '%s': expected chrome, jsonl, markers or capture\n", cmd, v);
                 return STINT_EXIT_USAGE;
             }
             o->format = v;

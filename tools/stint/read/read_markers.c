@@ -386,3 +386,44 @@ int stint_read_markers(struct stint_input *in, struct stint_model *m, const stru
     stint_i_progress(in, 1);
     return rc;
 }
+
+/* ---- the feed: records decoded by another reader ------------------------------------------ */
+
+struct stint_markers_feed {
+    struct mctx c;
+};
+
+struct stint_markers_feed *stint_i_markers_feed_new(struct stint_model *m, const struct stint_read_opts *o,
+                                                    const char *path)
+{
+    stint_sizes_attach(m);
+    struct stint_markers_feed *f = stint_xcalloc(1, sizeof *f);
+    f->c = (struct mctx){.m = m, .path = path};
+    if (o && o->event_filter && stint_filter_active(o->event_filter))
+        f->c.filter = o->event_filter;
+    if (m->sizes) {
+        f->c.clk[0] = stint_model_intern(m, "host", 4);
+        f->c.clk[1] = stint_model_intern(m, "dev", 3);
+        f->c.none = stint_model_intern(m, "", 0);
+        f->c.attrs = stint_model_intern(m, "attrs", 5);
+    }
+    return f;
+}
+
+void stint_i_markers_feed_record(struct stint_markers_feed *f, const struct stint_mparse_record *r)
+{
+    on_record(&f->c, r);
+}
+
+void stint_i_markers_feed_loss(struct stint_markers_feed *f, const struct stint_mparse_loss *l)
+{
+    if (!f->c.m->sizes)
+        on_loss(&f->c, l);
+}
+
+void stint_i_markers_feed_end(struct stint_markers_feed *f)
+{
+    markers_link_depth(&f->c);
+    free(f->c.recs);
+    free(f);
+}

@@ -6,7 +6,8 @@
  * a line holding "[STRACE]" (or libstint's "[STINT] v=") before any JSON
  * structure means a marker log; a
  * first line that is a JSON object with a "kind" key means a JSONL session;
- * anything starting with '[' or '{' otherwise is Chrome JSON.
+ * anything starting with '[' or '{' otherwise is Chrome JSON; the magic
+ * STINTCAP at byte 0 is libstint's binary capture.
  *
  * Invariant: a read split over threads (parts cut at event boundaries, each
  * read into a model of its own, merged in order) gives the model one thread
@@ -68,6 +69,8 @@ void stint_i_progress(struct stint_input *in, int done)
 
 static const char *detect(const struct stint_input *in)
 {
+    if (in->len >= 8 && !memcmp(in->buf, "STINTCAP", 8))
+        return "capture";
     const char *p = in->buf, *end = in->buf + in->len;
     if (end - p >= 3 && (unsigned char)p[0] == 0xEF && (unsigned char)p[1] == 0xBB && (unsigned char)p[2] == 0xBF)
         p += 3;
@@ -490,8 +493,10 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
         rc = stint_read_jsonl(&in, m, o);
     else if (!strcmp(fmt, "markers"))
         rc = stint_read_markers(&in, m, o);
+    else if (!strcmp(fmt, "capture"))
+        rc = stint_read_capture(&in, m, o);
     else {
-        stint_model_fail(m, "unknown --format '%s' (expected chrome, jsonl or markers)", fmt);
+        stint_model_fail(m, "unknown --format '%s' (expected chrome, jsonl, markers or capture)", fmt);
         rc = 2;
     }
     stint_input_close(&in);

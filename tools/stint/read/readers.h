@@ -7,6 +7,8 @@
  *   chrome-json  Chrome Trace Event JSON, array or object form (read_chrome.c)
  *   jsonl        stint/session/1 and candle-graph/trace/6 sessions (read_jsonl.c)
  *   markers      logs with [STRACE] v=1 records anywhere in a line (read_markers.c)
+ *   capture      libstint's binary capture, by its STINTCAP magic (read_capture.c,
+ *                docs/formats/capture.md)
  */
 #ifndef STINT_CLI_READERS_H
 #define STINT_CLI_READERS_H
@@ -24,7 +26,7 @@ enum { STINT_STRICT_REPAIRS = 1, STINT_STRICT_DROPS = 2, STINT_STRICT_LOSSES = 4
 
 struct stint_filter;
 struct stint_read_opts {
-    const char *format; /* NULL = detect; else "chrome", "jsonl", "markers" */
+    const char *format; /* NULL = detect; else "chrome", "jsonl", "markers", "capture" */
     int strict;         /* STINT_STRICT_* bits: what is an error (exit 1); 0 = nothing */
     uint64_t allow;     /* bits (1 << kind, enum stint_repair) that strict skips (--allow) */
     int quiet;          /* no progress / warnings on stderr */
@@ -49,6 +51,21 @@ const char *stint_detect_format(const char *path);
 int stint_read_chrome(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o);
 int stint_read_jsonl(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o);
 int stint_read_markers(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o);
+int stint_read_capture(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o);
+
+/* Internal: a reader whose records are marker records in another encoding
+ * (the binary capture, read_capture.c) hands them to read_markers.c's
+ * mapping, so they give the slices, args, losses and depth tree the marker
+ * log would give: new before the first record, end (the depth tree, then
+ * frees the feed) after the last. */
+struct stint_markers_feed;
+struct stint_mparse_record;
+struct stint_mparse_loss;
+struct stint_markers_feed *stint_i_markers_feed_new(struct stint_model *m, const struct stint_read_opts *o,
+                                                    const char *path);
+void stint_i_markers_feed_record(struct stint_markers_feed *f, const struct stint_mparse_record *r);
+void stint_i_markers_feed_loss(struct stint_markers_feed *f, const struct stint_mparse_loss *l);
+void stint_i_markers_feed_end(struct stint_markers_feed *f);
 
 /* Internal: the Chrome reader on one part of a file read on several
  * threads (plain, or gzip through stint_input_open_gz_part). part 0 = the whole input, else a mask: STINT_PART_TO_SPLIT, the

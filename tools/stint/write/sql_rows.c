@@ -658,7 +658,7 @@ int stint_sql_rows(const struct stint_model *m, const struct stint_sql_file *f, 
         w.upids[i] = (struct upid_ix){stint_model_process_at(m, (uint32_t)i)->pid, (uint32_t)i};
     if (w.nprocs > 1) /* (an empty array may have a NULL base) */
         qsort(w.upids, w.nprocs, sizeof *w.upids, upid_cmp);
-    if (m->format && !strcmp(m->format, "markers")) {
+    if (m->format && (!strcmp(m->format, "markers") || !strcmp(m->format, "capture"))) {
         w.k_inv = find_key(m, "args.inv");
         w.k_hid = find_key(m, "args.hid");
     }
