@@ -72,7 +72,10 @@ int stint_cmd_report(int argc, char **argv)
     struct stint_tally T; /* the lane and name tables: `stint summary`'s own tallies */
     stint_tally_init(&T, NULL);
     T.exits_after = stint_cli_exits_after_command;
-    rc = stint_cmd_load_sink(&o, &m, STINT_MODEL_KEEP_ARGS, stint_tally_on_slice, &T, NULL);
+    /* of the args, the page shows none: only the GPU section's args.correlation is kept (the
+     * others are skipped unread: 24 bytes an arg and their strings, most of a full model) */
+    rc = stint_cmd_load_sink(&o, &m, STINT_MODEL_KEEP_ARGS | STINT_MODEL_ARGS_CORRELATION, stint_tally_on_slice, &T,
+                             NULL);
     if (stint_no_report(rc, &m)) {
         stint_model_free(&m);
         return rc;
