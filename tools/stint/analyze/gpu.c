@@ -205,7 +205,7 @@ static int is_comm_name(const char *s, size_t n)
 
 /* Per lane: 1 when its spans are XLA device work (a thread named Stream* in
  * a process named /device:GPU:N). */
-static uint8_t *xla_lanes(const struct stint_model *m)
+uint8_t *stint_gpu_xla_lanes(const struct stint_model *m)
 {
     size_t nl = m->lanes.len;
     uint8_t *x = stint_xcalloc(nl ? nl : 1, 1);
@@ -219,8 +219,7 @@ static uint8_t *xla_lanes(const struct stint_model *m)
     return x;
 }
 
-/* The class of a device-work span of kind k and name id (comm cached per name). */
-static uint8_t item_class(const struct stint_model *m, enum gpu_kind k, uint32_t name, struct stint_umap *comm)
+uint8_t stint_gpu_item_class(const struct stint_model *m, enum gpu_kind k, uint32_t name, struct stint_umap *comm)
 {
     size_t n;
     const char *s = stint_model_str(m, name, &n);
@@ -323,60 +322,41 @@ static void order_by_device(struct gpu_file *f)
     }
 }
 
-/* Fills f->items (the device work inside the range, sorted) and f->lane_work. */
-static void collect(struct gpu_file *f, const struct stint_gpu_opts *o)
+void stint_gpu_mark_lane(struct gpu_file *f, uint32_t l)
 {
-    const struct stint_model *m = f->m;
-    uint8_t *xla = xla_lanes(m);
-    size_t nl = m->lanes.len, cap = 0;
-    f->lane_work = stint_xcalloc(nl ? nl : 1, 1);
-    struct stint_umap comm = {0};
+    if (l >= f->nlane_work) {
+        size_t n = f->nlane_work ? f->nlane_work : 64;
+        while (n <= l)
+            n *= 2;
+        f->lane_work = stint_xreallocarray(f->lane_work, n, 1);
+        memset(f->lane_work + f->nlane_work, 0, n - f->nlane_work);
+        f->nlane_work = n;
+    }
+    f->lane_work[l] = 1;
+}
+
+void stint_gpu_prepare(struct gpu_file *f, const struct stint_gpu_opts *o)
+{
     int64_t t0 = o->has_t0 ? o->t0 : INT64_MIN, t1 = o->has_t1 ? o->t1 : INT64_MAX;
-    for (size_t i = 0; i < stint_model_nslices(m); i++) {
-        const struct stint_slice *s = stint_model_slice(m, i);
-        if (s->dur_ns < 0 || (s->flags & STINT_SLICE_INSTANT))
-            continue;
-        const struct stint_track *t = stint_model_track_at(m, s->track);
-        if (t->kind != STINT_TRACK_THREAD)
-            continue;
-        enum gpu_kind k = stint_gpu_cat_kind(f, s->cat);
-        if (k != GK_KERNEL && k != GK_COPY && k != GK_MTIA) {
-            if (!xla[t->lane] || k == GK_ANNOT)
-                continue;
-            k = GK_KERNEL;
-        }
-        f->lane_work[t->lane] = 1;
-        int64_t corr;
-        int has_corr = stint_gpu_corr(f, s, &corr);
-        if (!stint_filter_overlaps(t0, t1, s->ts_ns, s->dur_ns)) {
-            if (has_corr) {
+    size_t k = 0;
+    for (size_t i = 0; i < f->nitems; i++) {
+        struct gpu_item it = f->items[i];
+        if (!stint_filter_overlaps(t0, t1, it.ts, it.dur)) {
+            if (it.has_corr) {
                 f->outcorr = stint_xgrow(f->outcorr, &f->outcap, f->noutcorr + 1, sizeof *f->outcorr, 256);
-                f->outcorr[f->noutcorr++] = corr;
+                f->outcorr[f->noutcorr++] = it.corr;
             }
             continue;
         }
-        f->items = stint_xgrow(f->items, &cap, f->nitems + 1, sizeof *f->items, 1024);
-        struct gpu_item *it = &f->items[f->nitems++];
-        memset(it, 0, sizeof *it);
-        it->ts = s->ts_ns;
-        it->dur = s->dur_ns;
-        int64_t end = s->ts_ns + s->dur_ns;
-        it->c0 = s->ts_ns > t0 ? s->ts_ns : t0;
-        it->c1 = end < t1 ? end : t1;
-        if (it->c1 < it->c0)
-            it->c1 = it->c0;
-        it->slice = (uint32_t)i;
-        it->lane = t->lane;
-        it->dev = stint_model_lane_at(m, t->lane)->pid;
-        it->name = s->name;
-        it->cls = item_class(m, k, s->name, &comm);
-        it->kernel = it->cls != STINT_GPU_MEMORY;
-        it->has_corr = (uint8_t)has_corr;
-        it->corr = has_corr ? corr : 0;
+        int64_t end = it.ts + it.dur;
+        it.c0 = it.ts > t0 ? it.ts : t0;
+        it.c1 = end < t1 ? end : t1;
+        if (it.c1 < it.c0)
+            it.c1 = it.c0;
+        f->items[k++] = it;
     }
+    f->nitems = k;
     order_by_device(f);
-    stint_umap_free(&comm);
-    free(xla);
 }
 
 /* ---- devices and streams ----------------------------------------------- */
@@ -624,31 +604,47 @@ static void kernels(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, c
 
 /* ---- entry points ------------------------------------------------------- */
 
-void stint_gpu_compute(struct stint_gpu_result *r, const struct stint_model *const *ms, size_t n,
-                       const int64_t *ranks, const struct stint_gpu_opts *o)
+void stint_gpu_file_free(struct gpu_file *f)
+{
+    free(f->items);
+    free(f->calls);
+    free(f->ops);
+    free(f->stepc);
+    free(f->lane_work);
+    free(f->kind);
+    free(f->step_name);
+    free(f->outcorr);
+    for (int c = 0; c <= STINT_GPU_CLASSES; c++)
+        free(f->u[c]);
+    memset(f, 0, sizeof *f);
+}
+
+void stint_gpu_analyze(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, const struct stint_gpu_opts *o)
 {
     memset(r, 0, sizeof *r);
     r->nfiles = n;
-    struct gpu_file *fs = stint_xcalloc(n ? n : 1, sizeof *fs);
     for (size_t i = 0; i < n; i++) {
-        fs[i].m = ms[i];
-        fs[i].rank = ranks ? ranks[i] : (int64_t)i;
-        collect(&fs[i], o);
+        stint_gpu_prepare(&fs[i], o);
         r->work += fs[i].nitems;
     }
     devices(r, fs, n, o);
     kernels(r, fs, n, o);
     stint_gpu_links(r, fs, n, o);
     stint_gpu_steps(r, fs, n, o);
+    for (size_t i = 0; i < n; i++)
+        stint_gpu_file_free(&fs[i]);
+}
+
+void stint_gpu_compute(struct stint_gpu_result *r, const struct stint_model *const *ms, size_t n,
+                       const int64_t *ranks, const struct stint_gpu_opts *o)
+{
+    struct gpu_file *fs = stint_xcalloc(n ? n : 1, sizeof *fs);
     for (size_t i = 0; i < n; i++) {
-        free(fs[i].items);
-        free(fs[i].lane_work);
-        free(fs[i].kind);
-        free(fs[i].step_name);
-        free(fs[i].outcorr);
-        for (int c = 0; c <= STINT_GPU_CLASSES; c++)
-            free(fs[i].u[c]);
+        fs[i].m = ms[i];
+        fs[i].rank = ranks ? ranks[i] : (int64_t)i;
+        stint_gpu_collect_model(&fs[i], o);
     }
+    stint_gpu_analyze(r, fs, n, o);
     free(fs);
 }
 
@@ -680,7 +676,7 @@ int stint_gpu_has_work(const struct stint_model *m)
 {
     struct gpu_file f = {0};
     f.m = m;
-    uint8_t *xla = xla_lanes(m);
+    uint8_t *xla = stint_gpu_xla_lanes(m);
     int found = 0;
     for (size_t i = 0; i < stint_model_nslices(m) && !found; i++) {
         const struct stint_slice *s = stint_model_slice(m, i);

@@ -128,6 +128,34 @@ void stint_gpu_result_free(struct stint_gpu_result *r);
  * out[b] = covered ns / bin ns (the last bin takes the remainder). */
 void stint_gpu_util_bins(const struct stint_gpu_result *r, size_t d, size_t nbins, double *out);
 
+/* One file's spans as `gpu` needs them, collected while the file is read
+ * (analyze/gpu_collect.c), instead of keeping its slices and args: give
+ * stint_gpu_collect_span to the model as its span sink (a lean model,
+ * STINT_MODEL_LEAN), and stint_gpu_collect_want / _corr to the Chrome
+ * reader as its correlation hook (readers.h), all with the collector as
+ * their context. */
+struct stint_gpu_collect;
+struct stint_span_ev;
+struct stint_gpu_collect *stint_gpu_collect_new(const struct stint_gpu_opts *o);
+void stint_gpu_collect_free(struct stint_gpu_collect *c);
+void stint_gpu_collect_span(void *ctx, const struct stint_model *m, const struct stint_span_ev *ev);
+int stint_gpu_collect_want(void *ctx, const struct stint_model *m, uint32_t cat);
+void stint_gpu_collect_corr(void *ctx, uint32_t track, uint32_t cat, uint32_t name, int64_t ts_ns, int64_t dur_ns,
+                            int has, int64_t corr);
+/* A collector holding the spans of m, a finished model read whole with
+ * STINT_MODEL_KEEP_ARGS (as stint_gpu_compute takes it). */
+struct stint_gpu_collect *stint_gpu_collect_of_model(const struct stint_model *m, const struct stint_gpu_opts *o);
+/* 0 when the collector met what the stream cannot describe (a runtime call
+ * or device work written as B/E, whose args the hook does not see): the
+ * file must then be read whole and given to stint_gpu_compute. */
+int stint_gpu_collect_ok(const struct stint_gpu_collect *c);
+/* stint_gpu_compute over collectors cs[0..n) (each of model ms[i], read and
+ * finished with it, stint_gpu_collect_ok): the same result. The collectors
+ * are emptied (free them after). */
+void stint_gpu_compute_collected(struct stint_gpu_result *r, struct stint_gpu_collect *const *cs,
+                                 const struct stint_model *const *ms, size_t n, const int64_t *ranks,
+                                 const struct stint_gpu_opts *o);
+
 /* Whether the model has any device work (a cheap scan; the HTML report asks). */
 int stint_gpu_has_work(const struct stint_model *m);
 

@@ -1,14 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpu_int.h - what the files of the gpu analysis share (gpu.c collects the
- * device work and computes the device, stream and kernel figures;
- * gpu_links.c the launch links and CPU ops; gpu_steps.c the steps and
- * ranks). Not for other modules.
+ * gpu_int.h - what the files of the gpu analysis share. A file's spans are
+ * first collected into a few lists (struct gpu_file): from a finished model
+ * (gpu.c, for `report`) or from the span sink and the reader's correlation
+ * hook while the file is read (gpu_collect.c, for `gpu`); the analysis then
+ * reads only those lists and the model's strings and lanes: gpu.c the
+ * device, stream and kernel figures, gpu_links.c the launch links and CPU
+ * ops, gpu_steps.c the steps and ranks. Not for other modules.
  *
- * Invariants: a file's items are the device-work spans kept (inside
- * --time-range), sorted by (device, start, end) once gpu.c has run; c0/c1
- * are the span clipped to the range (c0 <= c1); unions[] hold, per file and
- * per class (and all), the merged disjoint intervals over every device.
+ * Invariants: items are every device-work span (dur >= 0) until
+ * stint_gpu_prepare keeps those inside --time-range, with c0/c1 the span
+ * clipped to it (c0 <= c1), sorted by (device, start, collection order);
+ * calls are the runtime calls in the model's slice order (per track, start,
+ * longest first), each with its innermost and outermost enclosing cpu_op
+ * (indices into ops, STINT_NO_ID: none); stepc are the spans on CPU threads
+ * whose name matches the step glob, in the same order; unions[] hold, per
+ * file and per class (and all), the merged disjoint intervals over every
+ * device.
  */
 #ifndef STINT_CLI_GPU_INT_H
 #define STINT_CLI_GPU_INT_H
@@ -24,8 +32,27 @@ struct gpu_item {
     int64_t ts, dur, c0, c1;  /* the span, and its part inside the range */
     int64_t corr;
     int64_t dev;              /* the lane's pid */
-    uint32_t slice, lane, name;
+    uint32_t lane, name;
     uint8_t cls, kernel, has_corr;
+};
+
+/* A runtime call: its span, correlation, and enclosing ops (into ops). */
+struct gpu_call {
+    int64_t ts, dur, corr;
+    uint32_t name, op, top;
+    uint8_t has_corr;
+};
+
+/* A cpu_op span that encloses a runtime call. */
+struct gpu_opspan {
+    int64_t dur;
+    uint32_t name;
+};
+
+/* A step span (its name matches the glob) on lane; kept when the lane holds no device work. */
+struct gpu_stepc {
+    int64_t ts, dur;
+    uint32_t name, lane;
 };
 
 /* A value per string id, grown on demand, 0 = unset (callers store v + 1). */
@@ -50,8 +77,15 @@ struct gpu_file {
     const struct stint_model *m;
     int64_t rank;
     struct gpu_item *items;
-    size_t nitems;
+    size_t nitems, itemcap;
+    struct gpu_call *calls;
+    size_t ncalls, callcap;
+    struct gpu_opspan *ops;
+    size_t nops, opcap;
+    struct gpu_stepc *stepc;
+    size_t nstepc, stepcap;
     uint8_t *lane_work;          /* per lane: 1 when it holds device work (any time) */
+    size_t nlane_work;
     uint8_t *kind;               /* by cat string id: enum gpu_kind + 1, 0 = not looked at yet */
     size_t nkind;
     uint8_t *step_name;          /* by name string id: 1 not a step, 2 a step, 0 = not looked at yet */
@@ -62,6 +96,24 @@ struct gpu_file {
     struct stint_interval *u[STINT_GPU_CLASSES + 1]; /* per class, then all: merged over devices */
     size_t nu[STINT_GPU_CLASSES + 1];
 };
+
+/* Whether the name id (text nm) matches glob (cached per name in f). */
+int stint_gpu_is_step_name(struct gpu_file *f, uint32_t id, const char *glob);
+/* Marks lane l of f as holding device work. */
+void stint_gpu_mark_lane(struct gpu_file *f, uint32_t l);
+/* The class of a device-work span of kind k and name id (comm: a cache per name). */
+uint8_t stint_gpu_item_class(const struct stint_model *m, enum gpu_kind k, uint32_t name, struct stint_umap *comm);
+/* Per lane of m: 1 when its spans are XLA device work (to free). */
+uint8_t *stint_gpu_xla_lanes(const struct stint_model *m);
+/* Keeps f's items inside the range (the others' correlations go to
+ * outcorr), clips them, and orders them by device, then start. */
+void stint_gpu_prepare(struct gpu_file *f, const struct stint_gpu_opts *o);
+/* The figures of fs[0..n), whose lists are collected (gpu.c); frees the lists. */
+void stint_gpu_analyze(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, const struct stint_gpu_opts *o);
+/* Collects f's lists from its finished model f->m (gpu_model.c). */
+void stint_gpu_collect_model(struct gpu_file *f, const struct stint_gpu_opts *o);
+/* Frees f's lists and caches. */
+void stint_gpu_file_free(struct gpu_file *f);
 
 /* The kind of category id cat in f's model (cached). */
 enum gpu_kind stint_gpu_cat_kind(struct gpu_file *f, uint32_t cat);

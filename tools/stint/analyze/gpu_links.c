@@ -83,32 +83,12 @@ static int cmp_op(const void *a, const void *b)
     return cmp_bytes(x->name, x->name_len, y->name, y->name_len);
 }
 
-/* The innermost (*o) and outermost (*t) cpu_op spans enclosing slice si on
- * its thread; STINT_NO_ID when none. */
-static void enclosing_ops(struct gpu_file *f, uint32_t si, uint32_t *o, uint32_t *t)
-{
-    const struct stint_model *m = f->m;
-    const struct stint_slice *s = stint_model_slice(m, si);
-    int64_t end = s->ts_ns + s->dur_ns;
-    *o = *t = STINT_NO_ID;
-    for (uint32_t p = s->parent; p != STINT_NO_ID;) {
-        const struct stint_slice *ps = stint_model_slice(m, p);
-        if (ps->dur_ns >= 0 && ps->track == s->track && ps->ts_ns <= s->ts_ns && ps->ts_ns + ps->dur_ns >= end &&
-            stint_gpu_cat_kind(f, ps->cat) == GK_CPU_OP) {
-            if (*o == STINT_NO_ID)
-                *o = p;
-            *t = p;
-        }
-        p = ps->parent;
-    }
-}
-
-/* Credits one linked span (duration dur, runtime call ri) to op span op. */
+/* Credits one linked span (duration dur) to op span op (into f->ops). */
 static void credit(struct agg *ops, struct gpu_file *f, uint32_t op, int64_t dur, int first_of_call,
                    uint8_t *credited)
 {
     size_t n;
-    const struct stint_slice *s = stint_model_slice(f->m, op);
+    const struct gpu_opspan *s = &f->ops[op];
     const char *nm = stint_model_str(f->m, s->name, &n);
     struct stint_gpu_op *row = agg_row_id(ops, s->name, nm, n);
     row->gpu_ns += dur;
@@ -116,7 +96,7 @@ static void credit(struct agg *ops, struct gpu_file *f, uint32_t op, int64_t dur
     row->launches += (uint64_t)first_of_call;
     if (!credited[op]) {
         credited[op] = 1;
-        row->cpu_ns += s->dur_ns;
+        row->cpu_ns += s->dur;
     }
 }
 
@@ -125,10 +105,10 @@ static void one_file(struct stint_gpu_result *r, struct gpu_file *f, struct agg 
                      int64_t **delays, size_t *nd, size_t *dcap, const struct stint_gpu_opts *o)
 {
     const struct stint_model *m = f->m;
-    size_t ns = stint_model_nslices(m);
+    size_t nc = f->ncalls;
     struct stint_umap calls = {0};
     struct gpu_idcache launch_names = {0}; /* name id -> 1 + whether it names a launch call */
-    uint8_t *call_seen = stint_xcalloc(ns ? ns : 1, 1), *credited = stint_xcalloc(ns ? ns : 1, 1);
+    uint8_t *call_seen = stint_xcalloc(nc ? nc : 1, 1), *credited = stint_xcalloc(f->nops ? f->nops : 1, 1);
     int isnew;
     /* the launch calls inside the range: their correlation (has: bit 0 of the flag) */
     struct launch {
@@ -137,25 +117,19 @@ static void one_file(struct stint_gpu_result *r, struct gpu_file *f, struct agg 
     } *lc = NULL;
     size_t nlc = 0, lccap = 0;
     int64_t t0 = o->has_t0 ? o->t0 : INT64_MIN, t1 = o->has_t1 ? o->t1 : INT64_MAX;
-    for (size_t i = 0; i < ns; i++) {
-        const struct stint_slice *s = stint_model_slice(m, i);
-        if (s->dur_ns < 0 || (s->flags & STINT_SLICE_INSTANT) ||
-            stint_model_track_at(m, s->track)->kind != STINT_TRACK_THREAD ||
-            stint_gpu_cat_kind(f, s->cat) != GK_RUNTIME)
-            continue;
-        int64_t c;
-        int has = stint_gpu_corr(f, s, &c);
-        if (has)
-            stint_umap_get(&calls, (uint64_t)c, (uint32_t)i, &isnew); /* the first (earliest) stays */
+    for (size_t i = 0; i < nc; i++) {
+        const struct gpu_call *s = &f->calls[i];
+        if (s->has_corr)
+            stint_umap_get(&calls, (uint64_t)s->corr, (uint32_t)i, &isnew); /* the first (earliest) stays */
         uint32_t *ln = stint_gpu_idslot(&launch_names, s->name);
         if (!*ln) {
             size_t nn;
             const char *nm = stint_model_str(m, s->name, &nn);
             *ln = 1 + (uint32_t)is_launch_name(nm, nn);
         }
-        if (*ln == 2 && stint_filter_overlaps(t0, t1, s->ts_ns, s->dur_ns)) {
+        if (*ln == 2 && stint_filter_overlaps(t0, t1, s->ts, s->dur)) {
             lc = stint_xgrow(lc, &lccap, nlc + 1, sizeof *lc, 256);
-            lc[nlc++] = (struct launch){has ? c : 0, has};
+            lc[nlc++] = (struct launch){s->has_corr ? s->corr : 0, s->has_corr};
         }
     }
     for (size_t i = 0; i < f->nitems; i++) {
@@ -166,16 +140,15 @@ static void one_file(struct stint_gpu_result *r, struct gpu_file *f, struct agg 
             continue;
         }
         r->linked++;
-        const struct stint_slice *rs = stint_model_slice(m, ri);
-        int64_t delay = it->ts - rs->ts_ns;
+        const struct gpu_call *rs = &f->calls[ri];
+        int64_t delay = it->ts - rs->ts;
         *delays = stint_xgrow(*delays, dcap, *nd + 1, sizeof **delays, 1024);
         (*delays)[(*nd)++] = delay;
-        uint32_t op, top;
-        enclosing_ops(f, ri, &op, &top);
+        uint32_t op = rs->op, top = rs->top;
         struct stint_gpu_op *site;
         if (op != STINT_NO_ID) {
             size_t sn;
-            uint32_t nid = stint_model_slice(m, op)->name;
+            uint32_t nid = f->ops[op].name;
             const char *snm = stint_model_str(m, nid, &sn);
             site = agg_row_id(sites, nid, snm, sn);
         } else

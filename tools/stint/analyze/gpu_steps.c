@@ -18,8 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Whether name id (text nm) matches the step glob (cached per name). */
-static int is_step_name(struct gpu_file *f, uint32_t id, const char *nm, const char *glob)
+int stint_gpu_is_step_name(struct gpu_file *f, uint32_t id, const char *glob)
 {
     if (id >= f->nstep_name) {
         size_t n = f->nstep_name ? f->nstep_name : 64;
@@ -30,42 +29,34 @@ static int is_step_name(struct gpu_file *f, uint32_t id, const char *nm, const c
         f->nstep_name = n;
     }
     if (!f->step_name[id])
-        f->step_name[id] = fnmatch(glob, nm, 0) == 0 ? 2 : 1;
+        f->step_name[id] = fnmatch(glob, stint_model_str(f->m, id, NULL), 0) == 0 ? 2 : 1;
     return f->step_name[id] == 2;
 }
 
-/* The steps of file fi, appended to r->steps. */
+/* The steps of file fi (its step spans on lanes without device work, inside
+ * the range), appended to r->steps. */
 static void file_steps(struct stint_gpu_result *r, size_t *cap, struct gpu_file *f, uint32_t fi,
                        const struct stint_gpu_opts *o)
 {
     const struct stint_model *m = f->m;
-    const char *glob = o->step_glob ? o->step_glob : "ProfilerStep#*";
     int64_t t0 = o->has_t0 ? o->t0 : INT64_MIN, t1 = o->has_t1 ? o->t1 : INT64_MAX;
     const struct stint_interval *all = f->u[STINT_GPU_CLASSES];
     size_t nall = f->nu[STINT_GPU_CLASSES];
-    for (size_t i = 0; i < stint_model_nslices(m); i++) {
-        const struct stint_slice *s = stint_model_slice(m, i);
-        const struct stint_track *t = stint_model_track_at(m, s->track);
-        if (s->dur_ns < 0 || (s->flags & STINT_SLICE_INSTANT) || t->kind != STINT_TRACK_THREAD ||
-            f->lane_work[t->lane] || stint_gpu_cat_kind(f, s->cat) == GK_ANNOT ||
-            !stint_filter_overlaps(t0, t1, s->ts_ns, s->dur_ns))
-            continue;
-        size_t nl;
-        const char *nm = stint_model_str(m, s->name, &nl);
-        if (!is_step_name(f, s->name, nm, glob))
+    for (size_t i = 0; i < f->nstepc; i++) {
+        const struct gpu_stepc *s = &f->stepc[i];
+        if ((s->lane < f->nlane_work && f->lane_work[s->lane]) || !stint_filter_overlaps(t0, t1, s->ts, s->dur))
             continue;
         r->steps = stint_xgrow(r->steps, cap, r->nsteps + 1, sizeof *r->steps, 16);
         struct stint_gpu_step *st = &r->steps[r->nsteps++];
         memset(st, 0, sizeof *st);
         st->file = fi;
-        st->name = nm;
-        st->name_len = nl;
-        st->ts_ns = s->ts_ns;
-        st->wall_ns = s->dur_ns;
-        int64_t e = s->ts_ns + s->dur_ns;
-        st->busy_ns = stint_gpu_clip_len(all, nall, s->ts_ns, e);
+        st->name = stint_model_str(m, s->name, &st->name_len);
+        st->ts_ns = s->ts;
+        st->wall_ns = s->dur;
+        int64_t e = s->ts + s->dur;
+        st->busy_ns = stint_gpu_clip_len(all, nall, s->ts, e);
         for (int c = 0; c < STINT_GPU_CLASSES; c++)
-            st->cls_ns[c] = stint_gpu_clip_len(f->u[c], f->nu[c], s->ts_ns, e);
+            st->cls_ns[c] = stint_gpu_clip_len(f->u[c], f->nu[c], s->ts, e);
     }
 }
 

@@ -17,6 +17,7 @@
 #include "cmd/cmdopts.h"
 #include "cmd/commands.h"
 #include "read/input.h"
+#include "read/readers.h"
 #include "write/textout.h"
 
 #include <inttypes.h>
@@ -433,6 +434,47 @@ static size_t take_paths(int *argc, char **argv, char **paths)
     return np;
 }
 
+/* Reads fo->path into m and its spans into *c (a collector): a Chrome
+ * file as a lean model whose spans stream to the collector (args.correlation
+ * through the reader's hook); stdin, the other formats, and a Chrome file
+ * the stream cannot describe (stint_gpu_collect_ok) whole, with
+ * args.correlation kept (the second read quiet: its problems were
+ * reported). 1 when there is a report (*rc the read's exit code), else 0
+ * (m freed, *rc set), as stint_cmd_load_report. */
+static int load_one(struct stint_cmd_opts *fo, struct stint_model *m, struct stint_gpu_collect **c,
+                    const struct stint_gpu_opts *go, int *rc)
+{
+    const unsigned whole = STINT_MODEL_KEEP_ARGS | STINT_MODEL_ARGS_CORRELATION;
+    const char *fmt = fo->format ? fo->format : strcmp(fo->path, "-") ? stint_detect_format(fo->path) : NULL;
+    if (!fmt || strcmp(fmt, "chrome") != 0 || !strcmp(fo->path, "-")) {
+        if (!stint_cmd_load_report(fo, m, whole, rc))
+            return 0;
+        *c = stint_gpu_collect_of_model(m, go);
+        return 1;
+    }
+    *c = stint_gpu_collect_new(go);
+    fo->corr_want = stint_gpu_collect_want;
+    fo->corr_fn = stint_gpu_collect_corr;
+    fo->corr_ctx = *c;
+    *rc = stint_cmd_load_sink(fo, m, STINT_MODEL_LEAN, stint_gpu_collect_span, *c, NULL);
+    if (stint_no_report(*rc, m)) {
+        stint_gpu_collect_free(*c);
+        *c = NULL;
+        stint_model_free(m);
+        return 0;
+    }
+    if (!stint_gpu_collect_ok(*c)) {
+        stint_gpu_collect_free(*c);
+        stint_model_free(m);
+        if (stint_model_init(m, whole) != 0)
+            stint_die_nomem();
+        struct stint_read_opts ro = {.format = fo->format, .strict = fo->strict, .allow = fo->allow, .quiet = 1};
+        (void)stint_read_trace(fo->path, m, &ro);
+        *c = stint_gpu_collect_of_model(m, go);
+    }
+    return 1;
+}
+
 static const struct stint_cmd_spec spec = {
     "gpu", STINT_FILT_RANGE | STINT_TAKES_JSON,
     "device figures need every span of a device (use --time-range to cut the window)",
@@ -461,17 +503,19 @@ int stint_cmd_gpu(int argc, char **argv)
         return STINT_EXIT_USAGE;
     }
     struct stint_model **ms = stint_xcalloc(np, sizeof *ms);
+    struct stint_gpu_collect **cs = stint_xcalloc(np, sizeof *cs);
     int64_t *ranks = stint_xcalloc(np, sizeof *ranks);
     int partial = 0;
     rc = STINT_EXIT_OK;
     size_t loaded = 0;
     struct stint_filter range = o.filter; /* as the first file resolves it (a '+T' time) */
+    struct stint_gpu_opts go = {step, ntop ? ntop : SIZE_MAX, 0, 0, 0, 0};
     for (size_t i = 0; i < np; i++) {
         struct stint_cmd_opts fo = o;
         fo.path = paths[i];
         ms[i] = stint_xmalloc(sizeof *ms[i]);
         int frc;
-        if (!stint_cmd_load_report(&fo, ms[i], STINT_MODEL_KEEP_ARGS | STINT_MODEL_ARGS_CORRELATION, &frc)) {
+        if (!load_one(&fo, ms[i], &cs[i], &go, &frc)) {
             free(ms[i]);
             rc = frc;
             goto out;
@@ -485,7 +529,6 @@ int stint_cmd_gpu(int argc, char **argv)
         if (!scan_rank(paths[i], &ranks[i]))
             ranks[i] = (int64_t)i;
     }
-    struct stint_gpu_opts go = {step, ntop ? ntop : SIZE_MAX, 0, 0, 0, 0};
     if (range.has_range) {
         go.has_t0 = range.t0 != INT64_MIN;
         go.has_t1 = range.t1 != INT64_MAX;
@@ -493,7 +536,7 @@ int stint_cmd_gpu(int argc, char **argv)
         go.t1 = range.t1;
     }
     struct stint_gpu_result r;
-    stint_gpu_compute(&r, (const struct stint_model *const *)ms, np, ranks, &go);
+    stint_gpu_compute_collected(&r, cs, (const struct stint_model *const *)ms, np, ranks, &go);
     if (o.json)
         put_json(stdout, &r, ms, ranks, paths, partial);
     else
@@ -503,9 +546,11 @@ int stint_cmd_gpu(int argc, char **argv)
         rc = STINT_EXIT_IO;
 out:
     for (size_t i = 0; i < loaded; i++) {
+        stint_gpu_collect_free(cs[i]);
         stint_model_free(ms[i]);
         free(ms[i]);
     }
+    free(cs);
     free(ms);
     free(ranks);
     free(paths);

@@ -28,6 +28,12 @@ struct stint_cmd_opts {
     uint64_t allow; /* --allow KIND[,KIND]: kinds of the allow-list (stint_repair_allowable) strict skips */
     const char *format;
     struct stint_filter filter;
+    /* set by a command before it loads, optional: readers.h's corr_want,
+     * corr_fn and corr_ctx (the stint_cmd_load* functions pass them on) */
+    int (*corr_want)(void *ctx, const struct stint_model *m, uint32_t cat);
+    void (*corr_fn)(void *ctx, uint32_t track, uint32_t cat, uint32_t name, int64_t ts_ns, int64_t dur_ns, int has,
+                    int64_t corr);
+    void *corr_ctx;
 };
 
 /* An option one command takes besides the shared ones: name ("--to", also

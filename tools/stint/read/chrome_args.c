@@ -228,6 +228,52 @@ void stint_i_chrome_args_end(struct creader *r, const char *a, const char *b)
         walk_args(r, a, b, "args", sink_end, NULL);
 }
 
+int stint_i_chrome_args_corr(struct creader *r, const char *a, const char *b, int64_t *out)
+{
+    (void)r;
+    /* walk_correlation's walk, deciding at the first "correlation" member
+     * that walk_value would give under that very key: a number, a string or
+     * a bool (null, objects and lists give none: the walk goes on) */
+    struct stint_json j = chrome_sub_json(a, b);
+    if (stint_json_ws(&j) != '{')
+        return 0; /* (walked whole under the key "args") */
+    j.p++;
+    const char *k, *v;
+    size_t kn, vn;
+    int kesc;
+    char kb[KEY_BUF + 8];
+    for (;;) {
+        int c = stint_json_ws(&j);
+        if (c == ',') {
+            j.p++;
+            continue;
+        }
+        if (c != '"')
+            return 0;
+        kesc = 0;
+        if (!stint_json_string_short(&j, &k, &kn) && stint_json_string(&j, &k, &kn, &kesc) != STINT_JSON_OK)
+            return 0;
+        if (stint_json_ws(&j) != ':')
+            return 0;
+        j.p++;
+        c = stint_json_ws(&j);
+        kn = key_text(&k, kn, kesc, kb);
+        if (key_is(k, kn, "correlation") && c != 'n' && c != '{' && c != '[') {
+            if (c != '-' && (c < '0' || c > '9'))
+                return 0; /* a string or a bool: no integer */
+            if (stint_json_number(&j, &v, &vn) != STINT_JSON_OK)
+                return 0;
+            return is_integer_text(v, vn) && stint_parse_i64(v, vn, out) == 0;
+        }
+        if (c == '"' && stint_json_string_short(&j, &v, &vn))
+            continue;
+        if ((c == '-' || (c >= '0' && c <= '9')) && stint_json_number_short(&j, &v, &vn))
+            continue;
+        if (stint_json_skip(&j) != STINT_JSON_OK)
+            return 0;
+    }
+}
+
 void stint_i_chrome_args_metadata(struct creader *r, const char *a, const char *b)
 {
     walk_args(r, a, b, "json_metadata", sink_metadata, NULL);

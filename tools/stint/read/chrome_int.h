@@ -377,6 +377,9 @@ int stint_i_chrome_integral_number(const char *s, size_t n, int64_t *out);
 void stint_i_chrome_args_slice(struct creader *r, const char *a, const char *b, uint32_t idx);
 void stint_i_chrome_args_end(struct creader *r, const char *a, const char *b);
 void stint_i_chrome_args_metadata(struct creader *r, const char *a, const char *b);
+/* args.correlation of the args object [a, b) as STINT_MODEL_ARGS_CORRELATION
+ * reads it (readers.h, corr_fn): 1 and *out when the first one is an integer. */
+int stint_i_chrome_args_corr(struct creader *r, const char *a, const char *b, int64_t *out);
 
 /* Finds a top-level arg by key in a raw args object [a, b): 1 with its
  * value span in *out, 0 when absent or not a string or number. */

@@ -429,7 +429,17 @@ static uint32_t phase_complete(struct ev *v)
     v->s.flags = STINT_SLICE_COMPLETE;
     if (e->bind_id.set) /* a v2 flow needs the slice's index */
         v->s.flags |= STINT_SLICE_NEEDS_INDEX;
-    return stint_model_add_slice(m, &v->s);
+    const struct stint_read_opts *o = v->r->o;
+    if (!o || !o->corr_fn)
+        return stint_model_add_slice(m, &v->s);
+    uint64_t seq0 = m->seq; /* (a kept slice takes a seq; a dropped one does not) */
+    uint32_t idx = stint_model_add_slice(m, &v->s);
+    if (m->seq != seq0 && o->corr_want(o->corr_ctx, m, v->s.cat)) {
+        int64_t corr = 0;
+        int has = e->args_a ? stint_i_chrome_args_corr(v->r, e->args_a, e->args_b, &corr) : 0;
+        o->corr_fn(o->corr_ctx, v->s.track, v->s.cat, v->s.name, v->s.ts_ns, v->s.dur_ns, has, corr);
+    }
+    return idx;
 }
 
 /* B: opens a slice on the thread's lane. */

@@ -460,7 +460,7 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
                        : 0;
         }
         int threads = stint_threads_wanted();
-        if (size >= split_min_bytes() && strcmp(path, "-") != 0 && threads > 1 &&
+        if (size >= split_min_bytes() && strcmp(path, "-") != 0 && threads > 1 && !o->corr_fn &&
             (!in.gz || threads >= GZ_SPLIT_MIN_THREADS || getenv("STINT_SPLIT_PARTS"))) {
             const char *p = in.buf;
             while (p < in.buf + in.len && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))

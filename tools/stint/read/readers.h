@@ -32,6 +32,17 @@ struct stint_read_opts {
     int quiet;          /* no progress / warnings on stderr */
     /* STINT_MODEL_SIZES: the events measured are those that pass this (NULL: all) */
     const struct stint_filter *event_filter;
+    /* Chrome JSON, optional: for each complete (X) span the model keeps whose
+     * category corr_want accepts, corr_fn gets its track, ids, times and
+     * args.correlation as STINT_MODEL_ARGS_CORRELATION would read it (the
+     * first top-level "correlation" member that is not null, an object or a
+     * list: has = 1 when it is an integer), without KEEP_ARGS. The read
+     * then stays on one thread, so the calls come in input order and the
+     * ids are the model's. */
+    int (*corr_want)(void *ctx, const struct stint_model *m, uint32_t cat);
+    void (*corr_fn)(void *ctx, uint32_t track, uint32_t cat, uint32_t name, int64_t ts_ns, int64_t dur_ns, int has,
+                    int64_t corr);
+    void *corr_ctx;
 };
 
 /* Reads path ("-" = stdin) into m (initialised by the caller) and finishes

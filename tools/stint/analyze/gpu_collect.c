@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * gpu_collect.c - the lists of the gpu analysis (gpu_int.h) collected while
+ * a file is read, so that `gpu` needs neither the model's slices nor its
+ * args: the Chrome reader hands over each kept complete span's
+ * args.correlation (readers.h, corr_fn: per track, in input order), and the
+ * model's finish streams every thread-track span to the span sink (per
+ * track, in slice order, with its nesting level), which keeps the device
+ * work, the runtime calls with their enclosing cpu_op spans (the frames
+ * below it on its track), and the step spans. gpu_model.c takes the same
+ * lists from a finished model; the results are the same.
+ *
+ * Invariants: a track's correlations are sorted by the sink's order
+ * (start, then longest first), then (cat, name, correlation); a streamed
+ * span takes the first unused one with its start, duration, cat and name
+ * (spans that equal in all four are interchangeable: whichever takes which,
+ * every figure is the same), or none. A track's correlations are freed once
+ * the sink moved past it. Runtime calls and device work written as B/E
+ * (whose args the hook does not see) set bad: the caller then reads the
+ * file whole (stint_gpu_collect_ok).
+ */
+#include "analyze/gpu_int.h"
+#include "base/xalloc.h"
+#include "model/model.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct corr_ent {
+    int64_t ts, dur, corr;
+    uint32_t cat, name; /* cat UINT32_MAX: taken */
+};
+
+struct corr_track {
+    struct corr_ent *e;
+    size_t n, cap, cur;
+    int sorted;
+};
+
+/* A span open on the current track, as the sink's levels nest them. */
+struct frame {
+    int64_t ts, end, dur;
+    uint32_t name, opi1; /* opi1: its index in ops + 1, 0 = not in ops yet */
+    uint8_t is_op;
+};
+
+struct stint_gpu_collect {
+    struct gpu_file f;
+    const char *glob;
+    struct corr_track *ct; /* by track */
+    size_t nct;
+    struct frame *st;
+    size_t nst, stcap;
+    uint32_t track1; /* the track being streamed + 1 (0: none yet) */
+    uint8_t *xla;
+    size_t nxla;
+    struct stint_umap comm;
+    int bad;
+};
+
+struct stint_gpu_collect *stint_gpu_collect_new(const struct stint_gpu_opts *o)
+{
+    struct stint_gpu_collect *c = stint_xcalloc(1, sizeof *c);
+    c->glob = o->step_glob ? o->step_glob : "ProfilerStep#*";
+    return c;
+}
+
+struct stint_gpu_collect *stint_gpu_collect_of_model(const struct stint_model *m, const struct stint_gpu_opts *o)
+{
+    struct stint_gpu_collect *c = stint_gpu_collect_new(o);
+    c->f.m = m;
+    stint_gpu_collect_model(&c->f, o);
+    return c;
+}
+
+static void free_track(struct corr_track *t)
+{
+    free(t->e);
+    memset(t, 0, sizeof *t);
+}
+
+void stint_gpu_collect_free(struct stint_gpu_collect *c)
+{
+    if (!c)
+        return;
+    for (size_t i = 0; i < c->nct; i++)
+        free_track(&c->ct[i]);
+    free(c->ct);
+    free(c->st);
+    free(c->xla);
+    stint_umap_free(&c->comm);
+    stint_gpu_file_free(&c->f);
+    free(c);
+}
+
+int stint_gpu_collect_ok(const struct stint_gpu_collect *c)
+{
+    return !c->bad;
+}
+
+int stint_gpu_collect_want(void *ctx, const struct stint_model *m, uint32_t cat)
+{
+    struct stint_gpu_collect *c = ctx;
+    c->f.m = m;
+    return stint_gpu_cat_kind(&c->f, cat) != GK_ANNOT;
+}
+
+void stint_gpu_collect_corr(void *ctx, uint32_t track, uint32_t cat, uint32_t name, int64_t ts_ns, int64_t dur_ns,
+                            int has, int64_t corr)
+{
+    struct stint_gpu_collect *c = ctx;
+    if (!has)
+        return;
+    if (track >= c->nct) {
+        size_t n = c->nct ? c->nct : 16;
+        while (n <= track)
+            n *= 2;
+        c->ct = stint_xreallocarray(c->ct, n, sizeof *c->ct);
+        memset(c->ct + c->nct, 0, (n - c->nct) * sizeof *c->ct);
+        c->nct = n;
+    }
+    struct corr_track *t = &c->ct[track];
+    t->e = stint_xgrow(t->e, &t->cap, t->n + 1, sizeof *t->e, 256);
+    t->e[t->n++] = (struct corr_ent){ts_ns, dur_ns, corr, cat, name};
+}
+
+/* The sink's order of two entries, then a total order among equals. */
+static int cmp_ent(const void *a, const void *b)
+{
+    const struct corr_ent *x = a, *y = b;
+    if (x->ts != y->ts)
+        return x->ts < y->ts ? -1 : 1;
+    if (x->dur != y->dur)
+        return x->dur > y->dur ? -1 : 1;
+    if (x->cat != y->cat)
+        return x->cat < y->cat ? -1 : 1;
+    if (x->name != y->name)
+        return x->name < y->name ? -1 : 1;
+    return x->corr < y->corr ? -1 : x->corr > y->corr;
+}
+
+/* The correlation of the span (ts, dur, cat, name) on track: 1 and *out, or 0. */
+static int find_corr(struct stint_gpu_collect *c, uint32_t track, int64_t ts, int64_t dur, uint32_t cat,
+                     uint32_t name, int64_t *out)
+{
+    if (track >= c->nct || !c->ct[track].n)
+        return 0;
+    struct corr_track *t = &c->ct[track];
+    if (!t->sorted) {
+        size_t i = 1;
+        while (i < t->n && cmp_ent(&t->e[i - 1], &t->e[i]) <= 0)
+            i++;
+        if (i < t->n)
+            qsort(t->e, t->n, sizeof *t->e, cmp_ent);
+        t->sorted = 1;
+    }
+    while (t->cur < t->n && (t->e[t->cur].ts < ts || (t->e[t->cur].ts == ts && t->e[t->cur].dur > dur)))
+        t->cur++;
+    for (size_t j = t->cur; j < t->n && t->e[j].ts == ts && t->e[j].dur == dur; j++)
+        if (t->e[j].cat == cat && t->e[j].name == name) {
+            *out = t->e[j].corr;
+            t->e[j].cat = UINT32_MAX;
+            return 1;
+        }
+    return 0;
+}
+
+/* The index in ops of frame fr (added on first use). */
+static uint32_t frame_op(struct gpu_file *f, struct frame *fr)
+{
+    if (!fr->opi1) {
+        f->ops = stint_xgrow(f->ops, &f->opcap, f->nops + 1, sizeof *f->ops, 64);
+        f->ops[f->nops++] = (struct gpu_opspan){fr->dur, fr->name};
+        fr->opi1 = (uint32_t)f->nops;
+    }
+    return fr->opi1 - 1;
+}
+
+/* A runtime call streamed at level (its frames below it: the enclosing ops). */
+static void take_call(struct stint_gpu_collect *c, const struct stint_span_ev *ev)
+{
+    struct gpu_file *f = &c->f;
+    struct gpu_call k = {.ts = ev->ts_ns, .dur = ev->dur_ns, .name = ev->name, .op = STINT_NO_ID, .top = STINT_NO_ID};
+    k.has_corr = (uint8_t)find_corr(c, ev->track, ev->ts_ns, ev->dur_ns, ev->cat, ev->name, &k.corr);
+    int64_t end = ev->ts_ns + ev->dur_ns;
+    if (ev->parent_on_top)
+        for (size_t i = c->nst; i-- > 0;) {
+            struct frame *fr = &c->st[i];
+            if (!fr->is_op || fr->ts > ev->ts_ns || fr->end < end)
+                continue;
+            uint32_t oi = frame_op(f, fr);
+            if (k.op == STINT_NO_ID)
+                k.op = oi;
+            k.top = oi;
+        }
+    f->calls = stint_xgrow(f->calls, &f->callcap, f->ncalls + 1, sizeof *f->calls, 1024);
+    f->calls[f->ncalls++] = k;
+}
+
+/* A device-work span of kind k. */
+static void take_work(struct stint_gpu_collect *c, const struct stint_model *m, const struct stint_span_ev *ev,
+                      enum gpu_kind k)
+{
+    struct gpu_file *f = &c->f;
+    stint_gpu_mark_lane(f, ev->lane);
+    struct gpu_item it = {.ts = ev->ts_ns, .dur = ev->dur_ns, .dev = stint_model_lane_at(m, ev->lane)->pid,
+                          .lane = ev->lane, .name = ev->name};
+    it.has_corr = (uint8_t)find_corr(c, ev->track, ev->ts_ns, ev->dur_ns, ev->cat, ev->name, &it.corr);
+    it.cls = stint_gpu_item_class(m, k, ev->name, &c->comm);
+    it.kernel = it.cls != STINT_GPU_MEMORY;
+    f->items = stint_xgrow(f->items, &f->itemcap, f->nitems + 1, sizeof *f->items, 1024);
+    f->items[f->nitems++] = it;
+}
+
+void stint_gpu_collect_span(void *ctx, const struct stint_model *m, const struct stint_span_ev *ev)
+{
+    struct stint_gpu_collect *c = ctx;
+    struct gpu_file *f = &c->f;
+    f->m = m;
+    if (!c->xla) {
+        c->xla = stint_gpu_xla_lanes(m);
+        c->nxla = m->lanes.len;
+    }
+    if (ev->track + 1 != c->track1) { /* a new track: the last one's correlations are spent */
+        if (c->track1 && c->track1 - 1 < c->nct)
+            free_track(&c->ct[c->track1 - 1]);
+        c->track1 = ev->track + 1;
+        c->nst = 0;
+    }
+    /* the frames below this span: levels [0, level) */
+    c->st = stint_xgrow(c->st, &c->stcap, (size_t)ev->level + 1, sizeof *c->st, 16);
+    while (c->nst < ev->level)
+        c->st[c->nst++] = (struct frame){0};
+    c->nst = ev->level;
+    enum gpu_kind k = stint_gpu_cat_kind(f, ev->cat);
+    uint8_t is_op = k == GK_CPU_OP && ev->dur_ns >= 0;
+    if (ev->dur_ns >= 0 && !(ev->flags & STINT_SLICE_INSTANT)) {
+        int work = k == GK_KERNEL || k == GK_COPY || k == GK_MTIA;
+        if (!work && ev->lane < c->nxla && c->xla[ev->lane] && k != GK_ANNOT) {
+            work = 1;
+            k = GK_KERNEL;
+        }
+        if ((work || k == GK_RUNTIME) && (ev->flags & STINT_SLICE_BEGIN_END))
+            c->bad = 1; /* its args came with its B or E event: not seen */
+        if (work) {
+            take_work(c, m, ev, k);
+        } else {
+            if (k == GK_RUNTIME)
+                take_call(c, ev);
+            if (k != GK_ANNOT && stint_gpu_is_step_name(f, ev->name, c->glob)) {
+                f->stepc = stint_xgrow(f->stepc, &f->stepcap, f->nstepc + 1, sizeof *f->stepc, 16);
+                f->stepc[f->nstepc++] = (struct gpu_stepc){ev->ts_ns, ev->dur_ns, ev->name, ev->lane};
+            }
+        }
+    }
+    c->st[c->nst++] = (struct frame){ev->ts_ns, ev->ts_ns + (ev->dur_ns > 0 ? ev->dur_ns : 0), ev->dur_ns, ev->name,
+                                     0, is_op};
+}
+
+void stint_gpu_compute_collected(struct stint_gpu_result *r, struct stint_gpu_collect *const *cs,
+                                 const struct stint_model *const *ms, size_t n, const int64_t *ranks,
+                                 const struct stint_gpu_opts *o)
+{
+    struct gpu_file *fs = stint_xcalloc(n ? n : 1, sizeof *fs);
+    for (size_t i = 0; i < n; i++) {
+        fs[i] = cs[i]->f;
+        memset(&cs[i]->f, 0, sizeof cs[i]->f);
+        fs[i].m = ms[i];
+        fs[i].rank = ranks ? ranks[i] : (int64_t)i;
+    }
+    stint_gpu_analyze(r, fs, n, o);
+    free(fs);
+}
