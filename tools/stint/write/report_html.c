@@ -8,7 +8,10 @@
  * escaped for their context (HTML text, or JSON inside a script element,
  * where '<' '>' '&' become \u003c...). The timeline holds at most
  * max_slices slices (the longest ones when there are more; the page says
- * how many were left out).
+ * how many were left out). Memory: besides the model, the steps and GPU
+ * sections are made first (into memory: a few tables), then the call tree,
+ * whose per-slice arrays and durations the page never reads are freed at
+ * once, so their work arrays never add up.
  */
 #include "write/report_html.h"
 #include "write/report_gpu.h"
@@ -349,6 +352,22 @@ static void flame_keep(struct report *r)
         r->fkeep[by_width[k]] = 1;
     r->flame_out = t->n - 1 - FLAME_MAX_NODES;
     free(by_width);
+}
+
+/* Frees what the page never reads of a built call tree: each node's
+ * durations (quantiles) and the per-slice node and self time arrays, 20
+ * bytes a slice. The nodes, their links and sums stay. */
+static void tree_drop_per_span(struct stint_calltree *t)
+{
+    for (size_t k = 0; k < t->n; k++) {
+        free(t->nodes[k].durs);
+        t->nodes[k].durs = NULL;
+        t->nodes[k].ndurs = 0;
+    }
+    free(t->slice_node);
+    free(t->slice_self);
+    t->slice_node = NULL;
+    t->slice_self = NULL;
 }
 
 /* The timeline's slices: all, or the max_slices longest. */
@@ -815,8 +834,22 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
                             const struct stint_report_opts *o)
 {
     struct report r = {.m = m, .T = T, .f = f, .o = o, .n = stint_model_nslices(m)};
-    if (stint_calltree_build(&r.t, m, NULL) != 0)
+    /* the steps and GPU sections first, into memory (a few tables): their work arrays
+     * (~40 bytes a slice) are gone before the call tree's are made */
+    char *late = NULL;
+    size_t nlate = 0;
+    FILE *mf = open_memstream(&late, &nlate);
+    if (!mf)
         return -1;
+    r.f = mf;
+    int rc = put_steps_section(&r);
+    stint_report_gpu_section(mf, m); /* (nothing without device work) */
+    r.f = f;
+    if (fclose(mf) != 0 || stint_calltree_build(&r.t, m, NULL) != 0) {
+        free(late);
+        return -1;
+    }
+    tree_drop_per_span(&r.t);
     flame_keep(&r);
     pick_slices(&r, o->max_slices ? o->max_slices : 200000);
     time_span(&r);
@@ -838,8 +871,8 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
           "<th>busy (us, union of all spans)</th><th>sum (us, all spans)</th></tr>\n",
           f);
     put_tables(&r);
-    int rc = put_steps_section(&r);
-    stint_report_gpu_section(f, m); /* (nothing without device work) */
+    fwrite(late, 1, nlate, f);
+    free(late);
     if (rc == 0) {
         /* data for the script */
         fprintf(f, "<div id=\"tip\"></div>\n<script type=\"application/json\" id=\"stint-data\">{\"span_ns\":%" PRId64
