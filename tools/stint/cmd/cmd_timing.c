@@ -337,8 +337,10 @@ int stint_cmd_timing(int argc, char **argv)
             const char *f = strcmp(inputs[i], "-") ? stint_detect_format(inputs[i]) : NULL;
             if (f && strcmp(f, "markers"))
                 fprintf(stderr, "stint timing: %s is %s: timing reads [STRACE] marker logs (summary, tree, "
-                        "slices, steps and report read Chrome JSON, JSONL sessions and marker logs)\n", inputs[i],
-                        !strcmp(f, "chrome") ? "Chrome JSON" : "a JSONL session");
+                        "slices, steps and report read Chrome JSON, JSONL sessions, marker logs and captures)%s\n",
+                        inputs[i], !strcmp(f, "chrome") ? "Chrome JSON" : !strcmp(f, "capture") ? "a binary capture"
+                                                                                               : "a JSONL session",
+                        !strcmp(f, "capture") ? "; stint convert FILE --to markers -o LOG makes one of it" : "");
         }
     if (partial)
         fprintf(stderr, "stint timing: the tables below are PARTIAL: %s ended in %s%s\n", partial_path,

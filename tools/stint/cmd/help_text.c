@@ -13,7 +13,7 @@
 
 static const char *const help_shared_1[] = {
     "  --strict\n      Any repair, drop or loss is an error (exit 1); --strict=LIST and --allow\n      KIND choose which (see stint(1)).",
-    "  --format chrome|jsonl|markers\n      Read the input as this format instead of detecting it.",
+    "  --format chrome|jsonl|markers|capture\n      Read the input as this format instead of detecting it.",
     NULL};
 
 static const char *const help_shared_2[] = {
@@ -192,7 +192,7 @@ static const char *const help_counters_1[] = {
     "      Any repair, drop or loss is an error (exit 1); --strict=LIST and --allow",
     "      KIND choose which (see stint(1)). With --time-key, a row left out (not a",
     "      JSON object, or no numeric time key) is an error (exit 1); the statistics\n      are still printed, marked partial.",
-    "  --format chrome|jsonl|markers\n      Read a trace input as this format instead of detecting it. With",
+    "  --format chrome|jsonl|markers|capture\n      Read a trace input as this format instead of detecting it. With",
     "      --time-key the rows are JSONL: only jsonl is taken, the others are\n      refused (exit 2).\n  --pid N",
     "      Only the series of process N (a JSONL session's device_memory series\n      belong to its meta pid).\n  --name GLOB",
     "      Only the series whose name matches the shell glob GLOB.\n  --time-range A:B",
@@ -259,7 +259,7 @@ static const char *const help_diff_1[] = {
     "      Judge each name alone at 95%, without adjusting for the number of names",
     "      (as diff did before): with hundreds of names, some are flagged by chance.\n  --json\n      The comparison as JSON.\n  --strict",
     "      Any repair, drop or loss in either input is an error (exit 1);\n      --strict=LIST and --allow KIND choose which (see stint(1)).",
-    "  --format chrome|jsonl|markers\n      Read both inputs as this format instead of detecting it.\n  --pid N",
+    "  --format chrome|jsonl|markers|capture\n      Read both inputs as this format instead of detecting it.\n  --pid N",
     "      Only process N; a comma list (N,N) or a repeated option takes any of\n      them.\n  --tid N",
     "      Only thread N; a comma list or a repeated option takes any of them.\n  --cat C",
     "      Only the category C (or a category list \"a,C,b\" that holds it); --cat a,b\n      and a repeated --cat take any of them.\n  --name GLOB",
@@ -379,7 +379,7 @@ static const char *const help_gpu_1[] = {
     "      Rows of the kernel, launch-site and op tables (default 10; 0 = all).\n  --time-range A:B",
     "      The window: only the work overlapping [A, B) counts, and unions are\n      clipped to it (ns or with a unit; either side may be empty).",
     "  --strict\n      Any repair, drop or loss is an error (exit 1); --strict=LIST and --allow\n      KIND choose which (see stint(1)).",
-    "  --format chrome|jsonl|markers\n      Read the inputs as this format instead of detecting it.\n\nexit status:",
+    "  --format chrome|jsonl|markers|capture\n      Read the inputs as this format instead of detecting it.\n\nexit status:",
     "  0  The tables were printed, also when the input has no device work (it says\n     so).",
     "  1  Malformed input (partial tables) or a repair under --strict.\n  2  Unknown option, a bad --top, or a filter other than --time-range.",
     "  3  A FILE could not be read.\n\nexample:\n  $ stint gpu rank0.pt.trace.json.gz rank1.pt.trace.json.gz --top 5",
