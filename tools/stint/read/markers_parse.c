@@ -614,6 +614,7 @@ struct stint_mparse *stint_mparse_new(const struct stint_mparse_options *opt)
     if (!p)
         return NULL;
     p->opt = *opt; /* buf comes with the first bytes (grow): a small log needs a small buffer */
+    p->base_off = opt->base_offset;
     return p;
 }
 

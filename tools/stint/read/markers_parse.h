@@ -114,8 +114,11 @@ struct stint_mparse_options {
     void *ctx;                   /* passed to both callbacks */
     int count_lines;             /* 1: fill record.line (costs a newline count) */
     stint_mparse_loss_fn on_loss;     /* optional: loss lines (none: they are skipped) */
+    uint64_t base_offset;        /* the stream offset of the first byte fed (a part of a file read
+                                  * from the middle): offsets in records, losses and torn reports
+                                  * count from the file's start */
 };
-#define MARKERS_OPTIONS_INIT {0, 0, 0, 0, 0}
+#define MARKERS_OPTIONS_INIT {0, 0, 0, 0, 0, 0}
 
 struct stint_mparse_stats { /* uint64_t counts only (stint_mparse_stats_add sums every member) */
     uint64_t bytes;           /* bytes fed */

@@ -32,30 +32,16 @@
 
 #include "model/filters.h"
 #include "read/markers_parse.h"
+#include "read/read_markers_int.h"
 #include "read/sizes.h"
+#include "base/selftrace.h"
+#include "base/threads.h"
 #include "base/xalloc.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* One record as the depth tree needs it (markers_link_depth). */
-struct mrec {
-    uint64_t pid, tid, inv;
-    int64_t ts, end;
-    uint32_t idx;   /* the slice's input index */
-    uint32_t depth; /* saturated */
-    uint32_t order; /* input order */
-    uint32_t dev;   /* clk=dev */
-};
-
-struct mctx {
-    struct stint_model *m;
-    struct mrec *recs;                 /* every kept record, for the depth tree */
-    size_t nrecs, rcap;
-    const char *path;
-    const struct stint_filter *filter; /* sizes mode: the events' filter, or NULL */
-    uint32_t clk[2], none, attrs;      /* sizes mode: the string ids of "host", "dev", "" and "attrs" */
-};
+#include <unistd.h>
 
 /* sizes mode: counts each blank-separated token of text (k=v, or k alone)
  * under its k, into the event keys (args 0) or the args keys (args 1). */
@@ -79,7 +65,7 @@ static void size_tokens(struct stint_model *m, struct stint_mparse_text text, in
  * record the filters leave out (--pid, --tid: the record's own; --name;
  * --cat: "" ; --time-range: [ts, ts + dur) on the record's clock) is counted
  * as filtered. */
-static void size_record(struct mctx *c, const struct stint_mparse_record *r)
+static void size_record(struct stint_mctx *c, const struct stint_mparse_record *r)
 {
     struct stint_model *m = c->m;
     struct stint_sizes *z = m->sizes;
@@ -119,7 +105,7 @@ static void add_arg_int(struct stint_model *m, uint32_t idx, const char *key, in
 
 static int on_record(void *ctx, const struct stint_mparse_record *r)
 {
-    struct mctx *c = ctx;
+    struct stint_mctx *c = ctx;
     struct stint_model *m = c->m;
     m->events++;
     if (m->sizes) {
@@ -145,13 +131,13 @@ static int on_record(void *ctx, const struct stint_mparse_record *r)
         if (!ln->hid)
             ln->hid = stint_model_intern(m, r->hid_text.ptr, r->hid_text.len);
     }
+    if (dev)
+        c->saw_dev = 1;
     if (c->nrecs == c->rcap)
         c->recs = stint_xgrow(c->recs, &c->rcap, c->nrecs + 1, sizeof *c->recs, 1024);
-    c->recs[c->nrecs] = (struct mrec){.pid = r->pid, .tid = r->tid, .inv = r->inv, .ts = r->ts_ns,
-                                      .end = r->ts_ns + r->dur_ns, .idx = idx, .order = (uint32_t)c->nrecs,
-                                      .depth = r->depth > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)r->depth,
-                                      .dev = (uint32_t)dev};
-    c->nrecs++;
+    c->recs[c->nrecs++] = (struct stint_mrec){
+        .idx = idx, .gid = stint_i_mgroup(c, r->pid, r->tid, r->inv, (uint32_t)dev),
+        .depth = r->depth > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)r->depth};
     if (m->flags & STINT_MODEL_KEEP_ARGS) {
         add_arg_str(m, idx, "args.hid", r->hid_text.ptr, r->hid_text.len);
         add_arg_int(m, idx, "args.inv", (int64_t)r->inv);
@@ -171,7 +157,7 @@ static int on_record(void *ctx, const struct stint_mparse_record *r)
 
 static void on_torn(void *ctx, uint64_t offset, uint64_t line, const char *why)
 {
-    struct mctx *c = ctx;
+    struct stint_mctx *c = ctx;
     (void)line;
     c->m->events++;
     stint_model_repair(c->m, STINT_REPAIR_TORN_RECORD, "%s: byte %llu: record cut before its last field (%s missing or bad)",
@@ -183,7 +169,7 @@ static void on_torn(void *ctx, uint64_t offset, uint64_t line, const char *why)
  * cannot be read is a repair (bad_loss_record). Not an event. */
 static int on_loss(void *ctx, const struct stint_mparse_loss *l)
 {
-    struct mctx *c = ctx;
+    struct stint_mctx *c = ctx;
     if (!l->ok) {
         stint_model_repair(c->m, STINT_REPAIR_BAD_LOSS_RECORD,
                            "%s: byte %llu: a loss line ([STINT] v=1 dropped) cut or malformed (%s missing or "
@@ -196,163 +182,37 @@ static int on_loss(void *ctx, const struct stint_mparse_loss *l)
     return 0;
 }
 
-/* ---- the call tree from depth ------------------------------------------------------------ */
+/* ---- reading: the whole input, or two halves on two threads ------------------------------- */
 
-/* Records by (pid, tid, inv, clock), then input order: one group per run. */
-static int mrec_cmp(const void *pa, const void *pb)
+/* c reads into m (path names the input in messages). */
+static void mctx_init(struct stint_mctx *c, struct stint_model *m, const char *path, const struct stint_read_opts *o)
 {
-    const struct mrec *a = pa, *b = pb;
-    if (a->pid != b->pid)
-        return a->pid < b->pid ? -1 : 1;
-    if (a->tid != b->tid)
-        return a->tid < b->tid ? -1 : 1;
-    if (a->inv != b->inv)
-        return a->inv < b->inv ? -1 : 1;
-    if (a->dev != b->dev)
-        return a->dev < b->dev ? -1 : 1;
-    return (a->order > b->order) - (a->order < b->order);
-}
-
-static int same_group(const struct mrec *a, const struct mrec *b)
-{
-    return a->pid == b->pid && a->tid == b->tid && a->inv == b->inv && a->dev == b->dev;
-}
-
-/* The name of the slice at input index idx (before finish). */
-static const char *slice_name(const struct stint_model *m, uint32_t idx)
-{
-    return stint_model_str(m, STINT_BA_AT(&m->slices, struct stint_slice, idx).name, NULL);
-}
-
-/* Whether record c lies within record p's [ts, end]. */
-static int within(const struct mrec *p, const struct mrec *c)
-{
-    return c->ts >= p->ts && c->end <= p->end;
-}
-
-/* Links one group g[0..n) (one pid, tid, inv and clock, in log order) by
- * depth, each reading into its own array (group positions, UINT32_MAX for
- * none). Post-order (spans written as they end): a record adopts the
- * pending records one level deeper written before it. Parent first: a
- * record's parent is the latest record before it one level up, with no
- * shallower record between. Returns the reading whose links agree with
- * time more often (a parent containing its child), prefer_pre breaking a
- * tie: so a record lost from the log (torn) does not turn a post-order log
- * into a parent-first one; the links it returns are by depth alone, in or
- * out of time. stk: scratch for n. */
-static const uint32_t *link_group(const struct mrec *g, uint32_t n, uint32_t *post, uint32_t *pre, uint32_t *stk,
-                                  int prefer_pre)
-{
-    uint32_t sp = 0, npost = 0, npre = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        post[k] = UINT32_MAX;
-        while (sp && g[stk[sp - 1]].depth > g[k].depth) {
-            uint32_t j = stk[--sp];
-            if (g[j].depth == g[k].depth + 1) {
-                post[j] = k;
-                npost += (uint32_t)within(&g[k], &g[j]);
-            }
-        }
-        stk[sp++] = k;
-    }
-    sp = 0;
-    for (uint32_t k = 0; k < n; k++) {
-        pre[k] = UINT32_MAX;
-        while (sp && g[stk[sp - 1]].depth >= g[k].depth)
-            sp--;
-        if (sp && g[k].depth && g[stk[sp - 1]].depth == g[k].depth - 1) {
-            pre[k] = stk[sp - 1];
-            npre += (uint32_t)within(&g[pre[k]], &g[k]);
-        }
-        stk[sp++] = k;
-    }
-    return npre > npost || (npre == npost && prefer_pre) ? pre : post;
-}
-
-static int same_host_group(const struct mrec *h, const struct mrec *d)
-{
-    return !h->dev && h->pid == d->pid && h->tid == d->tid && h->inv == d->inv;
-}
-
-/* Sets the host wall of d's device lane: the longest depth-0 record of the
- * host group that ends at r[a - 1] (the outermost host span of the same
- * pid, thread and inv). */
-static void host_wall(struct stint_model *m, const struct mrec *r, size_t a, const struct mrec *d)
-{
-    int64_t wall = 0;
-    for (size_t k = a; k-- > 0 && same_host_group(&r[k], d);)
-        if (r[k].depth == 0 && r[k].end - r[k].ts > wall)
-            wall = r[k].end - r[k].ts;
-    uint32_t lane = stint_model_lane(m, (int64_t)d->pid, (int64_t)d->inv, STINT_CLOCK_DEVICE); /* (it exists) */
-    struct stint_lane *ln = &STINT_BA_AT(&m->lanes, struct stint_lane, lane);
-    if (wall > ln->host_wall_ns)
-        ln->host_wall_ns = wall;
-}
-
-/* Sets the depth tree's parents of c's records (see the file's head) and
- * counts the children that lie outside their depth parent. */
-static void markers_link_depth(struct mctx *c)
-{
-    struct stint_model *m = c->m;
-    size_t n = c->nrecs;
-    if (!n)
-        return;
-    struct mrec *r = c->recs;
-    qsort(r, n, sizeof *r, mrec_cmp);
-    uint32_t *post = stint_xmalloc(n * sizeof *post), *pre = stint_xmalloc(n * sizeof *pre);
-    uint32_t *stk = stint_xmalloc(n * sizeof *stk);
-    for (size_t a = 0, b; a < n; a = b) {
-        for (b = a + 1; b < n && same_group(&r[a], &r[b]); b++)
-            ;
-        const struct mrec *g = r + a;
-        uint32_t gn = (uint32_t)(b - a);
-        if (g[0].dev && a && same_host_group(&r[a - 1], &g[0])) /* the host side of the invocation */
-            host_wall(m, r, a, &g[0]);
-        const uint32_t *up = link_group(g, gn, post, pre, stk, (int)g[0].dev);
-        for (uint32_t k = 0; k < gn; k++) {
-            if (up[k] == UINT32_MAX) {
-                if (g[k].depth == 0) /* a root, whatever it lies in */
-                    stint_model_set_parent(m, g[k].idx, STINT_NO_ID);
-                continue;
-            }
-            const struct mrec *p = &g[up[k]];
-            stint_model_set_parent(m, g[k].idx, p->idx);
-            if (g[k].ts < p->ts || g[k].end > p->end)
-                stint_model_repair(
-                    m, STINT_REPAIR_DEPTH_OUTSIDE_PARENT,
-                    "'%s' (depth %u) [%lld, %lld) ns lies outside its depth parent '%s' [%lld, %lld) ns "
-                    "(pid %llu tid %llu inv %llu, %s clock): kept under it, as its depth says",
-                    slice_name(m, g[k].idx), (unsigned)g[k].depth,
-                    (long long)g[k].ts, (long long)g[k].end,
-                    slice_name(m, p->idx), (long long)p->ts,
-                    (long long)p->end, (unsigned long long)g[k].pid, (unsigned long long)g[k].tid,
-                    (unsigned long long)g[k].inv, g[k].dev ? "device" : "host");
-        }
-    }
-    free(post);
-    free(pre);
-    free(stk);
-}
-
-int stint_read_markers(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o)
-{
-    stint_sizes_attach(m);
-    struct mctx c = {.m = m, .path = in->path};
+    *c = (struct stint_mctx){.m = m, .path = path, .last_gid = UINT32_MAX};
     if (o && o->event_filter && stint_filter_active(o->event_filter))
-        c.filter = o->event_filter;
+        c->filter = o->event_filter;
     m->format = "markers";
     if (m->sizes) {
-        c.clk[0] = stint_model_intern(m, "host", 4);
-        c.clk[1] = stint_model_intern(m, "dev", 3);
-        c.none = stint_model_intern(m, "", 0);
-        c.attrs = stint_model_intern(m, "attrs", 5);
+        c->clk[0] = stint_model_intern(m, "host", 4);
+        c->clk[1] = stint_model_intern(m, "dev", 3);
+        c->none = stint_model_intern(m, "", 0);
+        c->attrs = stint_model_intern(m, "attrs", 5);
     }
+}
+
+/* Parses in (from where its window starts) to its end into c's model, the
+ * parser's counts into *st; progress: show it (a read on one thread).
+ * Returns 0, or the input's error code (the model failed with its message:
+ * what came before the error is kept). */
+static int parse_input(struct stint_input *in, struct stint_mctx *c, int progress, struct stint_mparse_stats *st)
+{
+    struct stint_model *m = c->m;
     struct stint_mparse_options opt = MARKERS_OPTIONS_INIT;
     opt.on_record = on_record;
     opt.on_torn = on_torn;
     if (!m->sizes) /* (sizes measures loss lines as other text) */
         opt.on_loss = on_loss;
-    opt.ctx = &c;
+    opt.ctx = c;
+    opt.base_offset = in->base;
     /* the callbacks return 0: the parser fails only when out of memory */
     struct stint_mparse *p = stint_xcheck(stint_mparse_new(&opt));
     int rc = 0;
@@ -362,7 +222,8 @@ int stint_read_markers(struct stint_input *in, struct stint_model *m, const stru
         if (in->len && stint_mparse_feed(p, in->buf, in->len) != 0)
             stint_die_nomem();
         stint_input_consume(in, in->len);
-        stint_i_progress(in, 0);
+        if (progress)
+            stint_i_progress(in, 0);
         int f = stint_input_fill(in);
         if (f < 0) {
             stint_model_fail(m, "%s", in->err);
@@ -373,16 +234,148 @@ int stint_read_markers(struct stint_input *in, struct stint_model *m, const stru
             break;
     }
     stint_mparse_finish(p);
-    const struct stint_mparse_stats *st = stint_mparse_get_stats(p);
+    *st = *stint_mparse_get_stats(p);
+    stint_mparse_free(p);
+    return rc;
+}
+
+/* What is said and linked once every record is in (st: the parser's
+ * counts over the whole input). */
+static void read_end(struct stint_mctx *c, const char *path, const struct stint_read_opts *o,
+                     const struct stint_mparse_stats *st)
+{
     if (st->torn && !(o && o->quiet))
-        fprintf(stderr, "stint: %s: %llu of %llu records incomplete (torn; counted, not merged)\n", in->path,
+        fprintf(stderr, "stint: %s: %llu of %llu records incomplete (torn; counted, not merged)\n", path,
                 (unsigned long long)st->torn, (unsigned long long)st->heads);
     if (st->long_lines)
-        stint_model_repair(m, STINT_REPAIR_TORN_RECORD, "%s: %llu line(s) longer than %zu MiB were cut", in->path,
+        stint_model_repair(c->m, STINT_REPAIR_TORN_RECORD, "%s: %llu line(s) longer than %zu MiB were cut", path,
                            (unsigned long long)st->long_lines, MARKERS_MAX_LINE_BYTES >> 20);
-    stint_mparse_free(p);
-    markers_link_depth(&c);
-    free(c.recs);
+    stint_i_markers_link_depth(c);
+    stint_i_mctx_free(c);
+}
+
+/* A plain file from this size on is read in two halves on two threads
+ * (STINT_SPLIT_MIN_BYTES overrides it, as for Chrome JSON: tests). */
+#define MSPLIT_MIN_BYTES ((uint64_t)32 << 20)
+#define MSPLIT_SCAN ((size_t)1 << 20) /* how far past the middle a line end is searched for */
+
+/* Where the second half starts: just after the first '\n' at or past the
+ * middle of a plain file big enough to split, read for a model (not sizes
+ * mode) with two threads or more; 0 for no split. Records never cross a
+ * '\n' (markers_parse.h), and the parser starts afresh after one whatever
+ * it read before, so the halves read as the whole does. */
+static uint64_t split_at(const struct stint_input *in, const struct stint_model *m)
+{
+    const char *e = getenv("STINT_SPLIT_MIN_BYTES");
+    uint64_t least = e && *e ? (uint64_t)strtoull(e, NULL, 10) : MSPLIT_MIN_BYTES;
+    uint64_t size = in->file_size;
+    if (in->gz || !strcmp(in->path, "-") || m->sizes || size < least || size < 2 || stint_threads_wanted() < 2)
+        return 0;
+    char *buf = malloc(MSPLIT_SCAN);
+    if (!buf)
+        return 0;
+    ssize_t n = pread(in->fd, buf, MSPLIT_SCAN, (off_t)(size / 2));
+    const char *nl = n > 0 ? memchr(buf, '\n', (size_t)n) : NULL;
+    uint64_t cut = nl ? size / 2 + (uint64_t)(nl - buf) + 1 : 0;
+    free(buf);
+    return cut < size ? cut : 0;
+}
+
+/* One half of a split read. */
+struct mhalf {
+    const char *path;
+    uint64_t from, to; /* to 0: the file's end */
+    struct stint_mctx c;
+    struct stint_mparse_stats st;
+    int rc;
+};
+
+static void read_half(struct mhalf *h)
+{
+    struct stint_input in;
+    h->rc = stint_input_open_range(&in, h->path, h->from, h->to);
+    if (h->rc != 0)
+        stint_model_fail(h->c.m, "%s", in.err);
+    else
+        h->rc = parse_input(&in, &h->c, 0, &h->st);
+    stint_input_close(&in);
+}
+
+static void *half_thread(void *arg)
+{
+    stint_i_self_thread("stint read");
+    read_half(arg);
+    return NULL;
+}
+
+/* Reads the file in two halves, the second on a thread of its own into a
+ * model of its own, merged after the first (stint_model_merge: as if one
+ * thread had read both; the records' depth links are made on the whole).
+ * Returns -1, m as it came, when a half holds device records (their lanes'
+ * invocation data does not go through a merge): the caller reads on one
+ * thread; else the exit code. */
+static int read_split(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o, uint64_t cut)
+{
+    struct stint_model own;
+    if (stint_model_init(&own, m->flags) != 0)
+        stint_die_nomem();
+    struct mhalf h[2] = {{.path = in->path, .from = 0, .to = cut}, {.path = in->path, .from = cut, .to = 0}};
+    mctx_init(&h[0].c, m, in->path, o);
+    mctx_init(&h[1].c, &own, in->path, o);
+    pthread_t t;
+    int two = pthread_create(&t, NULL, half_thread, &h[1]) == 0;
+    read_half(&h[0]);
+    if (two)
+        pthread_join(t, NULL);
+    else
+        read_half(&h[1]);
+    int rc = h[0].rc ? h[0].rc : h[1].rc, dev = h[0].c.saw_dev || h[1].c.saw_dev;
+    if (getenv("STINT_DEBUG_SPLIT")) /* for tests: what the split did */
+        fprintf(stderr, "stint: split read: 2 halves at byte %llu%s\n", (unsigned long long)cut,
+                dev ? ", device records: read again on one thread" : "");
+    if (dev) {
+        unsigned flags = m->flags;
+        stint_span_sink sink = m->span_sink;
+        void *sink_ctx = m->span_sink_ctx;
+        const struct stint_span_split *split = m->span_split;
+        stint_i_mctx_free(&h[0].c);
+        stint_i_mctx_free(&h[1].c);
+        stint_model_free(&own);
+        stint_model_free(m);
+        if (stint_model_init(m, flags) != 0)
+            stint_die_nomem();
+        stint_model_set_span_sink(m, sink, sink_ctx);
+        stint_model_set_span_split(m, split);
+        return -1;
+    }
+    if (h[0].rc == 0) { /* (after an error in the first half, one thread reads no further) */
+        uint32_t slice0 = (uint32_t)m->slices.len;
+        /* (a merge fails only for lean records' pairs; marker spans are never lean records) */
+        if (stint_model_merge(m, &own) != 0)
+            stint_die_nomem();
+        stint_i_mctx_append(&h[0].c, &h[1].c, slice0);
+        stint_mparse_stats_add(&h[0].st, &h[1].st);
+    }
+    stint_i_mctx_free(&h[1].c);
+    stint_model_free(&own);
+    read_end(&h[0].c, in->path, o, &h[0].st);
+    return rc;
+}
+
+int stint_read_markers(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o)
+{
+    stint_sizes_attach(m);
+    uint64_t cut = split_at(in, m);
+    if (cut) {
+        int rc = read_split(in, m, o, cut);
+        if (rc >= 0)
+            return rc;
+    }
+    struct stint_mctx c;
+    mctx_init(&c, m, in->path, o);
+    struct stint_mparse_stats st;
+    int rc = parse_input(in, &c, 1, &st);
+    read_end(&c, in->path, o, &st);
     stint_i_progress(in, 1);
     return rc;
 }
@@ -390,7 +383,7 @@ int stint_read_markers(struct stint_input *in, struct stint_model *m, const stru
 /* ---- the feed: records decoded by another reader ------------------------------------------ */
 
 struct stint_markers_feed {
-    struct mctx c;
+    struct stint_mctx c;
 };
 
 struct stint_markers_feed *stint_i_markers_feed_new(struct stint_model *m, const struct stint_read_opts *o,
@@ -398,7 +391,7 @@ struct stint_markers_feed *stint_i_markers_feed_new(struct stint_model *m, const
 {
     stint_sizes_attach(m);
     struct stint_markers_feed *f = stint_xcalloc(1, sizeof *f);
-    f->c = (struct mctx){.m = m, .path = path};
+    f->c = (struct stint_mctx){.m = m, .path = path, .last_gid = UINT32_MAX};
     if (o && o->event_filter && stint_filter_active(o->event_filter))
         f->c.filter = o->event_filter;
     if (m->sizes) {
@@ -423,7 +416,7 @@ void stint_i_markers_feed_loss(struct stint_markers_feed *f, const struct stint_
 
 void stint_i_markers_feed_end(struct stint_markers_feed *f)
 {
-    markers_link_depth(&f->c);
-    free(f->c.recs);
+    stint_i_markers_link_depth(&f->c);
+    stint_i_mctx_free(&f->c);
     free(f);
 }

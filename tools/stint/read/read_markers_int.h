@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * read_markers_int.h - what the marker reader's files share: the reading
+ * context (read_markers.c) and the records the depth tree is built from
+ * (read_markers_depth.c).
+ *
+ * Invariants: every kept record has one struct stint_mrec, in input order,
+ * naming its slice (an input index into m->slices, whose ts and dur it does
+ * not copy) and its group, one per (pid, tid, inv, clock) in the order the
+ * groups first came; so 12 bytes per record, and the group table grows with
+ * (thread, invocation) pairs, not with records.
+ */
+#ifndef STINT_CLI_READ_MARKERS_INT_H
+#define STINT_CLI_READ_MARKERS_INT_H
+
+#include "model/model.h"
+#include "model/filters.h"
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* One record as the depth tree needs it. */
+struct stint_mrec {
+    uint32_t idx;   /* the slice's input index */
+    uint32_t gid;   /* its group (struct stint_mgroup) */
+    uint32_t depth; /* saturated at UINT32_MAX - 1 */
+};
+
+/* The records of one pid, tid, inv and clock. */
+struct stint_mgroup {
+    uint64_t pid, tid, inv;
+    uint32_t dev; /* clk=dev */
+    uint32_t n;   /* records (scratch while linking) */
+};
+
+struct stint_mctx {
+    struct stint_model *m;
+    struct stint_mrec *recs; /* every kept record, in input order */
+    size_t nrecs, rcap;
+    struct stint_mgroup *groups;
+    size_t ngroups, gcap;
+    uint32_t *gslot;         /* open addressing over groups: gid + 1, 0 empty */
+    size_t gslots;           /* a power of two, or 0 */
+    uint32_t last_gid;       /* the group of the record before (UINT32_MAX: none) */
+    int saw_dev;             /* a clk=dev record was read */
+    const char *path;
+    const struct stint_filter *filter; /* sizes mode: the events' filter, or NULL */
+    uint32_t clk[2], none, attrs;      /* sizes mode: the string ids of "host", "dev", "" and "attrs" */
+};
+
+/* The group of (pid, tid, inv, dev), made on first use. */
+uint32_t stint_i_mgroup(struct stint_mctx *c, uint64_t pid, uint64_t tid, uint64_t inv, uint32_t dev);
+
+/* Appends src's records and groups to dst's (a part read after dst's: its
+ * slices start at input index slice0), then frees src's. */
+void stint_i_mctx_append(struct stint_mctx *dst, struct stint_mctx *src, uint32_t slice0);
+
+/* Sets the depth tree's parents of c's records (read_markers.c's head says
+ * how) and counts the children that lie outside their depth parent. */
+void stint_i_markers_link_depth(struct stint_mctx *c);
+
+/* Frees what c holds (not c). */
+void stint_i_mctx_free(struct stint_mctx *c);
+
+#endif
