@@ -13,15 +13,25 @@
  *   snprintf+write    baseline: the seed's emission style, one formatted write(2) per span
  * With --threads 2 the recorded and markers cases also run on two threads at once.
  *
+ * --burst N: instead, T threads (--threads, default 1) each record N spans
+ * in a tight loop with the library's own settings (environment) and its
+ * writer thread draining as it does by itself; then one stint_flush(). Prints
+ * the spans recorded, dropped and written, the burst's and the flush's wall
+ * time and the peak RSS: "burst threads=T spans=N recorded=.. dropped=..
+ * written=.. burst_ms=.. flush_ms=.. maxrss_mib=..".
+ *
  * Usage: bench_overhead [--spans N] [--reps R] [--threads T] [--out DIR]
+ *        bench_overhead --burst N [--threads T]
  */
 #include <stint/stint.h>
 
 #include <fcntl.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 #include <x86intrin.h>
@@ -185,6 +195,56 @@ static double median_of(loop_fn fn, long spans, int flush_mode, int nthreads, vo
     return v[g_reps / 2];
 }
 
+/* ---- burst ------------------------------------------------------------------------ */
+
+static _Atomic int64_t g_burst_cpu_ns; /* the recording threads' CPU time, summed */
+
+static int64_t thread_cpu_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+static void *burst_main(void *arg)
+{
+    int64_t c0 = thread_cpu_ns();
+    loop_enabled(*(const long *)arg / 3);
+    atomic_fetch_add(&g_burst_cpu_ns, thread_cpu_ns() - c0);
+    return NULL;
+}
+
+/* The --burst case: see the file's comment. Returns the exit status. */
+static int burst(long spans, int nthreads)
+{
+    if (nthreads < 1 || nthreads > 8)
+        nthreads = 1;
+    stint_stats st0, st1;
+    stint_get_stats(&st0); /* (starts the library and its writer outside the timing) */
+    pthread_t th[8];
+    int64_t t0 = now_ns();
+    for (int i = 0; i < nthreads; i++)
+        pthread_create(&th[i], NULL, burst_main, &spans);
+    for (int i = 0; i < nthreads; i++)
+        pthread_join(th[i], NULL);
+    int64_t t1 = now_ns();
+    stint_status fs = stint_flush();
+    int64_t t2 = now_ns();
+    stint_get_stats(&st1);
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    printf("burst threads=%d spans=%ld recorded=%llu dropped=%llu written=%llu burst_ms=%.1f flush_ms=%.1f "
+           "maxrss_mib=%.1f rec_cpu_ns_per_span=%.1f proc_cpu_s=%.2f flush=%s\n",
+           nthreads, spans / 3 * 3, (unsigned long long)(st1.spans_recorded - st0.spans_recorded),
+           (unsigned long long)(st1.spans_dropped - st0.spans_dropped),
+           (unsigned long long)(st1.spans_written - st0.spans_written), (double)(t1 - t0) / 1e6,
+           (double)(t2 - t1) / 1e6, (double)ru.ru_maxrss / 1024.0,
+           (double)atomic_load(&g_burst_cpu_ns) / (double)(spans / 3 * 3 * nthreads),
+           (double)(ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) + (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e6,
+           stint_strerror(fs));
+    return fs == STINT_OK ? 0 : 1;
+}
+
 static char g_marker_path[4096];
 static void setup_off(void) { stint_set_enabled(0); }
 static void setup_on_quiet(void)
@@ -203,14 +263,20 @@ static void setup_markers(void)
 int main(int argc, char **argv)
 {
     int max_threads = 2;
+    long burst_spans = 0;
+    int threads_given = 0;
     const char *only = NULL;
     for (int i = 1; i < argc; i++) {
         if (!strcmp(argv[i], "--spans") && i + 1 < argc)
             g_spans = atol(argv[++i]);
         else if (!strcmp(argv[i], "--reps") && i + 1 < argc)
             g_reps = atoi(argv[++i]);
-        else if (!strcmp(argv[i], "--threads") && i + 1 < argc)
+        else if (!strcmp(argv[i], "--threads") && i + 1 < argc) {
             max_threads = atoi(argv[++i]);
+            threads_given = 1;
+        }
+        else if (!strcmp(argv[i], "--burst") && i + 1 < argc)
+            burst_spans = atol(argv[++i]);
         else if (!strcmp(argv[i], "--out") && i + 1 < argc)
             g_out = argv[++i];
         else if (!strcmp(argv[i], "--only") && i + 1 < argc)
@@ -218,6 +284,8 @@ int main(int argc, char **argv)
     }
     if (g_reps < 1 || g_reps > 31)
         g_reps = 5;
+    if (burst_spans > 0)
+        return burst(burst_spans, threads_given ? max_threads : 1);
     snprintf(g_marker_path, sizeof g_marker_path, "%s/bench_markers.log", g_out);
     char base_path[4096];
     snprintf(base_path, sizeof base_path, "%s/bench_snprintf.log", g_out);

@@ -4,10 +4,13 @@
  *
  * begin pushes a frame on the calling thread's stack (no record yet); end
  * pops it and writes one fixed-layout record, with the frame's attributes and
- * copied strings as its tail, into the thread's ring (thread.h). Nothing here
- * locks, allocates (after the thread's first span) or formats text. What
- * cannot be recorded is counted: a full ring drops the span and remembers the
- * time range lost; a stack deeper than STINT_MAX_DEPTH counts too_deep.
+ * copied strings as its tail, into the thread's chunk chain (thread.h).
+ * Nothing here locks, mallocs (after the thread's first span) or formats
+ * text; once a chunk is full the next one is the spare the writer left, or
+ * one mapped here (one mmap(2) per chunk, not per span). What cannot be
+ * recorded is counted: with the chain at its cap the span is dropped and the
+ * time range lost remembered; a stack deeper than STINT_MAX_DEPTH counts
+ * too_deep.
  *
  * Tokens: a span handle is depth+1 of its frame in its low 8 bits and the
  * frame's generation (the thread's span count when it opened, mod 2^24) in
@@ -223,28 +226,57 @@ static void count_drop(stint_i_thread *t, int clock, int64_t ts)
                           memory_order_release);
 }
 
-/* Reserves size bytes (multiple of 8) in the ring; NULL when full. */
+#ifndef STINT_I_PREFETCH_AHEAD
+#define STINT_I_PREFETCH_AHEAD 1024
+#endif
+
+/* The rare path of reserve(): the record does not fit the rest of the
+ * chunk. Links the spare chunk, or a newly mapped one, after it (the rest
+ * filled with a PAD) and reserves the record at the start of the new one;
+ * NULL (nothing changed) when the record is larger than a chunk, or no chunk
+ * is to be had within the cap. No lock and no malloc: a signal handler that
+ * interrupted the program outside the library may be the caller. */
+static __attribute__((noinline)) uint8_t *reserve_grow(stint_i_thread *t, uint32_t size, uint64_t *new_head)
+{
+    if (size > stint_i_chunk_bytes)
+        return NULL;
+    stint_i_chunk *c = stint_i_spare_pop(t);
+    if (!c && !(c = stint_i_chunk_map()))
+        return NULL;
+    atomic_store_explicit(&t->grew, atomic_load_explicit(&t->grew, memory_order_relaxed) + 1, memory_order_relaxed);
+    uint64_t rest = t->wcap - t->wpos;
+    if (rest) {
+        stint_i_rec *p = (stint_i_rec *)(void *)(t->wbuf + t->wpos);
+        p->size = (uint32_t)rest;
+        p->kind = STINT_I_REC_PAD;
+    }
+    /* published with the record's head (release): the consumer that reads
+     * past the PAD finds next */
+    atomic_store_explicit(&t->wchunk->next, c, memory_order_relaxed);
+    t->wchunk = c;
+    t->wbuf = c->data;
+    t->wcap = c->cap;
+    t->wpos = size;
+    *new_head = atomic_load_explicit(&t->head, memory_order_relaxed) + rest + size;
+    if (!atomic_load_explicit(&stint_i_writer_hurry, memory_order_relaxed))
+        atomic_store_explicit(&stint_i_writer_hurry, 1, memory_order_relaxed);
+    return c->data;
+}
+
+/* Reserves size bytes (multiple of 8) in the thread's chunk; NULL when no
+ * room is to be had (reserve_grow). Published by storing *new_head. */
 static inline __attribute__((always_inline)) uint8_t *reserve(stint_i_thread *t, uint32_t size, uint64_t *new_head)
 {
-    uint64_t head = atomic_load_explicit(&t->head, memory_order_relaxed);
-    uint64_t off = head & t->mask;
-    uint64_t pad = 0;
-    if (STINT_I_UNLIKELY(off + size > t->cap))
-        pad = t->cap - off; /* the record would wrap: fill the end with a PAD */
-    uint64_t need = pad + size;
-    if (STINT_I_UNLIKELY(head + need - t->cached_tail > t->cap)) {
-        t->cached_tail = atomic_load_explicit(&t->tail, memory_order_acquire);
-        if (head + need - t->cached_tail > t->cap)
-            return NULL;
-    }
-    if (pad) {
-        stint_i_rec *p = (stint_i_rec *)(void *)(t->buf + off);
-        p->size = (uint32_t)pad;
-        p->kind = STINT_I_REC_PAD;
-        off = 0;
-    }
-    *new_head = head + need;
-    return t->buf + off;
+    uint64_t pos = t->wpos;
+    if (STINT_I_UNLIKELY(pos + size > t->wcap))
+        return reserve_grow(t, size, new_head);
+    t->wpos = pos + size;
+    *new_head = atomic_load_explicit(&t->head, memory_order_relaxed) + size;
+    /* ask for the line some records ahead, for writing: a chunk the writer
+     * read last is in its cache, and a store stalls until that copy is taken
+     * back (a prefetch past the chunk's end does not fault) */
+    __builtin_prefetch(t->wbuf + pos + STINT_I_PREFETCH_AHEAD, 1, 3);
+    return t->wbuf + pos;
 }
 
 static inline uint32_t round8(size_t n) { return (uint32_t)((n + 7) & ~(size_t)7); }
@@ -261,7 +293,7 @@ static inline __attribute__((always_inline)) void write_record(stint_i_thread *t
         size = round8(sizeof(stint_i_rec) + name_bytes + nattr * sizeof(stint_i_attr) + nstr);
     }
     uint64_t new_head;
-    uint8_t *dst = (size <= t->cap) ? reserve(t, size, &new_head) : NULL;
+    uint8_t *dst = reserve(t, size, &new_head);
     if (STINT_I_UNLIKELY(!dst)) {
         count_drop(t, f->clock, f->start);
     } else {

@@ -3,12 +3,24 @@
  * thread.h - per-thread state shared by span.c (the producer) and writer.c
  * (the consumer).
  *
- * Each thread owns one single-producer/single-consumer byte ring. The
- * producer is the thread itself; the consumer is whoever holds the drain
- * lock. head and tail count bytes since the ring was created; the producer
+ * Each thread owns a single-producer/single-consumer chain of byte chunks.
+ * The producer is the thread itself; the consumer is whoever holds the drain
+ * lock. head and tail count bytes since the chain was (re)set; the producer
  * publishes a record by storing head with release order after writing its
- * bytes, the consumer frees space by storing tail with release order after
- * reading them. A record never wraps: a PAD record fills the end instead.
+ * bytes. A record never straddles two chunks: when the next one does not fit
+ * the rest of its chunk, the producer fills that rest with a PAD record (none
+ * when nothing is left), links a new chunk through the full one's next
+ * pointer, and only then publishes: a consumer that reaches the end of a
+ * chunk with tail < head finds next set. The consumer owns every chunk it
+ * has moved past: it keeps one as the thread's spare, which the producer
+ * takes (an atomic exchange) before it maps a new one, and unmaps the rest.
+ *
+ * Memory: each thread's first chunk (the home chunk, STINT_BUFFER_KB) comes
+ * from the allocator when the thread registers; growth chunks of the same
+ * size are mapped with mmap(2) on the producer's rare path (never malloc: a
+ * span ended in a signal handler may need one, and mmap is a system call with
+ * no user-space lock), at most stint_i_chain_cap bytes of them in the
+ * process; past that the producer drops and counts as a full fixed ring did.
  */
 #ifndef STINT_THREAD_H
 #define STINT_THREAD_H
@@ -35,14 +47,23 @@ typedef struct stint_i_frame {
  * that a stale one is told apart from the span open at its level now. */
 #define STINT_I_DEEP_CHECKED 127
 
+/* One chunk of a thread's chain: a header, then cap bytes of records. */
+typedef struct stint_i_chunk stint_i_chunk;
+struct stint_i_chunk {
+    _Atomic(stint_i_chunk *) next; /* the chunk after it: set before the head that leads there is published */
+    uint64_t cap;                  /* record bytes (a multiple of 8) */
+    uint64_t mapped;               /* 1: a growth chunk from mmap(2); 0: the home chunk, from the allocator */
+    uint64_t pad_;
+    _Alignas(8) uint8_t data[];
+};
+
 typedef struct stint_i_thread stint_i_thread;
 struct stint_i_thread {
-    /* producer side */
-    uint8_t *buf;
-    uint64_t cap; /* power of two */
-    uint64_t mask;
-    _Atomic uint64_t head;
-    uint64_t cached_tail;
+    /* producer side (the thread itself) */
+    uint8_t *wbuf;  /* data of the chunk written now */
+    uint64_t wpos;  /* bytes of it in use */
+    uint64_t wcap;  /* its size */
+    stint_i_chunk *wchunk;
     uint32_t depth;
     uint32_t deep;   /* spans open past STINT_MAX_DEPTH, above frames[depth - 1]: not recorded */
     uint32_t deep_opens; /* spans opened past the limit (wraps): their generations */
@@ -75,8 +96,26 @@ struct stint_i_thread {
     stint_i_attr attrs[STINT_I_ATTR_STACK];
     char strs[STINT_I_STR_STACK];
 
+    /* records published (bytes): on a cache line of its own, so that the
+     * consumer's reads of it do not take the producer's other fields away */
+    _Alignas(64) _Atomic uint64_t head;
+    /* a stack of free chunks (linked through next) the producer takes from
+     * before it maps one: pushed by the consumer only, popped by the producer
+     * only (a compare-and-swap sees no ABA); the consumer's trim takes it
+     * whole, and puts it back untouched while the producer pops (chain.c) */
+    _Atomic(stint_i_chunk *) spare;
+    _Atomic uint32_t nspare;
+    _Atomic uint32_t popping; /* the producer is inside stint_i_spare_pop */
+    uint32_t grew_seen; /* grew at the writer's last trim (consumer side) */
+    /* chunks this thread linked (the writer trims the free ones of a thread
+     * that linked none for a period) */
+    _Atomic uint64_t grew;
+
     /* consumer side (drain lock) */
-    _Atomic uint64_t tail;
+    _Alignas(64) _Atomic uint64_t tail;
+    stint_i_chunk *rchunk; /* the chunk read now */
+    uint64_t rpos;         /* bytes of it read */
+    stint_i_chunk *home;   /* the allocator's chunk: in the chain or the spare slot, freed never */
     uint64_t dropped_reported;
     uint64_t written;
     uint64_t discarded; /* records drained with no sink left (after stint_shutdown): dropped, not recorded */
@@ -114,6 +153,58 @@ static inline void stint_i_busy_dec(void)
 /* Spans begun by a handler on a thread without a state of its own yet
  * (it interrupted the thread's first span): counted with the dropped ones. */
 extern _Atomic uint64_t stint_i_dropped_reentrant;
+
+/* Chain memory (writer.c): the size of every chunk (STINT_BUFFER_KB), the
+ * bytes growth chunks may take in the whole process (STINT_BUFFER_MAX_MB),
+ * and the bytes they take now. */
+#define STINT_I_BUFFER_MAX_MB_DEFAULT 1024
+extern uint64_t stint_i_chunk_bytes;
+extern uint64_t stint_i_chain_cap;
+extern _Atomic uint64_t stint_i_chain_bytes;
+/* Set by a producer that linked a growth chunk: the writer drains again at
+ * once instead of sleeping out its period. */
+extern _Atomic int stint_i_writer_hurry;
+/* Maps a growth chunk within stint_i_chain_cap: NULL when over it or when
+ * mmap fails. Async-signal-safe (span.c calls it on the rare path). */
+stint_i_chunk *stint_i_chunk_map(void);
+/* Unmaps a growth chunk and takes it off stint_i_chain_bytes. */
+void stint_i_chunk_unmap(stint_i_chunk *c);
+/* Gives back a chunk the consumer is done with: kept as a spare of t, or unmapped. */
+void stint_i_chunk_release(stint_i_thread *t, stint_i_chunk *c);
+/* Producer: takes a free chunk of t (next cleared), or NULL. Async-signal-safe. */
+stint_i_chunk *stint_i_spare_pop(stint_i_thread *t);
+/* Consumer: moves from the chunk read now (read to its end) to the next one,
+ * giving the old one back. Only when tail < head (the next is linked). */
+void stint_i_chain_advance(stint_i_thread *t);
+/* Makes home the whole chain of t, empty (a new thread state). */
+void stint_i_chain_init(stint_i_thread *t, stint_i_chunk *home);
+/* Empties the chain of a thread whose producer is not running (a reused
+ * state, the child after fork): what was not read is discarded, the chunks
+ * before the one written now given back. */
+void stint_i_chain_reset(stint_i_thread *t);
+/* Unmaps t's free mapped chunks past the first `keep` (a thread that exited,
+ * or one whose burst is over). */
+void stint_i_chain_trim(stint_i_thread *t, unsigned keep);
+/* Reads STINT_BUFFER_KB and STINT_BUFFER_MAX_MB (at init). */
+void stint_i_chain_config(void);
+/* An integer setting from the environment: def when unset, empty or not a
+ * number; a number outside [lo, hi] is taken as the nearest bound. */
+long stint_i_env_long(const char *name, long def, long lo, long hi);
+/* Clears a thread state for a new thread, keeping its chunks (registry lock). */
+void stint_i_thread_clear(stint_i_thread *t);
+/* Records published but not yet drained (drain lock held). */
+uint64_t stint_i_chain_pending(stint_i_thread *t);
+/* Free chunks a thread keeps at most for its next burst. */
+#define STINT_I_SPARE_MAX 16
+
+/* The record at the consumer's position, stepping over a chunk's end first;
+ * only while tail < head. */
+static inline const stint_i_rec *stint_i_chain_peek(stint_i_thread *t)
+{
+    if (t->rpos == t->rchunk->cap)
+        stint_i_chain_advance(t);
+    return (const stint_i_rec *)(const void *)(t->rchunk->data + t->rpos);
+}
 
 /* The registry of live threads (writer.c). */
 extern pthread_mutex_t stint_i_registry_lock;

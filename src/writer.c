@@ -43,8 +43,10 @@ static stint_i_sink *g_sinks;
 static pthread_key_t g_thread_key;
 static pthread_once_t g_init_once = PTHREAD_ONCE_INIT;
 static int32_t g_pid;
-static uint64_t g_buffer_bytes = 1u << 20;
 static long g_period_ms = 10;
+/* The most record bytes of one thread a pass of the writer drains before it
+ * lets the drain lock go (a burst's backlog is drained in passes). */
+#define WRITER_PASS_BYTES (4u << 20)
 static long g_exit_ms = 2000;
 
 static pthread_mutex_t g_writer_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -93,25 +95,6 @@ int32_t stint_i_pid(void) { return g_pid; }
 
 static int32_t os_tid(void) { return (int32_t)syscall(SYS_gettid); }
 
-/* An integer setting from the environment: def when unset, empty or not a
- * number; a number outside [lo, hi] is taken as the nearest bound. */
-static long env_long(const char *name, long def, long lo, long hi)
-{
-    const char *v = getenv(name);
-    if (!v || !*v)
-        return def;
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (*end || end == v)
-        return def;
-    if (x < lo || (errno == ERANGE && x == LONG_MIN))
-        return lo;
-    if (x > hi || errno == ERANGE)
-        return hi;
-    return x;
-}
-
 static void thread_exit(void *p);
 static void atfork_prepare(void);
 static void atfork_parent(void);
@@ -122,13 +105,9 @@ static void init_once(void)
 {
     /* (STINT=0 is applied once, at load: stint_i_load below; applied here
      * again, it undid a stint_set_enabled(1) made before the first span) */
-    long kb = env_long("STINT_BUFFER_KB", 1024, 4, 1L << 22);
-    uint64_t bytes = 4096;
-    while (bytes < (uint64_t)kb * 1024)
-        bytes <<= 1;
-    g_buffer_bytes = bytes;
-    g_period_ms = env_long("STINT_FLUSH_MS", 10, 1, 3600000);
-    g_exit_ms = env_long("STINT_EXIT_FLUSH_MS", 2000, 0, 600000);
+    stint_i_chain_config();
+    g_period_ms = stint_i_env_long("STINT_FLUSH_MS", 10, 1, 3600000);
+    g_exit_ms = stint_i_env_long("STINT_EXIT_FLUSH_MS", 2000, 0, 600000);
     g_pid = (int32_t)getpid();
     stint_i_clock_anchor(NULL, NULL);
     /* CLOCK_REALTIME deadlines: a clock step only shortens or stretches one
@@ -156,35 +135,25 @@ __attribute__((constructor)) static void stint_i_load(void)
 
 /* ---- registry ------------------------------------------------------------------ */
 
-static void reset_thread(stint_i_thread *t)
-{
-    uint8_t *buf = t->buf;
-    uint64_t cap = t->cap;
-    memset(t, 0, sizeof *t);
-    t->buf = buf;
-    t->cap = cap;
-    t->mask = cap - 1;
-}
-
 stint_i_thread *stint_i_thread_register(void)
 {
     stint_i_init();
     reg_lock();
     stint_i_thread *t = g_free_threads;
-    if (t && t->cap == g_buffer_bytes) {
+    if (t) {
         g_free_threads = t->next;
+        stint_i_thread_clear(t);
     } else {
         t = stint_i_alloc(sizeof *t);
-        uint8_t *buf = t ? stint_i_alloc(g_buffer_bytes) : NULL;
-        if (!buf) {
+        stint_i_chunk *home = t ? stint_i_alloc(sizeof(stint_i_chunk) + stint_i_chunk_bytes) : NULL;
+        if (!home) {
             stint_i_free(t, sizeof *t);
             reg_unlock();
             return NULL;
         }
-        t->buf = buf;
-        t->cap = g_buffer_bytes;
+        memset(t, 0, sizeof *t);
+        stint_i_chain_init(t, home);
     }
-    reset_thread(t);
     /* each thread's span generations start elsewhere (an odd step: the
      * first 2^24 threads all differ), so the handle of one thread's span is
      * not taken for an open span of another's (every thread's first span
@@ -214,6 +183,7 @@ void stint_i_thread_recycle(stint_i_thread *t)
     g_retired.too_deep += atomic_load(&t->too_deep);
     g_retired.attrs_dropped += atomic_load(&t->attrs_dropped);
     g_retired.truncated += atomic_load(&t->truncated);
+    stint_i_chain_trim(t, 0);
     t->next = g_free_threads;
     g_free_threads = t;
 }
@@ -241,6 +211,7 @@ void stint_i_sink_add(stint_i_sink *s)
 }
 
 static void drain_locked(void);
+static int drain_pass(uint64_t budget, int full_only);
 
 void stint_i_drain_lock(void) { pthread_mutex_lock(&g_drain_lock); }
 void stint_i_drain_unlock(void) { pthread_mutex_unlock(&g_drain_lock); }
@@ -343,12 +314,28 @@ static void decode_and_emit(stint_i_thread *t, const stint_i_rec *r)
             s->event(s, &ev);
 }
 
-static void drain_thread(stint_i_thread *t)
+/* Hands t's records to the sinks, at most about `budget` bytes of them
+ * (the writer's passes leave the rest for the next one, so that the drain
+ * lock is let go between them), then reports its drops. With full_only, only
+ * the records of chunks the producer has left (the writer's passes during a
+ * burst: reading right behind the producer would move the cache lines it
+ * writes to and fro). Returns 1 when records were left that the pass could
+ * have drained but for its budget. */
+static int drain_thread(stint_i_thread *t, uint64_t budget, int full_only)
 {
     uint64_t head = atomic_load_explicit(&t->head, memory_order_acquire);
     uint64_t tail = atomic_load_explicit(&t->tail, memory_order_relaxed);
+    uint64_t published = head;
+    if (head - tail > budget)
+        head = tail + budget; /* (a bound to pass, not a record boundary: the loop ends after it) */
+    int open_chunk = 0;
     while (tail < head) {
-        const stint_i_rec *r = (const stint_i_rec *)(const void *)(t->buf + (tail & t->mask));
+        if (full_only && t->rpos < t->rchunk->cap && !atomic_load_explicit(&t->rchunk->next, memory_order_relaxed)) {
+            open_chunk = 1;
+            break;
+        }
+        const stint_i_rec *r = stint_i_chain_peek(t);
+        t->rpos += r->size;
         if (r->kind != STINT_I_REC_PAD) {
             if (g_sinks) {
                 decode_and_emit(t, r);
@@ -360,6 +347,7 @@ static void drain_thread(stint_i_thread *t)
         tail += r->size;
     }
     atomic_store_explicit(&t->tail, tail, memory_order_release);
+    int left = !open_chunk && tail < published;
     /* Take the range first, then the count: a span dropped in between is in
      * the count and its time is a drop_last; its drop_first may then be left
      * set for the next report, which only widens that report's range. Each
@@ -399,9 +387,13 @@ static void drain_thread(stint_i_thread *t)
             if (s->dropped)
                 s->dropped(s, &d);
     }
+    return left;
 }
 
-static void drain_locked(void)
+/* One drain of every thread, at most `budget` bytes of records from each;
+ * threads that exited are recycled once fully drained. Returns 1 when
+ * records were left (drain lock held). */
+static int drain_pass(uint64_t budget, int full_only)
 {
     int saved = errno;
     /* the destination STINT_MARKERS names, unless the program chose one: set
@@ -413,14 +405,23 @@ static void drain_locked(void)
     reg_lock();
     stint_i_thread *first = stint_i_threads;
     reg_unlock();
-    for (stint_i_thread *t = first; t; t = t->next)
-        drain_thread(t);
+    int left = 0;
+    for (stint_i_thread *t = first; t; t = t->next) {
+        left |= drain_thread(t, budget, full_only);
+        if (!full_only) {
+            /* free chunks kept for a burst: given back once a whole period
+             * passed without the thread linking a chunk */
+            uint32_t grew = (uint32_t)atomic_load_explicit(&t->grew, memory_order_relaxed);
+            if (grew == t->grew_seen)
+                stint_i_chain_trim(t, 1);
+            t->grew_seen = grew;
+        }
+    }
     /* recycle threads that exited and are fully written */
     reg_lock();
     for (stint_i_thread **pp = &stint_i_threads; *pp;) {
         stint_i_thread *t = *pp;
-        if (atomic_load_explicit(&t->dead, memory_order_acquire)) {
-            drain_thread(t);
+        if (atomic_load_explicit(&t->dead, memory_order_acquire) && !drain_thread(t, budget, 0)) {
             *pp = t->next;
             stint_i_thread_recycle(t);
         } else {
@@ -432,7 +433,11 @@ static void drain_locked(void)
         if (s->flush)
             s->flush(s);
     errno = saved;
+    return left;
 }
+
+/* Drains everything published so far (drain lock held). */
+static void drain_locked(void) { (void)drain_pass(UINT64_MAX, 0); }
 
 /* The spans the sinks could not write, removed ones included. Under g_drain_lock. */
 static uint64_t sinks_lost(void)
@@ -508,13 +513,22 @@ static void *writer_main(void *arg)
     /* (the default marker destination is set by the first drain, drain_locked) */
     stint_i_clock_try_tsc(); /* (takes the drain lock only to publish what it proved: drains go on meanwhile) */
     wr_lock();
+    int more = 0;
     while (!g_writer_stop) {
-        struct timespec dl = deadline_in(g_period_ms);
-        pthread_cond_timedwait(&g_writer_cond, &g_writer_lock, &dl);
+        /* asleep for a period, unless the last pass left records or a
+         * thread linked a new chunk since (a burst): then at once */
+        if (!more) {
+            struct timespec dl = deadline_in(g_period_ms);
+            pthread_cond_timedwait(&g_writer_cond, &g_writer_lock, &dl);
+        }
         if (g_writer_stop)
             break;
         wr_unlock();
-        stint_i_drain();
+        atomic_store_explicit(&stint_i_writer_hurry, 0, memory_order_relaxed);
+        pthread_mutex_lock(&g_drain_lock);
+        more = drain_pass(WRITER_PASS_BYTES, more);
+        pthread_mutex_unlock(&g_drain_lock);
+        more |= atomic_load_explicit(&stint_i_writer_hurry, memory_order_relaxed);
         wr_lock();
     }
     if (g_final_asked) {
@@ -677,7 +691,7 @@ static void exit_losses(const stint_stats *s, uint64_t sig, stint_status st, con
     if (other && s->drop_first_ts_ns)
         n = snprintf(msg, sizeof msg,
                      "stint: %llu of %llu spans dropped (thread buffers full, between ts=%lld and ts=%lld; "
-                     "raise STINT_BUFFER_KB)\n",
+                     "raise STINT_BUFFER_MAX_MB)\n",
                      (unsigned long long)other, (unsigned long long)(s->spans_dropped + s->spans_recorded),
                      (long long)s->drop_first_ts_ns, (long long)s->drop_last_ts_ns);
     else if (other) /* only spans of threads without a buffer, or drained with no sink left */
@@ -796,9 +810,7 @@ static void atfork_child(void)
     stint_i_threads = NULL;
     if (keep) {
         /* the child's records start empty; open frames and ids carry over */
-        atomic_store(&keep->head, 0);
-        atomic_store(&keep->tail, 0);
-        keep->cached_tail = 0;
+        stint_i_chain_reset(keep);
         atomic_store(&keep->dropped, 0);
         atomic_store(&keep->sig_dropped, 0);
         for (int c = 0; c < STINT_I_NCLOCKS; c++) {
@@ -827,20 +839,6 @@ static void atfork_child(void)
         stint_i_writer_start();
 }
 
-/* Records published but not yet drained (drain lock held). */
-static uint64_t pending_records(stint_i_thread *t)
-{
-    uint64_t head = atomic_load_explicit(&t->head, memory_order_acquire);
-    uint64_t tail = atomic_load_explicit(&t->tail, memory_order_relaxed);
-    uint64_t n = 0;
-    while (tail < head) {
-        const stint_i_rec *r = (const stint_i_rec *)(const void *)(t->buf + (tail & t->mask));
-        n += r->kind != STINT_I_REC_PAD;
-        tail += r->size;
-    }
-    return n;
-}
-
 /* ---- counters ----------------------------------------------------------------------------------- */
 
 /* stint_get_stats with the drain lock held. */
@@ -858,7 +856,7 @@ static void stats_locked(stint_stats *out)
     out->names_truncated = g_retired.truncated + stint_i_marker_lines_cut();
     out->threads = g_retired.threads;
     for (stint_i_thread *t = stint_i_threads; t; t = t->next) {
-        out->spans_recorded += t->written + pending_records(t);
+        out->spans_recorded += t->written + stint_i_chain_pending(t);
         out->spans_dropped += atomic_load(&t->dropped) + atomic_load(&t->sig_dropped) + t->discarded;
         out->spans_written += t->written;
         out->spans_autoclosed += atomic_load(&t->autoclosed);
