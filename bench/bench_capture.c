@@ -8,6 +8,8 @@
  *   rdtsc ring (baseline)  each thread: two rdtsc and a 32-byte record into a
  *                          1 MiB ring of its own (wrapping, never read): the
  *                          floor of any in-process tracer
+ *   no sink, T threads     the same with no sink at all (markers off): the
+ *                          writer drains and discards; the library's own cost
  *   capture, T threads     each of T threads records --spans spans (one call
  *                          site, no attributes) in a tight loop while the
  *                          library's writer thread drains into a capture file
@@ -205,29 +207,31 @@ int main(int argc, char **argv)
     setenv("STINT_MARKERS", "off", 1);
     char path[4096];
     snprintf(path, sizeof path, "%s/bench_capture.stint", dir);
-    for (int t = 1; t <= threads; t++) {
+    for (int row = 0; row < 2 * threads; row++) {
+        int t = row / 2 + 1, with_capture = row % 2;
         double loop[64], all[64];
         uint64_t dropped = 0;
         for (int r = 0; r < reps; r++) {
             stint_stats s0, s1;
             stint_get_stats(&s0);
-            stint_capture *c;
-            if (stint_capture_open(path, &c, NULL, 0) != STINT_OK)
+            stint_capture *c = NULL;
+            if (with_capture && stint_capture_open(path, &c, NULL, 0) != STINT_OK)
                 return 1;
             int64_t t0 = now_ns();
             run_threads(span_thread, t, &loop[r]);
-            if (stint_flush() != STINT_OK || stint_capture_close(c) != STINT_OK)
+            if (stint_flush() != STINT_OK || (c && stint_capture_close(c) != STINT_OK))
                 return 1;
             all[r] = (double)(now_ns() - t0);
             stint_get_stats(&s1);
             dropped += s1.spans_dropped - s0.spans_dropped;
         }
         double l = median(loop, reps) / (double)g_spans, e = median(all, reps) / (double)g_spans;
-        char row[64];
-        snprintf(row, sizeof row, "capture, %d thread%s", t, t > 1 ? "s" : "");
+        char name[64];
+        snprintf(name, sizeof name, "%s, %d thread%s", with_capture ? "capture" : "no sink (writer discards)", t,
+                 t > 1 ? "s" : "");
         printf("%-34s %10.2f ns/span  %7.1fM spans/s per thread (loop), %.1fM end to end; %.2fx the ring; "
                "dropped %llu of %llu\n",
-               row, l, 1e3 / l, 1e3 / e, l / ring_ns, (unsigned long long)dropped,
+               name, l, 1e3 / l, 1e3 / e, l / ring_ns, (unsigned long long)dropped,
                (unsigned long long)(g_spans * t * reps));
     }
     unlink(path);
