@@ -98,6 +98,24 @@ void stint_out_json_body(FILE *f, const char *s, size_t len)
     json_body(f, s, len, 0);
 }
 
+void stint_out_u64(FILE *f, uint64_t v)
+{
+    char b[24], *e = b + sizeof b, *p = e;
+    do
+        *--p = (char)('0' + v % 10);
+    while (v /= 10);
+    fwrite(p, 1, (size_t)(e - p), f);
+}
+
+void stint_out_i64(FILE *f, int64_t v)
+{
+    if (v < 0) {
+        putc('-', f);
+        stint_out_u64(f, (uint64_t)0 - (uint64_t)v);
+    } else
+        stint_out_u64(f, (uint64_t)v);
+}
+
 void stint_out_json_str(FILE *f, const char *s, size_t len)
 {
     putc('"', f);

@@ -22,6 +22,10 @@ void stint_out_json_str(FILE *f, const char *s, size_t len);
 /* The same without the quotes: a part of a JSON string literal, so that a
  * label can be written in pieces without a fixed buffer that cuts it. */
 void stint_out_json_body(FILE *f, const char *s, size_t len);
+/* Writes v in decimal, as fprintf's PRId64 / PRIu64 does, without its
+ * format parsing (the writers' hot paths). */
+void stint_out_i64(FILE *f, int64_t v);
+void stint_out_u64(FILE *f, uint64_t v);
 /* Writes the model's interned string id (model.h: stint_model_str) as a
  * JSON string literal, as stint_out_json_str does. */
 void stint_out_json_model_str(FILE *f, const struct stint_model *m, uint32_t id);

@@ -85,8 +85,8 @@ int stint_meta_is_anchor(const char *key, size_t len)
 void stint_put_arg_json(FILE *f, const struct stint_model *m, const struct stint_arg *a)
 {
     switch (a->kind) {
-    case STINT_ARG_INT: fprintf(f, "%" PRId64, a->ival); break;
-    case STINT_ARG_UINT: fprintf(f, "%" PRIu64, (uint64_t)a->ival); break;
+    case STINT_ARG_INT: stint_out_i64(f, a->ival); break;
+    case STINT_ARG_UINT: stint_out_u64(f, (uint64_t)a->ival); break;
     case STINT_ARG_BOOL: fputs(a->ival ? "true" : "false", f); break;
     case STINT_ARG_REAL:
     case STINT_ARG_JSON: fputs(stint_model_str(m, a->sval, NULL), f); break;
