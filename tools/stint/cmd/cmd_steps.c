@@ -19,6 +19,7 @@
 #include "analyze/analysis.h"
 #include "cmd/cmdopts.h"
 #include "cmd/commands.h"
+#include "read/readers.h"
 #include "write/textout.h"
 #include "base/xalloc.h"
 #include "base/term.h"
@@ -278,7 +279,10 @@ int stint_cmd_steps(int argc, char **argv)
     }
     struct stint_model m;
     /* args are only needed to find the measured span when no --step is given */
-    if (!stint_cmd_load_report(&o, &m, step_glob ? 0 : STINT_MODEL_KEEP_ARGS, &rc))
+    /* (a marker log's attrs are strings, never the measured flag: not kept) */
+    const char *fmt = o.format ? o.format : strcmp(o.path, "-") ? stint_detect_format(o.path) : NULL;
+    int markers = fmt && (!strcmp(fmt, "markers") || !strcmp(fmt, "capture"));
+    if (!stint_cmd_load_report(&o, &m, step_glob || markers ? 0 : STINT_MODEL_KEEP_ARGS, &rc))
         return rc;
     struct stint_steps_sparse sr;
     if (stint_steps_sparse_compute(&sr, &m, step_glob, &o.filter, o.json ? SIZE_MAX : max_shown) != 0)
