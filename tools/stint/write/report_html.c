@@ -21,6 +21,7 @@
 #include "read/json.h"
 #include "base/tsparse.h"
 #include "write/report_template.h"
+#include "write/report_trim.h"
 #include "base/umap.h"
 #include "base/xalloc.h"
 
@@ -347,27 +348,11 @@ static void flame_keep(struct report *r)
     uint32_t *by_width = stint_xmalloc((t->n - 1) * sizeof *by_width);
     for (size_t k = 1; k < t->n; k++)
         by_width[k - 1] = (uint32_t)k;
-    qsort_r(by_width, t->n - 1, sizeof *by_width, node_wider, t);
+    stint_report_select(by_width, t->n - 1, FLAME_MAX_NODES, node_wider, t);
     for (size_t k = 0; k < FLAME_MAX_NODES; k++)
         r->fkeep[by_width[k]] = 1;
     r->flame_out = t->n - 1 - FLAME_MAX_NODES;
     free(by_width);
-}
-
-/* Frees what the page never reads of a built call tree: each node's
- * durations (quantiles) and the per-slice node and self time arrays, 20
- * bytes a slice. The nodes, their links and sums stay. */
-static void tree_drop_per_span(struct stint_calltree *t)
-{
-    for (size_t k = 0; k < t->n; k++) {
-        free(t->nodes[k].durs);
-        t->nodes[k].durs = NULL;
-        t->nodes[k].ndurs = 0;
-    }
-    free(t->slice_node);
-    free(t->slice_self);
-    t->slice_node = NULL;
-    t->slice_self = NULL;
 }
 
 /* The timeline's slices: all, or the max_slices longest. */
@@ -377,7 +362,7 @@ static void pick_slices(struct report *r, size_t max_slices)
     for (size_t i = 0; i < r->n; i++)
         r->pick[r->npick++] = (uint32_t)i;
     if (r->npick > max_slices) {
-        qsort_r(r->pick, r->npick, sizeof *r->pick, dur_desc, (void *)r->m);
+        stint_report_select(r->pick, r->npick, max_slices, dur_desc, (void *)r->m);
         r->left_out = r->npick - max_slices;
         r->npick = max_slices;
         qsort(r->pick, r->npick, sizeof *r->pick, u32_asc);
@@ -849,7 +834,7 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
         free(late);
         return -1;
     }
-    tree_drop_per_span(&r.t);
+    stint_report_tree_drop_per_span(&r.t);
     flame_keep(&r);
     pick_slices(&r, o->max_slices ? o->max_slices : 200000);
     time_span(&r);
