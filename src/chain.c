@@ -232,3 +232,61 @@ uint64_t stint_i_chain_pending(stint_i_thread *t)
     }
     return n;
 }
+
+void stint_i_decode(const stint_i_thread *t, const stint_i_rec *r, stint_i_event *out,
+                    stint_i_attr_view views[STINT_ATTR_MAX])
+{
+    stint_i_event ev;
+    const uint8_t *tail = (const uint8_t *)(r + 1);
+    ev.kind = r->kind;
+    ev.loc = r->loc;
+    if (r->flags & STINT_I_F_COPYNAME) {
+        ev.name = (const char *)tail;
+        ev.name_len = strlen(ev.name);
+        tail += (ev.name_len + 1 + 7) & ~(size_t)7;
+    } else {
+        ev.name = r->loc ? r->loc->name : r->name;
+        if (!ev.name)
+            ev.name = "";
+        ev.name_len = strlen(ev.name);
+    }
+    ev.static_attrs = r->loc ? r->loc->attrs : NULL;
+    unsigned n = r->nattr > STINT_ATTR_MAX ? STINT_ATTR_MAX : r->nattr;
+    const stint_i_attr *a = (const stint_i_attr *)(const void *)tail;
+    const char *strs = (const char *)(a + r->nattr);
+    for (unsigned i = 0; i < n; i++) {
+        views[i].key = a[i].key;
+        views[i].type = a[i].type;
+        switch (a[i].type) {
+        case STINT_I_ATTR_STR:
+            views[i].v.s.ptr = strs + a[i].v.str_off;
+            views[i].v.s.len = a[i].str_len;
+            break;
+        case STINT_I_ATTR_U64: views[i].v.u = a[i].v.u; break;
+        case STINT_I_ATTR_F64: views[i].v.f = a[i].v.f; break;
+        case STINT_I_ATTR_BOOL: views[i].v.b = (int)a[i].v.i; break;
+        default: views[i].v.i = a[i].v.i; break;
+        }
+    }
+    ev.attrs = views;
+    ev.nattr = n;
+    if (r->kind == STINT_I_REC_DEVICE) {
+        ev.ts_ns = r->start;
+        ev.dur_ns = r->end - r->start;
+    } else {
+        ev.ts_ns = stint_i_clock_to_ns(r->clock, r->start);
+        ev.dur_ns = stint_i_clock_to_ns(r->clock, r->end) - ev.ts_ns;
+        if (ev.dur_ns < 0)
+            ev.dur_ns = 0;
+    }
+    ev.inv = r->inv;
+    ev.hid = r->hid;
+    ev.depth = r->depth;
+    ev.truncated = (r->flags & STINT_I_F_TRUNC) != 0;
+    ev.autoclosed = (r->flags & STINT_I_F_AUTOCLOSED) != 0;
+    ev.pid = stint_i_pid();
+    ev.tid = t->tid;
+    ev.thread_name = t->name;
+    ev.thread_handle = t->handle;
+    *out = ev;
+}

@@ -174,6 +174,11 @@ struct stint_i_sink {
     stint_i_sink *next;
 };
 
+/* Changes of the sink list or of a sink's destination, counted under the
+ * drain lock (writer.c): a thread that formatted marker lines without the
+ * lock writes them only when none came between (stint_i_flush_own). */
+extern uint64_t stint_i_sinks_gen;
+
 /* Adds a sink (ownership stays with the caller until close is called). */
 void stint_i_sink_add(stint_i_sink *s);
 /* Drains pending records into it, flushes and closes it, and unlinks it. */
@@ -192,6 +197,8 @@ void stint_i_init(void);
 /* The drain lock, for code that changes sink configuration. */
 void stint_i_drain_lock(void);
 void stint_i_drain_unlock(void);
+/* The sink list (drain lock held). */
+stint_i_sink *stint_i_sinks(void);
 /* Drains with the drain lock already held. */
 void stint_i_drain_locked(void);
 /* Links a sink with the drain lock already held. */
@@ -213,6 +220,21 @@ uint64_t stint_i_marker_lines_cut(void);
 /* Formats one marker line into buf (cap >= 512 recommended); returns its length
  * including '\n' (like snprintf when it does not fit). */
 size_t stint_i_marker_format(char *buf, size_t cap, const stint_i_event *ev, unsigned flags);
+/* Room a marker line may need (stint_i_markers_format_at). */
+#define STINT_I_MARKER_LINE_ROOM (4096 + 512)
+/* Text a batch of stint_i_markers_put may hold at most. */
+#define STINT_I_MARKER_BATCH (64 * 1024)
+/* Whether the marker sink is s and writes whole lines to a regular file
+ * without the logger's prefix, error-free: what stint_i_flush_own needs to
+ * format its lines without the drain lock (held here). *flags: its flags. */
+int stint_i_markers_sole(const stint_i_sink *s, unsigned *flags);
+/* Formats ev's marker line at p, which has STINT_I_MARKER_LINE_ROOM bytes of
+ * room; returns its end. No lock needed (a thread's own line cache). */
+char *stint_i_markers_format_at(char *p, const stint_i_event *ev, unsigned flags);
+/* Appends n bytes of whole lines (n <= STINT_I_MARKER_BATCH; `lines` span
+ * lines) formatted by stint_i_markers_format_at to the sink's batch, as
+ * its event callback would have (drain lock held). */
+void stint_i_markers_put(const char *text, size_t n, uint64_t lines);
 
 /* ---- the capture sink (capture.c) ---------------------------------------------- */
 /* Opens the capture STINT_CAPTURE names, once (called by every drain, with

@@ -540,6 +540,40 @@ static void markers_event(stint_i_sink *s, const stint_i_event *ev)
     }
 }
 
+_Static_assert(STINT_I_MARKER_LINE_ROOM == MARKER_FORMAT_MAX, "the room stint_i_flush_own keeps per line");
+_Static_assert(STINT_I_MARKER_BATCH == MARKER_BATCH, "a batch stint_i_markers_put takes whole");
+
+int stint_i_markers_sole(const stint_i_sink *s, unsigned *flags)
+{
+    const marker_sink *m = &g_markers;
+    *flags = m->flags;
+    return s == &m->base && g_markers_added && m->dest == DEST_FD && m->error == STINT_OK &&
+           !(m->flags & STINT_MARKERS_PREFIX) && m->chunk == MARKER_BATCH && !m->wait_first;
+}
+
+char *stint_i_markers_format_at(char *p, const stint_i_event *ev, unsigned flags)
+{
+    return format_line(p, ev, flags);
+}
+
+void stint_i_markers_put(const char *text, size_t n, uint64_t lines)
+{
+    marker_sink *m = &g_markers;
+    if (m->dest != DEST_FD || m->error != STINT_OK) {
+        m->lost += lines; /* (as markers_event counts them) */
+        return;
+    }
+    if (m->len + n > sizeof m->buf) {
+        markers_flush(&m->base);
+        if (m->error != STINT_OK) {
+            m->lost += lines;
+            return;
+        }
+    }
+    memcpy(m->buf + m->len, text, n);
+    m->len += n;
+}
+
 static void markers_dropped(stint_i_sink *s, const stint_i_drop *d)
 {
     marker_sink *m = (marker_sink *)s;
@@ -573,6 +607,7 @@ static void markers_close_dest(marker_sink *m)
 static void markers_close(stint_i_sink *s)
 {
     marker_sink *m = (marker_sink *)s;
+    stint_i_sinks_gen++;
     markers_close_dest(m);
     g_markers_added = 0;
 }
@@ -613,6 +648,7 @@ static void set_dest(int dest, int fd, int own_fd, stint_line_fn fn, void *user,
     stint_i_drain_lock();
     stint_i_drain_locked();
     marker_sink *m = &g_markers;
+    stint_i_sinks_gen++; /* (lines a thread formatted for the old destination are formatted again) */
     if (g_markers_added)
         markers_close_dest(m);
     m->dest = dest;

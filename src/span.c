@@ -90,6 +90,8 @@ static inline stint_i_thread *self_thread(void)
     return t;
 }
 
+stint_i_thread *stint_i_self(void) { return tls_thread; }
+
 /* Called by the registry's pthread key destructor and by the fork handler. */
 void stint_i_tls_forget(void);
 void stint_i_tls_forget(void) { tls_thread = NULL; }

@@ -113,6 +113,11 @@ struct stint_i_thread {
 
     /* consumer side (drain lock) */
     _Alignas(64) _Atomic uint64_t tail;
+    /* the thread's own flush is formatting its records without the drain
+     * lock (stint_i_flush_own): other drains leave them; claim_seq counts
+     * the claims ended, for a flush that waits on one */
+    _Atomic int claimed;
+    _Atomic uint32_t claim_seq;
     stint_i_chunk *rchunk; /* the chunk read now */
     uint64_t rpos;         /* bytes of it read */
     stint_i_chunk *home;   /* the allocator's chunk: in the chain or the spare slot, freed never */
@@ -194,6 +199,18 @@ long stint_i_env_long(const char *name, long def, long lo, long hi);
 void stint_i_thread_clear(stint_i_thread *t);
 /* Records published but not yet drained (drain lock held). */
 uint64_t stint_i_chain_pending(stint_i_thread *t);
+/* Decodes record r of thread t into *out (attributes in views): the
+ * timestamps converted with the record's clock (drain lock held, unless the
+ * record's clock is not the TSC: stint_i_flush_own converts first). */
+void stint_i_decode(const stint_i_thread *t, const stint_i_rec *r, stint_i_event *out,
+                    stint_i_attr_view views[STINT_ATTR_MAX]);
+/* The calling thread's state, or NULL when it never recorded (span.c). */
+stint_i_thread *stint_i_self(void);
+/* stint_flush's first step: the calling thread formats its own records as
+ * marker lines without the drain lock (threads flushing at once format in
+ * parallel), when the marker sink writing to a file is the only sink;
+ * writer.c then drains the rest. */
+void stint_i_flush_own(void);
 /* Free chunks a thread keeps at most for its next burst. */
 #define STINT_I_SPARE_MAX 16
 

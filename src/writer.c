@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <limits.h>
 #include <poll.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -40,6 +41,7 @@ stint_i_thread *stint_i_threads;
 static pthread_mutex_t g_drain_lock = PTHREAD_MUTEX_INITIALIZER;
 static stint_i_thread *g_free_threads;
 static stint_i_sink *g_sinks;
+uint64_t stint_i_sinks_gen;
 static pthread_key_t g_thread_key;
 static pthread_once_t g_init_once = PTHREAD_ONCE_INIT;
 static int32_t g_pid;
@@ -207,6 +209,7 @@ void stint_i_sink_add(stint_i_sink *s)
     pthread_mutex_lock(&g_drain_lock);
     s->next = g_sinks;
     g_sinks = s;
+    stint_i_sinks_gen++;
     pthread_mutex_unlock(&g_drain_lock);
 }
 
@@ -214,6 +217,7 @@ static void drain_locked(void);
 static int drain_pass(uint64_t budget, int full_only);
 
 void stint_i_drain_lock(void) { pthread_mutex_lock(&g_drain_lock); }
+stint_i_sink *stint_i_sinks(void) { return g_sinks; }
 void stint_i_drain_unlock(void) { pthread_mutex_unlock(&g_drain_lock); }
 void stint_i_drain_locked(void) { drain_locked(); }
 
@@ -221,6 +225,7 @@ void stint_i_sink_link_locked(stint_i_sink *s)
 {
     s->next = g_sinks;
     g_sinks = s;
+    stint_i_sinks_gen++;
 }
 
 /* Spans lost by sinks removed since start (stint_i_sink_remove): their
@@ -243,6 +248,7 @@ void stint_i_sink_remove(stint_i_sink *s)
     for (stint_i_sink **pp = &g_sinks; *pp; pp = &(*pp)->next) {
         if (*pp == s) {
             *pp = s->next;
+            stint_i_sinks_gen++;
             break;
         }
     }
@@ -258,57 +264,7 @@ static void decode_and_emit(stint_i_thread *t, const stint_i_rec *r)
 {
     stint_i_attr_view views[STINT_ATTR_MAX];
     stint_i_event ev;
-    const uint8_t *tail = (const uint8_t *)(r + 1);
-    ev.kind = r->kind;
-    ev.loc = r->loc;
-    if (r->flags & STINT_I_F_COPYNAME) {
-        ev.name = (const char *)tail;
-        ev.name_len = strlen(ev.name);
-        tail += (ev.name_len + 1 + 7) & ~(size_t)7;
-    } else {
-        ev.name = r->loc ? r->loc->name : r->name;
-        if (!ev.name)
-            ev.name = "";
-        ev.name_len = strlen(ev.name);
-    }
-    ev.static_attrs = r->loc ? r->loc->attrs : NULL;
-    unsigned n = r->nattr > STINT_ATTR_MAX ? STINT_ATTR_MAX : r->nattr;
-    const stint_i_attr *a = (const stint_i_attr *)(const void *)tail;
-    const char *strs = (const char *)(a + r->nattr);
-    for (unsigned i = 0; i < n; i++) {
-        views[i].key = a[i].key;
-        views[i].type = a[i].type;
-        switch (a[i].type) {
-        case STINT_I_ATTR_STR:
-            views[i].v.s.ptr = strs + a[i].v.str_off;
-            views[i].v.s.len = a[i].str_len;
-            break;
-        case STINT_I_ATTR_U64: views[i].v.u = a[i].v.u; break;
-        case STINT_I_ATTR_F64: views[i].v.f = a[i].v.f; break;
-        case STINT_I_ATTR_BOOL: views[i].v.b = (int)a[i].v.i; break;
-        default: views[i].v.i = a[i].v.i; break;
-        }
-    }
-    ev.attrs = views;
-    ev.nattr = n;
-    if (r->kind == STINT_I_REC_DEVICE) {
-        ev.ts_ns = r->start;
-        ev.dur_ns = r->end - r->start;
-    } else {
-        ev.ts_ns = stint_i_clock_to_ns(r->clock, r->start);
-        ev.dur_ns = stint_i_clock_to_ns(r->clock, r->end) - ev.ts_ns;
-        if (ev.dur_ns < 0)
-            ev.dur_ns = 0;
-    }
-    ev.inv = r->inv;
-    ev.hid = r->hid;
-    ev.depth = r->depth;
-    ev.truncated = (r->flags & STINT_I_F_TRUNC) != 0;
-    ev.autoclosed = (r->flags & STINT_I_F_AUTOCLOSED) != 0;
-    ev.pid = g_pid;
-    ev.tid = t->tid;
-    ev.thread_name = t->name;
-    ev.thread_handle = t->handle;
+    stint_i_decode(t, r, &ev, views);
     for (stint_i_sink *s = g_sinks; s; s = s->next)
         if (s->event)
             s->event(s, &ev);
@@ -329,6 +285,8 @@ static int drain_thread(stint_i_thread *t, uint64_t budget, int full_only)
     if (head - tail > budget)
         head = tail + budget; /* (a bound to pass, not a record boundary: the loop ends after it) */
     int open_chunk = 0;
+    if (atomic_load_explicit(&t->claimed, memory_order_relaxed))
+        head = tail; /* (its own flush formats them now, and writes them: stint_i_flush_own) */
     while (tail < head) {
         if (full_only && t->rpos < t->rchunk->cap && !atomic_load_explicit(&t->rchunk->next, memory_order_relaxed)) {
             open_chunk = 1;
@@ -467,10 +425,47 @@ stint_status stint_i_drain(void)
     return st;
 }
 
+/* Threads whose own flush was formatting their records (claimed) while
+ * this drain ran: their claim counts, to wait for (drain lock held). */
+typedef struct {
+    stint_i_thread *t;
+    uint32_t seq;
+} claim_seen;
+
+static unsigned claims_now(claim_seen *out, unsigned cap)
+{
+    unsigned n = 0;
+    for (stint_i_thread *t = stint_i_threads; t && n < cap; t = t->next)
+        if (atomic_load_explicit(&t->claimed, memory_order_acquire))
+            out[n++] = (claim_seen){t, atomic_load_explicit(&t->claim_seq, memory_order_acquire)};
+    return n;
+}
+
 stint_status stint_flush(void)
 {
     stint_i_init();
-    return stint_i_drain();
+    stint_i_flush_own();
+    /* then every thread's records; those another thread's own flush was
+     * formatting meanwhile are written by it: waited for (the drain lock let
+     * go: it needs it to write them), then drained again, so that whatever
+     * was recorded before this call is written when it returns */
+    claim_seen seen[16];
+    pthread_mutex_lock(&g_drain_lock);
+    drain_locked();
+    reg_lock();
+    unsigned n = claims_now(seen, 16);
+    reg_unlock();
+    if (n) {
+        pthread_mutex_unlock(&g_drain_lock);
+        for (unsigned i = 0; i < n; i++)
+            while (atomic_load_explicit(&seen[i].t->claim_seq, memory_order_acquire) == seen[i].seq)
+                sched_yield();
+        pthread_mutex_lock(&g_drain_lock);
+        drain_locked();
+    }
+    stint_status st = sinks_error();
+    pthread_mutex_unlock(&g_drain_lock);
+    return st;
 }
 
 /* CLOCK_REALTIME now + ms, for the pthread timed waits. */
@@ -498,6 +493,7 @@ static stint_status final_locked(void)
     while (g_sinks) {
         stint_i_sink *s = g_sinks;
         g_sinks = s->next;
+        stint_i_sinks_gen++;
         sink_close_locked(s);
     }
     return st;

@@ -18,6 +18,10 @@
  *              chunks' worth fits, exactly.
  *   fixed      STINT_BUFFER_KB=64 alone keeps its old meaning, a fixed
  *              buffer: exactly 1024 records fit, the rest is dropped.
+ *   flush2     markers to a file; two threads record in rounds and each
+ *              calls stint_flush() after each round (each formats its own
+ *              lines without the drain lock, the writer thread drains too):
+ *              the file has every span once, each thread's in order.
  * N is STINT_TEST_BURST_SPANS (default 300000 spans, a few dozen chunks;
  * bench_overhead --burst measures 10 M).
  */
@@ -191,6 +195,63 @@ static void case_fixed(void)
     fill_once(5000, 1023);
 }
 
+typedef struct {
+    long rounds, per_round;
+} flush_job;
+
+static void *flush_main(void *arg)
+{
+    const flush_job *j = arg;
+    static const stint_loc loc = {"burst.flushed", NULL, __FILE__, "flush_main", __LINE__};
+    long i = 0;
+    for (long r = 0; r < j->rounds; r++) {
+        for (long k = 0; k < j->per_round; k++, i++) {
+            stint_span s = stint_span_begin(&loc);
+            stint_attr_i64("i", i);
+            stint_span_end(s);
+        }
+        if (stint_flush() != STINT_OK)
+            abort();
+    }
+    return NULL;
+}
+
+static void case_flush2(void)
+{
+    char path[] = "/tmp/stint_test_burst_XXXXXX";
+    int fd = mkstemp(path);
+    REQUIRE(fd >= 0);
+    close(fd);
+    REQUIRE(stint_markers_to_path(path, 0) == STINT_OK);
+    flush_job job = {40, 3000};
+    stint_stats s0, s1;
+    stint_get_stats(&s0);
+    pthread_t th[2];
+    for (int k = 0; k < 2; k++)
+        REQUIRE(pthread_create(&th[k], NULL, flush_main, &job) == 0);
+    for (int k = 0; k < 2; k++)
+        REQUIRE(pthread_join(th[k], NULL) == 0);
+    REQUIRE(stint_flush() == STINT_OK);
+    stint_get_stats(&s1);
+    stint_markers_off();
+    long want = job.rounds * job.per_round;
+    CHECK_EQ_U64(s1.spans_dropped - s0.spans_dropped, 0);
+    CHECK_EQ_U64(s1.spans_written - s0.spans_written, (uint64_t)(2 * want));
+    CHECK_EQ_U64(s1.sink_spans_lost, 0);
+    FILE *f = fopen(path, "r");
+    REQUIRE(f != NULL);
+    reset_seen();
+    char line[1024];
+    while (fgets(line, sizeof line, f))
+        on_line(line, strlen(line), NULL);
+    fclose(f);
+    unlink(path);
+    CHECK_EQ_I64(g_lines, 2 * want);
+    CHECK_EQ_I64(g_out_of_order, 0);
+    CHECK_EQ_I64(g_seen[0].next, want);
+    CHECK_EQ_I64(g_seen[1].next, want);
+}
+
 /* Runs `which` in a fresh process with env (NAME=VALUE strings). */
 static void run_case(const char *self, const char *which, const char *const *env)
 {
@@ -219,6 +280,8 @@ int main(int argc, char **argv)
             case_cap();
         else if (!strcmp(argv[1], "fixed"))
             case_fixed();
+        else if (!strcmp(argv[1], "flush2"))
+            case_flush2();
         CHECK_DONE();
     }
     unsetenv("STINT_BUFFER_KB");
@@ -229,5 +292,6 @@ int main(int argc, char **argv)
     run_case(argv[0], "lossless", lossless);
     run_case(argv[0], "cap", cap);
     run_case(argv[0], "fixed", fixed);
+    run_case(argv[0], "flush2", lossless);
     CHECK_DONE();
 }
