@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 corpus=${STINT_SHARED_DIR:-$src/../shared}/corpus
 mkdir -p "$out"
-for t in chrome chrome_gz chrome_split jsonl json markers tsparse term top; do mkdir -p "$out/fuzz_$t"; done
+for t in chrome chrome_gz chrome_split jsonl json markers tsparse term top capture; do mkdir -p "$out/fuzz_$t"; done
 # fuzz_top's seeds open with a byte: its low two bits pick the format (0 found, 1 markers,
 # 2 JSONL, 3 Chrome), the rest how many lines each hand-over carries
 # the terminal escaper: a title-setting name, C1 and bidi controls, CJK, a cut UTF-8 sequence
@@ -78,6 +78,16 @@ while IFS= read -r -d '' f; do
     *.log) add markers "$f" '\003\125' ;;
   esac
 done < <(find "$src/tests/cli" "$src/tests/data" -type f -not -path '*/bad/*' -print0 2>/dev/null)
+# binary captures, written from the documented layout by the golden case's generator: whole,
+# cut in its second block and after a block head; mode byte: as they are, bit 1 rewrites the
+# sums, bit 7 also runs the commands
+gen=$src/tests/cli/capture_summary/gen.py
+if command -v python3 >/dev/null && [ -f "$gen" ]; then
+  tmpc=$(mktemp -d)
+  python3 "$gen" "$tmpc/whole.stint" && python3 "$gen" "$tmpc/cut.stint" --cut 64 && python3 "$gen" "$tmpc/head.stint" --cut 0
+  for f in "$tmpc"/*.stint; do add capture "$f" '\000'; add capture "$f" '\002'; add capture "$f" '\202'; done
+  rm -rf "$tmpc"
+fi
 for t in "$out"/*/; do
   echo "seeds: $(basename "$t"): $(ls "$t" | wc -l) files"
 done
