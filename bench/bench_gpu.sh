@@ -5,7 +5,8 @@
 # against a pandas-free Python baseline computing the same device busy union
 # (bench/gpu_baseline.py: json.load, then a sorted sweep per device), in the
 # same run; medians of REPS runs, wall and CPU time, peak RSS. The busy
-# figures of both must agree, or the bench fails.
+# figures of both must agree, or the bench fails. `stint summary` on the
+# same file (the reader's own pace, which bounds gpu's) is the last row.
 #   bench/bench_gpu.sh [BUILD_DIR]
 #   BENCH_QUICK=1      20 MB instead of 100 MB
 #   STINT_BENCH_1G=1   also 1 GB (the baseline then runs once: it needs ~10 GB RAM)
@@ -39,9 +40,12 @@ for sz in $sizes; do
   t="$f.rank0.json"
   mb=$(stat -c %s "$t" | awk '{print $1 / 1e6}')
   n=$reps; [ "$sz" -ge 1000 ] && n=1
-  rm -f "$work"/b.t "$work"/s.t
+  rm -f "$work"/b.t "$work"/s.t "$work"/m.t
   for i in $(seq "$n"); do run_timed "$work/b" python3 "$here/gpu_baseline.py" "$t"; done
-  for i in $(seq "$reps"); do run_timed "$work/s" "$STINT" gpu --json "$t"; done
+  for i in $(seq "$reps"); do
+    run_timed "$work/s" "$STINT" gpu --json "$t"
+    run_timed "$work/m" "$STINT" summary --json "$t" # the reader's own pace on this file, for scale
+  done
   # the same busy union per device, or the figures mean nothing
   python3 - "$work/s.stdout" "$work/b.stdout" <<'PY'
 import json, sys
@@ -53,5 +57,6 @@ PY
   bw=$(awk '{print $1}' "$work/b.t" | median); bc=$(awk '{print $3}' "$work/b.t" | median)
   row "${sz}MB" "python baseline" "$work/b.t" "$mb" 0 0
   row "${sz}MB" "stint gpu --json" "$work/s.t" "$mb" "$bw" "$bc"
-  rm -f "$t"
+  row "${sz}MB" "stint summary --json" "$work/m.t" "$mb" "$bw" "$bc"
+  rm -f "$t" "$work"/m.t
 done

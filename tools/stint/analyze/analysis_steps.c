@@ -18,6 +18,7 @@
  * threads' are the steps and the others are counted, never mixed in.
  */
 #include "analyze/analysis.h"
+#include "analyze/gpu.h"
 #include "base/cmp.h"
 #include "base/intervals.h"
 #include "base/xalloc.h"
@@ -124,13 +125,12 @@ void stint_steps_sparse_free(struct stint_steps_sparse *r)
  * GPU annotation as Kineto writes them for CUDA, ROCm and MTIA, any case. */
 static int gpu_cat(const char *cat)
 {
-    static const char *const kinds[] = {"kernel", "gpu_memcpy", "gpu_memset", "memcpy", "memset",
-                                        "gpu_user_annotation", "mtia_ccp_events"};
     for (const char *p = cat; *p;) {
         size_t n = strcspn(p, ",");
-        for (size_t k = 0; k < sizeof kinds / sizeof kinds[0]; k++)
-            if (strlen(kinds[k]) == n && !strncasecmp(p, kinds[k], n))
-                return 1;
+        enum stint_gpu_cat k = stint_gpu_cat_of(p, n); /* (gpu.h: the one list) */
+        if (k == STINT_GPU_CAT_KERNEL || k == STINT_GPU_CAT_COPY || k == STINT_GPU_CAT_MTIA ||
+            k == STINT_GPU_CAT_ANNOT)
+            return 1;
         p += n + (p[n] == ',');
     }
     return 0;

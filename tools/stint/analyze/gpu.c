@@ -96,27 +96,32 @@ static int has_nocase(const char *s, size_t n, const char *lit)
     return 0;
 }
 
-/* The kind of a category by its text (docs/cli/gpu.md's lists). */
+enum stint_gpu_cat stint_gpu_cat_of(const char *s, size_t n)
+{
+    enum stint_gpu_cat k = STINT_GPU_CAT_NONE;
+    if (eq_nocase(s, n, "kernel"))
+        k = STINT_GPU_CAT_KERNEL;
+    else if (eq_nocase(s, n, "gpu_memcpy") || eq_nocase(s, n, "gpu_memset") || eq_nocase(s, n, "memcpy") ||
+             eq_nocase(s, n, "memset"))
+        k = STINT_GPU_CAT_COPY;
+    else if (eq_nocase(s, n, "mtia_ccp_events"))
+        k = STINT_GPU_CAT_MTIA;
+    else if (eq_nocase(s, n, "cuda_runtime") || eq_nocase(s, n, "cuda_driver") || eq_nocase(s, n, "runtime") ||
+             eq_nocase(s, n, "mtia_runtime"))
+        k = STINT_GPU_CAT_RUNTIME;
+    else if (eq_nocase(s, n, "cpu_op") || eq_nocase(s, n, "operator"))
+        k = STINT_GPU_CAT_CPU_OP;
+    else if (eq_nocase(s, n, "gpu_user_annotation"))
+        k = STINT_GPU_CAT_ANNOT;
+    return k;
+}
+
+/* The kind of a category id of f's model by its text. */
 static enum gpu_kind kind_of(struct gpu_file *f, uint32_t cat)
 {
     size_t n;
     const char *s = stint_model_str(f->m, cat, &n);
-    enum gpu_kind k = GK_NONE;
-    if (eq_nocase(s, n, "kernel"))
-        k = GK_KERNEL;
-    else if (eq_nocase(s, n, "gpu_memcpy") || eq_nocase(s, n, "gpu_memset") || eq_nocase(s, n, "memcpy") ||
-             eq_nocase(s, n, "memset"))
-        k = GK_COPY;
-    else if (eq_nocase(s, n, "mtia_ccp_events"))
-        k = GK_MTIA;
-    else if (eq_nocase(s, n, "cuda_runtime") || eq_nocase(s, n, "cuda_driver") || eq_nocase(s, n, "runtime") ||
-             eq_nocase(s, n, "mtia_runtime"))
-        k = GK_RUNTIME;
-    else if (eq_nocase(s, n, "cpu_op") || eq_nocase(s, n, "operator"))
-        k = GK_CPU_OP;
-    else if (eq_nocase(s, n, "gpu_user_annotation"))
-        k = GK_ANNOT;
-    return k;
+    return (enum gpu_kind)stint_gpu_cat_of(s, n);
 }
 
 enum gpu_kind stint_gpu_cat_kind(struct gpu_file *f, uint32_t cat)
@@ -234,92 +239,52 @@ uint8_t stint_gpu_item_class(const struct stint_model *m, enum gpu_kind k, uint3
     return v ? STINT_GPU_COMM : STINT_GPU_COMPUTE;
 }
 
-/* Sorts items[0..n) by (start, input position): an introsort of (start,
- * index) pairs (base/intervals.h, comparisons inlined), then one permutation. */
-static void sort_run(struct gpu_item *items, size_t n)
+void stint_gpu_sort_runs(void **base, size_t n, size_t sz, int (*before)(const void *, const void *))
 {
-    struct stint_interval *key = stint_xmalloc(n * sizeof *key);
+    char *a = *base;
+    size_t nr = 0, cap = 0, *run = NULL;
     for (size_t i = 0; i < n; i++)
-        key[i] = (struct stint_interval){items[i].c0, (int64_t)i};
-    stint_intervals_sort(key, n);
-    struct gpu_item *out = stint_xmalloc(n * sizeof *out);
-    for (size_t i = 0; i < n; i++)
-        out[i] = items[key[i].end];
-    memcpy(items, out, n * sizeof *out);
-    free(out);
-    free(key);
-}
-
-static int cmp_dev(const void *a, const void *b)
-{
-    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* Orders f->items by device, keeping each device's items in the model's
- * slice order (start ascending: all that the unions need), by a stable
- * counting pass instead of a comparison sort. */
-static void order_by_device(struct gpu_file *f)
-{
-    /* the devices, sorted; each item's index among them (few devices: a
-     * scan from the last one found) */
-    int64_t *devs = NULL;
-    size_t nd = 0, cap = 0, hit = 0;
-    for (size_t i = 0; i < f->nitems; i++) {
-        if (nd && devs[hit] == f->items[i].dev)
-            continue;
-        size_t d = 0;
-        while (d < nd && devs[d] != f->items[i].dev)
-            d++;
-        hit = d;
-        if (d == nd) {
-            devs = stint_xgrow(devs, &cap, nd + 1, sizeof *devs, 8);
-            devs[nd++] = f->items[i].dev;
+        if (i == 0 || before(a + i * sz, a + (i - 1) * sz)) {
+            run = stint_xgrow(run, &cap, nr + 2, sizeof *run, 16);
+            run[nr++] = i;
         }
+    if (nr < 2) {
+        free(run);
+        return;
     }
-    if (nd > 1) {
-        qsort(devs, nd, sizeof *devs, cmp_dev);
-        size_t *off = stint_xcalloc(nd + 1, sizeof *off);
-        uint32_t *rank = stint_xmalloc(f->nitems * sizeof *rank);
-        size_t last = 0;
-        for (size_t i = 0; i < f->nitems; i++) {
-            if (devs[last] != f->items[i].dev) {
-                size_t lo = 0, hi = nd; /* binary search: devs is sorted */
-                while (lo < hi) {
-                    size_t mid = lo + (hi - lo) / 2;
-                    if (devs[mid] < f->items[i].dev)
-                        lo = mid + 1;
-                    else
-                        hi = mid;
-                }
-                last = lo;
+    run[nr] = n;
+    char *t = stint_xmalloc(n * sz);
+    while (nr > 1) {
+        size_t w = 0;
+        for (size_t k = 0; k < nr; k += 2) {
+            size_t i = run[k], mid = run[k + 1], e = run[k + 2 < nr ? k + 2 : nr], o = i, j = mid;
+            while (i < mid && j < e) {
+                if (before(a + j * sz, a + i * sz))
+                    memcpy(t + o++ * sz, a + j++ * sz, sz);
+                else
+                    memcpy(t + o++ * sz, a + i++ * sz, sz);
             }
-            rank[i] = (uint32_t)last;
-            off[last + 1]++;
+            memcpy(t + o * sz, a + i * sz, (mid - i) * sz);
+            o += mid - i;
+            memcpy(t + o * sz, a + j * sz, (e - j) * sz);
+            run[w++] = run[k];
         }
-        for (size_t d = 0; d < nd; d++)
-            off[d + 1] += off[d];
-        struct gpu_item *out = stint_xmalloc(f->nitems * sizeof *out);
-        for (size_t i = 0; i < f->nitems; i++)
-            out[off[rank[i]]++] = f->items[i];
-        free(f->items);
-        f->items = out;
-        free(rank);
-        free(off);
+        run[w] = n;
+        nr = w;
+        char *x = a;
+        a = t;
+        t = x;
     }
-    free(devs);
-    /* the model orders slices by track, then start: a device's streams
-     * interleave, so each device's run is sorted by start where it is not */
-    for (size_t a = 0; a < f->nitems;) {
-        size_t b = a + 1;
-        int sorted = 1;
-        for (; b < f->nitems && f->items[b].dev == f->items[a].dev; b++)
-            if (f->items[b].c0 < f->items[b - 1].c0)
-                sorted = 0;
-        if (!sorted)
-            sort_run(f->items + a, b - a);
-        a = b;
-    }
+    free(t);
+    free(run);
+    *base = a;
+}
+
+/* Device, then start. */
+static int item_before(const void *x, const void *y)
+{
+    const struct gpu_item *a = x, *b = y;
+    return a->dev != b->dev ? a->dev < b->dev : a->c0 < b->c0;
 }
 
 void stint_gpu_mark_lane(struct gpu_file *f, uint32_t l)
@@ -356,7 +321,10 @@ void stint_gpu_prepare(struct gpu_file *f, const struct stint_gpu_opts *o)
         f->items[k++] = it;
     }
     f->nitems = k;
-    order_by_device(f);
+    void *items = f->items;
+    stint_gpu_sort_runs(&items, f->nitems, sizeof *f->items, item_before);
+    f->items = items;
+    f->itemcap = f->nitems;
 }
 
 /* ---- devices and streams ----------------------------------------------- */
@@ -475,6 +443,16 @@ static void one_device(struct stint_gpu_result *r, size_t *dcap, size_t *scap, s
     r->ndevices++;
 }
 
+/* A span's part inside the range and its class, for the unions over devices. */
+struct civ {
+    int64_t s, e, cls;
+};
+
+static int civ_before(const void *x, const void *y)
+{
+    return ((const struct civ *)x)->s < ((const struct civ *)y)->s;
+}
+
 /* Devices and streams of every file, and each file's unions over its devices. */
 static void devices(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, const struct stint_gpu_opts *o)
 {
@@ -493,17 +471,18 @@ static void devices(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, c
             a = b;
         }
         free(acc);
-        /* the file's unions over all its devices, per class and all */
-        struct stint_interval *all = stint_xmalloc((f->nitems ? f->nitems : 1) * sizeof *all);
-        for (int c = 0; c <= STINT_GPU_CLASSES; c++) {
-            size_t k = 0;
-            for (size_t i = 0; i < f->nitems; i++)
-                if (c == STINT_GPU_CLASSES || f->items[i].cls == c)
-                    all[k++] = (struct stint_interval){f->items[i].c0, f->items[i].c1};
-            stint_intervals_sort(all, k);
-            size_t cap = 0;
-            for (size_t i = 0; i < k; i++)
-                merge_push(&f->u[c], &f->nu[c], &cap, all[i].start, all[i].end);
+        /* the file's unions over all its devices, per class and all: the
+         * devices' runs merged by start */
+        void *all = stint_xmalloc((f->nitems ? f->nitems : 1) * sizeof(struct civ));
+        struct civ *v = all;
+        for (size_t i = 0; i < f->nitems; i++)
+            v[i] = (struct civ){f->items[i].c0, f->items[i].c1, f->items[i].cls};
+        stint_gpu_sort_runs(&all, f->nitems, sizeof(struct civ), civ_before);
+        v = all;
+        size_t cap[STINT_GPU_CLASSES + 1] = {0};
+        for (size_t i = 0; i < f->nitems; i++) {
+            merge_push(&f->u[v[i].cls], &f->nu[v[i].cls], &cap[v[i].cls], v[i].s, v[i].e);
+            merge_push(&f->u[STINT_GPU_CLASSES], &f->nu[STINT_GPU_CLASSES], &cap[STINT_GPU_CLASSES], v[i].s, v[i].e);
         }
         free(all);
     }

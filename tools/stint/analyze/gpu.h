@@ -27,6 +27,22 @@
 
 enum stint_gpu_class { STINT_GPU_COMPUTE = 0, STINT_GPU_COMM = 1, STINT_GPU_MEMORY = 2, STINT_GPU_CLASSES = 3 };
 
+/* What a category means to the accelerator analyses (docs/cli/gpu.md's
+ * lists): device work (kernel; a copy or set; MTIA's ccp events), a runtime
+ * call, a CPU op, an annotation on a device stream, or none of them. */
+enum stint_gpu_cat {
+    STINT_GPU_CAT_NONE = 0,
+    STINT_GPU_CAT_KERNEL,  /* kernel */
+    STINT_GPU_CAT_COPY,    /* gpu_memcpy, gpu_memset, memcpy, memset */
+    STINT_GPU_CAT_MTIA,    /* mtia_ccp_events */
+    STINT_GPU_CAT_RUNTIME, /* cuda_runtime, cuda_driver, runtime, mtia_runtime */
+    STINT_GPU_CAT_CPU_OP,  /* cpu_op, operator */
+    STINT_GPU_CAT_ANNOT    /* gpu_user_annotation */
+};
+/* The meaning of category text s[0..n), in any case (the one list: `gpu`
+ * and `steps` both ask here). */
+enum stint_gpu_cat stint_gpu_cat_of(const char *s, size_t n);
+
 /* "compute", "communication", "memory" (static). */
 const char *stint_gpu_class_name(enum stint_gpu_class c);
 

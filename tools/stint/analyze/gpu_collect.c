@@ -3,11 +3,15 @@
  * gpu_collect.c - the lists of the gpu analysis (gpu_int.h) collected while
  * a file is read, so that `gpu` needs neither the model's slices nor its
  * args: the Chrome reader hands over each kept complete span's
- * args.correlation (readers.h, corr_fn: per track, in input order), and the
- * model's finish streams every thread-track span to the span sink (per
- * track, in slice order, with its nesting level), which keeps the device
- * work, the runtime calls with their enclosing cpu_op spans (the frames
- * below it on its track), and the step spans. gpu_model.c takes the same
+ args.correlation (readers.h, corr_fn: in input order), which keeps the
+ * device work known by its category at once and the other correlations per
+ * track; the model's finish then streams every thread-track span to the
+ * span sink (per track, in slice order, with its nesting level), which
+ * keeps the device work known by its lane (XLA streams), the runtime calls
+ * with their enclosing cpu_op spans (the frames below it on its track), and
+ * the step spans. The order of the device work does not matter (every
+ * figure of it is a union, a sum, a sorted quantile or a row sorted by a
+ * total order). gpu_model.c takes the same
  * lists from a finished model; the results are the same.
  *
  * Invariants: a track's correlations are sorted by the sink's order
@@ -109,6 +113,20 @@ void stint_gpu_collect_corr(void *ctx, uint32_t track, uint32_t cat, uint32_t na
                             int has, int64_t corr)
 {
     struct stint_gpu_collect *c = ctx;
+    struct gpu_file *f = &c->f;
+    enum gpu_kind k = stint_gpu_cat_kind(f, cat);
+    if (k == GK_KERNEL || k == GK_COPY || k == GK_MTIA) { /* device work by its category: taken here */
+        const struct stint_model *m = f->m;
+        uint32_t lane = stint_model_track_at(m, track)->lane;
+        stint_gpu_mark_lane(f, lane);
+        uint8_t cls = stint_gpu_item_class(m, k, name, &c->comm);
+        f->items = stint_xgrow(f->items, &f->itemcap, f->nitems + 1, sizeof *f->items, 1024);
+        f->items[f->nitems++] = (struct gpu_item){.ts = ts_ns, .dur = dur_ns, .corr = has ? corr : 0,
+                                                  .dev = stint_model_lane_at(m, lane)->pid, .lane = lane,
+                                                  .name = name, .cls = cls, .kernel = cls != STINT_GPU_MEMORY,
+                                                  .has_corr = (uint8_t)has};
+        return;
+    }
     if (!has)
         return;
     if (track >= c->nct) {
@@ -139,6 +157,11 @@ static int cmp_ent(const void *a, const void *b)
     return x->corr < y->corr ? -1 : x->corr > y->corr;
 }
 
+static int ent_before(const void *a, const void *b)
+{
+    return cmp_ent(a, b) < 0;
+}
+
 /* The correlation of the span (ts, dur, cat, name) on track: 1 and *out, or 0. */
 static int find_corr(struct stint_gpu_collect *c, uint32_t track, int64_t ts, int64_t dur, uint32_t cat,
                      uint32_t name, int64_t *out)
@@ -147,11 +170,10 @@ static int find_corr(struct stint_gpu_collect *c, uint32_t track, int64_t ts, in
         return 0;
     struct corr_track *t = &c->ct[track];
     if (!t->sorted) {
-        size_t i = 1;
-        while (i < t->n && cmp_ent(&t->e[i - 1], &t->e[i]) <= 0)
-            i++;
-        if (i < t->n)
-            qsort(t->e, t->n, sizeof *t->e, cmp_ent);
+        void *e = t->e;
+        stint_gpu_sort_runs(&e, t->n, sizeof *t->e, ent_before);
+        t->e = e;
+        t->cap = t->n;
         t->sorted = 1;
     }
     while (t->cur < t->n && (t->e[t->cur].ts < ts || (t->e[t->cur].ts == ts && t->e[t->cur].dur > dur)))
@@ -232,7 +254,7 @@ void stint_gpu_collect_span(void *ctx, const struct stint_model *m, const struct
     while (c->nst < ev->level)
         c->st[c->nst++] = (struct frame){0};
     c->nst = ev->level;
-    enum gpu_kind k = stint_gpu_cat_kind(f, ev->cat);
+    enum gpu_kind k = stint_gpu_cat_kind(f, ev->cat), raw = k;
     uint8_t is_op = k == GK_CPU_OP && ev->dur_ns >= 0;
     if (ev->dur_ns >= 0 && !(ev->flags & STINT_SLICE_INSTANT)) {
         int work = k == GK_KERNEL || k == GK_COPY || k == GK_MTIA;
@@ -243,7 +265,8 @@ void stint_gpu_collect_span(void *ctx, const struct stint_model *m, const struct
         if ((work || k == GK_RUNTIME) && (ev->flags & STINT_SLICE_BEGIN_END))
             c->bad = 1; /* its args came with its B or E event: not seen */
         if (work) {
-            take_work(c, m, ev, k);
+            if (k == GK_KERNEL && raw != GK_KERNEL) /* (an XLA stream's span: by its lane, known only now) */
+                take_work(c, m, ev, k);
         } else {
             if (k == GK_RUNTIME)
                 take_call(c, ev);

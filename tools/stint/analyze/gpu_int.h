@@ -26,7 +26,15 @@
 #include "base/umap.h"
 
 /* What a category (or a lane) makes of a span. */
-enum gpu_kind { GK_NONE = 0, GK_KERNEL, GK_COPY, GK_MTIA, GK_RUNTIME, GK_CPU_OP, GK_ANNOT };
+enum gpu_kind {
+    GK_NONE = STINT_GPU_CAT_NONE,
+    GK_KERNEL = STINT_GPU_CAT_KERNEL,
+    GK_COPY = STINT_GPU_CAT_COPY,
+    GK_MTIA = STINT_GPU_CAT_MTIA,
+    GK_RUNTIME = STINT_GPU_CAT_RUNTIME,
+    GK_CPU_OP = STINT_GPU_CAT_CPU_OP,
+    GK_ANNOT = STINT_GPU_CAT_ANNOT
+};
 
 struct gpu_item {
     int64_t ts, dur, c0, c1;  /* the span, and its part inside the range */
@@ -105,6 +113,12 @@ void stint_gpu_mark_lane(struct gpu_file *f, uint32_t l);
 uint8_t stint_gpu_item_class(const struct stint_model *m, enum gpu_kind k, uint32_t name, struct stint_umap *comm);
 /* Per lane of m: 1 when its spans are XLA device work (to free). */
 uint8_t *stint_gpu_xla_lanes(const struct stint_model *m);
+/* Sorts the n elements of sz bytes at *base stably by before (a strict
+ * order): a merge sort of the natural runs, so O(n log runs); the device
+ * work of a file comes as a few sorted runs (its streams, in start order).
+ * *base may be replaced by another block of the same size (the old one
+ * freed). Out of memory exits. */
+void stint_gpu_sort_runs(void **base, size_t n, size_t sz, int (*before)(const void *, const void *));
 /* Keeps f's items inside the range (the others' correlations go to
  * outcorr), clips them, and orders them by device, then start. */
 void stint_gpu_prepare(struct gpu_file *f, const struct stint_gpu_opts *o);

@@ -100,16 +100,62 @@ static void credit(struct agg *ops, struct gpu_file *f, uint32_t op, int64_t dur
     }
 }
 
+/* Correlation -> the first call carrying it: an array over [lo, lo + span)
+ * when the correlations are dense (Kineto numbers them in order; no hashing,
+ * no cache miss per lookup), else a hash map. */
+struct corr_index {
+    struct stint_umap map;
+    uint32_t *dense;
+    int64_t lo;
+    uint64_t span;
+};
+
+static void cidx_build(struct corr_index *x, const struct gpu_call *c, size_t n)
+{
+    memset(x, 0, sizeof *x);
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        if (c[i].has_corr) {
+            lo = c[i].corr < lo ? c[i].corr : lo;
+            hi = c[i].corr > hi ? c[i].corr : hi;
+            k++;
+        }
+    if (k && (uint64_t)hi - (uint64_t)lo < 4 * (uint64_t)k + 1024) {
+        x->lo = lo;
+        x->span = (uint64_t)hi - (uint64_t)lo + 1;
+        x->dense = stint_xmalloc(x->span * sizeof *x->dense);
+        memset(x->dense, 0xff, x->span * sizeof *x->dense); /* STINT_UMAP_NONE */
+        for (size_t i = n; i-- > 0;) /* (backwards: the first call of a correlation is the one left) */
+            if (c[i].has_corr)
+                x->dense[(uint64_t)c[i].corr - (uint64_t)lo] = (uint32_t)i;
+        return;
+    }
+    int isnew;
+    for (size_t i = 0; i < n; i++)
+        if (c[i].has_corr)
+            stint_umap_get(&x->map, (uint64_t)c[i].corr, (uint32_t)i, &isnew); /* the first (earliest) stays */
+}
+
+static uint32_t cidx_find(const struct corr_index *x, int64_t corr)
+{
+    if (x->dense) {
+        uint64_t d = (uint64_t)corr - (uint64_t)x->lo;
+        return d < x->span ? x->dense[d] : STINT_UMAP_NONE;
+    }
+    return stint_umap_find(&x->map, (uint64_t)corr);
+}
+
 /* One file's links: runtime calls by correlation, then every kept span. */
 static void one_file(struct stint_gpu_result *r, struct gpu_file *f, struct agg *sites, struct agg *ops,
                      int64_t **delays, size_t *nd, size_t *dcap, const struct stint_gpu_opts *o)
 {
     const struct stint_model *m = f->m;
     size_t nc = f->ncalls;
-    struct stint_umap calls = {0};
+    struct corr_index calls;
+    cidx_build(&calls, f->calls, f->ncalls);
     struct gpu_idcache launch_names = {0}; /* name id -> 1 + whether it names a launch call */
     uint8_t *call_seen = stint_xcalloc(nc ? nc : 1, 1), *credited = stint_xcalloc(f->nops ? f->nops : 1, 1);
-    int isnew;
     /* the launch calls inside the range: their correlation (has: bit 0 of the flag) */
     struct launch {
         int64_t corr;
@@ -119,8 +165,6 @@ static void one_file(struct stint_gpu_result *r, struct gpu_file *f, struct agg 
     int64_t t0 = o->has_t0 ? o->t0 : INT64_MIN, t1 = o->has_t1 ? o->t1 : INT64_MAX;
     for (size_t i = 0; i < nc; i++) {
         const struct gpu_call *s = &f->calls[i];
-        if (s->has_corr)
-            stint_umap_get(&calls, (uint64_t)s->corr, (uint32_t)i, &isnew); /* the first (earliest) stays */
         uint32_t *ln = stint_gpu_idslot(&launch_names, s->name);
         if (!*ln) {
             size_t nn;
@@ -134,7 +178,7 @@ static void one_file(struct stint_gpu_result *r, struct gpu_file *f, struct agg 
     }
     for (size_t i = 0; i < f->nitems; i++) {
         const struct gpu_item *it = &f->items[i];
-        uint32_t ri = it->has_corr ? stint_umap_find(&calls, (uint64_t)it->corr) : STINT_UMAP_NONE;
+        uint32_t ri = it->has_corr ? cidx_find(&calls, it->corr) : STINT_UMAP_NONE;
         if (ri == STINT_UMAP_NONE) {
             r->unlinked_kernels++;
             continue;
@@ -168,17 +212,18 @@ static void one_file(struct stint_gpu_result *r, struct gpu_file *f, struct agg 
      * it, carries its correlation (call_seen marks the first call of each
      * correlation that in-range work linked to) */
     for (size_t i = 0; i < f->noutcorr; i++) {
-        uint32_t ri = stint_umap_find(&calls, (uint64_t)f->outcorr[i]);
+        uint32_t ri = cidx_find(&calls, f->outcorr[i]);
         if (ri != STINT_UMAP_NONE)
             call_seen[ri] = 1;
     }
     for (size_t i = 0; i < nlc; i++) {
-        uint32_t ri = lc[i].has ? stint_umap_find(&calls, (uint64_t)lc[i].corr) : STINT_UMAP_NONE;
+        uint32_t ri = lc[i].has ? cidx_find(&calls, lc[i].corr) : STINT_UMAP_NONE;
         if (ri == STINT_UMAP_NONE || !call_seen[ri])
             r->unlinked_launches++;
     }
     free(lc);
-    stint_umap_free(&calls);
+    stint_umap_free(&calls.map);
+    free(calls.dense);
     free(launch_names.v);
     /* the name caches are per model */
     free(sites->byid.v);
