@@ -17,7 +17,12 @@
  *                          stint_flush() and stint_capture_close(). Reported:
  *                          spans/s per thread over the loop alone and over
  *                          loop + the final flush (everything on disk), and
- *                          the spans dropped (counted by the library).
+ *                          the spans dropped (counted by the library); and
+ *                          the CPU time: each recording thread's own per span
+ *                          (CLOCK_THREAD_CPUTIME_ID) and the rest of the
+ *                          process's (the writer thread) per record, which on
+ *                          a busy machine say what the sink costs where wall
+ *                          time also counts the waits for a core.
  *   drain ns/record        one thread records 10,000 spans with the writer
  *                          held off, then stint_flush() drains them on the
  *                          calling thread: into nothing (markers off, no
@@ -41,12 +46,19 @@
 #include <unistd.h>
 #include <x86intrin.h>
 
-static int64_t now_ns(void)
+static int64_t clock_ns(clockid_t id)
 {
     struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
+    clock_gettime(id, &ts);
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
+
+static int64_t now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
+
+/* What a thread reports: its loop's wall time and its own CPU time, ns. */
+typedef struct took {
+    double wall, cpu;
+} took;
 
 static int cmp_d(const void *a, const void *b)
 {
@@ -78,7 +90,7 @@ static void *ring_thread(void *arg)
     ring_rec *ring = malloc(RING_RECS * sizeof *ring);
     memset(ring, 0, RING_RECS * sizeof *ring);
     unsigned pos = 0;
-    int64_t t0 = now_ns();
+    int64_t t0 = now_ns(), c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     for (long i = 0; i < g_spans; i++) {
         uint64_t a = __rdtsc();
         g_sink += (uint64_t)i;
@@ -86,7 +98,7 @@ static void *ring_thread(void *arg)
         ring[pos] = (ring_rec){"bench.capture", a, b, 0};
         pos = (pos + 1) & (RING_RECS - 1);
     }
-    *(double *)arg = (double)(now_ns() - t0);
+    *(took *)arg = (took){(double)(now_ns() - t0), (double)(clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0)};
     g_sink += ring[pos ^ 1].end;
     free(ring);
     return NULL;
@@ -97,28 +109,30 @@ static void *ring_thread(void *arg)
 static void *span_thread(void *arg)
 {
     static const stint_loc loc = {"bench.capture", NULL, __FILE__, "span_thread", __LINE__};
-    int64_t t0 = now_ns();
+    int64_t t0 = now_ns(), c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     for (long i = 0; i < g_spans; i++) {
         stint_span s = stint_span_begin(&loc);
         g_sink += (uint64_t)i;
         stint_span_end(s);
     }
-    *(double *)arg = (double)(now_ns() - t0);
+    *(took *)arg = (took){(double)(now_ns() - t0), (double)(clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0)};
     return NULL;
 }
 
-/* Runs fn on t threads at once; the slowest thread's ns in *ns. */
-static void run_threads(void *(*fn)(void *), int t, double *ns)
+/* Runs fn on t threads at once: the slowest thread's wall ns in *ns, the
+ * threads' CPU ns summed in *cpu. */
+static void run_threads(void *(*fn)(void *), int t, double *ns, double *cpu)
 {
     pthread_t th[64];
-    double each[64];
+    took each[64];
     for (int k = 0; k < t; k++)
         pthread_create(&th[k], NULL, fn, &each[k]);
-    *ns = 0;
+    *ns = *cpu = 0;
     for (int k = 0; k < t; k++) {
         pthread_join(th[k], NULL);
-        if (each[k] > *ns)
-            *ns = each[k];
+        if (each[k].wall > *ns)
+            *ns = each[k].wall;
+        *cpu += each[k].cpu;
     }
 }
 
@@ -199,17 +213,18 @@ int main(int argc, char **argv)
     if (!WIFEXITED(status) || WEXITSTATUS(status))
         return 1;
 
-    double v[64];
+    double v[64], vc[64];
     for (int r = 0; r < reps; r++)
-        run_threads(ring_thread, 1, &v[r]);
-    double ring_ns = median(v, reps) / (double)g_spans;
-    printf("%-34s %10.2f ns/span  %7.1fM spans/s per thread\n", "rdtsc ring (baseline)", ring_ns, 1e3 / ring_ns);
+        run_threads(ring_thread, 1, &v[r], &vc[r]);
+    double ring_ns = median(v, reps) / (double)g_spans, ring_cpu = median(vc, reps) / (double)g_spans;
+    printf("%-34s %10.2f ns/span  %7.1fM spans/s per thread; CPU %.2f ns/span (%.1fM/s)\n", "rdtsc ring (baseline)",
+           ring_ns, 1e3 / ring_ns, ring_cpu, 1e3 / ring_cpu);
     setenv("STINT_MARKERS", "off", 1);
     char path[4096];
     snprintf(path, sizeof path, "%s/bench_capture.stint", dir);
     for (int row = 0; row < 2 * threads; row++) {
         int t = row / 2 + 1, with_capture = row % 2;
-        double loop[64], all[64];
+        double loop[64], all[64], pcpu[64], wcpu[64];
         uint64_t dropped = 0;
         for (int r = 0; r < reps; r++) {
             stint_stats s0, s1;
@@ -217,22 +232,28 @@ int main(int argc, char **argv)
             stint_capture *c = NULL;
             if (with_capture && stint_capture_open(path, &c, NULL, 0) != STINT_OK)
                 return 1;
-            int64_t t0 = now_ns();
-            run_threads(span_thread, t, &loop[r]);
+            int64_t t0 = now_ns(), c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
+            run_threads(span_thread, t, &loop[r], &pcpu[r]);
             if (stint_flush() != STINT_OK || (c && stint_capture_close(c) != STINT_OK))
                 return 1;
             all[r] = (double)(now_ns() - t0);
+            /* the rest of the process's CPU: the writer thread's drains (and the final flush) */
+            wcpu[r] = (double)(clock_ns(CLOCK_PROCESS_CPUTIME_ID) - c0) - pcpu[r];
+            pcpu[r] /= t;
             stint_get_stats(&s1);
             dropped += s1.spans_dropped - s0.spans_dropped;
         }
         double l = median(loop, reps) / (double)g_spans, e = median(all, reps) / (double)g_spans;
+        double pc = median(pcpu, reps) / (double)g_spans, wc = median(wcpu, reps) / (double)g_spans / t;
         char name[64];
         snprintf(name, sizeof name, "%s, %d thread%s", with_capture ? "capture" : "no sink (writer discards)", t,
                  t > 1 ? "s" : "");
         printf("%-34s %10.2f ns/span  %7.1fM spans/s per thread (loop), %.1fM end to end; %.2fx the ring; "
-               "dropped %llu of %llu\n",
+               "dropped %llu of %llu\n%-34s CPU: %.2f ns/span on each recording thread (%.2fx the ring's), %.2f ns/record "
+               "on the writer: at most %.1fM spans/s per thread with a core each\n",
                name, l, 1e3 / l, 1e3 / e, l / ring_ns, (unsigned long long)dropped,
-               (unsigned long long)(g_spans * t * reps));
+               (unsigned long long)(g_spans * t * reps), "", pc, pc / ring_cpu, wc,
+               1e3 / (pc > wc * t ? pc : wc * t));
     }
     unlink(path);
     double la[3];
