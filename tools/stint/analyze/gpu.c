@@ -284,7 +284,7 @@ void stint_gpu_sort_runs(void **base, size_t n, size_t sz, int (*before)(const v
 static int item_before(const void *x, const void *y)
 {
     const struct gpu_item *a = x, *b = y;
-    return a->dev != b->dev ? a->dev < b->dev : a->c0 < b->c0;
+    return a->dev != b->dev ? a->dev < b->dev : a->ts < b->ts;
 }
 
 void stint_gpu_mark_lane(struct gpu_file *f, uint32_t l)
@@ -300,6 +300,16 @@ void stint_gpu_mark_lane(struct gpu_file *f, uint32_t l)
     f->lane_work[l] = 1;
 }
 
+/* The part [*c0, *c1) of item it inside the range (c0 <= c1; order by start kept). */
+static inline void clip(const struct gpu_item *it, const struct stint_gpu_opts *o, int64_t *c0, int64_t *c1)
+{
+    int64_t end = it->ts + it->dur;
+    *c0 = o->has_t0 && it->ts < o->t0 ? o->t0 : it->ts;
+    *c1 = o->has_t1 && end > o->t1 ? o->t1 : end;
+    if (*c1 < *c0)
+        *c1 = *c0;
+}
+
 void stint_gpu_prepare(struct gpu_file *f, const struct stint_gpu_opts *o)
 {
     int64_t t0 = o->has_t0 ? o->t0 : INT64_MIN, t1 = o->has_t1 ? o->t1 : INT64_MAX;
@@ -313,11 +323,6 @@ void stint_gpu_prepare(struct gpu_file *f, const struct stint_gpu_opts *o)
             }
             continue;
         }
-        int64_t end = it.ts + it.dur;
-        it.c0 = it.ts > t0 ? it.ts : t0;
-        it.c1 = end < t1 ? end : t1;
-        if (it.c1 < it.c0)
-            it.c1 = it.c0;
         f->items[k++] = it;
     }
     f->nitems = k;
@@ -390,16 +395,18 @@ static void one_device(struct stint_gpu_result *r, size_t *dcap, size_t *scap, s
             w1 = it->ts + it->dur;
         size_t n = r->nivs - iv0;
         struct stint_interval *base = r->ivs + iv0;
-        if (n && it->c0 <= base[n - 1].end) {
-            if (it->c1 > base[n - 1].end)
-                base[n - 1].end = it->c1;
+        int64_t c0, c1;
+        clip(it, o, &c0, &c1);
+        if (n && c0 <= base[n - 1].end) {
+            if (c1 > base[n - 1].end)
+                base[n - 1].end = c1;
         } else {
             r->ivs = stint_xgrow(r->ivs, icap, r->nivs + 1, sizeof *r->ivs, 256);
-            r->ivs[r->nivs++] = (struct stint_interval){it->c0, it->c1};
+            r->ivs[r->nivs++] = (struct stint_interval){c0, c1};
         }
-        merge_push(&cls[it->cls], &ncls[it->cls], &ccap[it->cls], it->c0, it->c1);
+        merge_push(&cls[it->cls], &ncls[it->cls], &ccap[it->cls], c0, c1);
         struct stream_acc *sa = &acc[it->lane];
-        stint_union_acc_add(&sa->u, it->c0, it->c1);
+        stint_union_acc_add(&sa->u, c0, c1);
         sa->kernels += it->kernel;
         sa->seen = 1;
     }
@@ -475,8 +482,10 @@ static void devices(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, c
          * devices' runs merged by start */
         void *all = stint_xmalloc((f->nitems ? f->nitems : 1) * sizeof(struct civ));
         struct civ *v = all;
-        for (size_t i = 0; i < f->nitems; i++)
-            v[i] = (struct civ){f->items[i].c0, f->items[i].c1, f->items[i].cls};
+        for (size_t i = 0; i < f->nitems; i++) {
+            clip(&f->items[i], o, &v[i].s, &v[i].e);
+            v[i].cls = f->items[i].cls;
+        }
         stint_gpu_sort_runs(&all, f->nitems, sizeof(struct civ), civ_before);
         v = all;
         size_t cap[STINT_GPU_CLASSES + 1] = {0};

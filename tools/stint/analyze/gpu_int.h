@@ -9,8 +9,8 @@
  * ops, gpu_steps.c the steps and ranks. Not for other modules.
  *
  * Invariants: items are every device-work span (dur >= 0) until
- * stint_gpu_prepare keeps those inside --time-range, with c0/c1 the span
- * clipped to it (c0 <= c1), sorted by (device, start, collection order);
+ * stint_gpu_prepare keeps those inside --time-range, sorted by (device,
+ * start, collection order);
  * calls are the runtime calls in the model's slice order (per track, start,
  * longest first), each with its innermost and outermost enclosing cpu_op
  * (indices into ops, STINT_NO_ID: none); stepc are the spans on CPU threads
@@ -37,7 +37,7 @@ enum gpu_kind {
 };
 
 struct gpu_item {
-    int64_t ts, dur, c0, c1;  /* the span, and its part inside the range */
+    int64_t ts, dur;          /* the span (its part inside the range: gpu.c's clip) */
     int64_t corr;
     int64_t dev;              /* the lane's pid */
     uint32_t lane, name;
