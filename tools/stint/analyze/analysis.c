@@ -515,7 +515,8 @@ static int tree_durs(struct stint_calltree *t, const struct stint_model *m)
     return 0;
 }
 
-int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f)
+static int calltree_build(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f,
+                          int durs)
 {
     memset(t, 0, sizeof *t);
     size_t n = stint_model_nslices(m), cap = n ? n : 1;
@@ -530,7 +531,7 @@ int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, 
         if (tree_nodes(t, m, chain) == 0) {
             tree_child_cover(m, kids, child_cov);
             tree_aggregate(t, m, f, child_cov);
-            rc = tree_durs(t, m);
+            rc = durs ? tree_durs(t, m) : 0;
         }
     }
     free(chain);
@@ -539,6 +540,16 @@ int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, 
     if (rc != 0)
         stint_calltree_free(t);
     return rc;
+}
+
+int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f)
+{
+    return calltree_build(t, m, f, 1);
+}
+
+int stint_calltree_build_sums(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f)
+{
+    return calltree_build(t, m, f, 0);
 }
 
 struct stint_flat_row *stint_calltree_flat(const struct stint_calltree *t, const struct stint_model *m, size_t *count)

@@ -101,6 +101,10 @@ struct stint_calltree {
  * slice filtered out still lends its name to its descendants' paths).
  * Returns 0, or -1 when out of memory. Free with stint_calltree_free. */
 int stint_calltree_build(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f);
+/* The same without the nodes' durations (durs stays NULL: no quantiles),
+ * for a caller that reads sums only (the HTML report's flame graph): 8
+ * bytes a span, a malloc a node and the sorts saved. */
+int stint_calltree_build_sums(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f);
 void stint_calltree_free(struct stint_calltree *t);
 
 /* The same tree built from the spans a lean model's finish streams

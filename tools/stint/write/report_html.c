@@ -830,7 +830,7 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
     int rc = put_steps_section(&r);
     stint_report_gpu_section(mf, m); /* (nothing without device work) */
     r.f = f;
-    if (fclose(mf) != 0 || stint_calltree_build(&r.t, m, NULL) != 0) {
+    if (fclose(mf) != 0 || stint_calltree_build_sums(&r.t, m, NULL) != 0) {
         free(late);
         return -1;
     }
