@@ -218,6 +218,19 @@ static void put_warnings(const struct stint_mparse_stats *st, uint64_t lost)
 }
 
 /* --strict: what the report was made despite is an error (exit 1). */
+/* When path (not "-") is another format stint reads, says so on stderr. */
+static void say_other_format(const char *path)
+{
+    const char *f = strcmp(path, "-") ? stint_detect_format(path) : NULL;
+    if (!f || !strcmp(f, "markers"))
+        return;
+    int cap = !strcmp(f, "capture");
+    fprintf(stderr, "stint timing: %s is %s: timing reads [STRACE] marker logs (summary, tree, slices, steps and "
+            "report read Chrome JSON, JSONL sessions, marker logs and captures)%s\n", path,
+            !strcmp(f, "chrome") ? "Chrome JSON" : cap ? "a binary capture" : "a JSONL session",
+            cap ? "; stint convert FILE --to markers -o LOG makes one of it" : "");
+}
+
 static int strict_checks(const struct opts *o, const struct stint_mparse_stats *st, uint64_t lost,
                          const struct reader *first_bad, int nothing_left)
 {
@@ -333,15 +346,8 @@ int stint_cmd_timing(int argc, char **argv)
         return rc;
     }
     if (!st.records) /* no record: say so when an input is another format stint reads */
-        for (int i = 0; i < ninputs; i++) {
-            const char *f = strcmp(inputs[i], "-") ? stint_detect_format(inputs[i]) : NULL;
-            if (f && strcmp(f, "markers"))
-                fprintf(stderr, "stint timing: %s is %s: timing reads [STRACE] marker logs (summary, tree, "
-                        "slices, steps and report read Chrome JSON, JSONL sessions, marker logs and captures)%s\n",
-                        inputs[i], !strcmp(f, "chrome") ? "Chrome JSON" : !strcmp(f, "capture") ? "a binary capture"
-                                                                                               : "a JSONL session",
-                        !strcmp(f, "capture") ? "; stint convert FILE --to markers -o LOG makes one of it" : "");
-        }
+        for (int i = 0; i < ninputs; i++)
+            say_other_format(inputs[i]);
     if (partial)
         fprintf(stderr, "stint timing: the tables below are PARTIAL: %s ended in %s%s\n", partial_path,
                 rc == 3 ? "a read error" : "bad data (a cut or corrupt gzip stream)",
