@@ -224,24 +224,24 @@ uint8_t *stint_gpu_xla_lanes(const struct stint_model *m)
     return x;
 }
 
-uint8_t stint_gpu_item_class(const struct stint_model *m, enum gpu_kind k, uint32_t name, struct stint_umap *comm)
+uint8_t stint_gpu_item_class(const struct stint_model *m, enum gpu_kind k, uint32_t name, struct gpu_idcache *comm)
 {
-    size_t n;
-    const char *s = stint_model_str(m, name, &n);
-    if (k == GK_COPY || (k == GK_MTIA && n == 11 && memcmp(s, "dma_request", 11) == 0))
+    if (k == GK_COPY)
         return STINT_GPU_MEMORY;
-    uint32_t v = stint_umap_find(comm, name);
-    if (v == STINT_UMAP_NONE) {
-        int isnew;
-        v = (uint32_t)is_comm_name(s, n);
-        stint_umap_get(comm, name, v, &isnew);
+    uint32_t *v = stint_gpu_idslot(comm, name); /* 1 + (a collective's name) + 2 * (MTIA's dma_request) */
+    if (!*v) {
+        size_t n;
+        const char *s = stint_model_str(m, name, &n);
+        *v = 1 + (uint32_t)is_comm_name(s, n) + 2 * (uint32_t)(n == 11 && memcmp(s, "dma_request", 11) == 0);
     }
-    return v ? STINT_GPU_COMM : STINT_GPU_COMPUTE;
+    if (k == GK_MTIA && (*v - 1) & 2)
+        return STINT_GPU_MEMORY;
+    return (*v - 1) & 1 ? STINT_GPU_COMM : STINT_GPU_COMPUTE;
 }
 
-void stint_gpu_sort_runs(void **base, size_t n, size_t sz, int (*before)(const void *, const void *))
+void stint_gpu_sort_runs(void *base, size_t n, size_t sz, int (*before)(const void *, const void *))
 {
-    char *a = *base;
+    char *a = base;
     size_t nr = 0, cap = 0, *run = NULL;
     for (size_t i = 0; i < n; i++)
         if (i == 0 || before(a + i * sz, a + (i - 1) * sz)) {
@@ -253,7 +253,7 @@ void stint_gpu_sort_runs(void **base, size_t n, size_t sz, int (*before)(const v
         return;
     }
     run[nr] = n;
-    char *t = stint_xmalloc(n * sz);
+    char *t = stint_hmem_xrealloc(NULL, 0, n * sz);
     while (nr > 1) {
         size_t w = 0;
         for (size_t k = 0; k < nr; k += 2) {
@@ -275,9 +275,12 @@ void stint_gpu_sort_runs(void **base, size_t n, size_t sz, int (*before)(const v
         a = t;
         t = x;
     }
-    free(t);
+    if (a != base) { /* (the last pass wrote the scratch block) */
+        memcpy(base, a, n * sz);
+        t = a;
+    }
+    stint_hmem_free(t, n * sz);
     free(run);
-    *base = a;
 }
 
 /* Device, then start. */
@@ -326,10 +329,7 @@ void stint_gpu_prepare(struct gpu_file *f, const struct stint_gpu_opts *o)
         f->items[k++] = it;
     }
     f->nitems = k;
-    void *items = f->items;
-    stint_gpu_sort_runs(&items, f->nitems, sizeof *f->items, item_before);
-    f->items = items;
-    f->itemcap = f->nitems;
+    stint_gpu_sort_runs(f->items, f->nitems, sizeof *f->items, item_before);
 }
 
 /* ---- devices and streams ----------------------------------------------- */
@@ -480,20 +480,18 @@ static void devices(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, c
         free(acc);
         /* the file's unions over all its devices, per class and all: the
          * devices' runs merged by start */
-        void *all = stint_xmalloc((f->nitems ? f->nitems : 1) * sizeof(struct civ));
-        struct civ *v = all;
+        struct civ *v = stint_xmalloc((f->nitems ? f->nitems : 1) * sizeof *v);
         for (size_t i = 0; i < f->nitems; i++) {
             clip(&f->items[i], o, &v[i].s, &v[i].e);
             v[i].cls = f->items[i].cls;
         }
-        stint_gpu_sort_runs(&all, f->nitems, sizeof(struct civ), civ_before);
-        v = all;
+        stint_gpu_sort_runs(v, f->nitems, sizeof *v, civ_before);
         size_t cap[STINT_GPU_CLASSES + 1] = {0};
         for (size_t i = 0; i < f->nitems; i++) {
             merge_push(&f->u[v[i].cls], &f->nu[v[i].cls], &cap[v[i].cls], v[i].s, v[i].e);
             merge_push(&f->u[STINT_GPU_CLASSES], &f->nu[STINT_GPU_CLASSES], &cap[STINT_GPU_CLASSES], v[i].s, v[i].e);
         }
-        free(all);
+        free(v);
     }
 }
 
@@ -594,8 +592,8 @@ static void kernels(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, c
 
 void stint_gpu_file_free(struct gpu_file *f)
 {
-    free(f->items);
-    free(f->calls);
+    stint_hmem_free(f->items, f->itemcap * sizeof *f->items);
+    stint_hmem_free(f->calls, f->callcap * sizeof *f->calls);
     free(f->ops);
     free(f->stepc);
     free(f->lane_work);

@@ -58,7 +58,7 @@ struct stint_gpu_collect {
     uint32_t track1; /* the track being streamed + 1 (0: none yet) */
     uint8_t *xla;
     size_t nxla;
-    struct stint_umap comm;
+    struct gpu_idcache comm;
     int bad;
 };
 
@@ -79,7 +79,7 @@ struct stint_gpu_collect *stint_gpu_collect_of_model(const struct stint_model *m
 
 static void free_track(struct corr_track *t)
 {
-    free(t->e);
+    stint_hmem_free(t->e, t->cap * sizeof *t->e);
     memset(t, 0, sizeof *t);
 }
 
@@ -92,7 +92,7 @@ void stint_gpu_collect_free(struct stint_gpu_collect *c)
     free(c->ct);
     free(c->st);
     free(c->xla);
-    stint_umap_free(&c->comm);
+    free(c->comm.v);
     stint_gpu_file_free(&c->f);
     free(c);
 }
@@ -120,7 +120,7 @@ void stint_gpu_collect_corr(void *ctx, uint32_t track, uint32_t cat, uint32_t na
         uint32_t lane = stint_model_track_at(m, track)->lane;
         stint_gpu_mark_lane(f, lane);
         uint8_t cls = stint_gpu_item_class(m, k, name, &c->comm);
-        f->items = stint_xgrow(f->items, &f->itemcap, f->nitems + 1, sizeof *f->items, 1024);
+        f->items = stint_gpu_hgrow(f->items, &f->itemcap, f->nitems + 1, sizeof *f->items, 1024);
         f->items[f->nitems++] = (struct gpu_item){.ts = ts_ns, .dur = dur_ns, .corr = has ? corr : 0,
                                                   .dev = stint_model_lane_at(m, lane)->pid, .lane = lane,
                                                   .name = name, .cls = cls, .kernel = cls != STINT_GPU_MEMORY,
@@ -138,7 +138,7 @@ void stint_gpu_collect_corr(void *ctx, uint32_t track, uint32_t cat, uint32_t na
         c->nct = n;
     }
     struct corr_track *t = &c->ct[track];
-    t->e = stint_xgrow(t->e, &t->cap, t->n + 1, sizeof *t->e, 256);
+    t->e = stint_gpu_hgrow(t->e, &t->cap, t->n + 1, sizeof *t->e, 256);
     t->e[t->n++] = (struct corr_ent){ts_ns, dur_ns, corr, cat, name};
 }
 
@@ -170,10 +170,7 @@ static int find_corr(struct stint_gpu_collect *c, uint32_t track, int64_t ts, in
         return 0;
     struct corr_track *t = &c->ct[track];
     if (!t->sorted) {
-        void *e = t->e;
-        stint_gpu_sort_runs(&e, t->n, sizeof *t->e, ent_before);
-        t->e = e;
-        t->cap = t->n;
+        stint_gpu_sort_runs(t->e, t->n, sizeof *t->e, ent_before);
         t->sorted = 1;
     }
     while (t->cur < t->n && (t->e[t->cur].ts < ts || (t->e[t->cur].ts == ts && t->e[t->cur].dur > dur)))
@@ -215,7 +212,7 @@ static void take_call(struct stint_gpu_collect *c, const struct stint_span_ev *e
                 k.op = oi;
             k.top = oi;
         }
-    f->calls = stint_xgrow(f->calls, &f->callcap, f->ncalls + 1, sizeof *f->calls, 1024);
+    f->calls = stint_gpu_hgrow(f->calls, &f->callcap, f->ncalls + 1, sizeof *f->calls, 1024);
     f->calls[f->ncalls++] = k;
 }
 
@@ -230,7 +227,7 @@ static void take_work(struct stint_gpu_collect *c, const struct stint_model *m, 
     it.has_corr = (uint8_t)find_corr(c, ev->track, ev->ts_ns, ev->dur_ns, ev->cat, ev->name, &it.corr);
     it.cls = stint_gpu_item_class(m, k, ev->name, &c->comm);
     it.kernel = it.cls != STINT_GPU_MEMORY;
-    f->items = stint_xgrow(f->items, &f->itemcap, f->nitems + 1, sizeof *f->items, 1024);
+    f->items = stint_gpu_hgrow(f->items, &f->itemcap, f->nitems + 1, sizeof *f->items, 1024);
     f->items[f->nitems++] = it;
 }
 

@@ -22,6 +22,7 @@
 #define STINT_CLI_GPU_INT_H
 
 #include "analyze/gpu.h"
+#include "base/hmem.h"
 #include "base/intervals.h"
 #include "base/umap.h"
 
@@ -110,15 +111,29 @@ int stint_gpu_is_step_name(struct gpu_file *f, uint32_t id, const char *glob);
 /* Marks lane l of f as holding device work. */
 void stint_gpu_mark_lane(struct gpu_file *f, uint32_t l);
 /* The class of a device-work span of kind k and name id (comm: a cache per name). */
-uint8_t stint_gpu_item_class(const struct stint_model *m, enum gpu_kind k, uint32_t name, struct stint_umap *comm);
+uint8_t stint_gpu_item_class(const struct stint_model *m, enum gpu_kind k, uint32_t name, struct gpu_idcache *comm);
 /* Per lane of m: 1 when its spans are XLA device work (to free). */
 uint8_t *stint_gpu_xla_lanes(const struct stint_model *m);
-/* Sorts the n elements of sz bytes at *base stably by before (a strict
- * order): a merge sort of the natural runs, so O(n log runs); the device
- * work of a file comes as a few sorted runs (its streams, in start order).
- * *base may be replaced by another block of the same size (the old one
- * freed). Out of memory exits. */
-void stint_gpu_sort_runs(void **base, size_t n, size_t sz, int (*before)(const void *, const void *));
+/* Sorts the n elements of sz bytes at base stably by before (a strict
+ * order), in place: a merge sort of the natural runs, so O(n log runs); the
+ * device work of a file comes as a few sorted runs (its streams, in start
+ * order). Out of memory exits. */
+void stint_gpu_sort_runs(void *base, size_t n, size_t sz, int (*before)(const void *, const void *));
+
+/* Grows array p of *cap elements of elem bytes (an hmem.h block: huge pages,
+ * grown by remapping) to hold need, doubling from min; free it with
+ * stint_hmem_free(p, *cap * elem). Out of memory exits. */
+static inline void *stint_gpu_hgrow(void *p, size_t *cap, size_t need, size_t elem, size_t min)
+{
+    if (need <= *cap)
+        return p;
+    size_t nc = *cap ? *cap : min;
+    while (nc < need)
+        nc *= 2;
+    p = stint_hmem_xrealloc(p, *cap * elem, nc * elem);
+    *cap = nc;
+    return p;
+}
 /* Keeps f's items inside the range (the others' correlations go to
  * outcorr), clips them, and orders them by device, then start. */
 void stint_gpu_prepare(struct gpu_file *f, const struct stint_gpu_opts *o);
