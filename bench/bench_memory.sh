@@ -5,7 +5,8 @@
 # summary, tree, steps, convert --to chrome and report, each the median wall
 # time of REPS runs (MB/s = input MB over that median) and the largest RSS
 # seen, with the load average before and after (a busy host moves the wall
-# times, much less the RSS). Compare RSS with the bounds in
+# times, much less the CPU times (MB/cpu-s: input MB over the median CPU
+# time, user + sys) and the RSS). Compare RSS with the bounds in
 # docs/performance.md ("Memory per command").
 #   bench/bench_memory.sh [BUILD_DIR] [SIZE]   SIZE: gen_chrome.py --size (default 100M)
 #   BENCH_QUICK=1        20M instead of 100M
@@ -32,7 +33,7 @@ fi
 mb=$(awk -v b="$(stat -c %s "$f")" 'BEGIN {print b / 1e6}')
 cmds=${BENCH_MEMORY_CMDS:-summary tree steps convert report}
 echo "# $f: $mb MB; $reps runs each; $(nproc) CPUs; load before: $(cut -d' ' -f1-3 /proc/loadavg)"
-printf "%-22s %8s %8s %9s %9s\n" command "wall s" "cpu s" "MB/s" "RSS MiB"
+printf "%-22s %8s %8s %9s %9s %9s\n" command "wall s" "cpu s" "MB/s" "MB/cpu-s" "RSS MiB"
 for c in $cmds; do
   case $c in
     summary) args=(summary "$f") ;;
@@ -47,7 +48,7 @@ for c in $cmds; do
   awk -v what="$c" -v mb="$mb" -v w="$(awk '{print $1}' "$work/r.t" | median)" \
       -v cpu="$(awk '{print $3}' "$work/r.t" | median)" \
       -v rss="$(awk '{print $2}' "$work/r.t" | sort -n | tail -1)" \
-      'BEGIN { printf "%-22s %8.3f %8.2f %9.0f %9.0f\n", what, w, cpu, mb / w, rss / 1024 }'
+      'BEGIN { printf "%-22s %8.3f %8.2f %9.0f %9.0f %9.0f\n", what, w, cpu, mb / w, (cpu > 0 ? mb / cpu : 0), rss / 1024 }'
   rm -f "$work/out.json" "$work/out.html"
 done
 echo "# load after: $(cut -d' ' -f1-3 /proc/loadavg); $(date -u +%F)"
