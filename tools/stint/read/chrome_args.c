@@ -228,60 +228,9 @@ void stint_i_chrome_args_end(struct creader *r, const char *a, const char *b)
         walk_args(r, a, b, "args", sink_end, NULL);
 }
 
-/* stint_i_chrome_args_corr on the members [a, b) of an args object without
- * a backslash and without a '{' or '[' after its first byte (a flat object
- * whose strings hold no quote, checked JSON: each member is "key" : scalar). */
-static int flat_corr(const char *a, const char *b, int64_t *out)
-{
-#define FLAT_WS(p) while ((p) < b && (*(p) == ' ' || *(p) == '\t' || *(p) == '\n' || *(p) == '\r')) (p)++
-    for (const char *p = a;;) {
-        FLAT_WS(p);
-        if (p < b && *p == ',') {
-            p++;
-            continue;
-        }
-        if (p >= b || *p != '"')
-            return 0;
-        const char *k = p + 1, *q = memchr(k, '"', (size_t)(b - k));
-        if (!q)
-            return 0;
-        p = q + 1;
-        FLAT_WS(p);
-        if (p >= b || *p != ':')
-            return 0;
-        p++;
-        FLAT_WS(p);
-        if (p >= b)
-            return 0;
-        if (q - k == 11 && !memcmp(k, "correlation", 11) && *p != 'n') {
-            if (*p != '-' && (*p < '0' || *p > '9'))
-                return 0; /* a string or a bool */
-            const char *v = p;
-            while (p < b && (*p == '-' || *p == '+' || *p == '.' || *p == 'e' || *p == 'E' || (*p >= '0' && *p <= '9')))
-                p++;
-            return is_integer_text(v, (size_t)(p - v)) && stint_parse_i64(v, (size_t)(p - v), out) == 0;
-        }
-        if (*p == '"') { /* (null, at a "correlation" too, gives no arg: the walk goes on) */
-            q = memchr(p + 1, '"', (size_t)(b - p - 1));
-            if (!q)
-                return 0;
-            p = q + 1;
-        } else
-            while (p < b && *p != ',' && *p != '}')
-                p++;
-    }
-#undef FLAT_WS
-}
-
 int stint_i_chrome_args_corr(struct creader *r, const char *a, const char *b, int64_t *out)
 {
     (void)r;
-    const char *f = a;
-    while (f < b && (*f == ' ' || *f == '\t' || *f == '\n' || *f == '\r'))
-        f++;
-    if (f < b && *f == '{' && !memchr(f, '\\', (size_t)(b - f)) && !memchr(f + 1, '{', (size_t)(b - f - 1)) &&
-        !memchr(f + 1, '[', (size_t)(b - f - 1)))
-        return flat_corr(f + 1, b, out);
     /* walk_correlation's walk, deciding at the first "correlation" member
      * that walk_value would give under that very key: a number, a string or
      * a bool (null, objects and lists give none: the walk goes on) */
