@@ -16,7 +16,9 @@
  *     and counts the torn entries: the cut block's count less those kept;
  *   - a damaged byte in the first block skips that block (counted) and
  *     keeps the later ones;
- *   - a write error (/dev/full) is sticky and returned by close.
+ *   - a write error (/dev/full) is sticky and returned by close;
+ *   - a process forked while a capture runs writes PATH.<pid> of its own
+ *     (its own header and strings), the parent's file keeps the parent's.
  */
 #include "check.h"
 
@@ -28,6 +30,7 @@
 
 #include <pthread.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 enum { ROUNDS = 40, BATCHES = 3 };
@@ -301,6 +304,53 @@ int main(void)
         } else {
             CHECK(strstr(err, "/dev/full") != NULL); /* the header's write failed at open */
         }
+    }
+    /* fork: the child's spans go to PATH.<pid>, the parent's stay in PATH */
+    {
+        stint_i_clock_set_test(NULL);
+        char fpath[64];
+        snprintf(fpath, sizeof fpath, "%s.fork", path);
+        stint_capture *fc = NULL;
+        REQUIRE(stint_capture_open(fpath, &fc, err, sizeof err) == STINT_OK);
+        static const stint_loc pl = {"parent", NULL, __FILE__, "main", __LINE__};
+        static const stint_loc cl = {"child", NULL, __FILE__, "main", __LINE__};
+        for (int i = 0; i < 3; i++)
+            stint_span_end(stint_span_begin(&pl));
+        REQUIRE(stint_flush() == STINT_OK);
+        pid_t pid = fork();
+        REQUIRE(pid >= 0);
+        if (pid == 0) {
+            for (int i = 0; i < 7; i++)
+                stint_span_end(stint_span_begin(&cl));
+            _exit(stint_flush() == STINT_OK ? 0 : 1);
+        }
+        int status = 0;
+        waitpid(pid, &status, 0);
+        CHECK(WIFEXITED(status) && WEXITSTATUS(status) == 0);
+        stint_span_end(stint_span_begin(&pl));
+        REQUIRE(stint_capture_close(fc) == STINT_OK);
+        char cpath[96];
+        snprintf(cpath, sizeof cpath, "%s.%d", fpath, (int)pid);
+        size_t n1, n2;
+        uint8_t *b1 = slurp(fpath, &n1), *b2 = slurp(cpath, &n2);
+        struct got g1 = {0}, g2 = {0};
+        struct stint_cap_dec *d1, *d2;
+        const struct stint_cap_stats *s1 = decode(&d1, &g1, b1, n1), *s2 = decode(&d2, &g2, b2, n2);
+        CHECK(s1 && s2);
+        if (s1 && s2) {
+            CHECK_EQ_U64(s1->spans, 4);
+            CHECK_EQ_U64(s2->spans, 7);
+            CHECK_EQ_U64(s2->strings, 1); /* "child": the parent's strings are not assumed */
+            CHECK_EQ_U64(s1->torn_entries + s2->torn_entries + s1->bad_blocks + s2->bad_blocks, 0);
+        }
+        stint_cap_dec_free(d1);
+        stint_cap_dec_free(d2);
+        free(g1.offs);
+        free(g2.offs);
+        free(b1);
+        free(b2);
+        unlink(fpath);
+        unlink(cpath);
     }
     free(offs);
     free(buf);
