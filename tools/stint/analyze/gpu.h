@@ -1,7 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * gpu.h - where an accelerator's time went (`stint gpu`): pure functions
- * over finished models, one model per file (rank).
+ * gpu.h - where an accelerator's time went (`stint gpu`): the figures of
+ * one or more files (ranks), computed over finished models that keep their
+ * slices (stint_gpu_compute, for `report`) or over collectors that took
+ * what the figures need while each file was read (stint_gpu_collect_*,
+ * for `gpu`); both give the same result.
  *
  * The definitions are docs/cli/gpu.md's, followed exactly: device work is
  * found by category (kernel, copy, set), classes by kernel name; busy and

@@ -6,8 +6,10 @@
  *
  * Output: text tables whose headers say each column's scope, or one JSON
  * object (stint.gpu/1). A trace without device work says so and exits 0
- * with empty tables. Every file is read whole, of the args only
- * args.correlation kept (STINT_MODEL_ARGS_CORRELATION);
+ * with empty tables. A Chrome file streams into the analysis (a lean
+ * model, its spans and args.correlation collected as they are read:
+ * analyze/gpu_collect.c); stdin and the other formats are read whole, of
+ * the args only args.correlation kept (STINT_MODEL_ARGS_CORRELATION);
  * one file is one rank, named by its distributedInfo.rank when the trace
  * states one before its events, else by its position.
  */
