@@ -11,6 +11,8 @@
 #   BENCH_MARKERS_LOG   an existing log to use instead (not deleted)
 #   REPS=N              runs per command (default 3)
 #   STINT_THREADS       passed through (the default uses every core)
+#   BENCH_BASE=DIR      also DIR/stint's summary, tree and steps, interleaved in
+#                       the same runs (a before/after on the same file and load)
 # Columns: wall and CPU (user + sys) medians, MB/s of wall and of CPU, the
 # ratio to grep -c's wall and CPU, and the largest RSS of the runs.
 set -euo pipefail
@@ -36,19 +38,25 @@ mb=$(($(stat -c %s "$log") / 1000000))
 
 echo "load average before: $(cut -d' ' -f1-3 /proc/loadavg); $(nproc) CPUs; $mb MB; medians of $reps"
 names=(grep timing summary tree steps)
+base=${BENCH_BASE:+$BENCH_BASE/stint}
+[ -n "$base" ] && { [ -x "$base" ] || { echo "bench_markers_summary: $base not built"; exit 1; }; }
+[ -n "$base" ] && names+=(base_summary base_tree base_steps)
 for ((r = 0; r < reps; r++)); do # (interleaved: a burst of neighbour load hits every command alike)
   run_timed "$work/grep" grep -c STRACE "$log" || true
   run_timed "$work/timing" "$STINT" timing "$log" || true
   run_timed "$work/summary" "$STINT" summary "$log" || true
   run_timed "$work/tree" "$STINT" tree "$log" || true
   run_timed "$work/steps" "$STINT" steps "$log" || true
+  if [ -n "$base" ]; then
+    for c in summary tree steps; do run_timed "$work/base_$c" "$base" "$c" "$log" || true; done
+  fi
 done
 gw=$(awk '{print $1}' "$work/grep.t" | median); gc=$(awk '{print $3}' "$work/grep.t" | median)
 printf "%-16s %8s %8s %9s %9s %9s %9s %9s\n" what wall_s cpu_s MB/s_wall MB/s_cpu wall/grep cpu/grep rss_MB
 for n in "${names[@]}"; do
   w=$(awk '{print $1}' "$work/$n.t" | median); c=$(awk '{print $3}' "$work/$n.t" | median)
   rss=$(awk '{print $2}' "$work/$n.t" | sort -n | tail -1)
-  what=$n; [ "$n" = grep ] && what="grep -c STRACE"; [ "$n" != grep ] && what="stint $n"
+  what="stint $n"; [ "$n" = grep ] && what="grep -c STRACE"; [ "${n#base_}" != "$n" ] && what="base ${n#base_}"
   awk -v what="$what" -v w="$w" -v c="$c" -v mb="$mb" -v gw="$gw" -v gc="$gc" -v r="$rss" 'BEGIN {
     printf "%-16s %8.3f %8.2f %9.0f %9.0f %8.2fx %8.2fx %9.0f\n", what, w, c, mb / w, (c > 0 ? mb / c : 0),
       w / gw, (gc > 0 ? c / gc : 0), r / 1024 }'

@@ -26,7 +26,18 @@
  * as overlapping; a record that links to nothing nests by time as before.
  * A child outside its depth parent's interval keeps the depth tree and is
  * counted (repair depth_outside_parent, the first one named). A device
- * record never gets a host parent: the clocks differ.
+ * record never gets a host parent: the clocks differ. The groups and links
+ * are read_markers_depth.c's.
+ *
+ * A plain log of 32 MB and more, read for a model with two threads or more,
+ * is read in two halves (cut after a line end: no record crosses one), the
+ * second on a thread of its own into a model of its own that is merged
+ * after the first (stint_model_merge), its records' slice indexes moved
+ * past the first half's; byte offsets in messages stay the file's. The
+ * links are made once every record is in, so the split changes no output.
+ * A half that meets a device record gives the split up and the log is read
+ * again on one thread (a device lane's host thread, hid and origins do not
+ * go through a merge).
  */
 #include "read/readers.h"
 
@@ -34,6 +45,7 @@
 #include "read/markers_parse.h"
 #include "read/read_markers_int.h"
 #include "read/sizes.h"
+#include "base/hash.h"
 #include "base/selftrace.h"
 #include "base/threads.h"
 #include "base/xalloc.h"
@@ -103,6 +115,41 @@ static void add_arg_int(struct stint_model *m, uint32_t idx, const char *key, in
     stint_model_add_arg(m, idx, &a);
 }
 
+/* The lane of host thread (pid, tid), or of device invocation (pid, tid =
+ * inv) when dev: the record before's when it is the same (a thread writes
+ * its records together). */
+static uint32_t record_lane(struct stint_mctx *c, int64_t pid, int64_t tid, int dev)
+{
+    if (!c->lane_ok || c->lane_pid != pid || c->lane_tid != tid || c->lane_dev != dev) {
+        c->lane = stint_model_lane(c->m, pid, tid, dev ? STINT_CLOCK_DEVICE : STINT_CLOCK_HOST);
+        c->lane_pid = pid;
+        c->lane_tid = tid;
+        c->lane_dev = dev;
+        c->lane_ok = 1;
+    }
+    return c->lane;
+}
+
+/* The string id of name s[0..n) (n >= 1): from c's cache of names met
+ * before, else interned (as it would be: a name gets its id when first met). */
+static uint32_t record_name(struct stint_mctx *c, const char *s, size_t n)
+{
+    uint64_t a = 0, b = 0;
+    memcpy(&a, s, n < 8 ? n : 8);
+    if (n > 8)
+        memcpy(&b, s + n - 8, 8);
+    size_t slot = stint_hash_slot(a ^ (b * STINT_HASH_GOLDEN) ^ (uint64_t)n, 8);
+    if (c->names[slot].id1 && c->names[slot].len == n &&
+        !memcmp(stint_model_str(c->m, c->names[slot].id1 - 1, NULL), s, n))
+        return c->names[slot].id1 - 1;
+    uint32_t id = stint_model_intern(c->m, s, n);
+    if (n <= UINT32_MAX) {
+        c->names[slot].id1 = id + 1;
+        c->names[slot].len = (uint32_t)n;
+    }
+    return id;
+}
+
 static int on_record(void *ctx, const struct stint_mparse_record *r)
 {
     struct stint_mctx *c = ctx;
@@ -116,12 +163,11 @@ static int on_record(void *ctx, const struct stint_mparse_record *r)
         stint_model_repair(m, STINT_REPAIR_UNKNOWN_VERSION, "%s: byte %llu: record with v=%llu (expected v=1), read anyway",
                            c->path, (unsigned long long)r->offset, (unsigned long long)r->v);
     int dev = stint_mparse_is_device(r);
-    uint32_t lane = stint_model_lane(m, (int64_t)r->pid, dev ? (int64_t)r->inv : (int64_t)r->tid,
-                                     dev ? STINT_CLOCK_DEVICE : STINT_CLOCK_HOST);
+    uint32_t lane = record_lane(c, (int64_t)r->pid, dev ? (int64_t)r->inv : (int64_t)r->tid, dev);
     struct stint_slice s = {.ts_ns = r->ts_ns, .dur_ns = r->dur_ns, .tts_ns = STINT_TS_NONE, .tdur_ns = STINT_TS_NONE,
                             .flags = STINT_SLICE_BEGIN_END};
     s.track = stint_model_lane_at(m, lane)->track;
-    s.name = stint_model_intern(m, r->name.ptr, r->name.len);
+    s.name = record_name(c, r->name.ptr, r->name.len);
     uint32_t idx = stint_model_add_slice(m, &s);
     if (idx == STINT_NO_ID) /* (dropped: out of the kept time range) */
         return 0;

@@ -43,6 +43,14 @@ struct stint_mctx {
     size_t gslots;           /* a power of two, or 0 */
     uint32_t last_gid;       /* the group of the record before (UINT32_MAX: none) */
     int saw_dev;             /* a clk=dev record was read */
+    /* the lane of the record before (lane_ok: set), and names already
+     * interned, direct-mapped by length and end bytes (id1: 1 + the id) */
+    int64_t lane_pid, lane_tid;
+    int lane_dev, lane_ok;
+    uint32_t lane;
+    struct {
+        uint32_t id1, len;
+    } names[256];
     const char *path;
     const struct stint_filter *filter; /* sizes mode: the events' filter, or NULL */
     uint32_t clk[2], none, attrs;      /* sizes mode: the string ids of "host", "dev", "" and "attrs" */
