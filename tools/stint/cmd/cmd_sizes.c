@@ -405,6 +405,13 @@ int stint_cmd_sizes(int argc, char **argv)
         fprintf(stderr, "stint sizes: --top: '%s': expected a whole count (0 = every row)\n", top_s);
         return STINT_EXIT_USAGE;
     }
+    /* a binary capture has no text to measure: said, as memory refuses a marker log */
+    const char *fmt = o.format ? o.format : strcmp(o.path, "-") ? stint_detect_format(o.path) : NULL;
+    if (fmt && !strcmp(fmt, "capture")) {
+        fprintf(stderr, "stint sizes: %s is a binary capture: sizes measures the bytes of the text formats "
+                "(stint convert FILE --to markers -o LOG writes the marker log it stands for)\n", o.path);
+        return STINT_EXIT_USAGE;
+    }
     struct stint_model m;
     rc = stint_cmd_load(&o, &m, STINT_MODEL_SIZES);
     if (stint_no_report(rc, &m) || !m.sizes) {
