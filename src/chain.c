@@ -139,6 +139,8 @@ void stint_i_chain_advance(stint_i_thread *t)
     stint_i_chunk *next = atomic_load_explicit(&old->next, memory_order_acquire);
     t->rchunk = next;
     t->rpos = 0;
+    atomic_store_explicit(&t->released, atomic_load_explicit(&t->released, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     stint_i_chunk_release(t, old);
 }
 
@@ -197,14 +199,16 @@ void stint_i_chain_trim(stint_i_thread *t, unsigned keep)
 
 /* Clears a thread state for a new thread, keeping its chunks: the chain
  * emptied (what a thread that exited, or the parent before fork, left in it
- * is discarded) and the spare. */
+ * is discarded), the free chunks, and the flush text. */
 void stint_i_thread_clear(stint_i_thread *t)
 {
     stint_i_chain_reset(t);
     stint_i_chunk *home = t->home, *w = t->wchunk;
     stint_i_chunk *spare = atomic_load_explicit(&t->spare, memory_order_relaxed);
     uint32_t nspare = atomic_load_explicit(&t->nspare, memory_order_relaxed);
+    char *flush_text = t->flush_text;
     memset(t, 0, sizeof *t);
+    t->flush_text = flush_text;
     t->home = home;
     t->wchunk = t->rchunk = w; /* (the chunk written last, perhaps not the home one: read from its start) */
     t->wbuf = w->data;

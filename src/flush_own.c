@@ -24,8 +24,18 @@
  */
 #include "thread.h"
 
+#include <errno.h>
+#include <sys/mman.h>
+
+/* Text formatted in one round (a thread's, mapped at its first flush: a
+ * thread-local array this size would be in every thread's static TLS). */
+#define TEXT_BYTES (512u * 1024)
+/* Record bytes claimed in one round: their lines (3072 of 64-byte records,
+ * 100-170 bytes each) fit the text, so each is converted and walked once. */
+#define CLAIM_BYTES (192u * 1024)
+
 /* The records converted and claimed in step 1: bytes, from the consumer's
- * position. */
+ * position, about CLAIM_BYTES at most. */
 static uint64_t claim(stint_i_thread *t, uint64_t *gen, unsigned *flags, stint_i_sink *sinks)
 {
     if (!sinks || sinks->next || !stint_i_markers_sole(sinks, flags))
@@ -34,9 +44,11 @@ static uint64_t claim(stint_i_thread *t, uint64_t *gen, unsigned *flags, stint_i
     uint64_t tail = atomic_load_explicit(&t->tail, memory_order_relaxed);
     if (tail == head)
         return 0;
+    if (head - tail > CLAIM_BYTES)
+        head = tail + CLAIM_BYTES; /* (a bound, not a record boundary: the walk ends past it) */
     const stint_i_chunk *c = t->rchunk;
-    uint64_t pos = t->rpos;
-    for (uint64_t at = tail; at < head;) {
+    uint64_t pos = t->rpos, at = tail;
+    while (at < head) {
         if (pos == c->cap) {
             c = atomic_load_explicit(&c->next, memory_order_acquire);
             pos = 0;
@@ -52,19 +64,17 @@ static uint64_t claim(stint_i_thread *t, uint64_t *gen, unsigned *flags, stint_i
     }
     *gen = stint_i_sinks_gen;
     atomic_store_explicit(&t->claimed, 1, memory_order_relaxed);
-    return head - tail;
+    return at - tail;
 }
 
 /* Step 2: formats records from the consumer's position into text (room
- * STINT_I_MARKER_BATCH), at most `avail` bytes of them; returns the record
- * bytes formatted, their span lines in *lines and the text's length in *len. */
-static uint64_t format_some(const stint_i_thread *t, uint64_t avail, unsigned flags, char *text, size_t *len,
-                            uint64_t *lines)
+ * TEXT_BYTES), at most `avail` bytes of them; returns the record bytes
+ * formatted and the text's length in *len. */
+static uint64_t format_some(const stint_i_thread *t, uint64_t avail, unsigned flags, char *text, size_t *len)
 {
     const stint_i_chunk *c = t->rchunk;
     uint64_t pos = t->rpos, done = 0;
-    char *p = text, *end = text + STINT_I_MARKER_BATCH;
-    *lines = 0;
+    char *p = text, *end = text + TEXT_BYTES;
     while (done < avail && end - p >= STINT_I_MARKER_LINE_ROOM) {
         if (pos == c->cap) {
             c = atomic_load_explicit(&c->next, memory_order_acquire);
@@ -76,7 +86,6 @@ static uint64_t format_some(const stint_i_thread *t, uint64_t avail, unsigned fl
             stint_i_event ev;
             stint_i_decode(t, r, &ev, views);
             p = stint_i_markers_format_at(p, &ev, flags);
-            ++*lines;
         }
         pos += r->size;
         done += r->size;
@@ -105,7 +114,15 @@ void stint_i_flush_own(void)
     stint_i_thread *t = stint_i_self();
     if (!t)
         return;
-    static _Thread_local char text[STINT_I_MARKER_BATCH];
+    if (!t->flush_text) {
+        int saved = errno;
+        void *p = mmap(NULL, TEXT_BYTES, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        errno = saved;
+        if (p == MAP_FAILED)
+            return; /* (the drain writes them, one thread after the other) */
+        t->flush_text = p;
+    }
+    char *text = t->flush_text;
     for (;;) {
         uint64_t gen = 0;
         unsigned flags = 0;
@@ -117,18 +134,17 @@ void stint_i_flush_own(void)
         if (!avail)
             return;
         size_t len;
-        uint64_t lines;
-        uint64_t bytes = format_some(t, avail, flags, text, &len, &lines);
+        uint64_t bytes = format_some(t, avail, flags, text, &len);
         stint_i_drain_lock();
         int same = gen == stint_i_sinks_gen;
         if (same) {
-            stint_i_markers_put(text, len, lines);
+            stint_i_markers_put(text, len);
             consume(t, bytes);
         }
         atomic_store_explicit(&t->claimed, 0, memory_order_relaxed);
         atomic_fetch_add_explicit(&t->claim_seq, 1, memory_order_release);
         stint_i_drain_unlock();
-        if (!same || bytes == avail)
+        if (!same)
             return;
     }
 }

@@ -222,8 +222,6 @@ uint64_t stint_i_marker_lines_cut(void);
 size_t stint_i_marker_format(char *buf, size_t cap, const stint_i_event *ev, unsigned flags);
 /* Room a marker line may need (stint_i_markers_format_at). */
 #define STINT_I_MARKER_LINE_ROOM (4096 + 512)
-/* Text a batch of stint_i_markers_put may hold at most. */
-#define STINT_I_MARKER_BATCH (64 * 1024)
 /* Whether the marker sink is s and writes whole lines to a regular file
  * without the logger's prefix, error-free: what stint_i_flush_own needs to
  * format its lines without the drain lock (held here). *flags: its flags. */
@@ -231,10 +229,10 @@ int stint_i_markers_sole(const stint_i_sink *s, unsigned *flags);
 /* Formats ev's marker line at p, which has STINT_I_MARKER_LINE_ROOM bytes of
  * room; returns its end. No lock needed (a thread's own line cache). */
 char *stint_i_markers_format_at(char *p, const stint_i_event *ev, unsigned flags);
-/* Appends n bytes of whole lines (n <= STINT_I_MARKER_BATCH; `lines` span
- * lines) formatted by stint_i_markers_format_at to the sink's batch, as
- * its event callback would have (drain lock held). */
-void stint_i_markers_put(const char *text, size_t n, uint64_t lines);
+/* Appends n bytes of whole span lines formatted by stint_i_markers_format_at
+ * to the sink's batch, writing it out as it fills, as its event callback
+ * would have (drain lock held; a failed write counts the lines lost). */
+void stint_i_markers_put(const char *text, size_t n);
 
 /* ---- the capture sink (capture.c) ---------------------------------------------- */
 /* Opens the capture STINT_CAPTURE names, once (called by every drain, with

@@ -541,7 +541,6 @@ static void markers_event(stint_i_sink *s, const stint_i_event *ev)
 }
 
 _Static_assert(STINT_I_MARKER_LINE_ROOM == MARKER_FORMAT_MAX, "the room stint_i_flush_own keeps per line");
-_Static_assert(STINT_I_MARKER_BATCH == MARKER_BATCH, "a batch stint_i_markers_put takes whole");
 
 int stint_i_markers_sole(const stint_i_sink *s, unsigned *flags)
 {
@@ -556,22 +555,39 @@ char *stint_i_markers_format_at(char *p, const stint_i_event *ev, unsigned flags
     return format_line(p, ev, flags);
 }
 
-void stint_i_markers_put(const char *text, size_t n, uint64_t lines)
+/* The lines of text[0..n) (each ends with '\n'). */
+static uint64_t count_lines(const char *text, size_t n)
+{
+    uint64_t k = 0;
+    for (const char *p = text, *e = text + n; (p = memchr(p, '\n', (size_t)(e - p))) != NULL; p++)
+        k++;
+    return k;
+}
+
+void stint_i_markers_put(const char *text, size_t n)
 {
     marker_sink *m = &g_markers;
-    if (m->dest != DEST_FD || m->error != STINT_OK) {
-        m->lost += lines; /* (as markers_event counts them) */
-        return;
-    }
-    if (m->len + n > sizeof m->buf) {
-        markers_flush(&m->base);
-        if (m->error != STINT_OK) {
-            m->lost += lines;
+    while (n) {
+        if (m->dest != DEST_FD || m->error != STINT_OK) {
+            m->lost += count_lines(text, n); /* (as markers_event counts them) */
             return;
         }
+        size_t take = n;
+        if (take > sizeof m->buf - m->len) { /* the whole lines that fit */
+            const char *nl = m->len < sizeof m->buf ? memrchr(text, '\n', sizeof m->buf - m->len) : NULL;
+            if (!nl) {
+                markers_flush(&m->base);
+                continue;
+            }
+            take = (size_t)(nl - text) + 1;
+        }
+        memcpy(m->buf + m->len, text, take);
+        m->len += take;
+        text += take;
+        n -= take;
+        if (n)
+            markers_flush(&m->base);
     }
-    memcpy(m->buf + m->len, text, n);
-    m->len += n;
 }
 
 static void markers_dropped(stint_i_sink *s, const stint_i_drop *d)

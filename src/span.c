@@ -245,7 +245,8 @@ static __attribute__((noinline)) uint8_t *reserve_grow(stint_i_thread *t, uint32
     stint_i_chunk *c = stint_i_spare_pop(t);
     if (!c && !(c = stint_i_chunk_map()))
         return NULL;
-    atomic_store_explicit(&t->grew, atomic_load_explicit(&t->grew, memory_order_relaxed) + 1, memory_order_relaxed);
+    uint64_t grew = atomic_load_explicit(&t->grew, memory_order_relaxed) + 1;
+    atomic_store_explicit(&t->grew, grew, memory_order_relaxed);
     uint64_t rest = t->wcap - t->wpos;
     if (rest) {
         stint_i_rec *p = (stint_i_rec *)(void *)(t->wbuf + t->wpos);
@@ -260,7 +261,10 @@ static __attribute__((noinline)) uint8_t *reserve_grow(stint_i_thread *t, uint32
     t->wcap = c->cap;
     t->wpos = size;
     *new_head = atomic_load_explicit(&t->head, memory_order_relaxed) + rest + size;
-    if (!atomic_load_explicit(&stint_i_writer_hurry, memory_order_relaxed))
+    /* two full chunks not drained yet (the one just left, and one before
+     * it): a burst; the writer drains at once instead of at its period */
+    if (grew - atomic_load_explicit(&t->released, memory_order_relaxed) >= 2 &&
+        !atomic_load_explicit(&stint_i_writer_hurry, memory_order_relaxed))
         atomic_store_explicit(&stint_i_writer_hurry, 1, memory_order_relaxed);
     return c->data;
 }

@@ -3,7 +3,9 @@
  * status.c - status strings, version and the allocator hook.
  *
  * Invariant: every allocation the library makes goes through stint_i_alloc /
- * stint_i_free, so tests can fail the Nth allocation and count leaks.
+ * stint_i_free, so tests can fail the Nth allocation and count leaks; the
+ * one exception is the thread buffers' growth chunks, mapped by chain.c
+ * (a signal handler may need one: no allocator lock may be taken there).
  */
 #include "thread.h"
 

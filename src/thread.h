@@ -110,6 +110,7 @@ struct stint_i_thread {
     /* chunks this thread linked (the writer trims the free ones of a thread
      * that linked none for a period) */
     _Atomic uint64_t grew;
+    _Atomic uint64_t released; /* chunks the consumer moved past: grew - released + 1 chunks in the chain */
 
     /* consumer side (drain lock) */
     _Alignas(64) _Atomic uint64_t tail;
@@ -118,6 +119,7 @@ struct stint_i_thread {
      * the claims ended, for a flush that waits on one */
     _Atomic int claimed;
     _Atomic uint32_t claim_seq;
+    char *flush_text; /* its own flush's text (flush_own.c), mapped once, kept with the state */
     stint_i_chunk *rchunk; /* the chunk read now */
     uint64_t rpos;         /* bytes of it read */
     stint_i_chunk *home;   /* the allocator's chunk: in the chain or the spare slot, freed never */

@@ -286,7 +286,7 @@ static int drain_thread(stint_i_thread *t, uint64_t budget, int full_only)
         head = tail + budget; /* (a bound to pass, not a record boundary: the loop ends after it) */
     int open_chunk = 0;
     if (atomic_load_explicit(&t->claimed, memory_order_relaxed))
-        head = tail; /* (its own flush formats them now, and writes them: stint_i_flush_own) */
+        head = published = tail; /* (its own flush formats them now, and writes them: stint_i_flush_own) */
     while (tail < head) {
         if (full_only && t->rpos < t->rchunk->cap && !atomic_load_explicit(&t->rchunk->next, memory_order_relaxed)) {
             open_chunk = 1;

@@ -58,7 +58,14 @@
  *                                 in <stint/session.h>); opened at the first
  *                                 drain, an open failure is said on stderr
  *   STINT_MARKERS_PREFIX=1        prefix each line like the reference logger
- *   STINT_BUFFER_KB=<n>           per-thread record buffer (default 1024)
+ *   STINT_BUFFER_KB=<n>           size of each chunk of a thread's record
+ *                                 buffer, KiB (default 1024); set alone, a
+ *                                 fixed buffer of that size (no growth)
+ *   STINT_BUFFER_MAX_MB=<n>       growth of the thread buffers past their
+ *                                 first chunk, all threads together, MiB
+ *                                 (default 1024; 0: none); past it spans are
+ *                                 dropped and counted. Growth chunks come
+ *                                 from mmap(2), not the allocator hook
  *   STINT_CLOCK=auto|mono|tsc     timestamp source (default auto: TSC only
  *                                 after it proved itself against
  *                                 CLOCK_MONOTONIC on every CPU)
@@ -347,7 +354,9 @@ STINT_API int64_t stint_now_ns(void);
 
 /* ---- allocator hook ---------------------------------------------------------------- */
 
-/* Every allocation the library makes goes through this hook. Set it before
+/* Every allocation the library makes goes through this hook, but for the
+ * growth chunks of thread buffers (STINT_BUFFER_MAX_MB), mapped with mmap(2)
+ * because a span ended in a signal handler may need one. Set it before
  * the first span (it is read without synchronisation). NULL functions restore
  * malloc/free. realloc is not used. */
 typedef struct stint_allocator {

@@ -22,8 +22,8 @@
  *              calls stint_flush() after each round (each formats its own
  *              lines without the drain lock, the writer thread drains too):
  *              the file has every span once, each thread's in order.
- * N is STINT_TEST_BURST_SPANS (default 300000 spans, a few dozen chunks;
- * bench_overhead --burst measures 10 M).
+ * N is STINT_TEST_BURST_SPANS (default 300000 spans, 100000 under a
+ * sanitizer: a dozen chunks or more; bench_overhead --burst measures 10 M).
  */
 #include "check.h"
 #include "stint/stint.h"
@@ -113,7 +113,7 @@ static void *thread_main(void *arg)
 static long burst_spans(void)
 {
     const char *v = getenv("STINT_TEST_BURST_SPANS");
-    long n = v && *v ? atol(v) : 300000;
+    long n = v && *v ? atol(v) : CHECK_ASAN_OR_TSAN ? 100000 : 300000; /* (sanitizers: 5-15x slower) */
     return n < 1000 ? 1000 : n;
 }
 
@@ -223,7 +223,7 @@ static void case_flush2(void)
     REQUIRE(fd >= 0);
     close(fd);
     REQUIRE(stint_markers_to_path(path, 0) == STINT_OK);
-    flush_job job = {40, 3000};
+    flush_job job = {CHECK_ASAN_OR_TSAN ? 12 : 40, 3000};
     stint_stats s0, s1;
     stint_get_stats(&s0);
     pthread_t th[2];
