@@ -37,6 +37,8 @@ static void name_finish(struct stint_tally_name *nr)
 {
     if (nr->stamp != STINT_NO_ID)
         nr->total_ns = stint_sum_add(nr->total_ns, stint_union_acc_total(&nr->acc));
+    /* (the figures below take the union's place in the row: it is done) */
+    nr->p50 = nr->p90 = nr->p99 = nr->mean_ns = 0;
     if (nr->d_len) {
         /* three selections instead of a sort: each one narrows the next (r50 <= r90 <= r99) */
         size_t n = nr->d_len, r99 = rank_of(n, 99, 100), r90 = rank_of(n, 90, 100), r50 = rank_of(n, 50, 100);

@@ -25,7 +25,7 @@
 #include <string.h>
 
 /* a name's durations (struct stint_tally_dblk, struct stint_tally_slab) */
-#define DUR_FIRST 16u
+#define DUR_FIRST 4u /* (a name of one span takes 16 bytes) */
 #define DUR_BLOCK ((uint32_t)16384)
 #define DUR_SLAB ((size_t)64 << 10)
 _Static_assert(DUR_SLAB == DUR_BLOCK * sizeof(uint32_t), "a full block takes a slab's size");
@@ -266,8 +266,11 @@ static uint32_t span_row_of(struct stint_tally *S, const struct stint_model *m, 
 /* Puts block (v, n, cap) on the name's list of earlier blocks. */
 static void dur_keep(struct stint_tally_name *nr, uint32_t *v, uint32_t n, uint32_t cap)
 {
-    if (nr->ndblk == nr->dblk_cap)
-        nr->dblk = stint_xgrow(nr->dblk, &nr->dblk_cap, nr->ndblk + 1, sizeof *nr->dblk, 8);
+    if (nr->ndblk == nr->dblk_cap) {
+        size_t lcap = nr->dblk_cap; /* (one block per 16384 durations: 32 bits are plenty) */
+        nr->dblk = stint_xgrow(nr->dblk, &lcap, (size_t)nr->ndblk + 1, sizeof *nr->dblk, 4);
+        nr->dblk_cap = (uint32_t)lcap;
+    }
     nr->dblk[nr->ndblk++] = (struct stint_tally_dblk){v, n, cap};
 }
 

@@ -95,6 +95,8 @@ struct stint_tally_slab {
     size_t n, cap;
 };
 
+/* A name row: 160 bytes (a trace of many distinct names pays this per
+ * name, besides its durations and the two maps that find it). */
 struct stint_tally_name {
     /* what every span of the name updates first (the row's first 64 bytes) */
     uint64_t spans;
@@ -108,16 +110,22 @@ struct stint_tally_name {
     int64_t *d;
     size_t d_len;
     struct stint_tally_dblk *dblk;
-    size_t ndblk, dblk_cap, d_cap;
+    uint32_t ndblk, dblk_cap;
+    size_t d_cap;
     uint32_t crow;       /* its category row */
     uint32_t stamp;      /* lane of the running union below */
-    struct stint_union_acc acc;
+    union {
+        struct stint_union_acc acc; /* during the walk */
+        struct {                    /* set at the end (stint_tally_compute), when acc is done */
+            int64_t p50, p90, p99, mean_ns;
+        };
+    };
     int64_t self_ns, total_ns;
-    /* set when the row is made, and at the end */
+    /* set when the row is made */
     uint32_t cat, name;
     uint8_t clock;
-    int64_t p50, p90, p99, mean_ns;
 };
+_Static_assert(sizeof(struct stint_tally_name) == 160, "a name row takes 160 bytes");
 
 struct stint_tally_async {
     uint32_t cat, name;

@@ -709,6 +709,8 @@ int stint_cmd_summary(int argc, char **argv)
     const char *nl = getenv("STINT_SUMMARY_NO_LEAN");
     unsigned flags = (nl && *nl == '1' ? 0 : STINT_MODEL_LEAN) |
                      (o.filter.has_pid || o.filter.has_range ? STINT_MODEL_KEEP_SAMPLES : 0);
+    if ((flags & STINT_MODEL_LEAN) && !S.filtering) /* thread instants: counts (the model's), not slices */
+        flags |= STINT_MODEL_LEAN_INSTANTS;
     struct stint_span_split split = stint_tally_split();
     struct merge_sink ms = {&S, merge ? stint_name_families_new() : NULL}; /* (one walker: no split) */
     rc = merge ? stint_cmd_load_sink(&o, &m, flags, merge_on_slice, &ms, NULL)

@@ -371,6 +371,13 @@ enum {
      * "correlation" is kept (args.correlation, `gpu`); the others are skipped
      * unread, so they are neither interned nor counted */
     STINT_MODEL_ARGS_CORRELATION = 1u << 4,
+    /* with LEAN: thread instants are counted (m->instants), not kept as
+     * slices: 12 bytes each until finish, then forgotten, but on a track
+     * with flow events (a flow may bind to one), ordinary slices or E events
+     * (an instant after a B's end cuts what is open above it), where they
+     * become slices; they reach the span sink only there (summary without
+     * filters) */
+    STINT_MODEL_LEAN_INSTANTS = 1u << 5,
 };
 
 struct stint_model;

@@ -308,6 +308,7 @@ void stint_model_finish(struct stint_model *m)
         return;
     m->finished = 1;
     stint_i_losses_finish(m);
+    stint_i_lean_finish_begin(m);
     size_t ntracks = m->tracks.len, nends = m->ends.len;
     int lean = stint_i_lean_active(m);
     struct finish_threads ft = {.fp = {.m = m, .n = lean ? m->flow_evs.len : 0, .ntracks = ntracks}, .bj = {.m = m}};

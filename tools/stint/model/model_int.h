@@ -226,6 +226,13 @@ int stint_i_lean_active(const struct stint_model *m);
 int stint_i_lean_merge(struct stint_model *dst, struct stint_model *src, const uint32_t *smap, const uint32_t *lmap,
                        uint64_t seq0);
 void stint_i_lean_free(struct stint_model *m);
+/* Lean mode, at the start of finish (parts merged, nothing more added):
+ * frees the lookup of (cat, name) pairs (the walks need only the pairs);
+ * with STINT_MODEL_LEAN_INSTANTS, the thread instants kept on a track with
+ * flow events, ordinary slices or E events become slices (their seq, dur 0,
+ * no thread time; v2 flow events' input indexes move past them), the others
+ * are forgotten (m->instants counted them). */
+void stint_i_lean_finish_begin(struct stint_model *m);
 
 /* The losses' part of stint_model_finish (model_loss.c): takes a Chrome
  * trace's losses from its metadata (libstint's `dropped_ranges`, or a flight

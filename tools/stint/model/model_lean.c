@@ -13,7 +13,10 @@
  * with how many records its lane held when it came, which settles exact
  * ties in input order (records keep no sequence number). At finish each
  * lane is checked for order (start ascending, longer first at equal
- * start: the model's slice order) and sorted only when needed.
+ * start: the model's slice order) and sorted only when needed. With
+ * STINT_MODEL_LEAN_INSTANTS, thread instants are records of their own lane
+ * table (a seq in place of the duration) until finish begins, which makes
+ * slices of those on a track with flow events and forgets the others.
  * stint_i_lean_add runs per span: its steps stay in this file.
  */
 #include "model/model_lean_int.h"
@@ -50,19 +53,25 @@ static uint32_t pair_of(struct stint_lean *L, uint32_t cat, uint32_t name)
     return p;
 }
 
-/* The lane's entry (the table grows when lane is new). */
+/* The lane's entry in table *lanes of *n (the table grows when lane is new). */
+static inline struct lean_lane *lane_in(struct lean_lane **lanes, size_t *n, uint32_t lane)
+{
+    if (lane >= *n) {
+        size_t nn = *n ? *n : 8;
+        while (nn <= lane)
+            nn *= 2;
+        struct lean_lane *nl = stint_xreallocarray(*lanes, nn, sizeof *nl);
+        memset(nl + *n, 0, (nn - *n) * sizeof *nl);
+        *lanes = nl;
+        *n = nn;
+    }
+    return &(*lanes)[lane];
+}
+
+/* The lane's entry for its span records. */
 static inline struct lean_lane *lane_at(struct stint_lean *L, uint32_t lane)
 {
-    if (lane >= L->nlanes) {
-        size_t n = L->nlanes ? L->nlanes : 8;
-        while (n <= lane)
-            n *= 2;
-        struct lean_lane *nl = stint_xreallocarray(L->lanes, n, sizeof *nl);
-        memset(nl + L->nlanes, 0, (n - L->nlanes) * sizeof *nl);
-        L->lanes = nl;
-        L->nlanes = n;
-    }
-    return &L->lanes[lane];
+    return lane_in(&L->lanes, &L->nlanes, lane);
 }
 
 /* Makes room in segment sg for need more slots (1 or 2), a block twice
@@ -82,6 +91,18 @@ static int seg_room(struct lean_seg *sg, uint32_t need)
     return 1;
 }
 
+/* Makes room in the lane's list of segments for one more: the list doubles
+ * from one entry (a lane of a many-thread trace mostly holds one segment:
+ * starting at sixteen took 640 bytes per lane for nothing). */
+static inline void segs_room(struct lean_lane *ll)
+{
+    if (ll->nsegs < ll->cap)
+        return;
+    size_t nc = ll->cap ? ll->cap * 2 : 1;
+    ll->segs = stint_xreallocarray(ll->segs, nc, sizeof *ll->segs);
+    ll->cap = nc;
+}
+
 /* Appends a record of start ts and dp to the lane's last segment, after a
  * marker when ts lies 2^31 ns or more from its current base; a new segment
  * (of base ts) when the lane has none or the last is full. */
@@ -91,7 +112,7 @@ static inline void lane_append(struct lean_lane *ll, int64_t ts, uint64_t dp)
     int64_t off = sg ? ts - sg->cur : 0; /* (both within 2^62 of 0: no overflow) */
     int mark = sg && (off <= INT32_MIN || off > INT32_MAX);
     if (!sg || !seg_room(sg, 1 + (uint32_t)mark)) {
-        ll->segs = stint_i_lean_grow(ll->segs, &ll->cap, ll->nsegs + 1, sizeof *ll->segs);
+        segs_room(ll);
         sg = &ll->segs[ll->nsegs++];
         *sg = (struct lean_seg){.base = ts, .cur = ts};
         seg_room(sg, 1);
@@ -109,8 +130,10 @@ static inline void lane_append(struct lean_lane *ll, int64_t ts, uint64_t dp)
 
 int stint_i_lean_add(struct stint_model *m, const struct stint_slice *s)
 {
-    if (!(m->flags & STINT_MODEL_LEAN) || (m->flags & STINT_MODEL_KEEP_ARGS) || s->flags != STINT_SLICE_COMPLETE ||
-        s->dur_ns < 0 || s->dur_ns > DUR_MAX)
+    if (!(m->flags & STINT_MODEL_LEAN) || (m->flags & STINT_MODEL_KEEP_ARGS) || s->dur_ns < 0 || s->dur_ns > DUR_MAX)
+        return 0;
+    int inst = s->flags == STINT_SLICE_INSTANT && (m->flags & STINT_MODEL_LEAN_INSTANTS);
+    if (s->flags != STINT_SLICE_COMPLETE && !inst)
         return 0;
     const struct stint_track *t = stint_model_track_at(m, s->track);
     if (t->kind != STINT_TRACK_THREAD || stint_model_lane_at(m, t->lane)->clock != STINT_CLOCK_HOST)
@@ -121,6 +144,12 @@ int stint_i_lean_add(struct stint_model *m, const struct stint_slice *s)
     uint32_t pair = pair_of(L, s->cat, s->name);
     if (pair == UINT32_MAX)
         return 0;
+    if (inst) { /* (the seq this slice would take: the caller counts it) */
+        lane_append(lane_in(&L->ilanes, &L->nilanes, t->lane), s->ts_ns,
+                    (uint64_t)(uint32_t)m->seq << PAIR_BITS | pair);
+        L->ninst++;
+        return 1;
+    }
     lane_append(lane_at(L, t->lane), s->ts_ns, (uint64_t)s->dur_ns << PAIR_BITS | pair);
     L->total++;
     return 1;
@@ -156,11 +185,38 @@ int stint_i_lean_active(const struct stint_model *m)
     return m->lean && m->lean->total;
 }
 
+/* Moves the segments of src's lanes sl[0..n) to the lanes lmap names in
+ * table *dl of *dn, each record's pair mapped through pmap and, when
+ * seq0 is not 0 (instant records: dp holds a seq), its seq moved by seq0. */
+static void move_lanes(struct lean_lane **dl, size_t *dn, struct lean_lane *sl, size_t n, const uint32_t *lmap,
+                       const uint32_t *pmap, uint32_t seq0)
+{
+    for (size_t i = 0; i < n; i++) {
+        struct lean_lane *s = &sl[i];
+        if (!s->nsegs)
+            continue;
+        struct lean_lane *d = lane_in(dl, dn, lmap[i]);
+        for (size_t g = 0; g < s->nsegs; g++) {
+            struct lean_pk *r = s->segs[g].r;
+            for (size_t k = 0; k < s->segs[g].len; k++)
+                if (r[k].toff != BASE_MARK) {
+                    uint64_t hi = r[k].dp >> PAIR_BITS;
+                    if (seq0)
+                        hi = (uint32_t)(hi + seq0);
+                    r[k].dp = hi << PAIR_BITS | pmap[r[k].dp & PAIR_MASK];
+                }
+            segs_room(d);
+            d->segs[d->nsegs++] = s->segs[g]; /* moved, not copied */
+        }
+        s->nsegs = 0;
+    }
+}
+
 int stint_i_lean_merge(struct stint_model *dst, struct stint_model *src, const uint32_t *smap, const uint32_t *lmap,
                        uint64_t seq0)
 {
     struct stint_lean *S = src->lean;
-    if (!S || (!S->total && !S->nnotes))
+    if (!S || (!S->total && !S->nnotes && !S->ninst))
         return 0;
     if (!dst->lean)
         dst->lean = stint_xcalloc(1, sizeof *dst->lean);
@@ -173,7 +229,7 @@ int stint_i_lean_merge(struct stint_model *dst, struct stint_model *src, const u
             (struct lean_note){x->seq + (uint32_t)seq0, lmap[x->lane], x->before + lane_count(D, lmap[x->lane])};
     }
     S->nnotes = 0;
-    if (!S->total)
+    if (!S->total && !S->ninst)
         return 0;
     uint32_t *pmap = stint_xreallocarray(NULL, S->npairs ? S->npairs : 1, sizeof *pmap);
     int widened = 0;
@@ -184,23 +240,12 @@ int stint_i_lean_merge(struct stint_model *dst, struct stint_model *src, const u
         free(pmap);
         return -1;
     }
-    for (size_t i = 0; i < S->nlanes; i++) {
-        struct lean_lane *sl = &S->lanes[i];
-        if (!sl->nsegs)
-            continue;
-        struct lean_lane *dl = lane_at(D, lmap[i]);
-        for (size_t g = 0; g < sl->nsegs; g++) {
-            struct lean_pk *r = sl->segs[g].r;
-            for (size_t k = 0; k < sl->segs[g].len; k++)
-                if (r[k].toff != BASE_MARK)
-                    r[k].dp = (r[k].dp & ~PAIR_MASK) | pmap[r[k].dp & PAIR_MASK];
-            dl->segs = stint_i_lean_grow(dl->segs, &dl->cap, dl->nsegs + 1, sizeof *dl->segs);
-            dl->segs[dl->nsegs++] = sl->segs[g]; /* moved, not copied */
-        }
-        sl->nsegs = 0;
-    }
+    move_lanes(&D->lanes, &D->nlanes, S->lanes, S->nlanes, lmap, pmap, 0);
+    move_lanes(&D->ilanes, &D->nilanes, S->ilanes, S->nilanes, lmap, pmap, (uint32_t)seq0);
     D->total += S->total;
     S->total = 0;
+    D->ninst += S->ninst;
+    S->ninst = 0;
     free(pmap);
     return 0;
 }
@@ -218,12 +263,112 @@ void stint_i_lean_free(struct stint_model *m)
         stint_hmem_free(L->lanes[i].strays, L->lanes[i].nstrays * sizeof *L->lanes[i].strays);
     }
     free(L->lanes);
+    for (size_t i = 0; i < L->nilanes; i++) {
+        for (size_t g = 0; g < L->ilanes[i].nsegs; g++)
+            seg_free(&L->ilanes[i].segs[g]);
+        free(L->ilanes[i].segs);
+    }
+    free(L->ilanes);
     free(L->pcat);
     free(L->pname);
     stint_umap_free(&L->pairs);
     free(L->notes);
     free(L);
     m->lean = NULL;
+}
+
+/* Slices n0.. were added at finish, out of input order: a v2 flow event
+ * names its slice by input index (the rank of its seq among the slices,
+ * finish's stint_i_input_positions), so each one moves up by the added
+ * slices that came before it. */
+static void renumber_v2(struct stint_model *m, size_t n0)
+{
+    size_t na = m->slices.len - n0;
+    int64_t *seqs = NULL;
+    for (size_t k = 0; k < m->flow_evs.len; k++) {
+        struct flow_ev *e = &STINT_BA_AT(&m->flow_evs, struct flow_ev, k);
+        if (e->slice >= n0)
+            continue;
+        if (!seqs) {
+            seqs = stint_xreallocarray(NULL, na, sizeof *seqs);
+            for (size_t j = 0; j < na; j++)
+                seqs[j] = STINT_BA_AT(&m->slices, struct stint_slice, n0 + j).seq;
+            stint_sort_i64(seqs, na);
+        }
+        int64_t s = STINT_BA_AT(&m->slices, struct stint_slice, e->slice).seq;
+        size_t lo = 0, hi = na; /* added slices with a smaller seq */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (seqs[mid] < s)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        e->slice += (uint32_t)lo;
+    }
+    free(seqs);
+}
+
+/* Track t, or nt when t is not below nt. */
+static inline size_t track_or(uint32_t t, size_t nt)
+{
+    return t < nt ? t : nt;
+}
+
+void stint_i_lean_finish_begin(struct stint_model *m)
+{
+    struct stint_lean *L = m->lean;
+    if (!L)
+        return;
+    stint_umap_free(&L->pairs); /* (a million names: 24 MB the walk's tallies can use) */
+    memset(L->pcache, 0, sizeof L->pcache);
+    if (!L->ilanes)
+        return;
+    /* by track: whether its instants can matter to anything but their count:
+     * a flow event may bind to one; an instant after the end of a B slice
+     * cuts the slices still open above it (Perfetto's misplaced end rule),
+     * so a track with ordinary slices or E events keeps them too */
+    size_t nt = m->tracks.len;
+    uint8_t *keep = stint_xcalloc(nt + 1, 1); /* (slot nt: a track out of range) */
+    for (size_t k = 0; k < m->flow_evs.len; k++)
+        keep[track_or(STINT_BA_AT(&m->flow_evs, struct flow_ev, k).track, nt)] = 1;
+    for (size_t k = 0; k < m->ends.len; k++)
+        keep[track_or(STINT_BA_AT(&m->ends, struct end_ev, k).track, nt)] = 1;
+    for (size_t k = 0; k < m->slices.len; k++)
+        keep[track_or(STINT_BA_AT(&m->slices, struct stint_slice, k).track, nt)] = 1;
+    size_t n0 = m->slices.len;
+    for (size_t i = 0; i < L->nilanes; i++) {
+        struct lean_lane *il = &L->ilanes[i];
+        uint32_t t = il->nsegs ? stint_model_lane_at(m, (uint32_t)i)->track : STINT_NO_ID;
+        if (t < m->tracks.len && keep[t]) {
+            struct rec_iter it = rec_iter_at(il);
+            struct lean_rec r;
+            while (rec_next(&it, &r)) {
+                uint32_t p = (uint32_t)(r.dp & PAIR_MASK);
+                *(struct stint_slice *)stint_i_xpush(&m->slices) =
+                    (struct stint_slice){.ts_ns = r.ts_ns,
+                                         .tts_ns = STINT_TS_NONE,
+                                         .tdur_ns = STINT_TS_NONE,
+                                         .track = t,
+                                         .name = L->pname[p],
+                                         .cat = L->pcat[p],
+                                         .args = STINT_NO_ID,
+                                         .parent = STINT_NO_ID,
+                                         .seq = (uint32_t)(r.dp >> PAIR_BITS),
+                                         .flags = STINT_SLICE_INSTANT};
+            }
+        }
+        for (size_t g = 0; g < il->nsegs; g++)
+            seg_free(&il->segs[g]);
+        free(il->segs);
+    }
+    free(L->ilanes);
+    L->ilanes = NULL;
+    L->nilanes = 0;
+    L->ninst = 0;
+    free(keep);
+    if (m->slices.len > n0)
+        renumber_v2(m, n0);
 }
 
 /* ---- device work ----------------------------------------------------------------- */
@@ -333,7 +478,7 @@ void stint_i_lean_order(struct lean_lane *ll)
                 have = 1;
                 sg->r[wk++] = sg->r[k]; /* (wk <= k) */
             }
-            sg->len = wk;
+            sg->len = (uint32_t)wk;
         }
         if (!rec_near_sort(st, ns))
             stint_die_nomem();
@@ -365,7 +510,10 @@ void stint_i_lean_order(struct lean_lane *ll)
         if (12 * (j + nm + 1) > 16 * (j + 1))
             in_place = 0;
     }
-    size_t slots = n + nm, bytes = in_place ? n * sizeof *one : slots * sizeof(struct lean_pk);
+    size_t slots = n + nm;
+    if (slots > UINT32_MAX) /* (a lane of 4G records, 48 GB of them: a view's count is 32-bit) */
+        stint_die_nomem();
+    size_t bytes = in_place ? n * sizeof *one : slots * sizeof(struct lean_pk);
     char *out = in_place ? (char *)one : stint_xcheck(stint_hmem_alloc(bytes));
     base = first;
     size_t p = 0;
@@ -385,8 +533,8 @@ void stint_i_lean_order(struct lean_lane *ll)
     ll->segs[0] = (struct lean_seg){.r = (struct lean_pk *)(void *)out,
                                     .base = first,
                                     .cur = base,
-                                    .len = p,
-                                    .nrec = n};
+                                    .len = (uint32_t)p,
+                                    .nrec = (uint32_t)n};
     ll->nsegs = 1;
     ll->sorted = out;
     ll->sorted_bytes = bytes;

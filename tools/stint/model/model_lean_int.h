@@ -41,18 +41,20 @@ _Static_assert(sizeof(struct lean_pk) == 12, "a kept record takes 12 bytes");
 /* A lane's segment: records and markers (slots) in input order, or, after a
  * full sort, in slice order in the sorted array (which owns the memory: cap
  * 0). Its memory is a block of cap * 12 bytes, caps chosen so that blocks
- * are powers of two (hmem.h's shared blocks are): 256 bytes to 64 KiB. */
+ * are powers of two (hmem.h's shared blocks are): 32 bytes (2 slots: a
+ * lane of one span takes no more) to 64 KiB. 40 bytes each; a lane's list of
+ * them grows from one (most lanes of a many-thread trace hold one segment). */
 struct lean_seg {
     struct lean_pk *r;
     int64_t base;      /* of slot 0 */
     int64_t cur;       /* the base of the next slot appended */
-    size_t len;        /* slots */
-    size_t nrec;       /* records (slots but markers) */
+    uint32_t len;      /* slots (at most 64 KiB / 12 in a block; a view: under 2^32) */
+    uint32_t nrec;     /* records (slots but markers) */
     uint32_t cap;      /* slots the block holds (0: a view) */
 };
 
 #define SEG_MAX_BYTES ((size_t)64 << 10)
-#define SEG_FIRST_BYTES ((size_t)256)
+#define SEG_FIRST_BYTES ((size_t)32)
 
 struct lean_lane {
     struct lean_seg *segs;
@@ -123,6 +125,11 @@ struct stint_lean {
         uint32_t pair1;     /* pair + 1, 0 = empty */
     } pcache[1024];
     size_t total;
+    /* STINT_MODEL_LEAN_INSTANTS: thread instants by lane, as records of
+     * dp = seq << PAIR_BITS | pair (no duration), until finish settles them */
+    struct lean_lane *ilanes;
+    size_t nilanes;
+    uint64_t ninst;
     struct lean_note *notes; /* in seq order */
     size_t nnotes, ncap;
 };

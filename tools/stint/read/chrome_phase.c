@@ -489,6 +489,8 @@ static uint32_t phase_instant(struct ev *v)
     }
     v->s.dur_ns = 0;
     v->s.flags = STINT_SLICE_INSTANT;
+    if (e->bind_id.set) /* a v2 flow needs the slice's index (not a counted lean instant) */
+        v->s.flags |= STINT_SLICE_NEEDS_INDEX;
     if (ph == 'i' && e->args_a && key_is(e->name.s, e->name.n, "[memory]"))
         memory_instant(v->r, e, v->pid, v->s.ts_ns);
     stint_model_instant_stat(m, kind, v->s.cat, v->s.name);
