@@ -10,7 +10,11 @@
  * lean with the walk split over two threads from the first span on (the
  * flow events then put in order on a thread of their own while the tracks
  * are walked), must stream the same slices in some order (compared by a sum
- * of per-slice hashes) with the same counts. */
+ * of per-slice hashes) with the same counts. A fourth, lean with
+ * STINT_MODEL_LEAN_INSTANTS (summary's: thread instants counted, kept only
+ * where a flow, a B/E or a slice that is not lean shares their track), must
+ * stream the same slices but instants, in the same order, with the same
+ * counts. */
 #include "fuzz_common.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -18,6 +22,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 struct stream {
     uint64_t hash, n;
     uint64_t sum; /* of per-slice hashes: the same whatever the order */
+    uint64_t hash_ni, n_ni; /* the same over the slices but instants */
 };
 
 static uint64_t mix(uint64_t h, uint64_t v)
@@ -51,6 +56,10 @@ static void on_span(void *ctx, const struct stint_model *m, const struct stint_s
     st->hash = mix(st->hash, h);
     st->sum += h;
     st->n++;
+    if (!(ev->flags & STINT_SLICE_INSTANT)) {
+        st->hash_ni = mix(st->hash_ni, h);
+        st->n_ni++;
+    }
 }
 
 /* The second walker's stream, added into the first's at the join. */
@@ -112,11 +121,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     fuzz_read_memory(stint_read_chrome, data, size, STINT_MODEL_KEEP_ARGS | STINT_MODEL_KEEP_SAMPLES);
 
-    static struct outcome full, lean, split;
+    static struct outcome full, lean, split, inst;
     read_streamed(data, size, 0, NULL, &full);
     read_streamed(data, size, STINT_MODEL_LEAN, NULL, &lean);
     read_streamed(data, size, STINT_MODEL_LEAN, &split_from_one, &split);
     if (!same_outcome(&full, &lean, 1) || !same_outcome(&full, &split, 0))
+        abort();
+    read_streamed(data, size, STINT_MODEL_LEAN | STINT_MODEL_LEAN_INSTANTS, NULL, &inst);
+    inst.st.n = full.st.n; /* (instants aside) */
+    inst.st.sum = full.st.sum;
+    inst.st.hash = full.st.hash;
+    if (inst.st.hash_ni != full.st.hash_ni || inst.st.n_ni != full.st.n_ni || !same_outcome(&full, &inst, 1))
         abort();
     return 0;
 }
