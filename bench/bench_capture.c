@@ -37,6 +37,8 @@
 #include "stint/session.h"
 #include "stint/stint.h"
 
+#include "bench_median.h"
+
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,17 +62,6 @@ typedef struct took {
     double wall, cpu;
 } took;
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static long g_spans = 20000000;
 static volatile uint64_t g_sink;
@@ -178,7 +169,7 @@ static void drain_rows(const char *dir, int reps)
     if (stint_capture_close(c) != STINT_OK)
         exit(1);
     unlink(path);
-    double a = median(none, reps), b = median(cap, reps);
+    double a = bench_median(none, reps), b = bench_median(cap, reps);
     printf("%-34s %10.1f ns/record\n", "drain, no sink (baseline)", a);
     printf("%-34s %10.1f ns/record  (capture's own: %.1f ns; %.1fM records/s on one writer thread)\n",
            "drain into the capture", b, b - a, 1e3 / b);
@@ -216,7 +207,7 @@ int main(int argc, char **argv)
     double v[64], vc[64];
     for (int r = 0; r < reps; r++)
         run_threads(ring_thread, 1, &v[r], &vc[r]);
-    double ring_ns = median(v, reps) / (double)g_spans, ring_cpu = median(vc, reps) / (double)g_spans;
+    double ring_ns = bench_median(v, reps) / (double)g_spans, ring_cpu = bench_median(vc, reps) / (double)g_spans;
     printf("%-34s %10.2f ns/span  %7.1fM spans/s per thread; CPU %.2f ns/span (%.1fM/s)\n", "rdtsc ring (baseline)",
            ring_ns, 1e3 / ring_ns, ring_cpu, 1e3 / ring_cpu);
     setenv("STINT_MARKERS", "off", 1);
@@ -243,8 +234,8 @@ int main(int argc, char **argv)
             stint_get_stats(&s1);
             dropped += s1.spans_dropped - s0.spans_dropped;
         }
-        double l = median(loop, reps) / (double)g_spans, e = median(all, reps) / (double)g_spans;
-        double pc = median(pcpu, reps) / (double)g_spans, wc = median(wcpu, reps) / (double)g_spans / t;
+        double l = bench_median(loop, reps) / (double)g_spans, e = bench_median(all, reps) / (double)g_spans;
+        double pc = bench_median(pcpu, reps) / (double)g_spans, wc = bench_median(wcpu, reps) / (double)g_spans / t;
         char name[64];
         snprintf(name, sizeof name, "%s, %d thread%s", with_capture ? "capture" : "no sink (writer discards)", t,
                  t > 1 ? "s" : "");

@@ -18,6 +18,8 @@
 #include "stint/session.h"
 #include "stint/stint.h"
 
+#include "bench_median.h"
+
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,17 +34,6 @@ static int64_t now_ns(void)
     return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
 }
 
-static int cmp_d(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp_d);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-}
 
 static void record(long spans)
 {
@@ -149,14 +140,14 @@ int main(int argc, char **argv)
     stint_markers_off();
     stint_get_stats(&st1);
 
-    double base = median(drain[CFG_NONE], reps);
+    double base = bench_median(drain[CFG_NONE], reps);
     printf("bench_sinks: %ld spans x %d reps per configuration, medians (ns per span)\n", spans, reps);
     printf("%-26s %10s %10s %12s\n", "sink", "record", "drain", "drain/base");
     for (int c = 0; c < CFG_NCFG; c++) {
-        double d = median(drain[c], reps);
-        printf("%-26s %10.1f %10.1f %11.2fx\n", cfg_names[c], median(rec[c], reps), d, d / base);
+        double d = bench_median(drain[c], reps);
+        printf("%-26s %10.1f %10.1f %11.2fx\n", cfg_names[c], bench_median(rec[c], reps), d, d / base);
     }
-    printf("%-26s %10s %10.1f %12s\n", "JSONL session (explicit)", "-", median(sess, reps), "(begin+end)");
+    printf("%-26s %10s %10.1f %12s\n", "JSONL session (explicit)", "-", bench_median(sess, reps), "(begin+end)");
     printf("spans dropped during the runs: %llu\n",
            (unsigned long long)(st1.spans_dropped - st0.spans_dropped));
     snprintf(path, sizeof path, "%s/bench_sinks_markers.log", dir);
