@@ -96,9 +96,13 @@ struct stint_i_thread {
     stint_i_attr attrs[STINT_I_ATTR_STACK];
     char strs[STINT_I_STR_STACK];
 
-    /* records published (bytes): on a cache line of its own, so that the
-     * consumer's reads of it do not take the producer's other fields away */
-    _Alignas(64) _Atomic uint64_t head;
+    /* records published (bytes): 64 bytes of padding keep it off the cache
+     * line of the producer's other fields, so that the consumer's reads of
+     * it do not take them away. (Padding, not _Alignas(64): the state comes
+     * from the user's allocator hook, which promises only malloc's 16-byte
+     * alignment.) */
+    char pad_head_[64];
+    _Atomic uint64_t head;
     /* a stack of free chunks (linked through next) the producer takes from
      * before it maps one: pushed by the consumer only, popped by the producer
      * only (a compare-and-swap sees no ABA); the consumer's trim takes it
@@ -112,8 +116,9 @@ struct stint_i_thread {
     _Atomic uint64_t grew;
     _Atomic uint64_t released; /* chunks the consumer moved past: grew - released + 1 chunks in the chain */
 
-    /* consumer side (drain lock) */
-    _Alignas(64) _Atomic uint64_t tail;
+    /* consumer side (drain lock), padded off the lines above */
+    char pad_tail_[64];
+    _Atomic uint64_t tail;
     /* the thread's own flush is formatting its records without the drain
      * lock (stint_i_flush_own): other drains leave them; claim_seq counts
      * the claims ended, for a flush that waits on one */
