@@ -129,6 +129,7 @@ struct stint_i_thread {
     uint64_t rpos;         /* bytes of it read */
     stint_i_chunk *home;   /* the allocator's chunk: in the chain or the spare slot, freed never */
     uint64_t dropped_reported;
+    uint64_t drain_to; /* a whole drain's share of it: the bytes published when that drain began (writer.c) */
     uint64_t written;
     uint64_t discarded; /* records drained with no sink left (after stint_shutdown): dropped, not recorded */
 

@@ -364,8 +364,17 @@ static int drain_pass(uint64_t budget, int full_only)
     stint_i_thread *first = stint_i_threads;
     reg_unlock();
     int left = 0;
+    /* a whole drain (a flush, the last one at exit) takes what every thread
+     * had published when it began, all threads at once: read one thread at a
+     * time, the ones read last would have had more time to add to theirs,
+     * and busy threads that outrun the writer (their buffers grow) would
+     * keep it going well past the moment asked for */
+    if (budget == UINT64_MAX)
+        for (stint_i_thread *t = first; t; t = t->next)
+            t->drain_to = atomic_load_explicit(&t->head, memory_order_acquire) -
+                          atomic_load_explicit(&t->tail, memory_order_relaxed);
     for (stint_i_thread *t = first; t; t = t->next) {
-        left |= drain_thread(t, budget, full_only);
+        left |= drain_thread(t, budget == UINT64_MAX ? t->drain_to : budget, full_only);
         if (!full_only) {
             /* free chunks kept for a burst: given back once a whole period
              * passed without the thread linking a chunk */
