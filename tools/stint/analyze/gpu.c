@@ -51,14 +51,8 @@ size_t stint_gpu_names_get(struct gpu_names *t, const char *s, size_t len)
 
 uint32_t *stint_gpu_idslot(struct gpu_idcache *c, uint32_t id)
 {
-    if (id >= c->n) {
-        size_t n = c->n ? c->n : 256;
-        while (n <= id)
-            n *= 2;
-        c->v = stint_xreallocarray(c->v, n, sizeof *c->v);
-        memset(c->v + c->n, 0, (n - c->n) * sizeof *c->v);
-        c->n = n;
-    }
+    if (id >= c->n)
+        c->v = stint_xgrow_zeroed(c->v, &c->n, (size_t)id + 1, sizeof *c->v, 256);
     return &c->v[id];
 }
 
@@ -128,14 +122,8 @@ enum gpu_kind stint_gpu_cat_kind(struct gpu_file *f, uint32_t cat)
 {
     if (cat < f->nkind && f->kind[cat])
         return (enum gpu_kind)(f->kind[cat] - 1);
-    if (cat >= f->nkind) {
-        size_t n = f->nkind ? f->nkind : 64;
-        while (n <= cat)
-            n *= 2;
-        f->kind = stint_xreallocarray(f->kind, n, 1);
-        memset(f->kind + f->nkind, 0, n - f->nkind);
-        f->nkind = n;
-    }
+    if (cat >= f->nkind)
+        f->kind = stint_xgrow_zeroed(f->kind, &f->nkind, (size_t)cat + 1, 1, 64);
     enum gpu_kind k = kind_of(f, cat);
     f->kind[cat] = (uint8_t)(k + 1);
     return k;
@@ -292,14 +280,8 @@ static int item_before(const void *x, const void *y)
 
 void stint_gpu_mark_lane(struct gpu_file *f, uint32_t l)
 {
-    if (l >= f->nlane_work) {
-        size_t n = f->nlane_work ? f->nlane_work : 64;
-        while (n <= l)
-            n *= 2;
-        f->lane_work = stint_xreallocarray(f->lane_work, n, 1);
-        memset(f->lane_work + f->nlane_work, 0, n - f->nlane_work);
-        f->nlane_work = n;
-    }
+    if (l >= f->nlane_work)
+        f->lane_work = stint_xgrow_zeroed(f->lane_work, &f->nlane_work, (size_t)l + 1, 1, 64);
     f->lane_work[l] = 1;
 }
 

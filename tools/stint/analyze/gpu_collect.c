@@ -129,14 +129,8 @@ void stint_gpu_collect_corr(void *ctx, uint32_t track, uint32_t cat, uint32_t na
     }
     if (!has)
         return;
-    if (track >= c->nct) {
-        size_t n = c->nct ? c->nct : 16;
-        while (n <= track)
-            n *= 2;
-        c->ct = stint_xreallocarray(c->ct, n, sizeof *c->ct);
-        memset(c->ct + c->nct, 0, (n - c->nct) * sizeof *c->ct);
-        c->nct = n;
-    }
+    if (track >= c->nct)
+        c->ct = stint_xgrow_zeroed(c->ct, &c->nct, (size_t)track + 1, sizeof *c->ct, 16);
     struct corr_track *t = &c->ct[track];
     t->e = stint_gpu_hgrow(t->e, &t->cap, t->n + 1, sizeof *t->e, 256);
     t->e[t->n++] = (struct corr_ent){ts_ns, dur_ns, corr, cat, name};

@@ -20,14 +20,8 @@
 
 int stint_gpu_is_step_name(struct gpu_file *f, uint32_t id, const char *glob)
 {
-    if (id >= f->nstep_name) {
-        size_t n = f->nstep_name ? f->nstep_name : 64;
-        while (n <= id)
-            n *= 2;
-        f->step_name = stint_xreallocarray(f->step_name, n, 1);
-        memset(f->step_name + f->nstep_name, 0, n - f->nstep_name);
-        f->nstep_name = n;
-    }
+    if (id >= f->nstep_name)
+        f->step_name = stint_xgrow_zeroed(f->step_name, &f->nstep_name, (size_t)id + 1, 1, 64);
     if (!f->step_name[id])
         f->step_name[id] = fnmatch(glob, stint_model_str(f->m, id, NULL), 0) == 0 ? 2 : 1;
     return f->step_name[id] == 2;

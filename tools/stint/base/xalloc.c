@@ -85,3 +85,12 @@ void *stint_xgrow(void *p, size_t *cap, size_t need, size_t size, size_t first)
 {
     return stint_xcheck(stint_grow(p, cap, need, size, first));
 }
+
+void *stint_xgrow_zeroed(void *p, size_t *cap, size_t need, size_t size, size_t first)
+{
+    size_t old = *cap;
+    char *q = stint_xgrow(p, cap, need, size, first);
+    if (*cap > old)
+        memset(q + old * size, 0, (*cap - old) * size);
+    return q;
+}

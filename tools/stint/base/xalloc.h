@@ -40,5 +40,8 @@ char *stint_xstrndup(const char *s, size_t n);
  */
 void *stint_grow(void *p, size_t *cap, size_t need, size_t size, size_t first);
 void *stint_xgrow(void *p, size_t *cap, size_t need, size_t size, size_t first);
+/* stint_xgrow, with the elements it adds zeroed (for tables indexed by id:
+ * room for index i is need = i + 1). */
+void *stint_xgrow_zeroed(void *p, size_t *cap, size_t need, size_t size, size_t first);
 
 #endif
