@@ -15,6 +15,7 @@
  */
 #include "write/report_html.h"
 #include "write/report_gpu.h"
+#include "write/report_steps.h"
 
 #include "analyze/analysis.h"
 #include "base/intervals.h"
@@ -64,6 +65,8 @@ static void html_text(FILE *f, const char *s, size_t n)
 }
 
 static void html_str(FILE *f, const char *s) { html_text(f, s, strlen(s)); }
+
+void stint_report_html_str(FILE *f, const char *s) { html_text(f, s, strlen(s)); }
 
 /* A JSON string safe inside <script>: no '<', '>' or '&' appear raw. */
 static void js_str(FILE *f, const char *s, size_t n)
@@ -144,165 +147,6 @@ static void td_us(FILE *f, int64_t ns)
     fprintf(f, "<td>%s</td>", stint_an_us(b, ns));
 }
 
-/* Picks a step name when none was given: the most frequent root span name
- * on thread tracks that contains "step" (0 when none; the first seen among
- * equals). Counted per name id, whatever the number of names. */
-static uint32_t guess_step(const struct stint_model *m)
-{
-    size_t n = stint_model_nslices(m);
-    uint32_t maxname = 0;
-    for (size_t i = 0; i < n; i++)
-        if (stint_model_slice(m, i)->name > maxname)
-            maxname = stint_model_slice(m, i)->name;
-    uint64_t *cnt = stint_xcalloc((size_t)maxname + 1, sizeof *cnt);
-    uint8_t *has = stint_xcalloc((size_t)maxname + 1, 1); /* 1: holds "step", 2: does not (looked up once) */
-    uint32_t best = 0;
-    uint64_t best_n = 0;
-    for (size_t i = 0; i < n; i++) {
-        const struct stint_slice *s = stint_model_slice(m, i);
-        if (s->depth != 0 || (s->flags & STINT_SLICE_INSTANT) ||
-            stint_model_track_at(m, s->track)->kind != STINT_TRACK_THREAD)
-            continue;
-        if (!has[s->name])
-            has[s->name] = strstr(stint_model_str(m, s->name, NULL), "step") ? 1 : 2;
-        if (has[s->name] != 1)
-            continue;
-        if (++cnt[s->name] > best_n) {
-            best_n = cnt[s->name];
-            best = s->name;
-        }
-    }
-    free(cnt);
-    free(has);
-    return best;
-}
-
-/* name as an fnmatch pattern that matches only itself (a guessed step name
- * such as "train_step[rank0]" is a name, not a glob), in a new string. */
-static char *glob_literal(const char *name)
-{
-    size_t n = strlen(name);
-    char *g = stint_xmalloc(2 * n + 1), *q = g;
-    for (const char *p = name; *p; p++) {
-        if (*p == '*' || *p == '?' || *p == '[' || *p == '\\')
-            *q++ = '\\';
-        *q++ = *p;
-    }
-    *q = '\0';
-    return g;
-}
-
-enum { REPORT_STEP_COLUMNS = 8, REPORT_STEP_ROWS = 500 };
-
-/* One cell of a steps stats row: x's min (q 0), exact median (q 1) or max (q 2), in us. */
-static void td_stat(FILE *f, const struct stint_step_stats *x, int q)
-{
-    char b[64];
-    fprintf(f, "<td>%s</td>", q == 0   ? stint_an_us(b, x->min_ns)
-                              : q == 1 ? stint_an_fmt_ratio(b, x->median, 3, 3)
-                                       : stint_an_us(b, x->max_ns));
-}
-
-/* The steps section's text and table: the figures of `stint steps` with
- * --columns (columns child names with the most time, REPORT_STEP_COLUMNS when
- * 0, SIZE_MAX all, then one "other (K names)" column, the union of the rest
- * in each step), the
- * first REPORT_STEP_ROWS steps as rows, then min, median and max per clock
- * over all the steps of that clock. step is the name shown, glob the pattern
- * matched (the name itself when guessed). Linear in the input: nothing is
- * steps x names. Returns 0, or -1 when out of memory. */
-static int put_steps(FILE *f, const struct stint_model *m, const char *step, const char *glob, int guessed,
-                     size_t columns)
-{
-    struct stint_steps_sparse sr;
-    struct stint_steps_stats st;
-    if (stint_steps_sparse_compute(&sr, m, glob, NULL, columns ? columns : REPORT_STEP_COLUMNS) != 0)
-        return -1;
-    int64_t *row_v = calloc(sr.nshown ? sr.nshown : 1, sizeof *row_v); /* one step's shown unions */
-    if (!row_v || stint_steps_stats_compute(&st, &sr) != 0) {
-        free(row_v);
-        stint_steps_sparse_free(&sr);
-        return -1;
-    }
-    size_t nother = sr.nchildren - sr.nshown;
-    fputs("<p class=\"hint\">steps named <b>", f);
-    html_str(f, step);
-    fprintf(f, "</b>%s: %zu on host-clock lanes, %zu on device-clock lanes",
-            guessed ? " (guessed: the most frequent root span name holding &quot;step&quot;; --step NAME picks "
-                      "another)"
-                    : "",
-            sr.nhost, sr.nsteps - sr.nhost);
-    if (sr.unfinished)
-        fprintf(f, " (%" PRIu64 " unfinished left out)", sr.unfinished);
-    if (!sr.nsteps) {
-        fputs("</p>\n", f);
-        goto out;
-    }
-    fputs("; times in us. A child column is the union of that name's intervals clipped to the step; overlap is "
-          "the time covered by two or more children; unattributed is wall minus the union of all children. min, "
-          "median and max are per clock, over all the steps of that clock (a child absent from a step counts 0)",
-          f);
-    if (sr.nhost && sr.nsteps > sr.nhost)
-        fputs("; device-clock steps come after the host ones", f);
-    if (sr.nsteps > REPORT_STEP_ROWS)
-        fprintf(f, "; <b>the first %d rows are shown</b>", (int)REPORT_STEP_ROWS);
-    fputs(".</p>\n", f);
-    char other_hdr[64];
-    snprintf(other_hdr, sizeof other_hdr, "other (%zu name%s)", nother, nother == 1 ? "" : "s");
-    if (nother)
-        fprintf(f, "<p class=\"hint\">child columns: the %zu names with the most time over all steps (ties by "
-                   "name); <b>%s</b> is the union, not the sum, of the other %zu names' intervals clipped to the "
-                   "step (<code>--columns 0</code> shows every name)</p>\n",
-                sr.nshown, other_hdr, nother);
-    fputs("<table><tr><th>step</th><th>clock</th><th>wall</th>", f);
-    for (size_t r = 0; r < sr.nshown; r++) {
-        fputs("<th>", f);
-        html_str(f, stint_model_str(m, sr.children[r], NULL));
-        fputs("</th>", f);
-    }
-    if (nother)
-        fprintf(f, "<th>%s</th>", other_hdr);
-    fputs("<th>overlap</th><th>unattributed</th></tr>\n", f);
-    for (size_t k = 0; k < sr.nsteps && k < REPORT_STEP_ROWS; k++) {
-        const struct stint_step_row *row = &sr.rows[k];
-        fprintf(f, "<tr><td>%zu</td><td>%s</td>", k, k < sr.nhost ? "host" : "device");
-        td_us(f, row->wall_ns);
-        /* cells are in rank order: the shown ones come first */
-        for (size_t j = row->cell0; j < row->cell0 + row->ncells && sr.cells[j].child < sr.nshown; j++)
-            row_v[sr.cells[j].child] = sr.cells[j].union_ns;
-        for (size_t r = 0; r < sr.nshown; r++) {
-            td_us(f, row_v[r]);
-            row_v[r] = 0;
-        }
-        if (nother)
-            td_us(f, row->other_ns);
-        td_us(f, row->overlap_ns);
-        td_us(f, row->unattributed_ns);
-        fputs("</tr>\n", f);
-    }
-    static const char *const lbl[3] = {"min", "median", "max"};
-    for (int dev = 0; dev < 2; dev++) {
-        for (int q = 0; q < 3 && st.nsteps[dev]; q++) {
-            fprintf(f, "<tr><th>%s</th><th>%s, %zu step%s</th>", lbl[q], dev ? "device" : "host", st.nsteps[dev],
-                    st.nsteps[dev] == 1 ? "" : "s");
-            td_stat(f, &st.fig[dev][STINT_STEP_WALL], q);
-            for (size_t r = 0; r < sr.nshown; r++)
-                td_stat(f, &st.child[dev][r], q);
-            if (nother)
-                td_stat(f, &st.fig[dev][STINT_STEP_OTHER], q);
-            td_stat(f, &st.fig[dev][STINT_STEP_OVERLAP], q);
-            td_stat(f, &st.fig[dev][STINT_STEP_UNATTRIBUTED], q);
-            fputs("</tr>\n", f);
-        }
-    }
-    fputs("</table>\n", f);
-out:
-    free(row_v);
-    stint_steps_stats_free(&st);
-    stint_steps_sparse_free(&sr);
-    return 0;
-}
-
 /* One report being written: the model, the tally and the page's figures
  * that its sections share. */
 struct report {
@@ -312,7 +156,7 @@ struct report {
     const struct stint_report_opts *o;
     struct stint_calltree t;
     size_t n;                  /* slices */
-    uint32_t *pick;            /* the timeline's slices, in index order */
+    struct stint_report_slice *pick; /* the timeline's slices, in index order */
     size_t npick, left_out;
     uint8_t *fkeep;            /* per call tree node: in the flame graph */
     size_t flame_out;          /* call paths left out of it */
@@ -358,15 +202,23 @@ static void flame_keep(struct report *r)
 /* The timeline's slices: all, or the max_slices longest. */
 static void pick_slices(struct report *r, size_t max_slices)
 {
-    r->pick = stint_xmalloc((r->n ? r->n : 1) * sizeof *r->pick);
+    uint32_t *ix = stint_xmalloc((r->n ? r->n : 1) * sizeof *ix);
+    size_t n = 0;
     for (size_t i = 0; i < r->n; i++)
-        r->pick[r->npick++] = (uint32_t)i;
-    if (r->npick > max_slices) {
-        stint_report_select(r->pick, r->npick, max_slices, dur_desc, (void *)r->m);
-        r->left_out = r->npick - max_slices;
-        r->npick = max_slices;
-        qsort(r->pick, r->npick, sizeof *r->pick, u32_asc);
+        ix[n++] = (uint32_t)i;
+    if (n > max_slices) {
+        stint_report_select(ix, n, max_slices, dur_desc, (void *)r->m);
+        r->left_out = n - max_slices;
+        n = max_slices;
+        qsort(ix, n, sizeof *ix, u32_asc);
     }
+    r->pick = stint_xmalloc((n ? n : 1) * sizeof *r->pick);
+    for (size_t k = 0; k < n; k++) {
+        const struct stint_slice *s = stint_model_slice(r->m, ix[k]);
+        r->pick[k] = (struct stint_report_slice){s->ts_ns, s->dur_ns, s->track, s->name};
+    }
+    r->npick = n;
+    free(ix);
 }
 
 /* host origin and span; device lanes keep their own origin */
@@ -423,7 +275,7 @@ static void pack_rows(struct report *r)
     int64_t row_end[25];
     uint32_t cur_track = STINT_NO_ID;
     for (size_t k = 0; k < r->npick; k++) {
-        const struct stint_slice *s = stint_model_slice(m, r->pick[k]);
+        const struct stint_report_slice *s = &r->pick[k];
         if (s->track != cur_track) {
             cur_track = s->track;
             for (int i = 0; i < 25; i++)
@@ -494,7 +346,7 @@ static void put_head(const struct report *r)
                "columns, the rest as one column, their union); the unattributed remainder is wall minus the union "
                "of all children (uninstrumented work or waiting, not a proven cause). Its min, median and max are "
                "per clock: host and device times are never pooled.</li>\n",
-            (int)REPORT_STEP_COLUMNS);
+            (int)STINT_REPORT_STEP_COLUMNS);
 }
 
 /* The scope notes' items about what the page leaves out, then the input's
@@ -658,30 +510,6 @@ static void put_tables(const struct report *r)
     fputs("</table>\n", f);
 }
 
-/* The steps section (put_steps), the step guessed when none was given.
- * Returns 0, or -1 when out of memory. */
-static int put_steps_section(const struct report *r)
-{
-    const struct stint_model *m = r->m;
-    FILE *f = r->f;
-    const char *step = r->o->step;
-    char *guessed = NULL; /* the guessed name as a pattern of itself */
-    if (!step) {
-        uint32_t g = guess_step(m);
-        step = g ? stint_model_str(m, g, NULL) : NULL;
-        if (step)
-            guessed = glob_literal(step);
-    }
-    fputs("<h2>Steps</h2>\n", f);
-    int steps_rc = 0;
-    if (!step)
-        fputs("<p class=\"hint\">no step spans (give --step NAME)</p>\n", f);
-    else
-        steps_rc = put_steps(f, m, step, guessed ? guessed : step, guessed != NULL, r->o->step_columns);
-    free(guessed);
-    return steps_rc;
-}
-
 /* names: the strings slice names use, renumbered densely in id order (the
  * string table also holds categories, args and internal flow keys, which
  * the page never shows); only the names the page draws: the picked slices'
@@ -691,10 +519,10 @@ static void put_data_names(struct report *r)
     const struct stint_model *m = r->m;
     const struct stint_calltree *t = &r->t;
     FILE *f = r->f;
-    uint32_t maxname = 0;
-    for (size_t i = 0; i < r->n; i++)
-        if (stint_model_slice(m, i)->name > maxname)
-            maxname = stint_model_slice(m, i)->name;
+    uint32_t maxname = 0; /* (the largest the page draws: the array's size, not its order) */
+    for (size_t k = 0; k < r->npick; k++)
+        if (r->pick[k].name > maxname)
+            maxname = r->pick[k].name;
     for (size_t k = 1; k < t->n; k++)
         if (t->nodes[k].name > maxname)
             maxname = t->nodes[k].name;
@@ -704,7 +532,7 @@ static void put_data_names(struct report *r)
         name_ix[k] = STINT_NO_ID;
     name_ix[0] = 0;
     for (size_t k = 0; k < r->npick; k++)
-        name_ix[stint_model_slice(m, r->pick[k])->name] = 0;
+        name_ix[r->pick[k].name] = 0;
     for (size_t k = 1; k < t->n; k++)
         if (r->fkeep[k])
             name_ix[t->nodes[k].name] = 0;
@@ -727,7 +555,8 @@ static void put_data_timeline(const struct report *r)
     const struct stint_model *m = r->m;
     FILE *f = r->f;
     const uint32_t *lane_of_track = r->lane_of_track, *track_depth = r->track_depth, *name_ix = r->name_ix;
-    const uint32_t *pick = r->pick, *row_of = r->row_of;
+    const struct stint_report_slice *pick = r->pick;
+    const uint32_t *row_of = r->row_of;
     size_t npick = r->npick;
     int64_t h0 = r->h0;
     const int64_t *dev_origin = r->dev_origin;
@@ -758,7 +587,7 @@ static void put_data_timeline(const struct report *r)
     }
     fputs("],\n\"slices\":[", f);
     for (size_t k = 0; k < npick; k++) {
-        const struct stint_slice *s = stint_model_slice(m, pick[k]);
+        const struct stint_report_slice *s = &pick[k];
         const struct stint_track *tr = stint_model_track_at(m, s->track);
         int64_t org = h0;
         if (stint_model_track_device(m, tr))
@@ -815,32 +644,16 @@ static void put_data_flame(struct report *r)
     free(stack);
 }
 
-int stint_write_report_html(const struct stint_model *m, const struct stint_tally *T, FILE *f,
-                            const struct stint_report_opts *o)
+/* The page from r (its tree, picks, span and origins made) and the late
+ * sections (steps and GPU, written; late_rc their result). Frees r's arrays. */
+static int write_page(struct report *r, const char *late, size_t nlate, int rc)
 {
-    struct report r = {.m = m, .T = T, .f = f, .o = o, .n = stint_model_nslices(m)};
-    /* the steps and GPU sections first, into memory (a few tables): their work arrays
-     * (~40 bytes a slice) are gone before the call tree's are made */
-    char *late = NULL;
-    size_t nlate = 0;
-    FILE *mf = open_memstream(&late, &nlate);
-    if (!mf)
-        return -1;
-    r.f = mf;
-    int rc = put_steps_section(&r);
-    stint_report_gpu_section(mf, m); /* (nothing without device work) */
-    r.f = f;
-    if (fclose(mf) != 0 || stint_calltree_build_sums(&r.t, m, NULL) != 0) {
-        free(late);
-        return -1;
-    }
-    stint_report_tree_drop_per_span(&r.t);
-    flame_keep(&r);
-    pick_slices(&r, o->max_slices ? o->max_slices : 200000);
-    time_span(&r);
-    pack_rows(&r);
-    put_head(&r);
-    put_notes(&r);
+    FILE *f = r->f;
+    stint_report_tree_drop_per_span(&r->t);
+    flame_keep(r);
+    pack_rows(r);
+    put_head(r);
+    put_notes(r);
     fputs("<h2>Timeline</h2>\n<p class=\"hint\">one row group per lane; wheel: zoom at the cursor, drag: pan, "
           "double-click: reset; shift+wheel or the scroll bar: more lanes</p>\n"
           "<div id=\"tlwrap\"><div id=\"tlspace\"><canvas id=\"timeline\"></canvas></div></div>\n",
@@ -855,29 +668,68 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
           "<table><tr><th class=\"n\">lane</th><th>clock</th><th>spans (finished)</th>"
           "<th>busy (us, union of all spans)</th><th>sum (us, all spans)</th></tr>\n",
           f);
-    put_tables(&r);
+    put_tables(r);
     fwrite(late, 1, nlate, f);
-    free(late);
     if (rc == 0) {
         /* data for the script */
         fprintf(f, "<div id=\"tip\"></div>\n<script type=\"application/json\" id=\"stint-data\">{\"span_ns\":%" PRId64
                    ",\"max_rows\":24,\"names\":[",
-                r.span);
-        put_data_names(&r);
-        put_data_timeline(&r);
-        put_data_flame(&r);
+                r->span);
+        put_data_names(r);
+        put_data_timeline(r);
+        put_data_flame(r);
         fputs("]}</script>\n<script>", f);
         for (size_t k = 0; stint_report_js[k]; k++)
             fputs(stint_report_js[k], f);
         fputs("</script>\n</body></html>\n", f);
     }
-    free(r.name_ix);
-    free(r.row_of);
-    free(r.fkeep);
-    free(r.pick);
-    free(r.dev_origin);
-    free(r.lane_of_track);
-    free(r.track_depth);
-    stint_calltree_free(&r.t);
+    free(r->name_ix);
+    free(r->row_of);
+    free(r->fkeep);
+    free(r->pick);
+    free(r->dev_origin);
+    free(r->lane_of_track);
+    free(r->track_depth);
+    stint_calltree_free(&r->t);
+    return rc;
+}
+
+int stint_write_report_html(const struct stint_model *m, const struct stint_tally *T, FILE *f,
+                            const struct stint_report_opts *o)
+{
+    struct report r = {.m = m, .T = T, .f = f, .o = o, .n = stint_model_nslices(m)};
+    /* the steps and GPU sections first, into memory (a few tables): their work arrays
+     * (~40 bytes a slice) are gone before the call tree's are made */
+    char *late = NULL;
+    size_t nlate = 0;
+    FILE *mf = open_memstream(&late, &nlate);
+    if (!mf)
+        return -1;
+    int rc = stint_report_steps_section(mf, m, o->step, o->step_columns);
+    stint_report_gpu_section(mf, m); /* (nothing without device work) */
+    if (fclose(mf) != 0 || stint_calltree_build_sums(&r.t, m, NULL) != 0) {
+        free(late);
+        return -1;
+    }
+    stint_report_tree_drop_per_span(&r.t); /* (before the picks' index array is made) */
+    pick_slices(&r, o->max_slices ? o->max_slices : 200000);
+    time_span(&r);
+    rc = write_page(&r, late, nlate, rc);
+    free(late);
+    return rc;
+}
+
+int stint_write_report_html_parts(const struct stint_model *m, const struct stint_tally *T, FILE *f,
+                                  const struct stint_report_opts *o, struct stint_report_parts *p)
+{
+    struct report r = {.m = m, .T = T, .f = f, .o = o, .n = p->nslices, .t = p->tree, .pick = p->pick,
+                       .npick = p->npick, .left_out = p->left_out, .h0 = p->h0, .h1 = p->h1, .span = p->span,
+                       .dev_origin = p->dev_origin};
+    memset(&p->tree, 0, sizeof p->tree); /* (now r's, as are the arrays) */
+    p->pick = NULL;
+    p->dev_origin = NULL;
+    int rc = write_page(&r, p->late, p->nlate, p->late_rc);
+    free(p->late);
+    p->late = NULL;
     return rc;
 }
