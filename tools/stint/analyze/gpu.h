@@ -161,6 +161,11 @@ void stint_gpu_collect_span(void *ctx, const struct stint_model *m, const struct
 int stint_gpu_collect_want(void *ctx, const struct stint_model *m, uint32_t cat);
 void stint_gpu_collect_corr(void *ctx, uint32_t track, uint32_t cat, uint32_t name, int64_t ts_ns, int64_t dur_ns,
                             int has, int64_t corr);
+/* For a file read in parts on several threads (readers.h, corr_part and
+ * corr_part_ops, with the collector as corr_ctx): a part's collector, and
+ * how the parts' models carry and merge them. */
+void *stint_gpu_collect_part(void *ctx);
+extern const struct stint_model_part_ops stint_gpu_collect_part_ops;
 /* A collector holding the spans of m, a finished model read whole with
  * STINT_MODEL_KEEP_ARGS (as stint_gpu_compute takes it). */
 struct stint_gpu_collect *stint_gpu_collect_of_model(const struct stint_model *m, const struct stint_gpu_opts *o);

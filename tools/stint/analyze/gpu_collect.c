@@ -136,6 +136,92 @@ void stint_gpu_collect_corr(void *ctx, uint32_t track, uint32_t cat, uint32_t na
     t->e[t->n++] = (struct corr_ent){ts_ns, dur_ns, corr, cat, name};
 }
 
+/* ---- a file read in parts on several threads ----------------------------
+ * Each part's hook calls go to a collector of its own (part ids); the parts
+ * are folded into the first part's in input order as their models merge,
+ * and the whole into the command's collector, so the lists come out in the
+ * order one thread would have made them. */
+
+void *stint_gpu_collect_part(void *ctx)
+{
+    const struct stint_gpu_collect *c = ctx;
+    struct stint_gpu_collect *p = stint_xcalloc(1, sizeof *p);
+    p->glob = c->glob;
+    return p;
+}
+
+static void part_free(void *part)
+{
+    stint_gpu_collect_free(part);
+}
+
+/* Appends src's correlations of each track to dst's (cat and name through
+ * smap, tracks through tmap; NULL: the same ids, arrays moved when dst's
+ * track has none). */
+static void merge_corr(struct stint_gpu_collect *d, struct stint_gpu_collect *s, const uint32_t *smap,
+                       const uint32_t *tmap)
+{
+    for (size_t t = 0; t < s->nct; t++) {
+        struct corr_track *st = &s->ct[t];
+        if (!st->n)
+            continue;
+        size_t dt = tmap ? tmap[t] : t;
+        if (dt >= d->nct)
+            d->ct = stint_xgrow_zeroed(d->ct, &d->nct, dt + 1, sizeof *d->ct, 16);
+        struct corr_track *dk = &d->ct[dt];
+        if (!dk->n && !smap) {
+            free_track(dk);
+            *dk = *st;
+            memset(st, 0, sizeof *st);
+            continue;
+        }
+        dk->e = stint_gpu_hgrow(dk->e, &dk->cap, dk->n + st->n, sizeof *dk->e, 256);
+        for (size_t j = 0; j < st->n; j++) {
+            struct corr_ent e = st->e[j];
+            if (smap) {
+                e.cat = smap[e.cat];
+                e.name = smap[e.name];
+            }
+            dk->e[dk->n++] = e;
+        }
+        free_track(st);
+    }
+}
+
+/* Folds part src_part (of a model merged into dm) into dst_part and frees it. */
+static void part_merge(void *dst_part, void *src_part, const struct stint_model *dm, const uint32_t *smap,
+                       const uint32_t *lmap, const uint32_t *tmap)
+{
+    struct stint_gpu_collect *d = dst_part, *s = src_part;
+    struct gpu_file *df = &d->f, *sf = &s->f;
+    if (!df->nitems && !smap) { /* the whole file's: moved */
+        stint_hmem_free(df->items, df->itemcap * sizeof *df->items);
+        df->items = sf->items;
+        df->nitems = sf->nitems;
+        df->itemcap = sf->itemcap;
+        sf->items = NULL;
+        sf->nitems = sf->itemcap = 0;
+    } else if (sf->nitems) {
+        df->items = stint_gpu_hgrow(df->items, &df->itemcap, df->nitems + sf->nitems, sizeof *df->items, 1024);
+        for (size_t i = 0; i < sf->nitems; i++) {
+            struct gpu_item it = sf->items[i];
+            if (smap) { /* (a synthetic pid may be another number in dm) */
+                it.name = smap[it.name];
+                it.lane = lmap[it.lane];
+                it.dev = stint_model_lane_at(dm, it.lane)->pid;
+            }
+            df->items[df->nitems++] = it;
+        }
+    }
+    for (size_t l = 0; l < sf->nlane_work; l++)
+        if (sf->lane_work[l])
+            stint_gpu_mark_lane(df, lmap ? lmap[l] : (uint32_t)l);
+    merge_corr(d, s, smap, tmap);
+    stint_gpu_collect_free(s);
+}
+
+const struct stint_model_part_ops stint_gpu_collect_part_ops = {part_merge, part_free};
+
 /* The sink's order of two entries, then a total order among equals. */
 static int cmp_ent(const void *a, const void *b)
 {

@@ -458,6 +458,8 @@ static int load_one(struct stint_cmd_opts *fo, struct stint_model *m, struct sti
     fo->corr_want = stint_gpu_collect_want;
     fo->corr_fn = stint_gpu_collect_corr;
     fo->corr_ctx = *c;
+    fo->corr_part = stint_gpu_collect_part;
+    fo->corr_part_ops = &stint_gpu_collect_part_ops;
     *rc = stint_cmd_load_sink(fo, m, STINT_MODEL_LEAN, stint_gpu_collect_span, *c, NULL);
     if (stint_no_report(*rc, m)) {
         stint_gpu_collect_free(*c);

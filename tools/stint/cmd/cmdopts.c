@@ -474,7 +474,8 @@ int stint_cmd_load_sink(const struct stint_cmd_opts *o, struct stint_model *m, u
     if (split && stint_threads_wanted() > 1)
         stint_model_set_span_split(m, split);
     struct stint_read_opts ro = {.format = o->format, .strict = o->strict, .allow = o->allow,
-                                 .corr_want = o->corr_want, .corr_fn = o->corr_fn, .corr_ctx = o->corr_ctx};
+                                 .corr_want = o->corr_want, .corr_fn = o->corr_fn, .corr_ctx = o->corr_ctx,
+                                 .corr_part = o->corr_part, .corr_part_ops = o->corr_part_ops};
     if ((model_flags & STINT_MODEL_SIZES) && stint_filter_active(&o->filter))
         ro.event_filter = &o->filter;
     int rc = stint_read_trace(o->path, m, &ro);

@@ -34,6 +34,8 @@ struct stint_cmd_opts {
     void (*corr_fn)(void *ctx, uint32_t track, uint32_t cat, uint32_t name, int64_t ts_ns, int64_t dur_ns, int has,
                     int64_t corr);
     void *corr_ctx;
+    void *(*corr_part)(void *ctx); /* optional: readers.h's corr_part, corr_part_ops */
+    const struct stint_model_part_ops *corr_part_ops;
 };
 
 /* An option one command takes besides the shared ones: name ("--to", also

@@ -204,6 +204,9 @@ void stint_model_free(struct stint_model *m)
     if (m->sizes && m->sizes_ops)
         m->sizes_ops->free(m->sizes);
     m->sizes = NULL;
+    if (m->part_ctx && m->part_ops)
+        m->part_ops->free(m->part_ctx);
+    m->part_ctx = NULL;
     stint_i_intern_free(m->strings);
     if (m->open)
         open_free(m->open);

@@ -436,6 +436,18 @@ struct stint_model_attached_ops {
     /* src's tally added into dst's; smap maps src's string ids to dst's */
     void (*merge)(void *dst, const void *src, const uint32_t *smap);
 };
+/* A reader's context for one part of a file read on several threads (the
+ * Chrome reader's correlation hook, read/readers.h), which the model
+ * carries without knowing what it is: stint_model_merge hands src's to
+ * merge once src's strings, lanes and tracks are in dst (smap, lmap, tmap:
+ * src's string ids, lanes and tracks by src index, to dst's), which folds
+ * it into dst_part (dst's) and frees it; stint_model_free frees one never
+ * merged. NULL maps: the same ids. */
+struct stint_model_part_ops {
+    void (*merge)(void *dst_part, void *src_part, const struct stint_model *dst, const uint32_t *smap,
+                  const uint32_t *lmap, const uint32_t *tmap);
+    void (*free)(void *part);
+};
 struct stint_origins; /* where some slices came from, model.c */
 struct stint_open;   /* open B stacks, model.c */
 
@@ -481,6 +493,8 @@ struct stint_model {
     stint_span_sink span_sink;
     void *span_sink_ctx;
     const struct stint_span_split *span_split; /* optional (stint_model_set_span_split) */
+    void *part_ctx;        /* a part's reader context (stint_model_part_ops), NULL: none */
+    const struct stint_model_part_ops *part_ops;
 };
 
 /* Records that slice idx (an input index: before finish), on a device-clock

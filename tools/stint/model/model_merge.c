@@ -403,6 +403,10 @@ int stint_model_merge(struct stint_model *dst, struct stint_model *src)
      * order */
     synth_reserve(dst, src, mm.smap);
     merge_tracks(dst, src, &mm);
+    if (src->part_ctx && src->part_ops && dst->part_ctx) { /* the reader's part context, mapped */
+        src->part_ops->merge(dst->part_ctx, src->part_ctx, dst, mm.smap, mm.lmap, mm.tmap);
+        src->part_ctx = NULL;
+    }
     uint64_t seq0 = dst->seq;
     size_t slice0 = dst->slices.len;
     merge_events(dst, src, &mm, seq0);

@@ -434,10 +434,11 @@ static uint32_t phase_complete(struct ev *v)
         return stint_model_add_slice(m, &v->s);
     uint64_t seq0 = m->seq; /* (a kept slice takes a seq; a dropped one does not) */
     uint32_t idx = stint_model_add_slice(m, &v->s);
-    if (m->seq != seq0 && o->corr_want(o->corr_ctx, m, v->s.cat)) {
+    void *cx = m->part_ctx ? m->part_ctx : o->corr_ctx; /* (a part of a split read: its own) */
+    if (m->seq != seq0 && o->corr_want(cx, m, v->s.cat)) {
         int64_t corr = 0;
         int has = e->args_a ? stint_i_chrome_args_corr(v->r, e->args_a, e->args_b, &corr) : 0;
-        o->corr_fn(o->corr_ctx, v->s.track, v->s.cat, v->s.name, v->s.ts_ns, v->s.dur_ns, has, corr);
+        o->corr_fn(cx, v->s.track, v->s.cat, v->s.name, v->s.ts_ns, v->s.dur_ns, has, corr);
     }
     return idx;
 }

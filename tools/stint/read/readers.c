@@ -382,6 +382,10 @@ static int read_parts(const char *path, uint64_t size, int gz, int in_obj, int t
         if (k && stint_model_init(&p->own, m->flags) != 0)
             break;
         made = k + 1;
+        if (o->corr_fn) { /* (the correlation hook's context for this part, merged with the model) */
+            p->m->part_ctx = o->corr_part(o->corr_ctx);
+            p->m->part_ops = o->corr_part_ops;
+        }
     }
     int rc = -1;
     if (made == n) {
@@ -413,6 +417,10 @@ static int read_parts(const char *path, uint64_t size, int gz, int in_obj, int t
         rc = J.cut_failed || J.merge_failed ? -1 : parts[J.last].rc;
         for (size_t k = 0; rc >= 0 && k < n; k++) /* in input order: the first example is the one-thread read's */
             stint_i_subns_put(parts[k].subns_n, parts[k].subns_first);
+        if (rc >= 0 && m->part_ctx) { /* the whole file's correlations to the hook's own context */
+            m->part_ops->merge(o->corr_ctx, m->part_ctx, m, NULL, NULL, NULL);
+            m->part_ctx = NULL;
+        }
     }
     for (size_t k = 1; k < made; k++)
         stint_model_free(&parts[k].own);
@@ -460,7 +468,7 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
                        : 0;
         }
         int threads = stint_threads_wanted();
-        if (size >= split_min_bytes() && strcmp(path, "-") != 0 && threads > 1 && !o->corr_fn &&
+        if (size >= split_min_bytes() && strcmp(path, "-") != 0 && threads > 1 && (!o->corr_fn || o->corr_part) &&
             (!in.gz || threads >= GZ_SPLIT_MIN_THREADS || getenv("STINT_SPLIT_PARTS"))) {
             const char *p = in.buf;
             while (p < in.buf + in.len && (*p == ' ' || *p == '\n' || *p == '\r' || *p == '\t'))

@@ -36,13 +36,21 @@ struct stint_read_opts {
      * category corr_want accepts, corr_fn gets its track, ids, times and
      * args.correlation as STINT_MODEL_ARGS_CORRELATION would read it (the
      * first top-level "correlation" member that is not null, an object or a
-     * list: has = 1 when it is an integer), without KEEP_ARGS. The read
-     * then stays on one thread, so the calls come in input order and the
-     * ids are the model's. */
+     * list: has = 1 when it is an integer), without KEEP_ARGS. Without
+     * corr_part the read then stays on one thread, so the calls come in
+     * input order and the ids are the model's. */
     int (*corr_want)(void *ctx, const struct stint_model *m, uint32_t cat);
     void (*corr_fn)(void *ctx, uint32_t track, uint32_t cat, uint32_t name, int64_t ts_ns, int64_t dur_ns, int has,
                     int64_t corr);
     void *corr_ctx;
+    /* Optional with corr_fn: the read may then be split over threads. Each
+     * part's calls go to a context of its own, corr_part(corr_ctx), with
+     * that part's model and ids, in its input order; the part models carry
+     * them (model.h, stint_model_part_ops) and merge them in input order;
+     * at the end the whole file's is folded into corr_ctx (corr_part_ops
+     * merge, NULL maps). A read on one thread calls corr_ctx itself. */
+    void *(*corr_part)(void *ctx);
+    const struct stint_model_part_ops *corr_part_ops;
 };
 
 /* Reads path ("-" = stdin) into m (initialised by the caller) and finishes
