@@ -189,7 +189,9 @@ struct stint_step_cell {
     int64_t union_ns; /* that name's union inside the step */
 };
 struct stint_step_row {
-    uint32_t slice; /* the step's model slice */
+    uint32_t slice; /* the step's model slice (STINT_NO_ID when streamed: steps_stream.h) */
+    uint32_t lane;  /* its lane */
+    int64_t ts_ns;  /* its start */
     int64_t wall_ns, overlap_ns, unattributed_ns, other_ns;
     size_t cell0, ncells; /* its cells: cells[cell0 .. cell0 + ncells), by rank */
 };

@@ -250,8 +250,11 @@ static void steps_cells(struct steps_work *w)
     int64_t ov;
     for (size_t k = 0; k < w->nsteps; k++) {
         struct stint_step_row *row = &w->rows[k];
+        const struct stint_slice *ss = stint_model_slice(w->m, w->steps[k]);
         row->slice = w->steps[k];
-        row->wall_ns = stint_model_slice(w->m, w->steps[k])->dur_ns;
+        row->lane = stint_model_track_at(w->m, ss->track)->lane;
+        row->ts_ns = ss->ts_ns;
+        row->wall_ns = ss->dur_ns;
         row->cell0 = w->ncells;
         size_t c1 = c0;
         while (c1 < w->nciv && w->civ[c1].step == k)

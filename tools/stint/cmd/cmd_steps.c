@@ -17,6 +17,7 @@
  * here allocates steps x names.
  */
 #include "analyze/analysis.h"
+#include "analyze/steps_stream.h"
 #include "cmd/cmdopts.h"
 #include "cmd/commands.h"
 #include "read/readers.h"
@@ -77,13 +78,11 @@ static void put_json(FILE *f, const struct stint_model *m, const struct stint_st
     fputs("],\n\"steps\":[", f);
     for (size_t k = 0; k < s->nsteps; k++) {
         const struct stint_step_row *row = &s->rows[k];
-        const struct stint_slice *sl = stint_model_slice(m, row->slice);
-        const struct stint_track *tr = stint_model_track_at(m, sl->track);
-        const struct stint_lane *l = stint_model_lane_at(m, tr->lane);
+        const struct stint_lane *l = stint_model_lane_at(m, row->lane);
         fprintf(f,
                 "%s\n{\"index\":%zu,\"ts_ns\":%" PRId64 ",\"pid\":%" PRId64 ",\"tid\":%" PRId64
                 ",\"clock\":\"%s\",\"wall_ns\":%" PRId64 ",\"children_union_ns\":{",
-                k ? "," : "", k, sl->ts_ns, l->pid, l->tid, k >= s->nhost ? "device" : "host", row->wall_ns);
+                k ? "," : "", k, row->ts_ns, l->pid, l->tid, k >= s->nhost ? "device" : "host", row->wall_ns);
         for (size_t j = row->cell0; j < row->cell0 + row->ncells; j++) {
             if (j > row->cell0)
                 putc(',', f);
@@ -213,11 +212,10 @@ static void put_text(FILE *f, const struct stint_model *m, const struct stint_st
     char b[64];
     for (size_t k = 0; k < s->nsteps; k++) {
         const struct stint_step_row *row = &s->rows[k];
-        const struct stint_slice *ss = stint_model_slice(m, row->slice);
         if (k >= s->nhost)
-            fprintf(f, "%5zud %14s", k, stint_an_us(b, ss->ts_ns));
+            fprintf(f, "%5zud %14s", k, stint_an_us(b, row->ts_ns));
         else
-            fprintf(f, "%6zu %14s", k, stint_an_us(b, ss->ts_ns));
+            fprintf(f, "%6zu %14s", k, stint_an_us(b, row->ts_ns));
         /* cells are in rank order: the shown ones come first */
         for (size_t j = row->cell0; j < row->cell0 + row->ncells && s->cells[j].child < nshown; j++)
             row_v[s->cells[j].child] = s->cells[j].union_ns;
@@ -255,6 +253,42 @@ static void put_text(FILE *f, const struct stint_model *m, const struct stint_st
     free(row_v);
 }
 
+/* --step NAME on Chrome JSON: the steps from the spans a lean model streams,
+ * without keeping them (steps_stream.h); when those cannot tell the steps'
+ * order or parents, from the whole model read again. Returns 1 with m read
+ * and *sr filled, *rc the read's exit code; -1 when no report follows (*rc
+ * says why, m freed). */
+static int load_lean(const struct stint_cmd_opts *o, struct stint_model *m, const char *step_glob, size_t max_shown,
+                     struct stint_steps_sparse *sr, int *rc)
+{
+    struct stint_steps_stream *st = stint_steps_stream_new(step_glob, &o->filter, max_shown != SIZE_MAX);
+    *rc = stint_cmd_load_sink(o, m, STINT_MODEL_LEAN, stint_steps_stream_span, st, NULL);
+    if (stint_no_report(*rc, m)) {
+        stint_steps_stream_free(st);
+        stint_model_free(m);
+        return -1;
+    }
+    int fr = stint_steps_stream_finish(st, m, max_shown, sr);
+    stint_steps_stream_free(st);
+    if (fr < 0)
+        stint_die_nomem();
+    if (fr == 0)
+        return 1;
+    stint_model_free(m);
+    /* the first read said what it found: the same read again says nothing, with the same exit code */
+    struct stint_read_opts ro = {.format = o->format, .strict = o->strict, .allow = o->allow, .quiet = 1};
+    if (stint_model_init(m, 0) != 0)
+        stint_die_nomem();
+    *rc = stint_read_trace(o->path, m, &ro);
+    if (stint_no_report(*rc, m)) {
+        stint_model_free(m);
+        return -1;
+    }
+    if (stint_steps_sparse_compute(sr, m, step_glob, &o->filter, max_shown) != 0)
+        stint_die_nomem();
+    return 1;
+}
+
 int stint_cmd_steps(int argc, char **argv)
 {
     const char *step_glob = NULL, *columns = NULL;
@@ -282,11 +316,18 @@ int stint_cmd_steps(int argc, char **argv)
     /* (a marker log's attrs are strings, never the measured flag: not kept) */
     const char *fmt = o.format ? o.format : strcmp(o.path, "-") ? stint_detect_format(o.path) : NULL;
     int markers = fmt && (!strcmp(fmt, "markers") || !strcmp(fmt, "capture"));
-    if (!stint_cmd_load_report(&o, &m, step_glob || markers ? 0 : STINT_MODEL_KEEP_ARGS, &rc))
-        return rc;
     struct stint_steps_sparse sr;
-    if (stint_steps_sparse_compute(&sr, &m, step_glob, &o.filter, o.json ? SIZE_MAX : max_shown) != 0)
-        stint_die_nomem();
+    int lean = step_glob && fmt && !strcmp(fmt, "chrome") && !getenv("STINT_STEPS_FULL");
+    if (lean) {
+        if (load_lean(&o, &m, step_glob, o.json ? SIZE_MAX : max_shown, &sr, &rc) < 0)
+            return rc;
+    }
+    if (!lean) {
+        if (!stint_cmd_load_report(&o, &m, step_glob || markers ? 0 : STINT_MODEL_KEEP_ARGS, &rc))
+            return rc;
+        if (stint_steps_sparse_compute(&sr, &m, step_glob, &o.filter, o.json ? SIZE_MAX : max_shown) != 0)
+            stint_die_nomem();
+    }
     char guess[256];
     if (!step_glob && sr.nsteps == 0 && stint_steps_guess(&m, guess, sizeof guess)) {
         stint_steps_sparse_free(&sr);
@@ -295,7 +336,7 @@ int stint_cmd_steps(int argc, char **argv)
             stint_die_nomem();
     }
     if (sr.nsteps == 0 && !sr.unfinished) /* (filters that select no step: say why) */
-        stint_cmd_explain_empty("steps", &o, &m);
+        stint_cmd_explain_empty("steps", &o, lean ? NULL : &m);
     if (!step_glob && sr.nsteps == 0) {
         fprintf(stderr, "stint steps: no --step NAME given, and the input has no measured span nor a step family like "
                         "ProfilerStep#N\n");
