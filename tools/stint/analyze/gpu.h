@@ -166,6 +166,10 @@ void stint_gpu_collect_corr(void *ctx, uint32_t track, uint32_t cat, uint32_t na
  * how the parts' models carry and merge them. */
 void *stint_gpu_collect_part(void *ctx);
 extern const struct stint_model_part_ops stint_gpu_collect_part_ops;
+/* The walk of a file's spans split over two threads by track, for a
+ * collector as span sink (model.h, stint_span_split; min_spans from
+ * STINT_FINISH_SPLIT_MIN, else 65536): the same lists as one thread's. */
+struct stint_span_split stint_gpu_collect_split(void);
 /* A collector holding the spans of m, a finished model read whole with
  * STINT_MODEL_KEEP_ARGS (as stint_gpu_compute takes it). */
 struct stint_gpu_collect *stint_gpu_collect_of_model(const struct stint_model *m, const struct stint_gpu_opts *o);

@@ -48,11 +48,23 @@ struct frame {
     uint8_t is_op;
 };
 
+/* Where one streamed track's entries begin in a context's lists (a walk
+ * split over two threads: stint_gpu_collect_split). */
+struct seg {
+    uint32_t track;
+    size_t call0, op0, step0, item0;
+};
+
 struct stint_gpu_collect {
     struct gpu_file f;
     const char *glob;
-    struct corr_track *ct; /* by track */
+    struct corr_track *ct; /* by track (a forked context borrows its parent's) */
     size_t nct;
+    int borrowed;          /* ct is the parent's: not freed here */
+    int split;             /* the walk is split: segs are kept */
+    struct seg *segs;
+    size_t nseg, segcap;
+    size_t item_base;      /* items before the walk (the hook's) */
     struct frame *st;
     size_t nst, stcap;
     uint32_t track1; /* the track being streamed + 1 (0: none yet) */
@@ -87,9 +99,12 @@ void stint_gpu_collect_free(struct stint_gpu_collect *c)
 {
     if (!c)
         return;
-    for (size_t i = 0; i < c->nct; i++)
-        free_track(&c->ct[i]);
-    free(c->ct);
+    if (!c->borrowed) {
+        for (size_t i = 0; i < c->nct; i++)
+            free_track(&c->ct[i]);
+        free(c->ct);
+    }
+    free(c->segs);
     free(c->st);
     free(c->xla);
     free(c->comm.v);
@@ -325,6 +340,10 @@ void stint_gpu_collect_span(void *ctx, const struct stint_model *m, const struct
             free_track(&c->ct[c->track1 - 1]);
         c->track1 = ev->track + 1;
         c->nst = 0;
+        if (c->split) {
+            c->segs = stint_xgrow(c->segs, &c->segcap, c->nseg + 1, sizeof *c->segs, 16);
+            c->segs[c->nseg++] = (struct seg){ev->track, f->ncalls, f->nops, f->nstepc, f->nitems};
+        }
     }
     /* the frames below this span: levels [0, level) */
     c->st = stint_xgrow(c->st, &c->stcap, (size_t)ev->level + 1, sizeof *c->st, 16);
@@ -370,4 +389,159 @@ void stint_gpu_compute_collected(struct stint_gpu_result *r, struct stint_gpu_co
     }
     stint_gpu_analyze(r, fs, n, o);
     free(fs);
+}
+
+/* ---- the walk split over two threads -------------------------------------
+ * Each context takes whole tracks; it notes where each track's calls, ops,
+ * steps and (XLA) device work begin, and the join lays them out in track
+ * order, as one thread's walk would have made them (an op's index moves
+ * with its track's ops). The tracks' correlations are shared: each track's
+ * are read and freed by the one context that takes it. */
+
+static void *collect_fork(void *ctx, const struct stint_model *m)
+{
+    struct stint_gpu_collect *c = ctx, *q = stint_xcalloc(1, sizeof *q);
+    q->glob = c->glob;
+    q->ct = c->ct;
+    q->nct = c->nct;
+    q->borrowed = 1;
+    q->f.m = m;
+    q->split = c->split = 1;
+    c->item_base = c->f.nitems;
+    return q;
+}
+
+/* A segment with its owner and its ends. */
+struct segx {
+    struct seg s;
+    const struct gpu_file *f;
+    size_t call1, op1, step1, item1;
+};
+
+static int segx_cmp(const void *a, const void *b)
+{
+    const struct segx *x = a, *y = b;
+    return x->s.track < y->s.track ? -1 : x->s.track > y->s.track;
+}
+
+static void add_segs(struct segx *v, size_t *n, const struct stint_gpu_collect *c)
+{
+    for (size_t i = 0; i < c->nseg; i++) {
+        const struct seg *nx = i + 1 < c->nseg ? &c->segs[i + 1] : NULL;
+        v[(*n)++] = (struct segx){c->segs[i], &c->f, nx ? nx->call0 : c->f.ncalls, nx ? nx->op0 : c->f.nops,
+                                  nx ? nx->step0 : c->f.nstepc, nx ? nx->item0 : c->f.nitems};
+    }
+}
+
+/* The one context whose segments hold every call, op, step and (walked)
+ * device work, when those segments come in track order in it (its lists are
+ * then the joined ones as they are); NULL when there is none such. */
+static const struct gpu_file *sole_owner(const struct segx *v, size_t ns)
+{
+    const struct gpu_file *own = NULL;
+    uint32_t last = 0;
+    for (size_t i = 0; i < ns; i++) {
+        const struct segx *x = &v[i];
+        if (x->call1 == x->s.call0 && x->op1 == x->s.op0 && x->step1 == x->s.step0 && x->item1 == x->s.item0)
+            continue;
+        if ((own && own != x->f) || (own && x->s.track < last))
+            return NULL;
+        own = x->f;
+        last = x->s.track;
+    }
+    return own;
+}
+
+static void relayout(struct stint_gpu_collect *a, struct stint_gpu_collect *b, const struct segx *v, size_t ns);
+
+static void collect_join(void *ctx, void *forked, const struct stint_model *m)
+{
+    struct stint_gpu_collect *a = ctx, *b = forked;
+    struct gpu_file *fa = &a->f, *fb = &b->f;
+    (void)m;
+    size_t ns = 0;
+    struct segx *v = stint_xmalloc((a->nseg + b->nseg + 1) * sizeof *v);
+    add_segs(v, &ns, a);
+    add_segs(v, &ns, b);
+    const struct gpu_file *own = sole_owner(v, ns); /* (in walk order: segs are in it per context) */
+    qsort(v, ns, sizeof *v, segx_cmp);
+    if (own == fa || (own == fb && !fa->ncalls && !fa->nops && !fa->nstepc && fa->nitems == a->item_base)) {
+        if (own == fb) { /* the forked context's lists, moved */
+            struct gpu_file t = *fa;
+            fa->calls = fb->calls, fa->ncalls = fb->ncalls, fa->callcap = fb->callcap;
+            fa->ops = fb->ops, fa->nops = fb->nops, fa->opcap = fb->opcap;
+            fa->stepc = fb->stepc, fa->nstepc = fb->nstepc, fa->stepcap = fb->stepcap;
+            fb->calls = t.calls, fb->ncalls = t.ncalls, fb->callcap = t.callcap;
+            fb->ops = t.ops, fb->nops = t.nops, fb->opcap = t.opcap;
+            fb->stepc = t.stepc, fb->nstepc = t.nstepc, fb->stepcap = t.stepcap;
+            fa->items = stint_gpu_hgrow(fa->items, &fa->itemcap, fa->nitems + fb->nitems, sizeof *fa->items, 1024);
+            memcpy(fa->items + fa->nitems, fb->items, fb->nitems * sizeof *fb->items);
+            fa->nitems += fb->nitems;
+        }
+        ns = 0; /* (nothing to lay out again) */
+    }
+    if (ns)
+        relayout(a, b, v, ns);
+    for (size_t l = 0; l < fb->nlane_work; l++)
+        if (fb->lane_work[l])
+            stint_gpu_mark_lane(fa, (uint32_t)l);
+    a->bad |= b->bad;
+    a->split = 0;
+    a->nseg = 0;
+    free(v);
+    stint_gpu_collect_free(b);
+}
+
+/* Lays a's and b's lists out again in the order of segments v[0..ns) (by track). */
+static void relayout(struct stint_gpu_collect *a, struct stint_gpu_collect *b, const struct segx *v, size_t ns)
+{
+    struct gpu_file *fa = &a->f, *fb = &b->f;
+    size_t ncalls = fa->ncalls + fb->ncalls, nops = fa->nops + fb->nops, nstep = fa->nstepc + fb->nstepc;
+    size_t ntail = fa->nitems - a->item_base + fb->nitems, callcap = 0;
+    struct gpu_call *calls = stint_gpu_hgrow(NULL, &callcap, ncalls ? ncalls : 1, sizeof *calls, 1024);
+    struct gpu_opspan *ops = stint_xmalloc((nops ? nops : 1) * sizeof *ops);
+    struct gpu_stepc *step = stint_xmalloc((nstep ? nstep : 1) * sizeof *step);
+    struct gpu_item *tail = stint_xmalloc((ntail ? ntail : 1) * sizeof *tail);
+    size_t kc = 0, ko = 0, ks = 0, ki = 0;
+    for (size_t i = 0; i < ns; i++) {
+        const struct segx *x = &v[i];
+        const struct gpu_file *f = x->f;
+        uint32_t shift = (uint32_t)ko - (uint32_t)x->s.op0; /* (an op index moves with its track's ops) */
+        for (size_t j = x->s.call0; j < x->call1; j++) {
+            struct gpu_call k = f->calls[j];
+            if (k.op != STINT_NO_ID)
+                k.op += shift;
+            if (k.top != STINT_NO_ID)
+                k.top += shift;
+            calls[kc++] = k;
+        }
+        memcpy(ops + ko, f->ops + x->s.op0, (x->op1 - x->s.op0) * sizeof *ops);
+        ko += x->op1 - x->s.op0;
+        memcpy(step + ks, f->stepc + x->s.step0, (x->step1 - x->s.step0) * sizeof *step);
+        ks += x->step1 - x->s.step0;
+        memcpy(tail + ki, f->items + x->s.item0, (x->item1 - x->s.item0) * sizeof *tail);
+        ki += x->item1 - x->s.item0;
+    }
+    stint_hmem_free(fa->calls, fa->callcap * sizeof *fa->calls);
+    fa->calls = calls;
+    fa->ncalls = kc;
+    fa->callcap = callcap;
+    free(fa->ops);
+    fa->ops = ops;
+    fa->nops = fa->opcap = ko;
+    free(fa->stepc);
+    fa->stepc = step;
+    fa->nstepc = fa->stepcap = ks;
+    fa->items = stint_gpu_hgrow(fa->items, &fa->itemcap, a->item_base + ki, sizeof *fa->items, 1024);
+    memcpy(fa->items + a->item_base, tail, ki * sizeof *tail);
+    fa->nitems = a->item_base + ki;
+    free(tail);
+}
+
+struct stint_span_split stint_gpu_collect_split(void)
+{
+    const char *fs = getenv("STINT_FINISH_SPLIT_MIN");
+    struct stint_span_split sp = {collect_fork, collect_join,
+                                  fs && *fs ? (size_t)strtoull(fs, NULL, 10) : (size_t)1 << 16};
+    return sp;
 }

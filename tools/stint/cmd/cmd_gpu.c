@@ -460,7 +460,8 @@ static int load_one(struct stint_cmd_opts *fo, struct stint_model *m, struct sti
     fo->corr_ctx = *c;
     fo->corr_part = stint_gpu_collect_part;
     fo->corr_part_ops = &stint_gpu_collect_part_ops;
-    *rc = stint_cmd_load_sink(fo, m, STINT_MODEL_LEAN, stint_gpu_collect_span, *c, NULL);
+    struct stint_span_split split = stint_gpu_collect_split();
+    *rc = stint_cmd_load_sink(fo, m, STINT_MODEL_LEAN, stint_gpu_collect_span, *c, &split);
     if (stint_no_report(*rc, m)) {
         stint_gpu_collect_free(*c);
         *c = NULL;
