@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# `stint steps --step NAME` on Chrome JSON keeps per step only its figures,
+# not the spans (docs/performance.md, "Memory per command"): the slope of its
+# peak RSS between a trace of N spans and one of 3N, in bytes per span, must
+# stay under 32 (the lean model's records and what grows with them). When
+# steps kept the whole model (64 bytes a slice, plus its work arrays) the
+# slope was ~80 B a span and this test failed. Also: both outputs are the
+# same as the whole model's (STINT_STEPS_FULL=1), and the step count and
+# one step's figures are the ones the generator wrote.
+# Skipped under sanitizers (their shadow memory is no RSS of stint's).
+set -euo pipefail
+src=${STINT_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
+stint=$(realpath "${STINT_BIN:-$src/build/stint}")
+if [ -n "${STINT_BUILD_DIR:-}" ] && grep -q '^STINT_SANITIZE:STRING=.' "$STINT_BUILD_DIR/CMakeCache.txt" 2>/dev/null; then
+  echo "SKIP: sanitizer build (peak RSS is the sanitizer's, not stint's)"
+  exit 77
+fi
+if [ ! -x /usr/bin/time ]; then
+  echo "SKIP: /usr/bin/time is needed to measure peak RSS"
+  exit 77
+fi
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/stint-stepsmem.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+bound=32 # bytes per span
+
+# STEPS steps on each of 2 threads, each 10,000 ns long: 4 children of 2,000 ns
+# (names c0..c3, 500 ns apart) with 10 grandchildren of 100 ns each: 45 spans a step.
+gen() { # gen STEPS FILE
+  python3 - "$1" "$2" <<'PY'
+import sys
+steps, out = int(sys.argv[1]), sys.argv[2]
+with open(out, "w") as f:
+    f.write('{"traceEvents":[\n')
+    first = True
+    for tid in (1, 2):
+        for k in range(steps):
+            t0 = k * 12000 + tid * 3  # us in the file are ns / 1000: write whole ns as "x.yyy"
+            ev = [("ProfilerStep#%d" % k, t0, 10000)]
+            for c in range(4):
+                cs = t0 + 500 + c * 2500
+                ev.append(("c%d" % c, cs, 2000))
+                for g in range(10):
+                    ev.append(("g", cs + 100 + g * 150, 100))
+            for name, ts, dur in ev:
+                f.write('%s{"ph":"X","cat":"cpu_op","name":"%s","pid":1,"tid":%d,"ts":%d.%03d,"dur":%d.%03d}\n'
+                        % ("" if first else ",", name, tid, ts // 1000, ts % 1000, dur // 1000, dur % 1000))
+                first = False
+    f.write("]}\n")
+PY
+}
+
+peak_kb() { # peak RSS in KiB of `stint steps FILE --step ...`
+  /usr/bin/time -f '%M' -o "$tmp/rss" "$stint" steps "$1" --step 'ProfilerStep#*' >"$tmp/out" 2>"$tmp/err" || {
+    echo "steps $1 failed:"
+    cat "$tmp/err"
+    return 1
+  }
+  tail -1 "$tmp/rss"
+}
+
+s1=2000
+s2=$((3 * s1))
+gen $s1 "$tmp/a.json"
+gen $s2 "$tmp/b.json"
+n1=$((s1 * 2 * 45))
+n2=$((s2 * 2 * 45))
+a=$(peak_kb "$tmp/a.json")
+b=$(peak_kb "$tmp/b.json")
+slope=$(((b - a) * 1024 / (n2 - n1)))
+echo "steps: $n1 spans -> ${a} KiB, $n2 spans -> ${b} KiB: $slope B per span (bound: $bound)"
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+[ "$slope" -le "$bound" ] || fail "steps takes $slope B a span, over $bound: it keeps the spans"
+
+# the text table: 2 x s1 steps; step 0 (thread 1, ts 3 ns): wall 10 us, each child 2 us,
+# no overlap, unattributed 10 - 8 = 2 us
+"$stint" steps "$tmp/a.json" --step 'ProfilerStep#*' >"$tmp/lean.txt"
+STINT_STEPS_FULL=1 "$stint" steps "$tmp/a.json" --step 'ProfilerStep#*' >"$tmp/full.txt"
+cmp -s "$tmp/lean.txt" "$tmp/full.txt" || fail "the table differs from the whole model's"
+grep -q "^# $((2 * s1)) steps named 'ProfilerStep#\*' ($((2 * s1)) on host-clock lanes" "$tmp/lean.txt" ||
+  fail "expected $((2 * s1)) steps: $(head -1 "$tmp/lean.txt")"
+grep -Eq '^ +0 +0\.003 +10\.000 +2\.000 +2\.000 +2\.000 +2\.000 +0\.000 +2\.000$' "$tmp/lean.txt" ||
+  fail "step 0: expected wall 10, c0..c3 2 us each, overlap 0, unattributed 2: $(sed -n 4p "$tmp/lean.txt")"
+"$stint" steps "$tmp/a.json" --step 'ProfilerStep#*' --json >"$tmp/lean.json"
+STINT_STEPS_FULL=1 "$stint" steps "$tmp/a.json" --step 'ProfilerStep#*' --json >"$tmp/full.json"
+cmp -s "$tmp/lean.json" "$tmp/full.json" || fail "--json differs from the whole model's"
+
+if [ $fails -ne 0 ]; then
+  echo "$fails failure(s)"
+  exit 1
+fi
+echo "steps memory: $slope B a span, under $bound; the same output as the whole model's"
