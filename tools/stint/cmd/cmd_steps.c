@@ -11,6 +11,9 @@
  * no figure adds a step to its children. Then min/median/max of every
  * column over the steps of each clock (host and device times are never mixed).
  *
+ * Memory: on Chrome JSON with --step, the lean model and per step its
+ * figures (steps_stream.h); else the whole model (see stint_cmd_steps).
+ *
  * Output stays linear in the input: the text table shows at most --columns
  * child names (the rest make one "other" column, their union in the step),
  * and the JSON lists per step only the children that occur in it. Nothing
@@ -317,6 +320,9 @@ int stint_cmd_steps(int argc, char **argv)
     const char *fmt = o.format ? o.format : strcmp(o.path, "-") ? stint_detect_format(o.path) : NULL;
     int markers = fmt && (!strcmp(fmt, "markers") || !strcmp(fmt, "capture"));
     struct stint_steps_sparse sr;
+    /* --step NAME on Chrome JSON: from the spans a lean model streams, without keeping them
+     * (steps_stream.h); JSONL (explicit parents, the measured span), marker logs, stdin, no
+     * --step (the family guess reads every slice) and STINT_STEPS_FULL=1 take the whole model */
     int lean = step_glob && fmt && !strcmp(fmt, "chrome") && !getenv("STINT_STEPS_FULL");
     if (lean) {
         if (load_lean(&o, &m, step_glob, o.json ? SIZE_MAX : max_shown, &sr, &rc) < 0)
