@@ -12,6 +12,7 @@
  */
 #include "analyze/gpu_int.h"
 #include "base/hash.h"
+#include "base/selftrace.h"
 #include "base/xalloc.h"
 #include "model/filters.h"
 
@@ -591,14 +592,24 @@ void stint_gpu_analyze(struct stint_gpu_result *r, struct gpu_file *fs, size_t n
 {
     memset(r, 0, sizeof *r);
     r->nfiles = n;
+    SELF_BEGIN_CPU(prep, "gpu: prepare");
     for (size_t i = 0; i < n; i++) {
         stint_gpu_prepare(&fs[i], o);
         r->work += fs[i].nitems;
     }
+    SELF_END_CPU(prep);
+    SELF_BEGIN_CPU(dev, "gpu: devices");
     devices(r, fs, n, o);
+    SELF_END_CPU(dev);
+    SELF_BEGIN_CPU(ker, "gpu: kernels");
     kernels(r, fs, n, o);
+    SELF_END_CPU(ker);
+    SELF_BEGIN_CPU(lnk, "gpu: links");
     stint_gpu_links(r, fs, n, o);
+    SELF_END_CPU(lnk);
+    SELF_BEGIN_CPU(stp, "gpu: steps");
     stint_gpu_steps(r, fs, n, o);
+    SELF_END_CPU(stp);
     for (size_t i = 0; i < n; i++)
         stint_gpu_file_free(&fs[i]);
 }

@@ -100,50 +100,80 @@ static void credit(struct agg *ops, struct gpu_file *f, uint32_t op, int64_t dur
     }
 }
 
-/* Correlation -> the first call carrying it: an array over [lo, lo + span)
- * when the correlations are dense (Kineto numbers them in order; no hashing,
- * no cache miss per lookup), else a hash map. */
+/* Correlation -> the first call carrying it: arrays over pages of 2^16
+ * correlations, found by page number (the last page looked at is kept),
+ * when the correlations fill few pages (Kineto numbers them in order, in a
+ * range or two: no hashing, no cache miss per lookup), else a hash map. */
+#define CPAGE_BITS 16
+#define CPAGE ((uint64_t)1 << CPAGE_BITS)
 struct corr_index {
-    struct stint_umap map;
-    uint32_t *dense;
-    int64_t lo;
-    uint64_t span;
+    struct stint_umap map;   /* corr -> call (no pages) */
+    struct stint_umap pages; /* page number -> index into page */
+    uint32_t **page;
+    size_t npage;
+    uint64_t last_pg;        /* the page looked at last, and its array (NULL: none) */
+    const uint32_t *last;
 };
 
 static void cidx_build(struct corr_index *x, const struct gpu_call *c, size_t n)
 {
     memset(x, 0, sizeof *x);
-    int64_t lo = INT64_MAX, hi = INT64_MIN;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++)
+    size_t k = 0, cap = 0;
+    uint64_t last = 0;
+    int isnew, any = 0;
+    for (size_t i = 0; i < n; i++) /* the pages the correlations fall in */
         if (c[i].has_corr) {
-            lo = c[i].corr < lo ? c[i].corr : lo;
-            hi = c[i].corr > hi ? c[i].corr : hi;
+            uint64_t pg = (uint64_t)c[i].corr >> CPAGE_BITS;
             k++;
+            if (!any || pg != last) {
+                stint_umap_get(&x->pages, pg, (uint32_t)x->npage, &isnew);
+                x->npage += (size_t)isnew;
+                last = pg;
+                any = 1;
+            }
         }
-    if (k && (uint64_t)hi - (uint64_t)lo < 4 * (uint64_t)k + 1024) {
-        x->lo = lo;
-        x->span = (uint64_t)hi - (uint64_t)lo + 1;
-        x->dense = stint_xmalloc(x->span * sizeof *x->dense);
-        memset(x->dense, 0xff, x->span * sizeof *x->dense); /* STINT_UMAP_NONE */
+    if (k && x->npage * CPAGE < 4 * (uint64_t)k + 2 * CPAGE) {
+        x->page = stint_xgrow(NULL, &cap, x->npage, sizeof *x->page, 1);
+        for (size_t p = 0; p < x->npage; p++) {
+            x->page[p] = stint_xmalloc(CPAGE * sizeof **x->page);
+            memset(x->page[p], 0xff, CPAGE * sizeof **x->page); /* STINT_UMAP_NONE */
+        }
         for (size_t i = n; i-- > 0;) /* (backwards: the first call of a correlation is the one left) */
-            if (c[i].has_corr)
-                x->dense[(uint64_t)c[i].corr - (uint64_t)lo] = (uint32_t)i;
+            if (c[i].has_corr) {
+                uint64_t u = (uint64_t)c[i].corr;
+                x->page[stint_umap_find(&x->pages, u >> CPAGE_BITS)][u & (CPAGE - 1)] = (uint32_t)i;
+            }
+        x->last_pg = UINT64_MAX;
         return;
     }
-    int isnew;
+    stint_umap_free(&x->pages);
+    x->npage = 0;
     for (size_t i = 0; i < n; i++)
         if (c[i].has_corr)
             stint_umap_get(&x->map, (uint64_t)c[i].corr, (uint32_t)i, &isnew); /* the first (earliest) stays */
 }
 
-static uint32_t cidx_find(const struct corr_index *x, int64_t corr)
+static uint32_t cidx_find(struct corr_index *x, int64_t corr)
 {
-    if (x->dense) {
-        uint64_t d = (uint64_t)corr - (uint64_t)x->lo;
-        return d < x->span ? x->dense[d] : STINT_UMAP_NONE;
+    if (x->page) {
+        uint64_t u = (uint64_t)corr, pg = u >> CPAGE_BITS;
+        if (pg != x->last_pg) {
+            uint32_t p = stint_umap_find(&x->pages, pg);
+            x->last_pg = pg;
+            x->last = p == STINT_UMAP_NONE ? NULL : x->page[p];
+        }
+        return x->last ? x->last[u & (CPAGE - 1)] : STINT_UMAP_NONE;
     }
     return stint_umap_find(&x->map, (uint64_t)corr);
+}
+
+static void cidx_free(struct corr_index *x)
+{
+    for (size_t p = 0; p < x->npage && x->page; p++)
+        free(x->page[p]);
+    free(x->page);
+    stint_umap_free(&x->pages);
+    stint_umap_free(&x->map);
 }
 
 /* One file's links: runtime calls by correlation, then every kept span. */
@@ -222,8 +252,7 @@ static void one_file(struct stint_gpu_result *r, struct gpu_file *f, struct agg 
             r->unlinked_launches++;
     }
     free(lc);
-    stint_umap_free(&calls.map);
-    free(calls.dense);
+    cidx_free(&calls);
     free(launch_names.v);
     /* the name caches are per model */
     free(sites->byid.v);

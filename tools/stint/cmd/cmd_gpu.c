@@ -15,6 +15,7 @@
  */
 #include "analyze/analysis.h"
 #include "analyze/gpu.h"
+#include "base/selftrace.h"
 #include "base/xalloc.h"
 #include "cmd/cmdopts.h"
 #include "cmd/commands.h"
@@ -542,10 +543,12 @@ int stint_cmd_gpu(int argc, char **argv)
     }
     struct stint_gpu_result r;
     stint_gpu_compute_collected(&r, cs, (const struct stint_model *const *)ms, np, ranks, &go);
+    SELF_BEGIN_CPU(out, "gpu: output");
     if (o.json)
         put_json(stdout, &r, ms, ranks, paths, partial);
     else
         put_text(stdout, &r, ms, ranks, paths, partial);
+    SELF_END_CPU(out);
     stint_gpu_result_free(&r);
     if (stint_cmd_close_out("gpu", stdout, "stdout") != 0)
         rc = STINT_EXIT_IO;
