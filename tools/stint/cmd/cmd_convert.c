@@ -13,6 +13,7 @@
 #include "base/tsparse.h"
 #include "write/writers.h"
 #include "write/outfile.h"
+#include "read/args_spill.h"
 #include "base/xalloc.h"
 #include "base/term.h"
 
@@ -190,7 +191,8 @@ static int wrun_of(int64_t ts, int64_t dur, int64_t lo, int64_t hi, int64_t ever
  * Returns STINT_EXIT_OK, _USAGE (too many windows, or a part's path is the
  * input) or _IO. */
 static int split_write(const struct stint_model *m, const char *out_path, const char *input, int64_t every,
-                       int rebase, const struct stint_filter *f, const struct stint_filter *sel)
+                       int rebase, const struct stint_filter *f, const struct stint_filter *sel,
+                       struct stint_args_spill *spill)
 {
     size_t n = stint_model_nslices(m), nr = 0;
     int64_t lo = INT64_MAX, hi = INT64_MIN;
@@ -245,6 +247,10 @@ static int split_write(const struct stint_model *m, const char *out_path, const 
     for (size_t i = 0; i < nm && !rc; i++)
         for (uint64_t k = runs[i].first; k <= runs[i].last && !rc; k++) {
             struct stint_write_opts wo = {.rebase = rebase, .window = 1, .select = sel};
+            if (spill) {
+                wo.ext_args = stint_args_spill_get;
+                wo.ext_ctx = spill;
+            }
             wo.t0 = lo + (int64_t)(k * (uint64_t)every);
             wo.t1 = hi - wo.t0 > every ? wo.t0 + every : hi;
             char *path = part_path(out_path, (size_t)k);
@@ -284,6 +290,58 @@ static int split_write(const struct stint_model *m, const char *out_path, const 
                 "bindable)\n",
                 written, every, lo, clipped, (uint64_t)m->flows.len - flows, m->flows.len);
     return rc;
+}
+
+/* The lines after a written conversion (chrome: --to chrome): what the
+ * output has no place for (the writer's loss report, flow arrows, records
+ * stint does not model). */
+static void report_tail(const char *to, int chrome, const struct stint_model *m, const struct stint_write_stats *st)
+{
+    if (m->lost > st->losses_written) /* (the LOST line on stderr said how many there were) */
+        fprintf(stderr,
+                "stint convert: left out: the writer's report of %" PRIu64 " lost span(s) (%s)\n",
+                m->lost - st->losses_written,
+                strcmp(to, "jsonl") == 0      ? "of other processes: a jsonl session has one pid"
+                : strcmp(to, "markers") == 0 ? "of threads not known: a loss line names its thread"
+                                              : "the output has no place for it");
+    if (m->flows.len) { /* flow arrows: Chrome holds them (but those it cannot bind exactly), no other format */
+        if (!chrome)
+            fprintf(stderr, "stint convert: left out: %zu flow arrow(s) (%s has no flow records)\n", m->flows.len,
+                    to);
+        else if (st->skipped_flows)
+            fprintf(stderr,
+                    "stint convert: left out: %" PRIu64 " of %zu flow arrow(s) (an end on an async track, an arrow "
+                    "back in time, or an end no Chrome flow event binds to alone)\n",
+                    st->skipped_flows, m->flows.len);
+    }
+    if (stint_model_unmodelled(m)) { /* JSONL records that no writer holds: the model has none of them */
+        fprintf(stderr, "stint convert: left out: %" PRIu64 " session record(s) stint does not model (",
+                stint_model_unmodelled(m));
+        stint_model_put_unmodelled(stderr, m);
+        fputs("; `stint memory` reads memory and tensor records)\n", stderr);
+    }
+}
+
+/* Chrome to Chrome: a slice's args wait in a temporary file, read back as
+ * each is written (read/args_spill.h), so the model keeps 8 bytes an event
+ * for them, not their flattened copies; o takes the read's hook. Returns 0
+ * (*spill made; none with STINT_CONVERT_ARGS_IN_MEMORY set, which keeps the
+ * args in the model as before) or -1 when the file cannot be made (said). */
+static int spill_open(struct stint_cmd_opts *o, struct stint_args_spill **spill)
+{
+    *spill = NULL;
+    if (getenv("STINT_CONVERT_ARGS_IN_MEMORY"))
+        return 0;
+    *spill = stint_args_spill_new();
+    if (!*spill) {
+        const char *dir = getenv("TMPDIR");
+        fprintf(stderr, "stint convert: cannot make a temporary file under %s for the args: %s\n",
+                dir && *dir ? dir : "/tmp", strerror(errno));
+        return -1;
+    }
+    o->args_fn = stint_args_spill_take;
+    o->args_ctx = *spill;
+    return 0;
 }
 
 int stint_cmd_convert(int argc, char **argv)
@@ -351,19 +409,32 @@ int stint_cmd_convert(int argc, char **argv)
     }
     if (stint_outfile_refuse_input("convert", out_path, &o.path, 1)) /* (the output replaces a file whole) */
         return STINT_EXIT_USAGE;
+    struct stint_args_spill *spill = NULL;
+    if (writer == stint_write_chrome && spill_open(&o, &spill) != 0)
+        return STINT_EXIT_IO;
     struct stint_model m;
-    if (!stint_cmd_load_report(&o, &m, STINT_MODEL_KEEP_ARGS | STINT_MODEL_KEEP_SAMPLES, &rc))
+    if (!stint_cmd_load_report(&o, &m, STINT_MODEL_KEEP_ARGS | STINT_MODEL_KEEP_SAMPLES, &rc)) {
+        stint_args_spill_free(spill);
         return rc;
+    }
+    if (spill && stint_args_spill_done(spill) != 0) {
+        fprintf(stderr, "stint convert: the temporary file of the args: %s\n", strerror(errno));
+        stint_args_spill_free(spill);
+        stint_model_free(&m);
+        return STINT_EXIT_IO;
+    }
     struct stint_filter select = o.filter; /* (the window is the time range: the writer cuts to it) */
     select.has_range = 0;
     const struct stint_filter *sel = stint_filter_active(&select) ? &select : NULL;
     if (every) {
-        int wr = split_write(&m, out_path, o.path, every, rebase, &o.filter, sel);
+        int wr = split_write(&m, out_path, o.path, every, rebase, &o.filter, sel, spill);
+        stint_args_spill_free(spill);
         stint_model_free(&m);
         return wr ? wr : rc;
     }
     struct stint_outfile of; /* (written whole or not at all: outfile.h) */
     if (stint_outfile_open(&of, "convert", out_path) != 0) {
+        stint_args_spill_free(spill);
         stint_model_free(&m);
         return STINT_EXIT_IO;
     }
@@ -371,6 +442,10 @@ int stint_cmd_convert(int argc, char **argv)
     struct stint_write_stats st;
     memset(&st, 0, sizeof st);
     struct stint_write_opts wo = {.rebase = rebase, .before_write = folded_size_check, .ctx = &force, .select = sel};
+    if (spill) {
+        wo.ext_args = stint_args_spill_get;
+        wo.ext_ctx = spill;
+    }
     if (o.filter.has_range) {
         wo.window = 1;
         wo.t0 = o.filter.t0;
@@ -395,6 +470,7 @@ int stint_cmd_convert(int argc, char **argv)
             stint_die_nomem();
         if (w > 0) { /* refused before writing (folded_size_check said why): the old OUT stays */
             stint_outfile_abort(&of);
+            stint_args_spill_free(spill);
             stint_model_free(&m);
             return STINT_EXIT_USAGE;
         }
@@ -404,29 +480,9 @@ int stint_cmd_convert(int argc, char **argv)
         wr = STINT_EXIT_IO;
     if (!wr) /* after a write error OUT holds no whole conversion: nothing was written to report */
         report(to, out_path, &st, stint_out_bad_utf8() - bad0);
-    if (!wr && m.lost > st.losses_written) /* (the LOST line on stderr said how many there were) */
-        fprintf(stderr,
-                "stint convert: left out: the writer's report of %" PRIu64 " lost span(s) (%s)\n",
-                m.lost - st.losses_written,
-                strcmp(to, "jsonl") == 0      ? "of other processes: a jsonl session has one pid"
-                : strcmp(to, "markers") == 0 ? "of threads not known: a loss line names its thread"
-                                              : "the output has no place for it");
-    if (!wr && m.flows.len) { /* flow arrows: Chrome holds them (but those it cannot bind exactly), no other format */
-        if (writer != stint_write_chrome)
-            fprintf(stderr, "stint convert: left out: %zu flow arrow(s) (%s has no flow records)\n", m.flows.len,
-                    to);
-        else if (st.skipped_flows)
-            fprintf(stderr,
-                    "stint convert: left out: %" PRIu64 " of %zu flow arrow(s) (an end on an async track, an arrow "
-                    "back in time, or an end no Chrome flow event binds to alone)\n",
-                    st.skipped_flows, m.flows.len);
-    }
-    if (!wr && stint_model_unmodelled(&m)) { /* JSONL records that no writer holds: the model has none of them */
-        fprintf(stderr, "stint convert: left out: %" PRIu64 " session record(s) stint does not model (",
-                stint_model_unmodelled(&m));
-        stint_model_put_unmodelled(stderr, &m);
-        fputs("; `stint memory` reads memory and tensor records)\n", stderr);
-    }
+    if (!wr)
+        report_tail(to, writer == stint_write_chrome, &m, &st);
+    stint_args_spill_free(spill);
     stint_model_free(&m);
     if (wr)
         return wr;

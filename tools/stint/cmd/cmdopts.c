@@ -478,6 +478,8 @@ int stint_cmd_load_sink(const struct stint_cmd_opts *o, struct stint_model *m, u
                                  .corr_part = o->corr_part, .corr_part_ops = o->corr_part_ops};
     if ((model_flags & STINT_MODEL_SIZES) && stint_filter_active(&o->filter))
         ro.event_filter = &o->filter;
+    ro.args_fn = o->args_fn;
+    ro.args_ctx = o->args_ctx;
     int rc = stint_read_trace(o->path, m, &ro);
     stint_report_problems(stderr, o->path, m, rc);
     if (o->filter.rel)

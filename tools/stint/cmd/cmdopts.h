@@ -28,6 +28,9 @@ struct stint_cmd_opts {
     uint64_t allow; /* --allow KIND[,KIND]: kinds of the allow-list (stint_repair_allowable) strict skips */
     const char *format;
     struct stint_filter filter;
+    /* set by a command before it loads, optional: readers.h's args_fn and args_ctx */
+    void (*args_fn)(void *ctx, const struct stint_model *m, uint32_t idx, const char *a, const char *b);
+    void *args_ctx;
     /* set by a command before it loads, optional: readers.h's corr_want,
      * corr_fn and corr_ctx (the stint_cmd_load* functions pass them on) */
     int (*corr_want)(void *ctx, const struct stint_model *m, uint32_t cat);

@@ -625,7 +625,11 @@ static void finish_slice(struct ev *v, uint32_t idx)
                          stint_model_flow_key(m, STINT_NO_ID, STINT_NO_ID, flow_id(v->r, &e->bind_id, v->at)), 0, idx,
                          e->flow_in, e->flow_out);
     }
-    if (e->args_a && (m->flags & STINT_MODEL_KEEP_ARGS))
+    const struct stint_read_opts *o = v->r->o;
+    if (e->args_a && (m->flags & STINT_MODEL_KEEP_ARGS) && o && o->args_fn) {
+        if (idx != STINT_NO_ID)
+            o->args_fn(o->args_ctx, m, idx, e->args_a, e->args_b);
+    } else if (e->args_a && (m->flags & STINT_MODEL_KEEP_ARGS))
         stint_i_chrome_args_slice(v->r, e->args_a, e->args_b, idx);
 }
 

@@ -467,6 +467,8 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
                        ? gz_size(size, t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24)
                        : 0;
         }
+        if (o->args_fn) /* (its calls name input indexes, which a split read renumbers: one thread) */
+            size = 0;
         int threads = stint_threads_wanted();
         if (size >= split_min_bytes() && strcmp(path, "-") != 0 && threads > 1 && (!o->corr_fn || o->corr_part) &&
             (!in.gz || threads >= GZ_SPLIT_MIN_THREADS || getenv("STINT_SPLIT_PARTS"))) {

@@ -51,6 +51,15 @@ struct stint_read_opts {
      * merge, NULL maps). A read on one thread calls corr_ctx itself. */
     void *(*corr_part)(void *ctx);
     const struct stint_model_part_ops *corr_part_ops;
+
+    /* Chrome JSON with STINT_MODEL_KEEP_ARGS, optional: a slice's own args
+     * object (of its X, B, instant or async begin; not an E's or e's, whose
+     * args still merge into the model's) goes to args_fn as its text [a, b),
+     * which the read checked already, instead of into the model's args; idx
+     * is the slice's input index (stint_model_slice(m, idx)->seq names it
+     * after finish). The read then stays on one thread. */
+    void (*args_fn)(void *ctx, const struct stint_model *m, uint32_t idx, const char *a, const char *b);
+    void *args_ctx;
 };
 
 /* Reads path ("-" = stdin) into m (initialised by the caller) and finishes

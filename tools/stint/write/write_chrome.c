@@ -81,31 +81,80 @@ struct stint_origins stint_model_origins(const struct stint_model *m)
     return (struct stint_origins){o[0] == INT64_MAX ? 0 : o[0], o[1] == INT64_MAX ? 0 : o[1]};
 }
 
-/* The slice's args; clip (CLIP_START | CLIP_END) adds "stint_clipped"
- * saying where a window cut it. */
+/* One arg as `"key":value` (the key less its "args." prefix), after a
+ * comma unless first; am holds its strings. */
+static void put_arg(FILE *f, const struct stint_model *am, const struct stint_arg *a, int first)
+{
+    size_t kl;
+    const char *key = stint_model_str(am, a->key, &kl);
+    if (kl > 5 && !memcmp(key, "args.", 5)) {
+        key += 5;
+        kl -= 5;
+    }
+    if (!first)
+        putc(',', f);
+    stint_out_json_str(f, key, kl);
+    putc(':', f);
+    stint_put_arg_json(f, am, a);
+}
+
+/* Slice s's own args from o->ext_args (nx of them, xa, strings of xm) with
+ * the model's (an E's) merged in as model_walk.c merges an E's into its
+ * B's: an E value replaces the first arg of its key, the others follow. */
+static void put_merged_args(FILE *f, const struct stint_model *m, const struct stint_slice *s,
+                            const struct stint_arg *xa, size_t nx, const struct stint_model *xm)
+{
+    size_t ne = s->nargs, n = nx;
+    const struct stint_arg **v = stint_xmalloc((nx + ne) * sizeof *v);
+    const struct stint_model **vm = stint_xmalloc((nx + ne) * sizeof *vm);
+    for (size_t i = 0; i < nx; i++) {
+        v[i] = &xa[i];
+        vm[i] = xm;
+    }
+    for (size_t k = 0; k < ne; k++) {
+        const struct stint_arg *ea = stint_model_arg_at(m, s->args + (uint32_t)k);
+        size_t el, il;
+        const char *ek = stint_model_str(m, ea->key, &el);
+        size_t i = 0;
+        for (; i < n; i++) {
+            const char *ik = stint_model_str(vm[i], v[i]->key, &il);
+            if (il == el && !memcmp(ik, ek, el))
+                break;
+        }
+        v[i] = ea;
+        vm[i] = m;
+        n += i == n;
+    }
+    for (size_t i = 0; i < n; i++)
+        put_arg(f, vm[i], v[i], i == 0);
+    free(v);
+    free(vm);
+}
+
+/* The slice's args (its own from o->ext_args when set, then the model's);
+ * clip (CLIP_START | CLIP_END) adds "stint_clipped" saying where a window
+ * cut it. */
 #define CLIP_START 1u
 #define CLIP_END 2u
-static void put_args(FILE *f, const struct stint_model *m, const struct stint_slice *s, unsigned clip)
+static void put_args(FILE *f, const struct stint_model *m, const struct stint_slice *s, unsigned clip,
+                     const struct stint_write_opts *o)
 {
-    if (!s->nargs && !clip)
+    size_t nx = 0;
+    const struct stint_model *xm = m;
+    const struct stint_arg *xa = o && o->ext_args ? o->ext_args(o->ext_ctx, m, s, &nx, &xm) : NULL;
+    if (!s->nargs && !nx && !clip)
         return;
     fputs(",\"args\":{", f);
-    for (uint32_t k = 0; k < s->nargs; k++) {
-        const struct stint_arg *a = stint_model_arg_at(m, s->args + k);
-        size_t kl;
-        const char *key = stint_model_str(m, a->key, &kl);
-        if (kl > 5 && !memcmp(key, "args.", 5)) {
-            key += 5;
-            kl -= 5;
-        }
-        if (k)
-            putc(',', f);
-        stint_out_json_str(f, key, kl);
-        putc(':', f);
-        stint_put_arg_json(f, m, a);
+    if (nx && s->nargs)
+        put_merged_args(f, m, s, xa, nx, xm);
+    else {
+        for (size_t k = 0; k < nx; k++)
+            put_arg(f, xm, &xa[k], k == 0);
+        for (uint32_t k = 0; k < s->nargs; k++)
+            put_arg(f, m, stint_model_arg_at(m, s->args + k), k == 0);
     }
     if (clip)
-        fprintf(f, "%s\"stint_clipped\":\"%s\"", s->nargs ? "," : "",
+        fprintf(f, "%s\"stint_clipped\":\"%s\"", s->nargs || nx ? "," : "",
                 clip == (CLIP_START | CLIP_END) ? "start,end" : clip == CLIP_START ? "start" : "end");
     putc('}', f);
 }
@@ -674,7 +723,7 @@ static void put_slice(struct chrome_run *w, size_t i)
         stint_put_us3(out, s->tdur_ns);
     }
     put_cat_name(out, m, s);
-    put_args(out, m, s, clip);
+    put_args(out, m, s, clip, w->o);
     putc('}', out);
     if (t->kind == STINT_TRACK_ASYNC && !(s->flags & STINT_SLICE_INSTANT) && s_dur >= 0) {
         fputs(",\n{\"ph\":\"e\",", out);

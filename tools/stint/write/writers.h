@@ -79,6 +79,14 @@ struct stint_write_opts {
      * range unset: that is the window) and the counter samples of the
      * processes and names it takes; NULL: all */
     const struct stint_filter *select;
+    /* Chrome, optional: the args of a slice that the model does not keep
+     * (convert's spill, read/args_spill.h): ext_args(ext_ctx, m, s, &n, &sm)
+     * gives s's own args, flattened, whose strings are sm's (n = 0: none);
+     * the model's args of s (an E's) are written after them, an E's value in
+     * place of its begin's on a key both have, as the model merges them */
+    const struct stint_arg *(*ext_args)(void *ctx, const struct stint_model *m, const struct stint_slice *s,
+                                        size_t *n, const struct stint_model **sm);
+    void *ext_ctx;
 };
 
 /* Chrome Trace Event JSON (object form): M names and sort indexes, X spans
