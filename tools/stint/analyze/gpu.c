@@ -13,10 +13,12 @@
 #include "analyze/gpu_int.h"
 #include "base/hash.h"
 #include "base/selftrace.h"
+#include "base/threads.h"
 #include "base/xalloc.h"
 #include "model/filters.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -296,6 +298,100 @@ static inline void clip(const struct gpu_item *it, const struct stint_gpu_opts *
         *c1 = *c0;
 }
 
+/* Sorts v[0..n) stably by start, in place (t: scratch of n): a merge of
+ * its natural runs. */
+static void sort_items_ts(struct gpu_item *v, size_t n, struct gpu_item *t)
+{
+    size_t nr = 0, cap = 0, *run = NULL;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || v[i].ts < v[i - 1].ts) {
+            run = stint_xgrow(run, &cap, nr + 2, sizeof *run, 16);
+            run[nr++] = i;
+        }
+    struct gpu_item *a = v;
+    if (nr > 1)
+        run[nr] = n;
+    while (nr > 1) {
+        size_t w = 0;
+        for (size_t k = 0; k < nr; k += 2) {
+            size_t i = run[k], mid = run[k + 1], e = run[k + 2 < nr ? k + 2 : nr], o = i, j = mid;
+            while (i < mid && j < e)
+                t[o++] = a[j].ts < a[i].ts ? a[j++] : a[i++];
+            while (i < mid)
+                t[o++] = a[i++];
+            while (j < e)
+                t[o++] = a[j++];
+            run[w++] = run[k];
+        }
+        run[w] = n;
+        nr = w;
+        struct gpu_item *x = a;
+        a = t;
+        t = x;
+    }
+    if (a != v)
+        memcpy(v, a, n * sizeof *v);
+    free(run);
+}
+
+/* Sorts items v[0..n) stably by (device, start) as stint_gpu_sort_runs
+ * with item_before would: the devices apart first (a stable counting
+ * pass), then each one's by start (its streams' runs merged). -1 (nothing
+ * done) past 64 devices. */
+static int sort_by_device(struct gpu_item *v, size_t n)
+{
+    enum { MAXD = 64 };
+    int64_t dev[MAXD];
+    size_t nd = 0, cnt[MAXD + 1] = {0};
+    int sorted = 1;
+    for (size_t i = 0; i < n; i++) {
+        if (i && (v[i].dev < v[i - 1].dev || (v[i].dev == v[i - 1].dev && v[i].ts < v[i - 1].ts)))
+            sorted = 0;
+        if (i && v[i].dev == v[i - 1].dev)
+            continue;
+        size_t d = 0;
+        while (d < nd && dev[d] != v[i].dev)
+            d++;
+        if (d == nd) {
+            if (nd == MAXD)
+                return -1;
+            dev[nd++] = v[i].dev;
+        }
+    }
+    if (sorted || n < 2)
+        return 0;
+    for (size_t a = 1; a < nd; a++) /* (insertion sort: few devices) */
+        for (size_t b = a; b > 0 && dev[b] < dev[b - 1]; b--) {
+            int64_t x = dev[b];
+            dev[b] = dev[b - 1];
+            dev[b - 1] = x;
+        }
+    struct gpu_item *t = stint_hmem_xrealloc(NULL, 0, n * sizeof *t);
+    uint8_t *di = stint_xmalloc(n);
+    for (size_t i = 0; i < n; i++) {
+        size_t d = 0;
+        if (i && v[i].dev == v[i - 1].dev)
+            d = di[i - 1];
+        else
+            while (dev[d] != v[i].dev)
+                d++;
+        di[i] = (uint8_t)d;
+        cnt[d + 1]++;
+    }
+    for (size_t d = 0; d < nd; d++)
+        cnt[d + 1] += cnt[d];
+    size_t fill[MAXD];
+    memcpy(fill, cnt, nd * sizeof *fill);
+    for (size_t i = 0; i < n; i++)
+        t[fill[di[i]]++] = v[i];
+    free(di);
+    memcpy(v, t, n * sizeof *v);
+    for (size_t d = 0; d < nd; d++)
+        sort_items_ts(v + cnt[d], cnt[d + 1] - cnt[d], t);
+    stint_hmem_free(t, n * sizeof *t);
+    return 0;
+}
+
 void stint_gpu_prepare(struct gpu_file *f, const struct stint_gpu_opts *o)
 {
     int64_t t0 = o->has_t0 ? o->t0 : INT64_MIN, t1 = o->has_t1 ? o->t1 : INT64_MAX;
@@ -312,7 +408,8 @@ void stint_gpu_prepare(struct gpu_file *f, const struct stint_gpu_opts *o)
         f->items[k++] = it;
     }
     f->nitems = k;
-    stint_gpu_sort_runs(f->items, f->nitems, sizeof *f->items, item_before);
+    if (sort_by_device(f->items, f->nitems) != 0)
+        stint_gpu_sort_runs(f->items, f->nitems, sizeof *f->items, item_before);
 }
 
 /* ---- devices and streams ----------------------------------------------- */
@@ -588,6 +685,26 @@ void stint_gpu_file_free(struct gpu_file *f)
     memset(f, 0, sizeof *f);
 }
 
+/* The launch links of a result, computed on a thread of their own. */
+struct links_job {
+    struct stint_gpu_result *r;
+    struct gpu_file *fs;
+    size_t n;
+    const struct stint_gpu_opts *o;
+};
+
+static void *links_thread(void *arg)
+{
+    struct links_job *j = arg;
+    stint_i_self_thread("stint gpu links");
+    SELF_SCOPE_CPU("gpu: links");
+    stint_gpu_links(j->r, j->fs, j->n, j->o);
+    return NULL;
+}
+
+/* Spans (device work and calls) from which the links go on a second thread. */
+#define LINKS_THREAD_MIN ((size_t)1 << 16)
+
 void stint_gpu_analyze(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, const struct stint_gpu_opts *o)
 {
     memset(r, 0, sizeof *r);
@@ -598,18 +715,41 @@ void stint_gpu_analyze(struct stint_gpu_result *r, struct gpu_file *fs, size_t n
         r->work += fs[i].nitems;
     }
     SELF_END_CPU(prep);
+    /* the links read the lists and write their own fields of r only, as
+     * devices, kernels and steps do theirs: on two threads when both have
+     * work enough */
+    size_t spans = 0;
+    for (size_t i = 0; i < n; i++)
+        spans += fs[i].nitems + fs[i].ncalls;
+    struct stint_gpu_result lr = {0};
+    struct links_job job = {&lr, fs, n, o};
+    pthread_t lt;
+    int threaded = spans >= LINKS_THREAD_MIN && stint_threads_wanted() > 1 &&
+                   pthread_create(&lt, NULL, links_thread, &job) == 0;
     SELF_BEGIN_CPU(dev, "gpu: devices");
     devices(r, fs, n, o);
     SELF_END_CPU(dev);
     SELF_BEGIN_CPU(ker, "gpu: kernels");
     kernels(r, fs, n, o);
     SELF_END_CPU(ker);
-    SELF_BEGIN_CPU(lnk, "gpu: links");
-    stint_gpu_links(r, fs, n, o);
-    SELF_END_CPU(lnk);
     SELF_BEGIN_CPU(stp, "gpu: steps");
     stint_gpu_steps(r, fs, n, o);
     SELF_END_CPU(stp);
+    if (threaded)
+        pthread_join(lt, NULL);
+    else
+        links_thread(&job);
+    r->linked = lr.linked;
+    r->unlinked_kernels = lr.unlinked_kernels;
+    r->unlinked_launches = lr.unlinked_launches;
+    r->delay_p50_ns = lr.delay_p50_ns;
+    r->delay_p90_ns = lr.delay_p90_ns;
+    r->delay_p99_ns = lr.delay_p99_ns;
+    r->delay_max_ns = lr.delay_max_ns;
+    r->sites = lr.sites;
+    r->nsites = lr.nsites;
+    r->ops = lr.ops;
+    r->nops = lr.nops;
     for (size_t i = 0; i < n; i++)
         stint_gpu_file_free(&fs[i]);
 }
