@@ -4,8 +4,10 @@
 # capture beside its marker log: both sinks get the same spans of one run, so
 # every command must say the same of both (the capture's lanes carry the
 # threads' names, which a marker log has not: those are blanked before the
-# comparison). Then the capture cut in its middle still reads: the spans kept
-# plus the torn entries counted, never more spans than the whole.
+# comparison); `timing` reads a capture as the marker log it stands for,
+# from a file, gzip or stdin. Then the capture cut in its middle still reads:
+# the spans kept plus the torn entries counted, never more spans than the
+# whole, and `timing --strict` fails on it.
 set -u
 STINT=${STINT_BIN:?}
 DEMO=${STINT_BUILD_DIR:?}/examples/demo
@@ -20,10 +22,12 @@ blank_names() { # summary: a lane row's thread name (after pid and tid) turned i
   if [ "$name" = summary ]; then perl -pe 's/^( +\d+ +\d+ )(\S+)/$1 . (" " x length($2))/e'; else cat; fi
 }
 same() { # same NAME CMD...: the command's stdout on the capture and on the marker log (summary:
-  # less its first line, which names the file and format, and the lanes' names)
+  # less its first line, which names the file and format, and the lanes' names; timing's JSON: less
+  # the bytes read)
   local name=$1; shift
   local f=cat
   [ "$name" = summary ] && f="tail -n +2"
+  case $name in timing*) f="sed -E s/\"bytes\":[[:space:]][0-9]+/\"bytes\":_/";; esac # (the files' sizes differ)
   "$STINT" "$@" "$TMP/cap.stint" 2>/dev/null | $f | blank_names > "$TMP/c.$name"
   "$STINT" "$@" "$TMP/markers.log" 2>/dev/null | $f | blank_names > "$TMP/m.$name"
   [ -s "$TMP/m.$name" ] || { echo "$name: no output on the marker log"; fail=1; return; }
@@ -35,6 +39,16 @@ same slices slices
 same tree tree
 same steps steps --step learner_step
 same summary summary
+same timing timing
+same timing-tree timing --tree
+same timing-depth timing --tree=depth
+same timing-rounds timing --rounds-table --json
+same timing-warmup timing --json --warmup 1
+gzip -c "$TMP/cap.stint" > "$TMP/cap.stint.gz"
+for src in "$TMP/cap.stint.gz" -; do # gzip and stdin: the capture found by its magic all the same
+  "$STINT" timing "$src" < "$TMP/cap.stint" 2>/dev/null > "$TMP/c.timing-src"
+  cmp -s "$TMP/c.timing-src" "$TMP/m.timing" || { echo "timing of $src differs from the marker log's"; fail=1; }
+done
 # cut in the middle: whole records kept, the rest counted as torn
 size=$(stat -c %s "$TMP/cap.stint")
 head -c $((size / 2)) "$TMP/cap.stint" > "$TMP/cut.stint"
@@ -44,5 +58,12 @@ read -r kept torn < <("$STINT" summary --json "$TMP/cut.stint" 2>/dev/null |
 if [ -z "$kept" ] || [ "$kept" -ge "$whole" ] || [ "$torn" -lt 1 ]; then
   echo "cut capture: $kept of $whole spans kept, $torn torn (expected fewer kept and a torn count)"; fail=1
 fi
+# timing on the cut capture: the lost entries said as incomplete records, an error under --strict
+"$STINT" timing "$TMP/cut.stint" > /dev/null 2> "$TMP/cut.err"; rc=$?
+grep -q "records are incomplete" "$TMP/cut.err" && [ $rc = 0 ] ||
+  { echo "timing on the cut capture: rc=$rc, stderr:"; cat "$TMP/cut.err"; fail=1; }
+"$STINT" timing --strict "$TMP/cut.stint" > /dev/null 2> "$TMP/cut.err"; rc=$?
+grep -q "byte [0-9]*: the capture ends inside its last block" "$TMP/cut.err" && [ $rc = 1 ] ||
+  { echo "timing --strict on the cut capture: rc=$rc (expected 1), stderr:"; cat "$TMP/cut.err"; fail=1; }
 [ $fail = 0 ] && echo "ok: capture and marker log agree ($whole spans); cut at half: $kept kept, $torn torn"
 exit $fail

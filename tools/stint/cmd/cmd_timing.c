@@ -4,7 +4,9 @@
  * marker logs, a drop-in for the reference timing tool, `strace_timing`.
  *
  * Reads each input with the streaming marker parser (markers_parse.h) into the
- * timing model (timing_model.h), then prints one view: the per-callable table
+ * timing model (timing_model.h), or, for a libstint binary capture (found by
+ * its magic), each span record as the marker record the marker sink would
+ * have written for it (read_capture.h), then prints one view: the per-callable table
  * (default), the rounds table, or the median tree; optionally writes a Chrome
  * trace. Text output reproduces the reference byte for byte, including its
  * float formatting (values are computed as the reference's doubles and printed
@@ -18,6 +20,7 @@
 #include "cmd/commands.h"
 #include "base/xalloc.h"
 #include "read/input.h"
+#include "read/read_capture.h"
 #include "read/markers_parse.h"
 #include "read/readers.h"
 #include "timing/timing_model.h"
@@ -54,6 +57,8 @@ struct reader {
     uint64_t torn;
     int read_error; /* the input ended in a read error (what came before it is kept) */
     uint64_t lost;  /* spans the writer reported lost ([STINT] v=1 dropped lines; saturating) */
+    int capture;    /* the input is a binary capture (cap_why: what was wrong first there) */
+    char cap_why[200];
 };
 
 /* Parser callback: the record goes into the model; OOM stops the parse. */
@@ -88,7 +93,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: stint timing [options] LOG...   ('-' reads stdin)\n"
-            "  per-callable timing from [STRACE] marker logs (drop-in for strace_timing)\n"
+            "  per-callable timing from [STRACE] marker logs or binary captures (drop-in for strace_timing)\n"
             "options:\n"
             "  --rounds-table     per-round Host/Device/Effective/Orch/Sched table (busiest callable)\n"
             "  --tree[=names]     median span tree per callable, nested by dotted names\n"
@@ -100,26 +105,107 @@ static void usage(FILE *f)
 }
 
 /* Whether fd can be parsed straight from its descriptor: a regular file
- * that does not start with the gzip magic bytes (read at offset 0 without
- * moving the file offset). Anything else (gzip, a pipe or FIFO such as
- * <(gzip -c log) or /dev/stdin, a device) goes through stint_input, which
- * finds gzip by content whatever the file is. */
+ * that starts with neither the gzip magic bytes nor a capture's (read at
+ * offset 0 without moving the file offset). Anything else (gzip, a
+ * capture, a pipe or FIFO such as <(gzip -c log) or /dev/stdin, a device)
+ * goes through stint_input, which finds gzip by content whatever the file
+ * is. */
 static int plain_regular(int fd)
 {
     unsigned char b[2];
     struct stat st;
     if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode))
         return 0;
+    char head[8];
+    ssize_t n = pread(fd, head, sizeof head, 0);
+    if (n > 0 && stint_cap_is_capture(head, (size_t)n))
+        return 0; /* a capture: decoded from stint_input's windows */
     return !(pread(fd, b, 2, 0) == 2 && b[0] == 0x1f && b[1] == 0x8b);
 }
 
+/* ---- a binary capture ------------------------------------------------------------------------ */
+
+struct capread {
+    struct reader *rd;
+    struct stint_mparse_stats *st;
+    char *line; /* the current span's marker record */
+    size_t cap;
+};
+
+/* A span: its marker record into the model, counted as a whole record. */
+static void cap_span(void *ctx, const struct stint_cap_span *s)
+{
+    struct capread *c = ctx;
+    struct stint_mparse_record r;
+    stint_cap_span_record(s, &c->line, &c->cap, &r);
+    c->st->heads++;
+    c->st->records++;
+    if (stint_tm_add(c->rd->m, &r))
+        stint_die_nomem();
+}
+
+/* The library's count of spans it lost, as a marker log's loss line. */
+static void cap_drop(void *ctx, int32_t pid, int32_t tid, uint64_t count, int64_t first_ns, int64_t last_ns)
+{
+    struct capread *c = ctx;
+    (void)pid, (void)tid, (void)first_ns, (void)last_ns;
+    c->st->losses++;
+    c->rd->lost = stint_count_add(c->rd->lost, count);
+}
+
+/* A cut last block, a damaged block or entry: the entries it held are
+ * records that did not complete (torn), the first remembered for --strict;
+ * bytes after the last block count as one. */
+static void cap_problem(void *ctx, enum stint_cap_problem kind, uint64_t off, uint64_t n, const char *why)
+{
+    struct capread *c = ctx;
+    uint64_t count = kind == STINT_CAP_P_TAIL || !n ? 1 : n;
+    c->st->heads += count;
+    c->st->torn += count;
+    if (!c->rd->torn) /* (why lives in the decoder: copied) */
+        snprintf(c->rd->cap_why, sizeof c->rd->cap_why, "%s", why ? why : "");
+    on_torn(c->rd, off, 0, why);
+}
+
+/* Reads the capture in (opened) into rd's model. Returns 0, or an exit
+ * code: 1 when it is not a capture this reader reads (said), 3 or 1 when
+ * reading failed (*msg set; what came before is kept). */
+static int read_capture(struct stint_input *in, struct stint_mparse_stats *st, struct reader *rd, const char **msg)
+{
+    struct capread c = {.rd = rd, .st = st};
+    struct stint_cap_callbacks cb = {.ctx = &c, .span = cap_span, .drop = cap_drop, .problem = cap_problem};
+    struct stint_cap_dec *d = stint_cap_dec_new(&cb);
+    const char *why = NULL;
+    rd->capture = 1;
+    int rc = stint_cap_decode_input(d, in, NULL, NULL, &why);
+    st->bytes += in->base + in->len;
+    stint_cap_dec_free(d);
+    free(c.line);
+    if (rc == 1) {
+        fprintf(stderr, "stint timing: %s: byte 0: %s\n", rd->path, why);
+        return STINT_EXIT_DATA;
+    }
+    if (rc) {
+        *msg = in->err;
+        return stint_input_errcode(in);
+    }
+    return 0;
+}
+
 /* Feeds the input at path to p through stint_input (input.h), which inflates
- * gzip by content; for stdin and gzip logs. Returns 0, -1 out of memory or
+ * gzip by content; for stdin and gzip logs; a capture (by its magic) is
+ * decoded into rd's model instead, its counts added to st. Returns 0, -1 out of memory or
  * a callback's stop, or an exit code (1 bad compressed data, 3 I/O) with
  * *msg set to the reader's message (in *in, which the caller closes). */
-static int feed_input(struct stint_mparse *p, const char *path, const char **msg, struct stint_input *in)
+static int feed_input(struct stint_mparse *p, const char *path, const char **msg, struct stint_input *in,
+                      struct stint_mparse_stats *st, struct reader *rd)
 {
     int rc = stint_input_open(in, path);
+    while (rc == 0 && in->len < 8 && !in->eof) /* (enough to know a capture by its magic) */
+        if (stint_input_fill(in) < 0)
+            rc = stint_input_errcode(in);
+    if (rc == 0 && stint_cap_is_capture(in->buf, in->len))
+        return read_capture(in, st, rd, msg);
     while (rc == 0) {
         if (in->len && stint_mparse_feed(p, in->buf, in->len))
             return -1;
@@ -167,7 +253,7 @@ static int read_input(struct stint_tm_model *m, const char *path, struct stint_m
         stint_die_nomem();
     const char *msg = NULL;
     struct stint_input in = {0};
-    int rc = fd >= 0 ? stint_mparse_read_fd(p, fd) : feed_input(p, path, &msg, &in);
+    int rc = fd >= 0 ? stint_mparse_read_fd(p, fd) : feed_input(p, path, &msg, &in, total, rd);
     int err = errno;
     const struct stint_mparse_stats *st = stint_mparse_get_stats(p);
     uint64_t nbytes = st->bytes; /* (st goes with the parser, freed below) */
@@ -188,6 +274,8 @@ static int read_input(struct stint_tm_model *m, const char *path, struct stint_m
         rd->read_error = 1;
         return STINT_EXIT_IO;
     }
+    if (rc > 0 && rd->capture) /* (said in read_capture) */
+        return rc;
     if (rc)
         stint_die_nomem();
     return 0;
@@ -222,20 +310,21 @@ static void put_warnings(const struct stint_mparse_stats *st, uint64_t lost)
 static void say_other_format(const char *path)
 {
     const char *f = strcmp(path, "-") ? stint_detect_format(path) : NULL;
-    if (!f || !strcmp(f, "markers"))
+    if (!f || !strcmp(f, "markers") || !strcmp(f, "capture"))
         return;
-    int cap = !strcmp(f, "capture");
-    fprintf(stderr, "stint timing: %s is %s: timing reads [STRACE] marker logs (summary, tree, slices, steps and "
-            "report read Chrome JSON, JSONL sessions, marker logs and captures)%s\n", path,
-            !strcmp(f, "chrome") ? "Chrome JSON" : cap ? "a binary capture" : "a JSONL session",
-            cap ? "; stint convert FILE --to markers -o LOG makes one of it" : "");
+    fprintf(stderr, "stint timing: %s is %s: timing reads [STRACE] marker logs and binary captures (summary, tree, "
+            "slices, steps and report read Chrome JSON and JSONL sessions too)\n", path,
+            !strcmp(f, "chrome") ? "Chrome JSON" : "a JSONL session");
 }
 
 static int strict_checks(const struct opts *o, const struct stint_mparse_stats *st, uint64_t lost,
                          const struct reader *first_bad, int nothing_left)
 {
     if (o->strict && (st->torn || st->unknown_version || st->long_lines)) {
-        if (first_bad->torn)
+        if (first_bad->torn && first_bad->capture)
+            fprintf(stderr, "stint timing: %s: byte %llu: %s\n", first_bad->path,
+                    (unsigned long long)first_bad->first_torn_off, first_bad->cap_why);
+        else if (first_bad->torn)
             fprintf(stderr, "stint timing: %s: byte %llu: torn [STRACE] record (expected %s)\n",
                     first_bad->path, (unsigned long long)first_bad->first_torn_off, first_bad->first_torn_why);
         fprintf(stderr, "stint timing: --strict: the log has torn, cut or unknown-version records\n");

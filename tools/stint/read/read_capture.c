@@ -408,6 +408,7 @@ long stint_cap_dec_feed(struct stint_cap_dec *d, const uint8_t *buf, size_t len,
 struct rctx {
     struct stint_model *m;
     struct stint_markers_feed *feed;
+    struct stint_input *in;
     const char *path;
     char *line; /* the marker record of the current span */
     size_t cap;
@@ -510,46 +511,51 @@ static char *put_attrs(char *p, const struct stint_cap_span *s)
     return p;
 }
 
+void stint_cap_span_record(const struct stint_cap_span *s, char **line, size_t *cap, struct stint_mparse_record *r)
+{
+    size_t need = 256 + s->name.len + 2 * s->static_attrs.len + 64;
+    for (unsigned i = 0; i < s->nattr; i++)
+        need += 8 + s->attrs[i].key.len + s->attrs[i].s.len + 48;
+    if (need > *cap) {
+        *cap = need * 2;
+        *line = stint_xreallocarray(*line, *cap, 1);
+    }
+    memset(r, 0, sizeof *r);
+    char *p = *line;
+    p += sprintf(p, "[STRACE] v=1 pid=%d tid=%d inv=%llu hid=", (int)s->pid, (int)s->tid,
+                 (unsigned long long)s->inv);
+    r->hid_text.ptr = p;
+    p += sprintf(p, "%llx", (unsigned long long)s->hid);
+    r->hid_text.len = (size_t)(p - r->hid_text.ptr);
+    p += sprintf(p, " depth=%d name=", (int)s->depth);
+    r->name.ptr = p; /* (as recorded: no parser reads it back) */
+    memcpy(p, s->name.ptr, s->name.len);
+    p += s->name.len;
+    r->name.len = s->name.len;
+    p += sprintf(p, " ts=%lld dur=%lld ", (long long)s->ts_ns, (long long)s->dur_ns);
+    r->attrs.ptr = p;
+    p = put_attrs(p, s);
+    r->attrs.len = (size_t)(p - r->attrs.ptr);
+    r->text = (struct stint_mparse_text){*line, (size_t)(p - *line)};
+    if (!r->attrs.len) /* (a record's text ends at its last field) */
+        r->text.len--;
+    r->v = 1;
+    r->pid = (uint64_t)(int64_t)s->pid;
+    r->tid = (uint64_t)(int64_t)s->tid;
+    r->inv = s->inv;
+    r->depth = s->depth < 0 ? 0 : (uint64_t)s->depth;
+    r->ts_ns = s->ts_ns;
+    r->dur_ns = s->dur_ns < 0 ? 0 : s->dur_ns;
+    r->hid = s->hid;
+    r->offset = s->offset;
+}
+
 /* A span record: its marker record, handed to the marker mapping. */
 static void on_span(void *ctx, const struct stint_cap_span *s)
 {
     struct rctx *c = ctx;
-    size_t need = 256 + s->name.len + 2 * s->static_attrs.len + 64;
-    for (unsigned i = 0; i < s->nattr; i++)
-        need += 8 + s->attrs[i].key.len + s->attrs[i].s.len + 48;
-    if (need > c->cap) {
-        c->cap = need * 2;
-        c->line = stint_xreallocarray(c->line, c->cap, 1);
-    }
     struct stint_mparse_record r;
-    memset(&r, 0, sizeof r);
-    char *p = c->line;
-    p += sprintf(p, "[STRACE] v=1 pid=%d tid=%d inv=%llu hid=", (int)s->pid, (int)s->tid,
-                 (unsigned long long)s->inv);
-    r.hid_text.ptr = p;
-    p += sprintf(p, "%llx", (unsigned long long)s->hid);
-    r.hid_text.len = (size_t)(p - r.hid_text.ptr);
-    p += sprintf(p, " depth=%d name=", (int)s->depth);
-    r.name.ptr = p; /* (as recorded: no parser reads it back) */
-    memcpy(p, s->name.ptr, s->name.len);
-    p += s->name.len;
-    r.name.len = s->name.len;
-    p += sprintf(p, " ts=%lld dur=%lld ", (long long)s->ts_ns, (long long)s->dur_ns);
-    r.attrs.ptr = p;
-    p = put_attrs(p, s);
-    r.attrs.len = (size_t)(p - r.attrs.ptr);
-    r.text = (struct stint_mparse_text){c->line, (size_t)(p - c->line)};
-    if (!r.attrs.len) /* (a record's text ends at its last field) */
-        r.text.len--;
-    r.v = 1;
-    r.pid = (uint64_t)(int64_t)s->pid;
-    r.tid = (uint64_t)(int64_t)s->tid;
-    r.inv = s->inv;
-    r.depth = s->depth < 0 ? 0 : (uint64_t)s->depth;
-    r.ts_ns = s->ts_ns;
-    r.dur_ns = s->dur_ns < 0 ? 0 : s->dur_ns;
-    r.hid = s->hid;
-    r.offset = s->offset;
+    stint_cap_span_record(s, &c->line, &c->cap, &r);
     stint_i_markers_feed_record(c->feed, &r);
 }
 
@@ -587,35 +593,47 @@ static void on_problem(void *ctx, enum stint_cap_problem k, uint64_t off, uint64
     m->events += count;
 }
 
+int stint_cap_decode_input(struct stint_cap_dec *d, struct stint_input *in, void (*on_window)(void *ctx, size_t used),
+                           void *ctx, const char **why)
+{
+    for (;;) {
+        long used = stint_cap_dec_feed(d, (const uint8_t *)in->buf, in->len, in->base, in->eof, why);
+        if (used < 0)
+            return 1;
+        stint_input_consume(in, (size_t)used);
+        if (on_window)
+            on_window(ctx, (size_t)used);
+        if (in->eof && in->len == 0)
+            return 0;
+        if (stint_input_fill(in) < 0)
+            return -2;
+    }
+}
+
+/* The bytes a window gave: counted for `sizes`, and progress shown. */
+static void on_window(void *ctx, size_t used)
+{
+    struct rctx *c = ctx;
+    if (c->m->sizes)
+        c->m->sizes->text_bytes += (uint64_t)used;
+    stint_i_progress(c->in, 0);
+}
+
 int stint_read_capture(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o)
 {
-    struct rctx c = {.m = m, .path = in->path};
+    struct rctx c = {.m = m, .in = in, .path = in->path};
     c.feed = stint_i_markers_feed_new(m, o, in->path);
     m->format = "capture";
     struct stint_cap_callbacks cb = {.ctx = &c, .span = on_span, .thread = on_thread, .drop = on_drop,
                                      .problem = on_problem};
     struct stint_cap_dec *d = stint_cap_dec_new(&cb);
-    int rc = 0;
-    for (;;) {
-        const char *why = NULL;
-        long used = stint_cap_dec_feed(d, (const uint8_t *)in->buf, in->len, in->base, in->eof, &why);
-        if (used < 0) {
-            stint_model_fail(m, "%s: byte 0: %s", in->path, why);
-            rc = 1;
-            break;
-        }
-        if (m->sizes)
-            m->sizes->text_bytes += (uint64_t)used;
-        stint_input_consume(in, (size_t)used);
-        stint_i_progress(in, 0);
-        if (in->eof && in->len == 0)
-            break;
-        int f = stint_input_fill(in);
-        if (f < 0) {
-            stint_model_fail(m, "%s", in->err);
-            rc = stint_input_errcode(in);
-            break;
-        }
+    const char *why = NULL;
+    int rc = stint_cap_decode_input(d, in, on_window, &c, &why);
+    if (rc == 1) {
+        stint_model_fail(m, "%s: byte 0: %s", in->path, why);
+    } else if (rc) {
+        stint_model_fail(m, "%s", in->err);
+        rc = stint_input_errcode(in);
     }
     const struct stint_cap_stats *st = stint_cap_dec_stats(d);
     if (c.torn && !(o && o->quiet))

@@ -113,4 +113,23 @@ size_t stint_cap_dec_want(const struct stint_cap_dec *d);
 
 const struct stint_cap_stats *stint_cap_dec_stats(const struct stint_cap_dec *d);
 
+struct stint_input;
+struct stint_mparse_record;
+
+/* Decodes the input in (opened, not yet consumed) through d to its end:
+ * each window as far as it goes, then the next read. on_window (may be
+ * NULL) is told after each window how many bytes it gave. Returns 0 at the
+ * input's end, 1 with *why set (static text) when the input is not a
+ * capture this reader reads, -2 when a read failed (in->err says why);
+ * what was decoded before a failure has reached the callbacks. */
+int stint_cap_decode_input(struct stint_cap_dec *d, struct stint_input *in, void (*on_window)(void *ctx, size_t used),
+                           void *ctx, const char **why);
+
+/* The marker record the marker sink would have written for s
+ * (docs/formats/markers.md), its text built in *line (grown as needed,
+ * *cap its size): r's texts point into *line until the next call. The name
+ * is kept as recorded; attribute keys and values become marker tokens by
+ * the marker sink's rules. */
+void stint_cap_span_record(const struct stint_cap_span *s, char **line, size_t *cap, struct stint_mparse_record *r);
+
 #endif
