@@ -757,13 +757,14 @@ int stint_cmd_memory(int argc, char **argv)
     const char *fmt = o.format ? o.format : strcmp(o.path, "-") ? stint_detect_format(o.path) : "jsonl";
     if (fmt && !strcmp(fmt, "chrome"))
         return stint_memory_chrome(&o, timeline);
-    if (fmt && strcmp(fmt, "jsonl") != 0) { /* (a marker log: named as what it is, not as lines not usable) */
+    if (fmt && strcmp(fmt, "jsonl") != 0) { /* (a marker log or a capture: named as what it is, not as lines not usable) */
         if (o.format)
             fprintf(stderr, "stint memory: --format: '%s': expected jsonl or chrome (memory reads JSONL sessions' "
                             "memory records and Chrome traces' Kineto [memory] events)\n", o.format);
         else
-            fprintf(stderr, "stint memory: %s is a marker log: memory reads JSONL sessions (memory records) and "
-                            "Chrome traces (Kineto [memory] events)\n", o.path);
+            fprintf(stderr, "stint memory: %s is %s: memory reads JSONL sessions (memory records) and "
+                            "Chrome traces (Kineto [memory] events)\n", o.path,
+                    !strcmp(fmt, "capture") ? "a binary capture (spans only)" : "a marker log");
         return STINT_EXIT_USAGE;
     }
     struct mctx c;
