@@ -15,8 +15,11 @@ microseconds with three decimals (ns resolution), as Kineto writes them.
 
 usage: gen_kineto.py OUT_PREFIX [--ranks R] [--devices D] [--steps K]
                      [--ops N] [--seed S] [--bytes B] [--no-rank-info]
+                     [--cpu-threads T]
 Writes OUT_PREFIX.rank<i>.json. With --bytes, rank 0's file grows (more
 steps) until it holds about B bytes; the other options then shape it.
+With --cpu-threads T (default 1), the steps take turns on T CPU threads
+(tids 7, 8, ...); T = 1 writes the same file as before the option.
 """
 import json
 import random
@@ -81,6 +84,11 @@ def gen_rank(w, rank, opts, rnd):
     streams = [7, 20, 33]  # 20: NCCL, 33: copies
     w.ev('{"ph": "M", "name": "process_name", "pid": %d, "tid": 0, "args": {"name": "python"}}' % cpu_pid)
     w.ev('{"ph": "M", "name": "thread_name", "pid": %d, "tid": %d, "args": {"name": "python"}}' % (cpu_pid, cpu_tid))
+    nthreads = opts.get("cpu-threads", 1)
+    for i in range(1, nthreads):
+        w.ev('{"ph": "M", "name": "thread_name", "pid": %d, "tid": %d, "args": {"name": "python worker %d"}}'
+             % (cpu_pid, cpu_tid + i, i))
+    tid0 = cpu_tid
     for d in devs:
         w.ev('{"ph": "M", "name": "process_name", "pid": %d, "tid": 0, "args": {"name": "GPU %d"}}' % (d, d))
         for s in streams:
@@ -92,6 +100,7 @@ def gen_rank(w, rank, opts, rnd):
     k = 0
     while (opts["bytes"] and w.bytes < opts["bytes"]) or (not opts["bytes"] and k < opts["steps"]):
         k += 1
+        cpu_tid = tid0 + (k - 1) % nthreads
         step0 = t
         body = []  # the step's events, written after the step span (its dur is known then)
         t += rnd.randint(5_000, 20_000)

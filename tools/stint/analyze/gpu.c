@@ -702,8 +702,13 @@ static void *links_thread(void *arg)
     return NULL;
 }
 
-/* Spans (device work and calls) from which the links go on a second thread. */
-#define LINKS_THREAD_MIN ((size_t)1 << 16)
+/* Spans (device work and calls) from which the links go on a second
+ * thread: 65536, or STINT_GPU_LINKS_MIN (for tests). */
+static size_t links_thread_min(void)
+{
+    const char *e = getenv("STINT_GPU_LINKS_MIN");
+    return e && *e ? (size_t)strtoull(e, NULL, 10) : (size_t)1 << 16;
+}
 
 void stint_gpu_analyze(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, const struct stint_gpu_opts *o)
 {
@@ -724,7 +729,7 @@ void stint_gpu_analyze(struct stint_gpu_result *r, struct gpu_file *fs, size_t n
     struct stint_gpu_result lr = {0};
     struct links_job job = {&lr, fs, n, o};
     pthread_t lt;
-    int threaded = spans >= LINKS_THREAD_MIN && stint_threads_wanted() > 1 &&
+    int threaded = spans >= links_thread_min() && stint_threads_wanted() > 1 &&
                    pthread_create(&lt, NULL, links_thread, &job) == 0;
     SELF_BEGIN_CPU(dev, "gpu: devices");
     devices(r, fs, n, o);
