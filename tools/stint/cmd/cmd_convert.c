@@ -269,7 +269,13 @@ static int split_write(const struct stint_model *m, const char *out_path, const 
             if (stint_write_chrome(m, out.f, &wo, &st) != 0) /* (the writer fails only out of memory) */
                 stint_die_nomem();
             long bytes = ftell(out.f);
-            rc = stint_outfile_commit(&out, "convert");
+            if (spill && stint_args_spill_failed(spill)) {
+                fprintf(stderr, "stint convert: reading back the temporary file of the args: %s\n",
+                        strerror(stint_args_spill_failed(spill)));
+                stint_outfile_abort(&out);
+                rc = STINT_EXIT_IO;
+            } else
+                rc = stint_outfile_commit(&out, "convert");
             if (!rc) {
                 fprintf(stderr,
                         "stint convert: [%" PRId64 ", %" PRId64 ") ns: %" PRIu64 " slices, %" PRIu64
@@ -476,7 +482,12 @@ int stint_cmd_convert(int argc, char **argv)
         }
         wr = STINT_EXIT_OK;
     }
-    if (stint_outfile_commit(&of, "convert") != 0)
+    if (spill && stint_args_spill_failed(spill)) { /* (a slice's args could not be read back: not whole) */
+        errno = stint_args_spill_failed(spill);
+        fprintf(stderr, "stint convert: reading back the temporary file of the args: %s\n", strerror(errno));
+        stint_outfile_abort(&of);
+        wr = STINT_EXIT_IO;
+    } else if (stint_outfile_commit(&of, "convert") != 0)
         wr = STINT_EXIT_IO;
     if (!wr) /* after a write error OUT holds no whole conversion: nothing was written to report */
         report(to, out_path, &st, stint_out_bad_utf8() - bad0);

@@ -2,14 +2,17 @@
 /*
  * args_spill.c - slice args kept in a temporary file (args_spill.h).
  *
- * The file holds records [u32 length][args text] in input order; index[seq]
- * is a record's offset + 1 (0: the slice had no args). Read back, the file
- * is mapped; its pages mapped in count as the process's memory, so every
- * SPILL_DROP_BYTES of pages that reads may have brought in (a record's 64
- * KiB block, as the kernel maps pages around a fault) the mapping's pages
- * are dropped (they stay in the page cache). A record is flattened by the
- * reader's own walk (chrome_args.c) into a scratch model, made afresh every
- * SCRATCH_SLICES records so that its strings do not pile up.
+ * The file is a run of chunks, each holding records [u32 length][args
+ * text] of one track in input order: a track's records wait in a buffer of
+ * its own (1 KiB, doubling to CHUNK_MAX) that becomes a chunk when full, and
+ * all of them when the buffers together pass BUFFERED_MAX, so the file is
+ * read back track by track, as the model's slices are grouped (model.h),
+ * one chunk at a time, mostly in order (a record longer than CHUNK_MAX is a
+ * chunk of its own). index[seq] is (chunk << 32 | offset in the chunk) + 1,
+ * 0: the slice had no args. Reading keeps CACHE_SLOTS chunks (pread, one
+ * call a chunk). A record is flattened by the reader's own walk
+ * (chrome_args.c) into a scratch model, made afresh every SCRATCH_SLICES
+ * records so that its strings do not pile up.
  */
 #include "read/args_spill.h"
 
@@ -21,27 +24,49 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #define SPILL_BUF ((size_t)1 << 20)
-#define SPILL_DROP_BYTES ((uint64_t)32 << 20)
-#define SPILL_BLOCK_SHIFT 16
+#define CHUNK_MAX ((uint32_t)64 << 10)
+#define BUFFERED_MAX ((size_t)32 << 20)
+#define CACHE_SLOTS 256
 #define SCRATCH_SLICES 16384
+
+/* One track's records not yet in the file: the chunk they will make. */
+struct tbuf {
+    char *p;
+    uint32_t used, cap;
+    uint32_t chunk;
+};
+
+/* A chunk's place in the file. */
+struct chunk {
+    uint64_t off;
+    uint32_t len;
+};
+
+/* A chunk read back. */
+struct slot {
+    char *p;
+    uint32_t cap;
+    uint32_t chunk; /* UINT32_MAX: empty */
+};
 
 struct stint_args_spill {
     int fd;
-    int err;          /* errno of the first failed write, 0: none */
+    int err;          /* errno of the first failed write or read, 0: none */
     char *buf;        /* the write buffer */
     size_t used;
     uint64_t off;     /* file size, written or buffered */
     uint64_t text;    /* args text bytes */
-    uint64_t *index;  /* by seq: record offset + 1, 0 none */
+    uint64_t *index;  /* by seq */
     size_t cap;
-    const char *map;  /* after _done */
-    uint64_t map_len;
-    uint64_t touched; /* bytes of blocks reads may have mapped since the last drop */
-    uint64_t last_block;
+    struct tbuf *tb;  /* by track */
+    size_t ntb;
+    size_t buffered;  /* sum of the track buffers' caps */
+    struct chunk *chunks;
+    size_t nchunks, chunks_cap;
+    struct slot cache[CACHE_SLOTS];
     struct stint_model scratch;
     int scratch_live;
     size_t scratch_uses;
@@ -66,11 +91,12 @@ struct stint_args_spill *stint_args_spill_new(void)
     struct stint_args_spill *sp = stint_xcalloc(1, sizeof *sp);
     sp->fd = fd;
     sp->buf = stint_xmalloc(SPILL_BUF);
-    sp->last_block = UINT64_MAX;
+    for (size_t i = 0; i < CACHE_SLOTS; i++)
+        sp->cache[i].chunk = UINT32_MAX;
     return sp;
 }
 
-/* Writes the buffer to the file (all of it, or keeps the error). */
+/* Writes the write buffer to the file (all of it, or keeps the error). */
 static void spill_flush(struct stint_args_spill *sp)
 {
     size_t at = 0;
@@ -86,7 +112,7 @@ static void spill_flush(struct stint_args_spill *sp)
     sp->used = 0;
 }
 
-/* Appends n bytes to the file through the buffer. */
+/* Appends n bytes to the file through the write buffer. */
 static void spill_put(struct stint_args_spill *sp, const void *p, size_t n)
 {
     while (n) {
@@ -97,24 +123,86 @@ static void spill_put(struct stint_args_spill *sp, const void *p, size_t n)
         sp->used += k;
         p = (const char *)p + k;
         n -= k;
+        sp->off += k;
     }
+}
+
+/* A new chunk's id (its place set when it is written). */
+static uint32_t chunk_new(struct stint_args_spill *sp)
+{
+    sp->chunks = stint_xgrow(sp->chunks, &sp->chunks_cap, sp->nchunks + 1, sizeof *sp->chunks, 256);
+    return (uint32_t)sp->nchunks++;
+}
+
+/* Writes track buffer t as its chunk and empties it; free: gives its
+ * memory back too. */
+static void tbuf_flush(struct stint_args_spill *sp, struct tbuf *t, int free_it)
+{
+    if (t->used) {
+        sp->chunks[t->chunk] = (struct chunk){sp->off, t->used};
+        spill_put(sp, t->p, t->used);
+        t->used = 0;
+    }
+    if (free_it && t->p) {
+        sp->buffered -= t->cap;
+        free(t->p);
+        t->p = NULL;
+        t->cap = 0;
+    }
+}
+
+/* Every track buffer written and freed. */
+static void tbuf_flush_all(struct stint_args_spill *sp)
+{
+    for (size_t i = 0; i < sp->ntb; i++)
+        tbuf_flush(sp, &sp->tb[i], 1);
 }
 
 void stint_args_spill_take(void *ctx, const struct stint_model *m, uint32_t idx, const char *a, const char *b)
 {
     struct stint_args_spill *sp = ctx;
-    uint32_t seq = stint_model_slice(m, idx)->seq;
-    uint32_t len = (uint32_t)(b - a);
+    const struct stint_slice *s = stint_model_slice(m, idx);
+    uint32_t seq = s->seq, len = (uint32_t)(b - a), need = (uint32_t)sizeof len + len;
     sp->index = stint_xgrow_zeroed(sp->index, &sp->cap, (size_t)seq + 1, sizeof *sp->index, 1024);
-    sp->index[seq] = sp->off + 1;
-    spill_put(sp, &len, sizeof len);
-    spill_put(sp, a, len);
-    sp->off += sizeof len + len;
+    sp->tb = stint_xgrow_zeroed(sp->tb, &sp->ntb, (size_t)s->track + 1, sizeof *sp->tb, 64);
+    struct tbuf *t = &sp->tb[s->track];
     sp->text += len;
+    if (need > CHUNK_MAX) { /* a chunk of its own */
+        tbuf_flush(sp, t, 0);
+        uint32_t c = chunk_new(sp);
+        sp->chunks[c] = (struct chunk){sp->off, need};
+        sp->index[seq] = ((uint64_t)c << 32) + 1;
+        spill_put(sp, &len, sizeof len);
+        spill_put(sp, a, len);
+        return;
+    }
+    if (t->used + need > t->cap) {
+        if (t->cap < CHUNK_MAX) {
+            uint32_t nc = t->cap ? t->cap : 1024;
+            while (nc < t->used + need)
+                nc *= 2;
+            sp->buffered += nc - t->cap;
+            t->p = stint_xreallocarray(t->p, nc, 1);
+            t->cap = nc;
+        } else
+            tbuf_flush(sp, t, 0);
+    }
+    if (!t->used)
+        t->chunk = chunk_new(sp);
+    sp->index[seq] = ((uint64_t)t->chunk << 32 | t->used) + 1;
+    memcpy(t->p + t->used, &len, sizeof len);
+    memcpy(t->p + t->used + sizeof len, a, len);
+    t->used += need;
+    if (sp->buffered > BUFFERED_MAX)
+        tbuf_flush_all(sp);
 }
 
 int stint_args_spill_done(struct stint_args_spill *sp)
 {
+    tbuf_flush_all(sp);
+    free(sp->tb);
+    sp->tb = NULL;
+    sp->ntb = 0;
     spill_flush(sp);
     free(sp->buf);
     sp->buf = NULL;
@@ -122,13 +210,6 @@ int stint_args_spill_done(struct stint_args_spill *sp)
         errno = sp->err;
         return -1;
     }
-    if (!sp->off)
-        return 0;
-    void *p = mmap(NULL, (size_t)sp->off, PROT_READ, MAP_SHARED, sp->fd, 0);
-    if (p == MAP_FAILED)
-        return -1;
-    sp->map = p;
-    sp->map_len = sp->off;
     return 0;
 }
 
@@ -152,45 +233,73 @@ static void scratch_reset(struct stint_args_spill *sp)
     sp->cr->m = &sp->scratch;
 }
 
+/* Chunk c, read into the cache (NULL when the read fails: the error is kept). */
+static const char *chunk_at(struct stint_args_spill *sp, uint32_t c)
+{
+    struct slot *sl = &sp->cache[c % CACHE_SLOTS];
+    if (sl->chunk == c)
+        return sl->p;
+    const struct chunk *ch = &sp->chunks[c];
+    if (sl->cap < ch->len) {
+        free(sl->p);
+        sl->p = stint_xmalloc(ch->len);
+        sl->cap = ch->len;
+    }
+    sl->chunk = UINT32_MAX;
+    size_t at = 0;
+    while (at < ch->len) {
+        ssize_t r = pread(sp->fd, sl->p + at, ch->len - at, (off_t)(ch->off + at));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            sp->err = r < 0 ? errno : EIO;
+            return NULL;
+        }
+        at += (size_t)r;
+    }
+    sl->chunk = c;
+    return sl->p;
+}
+
 const struct stint_arg *stint_args_spill_get(void *ctx, const struct stint_model *m, const struct stint_slice *s,
                                              size_t *n, const struct stint_model **sm)
 {
     (void)m;
     struct stint_args_spill *sp = ctx;
     *n = 0;
-    if (s->seq >= sp->cap || !sp->index[s->seq] || !sp->map)
+    if (s->seq >= sp->cap || !sp->index[s->seq])
         return NULL;
-    uint64_t at = sp->index[s->seq] - 1;
+    uint64_t x = sp->index[s->seq] - 1;
+    const char *p = chunk_at(sp, (uint32_t)(x >> 32));
+    if (!p)
+        return NULL;
+    p += (uint32_t)x;
     uint32_t len;
-    memcpy(&len, sp->map + at, sizeof len);
-    uint64_t b0 = at >> SPILL_BLOCK_SHIFT, b1 = (at + sizeof len + len) >> SPILL_BLOCK_SHIFT;
-    if (b0 != sp->last_block)
-        sp->touched += (b1 - b0 + 1) << SPILL_BLOCK_SHIFT;
-    sp->last_block = b1;
-    if (sp->touched >= SPILL_DROP_BYTES) { /* (the page cache keeps them: a later read maps them again) */
-        (void)madvise((void *)sp->map, (size_t)sp->map_len, MADV_DONTNEED);
-        sp->touched = 0;
-        sp->last_block = UINT64_MAX;
-    }
+    memcpy(&len, p, sizeof len);
     if (!sp->scratch_live || ++sp->scratch_uses >= SCRATCH_SLICES)
         scratch_reset(sp);
     struct stint_slice *z = &STINT_BA_AT(&sp->scratch.slices, struct stint_slice, 0);
     sp->scratch.args.len = 0;
     z->args = STINT_NO_ID;
     z->nargs = 0;
-    const char *a = sp->map + at + sizeof len;
-    stint_i_chrome_args_slice(sp->cr, a, a + len, 0);
+    stint_i_chrome_args_slice(sp->cr, p + sizeof len, p + sizeof len + len, 0);
     *n = z->nargs;
     *sm = &sp->scratch;
     return z->nargs ? stint_model_arg_at(&sp->scratch, z->args) : NULL;
 }
 
+int stint_args_spill_failed(const struct stint_args_spill *sp) { return sp->err; }
+
 void stint_args_spill_free(struct stint_args_spill *sp)
 {
     if (!sp)
         return;
-    if (sp->map)
-        munmap((void *)sp->map, (size_t)sp->map_len);
+    for (size_t i = 0; i < CACHE_SLOTS; i++)
+        free(sp->cache[i].p);
+    for (size_t i = 0; i < sp->ntb; i++)
+        free(sp->tb[i].p);
+    free(sp->tb);
+    free(sp->chunks);
     if (sp->scratch_live)
         stint_model_free(&sp->scratch);
     if (sp->cr) {

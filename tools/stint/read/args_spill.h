@@ -4,11 +4,13 @@
  * slice's args object is copied, as its text, to a temporary file while the
  * trace is read (readers.h, args_fn), and flattened again, one slice at a
  * time, when a writer asks for it (writers.h, ext_args). Memory: 8 bytes
- * per input event (the file offset by seq) and one slice's args at a time.
+ * per input event (where its args are, by seq), the tracks' write buffers
+ * (at most 32 MiB in all), 256 chunks read back (at most 16 MiB, more only
+ * for longer args) and one slice's args at a time.
  *
  * Invariants: the file lies under $TMPDIR (else /tmp) and is unlinked as
  * soon as it is made; it is written through a 1 MiB buffer (one write per
- * MiB, never one per event); args read back flatten exactly as the reader
+ * MiB, never one per event) and read back a 64 KiB chunk per call; args read back flatten exactly as the reader
  * would have flattened them into the model (the same walk, chrome_args.c).
  */
 #ifndef STINT_CLI_ARGS_SPILL_H
@@ -29,8 +31,8 @@ struct stint_args_spill *stint_args_spill_new(void);
  * (ctx: the spill). A write error is kept and told by _done. */
 void stint_args_spill_take(void *ctx, const struct stint_model *m, uint32_t idx, const char *a, const char *b);
 
-/* Ends the writing: flushes the buffer and maps the file to read it back.
- * Returns 0, or -1 (errno set) when a write or the mapping failed. */
+/* Ends the writing: writes what the buffers hold. Returns 0, or -1 (errno
+ * set) when a write failed. */
 int stint_args_spill_done(struct stint_args_spill *sp);
 
 /* writers.h's ext_args: slice s's args from the spill (ctx), flattened into
@@ -38,6 +40,10 @@ int stint_args_spill_done(struct stint_args_spill *sp);
  * NULL and *n = 0 when it had none. */
 const struct stint_arg *stint_args_spill_get(void *ctx, const struct stint_model *m, const struct stint_slice *s,
                                              size_t *n, const struct stint_model **sm);
+
+/* 0, or the errno of a read back that failed (its slice then had no args
+ * written: the output is not whole). */
+int stint_args_spill_failed(const struct stint_args_spill *sp);
 
 /* How many bytes of args text the spill holds. */
 uint64_t stint_args_spill_bytes(const struct stint_args_spill *sp);
