@@ -108,7 +108,28 @@ uint32_t *stint_i_input_positions(const struct stint_model *m)
     const struct stint_slice *sl = m->slices.data;
     uint32_t *pos = stint_xreallocarray(NULL, n ? n : 1, sizeof *pos);
     /* slices were appended in seq order, so a slice's input index is the rank
-     * of its seq among the slices (E events use seq numbers too) */
+     * of its seq among the slices (E events use seq numbers too). Seqs are
+     * distinct; when they span little more than the slices (a marker or JSONL
+     * model: one seq per slice), the ranks come from a table by seq, one pass
+     * each way, instead of a sort of n keys (10% of `summary` on a marker
+     * log) */
+    uint32_t hi = 0;
+    for (size_t i = 0; i < n; i++)
+        hi = sl[i].seq > hi ? sl[i].seq : hi;
+    if (n && (size_t)hi < 2 * n) {
+        uint32_t *by = stint_xreallocarray(NULL, (size_t)hi + 1, sizeof *by);
+        memset(by, 0xff, ((size_t)hi + 1) * sizeof *by);
+        for (size_t i = 0; i < n; i++)
+            by[sl[i].seq] = (uint32_t)i;
+        size_t r = 0;
+        for (size_t q = 0; q <= hi; q++)
+            if (by[q] != UINT32_MAX)
+                pos[r++] = by[q];
+        free(by);
+        if (r == n)
+            return pos;
+        /* (two slices of one seq: the sort below keeps both) */
+    }
     uint64_t *key = stint_xreallocarray(NULL, n ? n : 1, sizeof *key);
     for (size_t i = 0; i < n; i++)
         key[i] = ((uint64_t)sl[i].seq << 32) | (uint32_t)i;

@@ -167,8 +167,11 @@ static uint64_t lane_count(const struct stint_lean *L, uint32_t lane)
 
 void stint_i_lean_note(struct stint_model *m, const struct stint_slice *s)
 {
+    /* (a B/E-less span, STINT_SLICE_BEGIN_END without FROM_B, comes from a
+     * marker log or JSONL, whose readers add no complete span and so no
+     * record: nothing can tie with it; 16 bytes a span saved) */
     if (!(m->flags & STINT_MODEL_LEAN) || (m->flags & STINT_MODEL_KEEP_ARGS) ||
-        (s->flags & (STINT_SLICE_FROM_B | STINT_SLICE_INSTANT)))
+        (s->flags & (STINT_SLICE_FROM_B | STINT_SLICE_INSTANT | STINT_SLICE_BEGIN_END)))
         return;
     const struct stint_track *t = stint_model_track_at(m, s->track);
     if (t->kind != STINT_TRACK_THREAD || stint_model_lane_at(m, t->lane)->clock != STINT_CLOCK_HOST)

@@ -397,6 +397,35 @@ static int begin_cmp(const void *pa, const void *pb)
     return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
+/* Puts w[0..k) in begin order (start, then seq; the keys are distinct).
+ * They come in model order, starts ascending, so only the runs of one start
+ * need their seqs sorted (insertion sort: runs are short; a sort of the
+ * whole track was 9.5% of `summary` on a marker log); keys not in start
+ * order (not the model's order) take the general sort. */
+static void begin_sort(struct walk_slot *w, size_t k)
+{
+    for (size_t i = 1; i < k; i++)
+        if (w[i].ts_ns < w[i - 1].ts_ns) {
+            qsort(w, k, sizeof *w, begin_cmp);
+            return;
+        }
+    for (size_t a = 0, b; a < k; a = b) {
+        for (b = a + 1; b < k && w[b].ts_ns == w[a].ts_ns; b++)
+            ;
+        if (b - a > 32) {
+            qsort(w + a, b - a, sizeof *w, begin_cmp);
+            continue;
+        }
+        for (size_t i = a + 1; i < b; i++) {
+            struct walk_slot x = w[i];
+            size_t j = i;
+            for (; j > a && w[j - 1].seq > x.seq; j--)
+                w[j] = w[j - 1];
+            w[j] = x;
+        }
+    }
+}
+
 /* The order to stream the track slices [a, b) in: their model order, but
  * for a track whose parents are explicit (JSONL), a walk of its parent tree
  * with siblings in begin order, when that keeps the starts in order. Model
@@ -419,7 +448,7 @@ static int explicit_walk(const struct stint_model *m, size_t a, size_t b, struct
     }
     /* the keys in begin order; first, next, todo and order are written after
      * the sort and indexed by slice or stack position, not by key */
-    qsort(w, k, sizeof *w, begin_cmp);
+    begin_sort(w, k);
     /* children lists in begin order: link from the back */
     uint32_t roots = STINT_NO_ID;
     for (size_t r = k; r-- > 0;) {
