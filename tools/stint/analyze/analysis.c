@@ -116,8 +116,6 @@ struct stint_tree_sink {
     struct tframe *fr;
     size_t sn, fcap;
     uint32_t track;
-    size_t *dcap;            /* per node: durs' capacity */
-    size_t dcap_n;
     struct stint_flat_row *rows; /* per (name, clock): 2 * name + device */
     uint32_t *open;          /* per row: aggregated spans of it open (for outer calls) */
     size_t nrows;
@@ -184,21 +182,16 @@ static void tframe_end(struct stint_tree_sink *s)
     s->open[fr->row]--;
 }
 
-/* Appends dur to node k's durations. */
+/* Appends dur to node k's durations. Their capacity is implied by their
+ * count, never stored: 3, then doubling (3 * 2^j), so a node's first array
+ * is 24 bytes, malloc's smallest block (most paths have few calls). */
 static int tnode_dur(struct stint_tree_sink *s, uint32_t k, int64_t dur)
 {
-    if (k >= s->dcap_n) {
-        size_t n = s->t->cap;
-        size_t *d = realloc(s->dcap, n * sizeof *d);
-        if (!d)
-            return -1;
-        memset(d + s->dcap_n, 0, (n - s->dcap_n) * sizeof *d);
-        s->dcap = d;
-        s->dcap_n = n;
-    }
     struct stint_tnode *nd = &s->t->nodes[k];
-    if (nd->ndurs == s->dcap[k]) {
-        int64_t *v = stint_grow(nd->durs, &s->dcap[k], nd->ndurs + 1, sizeof *v, 4);
+    size_t n = nd->ndurs, q = n / 3;
+    if (n == 0 || (n % 3 == 0 && (q & (q - 1)) == 0)) { /* full: 0, 3, 6, 12, ... */
+        size_t cap = n ? 2 * n : 3;
+        int64_t *v = realloc(nd->durs, cap * sizeof *v);
         if (!v)
             return -1;
         nd->durs = v;
@@ -345,7 +338,6 @@ int stint_tree_sink_finish(struct stint_tree_sink *s, const struct stint_model *
     free(s->rows);
     free(s->open);
     free(s->fr);
-    free(s->dcap);
     free(s);
     return rc;
 }
