@@ -19,7 +19,8 @@
  * span takes the first unused one with its start, duration, cat and name
  * (spans that equal in all four are interchangeable: whichever takes which,
  * every figure is the same), or none. A track's correlations are freed once
- * the sink moved past it. Runtime calls and device work written as B/E
+ * the sink moved past it, and the pages of those it moved past within the
+ * track given back as it goes (no later span looks there). Runtime calls and device work written as B/E
  * (whose args the hook does not see) set bad: the caller then reads the
  * file whole (stint_gpu_collect_ok).
  */
@@ -38,6 +39,7 @@ struct corr_ent {
 struct corr_track {
     struct corr_ent *e;
     size_t n, cap, cur;
+    size_t released; /* bytes of e before cur given back (find_corr) */
     int sorted;
 };
 
@@ -270,6 +272,11 @@ static int find_corr(struct stint_gpu_collect *c, uint32_t track, int64_t ts, in
     }
     while (t->cur < t->n && (t->e[t->cur].ts < ts || (t->e[t->cur].ts == ts && t->e[t->cur].dur > dur)))
         t->cur++;
+    size_t done = t->cur * sizeof *t->e; /* (no later span of the track looks before cur: its pages go) */
+    if (done >= t->released + ((size_t)1 << 20)) {
+        stint_hmem_release(t->e, t->cap * sizeof *t->e, t->released, done);
+        t->released = done & ~(size_t)4095;
+    }
     for (size_t j = t->cur; j < t->n && t->e[j].ts == ts && t->e[j].dur == dur; j++)
         if (t->e[j].cat == cat && t->e[j].name == name) {
             *out = t->e[j].corr;
