@@ -2,15 +2,18 @@
 /*
  * args_spill.c - slice args kept in a temporary file (args_spill.h).
  *
- * The file is a run of chunks, each holding records [u32 length][args
- * text] of one track in input order: a track's records wait in a buffer of
- * its own (1 KiB, doubling to CHUNK_MAX) that becomes a chunk when full, and
- * all of them when the buffers together pass BUFFERED_MAX, so the file is
- * read back track by track, as the model's slices are grouped (model.h),
- * one chunk at a time, mostly in order (a record longer than CHUNK_MAX is a
- * chunk of its own). index[seq] is (chunk << 32 | offset in the chunk) + 1,
- * 0: the slice had no args. Reading keeps CACHE_SLOTS chunks (pread, one
- * call a chunk). A record is flattened by the reader's own walk
+ * The file is a run of chunks, each holding records [u32 seq][u32 length]
+ * [args text] of one track in input order: a track's records wait in a
+ * buffer of its own (1 KiB, doubling to CHUNK_MAX) that becomes a chunk when
+ * full, and all of them when the buffers together pass BUFFERED_MAX, so the
+ * file is read back track by track, as the model's slices are grouped
+ * (model.h), one chunk at a time, mostly in order (a record longer than
+ * CHUNK_MAX is a chunk of its own). No index by slice: each track lists its
+ * chunks in input order with their first seq, so a slice's record is found
+ * by its track and seq (a binary search over the track's chunks, then over
+ * the chunk's records, whose offsets are listed when it is read back); a
+ * seq found nowhere had no args. Reading keeps CACHE_SLOTS chunks (pread,
+ * one call a chunk). A record is flattened by the reader's own walk
  * (chrome_args.c) into a scratch model, made afresh every SCRATCH_SLICES
  * records so that its strings do not pile up.
  */
@@ -28,28 +31,35 @@
 
 #define SPILL_BUF ((size_t)1 << 20)
 #define CHUNK_MAX ((uint32_t)64 << 10)
-#define BUFFERED_MAX ((size_t)32 << 20)
-#define CACHE_SLOTS 256
+#define BUFFERED_MAX ((size_t)8 << 20)
+#define CACHE_SLOTS 64
+#define REC_HEAD 8 /* u32 seq, u32 length */
 #define SCRATCH_SLICES 16384
 
-/* One track's records not yet in the file: the chunk they will make. */
+/* One track: its records not yet in the file (the chunk they will make)
+ * and its chunks so far, in input order. */
 struct tbuf {
     char *p;
     uint32_t used, cap;
     uint32_t chunk;
+    uint32_t *chunks;
+    size_t nchunks, chunks_cap;
 };
 
-/* A chunk's place in the file. */
+/* A chunk's place in the file and the seq of its first record. */
 struct chunk {
     uint64_t off;
     uint32_t len;
+    uint32_t first_seq;
 };
 
-/* A chunk read back. */
+/* A chunk read back, with its records' offsets. */
 struct slot {
     char *p;
     uint32_t cap;
     uint32_t chunk; /* UINT32_MAX: empty */
+    uint32_t *rec;
+    size_t nrec, rec_cap;
 };
 
 struct stint_args_spill {
@@ -59,8 +69,6 @@ struct stint_args_spill {
     size_t used;
     uint64_t off;     /* file size, written or buffered */
     uint64_t text;    /* args text bytes */
-    uint64_t *index;  /* by seq */
-    size_t cap;
     struct tbuf *tb;  /* by track */
     size_t ntb;
     size_t buffered;  /* sum of the track buffers' caps */
@@ -127,10 +135,14 @@ static void spill_put(struct stint_args_spill *sp, const void *p, size_t n)
     }
 }
 
-/* A new chunk's id (its place set when it is written). */
-static uint32_t chunk_new(struct stint_args_spill *sp)
+/* A new chunk of track t, whose first record is seq's (its place set when
+ * it is written). */
+static uint32_t chunk_new(struct stint_args_spill *sp, struct tbuf *t, uint32_t seq)
 {
     sp->chunks = stint_xgrow(sp->chunks, &sp->chunks_cap, sp->nchunks + 1, sizeof *sp->chunks, 256);
+    sp->chunks[sp->nchunks].first_seq = seq;
+    t->chunks = stint_xgrow(t->chunks, &t->chunks_cap, t->nchunks + 1, sizeof *t->chunks, 4);
+    t->chunks[t->nchunks++] = (uint32_t)sp->nchunks;
     return (uint32_t)sp->nchunks++;
 }
 
@@ -139,7 +151,8 @@ static uint32_t chunk_new(struct stint_args_spill *sp)
 static void tbuf_flush(struct stint_args_spill *sp, struct tbuf *t, int free_it)
 {
     if (t->used) {
-        sp->chunks[t->chunk] = (struct chunk){sp->off, t->used};
+        sp->chunks[t->chunk].off = sp->off;
+        sp->chunks[t->chunk].len = t->used;
         spill_put(sp, t->p, t->used);
         t->used = 0;
     }
@@ -162,18 +175,17 @@ void stint_args_spill_take(void *ctx, const struct stint_model *m, uint32_t idx,
 {
     struct stint_args_spill *sp = ctx;
     const struct stint_slice *s = stint_model_slice(m, idx);
-    uint32_t seq = s->seq, len = (uint32_t)(b - a), need = (uint32_t)sizeof len + len;
-    sp->index = stint_xgrow_zeroed(sp->index, &sp->cap, (size_t)seq + 1, sizeof *sp->index, 1024);
+    uint32_t head[2] = {s->seq, (uint32_t)(b - a)}, need = REC_HEAD + head[1];
     sp->tb = stint_xgrow_zeroed(sp->tb, &sp->ntb, (size_t)s->track + 1, sizeof *sp->tb, 64);
     struct tbuf *t = &sp->tb[s->track];
-    sp->text += len;
+    sp->text += head[1];
     if (need > CHUNK_MAX) { /* a chunk of its own */
         tbuf_flush(sp, t, 0);
-        uint32_t c = chunk_new(sp);
-        sp->chunks[c] = (struct chunk){sp->off, need};
-        sp->index[seq] = ((uint64_t)c << 32) + 1;
-        spill_put(sp, &len, sizeof len);
-        spill_put(sp, a, len);
+        uint32_t c = chunk_new(sp, t, s->seq);
+        sp->chunks[c].off = sp->off;
+        sp->chunks[c].len = need;
+        spill_put(sp, head, REC_HEAD);
+        spill_put(sp, a, head[1]);
         return;
     }
     if (t->used + need > t->cap) {
@@ -188,10 +200,9 @@ void stint_args_spill_take(void *ctx, const struct stint_model *m, uint32_t idx,
             tbuf_flush(sp, t, 0);
     }
     if (!t->used)
-        t->chunk = chunk_new(sp);
-    sp->index[seq] = ((uint64_t)t->chunk << 32 | t->used) + 1;
-    memcpy(t->p + t->used, &len, sizeof len);
-    memcpy(t->p + t->used + sizeof len, a, len);
+        t->chunk = chunk_new(sp, t, s->seq);
+    memcpy(t->p + t->used, head, REC_HEAD);
+    memcpy(t->p + t->used + REC_HEAD, a, head[1]);
     t->used += need;
     if (sp->buffered > BUFFERED_MAX)
         tbuf_flush_all(sp);
@@ -200,9 +211,6 @@ void stint_args_spill_take(void *ctx, const struct stint_model *m, uint32_t idx,
 int stint_args_spill_done(struct stint_args_spill *sp)
 {
     tbuf_flush_all(sp);
-    free(sp->tb);
-    sp->tb = NULL;
-    sp->ntb = 0;
     spill_flush(sp);
     free(sp->buf);
     sp->buf = NULL;
@@ -234,11 +242,11 @@ static void scratch_reset(struct stint_args_spill *sp)
 }
 
 /* Chunk c, read into the cache (NULL when the read fails: the error is kept). */
-static const char *chunk_at(struct stint_args_spill *sp, uint32_t c)
+static const struct slot *chunk_at(struct stint_args_spill *sp, uint32_t c)
 {
     struct slot *sl = &sp->cache[c % CACHE_SLOTS];
     if (sl->chunk == c)
-        return sl->p;
+        return sl;
     const struct chunk *ch = &sp->chunks[c];
     if (sl->cap < ch->len) {
         free(sl->p);
@@ -257,8 +265,50 @@ static const char *chunk_at(struct stint_args_spill *sp, uint32_t c)
         }
         at += (size_t)r;
     }
+    sl->nrec = 0; /* (records in seq order: their offsets, for a binary search) */
+    for (uint32_t at2 = 0; at2 + REC_HEAD <= ch->len;) {
+        uint32_t len;
+        memcpy(&len, sl->p + at2 + 4, sizeof len);
+        sl->rec = stint_xgrow(sl->rec, &sl->rec_cap, sl->nrec + 1, sizeof *sl->rec, 64);
+        sl->rec[sl->nrec++] = at2;
+        at2 += REC_HEAD + len;
+    }
     sl->chunk = c;
-    return sl->p;
+    return sl;
+}
+
+/* Slice s's record (its seq, length, text), or NULL when it had none. */
+static const char *record_of(struct stint_args_spill *sp, const struct stint_slice *s)
+{
+    if (s->track >= sp->ntb || !sp->tb[s->track].nchunks)
+        return NULL;
+    const struct tbuf *t = &sp->tb[s->track];
+    size_t lo = 0, hi = t->nchunks; /* the last chunk whose first seq is <= s's */
+    while (hi - lo > 1) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (sp->chunks[t->chunks[mid]].first_seq <= s->seq)
+            lo = mid;
+        else
+            hi = mid;
+    }
+    if (sp->chunks[t->chunks[lo]].first_seq > s->seq)
+        return NULL;
+    const struct slot *sl = chunk_at(sp, t->chunks[lo]);
+    if (!sl)
+        return NULL;
+    size_t a = 0, b = sl->nrec;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        uint32_t q;
+        memcpy(&q, sl->p + sl->rec[mid], sizeof q);
+        if (q == s->seq)
+            return sl->p + sl->rec[mid];
+        if (q < s->seq)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return NULL;
 }
 
 const struct stint_arg *stint_args_spill_get(void *ctx, const struct stint_model *m, const struct stint_slice *s,
@@ -267,13 +317,10 @@ const struct stint_arg *stint_args_spill_get(void *ctx, const struct stint_model
     (void)m;
     struct stint_args_spill *sp = ctx;
     *n = 0;
-    if (s->seq >= sp->cap || !sp->index[s->seq])
-        return NULL;
-    uint64_t x = sp->index[s->seq] - 1;
-    const char *p = chunk_at(sp, (uint32_t)(x >> 32));
+    const char *p = record_of(sp, s);
     if (!p)
         return NULL;
-    p += (uint32_t)x;
+    p += 4;
     uint32_t len;
     memcpy(&len, p, sizeof len);
     if (!sp->scratch_live || ++sp->scratch_uses >= SCRATCH_SLICES)
@@ -294,10 +341,14 @@ void stint_args_spill_free(struct stint_args_spill *sp)
 {
     if (!sp)
         return;
-    for (size_t i = 0; i < CACHE_SLOTS; i++)
+    for (size_t i = 0; i < CACHE_SLOTS; i++) {
         free(sp->cache[i].p);
-    for (size_t i = 0; i < sp->ntb; i++)
+        free(sp->cache[i].rec);
+    }
+    for (size_t i = 0; i < sp->ntb; i++) {
         free(sp->tb[i].p);
+        free(sp->tb[i].chunks);
+    }
     free(sp->tb);
     free(sp->chunks);
     if (sp->scratch_live)
@@ -308,7 +359,6 @@ void stint_args_spill_free(struct stint_args_spill *sp)
         free(sp->cr);
     }
     free(sp->buf);
-    free(sp->index);
     close(sp->fd);
     free(sp);
 }

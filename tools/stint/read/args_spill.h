@@ -3,15 +3,16 @@
  * args_spill.h - a Chrome read's slice args kept out of memory: each
  * slice's args object is copied, as its text, to a temporary file while the
  * trace is read (readers.h, args_fn), and flattened again, one slice at a
- * time, when a writer asks for it (writers.h, ext_args). Memory: 8 bytes
- * per input event (where its args are, by seq), the tracks' write buffers
- * (at most 32 MiB in all), 256 chunks read back (at most 16 MiB, more only
- * for longer args) and one slice's args at a time.
+ * time, when a writer asks for it (writers.h, ext_args). Memory: per
+ * track, the list of its chunks (12 bytes per 64 KiB of its args text); the
+ * tracks' write buffers (at most 8 MiB in all); 64 chunks read back (at
+ * most 4 MiB, more only for longer args); one slice's args at a time.
  *
  * Invariants: the file lies under $TMPDIR (else /tmp) and is unlinked as
  * soon as it is made; it is written through a 1 MiB buffer (one write per
- * MiB, never one per event) and read back a 64 KiB chunk per call; args read back flatten exactly as the reader
- * would have flattened them into the model (the same walk, chrome_args.c).
+ * MiB, never one per event) and read back a 64 KiB chunk per call; args
+ * read back flatten exactly as the reader would have flattened them into
+ * the model (the same walk, chrome_args.c).
  */
 #ifndef STINT_CLI_ARGS_SPILL_H
 #define STINT_CLI_ARGS_SPILL_H

@@ -31,6 +31,7 @@
 #include "write/writers.h"
 
 #include "write/textout.h"
+#include "write/write_chrome_int.h"
 #include "base/xalloc.h"
 
 #include <inttypes.h>
@@ -81,83 +82,8 @@ struct stint_origins stint_model_origins(const struct stint_model *m)
     return (struct stint_origins){o[0] == INT64_MAX ? 0 : o[0], o[1] == INT64_MAX ? 0 : o[1]};
 }
 
-/* One arg as `"key":value` (the key less its "args." prefix), after a
- * comma unless first; am holds its strings. */
-static void put_arg(FILE *f, const struct stint_model *am, const struct stint_arg *a, int first)
-{
-    size_t kl;
-    const char *key = stint_model_str(am, a->key, &kl);
-    if (kl > 5 && !memcmp(key, "args.", 5)) {
-        key += 5;
-        kl -= 5;
-    }
-    if (!first)
-        putc(',', f);
-    stint_out_json_str(f, key, kl);
-    putc(':', f);
-    stint_put_arg_json(f, am, a);
-}
-
-/* Slice s's own args from o->ext_args (nx of them, xa, strings of xm) with
- * the model's (an E's) merged in as model_walk.c merges an E's into its
- * B's: an E value replaces the first arg of its key, the others follow. */
-static void put_merged_args(FILE *f, const struct stint_model *m, const struct stint_slice *s,
-                            const struct stint_arg *xa, size_t nx, const struct stint_model *xm)
-{
-    size_t ne = s->nargs, n = nx;
-    const struct stint_arg **v = stint_xmalloc((nx + ne) * sizeof *v);
-    const struct stint_model **vm = stint_xmalloc((nx + ne) * sizeof *vm);
-    for (size_t i = 0; i < nx; i++) {
-        v[i] = &xa[i];
-        vm[i] = xm;
-    }
-    for (size_t k = 0; k < ne; k++) {
-        const struct stint_arg *ea = stint_model_arg_at(m, s->args + (uint32_t)k);
-        size_t el, il;
-        const char *ek = stint_model_str(m, ea->key, &el);
-        size_t i = 0;
-        for (; i < n; i++) {
-            const char *ik = stint_model_str(vm[i], v[i]->key, &il);
-            if (il == el && !memcmp(ik, ek, el))
-                break;
-        }
-        v[i] = ea;
-        vm[i] = m;
-        n += i == n;
-    }
-    for (size_t i = 0; i < n; i++)
-        put_arg(f, vm[i], v[i], i == 0);
-    free(v);
-    free(vm);
-}
-
-/* The slice's args (its own from o->ext_args when set, then the model's);
- * clip (CLIP_START | CLIP_END) adds "stint_clipped" saying where a window
- * cut it. */
-#define CLIP_START 1u
-#define CLIP_END 2u
-static void put_args(FILE *f, const struct stint_model *m, const struct stint_slice *s, unsigned clip,
-                     const struct stint_write_opts *o)
-{
-    size_t nx = 0;
-    const struct stint_model *xm = m;
-    const struct stint_arg *xa = o && o->ext_args ? o->ext_args(o->ext_ctx, m, s, &nx, &xm) : NULL;
-    if (!s->nargs && !nx && !clip)
-        return;
-    fputs(",\"args\":{", f);
-    if (nx && s->nargs)
-        put_merged_args(f, m, s, xa, nx, xm);
-    else {
-        for (size_t k = 0; k < nx; k++)
-            put_arg(f, xm, &xa[k], k == 0);
-        for (uint32_t k = 0; k < s->nargs; k++)
-            put_arg(f, m, stint_model_arg_at(m, s->args + k), k == 0);
-    }
-    if (clip)
-        fprintf(f, "%s\"stint_clipped\":\"%s\"", s->nargs || nx ? "," : "",
-                clip == (CLIP_START | CLIP_END) ? "start,end" : clip == CLIP_START ? "start" : "end");
-    putc('}', f);
-}
+#define CLIP_START STINT_I_CLIP_START
+#define CLIP_END STINT_I_CLIP_END
 
 /* One open span on an output track. */
 struct open_span {
@@ -178,9 +104,75 @@ struct subtrack {
  * whether another slice of that sub-track starts at the same ts before it
  * (NOT_FIRST) or after it (NOT_LAST), in the order a reader puts them in. */
 struct placed {
-    uint32_t sub;    /* sub-track index in its lane; STINT_NO_ID: not on a thread track */
-    uint8_t flags;
+    uint32_t sub : 27; /* sub-track index in its lane; PL_NONE: not on a thread track */
+    uint32_t flags : 5;
 };
+#define PL_NONE ((1u << 27) - 1) /* (a lane has fewer sub-tracks than slices) */
+
+/* Where the slices that flow arrows end on went: only they need it. ends
+ * lists them (sorted, each once), pl[r] is where ends[r] went, and bit i of
+ * is_end says whether slice i is one. */
+struct placed_map {
+    uint32_t *ends;
+    size_t n;
+    uint64_t *is_end;
+    struct placed *pl; /* NULL: no flows */
+};
+
+static int u32_cmp(const void *pa, const void *pb)
+{
+    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
+    return a < b ? -1 : a > b;
+}
+
+/* The map of m's flow ends among its n slices (empty without flows). */
+static void placed_map_init(struct placed_map *pm, const struct stint_model *m, size_t n)
+{
+    memset(pm, 0, sizeof *pm);
+    if (!m->flows.len)
+        return;
+    pm->ends = stint_xmalloc(2 * m->flows.len * sizeof *pm->ends);
+    for (size_t k = 0; k < m->flows.len; k++) {
+        const struct stint_flow *fl = &STINT_BA_AT(&m->flows, struct stint_flow, k);
+        if (fl->slice_out < n)
+            pm->ends[pm->n++] = fl->slice_out;
+        if (fl->slice_in < n)
+            pm->ends[pm->n++] = fl->slice_in;
+    }
+    qsort(pm->ends, pm->n, sizeof *pm->ends, u32_cmp);
+    size_t u = 0;
+    for (size_t i = 0; i < pm->n; i++)
+        if (!u || pm->ends[i] != pm->ends[u - 1])
+            pm->ends[u++] = pm->ends[i];
+    pm->n = u;
+    pm->is_end = stint_xcalloc(n / 64 + 1, sizeof *pm->is_end);
+    for (size_t i = 0; i < u; i++)
+        pm->is_end[pm->ends[i] >> 6] |= (uint64_t)1 << (pm->ends[i] & 63);
+    pm->pl = stint_xcalloc(u ? u : 1, sizeof *pm->pl);
+}
+
+/* Where slice i went, or NULL when no arrow ends on it. */
+static struct placed *pl_at(const struct placed_map *pm, size_t i)
+{
+    if (!pm->pl || !(pm->is_end[i >> 6] >> (i & 63) & 1))
+        return NULL;
+    size_t lo = 0, hi = pm->n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (pm->ends[mid] < i)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return &pm->pl[lo];
+}
+
+static void placed_map_free(struct placed_map *pm)
+{
+    free(pm->ends);
+    free(pm->is_end);
+    free(pm->pl);
+}
 #define NOT_FIRST 1u
 #define NOT_LAST 2u
 #define CUT 4u     /* outside the window, or cut at its start: no arrow binds to its start */
@@ -322,17 +314,19 @@ static void put_track_name(FILE *out, const struct stint_model *m, const struct 
  * first of its sub-track starting at that ts), or with bp "e" to the
  * enclosing one (the last): one of the two is the end slice unless slices
  * start at its ts both before and after it. */
-static const char *flow_binding(const struct stint_model *m, const struct placed *pl, const struct stint_flow *fl)
+static const char *flow_binding(const struct stint_model *m, const struct placed_map *pm, const struct stint_flow *fl)
 {
     size_t n = stint_model_nslices(m);
-    if (fl->slice_out >= n || fl->slice_in >= n || pl[fl->slice_out].sub == STINT_NO_ID ||
-        pl[fl->slice_in].sub == STINT_NO_ID || (pl[fl->slice_out].flags & NOT_LAST))
+    if (fl->slice_out >= n || fl->slice_in >= n)
+        return NULL;
+    const struct placed *po = pl_at(pm, fl->slice_out), *pi = pl_at(pm, fl->slice_in);
+    if (po->sub == PL_NONE || pi->sub == PL_NONE || (po->flags & NOT_LAST))
         return NULL;
     if (stint_model_slice(m, fl->slice_out)->ts_ns > stint_model_slice(m, fl->slice_in)->ts_ns)
         return NULL;
-    if (!(pl[fl->slice_in].flags & NOT_FIRST))
+    if (!(pi->flags & NOT_FIRST))
         return "";
-    if (!(pl[fl->slice_in].flags & NOT_LAST))
+    if (!(pi->flags & NOT_LAST))
         return "\"bp\":\"e\",";
     return NULL;
 }
@@ -341,7 +335,7 @@ static const char *flow_binding(const struct stint_model *m, const struct placed
  * the 'f' at its end slice with binding field bp ("" or "\"bp\":\"e\","), at
  * the slice's ts on the output track it went to. */
 static void put_flow_event(FILE *out, const struct stint_model *m, struct subtrack *const *subs,
-                           const struct placed *pl, uint32_t slice, const char *sep, char ph, const char *bp,
+                           const struct placed_map *pm, uint32_t slice, const char *sep, char ph, const char *bp,
                            size_t id, const struct stint_origins *org)
 {
     const struct stint_slice *s = stint_model_slice(m, slice);
@@ -353,7 +347,7 @@ static void put_flow_event(FILE *out, const struct stint_model *m, struct subtra
     fputs("\"id\":", out);
     stint_out_u64(out, id);
     fputs(",\"cat\":\"stint\",\"name\":\"flow\",", out);
-    put_lane_ids(out, m, stint_model_lane_at(m, lane), subs[lane][pl[slice].sub].tid);
+    put_lane_ids(out, m, stint_model_lane_at(m, lane), subs[lane][pl_at(pm, slice)->sub].tid);
     fputs(",\"ts\":", out);
     stint_put_us3(out, s->ts_ns - origin);
     putc('}', out);
@@ -446,7 +440,7 @@ struct chrome_run {
     struct pid_memo pm;
     struct subtrack **subs; /* per lane: its output sub-tracks (index 0 is the lane itself) */
     size_t *nsubs;
-    struct placed *pl;      /* per slice, with flows: where it went */
+    struct placed_map ends; /* where the flows' end slices went */
     uint8_t *dropped;       /* per slice, with o->select: left out, for the parents a reader finds instead */
 };
 
@@ -506,9 +500,10 @@ static void put_names(struct chrome_run *w)
 /* Marks slice i as on no thread track with flags (when flows need it). */
 static void place_none(struct chrome_run *w, size_t i, uint8_t flags)
 {
-    if (w->pl) {
-        w->pl[i].sub = STINT_NO_ID;
-        w->pl[i].flags = flags;
+    struct placed *p = pl_at(&w->ends, i);
+    if (p) {
+        p->sub = PL_NONE;
+        p->flags = flags & 31u;
     }
 }
 
@@ -641,12 +636,17 @@ static size_t place_on_thread(struct chrome_run *w, size_t i, const struct stint
             w->st->moved_overlap++;
     }
     sub_push(&sv[k], end, s_dur, (uint32_t)i);
-    if (w->pl) {
-        w->pl[i].sub = (uint32_t)k;
-        w->pl[i].flags = clip & CLIP_START ? CUT : 0;
-        if (sv[k].last != STINT_NO_ID && written_ts(w->o, stint_model_slice(m, sv[k].last)) == s_ts) {
-            w->pl[sv[k].last].flags |= NOT_LAST;
-            w->pl[i].flags |= NOT_FIRST;
+    if (w->ends.pl) {
+        struct placed *p = pl_at(&w->ends, i), *q = sv[k].last != STINT_NO_ID ? pl_at(&w->ends, sv[k].last) : NULL;
+        if (p) {
+            p->sub = (k < PL_NONE ? (uint32_t)k : PL_NONE) & PL_NONE;
+            p->flags = clip & CLIP_START ? CUT : 0;
+        }
+        if ((p || q) && sv[k].last != STINT_NO_ID && written_ts(w->o, stint_model_slice(m, sv[k].last)) == s_ts) {
+            if (q)
+                q->flags |= NOT_LAST;
+            if (p)
+                p->flags |= NOT_FIRST;
         }
     }
     sv[k].last = (uint32_t)i;
@@ -723,7 +723,7 @@ static void put_slice(struct chrome_run *w, size_t i)
         stint_put_us3(out, s->tdur_ns);
     }
     put_cat_name(out, m, s);
-    put_args(out, m, s, clip, w->o);
+    stint_i_chrome_put_args(out, m, s, clip, w->o);
     putc('}', out);
     if (t->kind == STINT_TRACK_ASYNC && !(s->flags & STINT_SLICE_INSTANT) && s_dur >= 0) {
         fputs(",\n{\"ph\":\"e\",", out);
@@ -738,30 +738,31 @@ static void put_slice(struct chrome_run *w, size_t i)
 static void put_flows(struct chrome_run *w)
 {
     const struct stint_model *m = w->m;
-    const struct placed *pl = w->pl;
+    const struct placed_map *pm = &w->ends;
     struct stint_write_stats *st = w->st;
     size_t n = w->n;
     for (size_t k = 0; k < m->flows.len; k++) {
         const struct stint_flow *fl = &STINT_BA_AT(&m->flows, struct stint_flow, k);
-        if (fl->slice_out < n && fl->slice_in < n && ((pl[fl->slice_out].flags | pl[fl->slice_in].flags) & FILTERED)) {
+        const struct placed *po = fl->slice_out < n ? pl_at(pm, fl->slice_out) : NULL;
+        const struct placed *pi = fl->slice_in < n ? pl_at(pm, fl->slice_in) : NULL;
+        if (po && pi && ((po->flags | pi->flags) & FILTERED)) {
             st->filtered_flows++;
             continue;
         }
-        if (w->win && ((fl->slice_out < n && (pl[fl->slice_out].flags & CUT)) ||
-                       (fl->slice_in < n && (pl[fl->slice_in].flags & CUT)))) {
-            if (fl->slice_out < n && fl->slice_in < n && (pl[fl->slice_out].flags & pl[fl->slice_in].flags & OUTSIDE))
+        if (w->win && ((po && (po->flags & CUT)) || (pi && (pi->flags & CUT)))) {
+            if (po && pi && (po->flags & pi->flags & OUTSIDE))
                 st->window_out++; /* (wholly outside) */
             else
                 st->window_flows++;
             continue;
         }
-        const char *bp = flow_binding(m, pl, fl);
+        const char *bp = flow_binding(m, pm, fl);
         if (!bp) {
             st->skipped_flows++;
             continue;
         }
-        put_flow_event(w->out, m, w->subs, pl, fl->slice_out, sep(w), 's', "", k + 1, &w->org);
-        put_flow_event(w->out, m, w->subs, pl, fl->slice_in, ",\n", 'f', bp, k + 1, &w->org);
+        put_flow_event(w->out, m, w->subs, pm, fl->slice_out, sep(w), 's', "", k + 1, &w->org);
+        put_flow_event(w->out, m, w->subs, pm, fl->slice_in, ",\n", 'f', bp, k + 1, &w->org);
         st->flows++;
     }
 }
@@ -841,7 +842,7 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
     w.spare_tid = stint_write_spare_tid(m, 1000000);
     w.subs = stint_xcalloc(nlanes ? nlanes : 1, sizeof *w.subs);
     w.nsubs = stint_xcalloc(nlanes ? nlanes : 1, sizeof *w.nsubs);
-    w.pl = m->flows.len ? stint_xmalloc(w.n * sizeof *w.pl) : NULL;
+    placed_map_init(&w.ends, m, w.n);
     w.dropped = o && o->select ? stint_xcalloc(w.n ? w.n : 1, 1) : NULL;
     /* this thread alone writes out meanwhile: stdio's per-call lock (taken once a process has
      * had threads) was a sixth of a conversion's CPU time */
@@ -861,7 +862,7 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
     }
     free(w.subs);
     free(w.nsubs);
-    free(w.pl);
+    placed_map_free(&w.ends);
     free(w.dropped);
     return 0;
 }
