@@ -176,6 +176,26 @@ int64_t stint_gpu_clip_len(const struct stint_interval *iv, size_t n, int64_t a,
     return t;
 }
 
+/* The index of nearest-rank quantile pct among n sorted values. */
+static size_t rank_index(size_t n, unsigned pct)
+{
+    __extension__ unsigned __int128 rank = ((unsigned __int128)pct * n + 99) / 100;
+    return rank > 0 ? (size_t)(rank - 1) : 0;
+}
+
+void stint_gpu_quantiles(int64_t *v, size_t n, const unsigned *pct, size_t np, int64_t *out)
+{
+    size_t lo = 0; /* v[0..lo) holds nothing larger than what lies after */
+    for (size_t i = 0; i < np; i++) {
+        size_t k = rank_index(n, pct[i]);
+        if (k >= lo) {
+            stint_select_i64(v + lo, n - lo, k - lo);
+            lo = k;
+        }
+        out[i] = v[k];
+    }
+}
+
 int64_t stint_gpu_rank_q(const int64_t *v, size_t n, unsigned pct)
 {
     /* rank ceil(pct * n / 100), 1-based; 128-bit so that no n overflows */
@@ -647,11 +667,13 @@ static void kernels(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, c
     for (size_t g = 0; g < ng; g++) {
         int64_t *v = durs + off[g];
         size_t c = off[g + 1] - off[g];
-        stint_sort_i64(v, c);
-        k[g].min_ns = v[0];
-        k[g].max_ns = v[c - 1];
-        k[g].p50_ns = stint_gpu_rank_q(v, c, 50);
-        k[g].p90_ns = stint_gpu_rank_q(v, c, 90);
+        static const unsigned q[] = {0, 50, 90, 100}; /* (rank 0 and 100: the least and the largest) */
+        int64_t out[4];
+        stint_gpu_quantiles(v, c, q, 4, out);
+        k[g].min_ns = out[0];
+        k[g].p50_ns = out[1];
+        k[g].p90_ns = out[2];
+        k[g].max_ns = out[3];
     }
     if (ng > 1) /* (an empty array may have a NULL base) */
         qsort(k, ng, sizeof *k, cmp_kernel);

@@ -150,6 +150,10 @@ enum gpu_kind stint_gpu_cat_kind(struct gpu_file *f, uint32_t cat);
 int stint_gpu_corr(struct gpu_file *f, const struct stint_slice *s, int64_t *out);
 /* The length of the part of merged (sorted, disjoint) iv[0..n) inside [a, b). */
 int64_t stint_gpu_clip_len(const struct stint_interval *iv, size_t n, int64_t a, int64_t b);
+/* The nearest-rank quantiles pct[0..np) (ascending; 0: the least, 100: the
+ * largest) of v[0..n) (n > 0) into out, as sorting then
+ * stint_gpu_rank_q would give them, by selection (v is reordered). */
+void stint_gpu_quantiles(int64_t *v, size_t n, const unsigned *pct, size_t np, int64_t *out);
 /* Nearest-rank quantile pct of sorted v[0..n) (n > 0), as `summary`. */
 int64_t stint_gpu_rank_q(const int64_t *v, size_t n, unsigned pct);
 

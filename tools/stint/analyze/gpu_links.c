@@ -271,11 +271,13 @@ void stint_gpu_links(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, 
     for (size_t fi = 0; fi < n; fi++)
         one_file(r, &fs[fi], &sites, &ops, &delays, &nd, &dcap, o);
     if (nd) {
-        stint_sort_i64(delays, nd);
-        r->delay_p50_ns = stint_gpu_rank_q(delays, nd, 50);
-        r->delay_p90_ns = stint_gpu_rank_q(delays, nd, 90);
-        r->delay_p99_ns = stint_gpu_rank_q(delays, nd, 99);
-        r->delay_max_ns = delays[nd - 1];
+        static const unsigned q[] = {50, 90, 99, 100};
+        int64_t out[4];
+        stint_gpu_quantiles(delays, nd, q, 4, out);
+        r->delay_p50_ns = out[0];
+        r->delay_p90_ns = out[1];
+        r->delay_p99_ns = out[2];
+        r->delay_max_ns = out[3];
     }
     free(delays);
     size_t nsite = sites.names.n, nop = ops.names.n;
