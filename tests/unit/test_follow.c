@@ -17,7 +17,7 @@
 struct got {
     char text[4096];
     size_t len;
-    int calls, cuts;
+    int calls, cuts, byte_calls;
 };
 
 static int on_lines(void *ctx, const char *p, size_t n, int what)
@@ -33,6 +33,8 @@ static int on_lines(void *ctx, const char *p, size_t n, int what)
     REQUIRE(g->len + n + 2 < sizeof g->text);
     memcpy(g->text + g->len, p, n);
     g->len += n;
+    if (what == STINT_FOLLOW_BYTES)
+        g->byte_calls++;
     if (cut) { /* a cut line is marked '|' in the record of what came */
         g->text[g->len++] = '|';
         g->cuts++;
@@ -130,6 +132,28 @@ int main(void)
     CHECK_EQ_I64(stint_follow_poll(f, on_lines, &g, 100, &ev, err, sizeof err), 0);
     CHECK(stint_follow_caught_up(f));
     CHECK(strstr(g.text, "e1\nf1\nf2\nf3\n") != NULL);
+    stint_follow_close(f);
+
+    /* a file that starts as a capture: its bytes handed over as read, nothing held, no
+     * lines; truncated and written anew as text, it is lines again */
+    put(path, "");
+    f = stint_follow_open(path, err, sizeof err);
+    REQUIRE(f != NULL);
+    struct got c = {0};
+    put(path, "STINTCAP\nab");
+    CHECK_EQ_U64(poll1(f, &c), 0);
+    CHECK_STR(c.text, "STINTCAP\nab");
+    CHECK_EQ_U64(c.byte_calls, 1);
+    CHECK_EQ_U64(stint_follow_get_stats(f)->held_bytes, 0);
+    append(path, "cd");
+    CHECK_EQ_U64(poll1(f, &c), 0);
+    CHECK_STR(c.text, "STINTCAP\nabcd");
+    CHECK_EQ_U64(c.byte_calls, 2);
+    put(path, "x1\nx2");
+    CHECK_EQ_U64(poll1(f, &c), STINT_FOLLOW_TRUNCATED);
+    CHECK_STR(c.text, "STINTCAP\nabcd#x1\n");
+    CHECK_EQ_U64(c.byte_calls, 2);
+    CHECK_EQ_U64(stint_follow_get_stats(f)->held_bytes, 2);
     stint_follow_close(f);
 
     /* a gzip file given by name: read whole once, its last unended line final */

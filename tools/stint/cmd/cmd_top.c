@@ -38,10 +38,10 @@
 static const char usage[] =
     "usage: stint top FILE [--interval 1s] [--window 30s] [--by name|hid|inv|lane] [--sort COLUMN]\n"
     "                 [--filter GLOB] [--rows N] [--ticks N] [--once] [--json] [--strict]\n"
-    "                 [--format chrome|jsonl|markers]\n"
-    "  a live view of a marker log, JSONL session or Chrome trace being appended: per group, in\n"
-    "  the last window and since start, calls, calls/s, mean, p50, p90, p99, max; the time per\n"
-    "  output token of the decode bucket; lane busy %; spans the writer lost; torn records.\n"
+    "                 [--format chrome|jsonl|markers|capture]\n"
+    "  a live view of a marker log, JSONL session, binary capture or Chrome trace being appended:\n"
+    "  per group, in the last window and since start, calls, calls/s, mean, p50, p90, p99, max; the\n"
+    "  time per output token of the decode bucket; lane busy %; spans the writer lost; torn records.\n"
     "  Keys: q quit, s/S or 1-9 sort column, g grouping, / filter (glob), p pause, t window/since start.\n";
 
 #define SLICES 10
@@ -397,6 +397,7 @@ int stint_cmd_top(int argc, char **argv)
     enum stint_top_fmt fmt = !o.format ? STINT_TOP_FMT_UNKNOWN
                              : strcmp(o.format, "markers") == 0 ? STINT_TOP_FMT_MARKERS
                              : strcmp(o.format, "jsonl") == 0 ? STINT_TOP_FMT_JSONL
+                             : strcmp(o.format, "capture") == 0 ? STINT_TOP_FMT_CAPTURE
                                                                : STINT_TOP_FMT_CHROME;
     r.fol = stint_follow_open(r.path, r.err, sizeof r.err);
     if (!r.fol) {

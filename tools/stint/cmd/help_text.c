@@ -448,13 +448,16 @@ static const char *const help_sizes_1[] = {
     NULL};
 
 static const char *const help_top_1[] = {
-    "stint top - a live view of a growing marker log, JSONL session or Chrome trace\n\nusage:",
+    "stint top - a live view of a growing marker log, JSONL session, binary capture or Chrome trace\n\nusage:",
     "  stint top FILE [--interval 1s] [--window 30s] [--by name|hid|inv|lane]\n        [--sort COLUMN] [--filter GLOB] [--rows N] [--ticks N] [--once]",
-    "        [--json] [--strict] [--format chrome|jsonl|markers]\n\n  Follows FILE as tail -F does while a program appends to it: each tick reads",
+    "        [--json] [--strict] [--format chrome|jsonl|markers|capture]\n\n  Follows FILE as tail -F does while a program appends to it: each tick reads",
     "  only the bytes appended since the last one (its cost follows what was\n  written, not the file's size), goes on when the file is truncated, renamed",
     "  away or replaced by a new file of the same name, and holds a last line",
     "  without its newline until the writer ends it (never counted as torn while it",
-    "  may still be finished). A gzip file is read once, whole, when it is the FILE\n  given; a rotated log is never looked for by name.\n",
+    "  may still be finished). A gzip file is read once, whole, when it is the FILE",
+    "  given; a rotated log is never looked for by name. A libstint binary capture",
+    "  (STINT_CAPTURE; its magic at the file's start) is read block by block as the\n  library writes them (a block at the end of every drain, so at most",
+    "  STINT_FLUSH_MS behind): its spans as the marker records they stand for, a\n  block not yet whole held as bytes until its writer completes it.\n",
     "  Per group (by name, callable hid, invocation pid/inv or lane pid/tid), in the",
     "  last window and since the first span: calls, calls/s, mean, p50, p90, p99 and",
     "  max of the spans' durations. Quantiles come from a log-bucketed sketch (1%",

@@ -21,6 +21,7 @@
 #include "read/jsonl_scan.h"
 #include "read/follow.h"
 #include "read/markers_parse.h"
+#include "read/read_capture.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -64,6 +65,13 @@ struct stint_top_feed {
     int64_t base_ns;     /* JSONL: the meta's clock_monotonic_ns (start_ns counts from it) */
     struct be_lane *be;  /* Chrome: BE_LANES lanes' open B events */
     unsigned be_n;
+    struct stint_cap_dec *cap; /* capture: the decoder of the current file */
+    char *win;                 /* capture: bytes read and not yet decoded (a block not yet whole) */
+    size_t win_len, win_cap;
+    uint64_t win_base;         /* capture: the file offset of win[0] */
+    int cap_refused;           /* capture: its header is not one this reader reads (the rest is skipped) */
+    char *cap_line;            /* capture: the marker record of the current span */
+    size_t cap_line_cap;
 };
 
 /* ---- markers -------------------------------------------------------------- */
@@ -382,6 +390,57 @@ static void chrome_line(struct stint_top_feed *f, const char *p, size_t n)
     stint_top_add(f->t, &sp);
 }
 
+/* ---- a binary capture ------------------------------------------------------ */
+
+/* A span record: read as the marker record it stands for. */
+static void cap_span(void *ctx, const struct stint_cap_span *s)
+{
+    struct stint_top_feed *f = ctx;
+    struct stint_mparse_record r;
+    stint_cap_span_record(s, &f->cap_line, &f->cap_line_cap, &r);
+    on_record(f, &r);
+}
+
+static void cap_drop(void *ctx, int32_t pid, int32_t tid, uint64_t count, int64_t first_ns, int64_t last_ns)
+{
+    struct stint_top_feed *f = ctx;
+    (void)first_ns, (void)last_ns;
+    stint_top_loss(f->t, (uint64_t)(int64_t)pid, (uint64_t)(int64_t)tid, count);
+}
+
+/* A damaged block or entry: its entries count as torn records. */
+static void cap_problem(void *ctx, enum stint_cap_problem kind, uint64_t off, uint64_t n, const char *why)
+{
+    struct stint_top_feed *f = ctx;
+    (void)off, (void)why;
+    f->c.torn += kind == STINT_CAP_P_TAIL || !n ? 1 : n;
+}
+
+/* Appends n bytes of the capture and decodes the whole blocks they complete. */
+static void cap_bytes(struct stint_top_feed *f, const char *p, size_t n)
+{
+    if (f->cap_refused)
+        return;
+    if (!f->cap) {
+        struct stint_cap_callbacks cb = {.ctx = f, .span = cap_span, .drop = cap_drop, .problem = cap_problem};
+        f->cap = stint_cap_dec_new(&cb);
+    }
+    f->win = stint_xgrow(f->win, &f->win_cap, f->win_len + n, 1, 1 << 16);
+    memcpy(f->win + f->win_len, p, n);
+    f->win_len += n;
+    const char *why = NULL;
+    long used = stint_cap_dec_feed(f->cap, (const uint8_t *)f->win, f->win_len, f->win_base, 0, &why);
+    if (used < 0) { /* not a capture this reader reads: counted once, the rest passed over */
+        f->c.bad_lines++;
+        f->cap_refused = 1;
+        f->win_len = 0;
+        return;
+    }
+    memmove(f->win, f->win + used, f->win_len - (size_t)used);
+    f->win_len -= (size_t)used;
+    f->win_base += (uint64_t)used;
+}
+
 /* ---- dispatch ------------------------------------------------------------------ */
 
 /* The format one line says, or UNKNOWN (blank). */
@@ -431,11 +490,22 @@ void stint_top_feed_free(struct stint_top_feed *f)
     free(f->open);
     free(f->be);
     free(f->line);
+    free(f->win);
+    free(f->cap_line);
     free(f);
 }
 
 void stint_top_feed_restart(struct stint_top_feed *f)
 {
+    if (f->cap) { /* a capture's undecoded rest: a block its file will never complete */
+        if (f->win_len)
+            f->c.torn++;
+        stint_cap_dec_free(f->cap);
+        f->cap = NULL;
+    }
+    f->win_len = 0;
+    f->win_base = 0;
+    f->cap_refused = 0;
     for (unsigned i = 0; i < f->be_n; i++)
         for (unsigned j = 0; j < f->be[i].n; j++) {
             free(f->be[i].st[j].name);
@@ -480,6 +550,11 @@ int stint_top_feed_lines(void *ctx, const char *p, size_t n, int what)
         stint_top_feed_restart(f);
         return 0;
     }
+    if (what == STINT_FOLLOW_BYTES && (f->fmt == STINT_TOP_FMT_UNKNOWN || f->fmt == STINT_TOP_FMT_CAPTURE)) {
+        f->fmt = STINT_TOP_FMT_CAPTURE;
+        cap_bytes(f, p, n);
+        return 0;
+    }
     int cut = what == STINT_FOLLOW_CUT;
     while (f->fmt == STINT_TOP_FMT_UNKNOWN && n) { /* lines that say nothing are passed over */
         const char *nl = memchr(p, '\n', n);
@@ -510,11 +585,12 @@ enum stint_top_fmt stint_top_feed_format(const struct stint_top_feed *f)
 
 const char *stint_top_fmt_name(enum stint_top_fmt fmt)
 {
-    static const char *const names[] = {"unknown", "markers", "jsonl", "chrome"};
+    static const char *const names[] = {"unknown", "markers", "jsonl", "chrome", "capture"};
     return names[fmt];
 }
 
 void stint_top_feed_get_counts(const struct stint_top_feed *f, struct stint_top_feed_counts *out)
 {
     *out = f->c;
+    out->held_bytes = f->win_len;
 }

@@ -245,7 +245,7 @@ void stint_top_render(struct stint_top *t, const struct stint_top_tick *k, const
     addf(out,
          "spans %" PRIu64 " (late %" PRIu64 ")  lost %" PRIu64 "  torn %" PRIu64 "  cut %" PRIu64 "  held %" PRIu64
          " B  bad %" PRIu64 "  unmatched %" PRIu64 "  truncated %" PRIu64 "  rotated %" PRIu64,
-         k->tc.spans, k->tc.late, k->tc.lost, k->fc.torn, fs ? fs->cut_lines : 0, fs ? fs->held_bytes : 0,
+         k->tc.spans, k->tc.late, k->tc.lost, k->fc.torn, fs ? fs->cut_lines : 0, (fs ? fs->held_bytes : 0) + k->fc.held_bytes,
          k->fc.bad_lines, k->fc.unmatched, fs ? fs->truncations : 0, fs ? fs->rotations : 0);
     tpot_line(k, out);
     if (s->by != STINT_TOP_BY_LANE)
@@ -311,7 +311,7 @@ void stint_top_json(FILE *f, struct stint_top *t, const struct stint_top_tick *k
             ",\"unmatched\":%" PRIu64 ",\"skipped\":%" PRIu64 ",\"device_spans\":%" PRIu64
             ",\"unknown_version\":%" PRIu64 ",\"other\":%" PRIu64 ",\"retired\":%" PRIu64 ",\"truncations\":%" PRIu64
             ",\"rotations\":%" PRIu64 ",\"bytes_read\":%" PRIu64 "}",
-            k->tc.spans, k->tc.late, k->tc.lost, k->fc.torn, fs ? fs->cut_lines : 0, fs ? fs->held_bytes : 0,
+            k->tc.spans, k->tc.late, k->tc.lost, k->fc.torn, fs ? fs->cut_lines : 0, (fs ? fs->held_bytes : 0) + k->fc.held_bytes,
             k->fc.bad_lines, k->fc.bad_losses, k->fc.unmatched, k->fc.skipped, k->fc.device, k->fc.unknown_version,
             k->tc.other, k->tc.retired, fs ? fs->truncations : 0, fs ? fs->rotations : 0, fs ? fs->bytes : 0);
     fputs(",\"tpot\":", f);

@@ -14,6 +14,7 @@
 
 #include "base/xalloc.h"
 #include "read/input.h"
+#include "read/read_capture.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -36,6 +37,8 @@ struct stint_follow {
     char *buf;
     char *held;
     size_t held_len, held_cap;
+    uint64_t file_taken; /* bytes taken of the current file */
+    int bytes_mode;      /* the current file is a capture: bytes handed over as read */
     struct stint_follow_stats st;
 };
 
@@ -133,10 +136,16 @@ static uint64_t count_lines(const char *p, size_t n)
     return c;
 }
 
-/* Takes n new bytes: whole lines go to fn, the unended rest is held. */
+/* Takes n new bytes: whole lines go to fn, the unended rest is held; a
+ * capture's bytes (its magic at the file's start) all go to fn at once. */
 static int take(struct stint_follow *f, const char *p, size_t n, stint_follow_fn fn, void *ctx)
 {
     f->st.bytes += n;
+    if (!f->file_taken && stint_cap_is_capture(p, n))
+        f->bytes_mode = 1;
+    f->file_taken += n;
+    if (f->bytes_mode)
+        return n ? fn(ctx, p, n, STINT_FOLLOW_BYTES) : 0;
     const char *last = memrchr(p, '\n', n);
     if (!last)
         return hold(f, p, n, fn, ctx);
@@ -264,6 +273,8 @@ int stint_follow_poll(struct stint_follow *f, stint_follow_fn fn, void *ctx, uin
             f->st.truncations++;
             f->off = 0;
             f->st.offset = 0;
+            f->file_taken = 0;
+            f->bytes_mode = 0;
             if ((rc = cut_held(f, fn, ctx)) != 0 || (rc = fn(ctx, NULL, 0, STINT_FOLLOW_NEW_FILE)) != 0)
                 break;
         }
@@ -292,6 +303,8 @@ int stint_follow_poll(struct stint_follow *f, stint_follow_fn fn, void *ctx, uin
         f->ino = nsb.st_ino;
         f->off = 0;
         f->st.offset = 0;
+        f->file_taken = 0;
+        f->bytes_mode = 0;
         if ((rc = cut_held(f, fn, ctx)) != 0 || (rc = fn(ctx, NULL, 0, STINT_FOLLOW_NEW_FILE)) != 0)
             break;
     }

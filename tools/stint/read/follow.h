@@ -21,6 +21,10 @@
  * the new file is said (STINT_FOLLOW_NEW_FILE). A held line longer than
  * STINT_FOLLOW_MAX_LINE is handed over in pieces (STINT_FOLLOW_CUT, long_lines).
  *
+ * A file that starts with a binary capture's magic (read_capture.h) has no
+ * lines: its bytes are handed over as they are read (STINT_FOLLOW_BYTES),
+ * held nowhere; the reader keeps what it cannot decode yet.
+ *
  * A gzip file (found by its magic bytes) is read once, whole, and not
  * followed: a rotated, compressed log is read only when it is the path
  * given, never found by name after a rotation.
@@ -60,7 +64,8 @@ struct stint_follow_stats {
 enum {
     STINT_FOLLOW_LINES = 0,   /* one or more whole lines, each ending in '\n' */
     STINT_FOLLOW_CUT = 1,     /* one cut line, without a '\n': nothing will end it */
-    STINT_FOLLOW_NEW_FILE = 2 /* p NULL, n 0: what follows comes from a new file (truncated or rotated) */
+    STINT_FOLLOW_NEW_FILE = 2, /* p NULL, n 0: what follows comes from a new file (truncated or rotated) */
+    STINT_FOLLOW_BYTES = 3     /* bytes of a binary capture as read, in file order (no lines) */
 };
 
 /* Called with lines or a new file's start (see above). The bytes are valid
