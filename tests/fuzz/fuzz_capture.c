@@ -14,8 +14,8 @@
  *     whose invariants fuzz_common.h checks;
  *   - with bit 7 of the first byte, the same bytes in a memfd through
  *     `stint summary --json`, `stint convert --to markers` and `--to
- *     chrome`, and `stint timing --tree=depth`: exit 0, 1 or 3 (bits 2-6
- *     place the window cut above). */
+ *     chrome`, `stint timing --tree=depth` and `stint sizes --json`: exit
+ *     0, 1 or 3 (bits 2-6 place the window cut above). */
 #include "cmd/commands.h"
 #include "fuzz_common.h"
 #include "read/read_capture.h"
@@ -121,7 +121,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     static const struct fuzz_cmd cmds[] = {{1, stint_cmd_summary, {"summary", NULL, "--json"}, 3},
                                            {1, stint_cmd_convert, {"convert", NULL, "--to", "markers", "-o", "-"}, 6},
                                            {1, stint_cmd_convert, {"convert", NULL, "--to", "chrome", "-o", "-"}, 6},
-                                           {1, stint_cmd_timing, {"timing", NULL, "--tree=depth"}, 3}};
+                                           {1, stint_cmd_timing, {"timing", NULL, "--tree=depth"}, 3},
+                                           {1, stint_cmd_sizes, {"sizes", NULL, "--json"}, 3}};
     fuzz_run_cmds(cmds, sizeof cmds / sizeof cmds[0], mode >> 7, path);
     free(buf);
     return 0;

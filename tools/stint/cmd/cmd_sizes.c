@@ -10,8 +10,10 @@
  * than traceEvents. A marker log's records are measured the same way
  * (read_markers.c): by clock in place of phase, by name, by head field and
  * by attr key; its "outside" is the log's other text. A JSONL session's
- * (read_jsonl.c): by kind, by (span_kind, name or op_name) and by key.
- * Every byte count is of
+ * (read_jsonl.c): by kind, by (span_kind, name or op_name) and by key. A
+ * binary capture's span entries (read_capture.c): by clock, by name, by
+ * entry field and by attribute key; its "outside" is the header, block
+ * heads, string table and other entries. Every byte count is of
  * the text as written (inflated, for gzip); the bytes outside events are
  * the rest: those keys, whitespace, commas and brackets. Percentages are of
  * the whole text read. Rows come sorted by bytes (then events, then text);
@@ -97,6 +99,7 @@ struct labels {
     const char *json_name; /* --json's "format" */
     const char *json_scope; /* --json's scope: what "bytes" covers after "(inflated, for gzip): ", on to
                              * what "outside_bytes" covers before "; when partial" (put_json) */
+    const char *written;    /* what a byte count is of ("the text as written"; NULL: that) */
 };
 
 static const struct labels chrome_labels = {
@@ -107,7 +110,7 @@ static const struct labels chrome_labels = {
     {"args keys", " (top-level members of args objects)", "objects", "bytes/object"},
     "chrome",
     "an event from its '{' to its '}', an args member from its key's '\\\"' to its "
-    "value's end\",\"outside_bytes\":\"the trace object's other keys, whitespace, commas and brackets"};
+    "value's end\",\"outside_bytes\":\"the trace object's other keys, whitespace, commas and brackets", NULL};
 
 static const struct labels marker_labels = {
     "log text", "records", "bytes/record", "attrs", "their attrs (part of the records' bytes)", "attrs bytes",
@@ -119,7 +122,7 @@ static const struct labels marker_labels = {
     "a record from its '[' to its last field's end, a head field or an attr from its "
     "key to its value's end\",\"events\":\"records\",\"phases\":\"by clock: host, or dev (clk=dev)\","
     "\"event_keys\":\"the head's fields, and attrs as a whole\",\"args_keys\":\"the attrs' tokens, by "
-    "key\",\"outside_bytes\":\"log prefixes, other lines, line ends and torn records"};
+    "key\",\"outside_bytes\":\"log prefixes, other lines, line ends and torn records", NULL};
 
 static const struct labels jsonl_labels = {
     "JSONL text", "records", "bytes/record", NULL, NULL, "",
@@ -132,7 +135,23 @@ static const struct labels jsonl_labels = {
     "a record from its '{' to its '}', a member from its key's '\\\"' to its value's "
     "end\",\"events\":\"records\",\"phases\":\"by kind\",\"names\":\"(span_kind, name or op_name; a "
     "span_end's, its open span's), \\\"\\\" where the record has none\",\"event_keys\":\"the records' "
-    "members\",\"outside_bytes\":\"line ends, blank lines, blanks around records and a torn last line"};
+    "members\",\"outside_bytes\":\"line ends, blank lines, blanks around records and a torn last line", NULL};
+
+static const struct labels capture_labels = {
+    "binary capture", "spans", "bytes/span", "attrs", "their attribute arrays and string values (part of the "
+    "spans' bytes)", "attrs bytes", "the header, block heads, the string table, thread, loss and clock entries, "
+    "damaged or cut blocks", "clk", "clock", "names", "name",
+    {"a span from its entry's first byte to its last (56, 16 per attribute, string values); a", "field or an "
+     "attribute by its bytes in the entry"},
+    {"span fields", " (the entry's fixed fields, and attrs as a whole)"},
+    {"attribute keys", " (typed attributes, by key)", "attrs", "bytes/attr"},
+    "capture",
+    "a span entry from its first byte to its last (56 bytes, 16 per attribute, string values padded to 8), a "
+    "field or an attribute by its bytes in the entry\",\"events\":\"span entries\",\"phases\":\"by clock: host, or "
+    "dev (a device span)\",\"event_keys\":\"the span entry's fields, and attrs as a whole\",\"args_keys\":\"the "
+    "typed attributes, by key\",\"outside_bytes\":\"the header, block heads, the string table, thread, loss and "
+    "clock entries, and damaged or cut blocks",
+    "the file as written"};
 
 /* The format the tally is of: the reader's, or, when the read failed before
  * a reader started (a cut gzip header, say), the one --format named, else
@@ -141,13 +160,16 @@ static const char *format_of(const struct stint_model *m, const char *named)
 {
     if (m->format)
         return m->format;
-    return named && (!strcmp(named, "markers") || !strcmp(named, "jsonl")) ? named : "chrome-json";
+    return named && (!strcmp(named, "markers") || !strcmp(named, "jsonl") || !strcmp(named, "capture")) ? named
+                                                                                                         : "chrome-json";
 }
 
 static const struct labels *labels_of(const char *fmt)
 {
     if (!strcmp(fmt, "markers"))
         return &marker_labels;
+    if (!strcmp(fmt, "capture"))
+        return &capture_labels;
     return !strcmp(fmt, "jsonl") ? &jsonl_labels : &chrome_labels;
 }
 
@@ -238,9 +260,9 @@ static void put_json(FILE *f, const struct stint_model *m, const char *fmt, cons
     uint64_t outside = z->text_bytes - z->event_bytes - z->filtered_bytes;
     const struct labels *L = labels_of(fmt);
     fprintf(f,
-            "{\"schema\":\"stint.sizes/1\",\"format\":\"%s\",\"scope\":{\"bytes\":\"of the text as written "
-            "(inflated, for gzip): %s; when partial, the text the error cut short\"},\n",
-            L->json_name, L->json_scope);
+            "{\"schema\":\"stint.sizes/1\",\"format\":\"%s\",\"scope\":{\"bytes\":\"of %s "
+            "(inflated, for gzip): %s; when partial, the %s the error cut short\"},\n",
+            L->json_name, L->written ? L->written : "the text as written", L->json_scope, L->written ? "file" : "text");
     fprintf(f,
             "\"text_bytes\":%" PRIu64 ",\"gzip_bytes\":%" PRIu64 ",\"events\":%" PRIu64 ",\"event_bytes\":%" PRIu64
             ",\"args_bytes\":%" PRIu64 ",\"outside_bytes\":%" PRIu64 ",\"filtered_events\":%" PRIu64
@@ -305,7 +327,8 @@ static void put_text(FILE *f, const struct stint_model *m, const char *fmt, cons
     if (z->gzip_bytes)
         fprintf(f, " (inflated from %" PRIu64 " bytes of gzip)", z->gzip_bytes);
     fprintf(f, "%s\n", m->partial ? " - PARTIAL input: the text up to the error" : "");
-    fprintf(f, "# bytes: of the text as written; %s\n# %s; percentages of the whole text\n", L->scope[0], L->scope[1]);
+    fprintf(f, "# bytes: of %s; %s\n# %s; percentages of the whole %s\n", L->written ? L->written : "the text as written",
+            L->scope[0], L->scope[1], L->written ? "file" : "text");
     fprintf(f, "%-9s%12s %7s %10s %12s\n", "", "bytes", "% text", L->event, L->per);
     fprintf(f, "%-9s%12" PRIu64 " %6.1f%% %10" PRIu64 " %12.1f\n", L->event, z->event_bytes,
             pct(z->event_bytes, whole), z->events, z->events ? (double)z->event_bytes / (double)z->events : 0.0);
@@ -403,13 +426,6 @@ int stint_cmd_sizes(int argc, char **argv)
     uint32_t top = 20;
     if (top_s && stint_cmd_parse_u32(top_s, &top) != 0) {
         fprintf(stderr, "stint sizes: --top: '%s': expected a whole count (0 = every row)\n", top_s);
-        return STINT_EXIT_USAGE;
-    }
-    /* a binary capture has no text to measure: said, as memory refuses a marker log */
-    const char *fmt = o.format ? o.format : strcmp(o.path, "-") ? stint_detect_format(o.path) : NULL;
-    if (fmt && !strcmp(fmt, "capture")) {
-        fprintf(stderr, "stint sizes: %s is a binary capture: sizes measures the bytes of the text formats "
-                "(stint convert FILE --to markers -o LOG writes the marker log it stands for)\n", o.path);
         return STINT_EXIT_USAGE;
     }
     struct stint_model m;

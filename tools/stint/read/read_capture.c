@@ -20,6 +20,7 @@
 #include "read/read_capture.h"
 
 #include "base/xalloc.h"
+#include "model/filters.h"
 #include "read/markers_parse.h"
 #include "read/readers.h"
 #include "read/sizes.h"
@@ -167,6 +168,7 @@ static int entry_span(struct stint_cap_dec *d, const uint8_t *p, uint32_t size, 
     s.hid = get64(p + 48);
     s.nattr = nattr;
     s.offset = off;
+    s.size = size;
     size_t at = 56 + (size_t)nattr * 16;
     for (unsigned i = 0; i < nattr; i++) {
         const uint8_t *a = p + 56 + (size_t)i * 16;
@@ -413,6 +415,7 @@ struct rctx {
     char *line; /* the marker record of the current span */
     size_t cap;
     uint64_t torn, bad;
+    const struct stint_filter *filter; /* sizes mode: the filters, NULL none */
 };
 
 /* The line's own keys (markers.md): a user attribute of one of these names
@@ -550,10 +553,56 @@ void stint_cap_span_record(const struct stint_cap_span *s, char **line, size_t *
     r->offset = s->offset;
 }
 
+/* sizes mode (STINT_MODEL_SIZES, sizes.h): a span record measured as its
+ * entry on disk instead of modelled. Its "phase" is its clock (host, or dev
+ * for a device span), its cat "", its event keys the entry's fields (the
+ * 8-byte entry head, tid, depth, name, static, ts, dur, inv, hid: 56 bytes)
+ * and "attrs" (the attribute array and the string values), its args keys
+ * its attributes by key (16 bytes each, a string value's padded bytes with
+ * it). A span the filters leave out (as a marker record is: its pid, tid,
+ * name, cat "", [ts, ts + dur)) is counted as filtered. */
+static void size_span(struct rctx *c, const struct stint_cap_span *s)
+{
+    struct stint_model *m = c->m;
+    struct stint_sizes *z = m->sizes;
+    uint32_t name = stint_model_intern(m, s->name.ptr, s->name.len);
+    if (c->filter) {
+        const struct stint_filter_rec w = {.pid = s->pid, .tid = s->tid, .ts = s->ts_ns,
+                                           .dur = s->dur_ns < 0 ? 0 : s->dur_ns,
+                                           .name = stint_model_str(m, name, NULL), .has_tid = 1, .has_ts = 1};
+        if (!stint_filter_rec(c->filter, &w)) {
+            z->filtered_events++;
+            z->filtered_bytes += s->size;
+            return;
+        }
+    }
+    const char *clk = s->flags & STINT_CAP_F_DEVICE ? "dev" : "host";
+    stint_sizes_event(z, stint_model_intern(m, clk, strlen(clk)), stint_model_intern(m, "", 0), name, s->size,
+                      s->size - 56u);
+    static const struct {
+        const char *key;
+        unsigned bytes;
+    } fields[] = {{"head", 8}, {"tid", 4}, {"depth", 4}, {"name", 4}, {"static", 4},
+                  {"ts", 8},   {"dur", 8}, {"inv", 8},   {"hid", 8}};
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        stint_sizes_event_key(z, stint_model_intern(m, fields[i].key, strlen(fields[i].key)), fields[i].bytes);
+    if (s->size > 56)
+        stint_sizes_event_key(z, stint_model_intern(m, "attrs", 5), s->size - 56u);
+    for (unsigned i = 0; i < s->nattr; i++) {
+        const struct stint_cap_attr *a = &s->attrs[i];
+        uint64_t bytes = 16 + (a->type == STINT_CAP_A_STR ? pad8(a->s.len) : 0);
+        stint_sizes_arg_key(z, stint_model_intern(m, a->key.ptr, a->key.len), bytes);
+    }
+}
+
 /* A span record: its marker record, handed to the marker mapping. */
 static void on_span(void *ctx, const struct stint_cap_span *s)
 {
     struct rctx *c = ctx;
+    if (c->m->sizes) {
+        size_span(c, s);
+        return;
+    }
     struct stint_mparse_record r;
     stint_cap_span_record(s, &c->line, &c->cap, &r);
     stint_i_markers_feed_record(c->feed, &r);
@@ -622,6 +671,8 @@ static void on_window(void *ctx, size_t used)
 int stint_read_capture(struct stint_input *in, struct stint_model *m, const struct stint_read_opts *o)
 {
     struct rctx c = {.m = m, .in = in, .path = in->path};
+    if (o && o->event_filter && stint_filter_active(o->event_filter))
+        c.filter = o->event_filter;
     c.feed = stint_i_markers_feed_new(m, o, in->path);
     m->format = "capture";
     struct stint_cap_callbacks cb = {.ctx = &c, .span = on_span, .thread = on_thread, .drop = on_drop,

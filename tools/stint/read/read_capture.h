@@ -57,6 +57,7 @@ struct stint_cap_span {
     unsigned nattr;
     struct stint_cap_attr attrs[STINT_CAP_ATTR_MAX];
     uint64_t offset; /* the record's byte offset in the file */
+    uint32_t size;   /* the entry's bytes (56, its attributes, their string values) */
 };
 
 /* What the header says. */
