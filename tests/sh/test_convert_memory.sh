@@ -9,7 +9,8 @@
 # (STINT_CONVERT_ARGS_IN_MEMORY=1, as before the spill) the slope is ~250 B
 # a span, and this test checks that it fails the bound there. Also: both
 # paths write the same bytes, from a file, from stdin and from .gz on
-# stdin, and an E's args merge into its B's (the E's value wins).
+# stdin, and an E's args merge into its B's (the E's value wins); args past
+# a slice's 65535th are counted as left out (--strict: exit 1).
 # Skipped under sanitizers (their shadow memory is no RSS of stint's).
 set -euo pipefail
 src=${STINT_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
@@ -99,6 +100,18 @@ grep -q '"args":{"id":7,"path":"/data/shard-00000049.bin","obj.note":"n7x","ok":
 grep -q '"name":"outer","args":{"a":1,"k":"end","z":2}}' "$tmp/spill.json" ||
   fail "the B/E pair's args are not merged as expected (a from B, k from E, then z)"
 [ "$(grep -c '"ph":"s"' "$tmp/spill.json")" -gt 0 ] || fail "no flow arrow written"
+
+# a slice with more args than the model keeps (65535): the same output, the rest counted, --strict fails
+python3 -c 'import json; json.dump({"traceEvents": [{"ph": "X", "name": "big", "pid": 1, "tid": 1, "ts": 1, "dur": 5,
+  "args": {"k%d" % i: i for i in range(70000)}}]}, open("'"$tmp/big.json"'", "w"))'
+"$stint" convert "$tmp/big.json" --to chrome -o "$tmp/big1.json" 2>"$tmp/big.err"
+STINT_CONVERT_ARGS_IN_MEMORY=1 "$stint" convert "$tmp/big.json" --to chrome -o "$tmp/big0.json" 2>/dev/null
+cmp -s "$tmp/big1.json" "$tmp/big0.json" || fail "70000 args: the output differs from the one with the args in memory"
+grep -q 'left out: 4465 arg(s) past the 65535th of their slice' "$tmp/big.err" ||
+  fail "70000 args: expected 4465 counted: $(cat "$tmp/big.err")"
+rc=0
+"$stint" convert "$tmp/big.json" --strict --to chrome -o "$tmp/big1.json" 2>/dev/null || rc=$?
+[ $rc -eq 1 ] || fail "70000 args with --strict: exit $rc, expected 1 (a drop)"
 
 if [ $fails -ne 0 ]; then
   echo "$fails failure(s)"

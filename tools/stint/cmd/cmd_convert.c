@@ -350,6 +350,17 @@ static int spill_open(struct stint_cmd_opts *o, struct stint_args_spill **spill)
     return 0;
 }
 
+/* Says how many args the spill left out as it read them back (past a
+ * slice's 65535th: what the model drops as it reads); 1 when there were
+ * some and --strict makes drops an error. */
+static int spill_dropped(const struct stint_args_spill *spill, int strict)
+{
+    uint64_t n = stint_args_spill_dropped(spill);
+    if (n)
+        fprintf(stderr, "stint convert: left out: %" PRIu64 " arg(s) past the 65535th of their slice\n", n);
+    return n && (strict & STINT_STRICT_DROPS);
+}
+
 int stint_cmd_convert(int argc, char **argv)
 {
     const char *out_path = NULL, *to = NULL, *every_s = NULL;
@@ -493,6 +504,8 @@ int stint_cmd_convert(int argc, char **argv)
         report(to, out_path, &st, stint_out_bad_utf8() - bad0);
     if (!wr)
         report_tail(to, writer == stint_write_chrome, &m, &st);
+    if (!wr && spill && spill_dropped(spill, o.strict) && !rc)
+        rc = STINT_EXIT_DATA;
     stint_args_spill_free(spill);
     stint_model_free(&m);
     if (wr)

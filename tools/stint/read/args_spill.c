@@ -69,6 +69,7 @@ struct stint_args_spill {
     size_t used;
     uint64_t off;     /* file size, written or buffered */
     uint64_t text;    /* args text bytes */
+    uint64_t dropped; /* args past a slice's 65535th, read back (the model keeps no more) */
     struct tbuf *tb;  /* by track */
     size_t ntb;
     size_t buffered;  /* sum of the track buffers' caps */
@@ -223,6 +224,8 @@ int stint_args_spill_done(struct stint_args_spill *sp)
 
 uint64_t stint_args_spill_bytes(const struct stint_args_spill *sp) { return sp->text; }
 
+uint64_t stint_args_spill_dropped(const struct stint_args_spill *sp) { return sp->dropped; }
+
 /* A fresh scratch model with one slice (index 0) for args to hang on. */
 static void scratch_reset(struct stint_args_spill *sp)
 {
@@ -329,7 +332,9 @@ const struct stint_arg *stint_args_spill_get(void *ctx, const struct stint_model
     sp->scratch.args.len = 0;
     z->args = STINT_NO_ID;
     z->nargs = 0;
+    uint64_t d0 = sp->scratch.dropped;
     stint_i_chrome_args_slice(sp->cr, p + sizeof len, p + sizeof len + len, 0);
+    sp->dropped += sp->scratch.dropped - d0;
     *n = z->nargs;
     *sm = &sp->scratch;
     return z->nargs ? stint_model_arg_at(&sp->scratch, z->args) : NULL;

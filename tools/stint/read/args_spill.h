@@ -49,6 +49,11 @@ int stint_args_spill_failed(const struct stint_args_spill *sp);
 /* How many bytes of args text the spill holds. */
 uint64_t stint_args_spill_bytes(const struct stint_args_spill *sp);
 
+/* How many args read back were left out so far: those past a slice's
+ * 65535th, which the model would not have kept either (it counts them as
+ * dropped while it reads; here they are met only as slices are written). */
+uint64_t stint_args_spill_dropped(const struct stint_args_spill *sp);
+
 /* Frees the spill and closes its file (NULL: nothing). */
 void stint_args_spill_free(struct stint_args_spill *sp);
 
