@@ -12,7 +12,8 @@
 #   BENCH_QUICK=1        20M instead of 100M
 #   REPS=N               runs per command (default 3)
 #   BENCH_MEMORY_FILE=F  measure F instead of generating (kept)
-#   BENCH_MEMORY_CMDS="summary tree"  only these commands
+#   BENCH_MEMORY_CMDS="summary tree"  only these commands ("report-full": report
+#                        from the whole model, STINT_REPORT_FULL=1, as before it streamed)
 set -euo pipefail
 build=${1:-build}
 here=$(cd "$(dirname "$0")" && pwd)
@@ -41,10 +42,12 @@ for c in $cmds; do
     steps) args=(steps "$f" --step 'ProfilerStep#*') ;;
     convert) args=(convert "$f" -o "$work/out.json" --to chrome) ;;
     report) args=(report "$f" -o "$work/out.html") ;;
+    report-full) args=(report "$f" -o "$work/out.html") ;;
     *) echo "bench_memory: unknown command $c"; exit 2 ;;
   esac
   rm -f "$work/r.t"
-  for _ in $(seq "$reps"); do run_timed "$work/r" "$STINT" "${args[@]}"; done
+  full=0; [ "$c" = report-full ] && full=1
+  for _ in $(seq "$reps"); do run_timed "$work/r" env STINT_REPORT_FULL=$full "$STINT" "${args[@]}"; done
   awk -v what="$c" -v mb="$mb" -v w="$(awk '{print $1}' "$work/r.t" | median)" \
       -v cpu="$(awk '{print $3}' "$work/r.t" | median)" \
       -v rss="$(awk '{print $2}' "$work/r.t" | sort -n | tail -1)" \

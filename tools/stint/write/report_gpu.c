@@ -23,6 +23,8 @@
 #define PLOT_H 60
 #define TOP_KERNELS 10
 #define MAX_STEP_BARS 200
+/* the figures the section shows: every step of ProfilerStep#*, the top kernels */
+#define STINT_REPORT_GPU_OPTS {NULL, TOP_KERNELS, 0, 0, 0, 0}
 
 /* s[0..n) as HTML text: & < > " escaped; other bytes as they are. */
 static void esc(FILE *f, const char *s, size_t n)
@@ -178,9 +180,31 @@ int stint_report_gpu_section(FILE *f, const struct stint_model *m)
     if (!stint_gpu_has_work(m))
         return 0;
     const struct stint_model *ms[1] = {m};
-    struct stint_gpu_opts o = {NULL, TOP_KERNELS, 0, 0, 0, 0};
+    struct stint_gpu_opts o = STINT_REPORT_GPU_OPTS;
     struct stint_gpu_result r;
     stint_gpu_compute(&r, ms, 1, NULL, &o);
+    stint_report_gpu_result(f, &r);
+    return 1;
+}
+
+int stint_report_gpu_collected(FILE *f, struct stint_gpu_collect *c, const struct stint_model *m)
+{
+    struct stint_gpu_collect *cs[1] = {c};
+    const struct stint_model *ms[1] = {m};
+    struct stint_gpu_opts o = STINT_REPORT_GPU_OPTS;
+    struct stint_gpu_result r;
+    stint_gpu_compute_collected(&r, cs, ms, 1, NULL, &o);
+    if (!r.work) { /* (no device work: stint_gpu_has_work's answer, from what was collected) */
+        stint_gpu_result_free(&r);
+        return 0;
+    }
+    stint_report_gpu_result(f, &r);
+    return 1;
+}
+
+void stint_report_gpu_result(FILE *f, struct stint_gpu_result *rp)
+{
+    struct stint_gpu_result r = *rp;
     fprintf(f, "<h2 id=\"gpu\">GPU</h2>\n<p class=\"hint\">%" PRIu64 " device-work spans (kernel, memcpy and "
                "memset spans on device lanes); the figures of <code>stint gpu</code> (docs/cli/gpu.md)</p>\n",
             r.work);
@@ -188,5 +212,4 @@ int stint_report_gpu_section(FILE *f, const struct stint_model *m)
     kernels_part(f, &r);
     steps_part(f, &r);
     stint_gpu_result_free(&r);
-    return 1;
 }

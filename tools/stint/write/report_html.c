@@ -11,7 +11,10 @@
  * how many were left out). Memory: besides the model, the steps and GPU
  * sections are made first (into memory: a few tables), then the call tree,
  * whose per-slice arrays and durations the page never reads are freed at
- * once, so their work arrays never add up.
+ * once, so their work arrays never add up. The same page comes from the
+ * parts a lean model's stream made (stint_write_report_html_parts,
+ * report_stream.c): the picked slices, the span and the flame graph's
+ * nodes only.
  */
 #include "write/report_html.h"
 #include "write/report_gpu.h"
@@ -160,6 +163,8 @@ struct report {
     size_t npick, left_out;
     uint8_t *fkeep;            /* per call tree node: in the flame graph */
     size_t flame_out;          /* call paths left out of it */
+    size_t paths;              /* call paths (t's nodes but the host root, or the streamed count) */
+    int trimmed;               /* t holds the flame graph's nodes only (streamed: report_tree.h) */
     int64_t root_total;
     int64_t h0, h1, span;      /* host origin and end; the timeline's span */
     int64_t *dev_origin;       /* per lane: a device lane's own origin */
@@ -171,17 +176,22 @@ struct report {
     uint32_t *name_ix;         /* per name id: its dense index in the page's names */
 };
 
-/* the flame graph's nodes: the FLAME_MAX_NODES widest call paths (a parent
+/* the flame graph's nodes: the STINT_REPORT_FLAME_NODES widest call paths (a parent
  * is never narrower than its child, and sorts first at a tie), so the page
  * stays bounded (every node was written: 300k unique names gave 27 MB for
  * 1000 drawn slices) while zooming into a frame still finds the paths under
  * it down to the narrowest kept; the rest are counted */
-enum { FLAME_MAX_NODES = 50000 };
+#define FLAME_MAX_NODES STINT_REPORT_FLAME_NODES
 
 static void flame_keep(struct report *r)
 {
     struct stint_calltree *t = &r->t;
     r->fkeep = stint_xcalloc(t->n + 1, 1);
+    if (r->trimmed) { /* (root_total, paths and flame_out came with t) */
+        memset(r->fkeep, 1, t->n);
+        return;
+    }
+    r->paths = t->n - 1;
     for (uint32_t c = t->nodes[0].first_child; c != STINT_NO_ID; c = t->nodes[c].next_sibling)
         r->root_total = stint_sum_add(r->root_total, t->nodes[c].total_ns);
     r->fkeep[0] = 1;
@@ -368,7 +378,7 @@ static void put_notes(const struct report *r)
     if (flame_out)
         fprintf(f, "<li>The flame graph holds the %d widest of %zu call paths: %zu narrower ones are left out (the "
                    "tables include them).</li>\n",
-                (int)FLAME_MAX_NODES, t->n - 1, flame_out);
+                (int)FLAME_MAX_NODES, r->paths, flame_out);
     if (m->counters.len)
         fprintf(f, "<li>%zu counter series are not drawn (<code>stint counters</code> summarizes them).</li>\n",
                 (size_t)m->counters.len);
@@ -722,9 +732,10 @@ int stint_write_report_html(const struct stint_model *m, const struct stint_tall
 int stint_write_report_html_parts(const struct stint_model *m, const struct stint_tally *T, FILE *f,
                                   const struct stint_report_opts *o, struct stint_report_parts *p)
 {
-    struct report r = {.m = m, .T = T, .f = f, .o = o, .n = p->nslices, .t = p->tree, .pick = p->pick,
+    struct report r = {.m = m, .T = T, .f = f, .o = o, .n = p->nslices, .t = p->tree.tree, .pick = p->pick,
                        .npick = p->npick, .left_out = p->left_out, .h0 = p->h0, .h1 = p->h1, .span = p->span,
-                       .dev_origin = p->dev_origin};
+                       .dev_origin = p->dev_origin, .trimmed = 1, .paths = p->tree.paths,
+                       .flame_out = p->tree.left_out, .root_total = p->tree.root_total};
     memset(&p->tree, 0, sizeof p->tree); /* (now r's, as are the arrays) */
     p->pick = NULL;
     p->dev_origin = NULL;

@@ -11,6 +11,7 @@
 #include "model/model.h"
 #include "analyze/analysis.h"
 #include "analyze/summary_tally.h"
+#include "write/report_tree.h"
 
 #include <stddef.h>
 #include <stdio.h>
@@ -29,6 +30,9 @@ struct stint_report_opts {
 int stint_write_report_html(const struct stint_model *m, const struct stint_tally *T, FILE *f,
                             const struct stint_report_opts *o);
 
+/* the flame graph draws at most this many call paths (the widest) */
+#define STINT_REPORT_FLAME_NODES 50000
+
 /* One slice of the timeline as the page draws it. */
 struct stint_report_slice {
     int64_t ts_ns, dur_ns; /* dur_ns -1: never finished */
@@ -44,7 +48,7 @@ struct stint_report_parts {
     size_t npick, left_out;
     int64_t h0, h1, span;            /* host origin and end; the timeline's span */
     int64_t *dev_origin;             /* per lane: a device lane's own origin */
-    struct stint_calltree tree;      /* built without durations */
+    struct stint_report_tree_out tree; /* the flame graph's paths (report_tree.h) */
     char *late;                      /* the steps and GPU sections, written */
     size_t nlate;
     int late_rc;                     /* 0, or -1: the steps section ran out of memory */
