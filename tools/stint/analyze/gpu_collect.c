@@ -481,9 +481,11 @@ static void collect_join(void *ctx, void *forked, const struct stint_model *m)
             fb->calls = t.calls, fb->ncalls = t.ncalls, fb->callcap = t.callcap;
             fb->ops = t.ops, fb->nops = t.nops, fb->opcap = t.opcap;
             fb->stepc = t.stepc, fb->nstepc = t.nstepc, fb->stepcap = t.stepcap;
-            fa->items = stint_gpu_hgrow(fa->items, &fa->itemcap, fa->nitems + fb->nitems, sizeof *fa->items, 1024);
-            memcpy(fa->items + fa->nitems, fb->items, fb->nitems * sizeof *fb->items);
-            fa->nitems += fb->nitems;
+            if (fb->nitems) {
+                fa->items = stint_gpu_hgrow(fa->items, &fa->itemcap, fa->nitems + fb->nitems, sizeof *fa->items, 1024);
+                memcpy(fa->items + fa->nitems, fb->items, fb->nitems * sizeof *fb->items);
+                fa->nitems += fb->nitems;
+            }
         }
         ns = 0; /* (nothing to lay out again) */
     }
@@ -522,11 +524,14 @@ static void relayout(struct stint_gpu_collect *a, struct stint_gpu_collect *b, c
                 k.top += shift;
             calls[kc++] = k;
         }
-        memcpy(ops + ko, f->ops + x->s.op0, (x->op1 - x->s.op0) * sizeof *ops);
+        if (x->op1 > x->s.op0) /* (an empty list may have a NULL base) */
+            memcpy(ops + ko, f->ops + x->s.op0, (x->op1 - x->s.op0) * sizeof *ops);
         ko += x->op1 - x->s.op0;
-        memcpy(step + ks, f->stepc + x->s.step0, (x->step1 - x->s.step0) * sizeof *step);
+        if (x->step1 > x->s.step0)
+            memcpy(step + ks, f->stepc + x->s.step0, (x->step1 - x->s.step0) * sizeof *step);
         ks += x->step1 - x->s.step0;
-        memcpy(tail + ki, f->items + x->s.item0, (x->item1 - x->s.item0) * sizeof *tail);
+        if (x->item1 > x->s.item0)
+            memcpy(tail + ki, f->items + x->s.item0, (x->item1 - x->s.item0) * sizeof *tail);
         ki += x->item1 - x->s.item0;
     }
     stint_hmem_free(fa->calls, fa->callcap * sizeof *fa->calls);
@@ -539,8 +544,10 @@ static void relayout(struct stint_gpu_collect *a, struct stint_gpu_collect *b, c
     free(fa->stepc);
     fa->stepc = step;
     fa->nstepc = fa->stepcap = ks;
-    fa->items = stint_gpu_hgrow(fa->items, &fa->itemcap, a->item_base + ki, sizeof *fa->items, 1024);
-    memcpy(fa->items + a->item_base, tail, ki * sizeof *tail);
+    if (ki) {
+        fa->items = stint_gpu_hgrow(fa->items, &fa->itemcap, a->item_base + ki, sizeof *fa->items, 1024);
+        memcpy(fa->items + a->item_base, tail, ki * sizeof *tail);
+    }
     fa->nitems = a->item_base + ki;
     free(tail);
 }
