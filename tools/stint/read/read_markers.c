@@ -163,7 +163,13 @@ static int on_record(void *ctx, const struct stint_mparse_record *r)
         stint_model_repair(m, STINT_REPAIR_UNKNOWN_VERSION, "%s: byte %llu: record with v=%llu (expected v=1), read anyway",
                            c->path, (unsigned long long)r->offset, (unsigned long long)r->v);
     int dev = stint_mparse_is_device(r);
-    uint32_t lane = record_lane(c, (int64_t)r->pid, dev ? (int64_t)r->inv : (int64_t)r->tid, dev);
+    struct mthread *th = &c->threads[stint_hash_slot(stint_hash_pair(r->pid, r->tid), 10)];
+    if (!th->lane1 || th->pid != r->pid || th->tid != r->tid || th->inv != r->inv || th->dev != (uint32_t)dev) {
+        /* (the lane is made here as without the cache; the group once a record is kept) */
+        *th = (struct mthread){.pid = r->pid, .tid = r->tid, .inv = r->inv, .dev = (uint32_t)dev};
+        th->lane1 = record_lane(c, (int64_t)r->pid, dev ? (int64_t)r->inv : (int64_t)r->tid, dev) + 1;
+    }
+    uint32_t lane = th->lane1 - 1;
     struct stint_slice s = {.ts_ns = r->ts_ns, .dur_ns = r->dur_ns, .tts_ns = STINT_TS_NONE, .tdur_ns = STINT_TS_NONE,
                             .flags = STINT_SLICE_BEGIN_END};
     s.track = stint_model_lane_at(m, lane)->track;
@@ -179,10 +185,12 @@ static int on_record(void *ctx, const struct stint_mparse_record *r)
     }
     if (dev)
         c->saw_dev = 1;
+    if (!th->gid1)
+        th->gid1 = stint_i_mgroup(c, r->pid, r->tid, r->inv, (uint32_t)dev) + 1;
     if (c->nrecs == c->rcap)
         c->recs = stint_xgrow(c->recs, &c->rcap, c->nrecs + 1, sizeof *c->recs, 1024);
     c->recs[c->nrecs++] = (struct stint_mrec){
-        .idx = idx, .gid = stint_i_mgroup(c, r->pid, r->tid, r->inv, (uint32_t)dev),
+        .idx = idx, .gid = th->gid1 - 1,
         .depth = r->depth > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)r->depth};
     if (m->flags & STINT_MODEL_KEEP_ARGS) {
         add_arg_str(m, idx, "args.hid", r->hid_text.ptr, r->hid_text.len);

@@ -252,8 +252,16 @@ void stint_i_markers_link_depth(struct stint_mctx *c)
     for (size_t r = 0; r < ng; r++) {
         const struct stint_mgroup *grp = &ord[r];
         uint32_t gn = (uint32_t)(start[r + 1] - start[r]);
+        const uint32_t *gp = pos + start[r];
         for (uint32_t k = 0; k < gn; k++) {
-            const struct stint_mrec *x = &c->recs[pos[start[r] + k]];
+            /* the group's records lie apart in the log (its thread's lines
+             * between other threads'): records fetched 16 ahead, their
+             * slices 8 ahead */
+            if (start[r] + k + 16 < n)
+                __builtin_prefetch(&c->recs[gp[k + 16]]);
+            if (start[r] + k + 8 < n)
+                __builtin_prefetch(&STINT_BA_AT(&m->slices, struct stint_slice, c->recs[gp[k + 8]].idx));
+            const struct stint_mrec *x = &c->recs[gp[k]];
             const struct stint_slice *s = &STINT_BA_AT(&m->slices, struct stint_slice, x->idx);
             g[k] = (struct lrec){.ts = s->ts_ns, .end = s->ts_ns + s->dur_ns, .idx = x->idx, .depth = x->depth};
         }

@@ -51,6 +51,15 @@ struct stint_mctx {
     struct {
         uint32_t id1, len;
     } names[256];
+    /* the lane and group of the last record of each thread seen lately,
+     * direct-mapped by (pid, tid) (lane1, gid1: 1 + the lane, the group; 0
+     * not known, lane1 0: an empty entry): a log
+     * interleaves its threads line by line, so the record before is of
+     * another thread, but a thread's next record is mostly of its group */
+    struct mthread {
+        uint64_t pid, tid, inv;
+        uint32_t dev, lane1, gid1;
+    } threads[1024];
     const char *path;
     const struct stint_filter *filter; /* sizes mode: the events' filter, or NULL */
     uint32_t clk[2], none, attrs;      /* sizes mode: the string ids of "host", "dev", "" and "attrs" */
