@@ -4,14 +4,16 @@
  * (report_stream.h): the sink hands each thread-track span to the lane and
  * name tallies, the call tree (without durations), the GPU collector and
  * the steps collector, and keeps the timeline's max_slices longest slices
- * as a bounded heap, the host span and each device lane's origin and end.
+ * (gathered up to twice max_slices, then cut back by a quickselect; from
+ * then on a slice not longer than the last cut's shortest is passed by with
+ * one comparison), the host span and each device lane's origin and end.
  * The slices of other tracks (async, process and global instants), which
- * the lean model keeps, join the heap at the end.
+ * the lean model keeps, join the kept ones at the end.
  *
- * Invariants: what it keeps is bounded by max_slices (32 bytes each), the
+ * Invariants: what it keeps is bounded by 2 x max_slices (32 bytes each), the
  * tree's distinct paths, the steps' candidates and their direct children
  * (report_steps_stream.c), the GPU collector's device work and the lanes;
- * nothing per slice. The heap's order is the whole model's: duration
+ * nothing per slice. The kept slices' order is the whole model's: duration
  * (unfinished first), then the slice's index, which is (track, place in
  * its track) as the model groups its slices by track in the order the
  * stream gives them; so the kept set, and the page, are the same.
@@ -41,8 +43,10 @@ struct stint_report_stream {
     struct stint_report_tree *tree;
     struct stint_gpu_collect *gpu;
     struct stint_report_steps_stream *steps;
-    struct hslice *heap; /* the kept slices; heap[0] the one to go first */
+    struct hslice *heap; /* the kept slices (up to 2 x cap; then cut to cap) */
     size_t nheap, hcap, cap; /* cap: max_slices */
+    struct hslice floor; /* the cap-th kept at the last cut: a slice must go before it */
+    int has_floor;
     size_t nslices;
     uint32_t track, pos;
     int64_t h0, h1;
@@ -80,42 +84,76 @@ static int hs_before(const struct hslice *a, const struct hslice *b)
     return a->pos < b->pos;
 }
 
-/* Moves heap[i] down to its place: every parent goes after its children in
- * the order (heap[0] is the last kept). */
-static void sift_down(struct hslice *h, size_t n, size_t i)
+static int hs_order(const void *pa, const void *pb)
 {
-    struct hslice x = h[i];
-    for (;;) {
-        size_t c = 2 * i + 1;
-        if (c >= n)
-            break;
-        if (c + 1 < n && hs_before(&h[c], &h[c + 1]))
-            c++; /* (the later of the two) */
-        if (!hs_before(&x, &h[c]))
-            break;
-        h[i] = h[c];
-        i = c;
-    }
-    h[i] = x;
+    return hs_before(pa, pb) ? -1 : hs_before(pb, pa) ? 1 : 0;
 }
 
-/* Offers x to the timeline's kept slices. */
+static void hs_swap(struct hslice *a, struct hslice *b)
+{
+    struct hslice t = *a;
+    *a = *b;
+    *b = t;
+}
+
+/* Puts the k first of v[0, n) by hs_before in v[0, k) (0 < k < n), the
+ * k-th of them at v[k - 1]: a quickselect (median of three; a sort after
+ * too many rounds, so never quadratic). */
+static void hs_select(struct hslice *v, size_t n, size_t k)
+{
+    size_t lo = 0, hi = n - 1, rounds = 0, limit = 2;
+    for (size_t x = n; x > 1; x >>= 1)
+        limit += 2;
+    while (lo < hi) {
+        if (++rounds > limit) {
+            qsort(v + lo, hi - lo + 1, sizeof *v, hs_order);
+            return;
+        }
+        size_t mid = lo + (hi - lo) / 2;
+        if (hs_before(&v[mid], &v[lo]))
+            hs_swap(&v[mid], &v[lo]);
+        if (hs_before(&v[hi], &v[lo]))
+            hs_swap(&v[hi], &v[lo]);
+        if (hs_before(&v[hi], &v[mid]))
+            hs_swap(&v[hi], &v[mid]);
+        hs_swap(&v[mid], &v[hi]); /* the median as the pivot, at hi */
+        size_t p = lo;
+        for (size_t i = lo; i < hi; i++)
+            if (hs_before(&v[i], &v[hi]))
+                hs_swap(&v[i], &v[p++]);
+        hs_swap(&v[p], &v[hi]);
+        if (p == k - 1)
+            return;
+        if (p < k - 1)
+            lo = p + 1;
+        else
+            hi = p - 1;
+    }
+}
+
+/* Keeps the cap first of the kept slices; the k-th becomes the floor, which
+ * a slice must beat to be kept from now on. */
+static void heap_trim(struct stint_report_stream *s)
+{
+    if (s->nheap <= s->cap)
+        return;
+    hs_select(s->heap, s->nheap, s->cap);
+    s->nheap = s->cap;
+    s->floor = s->heap[s->cap - 1];
+    s->has_floor = 1;
+}
+
+/* Offers x to the timeline's kept slices: gathered up to twice max_slices,
+ * then cut to max_slices (linear in the slices offered). */
 static void heap_offer(struct stint_report_stream *s, const struct hslice *x)
 {
-    if (s->nheap < s->cap) {
-        s->heap = stint_xgrow(s->heap, &s->hcap, s->nheap + 1, sizeof *s->heap, 1024);
-        size_t i = s->nheap++;
-        while (i && hs_before(&s->heap[(i - 1) / 2], x)) { /* (sift up: a parent goes after) */
-            s->heap[i] = s->heap[(i - 1) / 2];
-            i = (i - 1) / 2;
-        }
-        s->heap[i] = *x;
+    if (s->has_floor && !hs_before(x, &s->floor))
         return;
-    }
-    if (hs_before(x, &s->heap[0])) {
-        s->heap[0] = *x;
-        sift_down(s->heap, s->nheap, 0);
-    }
+    if (s->nheap == s->hcap)
+        s->heap = stint_xgrow(s->heap, &s->hcap, s->nheap + 1, sizeof *s->heap, 1024);
+    s->heap[s->nheap++] = *x;
+    if (s->nheap >= 2 * s->cap)
+        heap_trim(s);
 }
 
 /* The host span and the device origins and ends, as report_html.c's time_span finds them. */
@@ -204,6 +242,7 @@ static int hs_index_cmp(const void *pa, const void *pb)
 /* The timeline's parts of p: the kept slices in index order, the span. */
 static void timeline_parts(struct stint_report_stream *s, const struct stint_model *m, struct stint_report_parts *p)
 {
+    heap_trim(s);
     qsort(s->heap, s->nheap, sizeof *s->heap, hs_index_cmp);
     p->pick = stint_xmalloc((s->nheap ? s->nheap : 1) * sizeof *p->pick);
     for (size_t k = 0; k < s->nheap; k++)

@@ -38,7 +38,15 @@ struct rframe {
     struct stint_union_acc kids;
 };
 
+/* A recent (parent, name) -> node lookup: siblings recur, and the table's
+ * slots and nodes are cache misses at a million paths. */
+struct rcache {
+    uint32_t parent, name, node;
+};
+enum { RCACHE_BITS = 14 };
+
 struct stint_report_tree {
+    struct rcache cache[1u << RCACHE_BITS];
     struct rnode *n;
     size_t nn, ncap;
     uint32_t *tab; /* (parent, name) -> node, linear probing */
@@ -72,11 +80,16 @@ static void tab_grow(struct stint_report_tree *t)
 /* The node of (parent, name), made on first use. */
 static uint32_t node_get(struct stint_report_tree *t, uint32_t parent, uint32_t name)
 {
+    struct rcache *c = &t->cache[(stint_hash_pair(parent, name) >> 7) & ((1u << RCACHE_BITS) - 1)];
+    if (c->parent == parent && c->name == name)
+        return c->node;
     if ((t->nn + 1) * 4 > t->tabcap * 3) /* (load up to 3/4) */
         tab_grow(t);
     size_t h = slot(t, parent, name);
+    *c = (struct rcache){parent, name, t->tab[h]};
     if (t->tab[h] != STINT_NO_ID)
         return t->tab[h];
+    c->node = (uint32_t)t->nn;
     t->n = stint_xgrow(t->n, &t->ncap, t->nn + 1, sizeof *t->n, 1024);
     t->n[t->nn] = (struct rnode){parent, name, 0, 0, 0};
     t->tab[h] = (uint32_t)t->nn;
@@ -86,6 +99,7 @@ static uint32_t node_get(struct stint_report_tree *t, uint32_t parent, uint32_t 
 struct stint_report_tree *stint_report_tree_new(void)
 {
     struct stint_report_tree *t = stint_xcalloc(1, sizeof *t);
+    memset(t->cache, 0xff, sizeof t->cache); /* (no lookup has parent STINT_NO_ID) */
     t->n = stint_xgrow(NULL, &t->ncap, 2, sizeof *t->n, 1024);
     t->n[0] = t->n[1] = (struct rnode){STINT_NO_ID, 0, 0, 0, 0}; /* the host and device roots */
     t->nn = 2;
