@@ -18,10 +18,9 @@
  *
  * Invariants: the stream is one walker, track after track in track order,
  * each track in the model's slice order (model.h), so "first seen" here is
- * the model's slice order. Lean records carry no input seq: steps that
- * start at the same ns are ordered by (track, place in track), where the
- * whole model orders them by input seq (only the row order of such ties
- * can differ).
+ * the model's slice order. Lean records carry no input seq, which orders
+ * steps of one clock that start at the same ns: with such a tie the table
+ * is not made here (the caller reads the whole model).
  */
 #include "write/report_steps_stream.h"
 
@@ -481,6 +480,14 @@ int stint_report_steps_stream_write(struct stint_report_steps_stream *s, const s
     } else {
         struct stint_steps_sparse r = {0};
         size_t nsteps = pick_steps(s, m, glob, &r.nhost, &r.unfinished);
+        for (size_t k = 1; k < nsteps && rc == 0; k++) /* (two at one start: their order is the input's) */
+            if (s->c[k].ts == s->c[k - 1].ts && (k < r.nhost || k - 1 >= r.nhost))
+                rc = 1;
+        if (rc) {
+            free(literal);
+            stint_report_steps_stream_free(s);
+            return 1;
+        }
         table(s, m, nsteps, columns ? columns : STINT_REPORT_STEP_COLUMNS, &r);
         rc = stint_report_steps_write(f, m, step, literal != NULL, &r);
         stint_steps_sparse_free(&r);

@@ -24,8 +24,10 @@ struct stint_report_steps_stream *stint_report_steps_stream_new(const char *step
 void stint_report_steps_stream_span(struct stint_report_steps_stream *s, const struct stint_model *m,
                                     const struct stint_span_ev *ev);
 /* Writes the steps section (report_steps.h) with columns child columns
- * (0 = the default) for the finished model m, then frees s. Returns 0, or
- * -1 when out of memory. */
+ * (0 = the default) for the finished model m, then frees s. Returns 0; 1
+ * when two steps of one clock start at the same ns (their row order is the
+ * input's, which lean records do not keep: nothing written); -1 when out
+ * of memory. */
 int stint_report_steps_stream_write(struct stint_report_steps_stream *s, const struct stint_model *m, FILE *f,
                                     size_t columns);
 /* Frees s without writing (a read that ends another way). */

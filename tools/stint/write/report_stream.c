@@ -287,11 +287,20 @@ int stint_report_stream_finish(struct stint_report_stream *s, const struct stint
         FILE *mf = open_memstream(&p->late, &p->nlate);
         if (!mf)
             stint_die_nomem();
-        p->late_rc = stint_report_steps_stream_write(s->steps, m, mf, s->o->step_columns);
+        int src = stint_report_steps_stream_write(s->steps, m, mf, s->o->step_columns);
         s->steps = NULL;
-        stint_report_gpu_collected(mf, s->gpu, m); /* (nothing without device work) */
+        p->late_rc = src < 0 ? -1 : 0;
+        if (src != 1)
+            stint_report_gpu_collected(mf, s->gpu, m); /* (nothing without device work) */
         if (fclose(mf) != 0)
             rc = -1;
+        if (src == 1 && rc == 0) { /* (steps at one start: the whole model orders them) */
+            rc = 1;
+            free(p->late);
+            p->late = NULL;
+        }
+    }
+    if (rc == 0) {
         other_tracks(s, m);
         timeline_parts(s, m, p);
     } else {

@@ -26,9 +26,8 @@ struct stint_gpu_collect *stint_report_stream_gpu(struct stint_report_stream *s)
 void stint_report_stream_span(void *ctx, const struct stint_model *m, const struct stint_span_ev *ev);
 /* After the read and T's compute: fills p for stint_write_report_html_parts
  * and frees s. Returns 0; 1 when the stream could not describe the trace
- * (a span whose parent is off its track, device work or runtime calls
- * written as B/E: read it whole instead; p is then empty); -1 when out of
- * memory. */
+ * (a span whose parent is off its track, steps of one clock that start at
+ * one ns: read it whole instead; p is then empty); -1 when out of memory. */
 int stint_report_stream_finish(struct stint_report_stream *s, const struct stint_model *m,
                                struct stint_report_parts *p);
 /* Frees s unfinished (a read that leaves no report; m finished). */
