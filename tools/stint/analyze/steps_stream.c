@@ -126,7 +126,8 @@ static struct stint_interval *tmp_for(struct stint_steps_stream *ss, size_t n)
 static void step_end(struct stint_steps_stream *ss, struct frame *f)
 {
     struct pstep *p = &ss->steps[f->step];
-    qsort(f->kids, f->nkids, sizeof *f->kids, kid_cmp);
+    if (f->nkids) /* (kids is NULL until a first child) */
+        qsort(f->kids, f->nkids, sizeof *f->kids, kid_cmp);
     struct stint_interval *tmp = tmp_for(ss, f->nkids);
     int64_t ov;
     p->cell0 = ss->ncells;
