@@ -218,7 +218,7 @@ static void flow_prep_start(struct finish_threads *ft, size_t nends)
 #define GROUP_ROUNDS_MIN ((size_t)1 << 16)
 
 /* Moves each slice src[i] to src[dest[i]] (dest a permutation of 0..n-1)
- * in rounds through a buffer of a quarter of the slices (64 MiB at most):
+ * in rounds through a buffer of an eighth of the slices (32 MiB at most):
  * each round gathers the slices of the next buffer's worth of final places
  * (a pass in input order, the writes in as many runs as tracks meet there),
  * packs the others toward the end, in order, with their dest (a pass from
@@ -229,7 +229,7 @@ static void flow_prep_start(struct finish_threads *ft, size_t nends)
  * the buffer cannot be had (nothing moved). */
 static int group_in_rounds(struct stint_slice *src, uint32_t *dest, size_t n)
 {
-    size_t b = (n + 3) / 4, most = ((size_t)64 << 20) / sizeof *src;
+    size_t b = (n + 7) / 8, most = ((size_t)32 << 20) / sizeof *src;
     b = b < most ? b : most;
     struct stint_slice *buf = stint_hmem_alloc(b * sizeof *buf);
     if (!buf)
