@@ -12,19 +12,7 @@
 # stdin, and an E's args merge into its B's (the E's value wins); args past
 # a slice's 65535th are counted as left out (--strict: exit 1).
 # Skipped under sanitizers (their shadow memory is no RSS of stint's).
-set -euo pipefail
-src=${STINT_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-stint=$(realpath "${STINT_BIN:-$src/build/stint}")
-if [ -n "${STINT_BUILD_DIR:-}" ] && grep -q '^STINT_SANITIZE:STRING=.' "$STINT_BUILD_DIR/CMakeCache.txt" 2>/dev/null; then
-  echo "SKIP: sanitizer build (peak RSS is the sanitizer's, not stint's)"
-  exit 77
-fi
-if [ ! -x /usr/bin/time ]; then
-  echo "SKIP: /usr/bin/time is needed to measure peak RSS"
-  exit 77
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/stint-convmem.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/rss_prelude.sh" convmem
 bound=96 # bytes per span
 
 # SPANS complete spans on 8 threads, nested 3 deep, each with 4 args (two of

@@ -11,19 +11,7 @@
 # (the summary is byte-identical to the full model's, one thread and two,
 # and binds the 2 arrows worked out by hand below).
 # Skipped under sanitizers (their shadow memory is no RSS of stint's).
-set -euo pipefail
-src=${STINT_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-stint=$(realpath "${STINT_BIN:-$src/build/stint}")
-if [ -n "${STINT_BUILD_DIR:-}" ] && grep -q '^STINT_SANITIZE:STRING=.' "$STINT_BUILD_DIR/CMakeCache.txt" 2>/dev/null; then
-  echo "SKIP: sanitizer build (peak RSS is the sanitizer's, not stint's)"
-  exit 77
-fi
-if [ ! -x /usr/bin/time ]; then
-  echo "SKIP: /usr/bin/time is needed to measure peak RSS"
-  exit 77
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/stint-memkind.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/rss_prelude.sh" memkind
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 

@@ -10,19 +10,7 @@
 # (STINT_REPORT_FULL=1), and its step table and flame graph hold the figures
 # the generator wrote. Skipped under sanitizers (their shadow memory is no RSS
 # of stint's).
-set -euo pipefail
-src=${STINT_SOURCE_DIR:-$(cd "$(dirname "$0")/../.." && pwd)}
-stint=$(realpath "${STINT_BIN:-$src/build/stint}")
-if [ -n "${STINT_BUILD_DIR:-}" ] && grep -q '^STINT_SANITIZE:STRING=.' "$STINT_BUILD_DIR/CMakeCache.txt" 2>/dev/null; then
-  echo "SKIP: sanitizer build (peak RSS is the sanitizer's, not stint's)"
-  exit 77
-fi
-if [ ! -x /usr/bin/time ]; then
-  echo "SKIP: /usr/bin/time is needed to measure peak RSS"
-  exit 77
-fi
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/stint-reportmem.XXXXXX")
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/rss_prelude.sh" reportmem
 bound=40 # bytes per span
 
 # STEPS steps (train_step) on each of 2 threads, each 10,000 ns long: 4 children of 2,000 ns
