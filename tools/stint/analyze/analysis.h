@@ -215,6 +215,10 @@ uint8_t *stint_steps_stream_lanes(const struct stint_model *m);
  * into glob (cap bytes) and returns its span count; 0 when m has none (or
  * the glob does not fit). Steps match case-blind (stint_steps_sparse_compute). */
 size_t stint_steps_guess(const struct stint_model *m, char *glob, size_t cap);
+/* The length of name's stem when it is a step family member ("...#" then
+ * digits only, the stem holding "step" in any case: ProfilerStep#12); else
+ * 0. The rule stint_steps_guess and the report's streamed steps follow. */
+size_t stint_step_stem(const char *name, size_t len);
 /* Computes r with nshown = min(max_shown, nchildren) (SIZE_MAX: all); the
  * step glob matches names case-blind; steps are per lane kind (on_streams).
  * 0, or

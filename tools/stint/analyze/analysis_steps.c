@@ -478,9 +478,7 @@ int stint_steps_stats_compute(struct stint_steps_stats *st, const struct stint_s
     return 0;
 }
 
-/* The length of name's stem when it is a step family member: "...#" then
- * digits only, the stem holding "step" in any case; else 0. */
-static size_t step_stem(const char *name, size_t len)
+size_t stint_step_stem(const char *name, size_t len)
 {
     size_t d = len;
     while (d && name[d - 1] >= '0' && name[d - 1] <= '9')
@@ -518,7 +516,7 @@ size_t stint_steps_guess(const struct stint_model *m, char *glob, size_t cap)
         if (fam[s->name] == UINT32_MAX) {
             size_t len;
             const char *nm = stint_model_str(m, s->name, &len);
-            size_t stem = step_stem(nm, len), k;
+            size_t stem = stint_step_stem(nm, len), k;
             fam[s->name] = 0;
             for (k = 0; stem && k < nf; k++) {
                 size_t fl;

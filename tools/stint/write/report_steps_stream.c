@@ -24,6 +24,7 @@
  */
 #include "write/report_steps_stream.h"
 
+#include "analyze/analysis.h"
 #include "analyze/gpu.h"
 #include "base/cmp.h"
 #include "base/intervals.h"
@@ -102,22 +103,6 @@ static int gpu_cat(const char *cat)
     return 0;
 }
 
-/* The length of name's stem when it is a step family member ("...#" then
- * digits only, the stem holding "step" in any case: analysis_steps.c's
- * rule); else 0. */
-static size_t step_stem(const char *name, size_t len)
-{
-    size_t d = len;
-    while (d && name[d - 1] >= '0' && name[d - 1] <= '9')
-        d--;
-    if (d == len || d < 2 || name[d - 1] != '#')
-        return 0;
-    for (size_t i = 0; i + 4 <= d; i++)
-        if (!strncasecmp(name + i, "step", 4))
-            return d;
-    return 0;
-}
-
 /* Name id k's flags (ncache), looked up once. */
 static uint8_t name_flags(struct stint_report_steps_stream *s, const struct stint_model *m, uint32_t k)
 {
@@ -128,7 +113,7 @@ static uint8_t name_flags(struct stint_report_steps_stream *s, const struct stin
     size_t len;
     const char *nm = stint_model_str(m, k, &len);
     int cand = s->glob ? fnmatch(s->glob, nm, FNM_CASEFOLD) == 0 : strcasestr(nm, "step") != NULL;
-    s->ncache[k] = (uint8_t)(16 | (cand ? 1 : 2) | (strstr(nm, "step") ? 4 : 0) | (step_stem(nm, len) ? 8 : 0));
+    s->ncache[k] = (uint8_t)(16 | (cand ? 1 : 2) | (strstr(nm, "step") ? 4 : 0) | (stint_step_stem(nm, len) ? 8 : 0));
     return s->ncache[k];
 }
 
@@ -233,7 +218,7 @@ static size_t family_glob(const struct stint_report_steps_stream *s, const struc
         if (!fam[x->name]) {
             size_t len, k;
             const char *nm = stint_model_str(m, x->name, &len);
-            size_t stem = step_stem(nm, len);
+            size_t stem = stint_step_stem(nm, len);
             for (k = 0; k < nf; k++) {
                 size_t fl;
                 const char *fn = stint_model_str(m, f[k].name, &fl);
