@@ -188,7 +188,7 @@ static int on_record(void *ctx, const struct stint_mparse_record *r)
     if (!th->gid1)
         th->gid1 = stint_i_mgroup(c, r->pid, r->tid, r->inv, (uint32_t)dev) + 1;
     if (c->nrecs == c->rcap)
-        c->recs = stint_xgrow(c->recs, &c->rcap, c->nrecs + 1, sizeof *c->recs, 1024);
+        stint_i_mrecs_room(c, c->nrecs + 1);
     c->recs[c->nrecs++] = (struct stint_mrec){
         .idx = idx, .gid = th->gid1 - 1,
         .depth = r->depth > UINT32_MAX - 1 ? UINT32_MAX - 1 : (uint32_t)r->depth};

@@ -15,6 +15,7 @@
 #include "read/read_markers_int.h"
 
 #include "base/hash.h"
+#include "base/hmem.h"
 #include "base/xalloc.h"
 
 #include <stdlib.h>
@@ -70,8 +71,7 @@ void stint_i_mctx_append(struct stint_mctx *dst, struct stint_mctx *src, uint32_
         const struct stint_mgroup *x = &src->groups[g];
         gmap[g] = stint_i_mgroup(dst, x->pid, x->tid, x->inv, x->dev);
     }
-    if (dst->nrecs + src->nrecs > dst->rcap)
-        dst->recs = stint_xgrow(dst->recs, &dst->rcap, dst->nrecs + src->nrecs, sizeof *dst->recs, 1024);
+    stint_i_mrecs_room(dst, dst->nrecs + src->nrecs);
     for (size_t k = 0; k < src->nrecs; k++) {
         struct stint_mrec r = src->recs[k];
         r.idx += slice0;
@@ -84,9 +84,20 @@ void stint_i_mctx_append(struct stint_mctx *dst, struct stint_mctx *src, uint32_
     stint_i_mctx_free(src);
 }
 
+void stint_i_mrecs_room(struct stint_mctx *c, size_t need)
+{
+    if (need <= c->rcap)
+        return;
+    size_t nc = c->rcap ? c->rcap : 1024;
+    while (nc < need)
+        nc *= 2;
+    c->recs = stint_xcheck(stint_hmem_realloc(c->recs, c->rcap * sizeof *c->recs, nc * sizeof *c->recs));
+    c->rcap = nc;
+}
+
 void stint_i_mctx_free(struct stint_mctx *c)
 {
-    free(c->recs);
+    stint_hmem_free(c->recs, c->rcap * sizeof *c->recs);
     free(c->groups);
     free(c->gslot);
     c->recs = NULL;
@@ -237,7 +248,7 @@ void stint_i_markers_link_depth(struct stint_mctx *c)
         most = start[r + 1] > most ? start[r + 1] : most;
         start[r + 1] += start[r];
     }
-    uint32_t *pos = stint_xmalloc(n * sizeof *pos);
+    uint32_t *pos = stint_xcheck(stint_hmem_alloc(n * sizeof *pos)); /* (hmem: as recs) */
     {
         size_t *at = stint_xmalloc((ng ? ng : 1) * sizeof *at);
         memcpy(at, start, ng * sizeof *at);
@@ -275,7 +286,7 @@ void stint_i_markers_link_depth(struct stint_mctx *c)
     free(post);
     free(pre);
     free(stk);
-    free(pos);
+    stint_hmem_free(pos, n * sizeof *pos);
     free(start);
     free(ord);
 }

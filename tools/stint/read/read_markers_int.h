@@ -65,6 +65,11 @@ struct stint_mctx {
     uint32_t clk[2], none, attrs;      /* sizes mode: the string ids of "host", "dev", "" and "attrs" */
 };
 
+/* Makes room in c->recs for need records, doubling (hmem.h memory: on a
+ * big input 2 MiB pages, which fault in some 50 times cheaper per byte than
+ * malloc's 4 KiB ones); out of memory exits. */
+void stint_i_mrecs_room(struct stint_mctx *c, size_t need);
+
 /* The group of (pid, tid, inv, dev), made on first use. */
 uint32_t stint_i_mgroup(struct stint_mctx *c, uint64_t pid, uint64_t tid, uint64_t inv, uint32_t dev);
 
