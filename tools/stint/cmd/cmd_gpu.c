@@ -447,7 +447,7 @@ static size_t take_paths(int *argc, char **argv, char **paths)
 static int load_one(struct stint_cmd_opts *fo, struct stint_model *m, struct stint_gpu_collect **c,
                     const struct stint_gpu_opts *go, int *rc)
 {
-    const unsigned whole = STINT_MODEL_KEEP_ARGS | STINT_MODEL_ARGS_CORRELATION;
+    const unsigned whole = STINT_MODEL_KEEP_ARGS | STINT_MODEL_ARGS_CORRELATION | STINT_MODEL_FLOWS_COUNTED;
     const char *fmt = fo->format ? fo->format : strcmp(fo->path, "-") ? stint_detect_format(fo->path) : NULL;
     if (!fmt || strcmp(fmt, "chrome") != 0 || !strcmp(fo->path, "-")) {
         if (!stint_cmd_load_report(fo, m, whole, rc))
@@ -462,7 +462,7 @@ static int load_one(struct stint_cmd_opts *fo, struct stint_model *m, struct sti
     fo->corr_part = stint_gpu_collect_part;
     fo->corr_part_ops = &stint_gpu_collect_part_ops;
     struct stint_span_split split = stint_gpu_collect_split();
-    *rc = stint_cmd_load_sink(fo, m, STINT_MODEL_LEAN, stint_gpu_collect_span, *c, &split);
+    *rc = stint_cmd_load_sink(fo, m, STINT_MODEL_LEAN | STINT_MODEL_FLOWS_COUNTED, stint_gpu_collect_span, *c, &split);
     if (stint_no_report(*rc, m)) {
         stint_gpu_collect_free(*c);
         *c = NULL;
@@ -527,6 +527,9 @@ int stint_cmd_gpu(int argc, char **argv)
             goto out;
         }
         loaded++;
+        if (ms[i]->flow_events) /* (counted, not kept: said, as what a read repairs is) */
+            fprintf(stderr, "stint gpu: %s: %llu flow event(s) read, not bound into arrows (gpu links kernels to their "
+                    "launches by args.correlation)\n", paths[i], (unsigned long long)ms[i]->flow_events);
         if (i == 0)
             range = fo.filter;
         if (frc > rc)

@@ -378,6 +378,10 @@ enum {
      * become slices; they reach the span sink only there (summary without
      * filters) */
     STINT_MODEL_LEAN_INSTANTS = 1u << 5,
+    /* flow events are counted (m->flow_events), not kept: no arrows are
+     * bound, so none is unbound either (gpu, which links kernels to their
+     * launches by args.correlation and draws no arrow) */
+    STINT_MODEL_FLOWS_COUNTED = 1u << 6,
 };
 
 struct stint_model;

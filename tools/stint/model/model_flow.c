@@ -64,6 +64,8 @@ void stint_i_flowkeys_free(struct stint_flowkeys *f)
 
 uint32_t stint_model_flow_key(struct stint_model *m, uint32_t cat, uint32_t name, uint64_t id)
 {
+    if (m->flags & STINT_MODEL_FLOWS_COUNTED)
+        return 0; /* (no flow is kept: no identity is needed) */
     struct stint_flowkeys *f = m->flowkeys;
     if (!f) {
         f = m->flowkeys = stint_xcalloc(1, sizeof *f);
@@ -86,6 +88,10 @@ uint32_t stint_model_flow_key(struct stint_model *m, uint32_t cat, uint32_t name
 void stint_model_flow(struct stint_model *m, enum stint_flow_phase phase, uint32_t track, int64_t ts_ns, uint32_t key,
                       int enclosing, uint32_t slice, int flow_in, int flow_out)
 {
+    if (m->flags & STINT_MODEL_FLOWS_COUNTED) {
+        m->flow_events++;
+        return;
+    }
     if (!stint_i_event_ts_ok(m, "flow event", key, ts_ns))
         return;
     if (m->flowkeys && key < m->flowkeys->keys.len)
