@@ -219,6 +219,10 @@ size_t stint_steps_guess(const struct stint_model *m, char *glob, size_t cap);
  * digits only, the stem holding "step" in any case: ProfilerStep#12); else
  * 0. The rule stint_steps_guess and the report's streamed steps follow. */
 size_t stint_step_stem(const char *name, size_t len);
+/* Writes the glob of a step family into glob (cap bytes): name's first stem
+ * bytes, glob characters escaped, then '*' ("ProfilerStep#*"). Returns 1, or
+ * 0 when it does not fit (glob is then not a string). */
+int stint_step_family_glob(const char *name, size_t stem, char *glob, size_t cap);
 /* Computes r with nshown = min(max_shown, nchildren) (SIZE_MAX: all); the
  * step glob matches names case-blind; steps are per lane kind (on_streams).
  * 0, or

@@ -478,6 +478,21 @@ int stint_steps_stats_compute(struct stint_steps_stats *st, const struct stint_s
     return 0;
 }
 
+int stint_step_family_glob(const char *name, size_t stem, char *glob, size_t cap)
+{
+    size_t w = 0, i = 0;
+    for (; i < stem && w + 3 < cap; i++) {
+        if (strchr("*?[\\", name[i]))
+            glob[w++] = '\\';
+        glob[w++] = name[i];
+    }
+    if (i < stem || w + 2 > cap)
+        return 0;
+    glob[w++] = '*';
+    glob[w] = 0;
+    return 1;
+}
+
 size_t stint_step_stem(const char *name, size_t len)
 {
     size_t d = len;
@@ -540,18 +555,8 @@ size_t stint_steps_guess(const struct stint_model *m, char *glob, size_t cap)
             best = k;
     size_t spans = 0;
     if (best != SIZE_MAX) {
-        const char *nm = stint_model_str(m, f[best].name, NULL);
-        size_t w = 0, i = 0;
-        for (; i < f[best].stem && w + 3 < cap; i++) {
-            if (strchr("*?[\\", nm[i]))
-                glob[w++] = '\\';
-            glob[w++] = nm[i];
-        }
-        if (i == f[best].stem && w + 2 <= cap) {
-            glob[w++] = '*';
-            glob[w] = 0;
+        if (stint_step_family_glob(stint_model_str(m, f[best].name, NULL), f[best].stem, glob, cap))
             spans = f[best].spans;
-        }
     }
     free(fam);
     free(f);

@@ -238,18 +238,8 @@ static size_t family_glob(const struct stint_report_steps_stream *s, const struc
         if (best == SIZE_MAX || f[k].spans > f[best].spans)
             best = k;
     if (best != SIZE_MAX) {
-        const char *nm = stint_model_str(m, f[best].name, NULL);
-        size_t w = 0, i = 0;
-        for (; i < f[best].stem && w + 3 < cap; i++) {
-            if (strchr("*?[\\", nm[i]))
-                glob[w++] = '\\';
-            glob[w++] = nm[i];
-        }
-        if (i == f[best].stem && w + 2 <= cap) {
-            glob[w++] = '*';
-            glob[w] = 0;
+        if (stint_step_family_glob(stint_model_str(m, f[best].name, NULL), f[best].stem, glob, cap))
             spans = f[best].spans;
-        }
     }
     free(fam);
     free(f);
