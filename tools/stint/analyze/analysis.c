@@ -439,7 +439,7 @@ static void tree_child_cover(const struct stint_model *m, struct kid *kids, int6
             continue;
         kids[nc++] = (struct kid){s->parent, {cstart, cend}};
     }
-    qsort(kids, nc, sizeof *kids, kid_cmp);
+    stint_xqsort(kids, nc, sizeof *kids, kid_cmp);
     for (size_t a = 0, b; a < nc; a = b) {
         struct stint_union_acc cov;
         stint_union_acc_init(&cov);
@@ -630,7 +630,7 @@ void stint_calltree_sort(struct stint_calltree *t, const struct stint_model *m, 
             buf[k++] = c;
         if (k < 2)
             continue;
-        qsort_r(buf, k, sizeof *buf, child_cmp, &order);
+        stint_xqsort_r(buf, k, sizeof *buf, child_cmp, &order);
         t->nodes[p].first_child = buf[0];
         for (size_t j = 0; j + 1 < k; j++)
             t->nodes[buf[j]].next_sibling = buf[j + 1];

@@ -27,7 +27,7 @@ void stint_an_sort_i64(int64_t *v, size_t n)
 void stint_an_sort_f64(double *v, size_t n)
 {
     if (n > 1)
-        qsort(v, n, sizeof *v, stint_qsort_f64);
+        stint_xqsort(v, n, sizeof *v, stint_qsort_f64);
 }
 
 /* Where quantile q of n sorted values lies: -1 when n is 0 (no value); 0

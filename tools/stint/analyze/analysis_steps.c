@@ -204,7 +204,7 @@ static void steps_find(struct steps_work *w, const char *step_glob, const struct
     }
     free(gpu);
     /* steps in time order per clock (the model groups slices by track) */
-    qsort_r(w->steps, w->nsteps, sizeof *w->steps, step_cmp, (void *)mm);
+    stint_xqsort_r(w->steps, w->nsteps, sizeof *w->steps, step_cmp, (void *)mm);
     for (size_t k = 0; k < w->nsteps; k++) {
         w->step_of[w->steps[k]] = (uint32_t)k;
         w->nhost += !stint_model_track_device(mm, stint_model_track_at(mm, stint_model_slice(mm, w->steps[k])->track));
@@ -239,7 +239,7 @@ static void steps_child_ivs(struct steps_work *w)
         int64_t start = s->ts_ns < p->ts_ns ? p->ts_ns : s->ts_ns;
         w->civ[w->nciv++] = (struct child_iv){w->step_of[s->parent], child, {start, end}};
     }
-    qsort(w->civ, w->nciv, sizeof *w->civ, civ_cmp);
+    stint_xqsort(w->civ, w->nciv, sizeof *w->civ, civ_cmp);
 }
 
 /* Per step: one cell per child name (its union), the overlap and the
@@ -282,7 +282,7 @@ static void steps_rank(struct steps_work *w)
 {
     for (size_t c = 0; c < w->nchildren; c++)
         w->order[c] = (uint32_t)c;
-    qsort_r(w->order, w->nchildren, sizeof *w->order, rank_cmp, w);
+    stint_xqsort_r(w->order, w->nchildren, sizeof *w->order, rank_cmp, w);
     for (size_t k = 0; k < w->nchildren; k++) {
         w->rank_of[w->order[k]] = (uint32_t)k;
         w->children[k] = w->names[w->order[k]];
@@ -290,7 +290,7 @@ static void steps_rank(struct steps_work *w)
     for (size_t j = 0; j < w->ncells; j++)
         w->cells[j].child = w->rank_of[w->cells[j].child];
     for (size_t k = 0; k < w->nsteps; k++)
-        qsort(&w->cells[w->rows[k].cell0], w->rows[k].ncells, sizeof *w->cells, cell_rank_cmp);
+        stint_xqsort(&w->cells[w->rows[k].cell0], w->rows[k].ncells, sizeof *w->cells, cell_rank_cmp);
 }
 
 /* Per step, the union of the names ranked past the nshown shown ones. */

@@ -12,6 +12,7 @@
  * by pid, then inv), never the hash's or the input's interleaving.
  */
 #include "analyze/device_window.h"
+#include "base/cmp.h"
 #include "base/xalloc.h"
 
 #include <stdlib.h>
@@ -150,7 +151,7 @@ static void make_buckets(struct stint_devwins *w, size_t nlanes)
         bk[b].n++;
     }
     if (nb > 1) /* (an empty array may have a NULL base) */
-        qsort(bk, nb, sizeof *bk, bucket_cmp);
+        stint_xqsort(bk, nb, sizeof *bk, bucket_cmp);
     uint32_t *rank = stint_xcalloc(nlanes ? nlanes : 1, sizeof *rank);
     for (size_t k = 0; k < w->n; k++) {
         size_t b = 0;
@@ -159,7 +160,7 @@ static void make_buckets(struct stint_devwins *w, size_t nlanes)
         rank[w->inv[k].lane] = (uint32_t)b;
     }
     if (w->n > 1) /* (an empty array may have a NULL base) */
-        qsort_r(w->inv, w->n, sizeof *w->inv, inv_cmp, rank);
+        stint_xqsort_r(w->inv, w->n, sizeof *w->inv, inv_cmp, rank);
     for (size_t k = 0, b = 0; k < w->n; k++) {
         const struct stint_devwin *d = &w->inv[k];
         if (k && rank[d->lane] != rank[w->inv[k - 1].lane])

@@ -11,6 +11,7 @@
  * unions are clipped to --time-range.
  */
 #include "analyze/gpu_int.h"
+#include "base/cmp.h"
 #include "base/hash.h"
 #include "base/selftrace.h"
 #include "base/threads.h"
@@ -676,7 +677,7 @@ static void kernels(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, c
         k[g].max_ns = out[3];
     }
     if (ng > 1) /* (an empty array may have a NULL base) */
-        qsort(k, ng, sizeof *k, cmp_kernel);
+        stint_xqsort(k, ng, sizeof *k, cmp_kernel);
     r->kernel_groups = ng;
     r->nkernels = ng < o->top ? ng : o->top;
     r->kernels = k;

@@ -25,6 +25,7 @@
  * file whole (stint_gpu_collect_ok).
  */
 #include "analyze/gpu_int.h"
+#include "base/cmp.h"
 #include "base/xalloc.h"
 #include "model/model.h"
 
@@ -471,7 +472,7 @@ static void collect_join(void *ctx, void *forked, const struct stint_model *m)
     add_segs(v, &ns, a);
     add_segs(v, &ns, b);
     const struct gpu_file *own = sole_owner(v, ns); /* (in walk order: segs are in it per context) */
-    qsort(v, ns, sizeof *v, segx_cmp);
+    stint_xqsort(v, ns, sizeof *v, segx_cmp);
     if (own == fa || (own == fb && !fa->ncalls && !fa->nops && !fa->nstepc && fa->nitems == a->item_base)) {
         if (own == fb) { /* the forked context's lists, moved */
             struct gpu_file t = *fa;

@@ -12,6 +12,7 @@
  * each runtime call enters launches once per op span credited.
  */
 #include "analyze/gpu_int.h"
+#include "base/cmp.h"
 #include "base/xalloc.h"
 #include "model/filters.h"
 
@@ -282,14 +283,14 @@ void stint_gpu_links(struct stint_gpu_result *r, struct gpu_file *fs, size_t n, 
     free(delays);
     size_t nsite = sites.names.n, nop = ops.names.n;
     if (nsite > 1) /* (an empty array may have a NULL base) */
-        qsort(sites.rows, nsite, sizeof *sites.rows, cmp_op); /* by delay sum (kept in gpu_ns) */
+        stint_xqsort(sites.rows, nsite, sizeof *sites.rows, cmp_op); /* by delay sum (kept in gpu_ns) */
     r->nsites = nsite < o->top ? nsite : o->top;
     r->sites = stint_xcalloc(r->nsites ? r->nsites : 1, sizeof *r->sites);
     for (size_t i = 0; i < r->nsites; i++)
         r->sites[i] = (struct stint_gpu_site){sites.rows[i].name, sites.rows[i].name_len, sites.rows[i].launches,
                                               sites.rows[i].gpu_ns, sites.rows[i].cpu_ns};
     if (nop > 1) /* (an empty array may have a NULL base) */
-        qsort(ops.rows, nop, sizeof *ops.rows, cmp_op);
+        stint_xqsort(ops.rows, nop, sizeof *ops.rows, cmp_op);
     r->nops = nop < o->top ? nop : o->top;
     r->ops = ops.rows;
     ops.rows = NULL;

@@ -8,6 +8,7 @@
  * each q back at its test's own index: the output is in the input's order.
  */
 #include "analyze/multtest.h"
+#include "base/cmp.h"
 
 #include <stdlib.h>
 
@@ -42,7 +43,7 @@ int stint_mt_holm_adjust(const double *p, size_t n, double *q)
         return -1;
     for (size_t i = 0; i < n; i++)
         o[i].p = p, o[i].i = i;
-    qsort(o, n, sizeof *o, by_p_cmp);
+    stint_xqsort(o, n, sizeof *o, by_p_cmp);
     /* from the smallest p up: q of rank k (1-based) is the largest
      * (n - j + 1) * p of the ranks j <= k, capped at 1 (each p[i] is read
      * once, before q[i] is written: p may be q) */

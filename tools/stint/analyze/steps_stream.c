@@ -127,7 +127,7 @@ static void step_end(struct stint_steps_stream *ss, struct frame *f)
 {
     struct pstep *p = &ss->steps[f->step];
     if (f->nkids) /* (kids is NULL until a first child) */
-        qsort(f->kids, f->nkids, sizeof *f->kids, kid_cmp);
+        stint_xqsort(f->kids, f->nkids, sizeof *f->kids, kid_cmp);
     struct stint_interval *tmp = tmp_for(ss, f->nkids);
     int64_t ov;
     p->cell0 = ss->ncells;
@@ -331,7 +331,7 @@ static int fin_rows(struct fin *F, struct stint_steps_sparse *r)
         else
             F->order[n++] = (uint32_t)k;
     }
-    qsort_r(F->order, n, sizeof *F->order, row_cmp, ss->steps);
+    stint_xqsort_r(F->order, n, sizeof *F->order, row_cmp, ss->steps);
     for (size_t k = 0; k < n; k++) {
         const struct pstep *p = &ss->steps[F->order[k]];
         if (k) {
@@ -375,7 +375,7 @@ static void fin_names(struct fin *F, struct stint_steps_sparse *r)
     r->children = stint_xmalloc(nn * sizeof *r->children);
     for (size_t c = 0; c < F->nnames; c++)
         order[c] = (uint32_t)c;
-    qsort_r(order, F->nnames, sizeof *order, rank_cmp, F);
+    stint_xqsort_r(order, F->nnames, sizeof *order, rank_cmp, F);
     for (size_t k = 0; k < F->nnames; k++) {
         F->rank_of[order[k]] = (uint32_t)k;
         r->children[k] = F->names[order[k]];
@@ -400,7 +400,7 @@ static void fin_cells(struct fin *F, struct stint_steps_sparse *r, struct stint_
         for (size_t j = p->cell0; j < p->cell0 + p->ncells; j++)
             r->cells[nc++] = (struct stint_step_cell){(uint32_t)k, F->rank_of[F->dense[ss->cells[j].name] - 1],
                                                       ss->cells[j].union_ns};
-        qsort(&r->cells[row->cell0], row->ncells, sizeof *r->cells, cell_rank_cmp);
+        stint_xqsort(&r->cells[row->cell0], row->ncells, sizeof *r->cells, cell_rank_cmp);
         if (r->nshown < r->nchildren && ss->keep_ivs) {
             struct stint_interval *tmp = tmp_for(ss, p->niv);
             size_t nt = 0;

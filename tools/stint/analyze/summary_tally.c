@@ -16,6 +16,7 @@
  */
 #include "analyze/summary_tally.h"
 #include "analyze/summary_tally_int.h"
+#include "base/cmp.h"
 #include "base/hash.h"
 #include "base/hmem.h"
 #include "base/tsparse.h"
@@ -171,7 +172,7 @@ static void xkids_build(struct stint_tally *S, const struct stint_model *m)
     S->xk = by;
     for (size_t i = 0; i < n; i++)
         if (S->xfirst[i + 1] - S->xfirst[i] > 1)
-            qsort(S->xk + S->xfirst[i], S->xfirst[i + 1] - S->xfirst[i], sizeof *S->xk, xkid_cmp);
+            stint_xqsort(S->xk + S->xfirst[i], S->xfirst[i + 1] - S->xfirst[i], sizeof *S->xk, xkid_cmp);
 }
 
 /* Points the frame of explicit-parent slice idx at its children. */

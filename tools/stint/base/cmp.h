@@ -12,7 +12,25 @@
 #ifndef STINT_CLI_CMP_H
 #define STINT_CLI_CMP_H
 
+#include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
+
+/* qsort and glibc's qsort_r for any array of n elements: an empty one may
+ * have a NULL base, which C's qsort does not accept (UBSan says so), and
+ * fewer than two elements are sorted already. Every sort of the analyzer
+ * goes through these. */
+static inline void stint_xqsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1)
+        qsort(base, n, size, cmp);
+}
+static inline void stint_xqsort_r(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *, void *),
+                                  void *ctx)
+{
+    if (n > 1)
+        qsort_r(base, n, size, cmp, ctx);
+}
 
 static inline int stint_cmp_i64(int64_t a, int64_t b) { return (a > b) - (a < b); }
 static inline int stint_cmp_u64(uint64_t a, uint64_t b) { return (a > b) - (a < b); }

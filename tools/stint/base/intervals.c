@@ -281,7 +281,7 @@ int stint_order_heaviest(const size_t *w, size_t n, uint32_t *order)
         return -1;
     for (size_t i = 0; i < n; i++)
         x[i] = (struct weighted){w[i], (uint32_t)i};
-    qsort(x, n, sizeof *x, heavier_first);
+    stint_xqsort(x, n, sizeof *x, heavier_first);
     for (size_t i = 0; i < n; i++)
         order[i] = x[i].i;
     free(x);
@@ -436,7 +436,7 @@ size_t stint_intervals_overlap_count(const int64_t *ts, const int64_t *dur, size
             e[m++].delta = -1;
         }
     }
-    qsort(e, m, sizeof *e, ev_cmp);
+    stint_xqsort(e, m, sizeof *e, ev_cmp);
     size_t k = 0;
     int64_t v = 0;
     for (size_t i = 0; i < m;) {

@@ -10,6 +10,7 @@
 #include "cmd/cmd_sql.h"
 #include "cmd/commands.h"
 #include "write/textout.h"
+#include "base/cmp.h"
 #include "base/tsparse.h"
 #include "write/writers.h"
 #include "write/outfile.h"
@@ -222,7 +223,7 @@ static int split_write(const struct stint_model *m, const char *out_path, const 
         int64_t t = STINT_BA_AT(&m->samples, struct stint_counter_sample, k).ts_ns;
         nr += (size_t)wrun_of(t, 0, lo, hi, every, &runs[nr]);
     }
-    qsort(runs, nr, sizeof *runs, wrun_cmp);
+    stint_xqsort(runs, nr, sizeof *runs, wrun_cmp);
     size_t nm = 0; /* merged in place */
     uint64_t nwin = 0;
     for (size_t i = 0; i < nr; i++) {

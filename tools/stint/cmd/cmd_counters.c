@@ -24,6 +24,7 @@
 #include "analyze/analysis.h"
 #include "cmd/cmdopts.h"
 #include "cmd/commands.h"
+#include "base/cmp.h"
 #include "base/xalloc.h"
 #include "read/jsonl_scan.h"
 #include "read/input.h"
@@ -411,7 +412,7 @@ static const char *const rule_name[] = {"step", "trapezoid"};
 static void compute(struct series *s, int64_t gap_ns, enum rule rule, struct stats *st, double *vals, int64_t *gaps)
 {
     memset(st, 0, sizeof *st);
-    qsort(s->s, s->n, sizeof *s->s, sample_cmp);
+    stint_xqsort(s->s, s->n, sizeof *s->s, sample_cmp);
     long double sum = 0, integral = 0; /* (long double: sums of finite doubles cannot overflow it) */
     for (size_t i = 0; i < s->n; i++) {
         vals[i] = s->s[i].v;

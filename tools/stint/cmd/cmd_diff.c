@@ -79,7 +79,7 @@ static struct key_dur *collect(const struct stint_model *m, const struct stint_f
         v[k].dur = s->dur_ns;
         k++;
     }
-    qsort(v, k, sizeof *v, kd_cmp);
+    stint_xqsort(v, k, sizeof *v, kd_cmp);
     *out_n = k;
     return v;
 }

@@ -27,6 +27,7 @@
 #include "read/json.h"
 #include "read/jsonl_scan.h"
 #include "write/textout.h"
+#include "base/cmp.h"
 #include "base/hash.h"
 #include "base/tsparse.h"
 #include "base/xalloc.h"
@@ -777,7 +778,7 @@ int stint_cmd_memory(int argc, char **argv)
     rc = mem_read(&o, &c, &torn, torn_what, sizeof torn_what, &cut, &no_report);
     if (!no_report) {
         if (c.n > 1) {
-            qsort(c.r, c.n, sizeof *c.r, rec_cmp);
+            stint_xqsort(c.r, c.n, sizeof *c.r, rec_cmp);
             uint32_t *stamp = stint_xcalloc(c.tensors.n + 1, sizeof *stamp);
             struct rec *tmp = stint_xreallocarray(NULL, c.n, sizeof *tmp);
             order_instants(c.r, c.n, stamp, tmp);

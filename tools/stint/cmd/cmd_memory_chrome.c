@@ -18,6 +18,7 @@
  * as the JSONL report carries live bytes in.
  */
 #include "cmd/cmd_memory_chrome.h"
+#include "base/cmp.h"
 #include "base/exitcode.h"
 #include "base/xalloc.h"
 #include "write/textout.h"
@@ -112,7 +113,7 @@ static struct mdev *collect(const struct stint_model *m, size_t *n)
     }
     for (size_t i = 0; i < *n; i++)
         for (int k = 0; k < K_KINDS; k++)
-            qsort(v[i].s[k], v[i].n[k], sizeof *v[i].s[k], ms_cmp);
+            stint_xqsort(v[i].s[k], v[i].n[k], sizeof *v[i].s[k], ms_cmp);
     return v;
 }
 

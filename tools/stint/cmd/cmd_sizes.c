@@ -25,6 +25,7 @@
 #include "model/model.h"
 #include "read/sizes.h"
 #include "write/textout.h"
+#include "base/cmp.h"
 #include "base/xalloc.h"
 
 #include <inttypes.h>
@@ -76,7 +77,7 @@ static size_t *sorted(const struct stint_model *m, const struct stint_size_table
     for (size_t i = 0; i < t->n; i++)
         ix[i] = i;
     struct sort_ctx sc = {m, t->rows, two};
-    qsort_r(ix, t->n, sizeof *ix, row_cmp, &sc);
+    stint_xqsort_r(ix, t->n, sizeof *ix, row_cmp, &sc);
     return ix;
 }
 

@@ -16,6 +16,7 @@
  */
 #include "cmd/cmdopts.h"
 #include "cmd/commands.h"
+#include "base/cmp.h"
 #include "base/hmem.h"
 #include "base/umap.h"
 #include "base/xalloc.h"
@@ -315,7 +316,7 @@ int stint_cmd_slices(int argc, char **argv)
         if (stint_filter_slice(&o.filter, &m, stint_model_slice(&m, i)))
             order[kept++] = (uint32_t)i;
     }
-    qsort_r(order, kept, sizeof *order, order_cmp, &m);
+    stint_xqsort_r(order, kept, sizeof *order, order_cmp, &m);
     for (size_t r = 0; r < kept; r++)
         row[order[r]] = (uint32_t)r;
     FILE *f = stdout;

@@ -728,19 +728,19 @@ int stint_cmd_summary(int argc, char **argv)
     SELF_BEGIN(out, "summary: output");
     sc.m = &m;
     if (S.ncats > 1)
-        qsort_r(S.cats, S.ncats, sizeof *S.cats, cat_cmp, &sc);
+        stint_xqsort_r(S.cats, S.ncats, sizeof *S.cats, cat_cmp, &sc);
     if (S.nnames > 1)
-        qsort_r(S.names, S.nnames, sizeof *S.names, name_cmp, &sc);
+        stint_xqsort_r(S.names, S.nnames, sizeof *S.names, name_cmp, &sc);
     size_t names_all = S.nnames; /* --top: the first rows only (the rest still count in every other figure) */
     if (top < S.nnames)
         S.nnames = top;
     if (S.nasync > 1)
-        qsort_r(S.asyncs, S.nasync, sizeof *S.asyncs, async_cmp, &m);
+        stint_xqsort_r(S.asyncs, S.nasync, sizeof *S.asyncs, async_cmp, &m);
     uint32_t *lane_order = stint_xcalloc(m.lanes.len ? m.lanes.len : 1, sizeof *lane_order);
     for (size_t i = 0; i < m.lanes.len; i++)
         lane_order[i] = (uint32_t)i;
     if (m.lanes.len > 1)
-        qsort_r(lane_order, m.lanes.len, sizeof *lane_order, lane_cmp, &m);
+        stint_xqsort_r(lane_order, m.lanes.len, sizeof *lane_order, lane_cmp, &m);
     if (o.json)
         print_json(stdout, &S, &m, lane_order, m.lanes.len, o.path);
     else

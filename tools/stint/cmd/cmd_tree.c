@@ -29,6 +29,7 @@
 #include "cmd/cmdopts.h"
 #include "cmd/commands.h"
 #include "write/textout.h"
+#include "base/cmp.h"
 #include "base/xalloc.h"
 
 #include <inttypes.h>
@@ -249,7 +250,7 @@ static void print_flat(FILE *f, const struct stint_model *m, const struct stint_
     if (o->merge)
         rows = stint_flat_merge_numbered(rows, &k, m);
     enum stint_tree_sort sort = o->sort;
-    qsort_r(rows, k, sizeof *rows, flat_cmp, &sort);
+    stint_xqsort_r(rows, k, sizeof *rows, flat_cmp, &sort);
     char b[4][32];
     if (!json)
         fprintf(f, "%8s %8s %14s %14s %12s  %s\n", "calls", "outer", "total_us", "self_us", "max_us", "name");

@@ -10,6 +10,7 @@
  */
 #include "cmd/top_view.h"
 
+#include "base/cmp.h"
 #include "base/term.h"
 #include "base/xalloc.h"
 #include "write/textout.h"
@@ -111,7 +112,7 @@ static size_t sorted_rows(struct stint_top *t, enum stint_top_by by, const struc
     }
     struct sort_ctx c = {col, since};
     if (w > 1) /* (an empty array may have a NULL base) */
-        qsort_r(*rows, w, sizeof **rows, row_cmp, &c);
+        stint_xqsort_r(*rows, w, sizeof **rows, row_cmp, &c);
     return w;
 }
 

@@ -88,7 +88,7 @@ static uint32_t *distinct_ids(const struct stint_model *m, int cats, size_t *n_o
         ids[k++] = cats ? s->cat : s->name;
     }
     if (k > 1) /* (an empty array may have a NULL base) */
-        qsort(ids, k, sizeof *ids, u32_cmp);
+        stint_xqsort(ids, k, sizeof *ids, u32_cmp);
     size_t w = 0;
     for (size_t i = 0; i < k; i++)
         if (!w || ids[w - 1] != ids[i])
@@ -122,7 +122,7 @@ static void put_closest(FILE *err, const struct stint_model *m, const uint32_t *
         c[i] = (struct cand){d, ids[i]};
     }
     if (n > 1) /* (an empty array may have a NULL base) */
-        qsort(c, n, sizeof *c, cand_cmp);
+        stint_xqsort(c, n, sizeof *c, cand_cmp);
     fprintf(err, "    %s seen (%zu, closest first): ", what, n);
     for (size_t i = 0; i < n && i < SHOWN; i++) {
         size_t len;
@@ -170,7 +170,7 @@ static void put_closest_ids(FILE *err, const struct stint_model *m, int64_t x, i
         c[i] = (struct cand){d > UINT32_MAX ? UINT32_MAX : (unsigned)d, (uint32_t)i};
     }
     if (n > 1) /* (an empty array may have a NULL base) */
-        qsort(c, n, sizeof *c, cand_cmp);
+        stint_xqsort(c, n, sizeof *c, cand_cmp);
     fprintf(err, "    %s seen (%zu, closest first): ", tids ? "tids" : "pids", n);
     for (size_t i = 0; i < n && i < SHOWN; i++) {
         uint32_t name, text;

@@ -16,6 +16,7 @@
  * both walkers.
  */
 #include "model/model_int.h"
+#include "base/cmp.h"
 #include "base/hmem.h"
 #include "base/nearsort.h"
 #include "base/selftrace.h"
@@ -78,7 +79,7 @@ static size_t *sort_ends(struct stint_model *m, size_t ntracks)
         stint_hmem_free(by, n * sizeof *by);
         free(pos);
         if (!end_near_sort(ends, n))
-            qsort(ends, n, sizeof *ends, end_cmp);
+            stint_xqsort(ends, n, sizeof *ends, end_cmp);
         return st;
     }
     if (by) {
@@ -92,7 +93,7 @@ static size_t *sort_ends(struct stint_model *m, size_t ntracks)
     }
     for (size_t t = 0; t < ntracks; t++)
         if (st[t + 1] - st[t] > 1 && !end_near_sort(ends + st[t], st[t + 1] - st[t]))
-            qsort(ends + st[t], st[t + 1] - st[t], sizeof *ends, end_cmp);
+            stint_xqsort(ends + st[t], st[t + 1] - st[t], sizeof *ends, end_cmp);
     return st;
 }
 
@@ -133,7 +134,7 @@ uint32_t *stint_i_input_positions(const struct stint_model *m)
     uint64_t *key = stint_xreallocarray(NULL, n ? n : 1, sizeof *key);
     for (size_t i = 0; i < n; i++)
         key[i] = ((uint64_t)sl[i].seq << 32) | (uint32_t)i;
-    qsort(key, n, sizeof *key, cmp_u64);
+    stint_xqsort(key, n, sizeof *key, cmp_u64);
     for (size_t r = 0; r < n; r++)
         pos[r] = (uint32_t)key[r];
     free(key);

@@ -15,6 +15,7 @@
  * run per event: their lookups stay in this file.
  */
 #include "model/model_int.h"
+#include "base/cmp.h"
 #include "base/hmem.h"
 #include "base/nearsort.h"
 #include "base/selftrace.h"
@@ -132,7 +133,7 @@ static void sort_flow_evs(struct stint_model *m)
     struct flow_ev *fe = m->flow_evs.data;
     size_t nf = m->flow_evs.len;
     if (!flow_near_sort(fe, nf))
-        qsort(fe, nf, sizeof *fe, flow_ev_cmp);
+        stint_xqsort(fe, nf, sizeof *fe, flow_ev_cmp);
 }
 
 void stint_model_presort(struct stint_model *m)
@@ -400,7 +401,7 @@ static void flow_lists(struct flow_prep *fp)
         for (j = 0; j < len; j++)
             k[j] = (struct flow_key){fe[li[j]].ts_ns, fe[li[j]].seq, li[j]};
         if (!flow_key_near_sort(k, len))
-            qsort(k, len, sizeof *k, flow_key_cmp);
+            stint_xqsort(k, len, sizeof *k, flow_key_cmp);
         for (j = 0; j < len; j++)
             li[j] = k[j].idx;
         free(k);

@@ -16,6 +16,7 @@
  * only its track, its lane's records and its walker: two may run at once.
  */
 #include "model/model_lean_int.h"
+#include "base/cmp.h"
 #include "base/selftrace.h"
 
 #include <stdlib.h>
@@ -93,7 +94,7 @@ static uint32_t *tie_counts(const struct stint_lean *L, const struct lean_lane *
     if (!nw)
         return NULL;
     /* by (ts, dur): a record finds its slices by binary search */
-    qsort(w, nw, sizeof *w, want_cmp);
+    stint_xqsort(w, nw, sizeof *w, want_cmp);
     uint32_t *c = stint_xcalloc(b - a, sizeof *c);
     uint64_t idx = 0;
     struct lean_rec r;
@@ -406,14 +407,14 @@ static void begin_sort(struct walk_slot *w, size_t k)
 {
     for (size_t i = 1; i < k; i++)
         if (w[i].ts_ns < w[i - 1].ts_ns) {
-            qsort(w, k, sizeof *w, begin_cmp);
+            stint_xqsort(w, k, sizeof *w, begin_cmp);
             return;
         }
     for (size_t a = 0, b; a < k; a = b) {
         for (b = a + 1; b < k && w[b].ts_ns == w[a].ts_ns; b++)
             ;
         if (b - a > 32) {
-            qsort(w + a, b - a, sizeof *w, begin_cmp);
+            stint_xqsort(w + a, b - a, sizeof *w, begin_cmp);
             continue;
         }
         for (size_t i = a + 1; i < b; i++) {

@@ -9,6 +9,7 @@
  * a time range where the writer knew them.
  */
 #include "model/model_int.h"
+#include "base/cmp.h"
 #include "base/tsparse.h"
 
 #include <stdio.h>
@@ -160,7 +161,7 @@ void stint_i_losses_finish(struct stint_model *m)
     if (n < 2)
         return;
     struct stint_loss *l = m->losses.data;
-    qsort(l, n, sizeof *l, cmp_loss);
+    stint_xqsort(l, n, sizeof *l, cmp_loss);
     size_t w = 0;
     for (size_t i = 1; i < n; i++) {
         if (same_thread(&l[w], &l[i]))

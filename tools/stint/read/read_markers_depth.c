@@ -14,6 +14,7 @@
  */
 #include "read/read_markers_int.h"
 
+#include "base/cmp.h"
 #include "base/hash.h"
 #include "base/hmem.h"
 #include "base/xalloc.h"
@@ -235,7 +236,7 @@ void stint_i_markers_link_depth(struct stint_mctx *c)
         ord[g] = c->groups[g];
         ord[g].n = (uint32_t)g;
     }
-    qsort(ord, ng, sizeof *ord, group_cmp);
+    stint_xqsort(ord, ng, sizeof *ord, group_cmp);
     /* start[rank]: where the group's records begin in pos (counting pass) */
     uint32_t *rank = stint_xmalloc(ng * sizeof *rank);
     size_t *start = stint_xcalloc(ng + 1, sizeof *start);

@@ -11,6 +11,7 @@
  * inv. Growth is geometric; nothing is allocated per span beyond its slot.
  */
 #include "timing/timing_model.h"
+#include "base/cmp.h"
 #include "base/hash.h"
 
 #include <stdlib.h>
@@ -463,12 +464,12 @@ int stint_tm_analyze(struct stint_tm_model *m)
     }
     for (uint32_t i = 0; i < n; i++)
         m->order[i] = i;
-    qsort_r(m->order, n, sizeof *m->order, cmp_pid_inv, m);
+    stint_xqsort_r(m->order, n, sizeof *m->order, cmp_pid_inv, m);
 
     /* First-of-name lists sorted by name id (unique within a list) */
     for (uint32_t x = 0; x < n; x++)
         if (m->invs[x].fon_len > 1)
-            qsort(m->invs[x].fon, m->invs[x].fon_len, sizeof *m->invs[x].fon, cmp_fon_name);
+            stint_xqsort(m->invs[x].fon, m->invs[x].fon_len, sizeof *m->invs[x].fon, cmp_fon_name);
 
     /* Buckets in first-seen order over (pid, inv). */
     for (uint32_t i = 0; i < m->nstr; i++)

@@ -12,6 +12,7 @@
  * only the invocations --warmup kept are rows.
  */
 #include "timing/timing_int.h"
+#include "base/cmp.h"
 #include "base/xalloc.h"
 
 #include <stdlib.h>
@@ -88,7 +89,7 @@ static void rounds_fill(const struct stint_tm_model *m, struct rounds *r)
         for (uint32_t i = 0; i < n; i++)
             if (col == 0 || r->rows[5 * (size_t)i + (size_t)col] > 0.0)
                 r->sorted[col][r->cnt[col]++] = r->rows[5 * (size_t)i + (size_t)col];
-        qsort(r->sorted[col], r->cnt[col], sizeof(double), cmp_double);
+        stint_xqsort(r->sorted[col], r->cnt[col], sizeof(double), cmp_double);
     }
     r->nshown = 0;
     r->shown[r->nshown++] = 0;

@@ -13,6 +13,7 @@
  */
 #include "timing/timing_int.h"
 #include "analyze/device_window.h"
+#include "base/cmp.h"
 #include "base/xalloc.h"
 
 #include <math.h>
@@ -99,7 +100,7 @@ static struct stage *bucket_stages(const struct stint_tm_model *m, const uint32_
         }
     }
     free(slot);
-    qsort_r(st, *ns, sizeof *st, cmp_stage, (void *)m);
+    stint_xqsort_r(st, *ns, sizeof *st, cmp_stage, (void *)m);
     return st;
 }
 

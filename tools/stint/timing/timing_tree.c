@@ -15,6 +15,7 @@
  * spans.
  */
 #include "timing/timing_int.h"
+#include "base/cmp.h"
 #include "base/xalloc.h"
 
 #include <math.h>
@@ -113,7 +114,7 @@ static double *name_medians(const struct stint_tm_model *m, const uint32_t *invs
             med[i] = NAN;
             continue;
         }
-        qsort(v + off[i], cnt[i], sizeof *v, cmp_i64);
+        stint_xqsort(v + off[i], cnt[i], sizeof *v, cmp_i64);
         med[i] = median_i64(v + off[i], cnt[i]) / 1000.0;
     }
     free(v);
@@ -136,7 +137,7 @@ static double effective_median_us(const struct tree *t, uint32_t orch_name, uint
         int64_t lo = a->ts_ns < b->ts_ns ? a->ts_ns : b->ts_ns;
         v[n++] = hi - lo;
     }
-    qsort(v, n, sizeof *v, cmp_i64);
+    stint_xqsort(v, n, sizeof *v, cmp_i64);
     double r = median_i64(v, n) / 1000.0;
     free(v);
     return r;
@@ -444,8 +445,8 @@ static void depth_links(struct tree *t)
             host[nh++] = i;
     }
     struct link_order by_tid = {t, 0}, by_name = {t, LINK_BY_DEPTH | LINK_BY_NAME}, by_depth = {t, LINK_BY_DEPTH};
-    qsort_r(host, nh, sizeof *host, cmp_pos_key, &by_tid);
-    qsort_r(dev, nd, sizeof *dev, cmp_pos_key, &by_tid);
+    stint_xqsort_r(host, nh, sizeof *host, cmp_pos_key, &by_tid);
+    stint_xqsort_r(dev, nd, sizeof *dev, cmp_pos_key, &by_tid);
     for (uint32_t g = 0, e; g < nh; g = e) {
         for (e = g + 1; e < nh && ref_span(t, host[e])->tid == ref_span(t, host[g])->tid; e++)
             ;
@@ -454,8 +455,8 @@ static void depth_links(struct tree *t)
     /* a: host by (tid, depth, name, position); b: by (tid, depth, position) */
     memcpy(a, host, nh * sizeof *a);
     memcpy(b, host, nh * sizeof *b);
-    qsort_r(a, nh, sizeof *a, cmp_pos_key, &by_name);
-    qsort_r(b, nh, sizeof *b, cmp_pos_key, &by_depth);
+    stint_xqsort_r(a, nh, sizeof *a, cmp_pos_key, &by_name);
+    stint_xqsort_r(b, nh, sizeof *b, cmp_pos_key, &by_depth);
     uint32_t sp = 0;
     for (uint32_t k = 0; k < nd; k++) {
         const struct stint_tm_span *s = ref_span(t, dev[k]);
@@ -488,7 +489,7 @@ static void tree_links(struct tree *t, int by_depth)
         name_links(t);
     for (uint32_t i = 0; i < t->nref; i++)
         t->by_parent[i] = i;
-    qsort_r(t->by_parent, t->nref, sizeof *t->by_parent, cmp_by_parent, t);
+    stint_xqsort_r(t->by_parent, t->nref, sizeof *t->by_parent, cmp_by_parent, t);
 }
 
 /* The tree view of bucket b: medians over its kept invocations, drawn in the

@@ -21,6 +21,7 @@
 #include "write/report_steps.h"
 
 #include "analyze/analysis.h"
+#include "base/cmp.h"
 #include "base/intervals.h"
 #include "read/json.h"
 #include "base/tsparse.h"
@@ -220,7 +221,7 @@ static void pick_slices(struct report *r, size_t max_slices)
         stint_report_select(ix, n, max_slices, dur_desc, (void *)r->m);
         r->left_out = n - max_slices;
         n = max_slices;
-        qsort(ix, n, sizeof *ix, u32_asc);
+        stint_xqsort(ix, n, sizeof *ix, u32_asc);
     }
     r->pick = stint_xmalloc((n ? n : 1) * sizeof *r->pick);
     for (size_t k = 0; k < n; k++) {
@@ -492,7 +493,7 @@ static void put_tables(const struct report *r)
         by_self[i] = (uint32_t)i;
     struct name_rows rows = {m, T};
     if (T->nnames > 1)
-        qsort_r(by_self, T->nnames, sizeof *by_self, name_self_desc, &rows);
+        stint_xqsort_r(by_self, T->nnames, sizeof *by_self, name_self_desc, &rows);
     fprintf(f, "<h2>Summary by name</h2>\n<p class=\"hint\">%zu names (by category, name and clock) on thread "
                "tracks, by self time%s; calls are the finished spans of the name; total is the union of its spans "
                "on each lane, added over lanes; sum and self add over all calls; mean = sum / calls</p>\n"

@@ -328,7 +328,7 @@ static size_t pick_steps(struct stint_report_steps_stream *s, const struct stint
         s->c[k].track = (uint32_t)i; /* (its candidate index, for the children below) */
         k++;
     }
-    qsort_r(s->c, k, sizeof *s->c, step_cmp, (void *)m);
+    stint_xqsort_r(s->c, k, sizeof *s->c, step_cmp, (void *)m);
     for (size_t r = 0; r < k; r++) {
         row[s->c[r].track] = (uint32_t)r;
         *nhost += stint_model_lane_at(m, s->c[r].lane)->clock != STINT_CLOCK_DEVICE;
@@ -350,7 +350,7 @@ static size_t pick_steps(struct stint_report_steps_stream *s, const struct stint
 static void table(struct stint_report_steps_stream *s, const struct stint_model *m, size_t nsteps, size_t max_shown,
                   struct stint_steps_sparse *r)
 {
-    qsort(s->iv, s->niv, sizeof *s->iv, civ_cmp);
+    stint_xqsort(s->iv, s->niv, sizeof *s->iv, civ_cmp);
     uint32_t maxname = 0;
     for (size_t i = 0; i < s->niv; i++)
         if (s->iv[i].name > maxname)
@@ -399,7 +399,7 @@ static void table(struct stint_report_steps_stream *s, const struct stint_model 
     uint32_t *order = stint_xmalloc((nch ? nch : 1) * sizeof *order), *rank_of = stint_xmalloc((nch ? nch : 1) * sizeof *rank_of);
     for (size_t c = 0; c < nch; c++)
         order[c] = (uint32_t)c;
-    qsort_r(order, nch, sizeof *order, rank_cmp, &w);
+    stint_xqsort_r(order, nch, sizeof *order, rank_cmp, &w);
     r->children = stint_xmalloc((nch ? nch : 1) * sizeof *r->children);
     for (size_t k = 0; k < nch; k++) {
         rank_of[order[k]] = (uint32_t)k;
@@ -408,7 +408,7 @@ static void table(struct stint_report_steps_stream *s, const struct stint_model 
     for (size_t j = 0; j < r->ncells; j++)
         r->cells[j].child = rank_of[r->cells[j].child];
     for (size_t k = 0; k < nsteps; k++)
-        qsort(&r->cells[r->rows[k].cell0], r->rows[k].ncells, sizeof *r->cells, cell_child_cmp);
+        stint_xqsort(&r->cells[r->rows[k].cell0], r->rows[k].ncells, sizeof *r->cells, cell_child_cmp);
     size_t nshown = max_shown < nch ? max_shown : nch;
     for (size_t k = 0, a = 0; k < nsteps && nshown < nch; k++) { /* the union of the names past the shown */
         size_t b = a, nt = 0;

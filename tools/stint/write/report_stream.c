@@ -106,7 +106,7 @@ static void hs_select(struct hslice *v, size_t n, size_t k)
         limit += 2;
     while (lo < hi) {
         if (++rounds > limit) {
-            qsort(v + lo, hi - lo + 1, sizeof *v, hs_order);
+            stint_xqsort(v + lo, hi - lo + 1, sizeof *v, hs_order);
             return;
         }
         size_t mid = lo + (hi - lo) / 2;
@@ -243,7 +243,7 @@ static int hs_index_cmp(const void *pa, const void *pb)
 static void timeline_parts(struct stint_report_stream *s, const struct stint_model *m, struct stint_report_parts *p)
 {
     heap_trim(s);
-    qsort(s->heap, s->nheap, sizeof *s->heap, hs_index_cmp);
+    stint_xqsort(s->heap, s->nheap, sizeof *s->heap, hs_index_cmp);
     p->pick = stint_xmalloc((s->nheap ? s->nheap : 1) * sizeof *p->pick);
     for (size_t k = 0; k < s->nheap; k++)
         p->pick[k] = (struct stint_report_slice){s->heap[k].ts, s->heap[k].dur, s->heap[k].track, s->heap[k].name};

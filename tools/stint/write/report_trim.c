@@ -7,6 +7,7 @@
  * is the set a full sort by the same strict order would put first.
  */
 #include "write/report_trim.h"
+#include "base/cmp.h"
 
 #include <stdlib.h>
 
@@ -48,7 +49,7 @@ void stint_report_select(uint32_t *v, size_t n, size_t k, int (*cmp)(const void 
     /* invariant: v[0, lo) are first, v(hi, n) are not, and item k-1 of the order lies in [lo, hi] */
     while (lo < hi) {
         if (++rounds > limit) { /* (an order that keeps picking bad pivots) */
-            qsort_r(v + lo, hi - lo + 1, sizeof *v, cmp, ctx);
+            stint_xqsort_r(v + lo, hi - lo + 1, sizeof *v, cmp, ctx);
             return;
         }
         size_t p = partition(v, lo, hi, cmp, ctx);

@@ -15,6 +15,7 @@
  * pid index and, for marker logs, one record per invocation.
  */
 #include "write/sql_schema.h"
+#include "base/cmp.h"
 #include "base/nearsort.h"
 #include "base/xalloc.h"
 
@@ -496,7 +497,7 @@ static int walk_slices(struct walk *w)
     /* each track's slices are in order: merging those runs is cheap */
     if (n > 1 && !tkey_near_sort(key, n))
         if (n > 1) /* (an empty array may have a NULL base) */
-            qsort(key, n, sizeof *key, tkey_cmp);
+            stint_xqsort(key, n, sizeof *key, tkey_cmp);
     for (size_t k = 0; k < n; k++)
         w->rank[key[k].idx] = (uint32_t)k;
     int rc = 0;
@@ -657,7 +658,7 @@ int stint_sql_rows(const struct stint_model *m, const struct stint_sql_file *f, 
     for (size_t i = 0; i < w.nprocs; i++)
         w.upids[i] = (struct upid_ix){stint_model_process_at(m, (uint32_t)i)->pid, (uint32_t)i};
     if (w.nprocs > 1) /* (an empty array may have a NULL base) */
-        qsort(w.upids, w.nprocs, sizeof *w.upids, upid_cmp);
+        stint_xqsort(w.upids, w.nprocs, sizeof *w.upids, upid_cmp);
     if (m->format && (!strcmp(m->format, "markers") || !strcmp(m->format, "capture"))) {
         w.k_inv = find_key(m, "args.inv");
         w.k_hid = find_key(m, "args.hid");

@@ -14,6 +14,7 @@
 
 #include "model/model.h"
 #include "read/json.h"
+#include "base/cmp.h"
 #include "base/hash.h"
 #include "base/term.h"
 #include "base/umap.h"
@@ -273,7 +274,7 @@ size_t *stint_out_cut_plan(size_t n, size_t cols, stint_out_name_fn get, void *c
             idx[nidx++] = i;
         }
     if (nidx > 1)
-        qsort_r(idx, nidx, sizeof *idx, by_text_hash, text_h);
+        stint_xqsort_r(idx, nidx, sizeof *idx, by_text_hash, text_h);
     for (size_t g = 0, e; g < nidx; g = e) { /* one run of rows printing one text */
         size_t maxw = 0;
         for (e = g; e < nidx && text_h[idx[e]] == text_h[idx[g]]; e++) {

@@ -32,6 +32,7 @@
 
 #include "write/textout.h"
 #include "write/write_chrome_int.h"
+#include "base/cmp.h"
 #include "base/xalloc.h"
 
 #include <inttypes.h>
@@ -139,7 +140,7 @@ static void placed_map_init(struct placed_map *pm, const struct stint_model *m, 
         if (fl->slice_in < n)
             pm->ends[pm->n++] = fl->slice_in;
     }
-    qsort(pm->ends, pm->n, sizeof *pm->ends, u32_cmp);
+    stint_xqsort(pm->ends, pm->n, sizeof *pm->ends, u32_cmp);
     size_t u = 0;
     for (size_t i = 0; i < pm->n; i++)
         if (!u || pm->ends[i] != pm->ends[u - 1])

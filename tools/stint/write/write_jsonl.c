@@ -162,7 +162,7 @@ static int64_t *lane_tids(const struct stint_model *m, int64_t pid0, struct stin
     int64_t spare = stint_write_spare_tid(m, (int64_t)nl);
     for (size_t i = 0; i < nl; i++)
         sorted[i] = stint_model_lane_at(m, (uint32_t)i)->tid;
-    qsort(sorted, nl, sizeof *sorted, tid_cmp);
+    stint_xqsort(sorted, nl, sizeof *sorted, tid_cmp);
     for (size_t i = 0; i < nl; i++) {
         const struct stint_lane *l = stint_model_lane_at(m, (uint32_t)i);
         out[i] = l->tid;
@@ -477,7 +477,7 @@ int stint_write_jsonl(const struct stint_model *m, FILE *out, const struct stint
         else
             stint_write_count_left_out(m, s, st);
     }
-    qsort(keys, k, sizeof *keys, skey_cmp);
+    stint_xqsort(keys, k, sizeof *keys, skey_cmp);
     int has_dev = 0;
     for (size_t i = 0; i < m->lanes.len; i++)
         has_dev |= stint_model_lane_at(m, (uint32_t)i)->clock == STINT_CLOCK_DEVICE;

@@ -15,6 +15,7 @@
 #include "write/write_otlp.h"
 
 #include "write/textout.h"
+#include "base/cmp.h"
 #include "base/hash.h"
 #include "base/xalloc.h"
 #include "base/tsparse.h"
@@ -433,7 +434,7 @@ int stint_write_otlp(const struct stint_model *m, FILE *out, char *err, size_t e
      * known process (global tracks) go into a last resource without a pid. */
     for (size_t p = 0; p < np; p++)
         pids[p] = (struct pid_ix){stint_model_process_at(m, (uint32_t)p)->pid, (uint32_t)p};
-    qsort(pids, np, sizeof *pids, cmp_pid);
+    stint_xqsort(pids, np, sizeof *pids, cmp_pid);
     for (size_t i = 0; i < n; i++) {
         const struct stint_slice *s = stint_model_slice(m, i);
         int64_t pid = key_of(m, s).pid;
