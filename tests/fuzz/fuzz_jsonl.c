@@ -81,8 +81,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
 
     const char *path = fuzz_file_put(&file, "stint-fuzz-jsonl", data, size);
-    /* memory refuses a marker log by name (exit 2, as documented): bytes that
-     * sniff as one skip it; on anything else it must exit 0, 1 or 3 */
+    /* memory refuses a marker log and a binary capture by name (exit 2, as
+     * documented): bytes that sniff as either skip it; on anything else it
+     * must exit 0, 1 or 3 */
     static const struct fuzz_cmd cmds[] = {{1, stint_cmd_memory, {"memory", NULL, NULL, NULL, NULL}, 2},
                                            {1, stint_cmd_memory, {"memory", NULL, "--timeline", "--json", NULL}, 4},
                                            {0, stint_cmd_counters, {"counters", NULL, "--json", NULL, NULL}, 3},
@@ -90,6 +91,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                                            {0, stint_cmd_convert, {"convert", NULL, "--to", "markers", "-o", "-"}, 6},
                                            {0, stint_cmd_convert, {"convert", NULL, "--to", "jsonl", "-o", "-"}, 6}};
     const char *fmt = stint_detect_format(path);
-    fuzz_run_cmds(cmds, sizeof cmds / sizeof cmds[0], fmt && !strcmp(fmt, "markers") ? 0 : 1, path);
+    int refused = fmt && (!strcmp(fmt, "markers") || !strcmp(fmt, "capture"));
+    fuzz_run_cmds(cmds, sizeof cmds / sizeof cmds[0], refused ? 0 : 1, path);
     return 0;
 }
