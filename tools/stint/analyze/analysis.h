@@ -223,6 +223,19 @@ size_t stint_step_stem(const char *name, size_t len);
  * bytes, glob characters escaped, then '*' ("ProfilerStep#*"). Returns 1, or
  * 0 when it does not fit (glob is then not a string). */
 int stint_step_family_glob(const char *name, size_t stem, char *glob, size_t cap);
+/* What ranks a step table's children (child index -> name id, total union
+ * over the steps), for stint_step_rank_cmp. */
+struct stint_step_rank {
+    const struct stint_model *m;
+    const uint32_t *names;
+    const stint_i128 *totals;
+};
+/* Orders child indexes (qsort_r, ctx a struct stint_step_rank) by total
+ * union, largest first, then by name bytes (a shorter prefix first): a total
+ * order, names being distinct. */
+int stint_step_rank_cmp(const void *pa, const void *pb, void *ctx);
+/* Orders a row's cells (qsort) by child index. */
+int stint_step_cell_cmp(const void *pa, const void *pb);
 /* Computes r with nshown = min(max_shown, nchildren) (SIZE_MAX: all); the
  * step glob matches names case-blind; steps are per lane kind (on_streams).
  * 0, or

@@ -76,12 +76,9 @@ struct steps_work {
     struct stint_step_cell *cells;
 };
 
-/* Orders first-appearance indices (qsort_r, ctx the work) by total union
- * time (largest first), then by name bytes (a shorter prefix first): a
- * total order, names being distinct. */
-static int rank_cmp(const void *pa, const void *pb, void *ctx)
+int stint_step_rank_cmp(const void *pa, const void *pb, void *ctx)
 {
-    const struct steps_work *w = ctx;
+    const struct stint_step_rank *w = ctx;
     uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
     if (w->totals[a] != w->totals[b])
         return w->totals[a] > w->totals[b] ? -1 : 1;
@@ -92,7 +89,7 @@ static int rank_cmp(const void *pa, const void *pb, void *ctx)
     return c ? c : stint_cmp_u64(la, lb);
 }
 
-static int cell_rank_cmp(const void *pa, const void *pb)
+int stint_step_cell_cmp(const void *pa, const void *pb)
 {
     return stint_cmp_u32(((const struct stint_step_cell *)pa)->child, ((const struct stint_step_cell *)pb)->child);
 }
@@ -282,7 +279,8 @@ static void steps_rank(struct steps_work *w)
 {
     for (size_t c = 0; c < w->nchildren; c++)
         w->order[c] = (uint32_t)c;
-    stint_xqsort_r(w->order, w->nchildren, sizeof *w->order, rank_cmp, w);
+    struct stint_step_rank rk = {w->m, w->names, w->totals};
+    stint_xqsort_r(w->order, w->nchildren, sizeof *w->order, stint_step_rank_cmp, &rk);
     for (size_t k = 0; k < w->nchildren; k++) {
         w->rank_of[w->order[k]] = (uint32_t)k;
         w->children[k] = w->names[w->order[k]];
@@ -290,7 +288,7 @@ static void steps_rank(struct steps_work *w)
     for (size_t j = 0; j < w->ncells; j++)
         w->cells[j].child = w->rank_of[w->cells[j].child];
     for (size_t k = 0; k < w->nsteps; k++)
-        stint_xqsort(&w->cells[w->rows[k].cell0], w->rows[k].ncells, sizeof *w->cells, cell_rank_cmp);
+        stint_xqsort(&w->cells[w->rows[k].cell0], w->rows[k].ncells, sizeof *w->cells, stint_step_cell_cmp);
 }
 
 /* Per step, the union of the names ranked past the nshown shown ones. */

@@ -296,25 +296,6 @@ static int row_cmp(const void *pa, const void *pb, void *ctx)
     return c ? c : stint_cmp_u32(a->seq, b->seq);
 }
 
-/* Names: by total union (largest first), then by name bytes (analysis_steps.c). */
-static int rank_cmp(const void *pa, const void *pb, void *ctx)
-{
-    const struct fin *F = ctx;
-    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    if (F->totals[a] != F->totals[b])
-        return F->totals[a] > F->totals[b] ? -1 : 1;
-    size_t la, lb;
-    const char *sa = stint_model_str(F->m, F->names[a], &la);
-    const char *sb = stint_model_str(F->m, F->names[b], &lb);
-    int c = memcmp(sa, sb, la < lb ? la : lb);
-    return c ? c : stint_cmp_u64(la, lb);
-}
-
-static int cell_rank_cmp(const void *pa, const void *pb)
-{
-    return stint_cmp_u32(((const struct stint_step_cell *)pa)->child, ((const struct stint_step_cell *)pb)->child);
-}
-
 /* The kept steps in row order (F->order), on_streams and nhost in r; 1 when
  * the order cannot be told (a tie at the same start without input order). */
 static int fin_rows(struct fin *F, struct stint_steps_sparse *r)
@@ -375,7 +356,8 @@ static void fin_names(struct fin *F, struct stint_steps_sparse *r)
     r->children = stint_xmalloc(nn * sizeof *r->children);
     for (size_t c = 0; c < F->nnames; c++)
         order[c] = (uint32_t)c;
-    stint_xqsort_r(order, F->nnames, sizeof *order, rank_cmp, F);
+    struct stint_step_rank rk = {F->m, F->names, F->totals};
+    stint_xqsort_r(order, F->nnames, sizeof *order, stint_step_rank_cmp, &rk);
     for (size_t k = 0; k < F->nnames; k++) {
         F->rank_of[order[k]] = (uint32_t)k;
         r->children[k] = F->names[order[k]];
@@ -400,7 +382,7 @@ static void fin_cells(struct fin *F, struct stint_steps_sparse *r, struct stint_
         for (size_t j = p->cell0; j < p->cell0 + p->ncells; j++)
             r->cells[nc++] = (struct stint_step_cell){(uint32_t)k, F->rank_of[F->dense[ss->cells[j].name] - 1],
                                                       ss->cells[j].union_ns};
-        stint_xqsort(&r->cells[row->cell0], row->ncells, sizeof *r->cells, cell_rank_cmp);
+        stint_xqsort(&r->cells[row->cell0], row->ncells, sizeof *r->cells, stint_step_cell_cmp);
         if (r->nshown < r->nchildren && ss->keep_ivs) {
             struct stint_interval *tmp = tmp_for(ss, p->niv);
             size_t nt = 0;

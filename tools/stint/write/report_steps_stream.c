@@ -269,32 +269,6 @@ static int civ_cmp(const void *pa, const void *pb)
     return c ? c : stint_cmp_i64(a->start, b->start);
 }
 
-/* The table's work: children by name id, their totals and ranks. */
-struct rank_work {
-    const struct stint_model *m;
-    uint32_t *names;     /* child index -> name id */
-    stint_i128 *totals;  /* per child index */
-};
-
-/* Child indexes by total union (largest first), then name bytes (analysis_steps.c's rank_cmp). */
-static int rank_cmp(const void *pa, const void *pb, void *ctx)
-{
-    const struct rank_work *w = ctx;
-    uint32_t a = *(const uint32_t *)pa, b = *(const uint32_t *)pb;
-    if (w->totals[a] != w->totals[b])
-        return w->totals[a] > w->totals[b] ? -1 : 1;
-    size_t la, lb;
-    const char *sa = stint_model_str(w->m, w->names[a], &la);
-    const char *sb = stint_model_str(w->m, w->names[b], &lb);
-    int c = memcmp(sa, sb, la < lb ? la : lb);
-    return c ? c : stint_cmp_u64(la, lb);
-}
-
-static int cell_child_cmp(const void *pa, const void *pb)
-{
-    return stint_cmp_u32(((const struct stint_step_cell *)pa)->child, ((const struct stint_step_cell *)pb)->child);
-}
-
 /* The steps of glob among the candidates, in row order, into s->c[0, n)
  * (the children's step fields then name rows; the others STINT_NO_ID);
  * *nhost, *unfinished as stint_steps_sparse_compute counts them. */
@@ -357,15 +331,14 @@ static void table(struct stint_report_steps_stream *s, const struct stint_model 
             maxname = s->iv[i].name;
     uint32_t *child_of = stint_xmalloc(((size_t)maxname + 1) * sizeof *child_of);
     memset(child_of, 0xff, ((size_t)maxname + 1) * sizeof *child_of);
-    struct rank_work w = {m, NULL, NULL};
     size_t nch = 0, cap = s->niv ? s->niv : 1;
-    w.names = stint_xmalloc(cap * sizeof *w.names);
+    uint32_t *names = stint_xmalloc(cap * sizeof *names); /* child index -> name id */
     for (size_t i = 0; i < s->niv; i++)
         if (child_of[s->iv[i].name] == STINT_NO_ID) {
             child_of[s->iv[i].name] = (uint32_t)nch;
-            w.names[nch++] = s->iv[i].name;
+            names[nch++] = s->iv[i].name;
         }
-    w.totals = stint_xcalloc(nch ? nch : 1, sizeof *w.totals);
+    stint_i128 *totals = stint_xcalloc(nch ? nch : 1, sizeof *totals); /* per child index */
     r->rows = stint_xcalloc(nsteps ? nsteps : 1, sizeof *r->rows);
     r->cells = stint_xmalloc(cap * sizeof *r->cells);
     struct stint_interval *tmp = stint_xmalloc(cap * sizeof *tmp);
@@ -386,7 +359,7 @@ static void table(struct stint_report_steps_stream *s, const struct stint_model 
             int64_t u = stint_intervals_union_overlap(tmp, nt, &ov);
             uint32_t ch = child_of[s->iv[a].name];
             r->cells[r->ncells++] = (struct stint_step_cell){(uint32_t)k, ch, u};
-            w.totals[ch] += u;
+            totals[ch] += u;
         }
         row->ncells = r->ncells - row->cell0;
         size_t nt = 0;
@@ -399,16 +372,17 @@ static void table(struct stint_report_steps_stream *s, const struct stint_model 
     uint32_t *order = stint_xmalloc((nch ? nch : 1) * sizeof *order), *rank_of = stint_xmalloc((nch ? nch : 1) * sizeof *rank_of);
     for (size_t c = 0; c < nch; c++)
         order[c] = (uint32_t)c;
-    stint_xqsort_r(order, nch, sizeof *order, rank_cmp, &w);
+    struct stint_step_rank w = {m, names, totals};
+    stint_xqsort_r(order, nch, sizeof *order, stint_step_rank_cmp, &w);
     r->children = stint_xmalloc((nch ? nch : 1) * sizeof *r->children);
     for (size_t k = 0; k < nch; k++) {
         rank_of[order[k]] = (uint32_t)k;
-        r->children[k] = w.names[order[k]];
+        r->children[k] = names[order[k]];
     }
     for (size_t j = 0; j < r->ncells; j++)
         r->cells[j].child = rank_of[r->cells[j].child];
     for (size_t k = 0; k < nsteps; k++)
-        stint_xqsort(&r->cells[r->rows[k].cell0], r->rows[k].ncells, sizeof *r->cells, cell_child_cmp);
+        stint_xqsort(&r->cells[r->rows[k].cell0], r->rows[k].ncells, sizeof *r->cells, stint_step_cell_cmp);
     size_t nshown = max_shown < nch ? max_shown : nch;
     for (size_t k = 0, a = 0; k < nsteps && nshown < nch; k++) { /* the union of the names past the shown */
         size_t b = a, nt = 0;
@@ -425,8 +399,8 @@ static void table(struct stint_report_steps_stream *s, const struct stint_model 
     free(rank_of);
     free(tmp);
     free(child_of);
-    free(w.names);
-    free(w.totals);
+    free(names);
+    free(totals);
 }
 
 void stint_report_steps_stream_free(struct stint_report_steps_stream *s)
