@@ -405,6 +405,8 @@ static void table(struct stint_report_steps_stream *s, const struct stint_model 
 
 void stint_report_steps_stream_free(struct stint_report_steps_stream *s)
 {
+    if (!s)
+        return;
     void *all[] = {s->ncache, s->catgpu, s->lanegpu, s->fr, s->c, s->iv, s->unfin, s->rootcnt, s->fe, s->last_fe};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         free(all[i]);

@@ -30,7 +30,7 @@ void stint_report_steps_stream_span(struct stint_report_steps_stream *s, const s
  * of memory. */
 int stint_report_steps_stream_write(struct stint_report_steps_stream *s, const struct stint_model *m, FILE *f,
                                     size_t columns);
-/* Frees s without writing (a read that ends another way). */
+/* Frees s without writing (a read that ends another way); NULL: nothing. */
 void stint_report_steps_stream_free(struct stint_report_steps_stream *s);
 
 #endif

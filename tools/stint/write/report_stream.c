@@ -280,6 +280,7 @@ int stint_report_stream_finish(struct stint_report_stream *s, const struct stint
 {
     memset(p, 0, sizeof *p);
     int rc = stint_report_tree_finish(s->tree, STINT_REPORT_FLAME_NODES, &p->tree);
+    s->tree = NULL; /* (the finish took it) */
     if (rc == 0 && !stint_gpu_collect_ok(s->gpu))
         rc = 1;
     if (rc == 0) {
@@ -306,12 +307,6 @@ int stint_report_stream_finish(struct stint_report_stream *s, const struct stint
     } else {
         stint_calltree_free(&p->tree.tree);
     }
-    if (s->steps)
-        stint_report_steps_stream_free(s->steps);
-    stint_gpu_collect_free(s->gpu);
-    free(s->heap);
-    free(s->dev_origin);
-    free(s->dev_end);
-    free(s);
+    stint_report_stream_free(s, m);
     return rc;
 }

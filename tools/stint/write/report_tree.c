@@ -265,5 +265,6 @@ int stint_report_tree_finish(struct stint_report_tree *t, size_t keep, struct st
 
 void stint_report_tree_free(struct stint_report_tree *t)
 {
-    free_tree(t);
+    if (t)
+        free_tree(t);
 }

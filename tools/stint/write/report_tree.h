@@ -32,7 +32,7 @@ void stint_report_tree_span(struct stint_report_tree *t, const struct stint_mode
  * out and frees t. Returns 0; 1 when a span's parent was not the span open
  * on its track (explicit parents: the whole model is needed; out empty). */
 int stint_report_tree_finish(struct stint_report_tree *t, size_t keep, struct stint_report_tree_out *out);
-/* Frees t unfinished. */
+/* Frees t unfinished; NULL: nothing. */
 void stint_report_tree_free(struct stint_report_tree *t);
 
 #endif
