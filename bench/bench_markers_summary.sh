@@ -13,6 +13,9 @@
 #   STINT_THREADS       passed through (the default uses every core)
 #   BENCH_BASE=DIR      also DIR/stint's summary, tree and steps, interleaved in
 #                       the same runs (a before/after on the same file and load)
+#   BENCH_STEP=NAME     the step `steps --step` takes (default simpler_run, the
+#                       generator's invocation root); a run that exits 2 or more
+#                       (usage, I/O, memory) is reported and fails the script
 # Columns: wall and CPU (user + sys) medians, MB/s of wall and of CPU, the
 # ratio to grep -c's wall and CPU, and the largest RSS of the runs.
 set -euo pipefail
@@ -33,6 +36,7 @@ if [ -z "$log" ]; then
   python3 "$GEN" --size "$size" --seed 1 -o "$log" 2>/dev/null
 fi
 mb=$(($(stat -c %s "$log") / 1000000))
+step=${BENCH_STEP:-simpler_run}
 
 . "$(dirname "$0")/timing_lib.sh" # median, run_timed
 
@@ -46,10 +50,17 @@ for ((r = 0; r < reps; r++)); do # (interleaved: a burst of neighbour load hits 
   run_timed "$work/timing" "$STINT" timing "$log" || true
   run_timed "$work/summary" "$STINT" summary "$log" || true
   run_timed "$work/tree" "$STINT" tree "$log" || true
-  run_timed "$work/steps" "$STINT" steps "$log" || true
+  run_timed "$work/steps" "$STINT" steps "$log" --step "$step" || true
   if [ -n "$base" ]; then
-    for c in summary tree steps; do run_timed "$work/base_$c" "$base" "$c" "$log" || true; done
+    run_timed "$work/base_summary" "$base" summary "$log" || true
+    run_timed "$work/base_tree" "$base" tree "$log" || true
+    run_timed "$work/base_steps" "$base" steps "$log" --step "$step" || true
   fi
+done
+# every run's exit code (torn records make 1: a partial report; 2 and up: no figure to quote)
+for n in "${names[@]}"; do
+  awk -v n="$n" '$4 >= 2 { print "bench_markers_summary: " n " exited " $4; bad = 1 } END { exit bad }' "$work/$n.t" ||
+    exit 1
 done
 gw=$(awk '{print $1}' "$work/grep.t" | median); gc=$(awk '{print $3}' "$work/grep.t" | median)
 printf "%-16s %8s %8s %9s %9s %9s %9s %9s\n" what wall_s cpu_s MB/s_wall MB/s_cpu wall/grep cpu/grep rss_MB
