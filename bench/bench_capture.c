@@ -43,6 +43,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -57,10 +58,21 @@ static int64_t clock_ns(clockid_t id)
 
 static int64_t now_ns(void) { return clock_ns(CLOCK_MONOTONIC); }
 
-/* What a thread reports: its loop's wall time and its own CPU time, ns. */
+/* What a thread reports: its loop's wall time and its own CPU time, ns;
+ * of that CPU time the kernel's (ns), and the page faults it took (a chunk
+ * touched for the first time costs one per 4 KiB). */
 typedef struct took {
-    double wall, cpu;
+    double wall, cpu, sys, faults;
 } took;
+
+/* The calling thread's kernel CPU time (ns) and minor page faults. */
+static void thread_usage(double *sys_ns, double *faults)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_THREAD, &ru);
+    *sys_ns = (double)ru.ru_stime.tv_sec * 1e9 + (double)ru.ru_stime.tv_usec * 1e3;
+    *faults = (double)ru.ru_minflt;
+}
 
 
 static long g_spans = 20000000;
@@ -89,7 +101,7 @@ static void *ring_thread(void *arg)
         ring[pos] = (ring_rec){"bench.capture", a, b, 0};
         pos = (pos + 1) & (RING_RECS - 1);
     }
-    *(took *)arg = (took){(double)(now_ns() - t0), (double)(clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0)};
+    *(took *)arg = (took){(double)(now_ns() - t0), (double)(clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0), 0, 0};
     g_sink += ring[pos ^ 1].end;
     free(ring);
     return NULL;
@@ -100,30 +112,37 @@ static void *ring_thread(void *arg)
 static void *span_thread(void *arg)
 {
     static const stint_loc loc = {"bench.capture", NULL, __FILE__, "span_thread", __LINE__};
+    double s0, f0, s1, f1;
+    thread_usage(&s0, &f0);
     int64_t t0 = now_ns(), c0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
     for (long i = 0; i < g_spans; i++) {
         stint_span s = stint_span_begin(&loc);
         g_sink += (uint64_t)i;
         stint_span_end(s);
     }
-    *(took *)arg = (took){(double)(now_ns() - t0), (double)(clock_ns(CLOCK_THREAD_CPUTIME_ID) - c0)};
+    int64_t t1 = now_ns(), c1 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+    thread_usage(&s1, &f1);
+    *(took *)arg = (took){(double)(t1 - t0), (double)(c1 - c0), s1 - s0, f1 - f0};
     return NULL;
 }
 
-/* Runs fn on t threads at once: the slowest thread's wall ns in *ns, the
- * threads' CPU ns summed in *cpu. */
-static void run_threads(void *(*fn)(void *), int t, double *ns, double *cpu)
+/* Runs fn on t threads at once: the slowest thread's wall ns in sum->wall,
+ * the threads' CPU ns, kernel ns and faults summed in the rest. */
+static void run_threads(void *(*fn)(void *), int t, took *sum)
 {
     pthread_t th[64];
     took each[64];
+    memset(each, 0, sizeof each);
     for (int k = 0; k < t; k++)
         pthread_create(&th[k], NULL, fn, &each[k]);
-    *ns = *cpu = 0;
+    *sum = (took){0, 0, 0, 0};
     for (int k = 0; k < t; k++) {
         pthread_join(th[k], NULL);
-        if (each[k].wall > *ns)
-            *ns = each[k].wall;
-        *cpu += each[k].cpu;
+        if (each[k].wall > sum->wall)
+            sum->wall = each[k].wall;
+        sum->cpu += each[k].cpu;
+        sum->sys += each[k].sys;
+        sum->faults += each[k].faults;
     }
 }
 
@@ -205,8 +224,12 @@ int main(int argc, char **argv)
         return 1;
 
     double v[64], vc[64];
-    for (int r = 0; r < reps; r++)
-        run_threads(ring_thread, 1, &v[r], &vc[r]);
+    for (int r = 0; r < reps; r++) {
+        took k;
+        run_threads(ring_thread, 1, &k);
+        v[r] = k.wall;
+        vc[r] = k.cpu;
+    }
     double ring_ns = bench_median(v, reps) / (double)g_spans, ring_cpu = bench_median(vc, reps) / (double)g_spans;
     printf("%-34s %10.2f ns/span  %7.1fM spans/s per thread; CPU %.2f ns/span (%.1fM/s)\n", "rdtsc ring (baseline)",
            ring_ns, 1e3 / ring_ns, ring_cpu, 1e3 / ring_cpu);
@@ -215,7 +238,7 @@ int main(int argc, char **argv)
     snprintf(path, sizeof path, "%s/bench_capture.stint", dir);
     for (int row = 0; row < 2 * threads; row++) {
         int t = row / 2 + 1, with_capture = row % 2;
-        double loop[64], all[64], pcpu[64], wcpu[64];
+        double loop[64], all[64], pcpu[64], wcpu[64], psys[64], pflt[64];
         uint64_t dropped = 0;
         for (int r = 0; r < reps; r++) {
             stint_stats s0, s1;
@@ -224,7 +247,12 @@ int main(int argc, char **argv)
             if (with_capture && stint_capture_open(path, &c, NULL, 0) != STINT_OK)
                 return 1;
             int64_t t0 = now_ns(), c0 = clock_ns(CLOCK_PROCESS_CPUTIME_ID);
-            run_threads(span_thread, t, &loop[r], &pcpu[r]);
+            took k;
+            run_threads(span_thread, t, &k);
+            loop[r] = k.wall;
+            pcpu[r] = k.cpu;
+            psys[r] = k.sys / t;
+            pflt[r] = k.faults / t;
             if (stint_flush() != STINT_OK || (c && stint_capture_close(c) != STINT_OK))
                 return 1;
             all[r] = (double)(now_ns() - t0);
@@ -236,14 +264,16 @@ int main(int argc, char **argv)
         }
         double l = bench_median(loop, reps) / (double)g_spans, e = bench_median(all, reps) / (double)g_spans;
         double pc = bench_median(pcpu, reps) / (double)g_spans, wc = bench_median(wcpu, reps) / (double)g_spans / t;
+        double ps = bench_median(psys, reps) / (double)g_spans, pf = bench_median(pflt, reps) * 1e6 / (double)g_spans;
         char name[64];
         snprintf(name, sizeof name, "%s, %d thread%s", with_capture ? "capture" : "no sink (writer discards)", t,
                  t > 1 ? "s" : "");
         printf("%-34s %10.2f ns/span  %7.1fM spans/s per thread (loop), %.1fM end to end; %.2fx the ring; "
-               "dropped %llu of %llu\n%-34s CPU: %.2f ns/span on each recording thread (%.2fx the ring's), %.2f ns/record "
-               "on the writer: at most %.1fM spans/s per thread with a core each\n",
+               "dropped %llu of %llu\n%-34s CPU: %.2f ns/span on each recording thread (%.2fx the ring's; kernel %.2f, "
+               "%.0f page faults per M spans), %.2f ns/record on the writer: at most %.1fM spans/s per thread "
+               "with a core each\n",
                name, l, 1e3 / l, 1e3 / e, l / ring_ns, (unsigned long long)dropped,
-               (unsigned long long)(g_spans * t * reps), "", pc, pc / ring_cpu, wc,
+               (unsigned long long)(g_spans * t * reps), "", pc, pc / ring_cpu, ps, pf, wc,
                1e3 / (pc > wc * t ? pc : wc * t));
     }
     unlink(path);

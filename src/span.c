@@ -280,8 +280,16 @@ static inline __attribute__((always_inline)) uint8_t *reserve(stint_i_thread *t,
     *new_head = atomic_load_explicit(&t->head, memory_order_relaxed) + size;
     /* ask for the line some records ahead, for writing: a chunk the writer
      * read last is in its cache, and a store stalls until that copy is taken
-     * back (a prefetch past the chunk's end does not fault) */
+     * back (a prefetch past the chunk's end does not fault). PREFETCHW says
+     * so (a plain prefetch fetches a shared copy, which the store must still
+     * take over); __builtin_prefetch emits it only where the target is
+     * declared to have it, and every x86-64 this runs on does (the
+     * instruction is a no-op on those that do not) */
+#if defined(__x86_64__) && defined(__GNUC__)
+    __asm__("prefetchw %0" : : "m"(*(const char *)(t->wbuf + pos + STINT_I_PREFETCH_AHEAD)));
+#else
     __builtin_prefetch(t->wbuf + pos + STINT_I_PREFETCH_AHEAD, 1, 3);
+#endif
     return t->wbuf + pos;
 }
 
@@ -369,7 +377,8 @@ static inline __attribute__((always_inline)) void end_span(stint_i_thread *t, st
         }
         return;
     }
-    close_down_to(t, d); /* inner spans still open: close them first */
+    if (STINT_I_UNLIKELY(t->depth > d || t->deep))
+        close_down_to(t, d); /* inner spans still open: close them first */
     stint_i_frame *f = &t->frames[d - 1];
     int64_t end = stint_i_clock_read(f->clock);
     open_count_set(&t->depth, d - 1);

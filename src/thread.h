@@ -12,8 +12,9 @@
  * when nothing is left), links a new chunk through the full one's next
  * pointer, and only then publishes: a consumer that reaches the end of a
  * chunk with tail < head finds next set. The consumer owns every chunk it
- * has moved past: it keeps one as the thread's spare, which the producer
- * takes (an atomic exchange) before it maps a new one, and unmaps the rest.
+ * has moved past: it pushes it on the thread's stack of free chunks, which
+ * the producer pops before it maps a new one, or unmaps it
+ * (stint_i_chunk_release says which).
  *
  * Memory: each thread's first chunk (the home chunk, STINT_BUFFER_KB) comes
  * from the allocator when the thread registers; growth chunks of the same
@@ -47,15 +48,18 @@ typedef struct stint_i_frame {
  * that a stale one is told apart from the span open at its level now. */
 #define STINT_I_DEEP_CHECKED 127
 
-/* One chunk of a thread's chain: a header, then cap bytes of records. */
+/* One chunk of a thread's chain: a 64-byte header, then cap bytes of
+ * records (in a mapped chunk they start on a cache line, so that a plain
+ * 64-byte span record fills one line, not halves of two). */
 typedef struct stint_i_chunk stint_i_chunk;
 struct stint_i_chunk {
     _Atomic(stint_i_chunk *) next; /* the chunk after it: set before the head that leads there is published */
     uint64_t cap;                  /* record bytes (a multiple of 8) */
     uint64_t mapped;               /* 1: a growth chunk from mmap(2); 0: the home chunk, from the allocator */
-    uint64_t pad_;
+    uint64_t pad_[5];
     _Alignas(8) uint8_t data[];
 };
+_Static_assert(sizeof(stint_i_chunk) == 64, "a chunk's records start a cache line after its start");
 
 typedef struct stint_i_thread stint_i_thread;
 struct stint_i_thread {
@@ -103,6 +107,9 @@ struct stint_i_thread {
      * alignment.) */
     char pad_head_[64];
     _Atomic uint64_t head;
+    /* and as much after it: the consumer writes the fields below (a chunk
+     * given back, a spare pushed) while the producer stores head each span */
+    char pad_head_after_[64];
     /* a stack of free chunks (linked through next) the producer takes from
      * before it maps one: pushed by the consumer only, popped by the producer
      * only (a compare-and-swap sees no ABA); the consumer's trim takes it
@@ -110,7 +117,6 @@ struct stint_i_thread {
     _Atomic(stint_i_chunk *) spare;
     _Atomic uint32_t nspare;
     _Atomic uint32_t popping; /* the producer is inside stint_i_spare_pop */
-    uint32_t grew_seen; /* grew at the writer's last trim (consumer side) */
     /* chunks this thread linked (the writer trims the free ones of a thread
      * that linked none for a period) */
     _Atomic uint64_t grew;
@@ -132,6 +138,10 @@ struct stint_i_thread {
     uint64_t drain_to; /* a whole drain's share of it: the bytes published when that drain began (writer.c) */
     uint64_t written;
     uint64_t discarded; /* records drained with no sink left (after stint_shutdown): dropped, not recorded */
+    uint64_t grew_seen; /* grew at the writer's last pass */
+    int64_t grew_at_ns; /* when the writer saw grew change last (CLOCK_MONOTONIC) */
+    int busy;           /* it linked a chunk within two writer periods: chunks it is done with are kept */
+    int64_t freed_at_ns; /* on the free list since (CLOCK_MONOTONIC): its free chunks are kept that long */
 
     /* identity and list membership (registry lock) */
     int32_t tid;

@@ -163,6 +163,7 @@ stint_i_thread *stint_i_thread_register(void)
     static uint32_t thread_seq;
     t->gen = (thread_seq++ * 0x9E3779u) & 0xFFFFFFu;
     t->tid = os_tid();
+    t->grew_at_ns = stint_i_mono_ns(); /* (quiet since it started: its inherited free chunks are kept a while) */
     t->handle = (uint64_t)pthread_self();
     if (pthread_getname_np(pthread_self(), t->name, sizeof t->name) != 0)
         t->name[0] = '\0';
@@ -185,9 +186,22 @@ void stint_i_thread_recycle(stint_i_thread *t)
     g_retired.too_deep += atomic_load(&t->too_deep);
     g_retired.attrs_dropped += atomic_load(&t->attrs_dropped);
     g_retired.truncated += atomic_load(&t->truncated);
-    stint_i_chain_trim(t, 0);
+    /* its free chunks stay with the state for the next thread that
+     * registers (the most recently freed state is taken first), until the
+     * writer gives them back (free_states_trim) */
+    t->freed_at_ns = stint_i_mono_ns();
     t->next = g_free_threads;
     g_free_threads = t;
+}
+
+/* Gives back the free chunks of thread states that have been on the free
+ * list for `quiet_ns` (registry lock held): a thread that starts soon after
+ * another exited records into chunks already touched. */
+static void free_states_trim(int64_t now, int64_t quiet_ns)
+{
+    for (stint_i_thread *t = g_free_threads; t; t = t->next)
+        if (atomic_load_explicit(&t->nspare, memory_order_relaxed) && now - t->freed_at_ns >= quiet_ns)
+            stint_i_chain_trim(t, 0);
 }
 
 /* pthread key destructor: closes spans left open (counted as autoclosed) and
@@ -214,7 +228,7 @@ void stint_i_sink_add(stint_i_sink *s)
 }
 
 static void drain_locked(void);
-static int drain_pass(uint64_t budget, int full_only);
+static int drain_pass(uint64_t budget, int writer);
 
 void stint_i_drain_lock(void) { pthread_mutex_lock(&g_drain_lock); }
 stint_i_sink *stint_i_sinks(void) { return g_sinks; }
@@ -273,10 +287,10 @@ static void decode_and_emit(stint_i_thread *t, const stint_i_rec *r)
 /* Hands t's records to the sinks, at most about `budget` bytes of them
  * (the writer's passes leave the rest for the next one, so that the drain
  * lock is let go between them), then reports its drops. With full_only, only
- * the records of chunks the producer has left (the writer's passes during a
- * burst: reading right behind the producer would move the cache lines it
- * writes to and fro). Returns 1 when records were left that the pass could
- * have drained but for its budget. */
+ * the records of chunks the producer has left (the writer's passes while
+ * the thread is busy: reading right behind the producer would move the
+ * cache lines it writes to and fro). Returns 1 when records were left that
+ * the pass could have drained but for its budget. */
 static int drain_thread(stint_i_thread *t, uint64_t budget, int full_only)
 {
     uint64_t head = atomic_load_explicit(&t->head, memory_order_acquire);
@@ -310,7 +324,13 @@ static int drain_thread(stint_i_thread *t, uint64_t budget, int full_only)
      * the count and its time is a drop_last; its drop_first may then be left
      * set for the next report, which only widens that report's range. Each
      * clock has its own slots (thread.h); the range is the earliest first and
-     * the latest last over the clocks, each converted with its own. */
+     * the latest last over the clocks, each converted with its own. Nothing
+     * is written to the producer's lines unless it dropped since the last
+     * report (the count is read first, a load only: a drop it misses is
+     * seen by the next pass, its range slots still set). */
+    if (atomic_load_explicit(&t->dropped, memory_order_relaxed) +
+            atomic_load_explicit(&t->sig_dropped, memory_order_relaxed) == t->dropped_reported)
+        return left;
     int64_t first_raw[STINT_I_NCLOCKS];
     for (int c = 0; c < STINT_I_NCLOCKS; c++)
         first_raw[c] = atomic_exchange_explicit(&t->drop_first[c], 0, memory_order_acq_rel);
@@ -348,10 +368,33 @@ static int drain_thread(stint_i_thread *t, uint64_t budget, int full_only)
     return left;
 }
 
+/* What a pass of the writer thread found (drain_pass). */
+enum {
+    PASS_LEFT = 1,  /* records left for want of budget: pass again at once */
+    PASS_SEALED = 2 /* a chunk a thread had filled was drained: it records fast, look again soon */
+};
+
+/* The writer's sleep while a thread fills chunks (PASS_SEALED), ms: a chunk
+ * of 1 MiB holds 16,384 spans, 0.8 ms of a thread recording 20 M spans/s,
+ * so that chunks are drained as they are filled and the few a thread
+ * cycles through stay in the caches, instead of a period's worth (a dozen
+ * at 10 ms) of memory the writer and the recording thread take from each
+ * other. */
+#define WRITER_BUSY_MS 1
+
 /* One drain of every thread, at most `budget` bytes of records from each;
- * threads that exited are recycled once fully drained. Returns 1 when
- * records were left (drain lock held). */
-static int drain_pass(uint64_t budget, int full_only)
+ * threads that exited are recycled once fully drained (drain lock held).
+ * A pass of the writer thread (writer set) leaves alone the chunk a busy
+ * thread writes now (one that linked a chunk within two periods): it takes
+ * only the chunks that thread has filled, so that it never reads the cache
+ * lines the thread is writing (each such read takes the line away from the
+ * thread's core: its next store waits for it); a quiet thread's chunk is
+ * drained as far as it is written. Free chunks kept for a burst are given
+ * back once a thread has linked none for 25 periods (a chunk mapped again
+ * costs the recording thread the first touch of its pages: ~3 ms a MiB on
+ * the measurement machine). Whole drains (writer 0: a flush, the exit)
+ * take everything. Returns PASS_* bits. */
+static int drain_pass(uint64_t budget, int writer)
 {
     int saved = errno;
     /* the destination STINT_MARKERS names, unless the program chose one: set
@@ -373,19 +416,30 @@ static int drain_pass(uint64_t budget, int full_only)
         for (stint_i_thread *t = first; t; t = t->next)
             t->drain_to = atomic_load_explicit(&t->head, memory_order_acquire) -
                           atomic_load_explicit(&t->tail, memory_order_relaxed);
+    int64_t now = writer ? stint_i_mono_ns() : 0, period_ns = (int64_t)g_period_ms * 1000000;
     for (stint_i_thread *t = first; t; t = t->next) {
-        left |= drain_thread(t, budget == UINT64_MAX ? t->drain_to : budget, full_only);
-        if (!full_only) {
-            /* free chunks kept for a burst: given back once a whole period
-             * passed without the thread linking a chunk */
-            uint32_t grew = (uint32_t)atomic_load_explicit(&t->grew, memory_order_relaxed);
-            if (grew == t->grew_seen)
-                stint_i_chain_trim(t, 1);
-            t->grew_seen = grew;
+        int full_only = 0;
+        if (writer) {
+            uint64_t grew = atomic_load_explicit(&t->grew, memory_order_relaxed);
+            if (grew != t->grew_seen) {
+                t->grew_seen = grew;
+                t->grew_at_ns = now;
+            }
+            full_only = t->grew_at_ns && now - t->grew_at_ns < 2 * period_ns;
+            t->busy = full_only;
         }
+        uint64_t released = atomic_load_explicit(&t->released, memory_order_relaxed);
+        if (drain_thread(t, budget == UINT64_MAX ? t->drain_to : budget, full_only))
+            left |= PASS_LEFT;
+        if (atomic_load_explicit(&t->released, memory_order_relaxed) != released)
+            left |= PASS_SEALED;
+        if (writer && now - t->grew_at_ns >= 25 * period_ns)
+            stint_i_chain_trim(t, 1);
     }
     /* recycle threads that exited and are fully written */
     reg_lock();
+    if (writer)
+        free_states_trim(now, 25 * period_ns);
     for (stint_i_thread **pp = &stint_i_threads; *pp;) {
         stint_i_thread *t = *pp;
         if (atomic_load_explicit(&t->dead, memory_order_acquire) && !drain_thread(t, budget, 0)) {
@@ -518,12 +572,13 @@ static void *writer_main(void *arg)
     /* (the default marker destination is set by the first drain, drain_locked) */
     stint_i_clock_try_tsc(); /* (takes the drain lock only to publish what it proved: drains go on meanwhile) */
     wr_lock();
-    int more = 0;
+    int more = 0, soon = 0;
     while (!g_writer_stop) {
         /* asleep for a period, unless the last pass left records or a
-         * thread linked a new chunk since (a burst): then at once */
+         * thread has two full chunks not drained (a burst): then at once;
+         * while a thread fills chunks, for WRITER_BUSY_MS */
         if (!more) {
-            struct timespec dl = deadline_in(g_period_ms);
+            struct timespec dl = deadline_in(soon && g_period_ms > WRITER_BUSY_MS ? WRITER_BUSY_MS : g_period_ms);
             pthread_cond_timedwait(&g_writer_cond, &g_writer_lock, &dl);
         }
         if (g_writer_stop)
@@ -531,9 +586,10 @@ static void *writer_main(void *arg)
         wr_unlock();
         atomic_store_explicit(&stint_i_writer_hurry, 0, memory_order_relaxed);
         pthread_mutex_lock(&g_drain_lock);
-        more = drain_pass(WRITER_PASS_BYTES, more);
+        int found = drain_pass(WRITER_PASS_BYTES, 1);
         pthread_mutex_unlock(&g_drain_lock);
-        more |= atomic_load_explicit(&stint_i_writer_hurry, memory_order_relaxed);
+        more = (found & PASS_LEFT) || atomic_load_explicit(&stint_i_writer_hurry, memory_order_relaxed);
+        soon = (found & PASS_SEALED) != 0;
         wr_lock();
     }
     if (g_final_asked) {
