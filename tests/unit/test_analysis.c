@@ -63,7 +63,6 @@ static void test_tree_self(void)
              b = stint_model_intern(&m, "b", 1);
     struct stint_slice s = {0};
     s.track = track;
-    s.tts_ns = s.tdur_ns = STINT_TS_NONE;
     s.args = STINT_NO_ID;
     s.flags = STINT_SLICE_COMPLETE;
     s.name = step, s.ts_ns = 0, s.dur_ns = 100;
@@ -98,7 +97,6 @@ static void add_span(struct stint_model *m, uint32_t track, uint32_t name, int64
 {
     struct stint_slice s = {0};
     s.track = track;
-    s.tts_ns = s.tdur_ns = STINT_TS_NONE;
     s.args = STINT_NO_ID;
     s.flags = STINT_SLICE_COMPLETE;
     s.name = name, s.ts_ns = ts, s.dur_ns = dur;

@@ -10,7 +10,7 @@
 
 static void add(struct stint_model *m, uint32_t lane, const char *name, int64_t ts, int64_t dur)
 {
-    struct stint_slice s = {.ts_ns = ts, .dur_ns = dur, .tts_ns = STINT_TS_NONE, .tdur_ns = STINT_TS_NONE};
+    struct stint_slice s = {.ts_ns = ts, .dur_ns = dur};
     s.track = stint_model_lane_at(m, lane)->track;
     s.name = stint_model_intern(m, name, strlen(name));
     s.flags = STINT_SLICE_COMPLETE;

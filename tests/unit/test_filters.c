@@ -39,7 +39,7 @@ int main(void)
     struct stint_model m;
     REQUIRE(stint_model_init(&m, 0) == 0);
     uint32_t lane = stint_model_lane(&m, 1, 2, STINT_CLOCK_HOST);
-    struct stint_slice s = {.ts_ns = 100, .dur_ns = 50, .tts_ns = STINT_TS_NONE, .tdur_ns = STINT_TS_NONE};
+    struct stint_slice s = {.ts_ns = 100, .dur_ns = 50};
     s.track = stint_model_lane_at(&m, lane)->track;
     s.name = stint_model_intern(&m, "io.read", 7);
     s.cat = stint_model_intern(&m, "disk,net", 8);

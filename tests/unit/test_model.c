@@ -3,7 +3,8 @@
  * test_model.c - the trace model's matching and nesting rules (model.h):
  * B/E matched in Perfetto's event order after sorting, X ties by duration,
  * zero-length pairs, unfinished and unmatched counting, overlap flags,
- * explicit (cross-thread) parents, async tracks, and merging two models.
+ * explicit (cross-thread) parents, async tracks, merging two models, and
+ * thread times in the side table (48-byte slices; durations past 32 bits).
  */
 #include "check.h"
 #include "model/model.h"
@@ -12,7 +13,7 @@ static uint32_t S(struct stint_model *m, const char *s) { return stint_model_int
 
 static struct stint_slice mk(int64_t ts, int64_t dur, uint32_t name)
 {
-    struct stint_slice s = {.ts_ns = ts, .dur_ns = dur, .tts_ns = STINT_TS_NONE, .tdur_ns = STINT_TS_NONE, .name = name};
+    struct stint_slice s = {.ts_ns = ts, .dur_ns = dur, .name = name};
     return s;
 }
 
@@ -30,6 +31,77 @@ static const struct stint_slice *find(const struct stint_model *m, const char *n
         if (!strcmp(stint_model_str(m, stint_model_slice(m, i)->name, NULL), name))
             return stint_model_slice(m, i);
     return NULL;
+}
+
+/* The thread time and duration of the slice named name in m. */
+static void tt_of(const struct stint_model *m, const char *name, int64_t *tts, int64_t *tdur)
+{
+    const struct stint_slice *s = find(m, name);
+    *tts = *tdur = -7;
+    if (s)
+        stint_model_slice_tt(m, s, tts, tdur);
+}
+
+/* Thread times: kept beside 48-byte slices by seq, durations of every size
+ * (none, 32-bit, negative, past 2^32 ns), a B's duration from its E, and
+ * both across a merge (the second model's seqs moved past the first's). */
+static void test_thread_times(void)
+{
+    CHECK_EQ_I64((int64_t)sizeof(struct stint_slice), 48);
+    struct stint_model a, b;
+    REQUIRE(stint_model_init(&a, 0) == 0 && stint_model_init(&b, 0) == 0);
+    uint32_t la = stint_model_lane(&a, 1, 1, STINT_CLOCK_HOST);
+    struct stint_slice s = mk(0, 100, S(&a, "small"));
+    s.track = stint_model_lane_at(&a, la)->track;
+    s.flags = STINT_SLICE_COMPLETE;
+    stint_model_add_slice_tt(&a, &s, 1000, 40);
+    s = (struct stint_slice){.ts_ns = 200, .dur_ns = 10, .name = S(&a, "none"), .track = s.track,
+                             .flags = STINT_SLICE_COMPLETE};
+    stint_model_add_slice_tt(&a, &s, STINT_TS_NONE, 5); /* (a duration without a time: forgotten) */
+    s.ts_ns = 300, s.name = S(&a, "huge");
+    stint_model_add_slice_tt(&a, &s, 2000, (int64_t)1 << 40);
+    s.ts_ns = 400, s.name = S(&a, "negative");
+    stint_model_add_slice_tt(&a, &s, 3000, -3);
+    s.ts_ns = 500, s.name = S(&a, "notdur");
+    stint_model_add_slice_tt(&a, &s, 4000, STINT_TS_NONE);
+    uint32_t lb = stint_model_lane(&b, 2, 2, STINT_CLOCK_HOST);
+    struct stint_slice bs = mk(10, 0, S(&b, "open"));
+    stint_model_begin_tt(&b, lb, &bs, 500);
+    stint_model_end(&b, lb, 20, bs.name, (int64_t)5 << 32); /* (thread duration past 32 bits) */
+    bs = mk(30, 0, S(&b, "back"));
+    stint_model_begin_tt(&b, lb, &bs, 9000);
+    stint_model_end(&b, lb, 40, bs.name, 8990);
+    bs = mk(50, 0, S(&b, "bare"));
+    stint_model_begin(&b, lb, &bs);
+    stint_model_end(&b, lb, 60, bs.name, 77);
+    CHECK(stint_model_merge(&a, &b) == 0);
+    stint_model_free(&b);
+    stint_model_finish(&a);
+    int64_t tts, tdur;
+    tt_of(&a, "small", &tts, &tdur);
+    CHECK_EQ_I64(tts, 1000);
+    CHECK_EQ_I64(tdur, 40);
+    tt_of(&a, "none", &tts, &tdur);
+    CHECK_EQ_I64(tts, STINT_TS_NONE);
+    CHECK_EQ_I64(tdur, STINT_TS_NONE);
+    CHECK(!(find(&a, "none")->flags & STINT_SLICE_THREAD_TIME));
+    tt_of(&a, "huge", &tts, &tdur);
+    CHECK_EQ_I64(tts, 2000);
+    CHECK_EQ_I64(tdur, (int64_t)1 << 40);
+    tt_of(&a, "negative", &tts, &tdur);
+    CHECK_EQ_I64(tdur, -3);
+    tt_of(&a, "notdur", &tts, &tdur);
+    CHECK_EQ_I64(tts, 4000);
+    CHECK_EQ_I64(tdur, STINT_TS_NONE);
+    tt_of(&a, "open", &tts, &tdur);
+    CHECK_EQ_I64(tts, 500);
+    CHECK_EQ_I64(tdur, ((int64_t)5 << 32) - 500);
+    tt_of(&a, "back", &tts, &tdur);
+    CHECK_EQ_I64(tdur, -10);
+    tt_of(&a, "bare", &tts, &tdur);
+    CHECK_EQ_I64(tts, STINT_TS_NONE);
+    CHECK_EQ_I64(tdur, STINT_TS_NONE);
+    stint_model_free(&a);
 }
 
 int main(void)
@@ -128,5 +200,6 @@ int main(void)
     CHECK_STR(stint_model_str(&a, stint_model_process_at(&a, ln->process)->name, NULL), "named");
     CHECK_EQ_I64(a.repairs[STINT_REPAIR_UNFINISHED], 0);
     stint_model_free(&a);
+    test_thread_times();
     CHECK_DONE();
 }

@@ -38,7 +38,7 @@ static void check_size(size_t n, int64_t ts_range)
     uint32_t lane = stint_model_lane(&m, 1, 1, STINT_CLOCK_HOST);
     uint32_t track = stint_model_lane_at(&m, lane)->track;
     for (size_t i = 0; i < n; i++) {
-        struct stint_slice s = {.tts_ns = STINT_TS_NONE, .tdur_ns = STINT_TS_NONE, .track = track};
+        struct stint_slice s = {.track = track};
         s.ts_ns = (int64_t)(next() % (uint64_t)ts_range) * 1000;
         if (next() % 5 == 0) {
             s.flags = STINT_SLICE_INSTANT;

@@ -429,8 +429,6 @@ static uint32_t add_x(struct stint_model *m, uint32_t track, const char *name, i
     struct stint_slice s = {0};
     s.ts_ns = ts;
     s.dur_ns = dur;
-    s.tts_ns = STINT_TS_NONE;
-    s.tdur_ns = STINT_TS_NONE;
     s.track = track;
     s.name = stint_model_intern(m, name, strlen(name));
     s.flags = STINT_SLICE_COMPLETE;
@@ -552,7 +550,6 @@ static void test_relative_and_unfinished(void)
     add_x(&m, t, "late", 700, 50);
     struct stint_slice b = {0};
     b.ts_ns = 900;
-    b.tts_ns = b.tdur_ns = STINT_TS_NONE;
     b.name = stint_model_intern(&m, "open", 4);
     stint_model_begin(&m, lane, &b); /* never ended */
     uint32_t dl = stint_model_lane(&m, 5, 1, STINT_CLOCK_DEVICE);

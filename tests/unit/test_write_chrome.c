@@ -84,7 +84,6 @@ static void one_round(int seed, const char *dir)
         s.name = stint_model_intern(&m, nm, (size_t)nl);
         s.ts_ns = 1000000 + (int64_t)(next() % 100000);
         s.dur_ns = (int64_t)(next() % 20000);
-        s.tts_ns = s.tdur_ns = STINT_TS_NONE;
         s.args = STINT_NO_ID;
         s.flags = STINT_SLICE_COMPLETE;
         stint_model_add_slice(&m, &s);
@@ -149,7 +148,7 @@ static void device_origins(const char *dir)
     for (size_t i = 0; i < sizeof in / sizeof in[0]; i++) {
         struct stint_slice s = {.track = stint_model_lane_at(&m, in[i].lane)->track,
                                 .name = stint_model_intern(&m, "x", 1), .ts_ns = in[i].ts, .dur_ns = in[i].dur,
-                                .tts_ns = STINT_TS_NONE, .tdur_ns = STINT_TS_NONE, .args = STINT_NO_ID,
+                                .args = STINT_NO_ID,
                                 .flags = STINT_SLICE_COMPLETE};
         stint_model_add_slice(&m, &s);
     }

@@ -368,10 +368,12 @@ int stint_cmd_slices(int argc, char **argv)
                     : s->flags & STINT_SLICE_COMPLETE ? "complete"
                     : s->flags & STINT_SLICE_ASYNC ? "async"
                                                     : "begin_end");
-            if (s->tts_ns != STINT_TS_NONE)
-                fprintf(f, ",\"tts_ns\":%" PRId64, s->tts_ns);
-            if (s->tdur_ns != STINT_TS_NONE)
-                fprintf(f, ",\"tdur_ns\":%" PRId64, s->tdur_ns);
+            int64_t tts, tdur;
+            stint_model_slice_tt(&m, s, &tts, &tdur);
+            if (tts != STINT_TS_NONE)
+                fprintf(f, ",\"tts_ns\":%" PRId64, tts);
+            if (tdur != STINT_TS_NONE)
+                fprintf(f, ",\"tdur_ns\":%" PRId64, tdur);
             if (s->flags & STINT_SLICE_OVERLAP)
                 fputs(",\"overlap\":true", f);
             fputs(",\"args\":", f);

@@ -67,7 +67,7 @@ void stint_bigarray_free(struct stint_bigarray *a)
 /* The model's big arrays and their element types: init and free take them all. */
 #define MODEL_ARRAYS(X)                                                                                             \
     X(processes, struct stint_process) X(lanes, struct stint_lane) X(tracks, struct stint_track)                    \
-    X(slices, struct stint_slice) X(args, struct stint_arg) X(counters, struct stint_counter_series)                \
+    X(slices, struct stint_slice) X(tts, struct stint_thread_time) X(args, struct stint_arg) X(counters, struct stint_counter_series)                \
     X(samples, struct stint_counter_sample) X(instants, struct stint_instant_stat) X(metadata, struct stint_arg)    \
     X(losses, struct stint_loss) X(ends, struct end_ev) X(flows, struct stint_flow) X(flow_evs, struct flow_ev)
 #define ARRAY_INIT(field, type) stint_bigarray_init(&m->field, sizeof(type));
@@ -176,6 +176,118 @@ int stint_model_slice_thread(const struct stint_model *m, const struct stint_sli
     return 1;
 }
 
+/* ---- thread times (the side table, ascending seq) ------------------------------------- */
+
+/* Thread durations that do not fit an entry's 32 bits (negative, or 4.29 s
+ * and more): seq -> index into v, each with its seq for the merge. */
+struct stint_tt_big {
+    struct stint_umap by_seq;
+    struct tt_big_ent {
+        uint32_t seq;
+        int64_t tdur_ns;
+    } *v;
+    size_t n, cap;
+};
+
+static void tt_big_free(struct stint_tt_big *b)
+{
+    if (!b)
+        return;
+    stint_umap_free(&b->by_seq);
+    free(b->v);
+    free(b);
+}
+
+/* Sets entry e's thread duration to tdur_ns (STINT_TS_NONE: none). */
+static void tt_set_dur(struct stint_model *m, struct stint_thread_time *e, int64_t tdur_ns)
+{
+    if (tdur_ns == STINT_TS_NONE || (tdur_ns >= 0 && tdur_ns < (int64_t)STINT_TDUR_BIG)) {
+        e->tdur = tdur_ns == STINT_TS_NONE ? STINT_TDUR_NONE : (uint32_t)tdur_ns;
+        return;
+    }
+    struct stint_tt_big *b = m->tt_big;
+    if (!b)
+        b = m->tt_big = stint_xcalloc(1, sizeof *b);
+    int isnew;
+    uint32_t k = stint_umap_get(&b->by_seq, e->seq, (uint32_t)b->n, &isnew);
+    if (isnew) {
+        if (b->n == b->cap) {
+            b->cap = b->cap ? 2 * b->cap : 64;
+            b->v = stint_xreallocarray(b->v, b->cap, sizeof *b->v);
+        }
+        b->n++;
+    }
+    b->v[k] = (struct tt_big_ent){.seq = e->seq, .tdur_ns = tdur_ns};
+    e->tdur = STINT_TDUR_BIG;
+}
+
+/* The side-table entry of the slice of sequence number seq, or NULL. */
+static struct stint_thread_time *tt_find(const struct stint_model *m, uint32_t seq)
+{
+    struct stint_thread_time *v = m->tts.data;
+    size_t lo = 0, hi = m->tts.len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (v[mid].seq < seq)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < m->tts.len && v[lo].seq == seq ? &v[lo] : NULL;
+}
+
+void stint_i_tt_put(struct stint_model *m, struct stint_slice *s, int64_t tts_ns, int64_t tdur_ns)
+{
+    struct stint_thread_time *e = stint_i_xpush(&m->tts);
+    *e = (struct stint_thread_time){.seq = s->seq, .tts_ns = tts_ns};
+    tt_set_dur(m, e, tdur_ns);
+    s->flags |= STINT_SLICE_THREAD_TIME;
+}
+
+void stint_i_tt_end(struct stint_model *m, const struct stint_slice *s, int64_t end_tts_ns)
+{
+    if (!(s->flags & STINT_SLICE_THREAD_TIME) || end_tts_ns == STINT_TS_NONE)
+        return;
+    struct stint_thread_time *e = tt_find(m, s->seq);
+    if (e)
+        tt_set_dur(m, e, end_tts_ns - e->tts_ns);
+}
+
+void stint_i_tt_merge(struct stint_model *dst, struct stint_model *src, uint64_t seq0)
+{
+    const struct stint_thread_time *v = src->tts.data;
+    if (src->tts.len && stint_bigarray_reserve(&dst->tts, src->tts.len) != 0)
+        stint_die_nomem();
+    for (size_t i = 0; i < src->tts.len; i++) {
+        struct stint_thread_time *e = stint_i_xpush(&dst->tts);
+        *e = v[i];
+        e->seq += (uint32_t)seq0;
+        if (v[i].tdur == STINT_TDUR_BIG) { /* (its place in dst's map, by the new seq) */
+            struct stint_tt_big *b = src->tt_big;
+            tt_set_dur(dst, e, b->v[stint_umap_find(&b->by_seq, v[i].seq)].tdur_ns);
+        }
+    }
+    stint_bigarray_free(&src->tts);
+    tt_big_free(src->tt_big);
+    src->tt_big = NULL;
+}
+
+int stint_model_slice_tt(const struct stint_model *m, const struct stint_slice *s, int64_t *tts_ns, int64_t *tdur_ns)
+{
+    *tts_ns = *tdur_ns = STINT_TS_NONE;
+    if (!(s->flags & STINT_SLICE_THREAD_TIME))
+        return 0;
+    const struct stint_thread_time *e = tt_find(m, s->seq);
+    if (!e)
+        return 0;
+    *tts_ns = e->tts_ns;
+    if (e->tdur == STINT_TDUR_BIG)
+        *tdur_ns = m->tt_big->v[stint_umap_find(&m->tt_big->by_seq, e->seq)].tdur_ns;
+    else if (e->tdur != STINT_TDUR_NONE)
+        *tdur_ns = e->tdur;
+    return 1;
+}
+
 /* Whether track t is a global async track (its pid is its first event's). */
 static int global_async(const struct stint_track *t)
 {
@@ -214,6 +326,7 @@ void stint_model_free(struct stint_model *m)
     stint_i_flowkeys_free(m->flowkeys);
     stint_i_lean_free(m);
     origins_free(m->origins);
+    tt_big_free(m->tt_big);
     for (int i = 0; i < STINT_REPAIR_COUNT; i++)
         free(m->repair_first[i]);
     free(m->dropped_first);

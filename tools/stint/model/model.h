@@ -169,7 +169,22 @@ enum {
      * "thread_state tid <tid>"), so it never nests with the thread's slices
      * and `summary` lists it with the async spans by (cat, state). */
     STINT_SLICE_THREAD_STATE = 1u << 8,
+    /* The slice has a thread time (tts) in the model's side table, found by
+     * its seq (stint_model_slice_tt). Set by the model only. */
+    STINT_SLICE_THREAD_TIME = 1u << 9,
 };
+
+/* A slice's thread time and thread duration, kept beside the slices in
+ * ascending seq (model.c: the side table), 16 bytes: tdur is the duration in
+ * ns when it fits 32 bits, else STINT_TDUR_NONE (none) or STINT_TDUR_BIG (in
+ * the model's map of the others, by seq). */
+struct stint_thread_time {
+    uint32_t seq;
+    uint32_t tdur;
+    int64_t tts_ns;
+};
+#define STINT_TDUR_NONE UINT32_MAX
+#define STINT_TDUR_BIG (UINT32_MAX - 1)
 
 enum stint_repair {
     STINT_REPAIR_UNFINISHED = 0,   /* B (or b, or JSONL begin) without an end: dur -1 */
@@ -282,11 +297,12 @@ struct stint_track {
     uint32_t id;         /* async key part: the id text as a string id */
 };
 
+/* One slice: 48 bytes (a model holds millions). Its thread time, which few
+ * traces carry, lives in the model's side table (STINT_SLICE_THREAD_TIME;
+ * stint_model_slice_tt). */
 struct stint_slice {
     int64_t ts_ns;
     int64_t dur_ns;      /* -1: never finished */
-    int64_t tts_ns;      /* thread time or STINT_TS_NONE */
-    int64_t tdur_ns;     /* thread duration or STINT_TS_NONE */
     uint32_t track;
     uint32_t name;
     uint32_t cat;
@@ -453,6 +469,7 @@ struct stint_model_part_ops {
     void (*free)(void *part);
 };
 struct stint_origins; /* where some slices came from, model.c */
+struct stint_tt_big;  /* thread durations that do not fit a side-table entry, model.c */
 struct stint_open;   /* open B stacks, model.c */
 
 struct stint_model {
@@ -462,6 +479,7 @@ struct stint_model {
     struct stint_bigarray lanes;     /* struct stint_lane */
     struct stint_bigarray tracks;    /* struct stint_track */
     struct stint_bigarray slices;    /* struct stint_slice */
+    struct stint_bigarray tts;       /* struct stint_thread_time, ascending seq (THREAD_TIME slices) */
     struct stint_bigarray args;      /* struct stint_arg */
     struct stint_bigarray counters;  /* struct stint_counter_series */
     struct stint_bigarray samples;   /* struct stint_counter_sample (KEEP_SAMPLES) */
@@ -494,6 +512,7 @@ struct stint_model {
     struct stint_sizes *sizes; /* STINT_MODEL_SIZES: the byte tally, attached by the reader (read/sizes.h) */
     const struct stint_model_attached_ops *sizes_ops; /* how the model frees and merges it */
     struct stint_origins *origins; /* stint_model_slice_thread / _pid (made on first use) */
+    struct stint_tt_big *tt_big;   /* side-table durations of STINT_TDUR_BIG (made on first use) */
     stint_span_sink span_sink;
     void *span_sink_ctx;
     const struct stint_span_split *span_split; /* optional (stint_model_set_span_split) */
@@ -564,6 +583,13 @@ int64_t stint_model_synthetic_tid(struct stint_model *m, int64_t pid, uint32_t n
  * forgotten (STINT_TS_NONE). Ends, async ends, flows and counter samples
  * outside the range are dropped and counted the same way. */
 uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *s);
+/* stint_model_add_slice with a thread time tts_ns and thread duration
+ * tdur_ns (STINT_TS_NONE: none; a duration without a time is forgotten). A
+ * lean record keeps no thread time. */
+uint32_t stint_model_add_slice_tt(struct stint_model *m, const struct stint_slice *s, int64_t tts_ns, int64_t tdur_ns);
+/* The thread time and thread duration of slice s of m (either may be
+ * STINT_TS_NONE). Returns 1 when s has a thread time, else 0 (both NONE). */
+int stint_model_slice_tt(const struct stint_model *m, const struct stint_slice *s, int64_t *tts_ns, int64_t *tdur_ns);
 /* Gives slice child (an input index, as add returned it; before finish) the
  * explicit parent parent (an input index, or STINT_NO_ID: a root), on any
  * track (STINT_SLICE_EXPLICIT_PARENT): for a reader that learns a slice's
@@ -579,6 +605,8 @@ void stint_model_add_arg(struct stint_model *m, uint32_t slice, const struct sti
  * above; name 0 = the innermost open B). end returns STINT_NO_ID: the match
  * is only known after finish. */
 uint32_t stint_model_begin(struct stint_model *m, uint32_t lane, const struct stint_slice *s);
+/* stint_model_begin with the B event's thread time (STINT_TS_NONE: none). */
+uint32_t stint_model_begin_tt(struct stint_model *m, uint32_t lane, const struct stint_slice *s, int64_t tts_ns);
 uint32_t stint_model_end_cat(struct stint_model *m, uint32_t lane, int64_t ts_ns, uint32_t name, uint32_t cat,
                              int64_t tts_ns);
 uint32_t stint_model_end(struct stint_model *m, uint32_t lane, int64_t ts_ns, uint32_t name,

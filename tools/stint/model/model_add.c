@@ -47,17 +47,23 @@ __attribute__((cold, noinline)) static uint32_t drop_out_of_range(struct stint_m
 
 uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *s)
 {
+    return stint_model_add_slice_tt(m, s, STINT_TS_NONE, STINT_TS_NONE);
+}
+
+uint32_t stint_model_add_slice_tt(struct stint_model *m, const struct stint_slice *s, int64_t tts_ns, int64_t tdur_ns)
+{
     struct stint_slice c = *s;
+    c.flags &= (uint16_t)~STINT_SLICE_THREAD_TIME;
     fix_negative_dur(m, &c);
     if (__builtin_expect(!stint_ts_in_range(c.ts_ns) || (c.dur_ns >= 0 && !stint_end_in_range(c.ts_ns, c.dur_ns)),
                          0))
         return drop_out_of_range(m, &c);
-    if (c.tts_ns != STINT_TS_NONE) {
-        c.tts_ns = tts_kept(c.tts_ns);
-        if (c.tdur_ns != STINT_TS_NONE && (c.tts_ns == STINT_TS_NONE || !stint_ts_in_range(c.tdur_ns)))
-            c.tdur_ns = STINT_TS_NONE;
+    if (tts_ns != STINT_TS_NONE) {
+        tts_ns = tts_kept(tts_ns);
+        if (tdur_ns != STINT_TS_NONE && (tts_ns == STINT_TS_NONE || !stint_ts_in_range(tdur_ns)))
+            tdur_ns = STINT_TS_NONE;
     } else
-        c.tdur_ns = STINT_TS_NONE; /* no thread time: no thread duration either */
+        tdur_ns = STINT_TS_NONE; /* no thread time: no thread duration either */
     if (stint_i_lean_add(m, &c)) {
         m->seq++;
         return STINT_NO_ID;
@@ -71,6 +77,8 @@ uint32_t stint_model_add_slice(struct stint_model *m, const struct stint_slice *
     n->depth = 0;
     n->seq = (uint32_t)m->seq++;
     n->flags &= (uint16_t)~STINT_SLICE_NEEDS_INDEX;
+    if (tts_ns != STINT_TS_NONE)
+        stint_i_tt_put(m, n, tts_ns, tdur_ns);
     if (m->flags & STINT_MODEL_LEAN)
         stint_i_lean_note(m, n);
     return (uint32_t)(m->slices.len - 1);
@@ -104,11 +112,16 @@ void stint_model_add_arg(struct stint_model *m, uint32_t slice, const struct sti
 
 uint32_t stint_model_begin(struct stint_model *m, uint32_t lane, const struct stint_slice *s)
 {
+    return stint_model_begin_tt(m, lane, s, STINT_TS_NONE);
+}
+
+uint32_t stint_model_begin_tt(struct stint_model *m, uint32_t lane, const struct stint_slice *s, int64_t tts_ns)
+{
     struct stint_slice c = *s;
     c.track = STINT_BA_AT(&m->lanes, struct stint_lane, lane).track;
     c.dur_ns = -1;
     c.flags |= STINT_SLICE_BEGIN_END | STINT_SLICE_FROM_B;
-    return stint_model_add_slice(m, &c);
+    return stint_model_add_slice_tt(m, &c, tts_ns, STINT_TS_NONE);
 }
 
 __attribute__((cold, noinline)) int stint_i_event_ts_drop(struct stint_model *m, const char *what, uint32_t name,

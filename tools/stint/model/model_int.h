@@ -107,6 +107,18 @@ size_t stint_i_nstrings(const struct stint_model *m);
  * number) when new, which *isnew then says. */
 int64_t stint_i_synth_id(struct stint_model *m, uint64_t k0, uint32_t name, uint64_t k2, int *isnew);
 
+/* ---- thread times (model.c) ---------------------------------------------------- */
+
+/* Records thread time tts_ns and duration tdur_ns for slice s (its seq set,
+ * the model's highest yet) and flags it STINT_SLICE_THREAD_TIME. */
+void stint_i_tt_put(struct stint_model *m, struct stint_slice *s, int64_t tts_ns, int64_t tdur_ns);
+/* An E event with thread time end_tts_ns closed s: its thread duration is
+ * the difference, when s has a thread time and the E one. */
+void stint_i_tt_end(struct stint_model *m, const struct stint_slice *s, int64_t end_tts_ns);
+/* src's thread times after dst's, their seqs moved by seq0 (stint_model_merge:
+ * every seq of src's past dst's); src's table is freed. */
+void stint_i_tt_merge(struct stint_model *dst, struct stint_model *src, uint64_t seq0);
+
 /* ---- events (model_add.c) ------------------------------------------------------ */
 
 /* A pending E event, matched in finish(). */

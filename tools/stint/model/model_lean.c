@@ -350,8 +350,6 @@ void stint_i_lean_finish_begin(struct stint_model *m)
                 uint32_t p = (uint32_t)(r.dp & PAIR_MASK);
                 *(struct stint_slice *)stint_i_xpush(&m->slices) =
                     (struct stint_slice){.ts_ns = r.ts_ns,
-                                         .tts_ns = STINT_TS_NONE,
-                                         .tdur_ns = STINT_TS_NONE,
                                          .track = t,
                                          .name = L->pname[p],
                                          .cat = L->pcat[p],

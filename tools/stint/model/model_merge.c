@@ -249,6 +249,7 @@ static void merge_events(struct stint_model *dst, struct stint_model *src, const
     }
     stint_bigarray_free(&src->slices);
     stint_bigarray_free(&src->args);
+    stint_i_tt_merge(dst, src, seq0);
     const struct end_ev *se = src->ends.data;
     released = 0;
     for (size_t i = 0; i < src->ends.len; i++) {

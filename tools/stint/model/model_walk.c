@@ -321,8 +321,7 @@ static void match_end(struct track_walk *tw, const struct end_ev *ev, size_t i)
                 break;
         if (q < tw->b && sl[q].ts_ns == ev->ts_ns) {
             sl[q].dur_ns = 0;
-            if (ev->tts_ns != STINT_TS_NONE && sl[q].tts_ns != STINT_TS_NONE)
-                sl[q].tdur_ns = ev->tts_ns - sl[q].tts_ns;
+            stint_i_tt_end(m, &sl[q], ev->tts_ns);
             merge_end_args(m, &sl[q], ev);
             return;
         }
@@ -333,8 +332,7 @@ static void match_end(struct track_walk *tw, const struct end_ev *ev, size_t i)
     c->dur_ns = ev->ts_ns - c->ts_ns;
     if (tw->openb)
         tw->openb[c->name]--;
-    if (ev->tts_ns != STINT_TS_NONE && c->tts_ns != STINT_TS_NONE)
-        c->tdur_ns = ev->tts_ns - c->tts_ns;
+    stint_i_tt_end(m, c, ev->tts_ns);
     merge_end_args(m, c, ev);
     /* with slices still open above it, the match stays on the stack
      * (Perfetto pops a slice only from the top) and they are cut to its

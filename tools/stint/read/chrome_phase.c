@@ -335,9 +335,10 @@ static void handle_counter(struct creader *r, const struct event *e, int64_t pid
 
 /* A T event with dur: one thread-state interval on the thread's state track
  * (model.h, STINT_SLICE_THREAD_STATE). Returns the slice index, or
- * STINT_NO_ID when the dur is invalid (dropped and counted, as an X's). */
-static uint32_t add_thread_state(struct creader *r, const struct event *e, struct stint_slice *s, int64_t pid,
-                                 int64_t tid, const char *at)
+ * STINT_NO_ID when the dur is invalid (dropped and counted, as an X's). tts: the
+ * event's thread time (STINT_TS_NONE: none). */
+static uint32_t add_thread_state(struct creader *r, const struct event *e, struct stint_slice *s, int64_t tts,
+                                 int64_t pid, int64_t tid, const char *at)
 {
     struct stint_model *m = r->m;
     int64_t d;
@@ -356,7 +357,7 @@ static uint32_t add_thread_state(struct creader *r, const struct event *e, struc
     s->track = stint_model_track_async(m, STINT_ASYNC_PROCESS, pid, s->cat, id, id);
     s->dur_ns = d;
     s->flags = STINT_SLICE_COMPLETE | STINT_SLICE_ASYNC | STINT_SLICE_THREAD_STATE;
-    return stint_model_add_slice(m, s);
+    return stint_model_add_slice_tt(m, s, tts, STINT_TS_NONE);
 }
 
 /* ---- one event into the model: one function per phase ---------------------------------------- */
@@ -372,6 +373,7 @@ struct ev {
     int64_t pid, tid, ts;
     char ph;
     struct stint_slice s;
+    int64_t tts, tdur; /* its thread time and duration (STINT_TS_NONE: none) */
 };
 
 /* The event's byte offset, for messages. */
@@ -420,7 +422,7 @@ static uint32_t phase_complete(struct ev *v)
     if (e->tdur.set) {
         int64_t t;
         if (parse_time(v->r, &e->tdur, &t) == 0)
-            v->s.tdur_ns = t;
+            v->tdur = t;
         else
             bad_thread_time(v->r, "tdur", v->at);
     }
@@ -431,9 +433,9 @@ static uint32_t phase_complete(struct ev *v)
         v->s.flags |= STINT_SLICE_NEEDS_INDEX;
     const struct stint_read_opts *o = v->r->o;
     if (!o || !o->corr_fn)
-        return stint_model_add_slice(m, &v->s);
+        return stint_model_add_slice_tt(m, &v->s, v->tts, v->tdur);
     uint64_t seq0 = m->seq; /* (a kept slice takes a seq; a dropped one does not) */
-    uint32_t idx = stint_model_add_slice(m, &v->s);
+    uint32_t idx = stint_model_add_slice_tt(m, &v->s, v->tts, v->tdur);
     void *cx = m->part_ctx ? m->part_ctx : o->corr_ctx; /* (a part of a split read: its own) */
     if (m->seq != seq0 && o->corr_want(cx, m, v->s.cat)) {
         int64_t corr = 0;
@@ -446,14 +448,14 @@ static uint32_t phase_complete(struct ev *v)
 /* B: opens a slice on the thread's lane. */
 static uint32_t phase_begin(struct ev *v)
 {
-    return stint_model_begin(v->r->m, host_lane(v->r, v->pid, v->tid), &v->s);
+    return stint_model_begin_tt(v->r->m, host_lane(v->r, v->pid, v->tid), &v->s, v->tts);
 }
 
 /* E: closes the lane's open slice; its args merge into that slice (model.h). */
 static uint32_t phase_end(struct ev *v)
 {
     struct stint_model *m = v->r->m;
-    stint_model_end_cat(m, host_lane(v->r, v->pid, v->tid), v->ts, v->s.name, v->s.cat, v->s.tts_ns);
+    stint_model_end_cat(m, host_lane(v->r, v->pid, v->tid), v->ts, v->s.name, v->s.cat, v->tts);
     if (v->e->args_a && (m->flags & STINT_MODEL_KEEP_ARGS))
         stint_i_chrome_args_end(v->r, v->e->args_a, v->e->args_b);
     return STINT_NO_ID;
@@ -495,7 +497,7 @@ static uint32_t phase_instant(struct ev *v)
     if (ph == 'i' && e->args_a && key_is(e->name.s, e->name.n, "[memory]"))
         memory_instant(v->r, e, v->pid, v->s.ts_ns);
     stint_model_instant_stat(m, kind, v->s.cat, v->s.name);
-    return stint_model_add_slice(m, &v->s);
+    return stint_model_add_slice_tt(m, &v->s, v->tts, v->tdur);
 }
 
 /* b, e, n, S, F: async slices and instants on the track of their id.
@@ -538,7 +540,7 @@ static uint32_t phase_async(struct ev *v)
         v->s.dur_ns = 0;
         v->s.flags = STINT_SLICE_INSTANT | STINT_SLICE_ASYNC;
         stint_model_instant_stat(m, STINT_TRACK_ASYNC, v->s.cat, v->s.name);
-        idx = stint_model_add_slice(m, &v->s);
+        idx = stint_model_add_slice_tt(m, &v->s, v->tts, v->tdur);
     }
     if (idx != STINT_NO_ID && scope == STINT_ASYNC_GLOBAL) /* its own process, not the track's */
         stint_model_slice_from_process(m, idx, v->pid);
@@ -561,7 +563,7 @@ static uint32_t phase_async_step(struct ev *v)
 static uint32_t phase_thread_state(struct ev *v)
 {
     if (v->e->dur.set)
-        return add_thread_state(v->r, v->e, &v->s, v->pid, v->tid, v->at);
+        return add_thread_state(v->r, v->e, &v->s, v->tts, v->pid, v->tid, v->at);
     return phase_async_step(v);
 }
 
@@ -680,13 +682,14 @@ void stint_i_chrome_add_event(struct creader *r, const struct event *e, const ch
     }
     if (e->ts.str)
         stint_model_repair(m, STINT_REPAIR_STRING_NUMBER, "byte %llu: ts given as a string", ev_byte(&v));
-    v.s = (struct stint_slice){.ts_ns = v.ts, .tts_ns = STINT_TS_NONE, .tdur_ns = STINT_TS_NONE};
+    v.s = (struct stint_slice){.ts_ns = v.ts};
+    v.tts = v.tdur = STINT_TS_NONE;
     v.s.name = intern_span(r, &e->name);
     v.s.cat = intern_span(r, &e->cat);
     if (e->tts.set) {
         int64_t t;
         if (parse_time(r, &e->tts, &t) == 0)
-            v.s.tts_ns = t;
+            v.tts = t;
         else
             bad_thread_time(r, "tts", at);
     }

@@ -472,7 +472,7 @@ static int span_start(struct jreader *r, const struct field *f, int nf, uint32_t
     int64_t tid = 0;
     field_i64(get(f, nf, "tid"), &tid);
     uint32_t lane = stint_model_lane(m, r->pid, tid, STINT_CLOCK_HOST);
-    struct stint_slice s = {.ts_ns = start, .dur_ns = -1, .tts_ns = STINT_TS_NONE, .tdur_ns = STINT_TS_NONE,
+    struct stint_slice s = {.ts_ns = start, .dur_ns = -1,
                             .flags = STINT_SLICE_BEGIN_END | STINT_SLICE_EXPLICIT_PARENT, .parent = STINT_NO_ID};
     s.track = stint_model_lane_at(m, lane)->track;
     s.name = intern_field(r, get(f, nf, "name"));

@@ -170,7 +170,7 @@ static int on_record(void *ctx, const struct stint_mparse_record *r)
         th->lane1 = record_lane(c, (int64_t)r->pid, dev ? (int64_t)r->inv : (int64_t)r->tid, dev) + 1;
     }
     uint32_t lane = th->lane1 - 1;
-    struct stint_slice s = {.ts_ns = r->ts_ns, .dur_ns = r->dur_ns, .tts_ns = STINT_TS_NONE, .tdur_ns = STINT_TS_NONE,
+    struct stint_slice s = {.ts_ns = r->ts_ns, .dur_ns = r->dur_ns,
                             .flags = STINT_SLICE_BEGIN_END};
     s.track = stint_model_lane_at(m, lane)->track;
     s.name = record_name(c, r->name.ptr, r->name.len);

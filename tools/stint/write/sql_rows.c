@@ -467,8 +467,10 @@ static int slice_row(struct walk *w, size_t i, const struct stint_slice *s, int6
         vnull(&v[8]);
     else
         vint(&v[8], set);
-    vopt(&v[9], s->tts_ns);
-    vopt(&v[10], s->tdur_ns);
+    int64_t tts, tdur;
+    stint_model_slice_tt(w->m, s, &tts, &tdur);
+    vopt(&v[9], tts);
+    vopt(&v[10], tdur);
     slice_owner(w, s, &v[11]);
     if (s->dur_ns < 0)
         vnull(&v[13]);

@@ -714,14 +714,15 @@ static void put_slice(struct chrome_run *w, size_t i)
         fputs(",\"tid\":0,\"ts\":", out);
         stint_put_us3(out, ts);
     }
-    if (s->tts_ns != STINT_TS_NONE && !clip) { /* (a cut span's thread time is not known) */
+    int64_t tts, tdur;
+    if (stint_model_slice_tt(m, s, &tts, &tdur) && !clip) { /* (a cut span's thread time is not known) */
         fputs(",\"tts\":", out);
-        stint_put_us3(out, s->tts_ns);
-    }
-    if (s->tdur_ns != STINT_TS_NONE && !(s->flags & STINT_SLICE_INSTANT) && s->dur_ns >= 0 &&
-        t->kind == STINT_TRACK_THREAD && !clip) {
-        fputs(",\"tdur\":", out);
-        stint_put_us3(out, s->tdur_ns);
+        stint_put_us3(out, tts);
+        if (tdur != STINT_TS_NONE && !(s->flags & STINT_SLICE_INSTANT) && s->dur_ns >= 0 &&
+            t->kind == STINT_TRACK_THREAD) {
+            fputs(",\"tdur\":", out);
+            stint_put_us3(out, tdur);
+        }
     }
     put_cat_name(out, m, s);
     stint_i_chrome_put_args(out, m, s, clip, w->o);

@@ -61,7 +61,7 @@ static void count_lost(const struct stint_model *m, const struct stint_slice *s,
             lost = strcmp(key, keep[k]) != 0;
     }
     st->lost_args += (uint64_t)lost;
-    st->lost_thread_times += s->tts_ns != STINT_TS_NONE;
+    st->lost_thread_times += (s->flags & STINT_SLICE_THREAD_TIME) != 0;
 }
 
 /* Thread and process names (neither JSONL nor markers have a record for them). */
@@ -633,7 +633,7 @@ int stint_write_markers(const struct stint_model *m, FILE *out, const struct sti
         fprintf(out, " ts=%" PRId64 " dur=%" PRId64 " %s", s->ts_ns, s->dur_ns, dev ? "clk=dev" : "");
         st->lost_args += (uint64_t)put_marker_attrs(out, m, s, dev, &st->renamed);
         putc('\n', out);
-        st->lost_thread_times += s->tts_ns != STINT_TS_NONE;
+        st->lost_thread_times += (s->flags & STINT_SLICE_THREAD_TIME) != 0;
         st->slices++;
     }
     /* the writer's losses as libstint's loss lines, on the records' clock (a
