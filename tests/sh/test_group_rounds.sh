@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # The finish groups the slices by track in place (model_finish.c): by
 # following the permutation's cycles, or, from 64 Ki slices on, in rounds
-# through a buffer of an eighth of them. Both must leave the same slices in
+# through a buffer of a sixteenth of them. Both must leave the same slices in
 # the same order: STINT_GROUP_ROUNDS_MIN=1 forces the rounds on any input,
 # a huge value the cycles; `slices` (every slice, per track, in order),
 # summary --json and tree --json must agree byte for byte, stdout and

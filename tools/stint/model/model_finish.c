@@ -218,48 +218,53 @@ static void flow_prep_start(struct finish_threads *ft, size_t nends)
  * (STINT_GROUP_ROUNDS_MIN overrides it: tests compare the two ways). */
 #define GROUP_ROUNDS_MIN ((size_t)1 << 16)
 
-/* Moves each slice src[i] to src[dest[i]] (dest a permutation of 0..n-1)
- * in rounds through a buffer of an eighth of the slices (32 MiB at most):
- * each round gathers the slices of the next buffer's worth of final places
- * (a pass in input order, the writes in as many runs as tracks meet there),
- * packs the others toward the end, in order, with their dest (a pass from
- * the back: a slice never moves down past one not yet read), and copies the
- * buffer into place. Every access runs in order: following the cycles
- * through the slices (below) waits for one far slice at a time, 17% of
- * `summary` on a 1 GB marker log. dest is left unspecified. Returns 0 when
- * the buffer cannot be had (nothing moved). */
-static int group_in_rounds(struct stint_slice *src, uint32_t *dest, size_t n)
+/* Groups src's n slices by track, in place and stably (track t's slices go
+ * to [start[t], start[t + 1]), ntracks tracks), in rounds through a buffer
+ * of a sixteenth of the slices (32 MiB at most): each round gathers the
+ * slices of the next buffer's worth of final places (a pass in input order,
+ * the writes in as many runs as tracks meet there), packs the others toward
+ * the end, in order (a pass from the back: a slice never moves down past
+ * one not yet read), and copies the buffer into place. A slice's final
+ * place is its track's next one, counted per track in either pass (the
+ * slices not yet placed keep their order), so no per-slice array is made.
+ * Every access runs in order: following the cycles through the slices
+ * (below) waits for one far slice at a time, 17% of `summary` on a 1 GB
+ * marker log. Returns 0 when the buffer cannot be had (nothing moved). */
+static int group_in_rounds(struct stint_slice *src, const size_t *start, size_t ntracks, size_t n)
 {
-    size_t b = (n + 7) / 8, most = ((size_t)32 << 20) / sizeof *src;
+    size_t b = (n + 15) / 16, most = ((size_t)32 << 20) / sizeof *src;
     b = b < most ? b : most;
     struct stint_slice *buf = stint_hmem_alloc(b * sizeof *buf);
     if (!buf)
         return 0;
+    size_t *next = stint_xreallocarray(NULL, ntracks, sizeof *next);
     for (size_t lo = 0; lo < n;) {
         size_t hi = n - lo < b ? n : lo + b;
-        for (size_t i = lo; i < n; i++)
-            if (dest[i] < hi)
-                buf[dest[i] - lo] = src[i];
+        for (size_t t = 0; t < ntracks; t++) /* (places below lo are taken) */
+            next[t] = lo < start[t] ? start[t] : lo > start[t + 1] ? start[t + 1] : lo;
+        for (size_t i = lo; i < n; i++) {
+            size_t d = next[src[i].track]++;
+            if (d < hi)
+                buf[d - lo] = src[i];
+        }
+        for (size_t t = 0; t < ntracks; t++)
+            next[t] = start[t + 1];
         size_t w = n;
         for (size_t i = n; i-- > lo;)
-            if (dest[i] >= hi) {
-                w--;
-                if (w != i) {
-                    src[w] = src[i];
-                    dest[w] = dest[i];
-                }
-            }
+            if (--next[src[i].track] >= hi && --w != i)
+                src[w] = src[i];
         memcpy(src + lo, buf, (hi - lo) * sizeof *src);
         lo = hi;
     }
+    free(next);
     stint_hmem_free(buf, b * sizeof *buf);
     return 1;
 }
 
-/* Groups the slices by track: a stable counting sort, applied in place by
- * following the permutation's cycles (4 bytes per slice, not a second
- * 72-byte copy). Returns where each track's slices start (ntracks + 1
- * offsets, malloc'd). */
+/* Groups the slices by track: a stable counting sort, applied in place in
+ * rounds (group_in_rounds) or, for fewer slices, by following the
+ * permutation's cycles (4 bytes per slice, not a second 48-byte copy).
+ * Returns where each track's slices start (ntracks + 1 offsets, malloc'd). */
 static size_t *group_slices(struct stint_model *m, size_t ntracks)
 {
     size_t n = m->slices.len;
@@ -275,6 +280,10 @@ static size_t *group_slices(struct stint_model *m, size_t ntracks)
         start[t + 1] += start[t];
     if (grouped)
         return start;
+    const char *e = getenv("STINT_GROUP_ROUNDS_MIN"); /* (tests: either way on any input) */
+    size_t least = e && *e ? (size_t)strtoull(e, NULL, 10) : GROUP_ROUNDS_MIN;
+    if (n >= least && group_in_rounds(src, start, ntracks, n))
+        return start;
     struct stint_bigarray destv;
     stint_bigarray_init(&destv, sizeof(uint32_t));
     if (stint_bigarray_reserve(&destv, n) != 0)
@@ -285,12 +294,6 @@ static size_t *group_slices(struct stint_model *m, size_t ntracks)
     for (size_t i = 0; i < n; i++)
         dest[i] = (uint32_t)pos[src[i].track]++;
     free(pos);
-    const char *e = getenv("STINT_GROUP_ROUNDS_MIN"); /* (tests: either way on any input) */
-    size_t least = e && *e ? (size_t)strtoull(e, NULL, 10) : GROUP_ROUNDS_MIN;
-    if (n >= least && group_in_rounds(src, dest, n)) {
-        stint_bigarray_free(&destv);
-        return start;
-    }
     for (size_t i = 0; i < n; i++) {
         while (dest[i] != i) {
             uint32_t d = dest[i];
