@@ -185,6 +185,16 @@ static int wrun_of(int64_t ts, int64_t dur, int64_t lo, int64_t hi, int64_t ever
     return 1;
 }
 
+/* The writer's hooks for the args that spill holds (none when NULL). */
+static void spill_hook(struct stint_write_opts *wo, struct stint_args_spill *spill)
+{
+    if (!spill)
+        return;
+    wo->ext_args = stint_args_spill_get;
+    wo->ext_text = stint_args_spill_text;
+    wo->ext_ctx = spill;
+}
+
 /* Writes one Chrome file per window of `every` ns, from the trace's first
  * timestamp (or f->t0) to its last end (or f->t1), that a slice or a
  * counter sample overlaps; windows with nothing in them get no file (so a
@@ -248,10 +258,7 @@ static int split_write(const struct stint_model *m, const char *out_path, const 
     for (size_t i = 0; i < nm && !rc; i++)
         for (uint64_t k = runs[i].first; k <= runs[i].last && !rc; k++) {
             struct stint_write_opts wo = {.rebase = rebase, .window = 1, .select = sel};
-            if (spill) {
-                wo.ext_args = stint_args_spill_get;
-                wo.ext_ctx = spill;
-            }
+            spill_hook(&wo, spill);
             wo.t0 = lo + (int64_t)(k * (uint64_t)every);
             wo.t1 = hi - wo.t0 > every ? wo.t0 + every : hi;
             char *path = part_path(out_path, (size_t)k);
@@ -460,10 +467,7 @@ int stint_cmd_convert(int argc, char **argv)
     struct stint_write_stats st;
     memset(&st, 0, sizeof st);
     struct stint_write_opts wo = {.rebase = rebase, .before_write = folded_size_check, .ctx = &force, .select = sel};
-    if (spill) {
-        wo.ext_args = stint_args_spill_get;
-        wo.ext_ctx = spill;
-    }
+    spill_hook(&wo, spill);
     if (o.filter.has_range) {
         wo.window = 1;
         wo.t0 = o.filter.t0;

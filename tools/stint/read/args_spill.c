@@ -13,13 +13,26 @@
  * by its track and seq (a binary search over the track's chunks, then over
  * the chunk's records, whose offsets are listed when it is read back); a
  * seq found nowhere had no args. Reading keeps CACHE_SLOTS chunks (pread,
- * one call a chunk). A record is flattened by the reader's own walk
- * (chrome_args.c) into a scratch model, made afresh every SCRATCH_SLICES
- * records so that its strings do not pile up.
+ * one call a chunk).
+ *
+ * A record's text starts with a tag. REC_TEXT: the args already as the
+ * Chrome writer writes them (stint_i_chrome_args_render: the reader's own
+ * walk, into text instead of the model), for a slice that no end event can
+ * add args to (it has its duration, or is an instant, when it is taken), so
+ * that writing it is a copy; REC_COUNTS: the same, after how many args it
+ * left out (u32, past the 65535th) and how many bytes it wrote as U+FFFD
+ * (u32), both told again each time it is read back, as the model's walk
+ * would count them. A slice whose args render to nothing has no record.
+ * REC_RAW: the args object's text as read, for a slice still open (a B or
+ * an async begin), whose end's args the writer merges in: flattened again
+ * when it is read back, by the same walk, into a scratch model, made
+ * afresh every SCRATCH_SLICES records so that its strings do not pile up.
  */
 #include "read/args_spill.h"
 
 #include "read/chrome_int.h"
+#include "base/bgwrite.h"
+#include "base/threads.h"
 #include "base/xalloc.h"
 
 #include <errno.h>
@@ -35,6 +48,9 @@
 #define CACHE_SLOTS 64
 #define REC_HEAD 8 /* u32 seq, u32 length */
 #define SCRATCH_SLICES 16384
+#define REC_RAW 'R'
+#define REC_TEXT 'T'
+#define REC_COUNTS 'C'
 
 /* One track: its records not yet in the file (the chunk they will make)
  * and its chunks so far, in input order. */
@@ -64,6 +80,7 @@ struct slot {
 
 struct stint_args_spill {
     int fd;
+    struct stint_bgwrite *bg; /* the file written on a thread (base/bgwrite.h), NULL: through buf */
     int err;          /* errno of the first failed write or read, 0: none */
     char *buf;        /* the write buffer */
     size_t used;
@@ -80,6 +97,7 @@ struct stint_args_spill {
     int scratch_live;
     size_t scratch_uses;
     struct creader *cr;
+    struct args_text txt; /* the render of the slice being taken */
 };
 
 struct stint_args_spill *stint_args_spill_new(void)
@@ -99,7 +117,10 @@ struct stint_args_spill *stint_args_spill_new(void)
     free(path);
     struct stint_args_spill *sp = stint_xcalloc(1, sizeof *sp);
     sp->fd = fd;
-    sp->buf = stint_xmalloc(SPILL_BUF);
+    if (stint_threads_wanted() > 1)
+        sp->bg = stint_bgwrite_start(stint_bgwrite_fd_sink, &sp->fd);
+    if (!sp->bg)
+        sp->buf = stint_xmalloc(SPILL_BUF);
     for (size_t i = 0; i < CACHE_SLOTS; i++)
         sp->cache[i].chunk = UINT32_MAX;
     return sp;
@@ -124,6 +145,11 @@ static void spill_flush(struct stint_args_spill *sp)
 /* Appends n bytes to the file through the write buffer. */
 static void spill_put(struct stint_args_spill *sp, const void *p, size_t n)
 {
+    if (sp->bg) {
+        stint_bgwrite_put(sp->bg, p, n);
+        sp->off += n;
+        return;
+    }
     while (n) {
         if (sp->used == SPILL_BUF)
             spill_flush(sp);
@@ -172,11 +198,12 @@ static void tbuf_flush_all(struct stint_args_spill *sp)
         tbuf_flush(sp, &sp->tb[i], 1);
 }
 
-void stint_args_spill_take(void *ctx, const struct stint_model *m, uint32_t idx, const char *a, const char *b)
+/* Appends the record of slice s: its tag, then the n0 bytes at p0 and the
+ * n1 at p1. */
+static void record_put(struct stint_args_spill *sp, const struct stint_slice *s, char tag, const void *p0, uint32_t n0,
+                       const char *p1, uint32_t n1)
 {
-    struct stint_args_spill *sp = ctx;
-    const struct stint_slice *s = stint_model_slice(m, idx);
-    uint32_t head[2] = {s->seq, (uint32_t)(b - a)}, need = REC_HEAD + head[1];
+    uint32_t head[2] = {s->seq, 1 + n0 + n1}, need = REC_HEAD + head[1];
     sp->tb = stint_xgrow_zeroed(sp->tb, &sp->ntb, (size_t)s->track + 1, sizeof *sp->tb, 64);
     struct tbuf *t = &sp->tb[s->track];
     sp->text += head[1];
@@ -186,7 +213,9 @@ void stint_args_spill_take(void *ctx, const struct stint_model *m, uint32_t idx,
         sp->chunks[c].off = sp->off;
         sp->chunks[c].len = need;
         spill_put(sp, head, REC_HEAD);
-        spill_put(sp, a, head[1]);
+        spill_put(sp, &tag, 1);
+        spill_put(sp, p0, n0);
+        spill_put(sp, p1, n1);
         return;
     }
     if (t->used + need > t->cap) {
@@ -202,17 +231,54 @@ void stint_args_spill_take(void *ctx, const struct stint_model *m, uint32_t idx,
     }
     if (!t->used)
         t->chunk = chunk_new(sp, t, s->seq);
-    memcpy(t->p + t->used, head, REC_HEAD);
-    memcpy(t->p + t->used + REC_HEAD, a, head[1]);
+    char *o = t->p + t->used;
+    memcpy(o, head, REC_HEAD);
+    o[REC_HEAD] = tag;
+    if (n0)
+        memcpy(o + REC_HEAD + 1, p0, n0);
+    memcpy(o + REC_HEAD + 1 + n0, p1, n1);
     t->used += need;
     if (sp->buffered > BUFFERED_MAX)
         tbuf_flush_all(sp);
 }
 
+void stint_args_spill_take(void *ctx, const struct stint_model *m, uint32_t idx, const char *a, const char *b)
+{
+    struct stint_args_spill *sp = ctx;
+    const struct stint_slice *s = stint_model_slice(m, idx);
+    if (s->dur_ns < 0 && !(s->flags & STINT_SLICE_INSTANT)) { /* open: its end may bring args to merge */
+        record_put(sp, s, REC_RAW, NULL, 0, a, (uint32_t)(b - a));
+        return;
+    }
+    if (!sp->cr)
+        sp->cr = stint_xcalloc(1, sizeof *sp->cr);
+    struct args_text *t = &sp->txt;
+    stint_i_chrome_args_render(sp->cr, a, b, t);
+    if (!t->len && !t->dropped)
+        return; /* (nothing to write: no record) */
+    if (t->len > UINT32_MAX - 64) { /* (past what a record holds: the raw text, flattened again when written) */
+        record_put(sp, s, REC_RAW, NULL, 0, a, (uint32_t)(b - a));
+        return;
+    }
+    if (!t->dropped && !t->bad_utf8) {
+        record_put(sp, s, REC_TEXT, NULL, 0, t->p, (uint32_t)t->len);
+        return;
+    }
+    uint32_t counts[2] = {t->dropped > UINT32_MAX ? UINT32_MAX : (uint32_t)t->dropped,
+                          t->bad_utf8 > UINT32_MAX ? UINT32_MAX : (uint32_t)t->bad_utf8};
+    record_put(sp, s, REC_COUNTS, counts, sizeof counts, t->p, (uint32_t)t->len);
+}
+
 int stint_args_spill_done(struct stint_args_spill *sp)
 {
     tbuf_flush_all(sp);
-    spill_flush(sp);
+    if (sp->bg) {
+        int e = stint_bgwrite_end(sp->bg);
+        sp->bg = NULL;
+        if (e && !sp->err)
+            sp->err = e;
+    } else
+        spill_flush(sp);
     free(sp->buf);
     sp->buf = NULL;
     if (sp->err) {
@@ -323,9 +389,11 @@ const struct stint_arg *stint_args_spill_get(void *ctx, const struct stint_model
     const char *p = record_of(sp, s);
     if (!p)
         return NULL;
-    p += 4;
     uint32_t len;
-    memcpy(&len, p, sizeof len);
+    memcpy(&len, p + 4, sizeof len);
+    p += REC_HEAD;
+    if (*p != REC_RAW) /* (stint_args_spill_text gives it) */
+        return NULL;
     if (!sp->scratch_live || ++sp->scratch_uses >= SCRATCH_SLICES)
         scratch_reset(sp);
     struct stint_slice *z = &STINT_BA_AT(&sp->scratch.slices, struct stint_slice, 0);
@@ -333,11 +401,38 @@ const struct stint_arg *stint_args_spill_get(void *ctx, const struct stint_model
     z->args = STINT_NO_ID;
     z->nargs = 0;
     uint64_t d0 = sp->scratch.dropped;
-    stint_i_chrome_args_slice(sp->cr, p + sizeof len, p + sizeof len + len, 0);
+    stint_i_chrome_args_slice(sp->cr, p + 1, p + len, 0);
     sp->dropped += sp->scratch.dropped - d0;
     *n = z->nargs;
     *sm = &sp->scratch;
     return z->nargs ? stint_model_arg_at(&sp->scratch, z->args) : NULL;
+}
+
+int stint_args_spill_text(void *ctx, const struct stint_slice *s, const char **text, size_t *len, uint64_t *bad_utf8)
+{
+    struct stint_args_spill *sp = ctx;
+    *text = "";
+    *len = 0;
+    *bad_utf8 = 0;
+    const char *p = record_of(sp, s);
+    if (!p)
+        return 1;
+    uint32_t n;
+    memcpy(&n, p + 4, sizeof n);
+    p += REC_HEAD;
+    if (*p == REC_RAW)
+        return 0;
+    if (*p == REC_COUNTS) {
+        uint32_t counts[2];
+        memcpy(counts, p + 1, sizeof counts);
+        sp->dropped += counts[0];
+        *bad_utf8 = counts[1];
+        p += sizeof counts;
+        n -= (uint32_t)sizeof counts;
+    }
+    *text = p + 1;
+    *len = n - 1;
+    return 1;
 }
 
 int stint_args_spill_failed(const struct stint_args_spill *sp) { return sp->err; }
@@ -358,11 +453,14 @@ void stint_args_spill_free(struct stint_args_spill *sp)
     free(sp->chunks);
     if (sp->scratch_live)
         stint_model_free(&sp->scratch);
+    free(sp->txt.p);
     if (sp->cr) {
         free(sp->cr->scratch);
         free(sp->cr->key);
         free(sp->cr);
     }
+    if (sp->bg)
+        (void)stint_bgwrite_end(sp->bg); /* (not done: what it wrote is not read) */
     free(sp->buf);
     close(sp->fd);
     free(sp);

@@ -30,7 +30,20 @@ static void key_set(struct creader *r, size_t at, const char *s, size_t n)
     r->key[at + n] = 0;
 }
 
-typedef void (*arg_sink)(struct creader *r, void *ctx, const struct stint_arg *a);
+/* Where the walk hands each flattened arg: a, its flat key r->key[0, klen)
+ * and, for a string, a real or deep JSON, its text s[0, n) (a string's
+ * unescaped), valid during the call. */
+typedef void (*arg_sink)(struct creader *r, void *ctx, const struct stint_arg *a, size_t klen, const char *s,
+                         size_t n);
+
+/* One walk's sink; intern: the model's ids for the keys and texts in a
+ * (the model's sinks; every key met is interned, as it always was, so the
+ * ids stay those of before), 0: a carries only kind and ival (the render). */
+struct walk {
+    arg_sink sink;
+    void *ctx;
+    int intern;
+};
 
 /* Whether a JSON number's text has no fraction and no exponent. */
 static int is_integer_text(const char *s, size_t n)
@@ -53,19 +66,19 @@ static int read_text(struct creader *r, struct stint_json *j, const char **s, si
 }
 
 /* Walks one value (validated already) under flat key r->key[0..klen). */
-static void walk_value(struct creader *r, struct stint_json *j, size_t klen, int depth, arg_sink sink, void *ctx)
+static void walk_value(struct creader *r, struct stint_json *j, size_t klen, int depth, const struct walk *w)
 {
     int c = stint_json_ws(j);
     struct stint_arg a = {0};
-    a.key = stint_model_intern(r->m, r->key, klen);
+    a.key = w->intern ? stint_model_intern(r->m, r->key, klen) : 0;
     if (c == '{' || c == '[') {
         if (depth >= ARGS_FLATTEN_DEPTH) {
             const char *v0 = j->p;
             if (stint_json_skip(j) != STINT_JSON_OK)
                 return;
             a.kind = STINT_ARG_JSON;
-            a.sval = stint_model_intern(r->m, v0, (size_t)(j->p - v0));
-            sink(r, ctx, &a);
+            a.sval = w->intern ? stint_model_intern(r->m, v0, (size_t)(j->p - v0)) : 0;
+            w->sink(r, w->ctx, &a, klen, v0, (size_t)(j->p - v0));
             return;
         }
         int obj = c == '{';
@@ -93,12 +106,17 @@ static void walk_value(struct creader *r, struct stint_json *j, size_t klen, int
                 stint_json_ws(j);
                 j->p++; /* ':' */
             } else {
-                char ib[32];
-                int n = snprintf(ib, sizeof ib, "[%zu]", idx++);
-                key_set(r, klen, ib, (size_t)n);
-                nk = klen + (size_t)n;
+                char ib[32], *e = ib + sizeof ib, *q = e; /* "[idx]" */
+                size_t v = idx++;
+                *--q = ']';
+                do
+                    *--q = (char)('0' + v % 10);
+                while (v /= 10);
+                *--q = '[';
+                key_set(r, klen, q, (size_t)(e - q));
+                nk = klen + (size_t)(e - q);
             }
-            walk_value(r, j, nk, depth + 1, sink, ctx);
+            walk_value(r, j, nk, depth + 1, w);
         }
     }
     if (c == '"') {
@@ -107,8 +125,8 @@ static void walk_value(struct creader *r, struct stint_json *j, size_t klen, int
         if (read_text(r, j, &s, &n) != STINT_JSON_OK)
             return;
         a.kind = STINT_ARG_STRING;
-        a.sval = stint_model_intern(r->m, s, n);
-        sink(r, ctx, &a);
+        a.sval = w->intern ? stint_model_intern(r->m, s, n) : 0;
+        w->sink(r, w->ctx, &a, klen, s, n);
         return;
     }
     if (c == '-' || (c >= '0' && c <= '9')) {
@@ -122,59 +140,61 @@ static void walk_value(struct creader *r, struct stint_json *j, size_t klen, int
             a.ival = v;
         } else {
             a.kind = STINT_ARG_REAL;
-            a.sval = stint_model_intern(r->m, s, n);
+            a.sval = w->intern ? stint_model_intern(r->m, s, n) : 0;
         }
-        sink(r, ctx, &a);
+        w->sink(r, w->ctx, &a, klen, s, n);
         return;
     }
     if (c == 't' || c == 'f') {
         a.kind = STINT_ARG_BOOL;
         a.ival = c == 't';
         stint_json_skip(j);
-        sink(r, ctx, &a);
+        w->sink(r, w->ctx, &a, klen, NULL, 0);
         return;
     }
     /* null: dropped, as Perfetto does */
     stint_json_skip(j);
 }
 
-/* Walks the args value [a, b) under the flat key prefix into sink. */
-static void walk_args(struct creader *r, const char *a, const char *b, const char *prefix, arg_sink sink, void *ctx)
+/* Walks the args value [a, b) under the flat key prefix into w. */
+static void walk_args(struct creader *r, const char *a, const char *b, const char *prefix, const struct walk *w)
 {
     struct stint_json j = chrome_sub_json(a, b);
     size_t pl = strlen(prefix);
     key_set(r, 0, prefix, pl);
-    walk_value(r, &j, pl, 0, sink, ctx);
+    walk_value(r, &j, pl, 0, w);
 }
 
-static void sink_slice(struct creader *r, void *ctx, const struct stint_arg *a)
+static void sink_slice(struct creader *r, void *ctx, const struct stint_arg *a, size_t klen, const char *s, size_t n)
 {
+    (void)klen, (void)s, (void)n;
     stint_model_add_arg(r->m, *(uint32_t *)ctx, a);
 }
 
-static void sink_end(struct creader *r, void *ctx, const struct stint_arg *a)
+static void sink_end(struct creader *r, void *ctx, const struct stint_arg *a, size_t klen, const char *s, size_t n)
 {
-    (void)ctx;
+    (void)ctx, (void)klen, (void)s, (void)n;
     stint_model_end_arg(r->m, a);
 }
 
-static void sink_metadata(struct creader *r, void *ctx, const struct stint_arg *a)
+static void sink_metadata(struct creader *r, void *ctx, const struct stint_arg *a, size_t klen, const char *s,
+                          size_t n)
 {
-    (void)ctx;
-    struct stint_arg *n = stint_bigarray_push(&r->m->metadata);
-    if (n)
-        *n = *a;
+    (void)ctx, (void)klen, (void)s, (void)n;
+    struct stint_arg *n2 = stint_bigarray_push(&r->m->metadata);
+    if (n2)
+        *n2 = *a;
 }
 
 /* STINT_MODEL_ARGS_CORRELATION: walks only the top-level member
  * "correlation" of the args value [a, b) into sink, as walk_args would name
  * and read it ("args.correlation"); the other members are skipped unread. An
  * args value that is no object is walked whole. */
-static void walk_correlation(struct creader *r, const char *a, const char *b, arg_sink sink, void *ctx)
+static void walk_correlation(struct creader *r, const char *a, const char *b, const struct walk *w)
 {
     struct stint_json j = chrome_sub_json(a, b);
     if (stint_json_ws(&j) != '{') {
-        walk_args(r, a, b, "args", sink, ctx);
+        walk_args(r, a, b, "args", w);
         return;
     }
     j.p++;
@@ -201,7 +221,7 @@ static void walk_correlation(struct creader *r, const char *a, const char *b, ar
         kn = key_text(&k, kn, kesc, kb);
         if (key_is(k, kn, "correlation")) {
             key_set(r, 0, "args.correlation", 16);
-            walk_value(r, &j, 16, 1, sink, ctx);
+            walk_value(r, &j, 16, 1, w);
         } else if (c == '"' && stint_json_string_short(&j, &v, &vn)) {
             continue;
         } else if ((c == '-' || (c >= '0' && c <= '9')) && stint_json_number_short(&j, &v, &vn)) {
@@ -214,18 +234,20 @@ static void walk_correlation(struct creader *r, const char *a, const char *b, ar
 
 void stint_i_chrome_args_slice(struct creader *r, const char *a, const char *b, uint32_t idx)
 {
+    const struct walk w = {sink_slice, &idx, 1};
     if (r->m->flags & STINT_MODEL_ARGS_CORRELATION)
-        walk_correlation(r, a, b, sink_slice, &idx);
+        walk_correlation(r, a, b, &w);
     else
-        walk_args(r, a, b, "args", sink_slice, &idx);
+        walk_args(r, a, b, "args", &w);
 }
 
 void stint_i_chrome_args_end(struct creader *r, const char *a, const char *b)
 {
+    const struct walk w = {sink_end, NULL, 1};
     if (r->m->flags & STINT_MODEL_ARGS_CORRELATION)
-        walk_correlation(r, a, b, sink_end, NULL);
+        walk_correlation(r, a, b, &w);
     else
-        walk_args(r, a, b, "args", sink_end, NULL);
+        walk_args(r, a, b, "args", &w);
 }
 
 int stint_i_chrome_args_corr(struct creader *r, const char *a, const char *b, int64_t *out)
@@ -276,7 +298,8 @@ int stint_i_chrome_args_corr(struct creader *r, const char *a, const char *b, in
 
 void stint_i_chrome_args_metadata(struct creader *r, const char *a, const char *b)
 {
-    walk_args(r, a, b, "json_metadata", sink_metadata, NULL);
+    const struct walk w = {sink_metadata, NULL, 1};
+    walk_args(r, a, b, "json_metadata", &w);
 }
 
 int stint_i_chrome_find_arg(const char *a, const char *b, const char *key, struct span *out)
@@ -323,4 +346,123 @@ int stint_i_chrome_next_member(struct stint_json *j, const char **k0, const char
         stint_json_ws(j);
         return 1;
     }
+}
+
+/* ---- the args as the Chrome writer writes them (convert's spill) ---- */
+
+/* Room for n more bytes in t. */
+static char *text_room(struct args_text *t, size_t n)
+{
+    t->p = stint_xgrow(t->p, &t->cap, t->len + n, 1, 1024);
+    return t->p + t->len;
+}
+
+/* s[0, n) as the writers' JSON string body (write/textout.c, UTF-8 form):
+ * valid UTF-8 and DEL as they are, '"' '\\' \n \r \t escaped, other
+ * control bytes as \u00XX, a byte that starts no valid sequence as U+FFFD
+ * (counted). */
+static void text_json_body(struct args_text *t, const char *s, size_t n)
+{
+    static const char hex[] = "0123456789abcdef";
+    char *o = text_room(t, 6 * n), *o0 = o;
+    const unsigned char *u = (const unsigned char *)s, *e = u + n;
+    while (u < e) {
+        unsigned char c = *u;
+        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
+            *o++ = (char)c;
+            u++;
+            continue;
+        }
+        int l = c >= 0x80 ? stint_json_utf8_seq(u, e) : 0;
+        if (l > 0) {
+            memcpy(o, u, (size_t)l);
+            o += l;
+            u += l;
+            continue;
+        }
+        u++;
+        *o++ = '\\';
+        switch (c) {
+        case '"': *o++ = '"'; break;
+        case '\\': *o++ = '\\'; break;
+        case '\n': *o++ = 'n'; break;
+        case '\r': *o++ = 'r'; break;
+        case '\t': *o++ = 't'; break;
+        default:
+            if (c < 0x20) {
+                memcpy(o, "u00", 3);
+                o[3] = hex[c >> 4];
+                o[4] = hex[c & 15];
+                o += 5;
+            } else { /* (the '\\' taken back) */
+                memcpy(o - 1, "\xEF\xBF\xBD", 3);
+                o += 2;
+                t->bad_utf8++;
+            }
+            break;
+        }
+    }
+    t->len += (size_t)(o - o0);
+}
+
+/* The render's sink: `"key":value` (the flat key less its "args." prefix,
+ * as write_chrome_args.c's put_arg writes it), after a comma unless first;
+ * past the 65535th arg only counted (the model keeps no more). */
+static void sink_text(struct creader *r, void *ctx, const struct stint_arg *a, size_t klen, const char *s, size_t n)
+{
+    struct args_text *t = ctx;
+    if (t->nargs == UINT16_MAX) {
+        t->dropped++;
+        return;
+    }
+    const char *key = r->key;
+    if (klen > 5 && !memcmp(key, "args.", 5)) {
+        key += 5;
+        klen -= 5;
+    }
+    char *o = text_room(t, 2);
+    if (t->nargs++)
+        *o++ = ',';
+    *o++ = '"';
+    t->len = (size_t)(o - t->p);
+    text_json_body(t, key, klen);
+    o = text_room(t, 2 + 24 + 2 * n + 2);
+    *o++ = '"';
+    *o++ = ':';
+    if (a->kind == STINT_ARG_INT) {
+        uint64_t v = a->ival < 0 ? (uint64_t)0 - (uint64_t)a->ival : (uint64_t)a->ival;
+        char b[24], *e = b + sizeof b, *q = e;
+        do
+            *--q = (char)('0' + v % 10);
+        while (v /= 10);
+        if (a->ival < 0)
+            *o++ = '-';
+        memcpy(o, q, (size_t)(e - q));
+        o += e - q;
+    } else if (a->kind == STINT_ARG_BOOL) {
+        memcpy(o, a->ival ? "true" : "false", a->ival ? 4 : 5);
+        o += a->ival ? 4 : 5;
+    } else if (a->kind == STINT_ARG_STRING) {
+        *o++ = '"';
+        t->len = (size_t)(o - t->p);
+        text_json_body(t, s, n);
+        o = text_room(t, 1);
+        *o++ = '"';
+    } else { /* a real or deep JSON: its text, up to a NUL as the writer's fputs of the model's copy */
+        const char *z = n ? memchr(s, 0, n) : NULL;
+        size_t k = z ? (size_t)(z - s) : n;
+        memcpy(o, s, k);
+        o += k;
+    }
+    t->len = (size_t)(o - t->p);
+}
+
+void stint_i_chrome_args_render(struct creader *r, const char *a, const char *b, struct args_text *t)
+{
+    t->len = 0;
+    t->nargs = 0;
+    t->dropped = 0;
+    t->bad_utf8 = 0;
+    const struct walk w = {sink_text, t, 0};
+    walk_args(r, a, b, "args", &w);
 }

@@ -381,6 +381,25 @@ void stint_i_chrome_args_metadata(struct creader *r, const char *a, const char *
  * reads it (readers.h, corr_fn): 1 and *out when the first one is an integer. */
 int stint_i_chrome_args_corr(struct creader *r, const char *a, const char *b, int64_t *out);
 
+/* A slice's args as the Chrome writer writes them: the `"key":value`
+ * members of its "args" object, comma-separated, without the braces
+ * (stint_i_chrome_args_render; write/write_chrome_args.c writes the same
+ * bytes from the model's args). */
+struct args_text {
+    char *p; /* grows; owned by the caller */
+    size_t len, cap;
+    uint32_t nargs;    /* members written (at most 65535, as the model keeps) */
+    uint64_t dropped;  /* args past those: left out, as the model drops them */
+    uint64_t bad_utf8; /* bytes written as U+FFFD (the writers' count, write/textout.h) */
+};
+
+/* The args object [a, b) flattened as stint_i_chrome_args_slice flattens
+ * it, but written into t as text (t emptied first), nothing interned: the
+ * key less its "args." prefix as a JSON string, the value by its kind (an
+ * integer in decimal, a real or deep JSON as its text, a string escaped as
+ * the writers escape it, a bool). */
+void stint_i_chrome_args_render(struct creader *r, const char *a, const char *b, struct args_text *t);
+
 /* Finds a top-level arg by key in a raw args object [a, b): 1 with its
  * value span in *out, 0 when absent or not a string or number. */
 int stint_i_chrome_find_arg(const char *a, const char *b, const char *key, struct span *out);

@@ -29,6 +29,8 @@ static atomic_ullong bad_utf8;
 
 unsigned long long stint_out_bad_utf8(void) { return atomic_load_explicit(&bad_utf8, memory_order_relaxed); }
 
+void stint_out_bad_utf8_add(unsigned long long n) { atomic_fetch_add_explicit(&bad_utf8, n, memory_order_relaxed); }
+
 /* The code point of the valid UTF-8 sequence p[0, l) as \uXXXX, or as a
  * surrogate pair above U+FFFF (ensure_ascii). */
 static void put_cp_escape(FILE *f, const unsigned char *p, int l)

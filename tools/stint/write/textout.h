@@ -38,6 +38,9 @@ void stint_out_json_ascii(FILE *f, const char *s, size_t len);
 /* Bytes written as U+FFFD by the functions above since the process
  * started (an atomic counter: any thread may write JSON). */
 unsigned long long stint_out_bad_utf8(void);
+/* Adds n to that count: bytes written as U+FFFD in text escaped elsewhere
+ * the same way (convert's args written ahead, read/args_spill.h). */
+void stint_out_bad_utf8_add(unsigned long long n);
 /* Writes s as one CSV field: quoted (RFC 4180, '"' doubled) when it holds a
  * comma, a double quote or any control byte (CR, LF, TAB, NUL, ESC ... DEL),
  * so no control byte is ever outside quotes. A cell that starts with '=',

@@ -30,9 +30,11 @@
  */
 #include "write/writers.h"
 
+#include "write/bgfile.h"
 #include "write/textout.h"
 #include "write/write_chrome_int.h"
 #include "base/cmp.h"
+#include "base/threads.h"
 #include "base/xalloc.h"
 
 #include <inttypes.h>
@@ -829,6 +831,12 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
                        struct stint_write_stats *st)
 {
     memset(st, 0, sizeof *st);
+    /* the output is written on a thread of its own while this one formats it (write/bgfile.h) */
+    struct stint_bgfile *bf = NULL;
+    if (stint_threads_wanted() > 1) {
+        FILE *f = stint_bgfile_open(out, &bf);
+        out = f ? f : out;
+    }
     struct chrome_run w = {.m = m, .out = out, .o = o, .st = st, .first = 1};
     w.org = o && o->rebase ? stint_model_origins(m) : (struct stint_origins){0, 0};
     st->origin_ns = w.org.host;
@@ -857,6 +865,8 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
     put_samples(&w);
     put_metadata(out, m, &w.org, w.has_dev, o, st);
     __fsetlocking(out, locking);
+    if (bf)
+        (void)stint_bgfile_close(out, bf); /* (an error stays on the caller's stream, errno set to it) */
     for (size_t i = 0; i < nlanes; i++) {
         for (size_t k = 0; k < w.nsubs[i]; k++)
             free(w.subs[i][k].st);

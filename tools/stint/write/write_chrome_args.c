@@ -5,6 +5,8 @@
  * model (writers.h, ext_args: convert's spill) with the model's (an E's)
  * merged in as the model merges an E's args into its B's, then the window's
  * "stint_clipped". Keys lose their "args." prefix; values keep their types.
+ * Args a caller wrote ahead (ext_text) are copied as they are: they are
+ * these very bytes (read/chrome_args.c, stint_i_chrome_args_render).
  */
 #include "write/write_chrome_int.h"
 
@@ -70,6 +72,27 @@ static void put_merged_args(FILE *f, const struct stint_model *m, const struct s
 void stint_i_chrome_put_args(FILE *f, const struct stint_model *m, const struct stint_slice *s, unsigned clip,
                              const struct stint_write_opts *o)
 {
+    const char *text;
+    size_t tl;
+    uint64_t bad;
+    if (o && o->ext_text && o->ext_text(o->ext_ctx, s, &text, &tl, &bad)) { /* written already: a copy */
+        if (bad)
+            stint_out_bad_utf8_add(bad);
+        if (!tl && !s->nargs && !clip)
+            return;
+        fputs(",\"args\":{", f);
+        fwrite(text, 1, tl, f);
+        /* (a slice with text has no args of an E: its text was made when it was read, closed) */
+        for (uint32_t k = 0; k < s->nargs; k++)
+            put_arg(f, m, stint_model_arg_at(m, s->args + k), k == 0 && !tl);
+        if (clip)
+            fprintf(f, "%s\"stint_clipped\":\"%s\"", s->nargs || tl ? "," : "",
+                    clip == (STINT_I_CLIP_START | STINT_I_CLIP_END) ? "start,end"
+                    : clip == STINT_I_CLIP_START                 ? "start"
+                                                                 : "end");
+        putc('}', f);
+        return;
+    }
     size_t nx = 0;
     const struct stint_model *xm = m;
     const struct stint_arg *xa = o && o->ext_args ? o->ext_args(o->ext_ctx, m, s, &nx, &xm) : NULL;

@@ -87,6 +87,12 @@ struct stint_write_opts {
     const struct stint_arg *(*ext_args)(void *ctx, const struct stint_model *m, const struct stint_slice *s,
                                         size_t *n, const struct stint_model **sm);
     void *ext_ctx;
+    /* Chrome, optional, with ext_args: s's own args already as this writer
+     * writes them (the members of its "args" object, without the braces):
+     * ext_text(ext_ctx, s, &text, &len, &bad) returns 1 with them (len 0:
+     * none; bad: bytes in them written as U+FFFD, for stint_out_bad_utf8),
+     * copied as they are, or 0 when ext_args gives them */
+    int (*ext_text)(void *ctx, const struct stint_slice *s, const char **text, size_t *len, uint64_t *bad_utf8);
 };
 
 /* Chrome Trace Event JSON (object form): M names and sort indexes, X spans
