@@ -312,7 +312,7 @@ static uint32_t intern_slow(stint_capture *c, const char *s, size_t len, cap_ptr
 
 /* Appends a thread entry the first time (pid, tid) shows up, or when its
  * name changed (a tid reused by a new thread). */
-static void see_thread(stint_capture *c, const stint_i_event *ev)
+static void see_thread(stint_capture *c, const stint_i_rec_src *ev)
 {
     const char *name = ev->thread_name ? ev->thread_name : "";
     size_t k = 0;
@@ -431,7 +431,8 @@ static void on_event(stint_i_sink *s, const stint_i_event *ev)
         return;
     }
     if (!c->have_last || c->last_tid != ev->tid) { /* (a drain hands each thread's records in one run) */
-        see_thread(c, ev);
+        const stint_i_rec_src src = {ev->pid, ev->tid, ev->thread_name, ev->thread_handle};
+        see_thread(c, &src);
         c->have_last = 1;
         c->last_tid = ev->tid;
     }
@@ -481,6 +482,50 @@ static void on_event(stint_i_sink *s, const stint_i_event *ev)
     c->len += n;
     c->nentries++;
     c->pending++;
+}
+
+/* The record of a span without attributes or a copied name (most spans),
+ * taken as the hot path wrote it: the same entry on_event writes for it,
+ * without decoding it into an event first (its two clock values are
+ * converted here, its name interned through its call site). Returns 0 for
+ * every other record, and for a thread's first in a run (its thread entry
+ * comes from on_event). */
+static int on_raw(stint_i_sink *s, const stint_i_rec *r, const stint_i_rec_src *src)
+{
+    stint_capture *c = (stint_capture *)s;
+    const stint_loc *loc = r->loc;
+    if (r->kind != STINT_I_REC_SPAN || r->nattr || (r->flags & STINT_I_F_COPYNAME) || !loc || c->closed ||
+        c->in_child || c->sticky || !c->have_last || c->last_tid != src->tid)
+        return 0;
+    const char *nm = loc->name ? loc->name : "";
+    uint32_t name = intern(c, nm, strlen(nm));
+    uint32_t sattrs = loc->attrs && *loc->attrs ? intern(c, loc->attrs, strlen(loc->attrs)) : 0;
+    int64_t ts, end;
+    stint_i_clock_pair_to_ns(r->clock, r->start, r->end, &ts, &end);
+    int64_t dur = end - ts;
+    entry_begin(c);
+    if (c->sticky || !room(c, CAP_SPAN_BYTES)) {
+        c->lost++;
+        return 1;
+    }
+    uint8_t *p = c->buf + c->len;
+    put32(p, CAP_SPAN_BYTES);
+    p[4] = CAP_E_SPAN;
+    p[5] = (uint8_t)(((r->flags & STINT_I_F_TRUNC) ? CAP_F_TRUNC : 0) |
+                     ((r->flags & STINT_I_F_AUTOCLOSED) ? CAP_F_AUTOCLOSED : 0));
+    p[6] = p[7] = 0;
+    put32(p + 8, (uint32_t)src->tid);
+    put32(p + 12, (uint32_t)r->depth);
+    put32(p + 16, name);
+    put32(p + 20, sattrs);
+    put64(p + 24, (uint64_t)ts);
+    put64(p + 32, (uint64_t)(dur < 0 ? 0 : dur));
+    put64(p + 40, r->inv);
+    put64(p + 48, r->hid);
+    c->len += CAP_SPAN_BYTES;
+    c->nentries++;
+    c->pending++;
+    return 1;
 }
 
 static void on_dropped(stint_i_sink *s, const stint_i_drop *d)
@@ -618,6 +663,7 @@ static stint_capture *capture_create(const char *path, stint_status *st, char *e
         capture_free(c);
         return NULL;
     }
+    c->sink.raw = on_raw;
     c->sink.event = on_event;
     c->sink.dropped = on_dropped;
     c->sink.flush = on_flush;

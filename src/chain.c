@@ -131,16 +131,18 @@ stint_i_chunk *stint_i_spare_pop(stint_i_thread *t)
 
 /* Gives back a chunk the consumer has moved past (or one of a chain being
  * reset): onto the thread's stack of free chunks while it holds fewer than
- * STINT_I_SPARE_MAX, or while the thread is busy and the chunks mapped in
- * the process take less than half the cap (the home chunk always: it is
- * never unmapped), else unmapped. A busy thread whose writer fell behind
- * (a writer without a core for a while) takes its chunks again as the
- * writer catches up: unmapped, each would be mapped again, and its first
- * touch costs the recording thread ~3 ms a MiB on the measurement machine. */
+ * STINT_I_SPARE_MAX, or while the thread has linked chunks lately
+ * (keep_free) and the chunks mapped in the process take less than half the
+ * cap (the home chunk always: it is never unmapped), else unmapped. A
+ * thread whose writer fell behind (a writer without a core for a while)
+ * takes its chunks again as the writer catches up, and a burst after a
+ * short pause takes them again too: unmapped, each would be mapped again,
+ * and its first touch costs the recording thread ~3 ms a MiB on the
+ * measurement machine. */
 void stint_i_chunk_release(stint_i_thread *t, stint_i_chunk *c)
 {
     if (c->mapped && atomic_load_explicit(&t->nspare, memory_order_relaxed) >= STINT_I_SPARE_MAX &&
-        (!t->busy || atomic_load_explicit(&stint_i_chain_bytes, memory_order_relaxed) >= stint_i_chain_cap / 2))
+        (!t->keep_free || atomic_load_explicit(&stint_i_chain_bytes, memory_order_relaxed) >= stint_i_chain_cap / 2))
         stint_i_chunk_unmap(c);
     else
         spare_push(t, c);
@@ -291,8 +293,9 @@ void stint_i_decode(const stint_i_thread *t, const stint_i_rec *r, stint_i_event
         ev.ts_ns = r->start;
         ev.dur_ns = r->end - r->start;
     } else {
-        ev.ts_ns = stint_i_clock_to_ns(r->clock, r->start);
-        ev.dur_ns = stint_i_clock_to_ns(r->clock, r->end) - ev.ts_ns;
+        int64_t end;
+        stint_i_clock_pair_to_ns(r->clock, r->start, r->end, &ev.ts_ns, &end);
+        ev.dur_ns = end - ev.ts_ns;
         if (ev.dur_ns < 0)
             ev.dur_ns = 0;
     }

@@ -242,6 +242,20 @@ int64_t stint_i_clock_to_ns(int mode, int64_t raw)
     return g_seg.lo_ns + (int64_t)(((stint_i_i128)(raw - g_seg.lo_tsc) * g_seg.mult_q32) >> 32);
 }
 
+void stint_i_clock_pair_to_ns(int mode, int64_t a, int64_t b, int64_t *a_ns, int64_t *b_ns)
+{
+    /* both in the cached segment (a span's two ends nearly always are): the
+     * conversions stint_i_clock_to_ns would make, without its two calls */
+    if (mode == STINT_I_CLOCK_TSC && g_cal_n >= 2 && g_seg.gen == g_cal_gen && a >= g_seg.lo_tsc &&
+        a < g_seg.hi_tsc && b >= g_seg.lo_tsc && b < g_seg.hi_tsc) {
+        *a_ns = g_seg.lo_ns + (int64_t)(((stint_i_i128)(a - g_seg.lo_tsc) * g_seg.mult_q32) >> 32);
+        *b_ns = g_seg.lo_ns + (int64_t)(((stint_i_i128)(b - g_seg.lo_tsc) * g_seg.mult_q32) >> 32);
+        return;
+    }
+    *a_ns = stint_i_clock_to_ns(mode, a);
+    *b_ns = stint_i_clock_to_ns(mode, b);
+}
+
 static int cpu_has_invariant_tsc(void)
 {
 #if STINT_I_HAVE_TSC

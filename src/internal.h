@@ -62,6 +62,9 @@ int64_t stint_i_real_ns(void); /* CLOCK_REALTIME ns */
 /* Converts a raw value read with `mode` to CLOCK_MONOTONIC ns. Only called
  * with the drain lock held (it may record a calibration point). */
 int64_t stint_i_clock_to_ns(int mode, int64_t raw);
+/* Converts a span's two raw values a and b (read with `mode`) as two calls
+ * of stint_i_clock_to_ns would, in one (drain lock held). */
+void stint_i_clock_pair_to_ns(int mode, int64_t a, int64_t b, int64_t *a_ns, int64_t *b_ns);
 /* Takes a fresh TSC calibration point (drain lock held). */
 void stint_i_clock_calibrate_point(void);
 /* Runs the TSC proof across every allowed CPU and switches the clock to TSC
@@ -161,9 +164,23 @@ typedef struct stint_i_drop {
     int64_t last_ts_ns;
 } stint_i_drop;
 
+/* The thread a record comes from, for a sink that takes records as the
+ * hot path wrote them (stint_i_sink.raw). */
+typedef struct stint_i_rec_src {
+    int32_t pid;
+    int32_t tid;
+    const char *thread_name; /* never NULL, may be "" */
+    uint64_t thread_handle;
+} stint_i_rec_src;
+
 /* A sink. All callbacks are optional and run with the drain lock held. */
 typedef struct stint_i_sink stint_i_sink;
 struct stint_i_sink {
+    /* A record as the hot path wrote it (raw clock values, its tail not
+     * decoded), offered before any decoding: returns 1 when the sink took
+     * it (or has nothing to do with it), 0 to be handed it as an event.
+     * The drain decodes a record only when a sink asks for the event. */
+    int (*raw)(stint_i_sink *s, const stint_i_rec *r, const stint_i_rec_src *src);
     void (*event)(stint_i_sink *s, const stint_i_event *ev);
     void (*dropped)(stint_i_sink *s, const stint_i_drop *d);
     void (*flush)(stint_i_sink *s); /* end of a drain: push buffered bytes out */

@@ -540,6 +540,16 @@ static void markers_event(stint_i_sink *s, const stint_i_event *ev)
     }
 }
 
+/* Records reach no line while markers are off (or not set up yet): taken
+ * as they are, so that they are not decoded for this sink. */
+static int markers_raw(stint_i_sink *s, const stint_i_rec *r, const stint_i_rec_src *src)
+{
+    (void)r;
+    (void)src;
+    const marker_sink *m = (const marker_sink *)s;
+    return m->dest == DEST_OFF || m->dest == DEST_UNSET;
+}
+
 _Static_assert(STINT_I_MARKER_LINE_ROOM == MARKER_FORMAT_MAX, "the room stint_i_flush_own keeps per line");
 
 int stint_i_markers_sole(const stint_i_sink *s, unsigned *flags)
@@ -639,6 +649,7 @@ static uint64_t markers_lost(stint_i_sink *s) { return ((marker_sink *)s)->lost;
 
 static void init_sink_ops(void)
 {
+    g_markers.base.raw = markers_raw;
     g_markers.base.event = markers_event;
     g_markers.base.dropped = markers_dropped;
     g_markers.base.flush = markers_flush;

@@ -140,7 +140,7 @@ struct stint_i_thread {
     uint64_t discarded; /* records drained with no sink left (after stint_shutdown): dropped, not recorded */
     uint64_t grew_seen; /* grew at the writer's last pass */
     int64_t grew_at_ns; /* when the writer saw grew change last (CLOCK_MONOTONIC) */
-    int busy;           /* it linked a chunk within two writer periods: chunks it is done with are kept */
+    int keep_free;      /* it linked a chunk within 25 writer periods: the chunks it is done with are kept */
     int64_t freed_at_ns; /* on the free list since (CLOCK_MONOTONIC): its free chunks are kept that long */
 
     /* identity and list membership (registry lock) */
@@ -229,6 +229,14 @@ stint_i_thread *stint_i_self(void);
  * parallel), when the marker sink writing to a file is the only sink;
  * writer.c then drains the rest. */
 void stint_i_flush_own(void);
+/* At exit (exit_report.c): writes msg (n bytes as snprintf counted them
+ * into cap) to stderr if it takes it within 100 ms; says how many spans are
+ * still open in live threads (never recorded); says what was dropped (sig
+ * of s->spans_dropped by signal handlers) and what a sink could not write
+ * (why: its reason). */
+void stint_i_exit_say(const char *msg, int n, size_t cap);
+void stint_i_open_spans_report(void);
+void stint_i_exit_losses(const stint_stats *s, uint64_t sig, stint_status st, const char *why);
 /* Free chunks a thread keeps at most for its next burst. */
 #define STINT_I_SPARE_MAX 16
 

@@ -22,7 +22,6 @@
 
 #include <errno.h>
 #include <limits.h>
-#include <poll.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -274,14 +273,24 @@ void stint_i_sink_remove(stint_i_sink *s)
 
 /* ---- the drain ------------------------------------------------------------------------ */
 
-static void decode_and_emit(stint_i_thread *t, const stint_i_rec *r)
+/* Hands record r of t to every sink: raw to those that take it so, decoded
+ * (once, when the first sink asks) to the others. */
+static void emit(stint_i_thread *t, const stint_i_rec *r, const stint_i_rec_src *src)
 {
     stint_i_attr_view views[STINT_ATTR_MAX];
     stint_i_event ev;
-    stint_i_decode(t, r, &ev, views);
-    for (stint_i_sink *s = g_sinks; s; s = s->next)
-        if (s->event)
-            s->event(s, &ev);
+    int decoded = 0;
+    for (stint_i_sink *s = g_sinks; s; s = s->next) {
+        if (s->raw && s->raw(s, r, src))
+            continue;
+        if (!s->event)
+            continue;
+        if (!decoded) {
+            stint_i_decode(t, r, &ev, views);
+            decoded = 1;
+        }
+        s->event(s, &ev);
+    }
 }
 
 /* Hands t's records to the sinks, at most about `budget` bytes of them
@@ -299,6 +308,7 @@ static int drain_thread(stint_i_thread *t, uint64_t budget, int full_only)
     if (head - tail > budget)
         head = tail + budget; /* (a bound to pass, not a record boundary: the loop ends after it) */
     int open_chunk = 0;
+    const stint_i_rec_src src = {g_pid, t->tid, t->name, t->handle};
     if (atomic_load_explicit(&t->claimed, memory_order_relaxed))
         head = published = tail; /* (its own flush formats them now, and writes them: stint_i_flush_own) */
     while (tail < head) {
@@ -310,7 +320,7 @@ static int drain_thread(stint_i_thread *t, uint64_t budget, int full_only)
         t->rpos += r->size;
         if (r->kind != STINT_I_REC_PAD) {
             if (g_sinks) {
-                decode_and_emit(t, r);
+                emit(t, r, &src);
                 t->written++;
             } else {
                 t->discarded++; /* no sink left to take it: lost, and counted so */
@@ -426,7 +436,7 @@ static int drain_pass(uint64_t budget, int writer)
                 t->grew_at_ns = now;
             }
             full_only = t->grew_at_ns && now - t->grew_at_ns < 2 * period_ns;
-            t->busy = full_only;
+            t->keep_free = t->grew_at_ns && now - t->grew_at_ns < 25 * period_ns;
         }
         uint64_t released = atomic_load_explicit(&t->released, memory_order_relaxed);
         if (drain_thread(t, budget == UINT64_MAX ? t->drain_to : budget, full_only))
@@ -681,55 +691,6 @@ stint_status stint_shutdown(void)
 
 static void stats_locked(stint_stats *out);
 
-/* At exit, writes msg (n bytes as snprintf counted them into cap) to stderr
- * if it takes it within 100 ms: a pipe nobody reads must not hold the exit
- * (a line under PIPE_BUF goes in whole once poll says there is room), and a
- * reader that has gone must not kill the process (SIGPIPE is blocked for the
- * write). */
-static void exit_say(const char *msg, int n, size_t cap)
-{
-    if (n <= 0)
-        return;
-    struct pollfd pf = {.fd = 2, .events = POLLOUT};
-    if (poll(&pf, 1, 100) == 1 && (pf.revents & POLLOUT))
-        (void)stint_i_write_all(2, msg, (size_t)n < cap ? (size_t)n : cap - 1);
-}
-
-/* At exit: the spans still open in the process's threads (other threads
- * running on, or the exiting one's after stint_shutdown()): never ended, so
- * never recorded, since a span is written at its end. Counted from each
- * live thread's depth (relaxed loads: a snapshot while they run on) and
- * said on stderr; nothing when none is open or the registry is held past
- * 100 ms. */
-static void open_spans_report(void)
-{
-    struct timespec dl = deadline_in(100);
-    stint_i_busy_inc();
-    if (pthread_mutex_timedlock(&stint_i_registry_lock, &dl) != 0) {
-        stint_i_busy_dec();
-        return;
-    }
-    uint64_t spans = 0, threads = 0;
-    for (stint_i_thread *t = stint_i_threads; t; t = t->next) {
-        if (atomic_load_explicit(&t->dead, memory_order_acquire))
-            continue;
-        uint64_t n = (uint64_t)__atomic_load_n(&t->depth, __ATOMIC_RELAXED) +
-                     __atomic_load_n(&t->deep, __ATOMIC_RELAXED);
-        spans += n;
-        threads += n != 0;
-    }
-    reg_unlock();
-    if (!spans)
-        return;
-    char msg[256];
-    int n = snprintf(msg, sizeof msg,
-                     "stint: %llu span%s still open in %llu thread%s at exit, never recorded (a span is written "
-                     "when it ends)\n",
-                     (unsigned long long)spans, spans == 1 ? "" : "s", (unsigned long long)threads,
-                     threads == 1 ? "" : "s");
-    exit_say(msg, n, sizeof msg);
-}
-
 /* Spans begun by signal handlers that interrupted the library on their
  * thread, never recorded (in spans_dropped). Drain lock held. */
 static uint64_t sig_dropped_locked(void)
@@ -740,38 +701,6 @@ static uint64_t sig_dropped_locked(void)
         n += atomic_load(&t->sig_dropped);
     reg_unlock();
     return n;
-}
-
-/* At exit: says on stderr what was dropped (sig of s->spans_dropped by
- * signal handlers) and what a sink could not write (why: its reason). */
-static void exit_losses(const stint_stats *s, uint64_t sig, stint_status st, const char *why)
-{
-    char msg[768];
-    uint64_t other = s->spans_dropped - sig;
-    int n = 0;
-    if (other && s->drop_first_ts_ns)
-        n = snprintf(msg, sizeof msg,
-                     "stint: %llu of %llu spans dropped (thread buffers full, between ts=%lld and ts=%lld; "
-                     "raise STINT_BUFFER_MAX_MB)\n",
-                     (unsigned long long)other, (unsigned long long)(s->spans_dropped + s->spans_recorded),
-                     (long long)s->drop_first_ts_ns, (long long)s->drop_last_ts_ns);
-    else if (other) /* only spans of threads without a buffer, or drained with no sink left */
-        n = snprintf(msg, sizeof msg,
-                     "stint: %llu spans dropped (no memory for a thread buffer, or recorded after stint_shutdown)\n",
-                     (unsigned long long)other);
-    exit_say(msg, n, sizeof msg);
-    if (sig) {
-        n = snprintf(msg, sizeof msg,
-                     "stint: %llu spans begun in signal handlers were not recorded (the handler interrupted the "
-                     "library on its thread; counted as dropped)\n",
-                     (unsigned long long)sig);
-        exit_say(msg, n, sizeof msg);
-    }
-    if (st != STINT_OK || s->sink_error != STINT_OK) {
-        n = snprintf(msg, sizeof msg, "stint: markers not fully written at exit: %s (%llu spans lost)\n", why,
-                     (unsigned long long)s->sink_spans_lost);
-        exit_say(msg, n, sizeof msg);
-    }
 }
 
 /* At exit: write what is left (bounded), then say so loudly if anything
@@ -800,7 +729,7 @@ static void at_exit(void)
         int n = snprintf(msg, sizeof msg,
                          "stint: markers not fully written at exit: a sink did not finish within "
                          "STINT_EXIT_FLUSH_MS=%ld\n", g_exit_ms);
-        exit_say(msg, n, sizeof msg); /* (the bound has passed: a moment more to say so) */
+        stint_i_exit_say(msg, n, sizeof msg); /* (the bound has passed: a moment more to say so) */
         return;
     }
     stats_locked(&s);
@@ -809,7 +738,7 @@ static void at_exit(void)
     if (!stint_i_markers_why(why, sizeof why))
         snprintf(why, sizeof why, "%s", stint_strerror(st != STINT_OK ? st : s.sink_error));
     pthread_mutex_unlock(&g_drain_lock);
-    exit_losses(&s, sig, st, why);
+    stint_i_exit_losses(&s, sig, st, why);
     /* spans that ended after the last drain (after an explicit
      * stint_shutdown(), or in other threads while the exit drained): in
      * their buffers, never written; said, not lost silently */
@@ -818,9 +747,9 @@ static void at_exit(void)
                      "stint: %llu spans ended after the last drain and were not written (after stint_shutdown(), "
                      "or in other threads during the exit)\n",
                      (unsigned long long)(s.spans_recorded - s.spans_written));
-        exit_say(msg, n, sizeof msg);
+        stint_i_exit_say(msg, n, sizeof msg);
     }
-    open_spans_report();
+    stint_i_open_spans_report();
 }
 
 /* ---- fork ----------------------------------------------------------------------------------- */
