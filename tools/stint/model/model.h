@@ -682,6 +682,21 @@ void stint_model_fail(struct stint_model *m, const char *fmt, ...) __attribute__
  * exits (base/xalloc.h). */
 int stint_model_merge(struct stint_model *dst, struct stint_model *src);
 
+/* Lean mode, for a reader that decides itself which spans are lean records
+ * (the marker reader: a group whose depth tree is its nesting in time):
+ * stint_model_lean_pair gives the record pair of (cat, name), UINT32_MAX when
+ * the model keeps no lean records (not lean, or KEEP_ARGS) or the pair table
+ * is full; stint_model_lean_put appends a span of that pair to host thread
+ * lane's records (0 <= dur_ns < 2^40, in range), streamed with flags
+ * (STINT_SLICE_*; the same for every record of the model). Such records may
+ * share tracks with slices whose parents are explicit: finish() then
+ * resolves those first and streams each track's slices and records merged
+ * by start, which is the nesting order only where the reader kept the two
+ * apart in time (no slice within a record's group's range on its track). */
+uint32_t stint_model_lean_pair(struct stint_model *m, uint32_t cat, uint32_t name);
+void stint_model_lean_put(struct stint_model *m, uint32_t lane, int64_t ts_ns, int64_t dur_ns, uint32_t pair,
+                          uint16_t flags);
+
 /* Puts what a part read in the order finish() wants, while the part is
  * small: its flow events, which a generated or recorded trace often writes
  * well out of time order (an arrow's end after later events). Merged parts

@@ -384,6 +384,15 @@ void stint_model_finish(struct stint_model *m)
     stint_i_lean_finish_begin(m);
     size_t ntracks = m->tracks.len, nends = m->ends.len;
     int lean = stint_i_lean_active(m);
+    /* lean records beside slices with explicit parents (a marker log's
+     * groups whose depth tree is not their nesting in time): the slices are
+     * walked and resolved as without lean mode, then streamed with the
+     * records merged in (stint_i_stream_mixed) */
+    int mixed = 0;
+    for (size_t i = 0; lean && !mixed && i < m->slices.len; i++)
+        mixed = (STINT_BA_AT(&m->slices, struct stint_slice, i).flags & STINT_SLICE_EXPLICIT_PARENT) != 0;
+    if (mixed)
+        lean = 0;
     struct finish_threads ft = {.fp = {.m = m, .n = lean ? m->flow_evs.len : 0, .ntracks = ntracks}, .bj = {.m = m}};
     flow_prep_start(&ft, nends);
     SELF_BEGIN(grp, "E events sorted, slices grouped");
@@ -426,6 +435,8 @@ void stint_model_finish(struct stint_model *m)
     stint_bigarray_free(&m->ends);
     if (any_explicit)
         resolve_explicit_parents(m);
-    if (m->span_sink && !lean)
+    if (m->span_sink && mixed)
+        stint_i_stream_mixed(m);
+    else if (m->span_sink && !lean)
         stint_i_stream_finished(m);
 }

@@ -280,6 +280,12 @@ void stint_i_lean_track(struct stint_model *m, struct stint_i_walker *w, uint32_
 
 /* Streams the finished (not lean) model's thread-track slices to the sink. */
 void stint_i_stream_finished(struct stint_model *m);
+/* The same for a model whose lean records share tracks with slices that
+ * have explicit parents (stint_model_lean_put): after finish() has nested
+ * and resolved the slices, each thread track's slice events (in
+ * stint_i_stream_finished's order) merged by start with its records' lean
+ * walk, a slice first only when it starts before the record. */
+void stint_i_stream_mixed(struct stint_model *m);
 
 /* ---- the finish (model_finish.c, model_walk.c, model_flow.c) ----------------------- */
 

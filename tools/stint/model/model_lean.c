@@ -155,6 +155,24 @@ int stint_i_lean_add(struct stint_model *m, const struct stint_slice *s)
     return 1;
 }
 
+uint32_t stint_model_lean_pair(struct stint_model *m, uint32_t cat, uint32_t name)
+{
+    if (!(m->flags & STINT_MODEL_LEAN) || (m->flags & STINT_MODEL_KEEP_ARGS))
+        return UINT32_MAX;
+    if (!m->lean)
+        m->lean = stint_xcalloc(1, sizeof *m->lean);
+    return pair_of(m->lean, cat, name);
+}
+
+void stint_model_lean_put(struct stint_model *m, uint32_t lane, int64_t ts_ns, int64_t dur_ns, uint32_t pair,
+                          uint16_t flags)
+{
+    struct stint_lean *L = m->lean; /* (made by stint_model_lean_pair, which gave pair) */
+    L->rec_flags = flags;
+    lane_append(lane_at(L, lane), ts_ns, (uint64_t)dur_ns << PAIR_BITS | pair);
+    L->total++;
+}
+
 /* Records the lane holds so far (all segments). */
 static uint64_t lane_count(const struct stint_lean *L, uint32_t lane)
 {

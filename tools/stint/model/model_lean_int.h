@@ -132,6 +132,7 @@ struct stint_lean {
     uint64_t ninst;
     struct lean_note *notes; /* in seq order */
     size_t nnotes, ncap;
+    uint16_t rec_flags; /* the records' STINT_SLICE_* flags as streamed (0: STINT_SLICE_COMPLETE) */
 };
 
 static inline int64_t rec_dur(const struct lean_rec *r) { return (int64_t)(r->dp >> PAIR_BITS); }

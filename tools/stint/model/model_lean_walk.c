@@ -156,7 +156,7 @@ static inline struct item rec_item(const struct stint_lean *L, int64_t ts, uint6
                          .cat = L->pcat[pair],
                          .name = L->pname[pair],
                          .pair1 = pair + 1,
-                         .flags = STINT_SLICE_COMPLETE};
+                         .flags = L->rec_flags ? L->rec_flags : STINT_SLICE_COMPLETE};
 }
 
 /* One step of the track walk for the next slice or record x, with sn
@@ -484,37 +484,25 @@ static int explicit_walk(const struct stint_model *m, size_t a, size_t b, struct
     return 1;
 }
 
-void stint_i_stream_finished(struct stint_model *m)
+/* Streams the thread track's slices [a, b) to fn (stint_i_stream_finished
+ * says in what order); w, stack: scratch kept across tracks. */
+static void stream_track(const struct stint_model *m, size_t a, size_t b, struct walk_slot **w, size_t *wcap,
+                         uint32_t **stack, size_t *cap, stint_span_sink fn, void *ctx)
 {
-    SELF_SCOPE("stream slices");
-    size_t n = stint_model_nslices(m), sn = 0, cap = 0;
-    uint32_t *stack = NULL, cur = STINT_NO_ID;
-    struct walk_slot *w = NULL;
-    size_t wcap = 0, a = 0, b = 0;
-    int walk = 0;
-    for (size_t j = 0; j < n; j++) {
-        size_t i = j;
-        if (j >= b) { /* a new track: [a, b) */
-            a = j;
-            uint32_t tr = stint_model_slice(m, j)->track;
-            int any = stint_model_slice(m, j)->flags & STINT_SLICE_EXPLICIT_PARENT;
-            for (b = j + 1; b < n && stint_model_slice(m, b)->track == tr; b++)
-                any |= stint_model_slice(m, b)->flags & STINT_SLICE_EXPLICIT_PARENT;
-            /* (time nesting: model order is already its walk) */
-            walk = any && stint_model_track_at(m, tr)->kind == STINT_TRACK_THREAD &&
-                   explicit_walk(m, a, b, w = stint_i_lean_grow(w, &wcap, b - a, sizeof *w));
-        }
-        if (walk)
-            i = a + w[j - a].order;
+    uint32_t tr = stint_model_slice(m, a)->track;
+    const struct stint_track *t = stint_model_track_at(m, tr);
+    if (t->kind != STINT_TRACK_THREAD)
+        return;
+    int any = 0;
+    for (size_t j = a; j < b; j++)
+        any |= stint_model_slice(m, j)->flags & STINT_SLICE_EXPLICIT_PARENT;
+    /* (time nesting: model order is already its walk) */
+    int walk = any && explicit_walk(m, a, b, *w = stint_i_lean_grow(*w, wcap, b - a, sizeof **w));
+    size_t sn = 0;
+    for (size_t j = a; j < b; j++) {
+        size_t i = walk ? a + (*w)[j - a].order : j;
         const struct stint_slice *s = stint_model_slice(m, i);
-        const struct stint_track *t = stint_model_track_at(m, s->track);
-        if (t->kind != STINT_TRACK_THREAD)
-            continue;
-        if (s->track != cur) {
-            sn = 0;
-            cur = s->track;
-        }
-        while (sn && !is_ancestor(m, stack[sn - 1], s))
+        while (sn && !is_ancestor(m, (*stack)[sn - 1], s))
             sn--;
         struct stint_span_ev ev = {.ts_ns = s->ts_ns,
                                    .dur_ns = s->dur_ns,
@@ -524,14 +512,86 @@ void stint_i_stream_finished(struct stint_model *m)
                                    .name = s->name,
                                    .level = (uint32_t)sn,
                                    .flags = s->flags,
-                                   .parent_on_top = sn && stack[sn - 1] == s->parent,
+                                   .parent_on_top = sn && (*stack)[sn - 1] == s->parent,
                                    .slice1 = s->flags & STINT_SLICE_EXPLICIT_PARENT ? (uint32_t)i + 1 : 0,
                                    .seq = s->seq};
-        m->span_sink(m->span_sink_ctx, m, &ev);
-        stack = stint_i_lean_grow(stack, &cap, sn + 1, sizeof *stack);
-        stack[sn++] = (uint32_t)i;
+        fn(ctx, m, &ev);
+        *stack = stint_i_lean_grow(*stack, cap, sn + 1, sizeof **stack);
+        (*stack)[sn++] = (uint32_t)i;
+    }
+}
+
+/* The end of the track of slices from a: where the next track's begin. */
+static size_t track_end(const struct stint_model *m, size_t a, size_t n)
+{
+    uint32_t tr = stint_model_slice(m, a)->track;
+    size_t b = a + 1;
+    while (b < n && stint_model_slice(m, b)->track == tr)
+        b++;
+    return b;
+}
+
+void stint_i_stream_finished(struct stint_model *m)
+{
+    SELF_SCOPE("stream slices");
+    size_t n = stint_model_nslices(m), cap = 0, wcap = 0;
+    uint32_t *stack = NULL;
+    struct walk_slot *w = NULL;
+    for (size_t a = 0, b; a < n; a = b) {
+        b = track_end(m, a, n);
+        stream_track(m, a, b, &w, &wcap, &stack, &cap, m->span_sink, m->span_sink_ctx);
     }
     free(stack);
     free(w);
 }
 
+/* One track's slice events, held back to be merged with its records. */
+struct evbuf {
+    struct stint_span_ev *v;
+    size_t n, k, cap;
+};
+
+static void evbuf_put(void *ctx, const struct stint_model *m, const struct stint_span_ev *ev)
+{
+    struct evbuf *x = ctx;
+    (void)m;
+    x->v = stint_i_lean_grow(x->v, &x->cap, x->n + 1, sizeof *x->v);
+    x->v[x->n++] = *ev;
+}
+
+/* A record's event: the held slice events that start before it go first. */
+static void evbuf_merge(void *ctx, const struct stint_model *m, const struct stint_span_ev *ev)
+{
+    struct evbuf *x = ctx;
+    while (x->k < x->n && x->v[x->k].ts_ns < ev->ts_ns)
+        m->span_sink(m->span_sink_ctx, m, &x->v[x->k++]);
+    m->span_sink(m->span_sink_ctx, m, ev);
+}
+
+void stint_i_stream_mixed(struct stint_model *m)
+{
+    SELF_SCOPE("stream slices and records");
+    size_t n = stint_model_nslices(m), cap = 0, wcap = 0, a = 0;
+    uint32_t *stack = NULL;
+    struct walk_slot *w = NULL;
+    struct evbuf x = {0};
+    struct stint_i_walker lw = {.fn = evbuf_merge, .ctx = &x};
+    for (uint32_t t = 0; t < m->tracks.len; t++) {
+        size_t b = a < n && stint_model_slice(m, a)->track == t ? track_end(m, a, n) : a;
+        const struct stint_track *tr = stint_model_track_at(m, t);
+        if (tr->kind == STINT_TRACK_THREAD) {
+            x.n = x.k = 0;
+            if (a < b)
+                stream_track(m, a, b, &w, &wcap, &stack, &cap, evbuf_put, &x);
+            if (stint_i_lean_count(m, tr->lane))
+                stint_i_lean_track(m, &lw, t, b, b, NULL, NULL, 0);
+            while (x.k < x.n)
+                m->span_sink(m->span_sink_ctx, m, &x.v[x.k++]);
+        }
+        a = b;
+    }
+    stint_i_walker_free(&lw);
+    free(x.v);
+    free(stack);
+    free(w);
+}

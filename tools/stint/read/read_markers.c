@@ -29,6 +29,12 @@
  * record never gets a host parent: the clocks differ. The groups and links
  * are read_markers_depth.c's.
  *
+ * A lean model (summary; no args, not sizes) keeps each record back (24
+ * bytes, struct stint_mpend) until the links are made, then keeps the
+ * groups that nest as they are linked as lean records and makes slices of
+ * the others only (read_markers_depth.c): a slice is 64 bytes, and finish
+ * sorts and resolves the explicit parents of every one of them.
+ *
  * A plain log of 32 MB and more, read for a model with two threads or more,
  * is read in two halves (cut after a line end: no record crosses one), the
  * second on a thread of its own into a model of its own that is merged
@@ -150,6 +156,27 @@ static uint32_t record_name(struct stint_mctx *c, const char *s, size_t n)
     return id;
 }
 
+/* Adds a record's span [ts, ts + dur) of name on lane as the next slice;
+ * its index, or STINT_NO_ID when it is dropped (out of the kept range). */
+static uint32_t record_slice(struct stint_model *m, int64_t ts, int64_t dur, uint32_t name, uint32_t lane)
+{
+    struct stint_slice s = {.ts_ns = ts, .dur_ns = dur,
+                            .flags = STINT_SLICE_BEGIN_END};
+    s.track = stint_model_lane_at(m, lane)->track;
+    s.name = name;
+    return stint_model_add_slice(m, &s);
+}
+
+uint32_t stint_i_markers_slice(struct stint_mctx *c, size_t k)
+{
+    const struct stint_mpend *p = &c->pend[k];
+    const struct stint_mgroup *g = &c->groups[c->recs[k].gid];
+    uint32_t idx = record_slice(c->m, p->ts, p->dur, p->name, p->lane);
+    if (idx != STINT_NO_ID && g->dev)
+        stint_model_slice_from_thread(c->m, idx, (int64_t)g->tid);
+    return idx;
+}
+
 static int on_record(void *ctx, const struct stint_mparse_record *r)
 {
     struct stint_mctx *c = ctx;
@@ -169,22 +196,26 @@ static int on_record(void *ctx, const struct stint_mparse_record *r)
         *th = (struct mthread){.pid = r->pid, .tid = r->tid, .inv = r->inv, .dev = (uint32_t)dev};
         th->lane1 = record_lane(c, (int64_t)r->pid, dev ? (int64_t)r->inv : (int64_t)r->tid, dev) + 1;
     }
-    uint32_t lane = th->lane1 - 1;
-    struct stint_slice s = {.ts_ns = r->ts_ns, .dur_ns = r->dur_ns,
-                            .flags = STINT_SLICE_BEGIN_END};
-    s.track = stint_model_lane_at(m, lane)->track;
-    s.name = record_name(c, r->name.ptr, r->name.len);
-    uint32_t idx = stint_model_add_slice(m, &s);
-    if (idx == STINT_NO_ID) /* (dropped: out of the kept time range) */
-        return 0;
-    if (dev) { /* which host thread the device span came from (--tid selects by it) */
-        stint_model_slice_from_thread(m, idx, (int64_t)r->tid);
+    uint32_t lane = th->lane1 - 1, name = record_name(c, r->name.ptr, r->name.len), idx;
+    if (c->lean) { /* kept back: the links say what it becomes (the parser keeps ts, dur and
+                    * their sum within the kept range, so no record would be dropped) */
+        if (c->nrecs == c->rcap)
+            stint_i_mrecs_room(c, c->nrecs + 1);
+        c->pend[c->nrecs] = (struct stint_mpend){r->ts_ns, r->dur_ns, name, lane};
+        idx = (uint32_t)c->nrecs;
+    } else {
+        idx = record_slice(m, r->ts_ns, r->dur_ns, name, lane);
+        if (idx == STINT_NO_ID) /* (dropped: out of the kept time range) */
+            return 0;
+        if (dev) /* which host thread the device span came from (--tid selects by it) */
+            stint_model_slice_from_thread(m, idx, (int64_t)r->tid);
+    }
+    if (dev) {
         struct stint_lane *ln = &STINT_BA_AT(&m->lanes, struct stint_lane, lane);
         if (!ln->hid)
             ln->hid = stint_model_intern(m, r->hid_text.ptr, r->hid_text.len);
-    }
-    if (dev)
         c->saw_dev = 1;
+    }
     if (!th->gid1)
         th->gid1 = stint_i_mgroup(c, r->pid, r->tid, r->inv, (uint32_t)dev) + 1;
     if (c->nrecs == c->rcap)
@@ -244,6 +275,7 @@ static void mctx_init(struct stint_mctx *c, struct stint_model *m, const char *p
     *c = (struct stint_mctx){.m = m, .path = path, .last_gid = UINT32_MAX};
     if (o && o->event_filter && stint_filter_active(o->event_filter))
         c->filter = o->event_filter;
+    c->lean = (m->flags & STINT_MODEL_LEAN) && !(m->flags & STINT_MODEL_KEEP_ARGS) && !m->sizes;
     m->format = "markers";
     if (m->sizes) {
         c->clk[0] = stint_model_intern(m, "host", 4);
@@ -362,6 +394,25 @@ static void *half_thread(void *arg)
     return NULL;
 }
 
+/* A lean read's halves: the second's pending records name its model's
+ * strings and lanes, mapped into the first's by the merge. */
+static void mpart_merge(void *dst_part, void *src_part, const struct stint_model *dst, const uint32_t *smap,
+                        const uint32_t *lmap, const uint32_t *tmap)
+{
+    struct stint_mctx *src = src_part;
+    (void)dst_part;
+    (void)dst;
+    (void)tmap;
+    for (size_t k = 0; k < src->nrecs; k++) {
+        src->pend[k].name = smap[src->pend[k].name];
+        src->pend[k].lane = lmap[src->pend[k].lane];
+    }
+}
+
+static void mpart_free(void *part) { (void)part; /* (the reader frees its contexts) */ }
+
+static const struct stint_model_part_ops mpart_ops = {mpart_merge, mpart_free};
+
 /* Reads the file in two halves, the second on a thread of its own into a
  * model of its own, merged after the first (stint_model_merge: as if one
  * thread had read both; the records' depth links are made on the whole).
@@ -405,8 +456,15 @@ static int read_split(struct stint_input *in, struct stint_model *m, const struc
     if (h[0].rc == 0) { /* (after an error in the first half, one thread reads no further) */
         uint32_t slice0 = (uint32_t)m->slices.len;
         /* (a merge fails only for lean records' pairs; marker spans are never lean records) */
+        if (h[0].c.lean) { /* (the merge maps the second half's pending records) */
+            m->part_ctx = &h[0].c;
+            own.part_ctx = &h[1].c;
+            m->part_ops = own.part_ops = &mpart_ops;
+        }
         if (stint_model_merge(m, &own) != 0)
             stint_die_nomem();
+        m->part_ctx = own.part_ctx = NULL;
+        m->part_ops = own.part_ops = NULL;
         stint_i_mctx_append(&h[0].c, &h[1].c, slice0);
         stint_mparse_stats_add(&h[0].st, &h[1].st);
     }

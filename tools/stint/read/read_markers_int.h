@@ -8,7 +8,9 @@
  * naming its slice (an input index into m->slices, whose ts and dur it does
  * not copy) and its group, one per (pid, tid, inv, clock) in the order the
  * groups first came; so 12 bytes per record, and the group table grows with
- * (thread, invocation) pairs, not with records.
+ * (thread, invocation) pairs, not with records. A lean read keeps 24 more
+ * bytes per record (struct stint_mpend) and makes slices only of the
+ * groups that cannot be lean records (read_markers_depth.c).
  */
 #ifndef STINT_CLI_READ_MARKERS_INT_H
 #define STINT_CLI_READ_MARKERS_INT_H
@@ -26,6 +28,14 @@ struct stint_mrec {
     uint32_t depth; /* saturated at UINT32_MAX - 1 */
 };
 
+/* A record kept back (a lean read, struct stint_mctx.lean): its times,
+ * name and lane, until the links say whether its group becomes lean
+ * records or slices. */
+struct stint_mpend {
+    int64_t ts, dur;
+    uint32_t name, lane;
+};
+
 /* The records of one pid, tid, inv and clock. */
 struct stint_mgroup {
     uint64_t pid, tid, inv;
@@ -37,6 +47,11 @@ struct stint_mctx {
     struct stint_model *m;
     struct stint_mrec *recs; /* every kept record, in input order */
     size_t nrecs, rcap;
+    /* a lean read (a lean model without args nor sizes): no record is a
+     * slice yet; pend[k] is record k's (recs[k].idx is k until the links
+     * make the slices) */
+    int lean;
+    struct stint_mpend *pend;
     struct stint_mgroup *groups;
     size_t ngroups, gcap;
     uint32_t *gslot;         /* open addressing over groups: gid + 1, 0 empty */
@@ -80,6 +95,10 @@ void stint_i_mctx_append(struct stint_mctx *dst, struct stint_mctx *src, uint32_
 /* Sets the depth tree's parents of c's records (read_markers.c's head says
  * how) and counts the children that lie outside their depth parent. */
 void stint_i_markers_link_depth(struct stint_mctx *c);
+
+/* A lean read: makes pending record k a slice (the next input index) and
+ * returns its index. */
+uint32_t stint_i_markers_slice(struct stint_mctx *c, size_t k);
 
 /* Frees what c holds (not c). */
 void stint_i_mctx_free(struct stint_mctx *c);
