@@ -480,6 +480,8 @@ int stint_cmd_load_sink(const struct stint_cmd_opts *o, struct stint_model *m, u
         ro.event_filter = &o->filter;
     ro.args_fn = o->args_fn;
     ro.args_ctx = o->args_ctx;
+    ro.args_part = o->args_part;
+    ro.args_part_ops = o->args_part_ops;
     int rc = stint_read_trace(o->path, m, &ro);
     stint_report_problems(stderr, o->path, m, rc);
     if (o->filter.rel)

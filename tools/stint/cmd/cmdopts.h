@@ -31,6 +31,8 @@ struct stint_cmd_opts {
     /* set by a command before it loads, optional: readers.h's args_fn and args_ctx */
     void (*args_fn)(void *ctx, const struct stint_model *m, uint32_t idx, const char *a, const char *b);
     void *args_ctx;
+    void *(*args_part)(void *ctx); /* optional: readers.h's args_part, args_part_ops */
+    const struct stint_model_part_ops *args_part_ops;
     /* set by a command before it loads, optional: readers.h's corr_want,
      * corr_fn and corr_ctx (the stint_cmd_load* functions pass them on) */
     int (*corr_want)(void *ctx, const struct stint_model *m, uint32_t cat);

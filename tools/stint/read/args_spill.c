@@ -62,11 +62,15 @@ struct tbuf {
     size_t nchunks, chunks_cap;
 };
 
-/* A chunk's place in the file and the seq of its first record. */
+/* A chunk's place (its file: an index into fds) and the seq of its first
+ * record; its records hold seqs of the part that took them, seq_off less
+ * than the model's. */
 struct chunk {
     uint64_t off;
     uint32_t len;
     uint32_t first_seq;
+    uint32_t file;
+    uint32_t seq_off;
 };
 
 /* A chunk read back, with its records' offsets. */
@@ -79,7 +83,10 @@ struct slot {
 };
 
 struct stint_args_spill {
-    int fd;
+    int fd;                   /* its own file (fds[0]), written; -1: none could be made (err set) */
+    int *fds;                 /* every file its chunks lie in: its own, then those of parts merged in */
+    size_t nfds;
+    int want_bg;              /* its file is to be written on a thread, from the first byte on */
     struct stint_bgwrite *bg; /* the file written on a thread (base/bgwrite.h), NULL: through buf */
     int err;          /* errno of the first failed write or read, 0: none */
     char *buf;        /* the write buffer */
@@ -100,7 +107,9 @@ struct stint_args_spill {
     struct args_text txt; /* the render of the slice being taken */
 };
 
-struct stint_args_spill *stint_args_spill_new(void)
+/* A new spill with its own temporary file; with err_ok a spill whose file
+ * could not be made (its error kept, told by _done), else NULL then. */
+static struct stint_args_spill *spill_make(int err_ok)
 {
     const char *dir = getenv("TMPDIR");
     if (!dir || !*dir)
@@ -108,23 +117,25 @@ struct stint_args_spill *stint_args_spill_new(void)
     size_t n = strlen(dir) + 32;
     char *path = stint_xmalloc(n);
     snprintf(path, n, "%s/stint-args.XXXXXX", dir);
-    int fd = mkstemp(path);
-    if (fd < 0) {
-        free(path);
-        return NULL;
-    }
-    (void)unlink(path); /* (gone with the process, whatever ends it) */
+    int fd = mkstemp(path), err = errno;
+    if (fd >= 0)
+        (void)unlink(path); /* (gone with the process, whatever ends it) */
     free(path);
+    if (fd < 0 && !err_ok)
+        return NULL;
     struct stint_args_spill *sp = stint_xcalloc(1, sizeof *sp);
     sp->fd = fd;
-    if (stint_threads_wanted() > 1)
-        sp->bg = stint_bgwrite_start(stint_bgwrite_fd_sink, &sp->fd);
-    if (!sp->bg)
-        sp->buf = stint_xmalloc(SPILL_BUF);
+    sp->err = fd < 0 ? (err ? err : EIO) : 0;
+    sp->fds = stint_xmalloc(sizeof *sp->fds);
+    sp->fds[0] = fd;
+    sp->nfds = 1;
+    sp->want_bg = stint_threads_wanted() > 1;
     for (size_t i = 0; i < CACHE_SLOTS; i++)
         sp->cache[i].chunk = UINT32_MAX;
     return sp;
 }
+
+struct stint_args_spill *stint_args_spill_new(void) { return spill_make(0); }
 
 /* Writes the write buffer to the file (all of it, or keeps the error). */
 static void spill_flush(struct stint_args_spill *sp)
@@ -145,6 +156,10 @@ static void spill_flush(struct stint_args_spill *sp)
 /* Appends n bytes to the file through the write buffer. */
 static void spill_put(struct stint_args_spill *sp, const void *p, size_t n)
 {
+    if (sp->want_bg && !sp->bg && !sp->buf && !sp->err) /* (a part's thread starts with its first bytes) */
+        sp->bg = stint_bgwrite_start(stint_bgwrite_fd_sink, &sp->fd);
+    if (!sp->bg && !sp->buf)
+        sp->buf = stint_xmalloc(SPILL_BUF);
     if (sp->bg) {
         stint_bgwrite_put(sp->bg, p, n);
         sp->off += n;
@@ -167,7 +182,7 @@ static void spill_put(struct stint_args_spill *sp, const void *p, size_t n)
 static uint32_t chunk_new(struct stint_args_spill *sp, struct tbuf *t, uint32_t seq)
 {
     sp->chunks = stint_xgrow(sp->chunks, &sp->chunks_cap, sp->nchunks + 1, sizeof *sp->chunks, 256);
-    sp->chunks[sp->nchunks].first_seq = seq;
+    sp->chunks[sp->nchunks] = (struct chunk){.first_seq = seq};
     t->chunks = stint_xgrow(t->chunks, &t->chunks_cap, t->nchunks + 1, sizeof *t->chunks, 4);
     t->chunks[t->nchunks++] = (uint32_t)sp->nchunks;
     return (uint32_t)sp->nchunks++;
@@ -269,7 +284,9 @@ void stint_args_spill_take(void *ctx, const struct stint_model *m, uint32_t idx,
     record_put(sp, s, REC_COUNTS, counts, sizeof counts, t->p, (uint32_t)t->len);
 }
 
-int stint_args_spill_done(struct stint_args_spill *sp)
+/* Writes every track buffer and what waits for the file, and ends the
+ * writing thread: every chunk then lies in a file. */
+static void spill_end_writes(struct stint_args_spill *sp)
 {
     tbuf_flush_all(sp);
     if (sp->bg) {
@@ -277,16 +294,77 @@ int stint_args_spill_done(struct stint_args_spill *sp)
         sp->bg = NULL;
         if (e && !sp->err)
             sp->err = e;
-    } else
+    } else if (sp->buf)
         spill_flush(sp);
     free(sp->buf);
     sp->buf = NULL;
+    sp->want_bg = 0; /* (nothing more is written) */
+}
+
+int stint_args_spill_done(struct stint_args_spill *sp)
+{
+    spill_end_writes(sp);
     if (sp->err) {
         errno = sp->err;
         return -1;
     }
     return 0;
 }
+
+/* The part ops: a part's spill, merged in input order. */
+static void *part_new(void *ctx)
+{
+    (void)ctx;
+    return spill_make(1);
+}
+
+/* src (a part read after dst's) into dst: its files and chunks, its tracks'
+ * chunks after those of the tracks tmap maps them to (NULL: the same), its
+ * seqs after dst's model's (dm->seq now; 0 without tmap: the same model). */
+static void part_merge(void *dst_part, void *src_part, const struct stint_model *dm, const uint32_t *smap,
+                       const uint32_t *lmap, const uint32_t *tmap)
+{
+    (void)smap, (void)lmap;
+    struct stint_args_spill *d = dst_part, *s = src_part;
+    spill_end_writes(s);
+    uint32_t seq0 = tmap ? (uint32_t)dm->seq : 0, f0 = (uint32_t)d->nfds;
+    size_t c0 = d->nchunks;
+    d->fds = stint_xreallocarray(d->fds, d->nfds + s->nfds, sizeof *d->fds);
+    memcpy(d->fds + d->nfds, s->fds, s->nfds * sizeof *s->fds);
+    d->nfds += s->nfds;
+    s->nfds = 0;
+    s->fd = -1;
+    d->chunks = stint_xgrow(d->chunks, &d->chunks_cap, d->nchunks + s->nchunks, sizeof *d->chunks, 256);
+    for (size_t i = 0; i < s->nchunks; i++) {
+        struct chunk c = s->chunks[i];
+        c.first_seq += seq0;
+        c.seq_off += seq0;
+        c.file += f0;
+        d->chunks[d->nchunks++] = c;
+    }
+    for (size_t t = 0; t < s->ntb; t++) {
+        const struct tbuf *st = &s->tb[t];
+        if (!st->nchunks)
+            continue;
+        size_t dt = tmap ? tmap[t] : t;
+        d->tb = stint_xgrow_zeroed(d->tb, &d->ntb, dt + 1, sizeof *d->tb, 64);
+        struct tbuf *tt = &d->tb[dt];
+        tt->chunks = stint_xgrow(tt->chunks, &tt->chunks_cap, tt->nchunks + st->nchunks, sizeof *tt->chunks, 4);
+        for (size_t k = 0; k < st->nchunks; k++)
+            tt->chunks[tt->nchunks++] = st->chunks[k] + (uint32_t)c0;
+    }
+    if (!d->err)
+        d->err = s->err;
+    d->text += s->text;
+    d->dropped += s->dropped;
+    stint_args_spill_free(s);
+}
+
+static void part_free(void *part) { stint_args_spill_free(part); }
+
+void *stint_args_spill_part(void *ctx) { return part_new(ctx); }
+
+const struct stint_model_part_ops stint_args_spill_part_ops = {part_merge, part_free};
 
 uint64_t stint_args_spill_bytes(const struct stint_args_spill *sp) { return sp->text; }
 
@@ -325,7 +403,7 @@ static const struct slot *chunk_at(struct stint_args_spill *sp, uint32_t c)
     sl->chunk = UINT32_MAX;
     size_t at = 0;
     while (at < ch->len) {
-        ssize_t r = pread(sp->fd, sl->p + at, ch->len - at, (off_t)(ch->off + at));
+        ssize_t r = pread(sp->fds[ch->file], sl->p + at, ch->len - at, (off_t)(ch->off + at));
         if (r < 0 && errno == EINTR)
             continue;
         if (r <= 0) {
@@ -365,11 +443,13 @@ static const char *record_of(struct stint_args_spill *sp, const struct stint_sli
     const struct slot *sl = chunk_at(sp, t->chunks[lo]);
     if (!sl)
         return NULL;
+    uint32_t off = sp->chunks[t->chunks[lo]].seq_off;
     size_t a = 0, b = sl->nrec;
     while (a < b) {
         size_t mid = a + (b - a) / 2;
         uint32_t q;
         memcpy(&q, sl->p + sl->rec[mid], sizeof q);
+        q += off;
         if (q == s->seq)
             return sl->p + sl->rec[mid];
         if (q < s->seq)
@@ -462,6 +542,9 @@ void stint_args_spill_free(struct stint_args_spill *sp)
     if (sp->bg)
         (void)stint_bgwrite_end(sp->bg); /* (not done: what it wrote is not read) */
     free(sp->buf);
-    close(sp->fd);
+    for (size_t i = 0; i < sp->nfds; i++)
+        if (sp->fds[i] >= 0)
+            close(sp->fds[i]);
+    free(sp->fds);
     free(sp);
 }

@@ -38,6 +38,13 @@ struct stint_args_spill *stint_args_spill_new(void);
  * written). A write error is kept and told by _done. */
 void stint_args_spill_take(void *ctx, const struct stint_model *m, uint32_t idx, const char *a, const char *b);
 
+/* readers.h's args_part and args_part_ops: a part of a split read takes
+ * its slices' args into a spill of its own (its own temporary file, ctx
+ * unused); parts merge in input order, their files kept open, and at the
+ * end into the spill of stint_args_spill_new. */
+void *stint_args_spill_part(void *ctx);
+extern const struct stint_model_part_ops stint_args_spill_part_ops;
+
 /* Ends the writing: writes what the buffers hold. Returns 0, or -1 (errno
  * set) when a write failed. */
 int stint_args_spill_done(struct stint_args_spill *sp);

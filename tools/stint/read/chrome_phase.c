@@ -629,8 +629,8 @@ static void finish_slice(struct ev *v, uint32_t idx)
     }
     const struct stint_read_opts *o = v->r->o;
     if (e->args_a && (m->flags & STINT_MODEL_KEEP_ARGS) && o && o->args_fn) {
-        if (idx != STINT_NO_ID)
-            o->args_fn(o->args_ctx, m, idx, e->args_a, e->args_b);
+        if (idx != STINT_NO_ID) /* (a part of a split read: its own context) */
+            o->args_fn(m->part_ctx ? m->part_ctx : o->args_ctx, m, idx, e->args_a, e->args_b);
     } else if (e->args_a && (m->flags & STINT_MODEL_KEEP_ARGS))
         stint_i_chrome_args_slice(v->r, e->args_a, e->args_b, idx);
 }

@@ -385,6 +385,9 @@ static int read_parts(const char *path, uint64_t size, int gz, int in_obj, int t
         if (o->corr_fn) { /* (the correlation hook's context for this part, merged with the model) */
             p->m->part_ctx = o->corr_part(o->corr_ctx);
             p->m->part_ops = o->corr_part_ops;
+        } else if (o->args_fn) { /* (the args hook's, the same way) */
+            p->m->part_ctx = o->args_part(o->args_ctx);
+            p->m->part_ops = o->args_part_ops;
         }
     }
     int rc = -1;
@@ -417,8 +420,8 @@ static int read_parts(const char *path, uint64_t size, int gz, int in_obj, int t
         rc = J.cut_failed || J.merge_failed ? -1 : parts[J.last].rc;
         for (size_t k = 0; rc >= 0 && k < n; k++) /* in input order: the first example is the one-thread read's */
             stint_i_subns_put(parts[k].subns_n, parts[k].subns_first);
-        if (rc >= 0 && m->part_ctx) { /* the whole file's correlations to the hook's own context */
-            m->part_ops->merge(o->corr_ctx, m->part_ctx, m, NULL, NULL, NULL);
+        if (rc >= 0 && m->part_ctx) { /* the whole file's correlations (or args) to the hook's own context */
+            m->part_ops->merge(o->corr_fn ? o->corr_ctx : o->args_ctx, m->part_ctx, m, NULL, NULL, NULL);
             m->part_ctx = NULL;
         }
     }
@@ -467,7 +470,7 @@ int stint_read_trace(const char *path, struct stint_model *m, const struct stint
                        ? gz_size(size, t[0] | (uint32_t)t[1] << 8 | (uint32_t)t[2] << 16 | (uint32_t)t[3] << 24)
                        : 0;
         }
-        if (o->args_fn) /* (its calls name input indexes, which a split read renumbers: one thread) */
+        if (o->args_fn && (!o->args_part || o->corr_fn)) /* (its calls name input indexes: one thread, or parts) */
             size = 0;
         int threads = stint_threads_wanted();
         if (size >= split_min_bytes() && strcmp(path, "-") != 0 && threads > 1 && (!o->corr_fn || o->corr_part) &&

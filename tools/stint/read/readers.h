@@ -60,6 +60,13 @@ struct stint_read_opts {
      * after finish). The read then stays on one thread. */
     void (*args_fn)(void *ctx, const struct stint_model *m, uint32_t idx, const char *a, const char *b);
     void *args_ctx;
+    /* Optional with args_fn (and no corr_fn): the read may then be split
+     * over threads, as with corr_part: each part's calls go to a context of
+     * its own, args_part(args_ctx), with that part's model and input
+     * indexes; the part models merge them (args_part_ops) in input order,
+     * and at the end the whole file's into args_ctx (NULL maps). */
+    void *(*args_part)(void *ctx);
+    const struct stint_model_part_ops *args_part_ops;
 };
 
 /* Reads path ("-" = stdin) into m (initialised by the caller) and finishes
