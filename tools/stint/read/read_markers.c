@@ -29,11 +29,12 @@
  * record never gets a host parent: the clocks differ. The groups and links
  * are read_markers_depth.c's.
  *
- * A lean model (summary; no args, not sizes) keeps each record back (24
- * bytes, struct stint_mpend) until the links are made, then keeps the
- * groups that nest as they are linked as lean records and makes slices of
- * the others only (read_markers_depth.c): a slice is 64 bytes, and finish
- * sorts and resolves the explicit parents of every one of them.
+ * A lean model (summary; no args, not sizes) keeps each record back (12
+ * bytes, struct stint_mpend, besides its 12 for the links) until the links
+ * are made, then keeps the groups that nest as they are linked as lean
+ * records and makes slices of the others only (read_markers_depth.c): a
+ * slice is 48 bytes, and finish sorts and resolves the explicit parents of
+ * every one of them.
  *
  * A plain log of 32 MB and more, read for a model with two threads or more,
  * is read in two halves (cut after a line end: no record crosses one), the
@@ -167,11 +168,11 @@ static uint32_t record_slice(struct stint_model *m, int64_t ts, int64_t dur, uin
     return stint_model_add_slice(m, &s);
 }
 
-uint32_t stint_i_markers_slice(struct stint_mctx *c, size_t k)
+uint32_t stint_i_markers_slice(struct stint_mctx *c, size_t k, uint32_t lane)
 {
     const struct stint_mpend *p = &c->pend[k];
     const struct stint_mgroup *g = &c->groups[c->recs[k].gid];
-    uint32_t idx = record_slice(c->m, p->ts, p->dur, p->name, p->lane);
+    uint32_t idx = record_slice(c->m, p->ts, stint_i_mpend_dur(c, k), c->recs[k].idx, lane);
     if (idx != STINT_NO_ID && g->dev)
         stint_model_slice_from_thread(c->m, idx, (int64_t)g->tid);
     return idx;
@@ -201,8 +202,12 @@ static int on_record(void *ctx, const struct stint_mparse_record *r)
                     * their sum within the kept range, so no record would be dropped) */
         if (c->nrecs == c->rcap)
             stint_i_mrecs_room(c, c->nrecs + 1);
-        c->pend[c->nrecs] = (struct stint_mpend){r->ts_ns, r->dur_ns, name, lane};
-        idx = (uint32_t)c->nrecs;
+        c->pend[c->nrecs] = (struct stint_mpend){r->ts_ns, r->dur_ns < MPEND_LONG ? (uint32_t)r->dur_ns : MPEND_LONG};
+        if (r->dur_ns >= MPEND_LONG) {
+            c->longs = stint_xgrow(c->longs, &c->lcap, c->nlongs + 1, sizeof *c->longs, 16);
+            c->longs[c->nlongs++] = (struct stint_mlong){c->nrecs, r->dur_ns};
+        }
+        idx = name;
     } else {
         idx = record_slice(m, r->ts_ns, r->dur_ns, name, lane);
         if (idx == STINT_NO_ID) /* (dropped: out of the kept time range) */
@@ -395,7 +400,7 @@ static void *half_thread(void *arg)
 }
 
 /* A lean read's halves: the second's pending records name its model's
- * strings and lanes, mapped into the first's by the merge. */
+ * strings, mapped into the first's by the merge. */
 static void mpart_merge(void *dst_part, void *src_part, const struct stint_model *dst, const uint32_t *smap,
                         const uint32_t *lmap, const uint32_t *tmap)
 {
@@ -403,10 +408,9 @@ static void mpart_merge(void *dst_part, void *src_part, const struct stint_model
     (void)dst_part;
     (void)dst;
     (void)tmap;
-    for (size_t k = 0; k < src->nrecs; k++) {
-        src->pend[k].name = smap[src->pend[k].name];
-        src->pend[k].lane = lmap[src->pend[k].lane];
-    }
+    (void)lmap;
+    for (size_t k = 0; k < src->nrecs; k++)
+        src->recs[k].idx = smap[src->recs[k].idx];
 }
 
 static void mpart_free(void *part) { (void)part; /* (the reader frees its contexts) */ }

@@ -8,7 +8,7 @@
  * naming its slice (an input index into m->slices, whose ts and dur it does
  * not copy) and its group, one per (pid, tid, inv, clock) in the order the
  * groups first came; so 12 bytes per record, and the group table grows with
- * (thread, invocation) pairs, not with records. A lean read keeps 24 more
+ * (thread, invocation) pairs, not with records. A lean read keeps 12 more
  * bytes per record (struct stint_mpend) and makes slices only of the
  * groups that cannot be lean records (read_markers_depth.c).
  */
@@ -23,17 +23,25 @@
 
 /* One record as the depth tree needs it. */
 struct stint_mrec {
-    uint32_t idx;   /* the slice's input index */
+    uint32_t idx;   /* the slice's input index (a lean read: its name until the slices are made) */
     uint32_t gid;   /* its group (struct stint_mgroup) */
     uint32_t depth; /* saturated at UINT32_MAX - 1 */
 };
 
-/* A record kept back (a lean read, struct stint_mctx.lean): its times,
- * name and lane, until the links say whether its group becomes lean
- * records or slices. */
+/* A record kept back (a lean read, struct stint_mctx.lean): its times
+ * (its name is in its struct stint_mrec, its lane its group's), until the
+ * links say whether its group becomes lean records or slices. */
 struct stint_mpend {
-    int64_t ts, dur;
-    uint32_t name, lane;
+    int64_t ts;
+    uint32_t dur; /* MPEND_LONG: 2^32 - 1 ns (4.3 s) or more, in stint_mctx.longs */
+} __attribute__((packed, aligned(4)));
+_Static_assert(sizeof(struct stint_mpend) == 12, "a pending record takes 12 bytes");
+#define MPEND_LONG UINT32_MAX
+
+/* The duration of a pending record that does not fit 32 bits. */
+struct stint_mlong {
+    size_t k; /* the record */
+    int64_t dur;
 };
 
 /* The records of one pid, tid, inv and clock. */
@@ -48,10 +56,11 @@ struct stint_mctx {
     struct stint_mrec *recs; /* every kept record, in input order */
     size_t nrecs, rcap;
     /* a lean read (a lean model without args nor sizes): no record is a
-     * slice yet; pend[k] is record k's (recs[k].idx is k until the links
-     * make the slices) */
+     * slice yet; pend[k] is record k's (NULL once the slices are made) */
     int lean;
     struct stint_mpend *pend;
+    struct stint_mlong *longs; /* in record order */
+    size_t nlongs, lcap;
     struct stint_mgroup *groups;
     size_t ngroups, gcap;
     uint32_t *gslot;         /* open addressing over groups: gid + 1, 0 empty */
@@ -96,9 +105,12 @@ void stint_i_mctx_append(struct stint_mctx *dst, struct stint_mctx *src, uint32_
  * how) and counts the children that lie outside their depth parent. */
 void stint_i_markers_link_depth(struct stint_mctx *c);
 
-/* A lean read: makes pending record k a slice (the next input index) and
- * returns its index. */
-uint32_t stint_i_markers_slice(struct stint_mctx *c, size_t k);
+/* The duration of pending record k. */
+int64_t stint_i_mpend_dur(const struct stint_mctx *c, size_t k);
+
+/* A lean read: makes pending record k a slice on lane (the next input
+ * index) and returns its index. */
+uint32_t stint_i_markers_slice(struct stint_mctx *c, size_t k, uint32_t lane);
 
 /* Frees what c holds (not c). */
 void stint_i_mctx_free(struct stint_mctx *c);
