@@ -105,6 +105,10 @@ struct stint_args_spill {
     size_t scratch_uses;
     struct creader *cr;
     struct args_text txt; /* the render of the slice being taken */
+    /* the record found last (its track, chunk and index there): the writer
+     * mostly asks for the next one, which is then found without a search */
+    uint32_t memo_track, memo_chunk;
+    size_t memo_rec;
 };
 
 /* A new spill with its own temporary file; with err_ok a spill whose file
@@ -132,6 +136,7 @@ static struct stint_args_spill *spill_make(int err_ok)
     sp->want_bg = stint_threads_wanted() > 1;
     for (size_t i = 0; i < CACHE_SLOTS; i++)
         sp->cache[i].chunk = UINT32_MAX;
+    sp->memo_chunk = UINT32_MAX;
     return sp;
 }
 
@@ -429,6 +434,16 @@ static const char *record_of(struct stint_args_spill *sp, const struct stint_sli
 {
     if (s->track >= sp->ntb || !sp->tb[s->track].nchunks)
         return NULL;
+    const struct slot *ms = sp->memo_chunk != UINT32_MAX ? &sp->cache[sp->memo_chunk % CACHE_SLOTS] : NULL;
+    if (ms && ms->chunk == sp->memo_chunk && s->track == sp->memo_track) /* (seqs are unique: a match is its record) */
+        for (size_t r = sp->memo_rec; r < sp->memo_rec + 2 && r < ms->nrec; r++) {
+            uint32_t q;
+            memcpy(&q, ms->p + ms->rec[r], sizeof q);
+            if (q + sp->chunks[sp->memo_chunk].seq_off == s->seq) {
+                sp->memo_rec = r;
+                return ms->p + ms->rec[r];
+            }
+        }
     const struct tbuf *t = &sp->tb[s->track];
     size_t lo = 0, hi = t->nchunks; /* the last chunk whose first seq is <= s's */
     while (hi - lo > 1) {
@@ -450,8 +465,12 @@ static const char *record_of(struct stint_args_spill *sp, const struct stint_sli
         uint32_t q;
         memcpy(&q, sl->p + sl->rec[mid], sizeof q);
         q += off;
-        if (q == s->seq)
+        if (q == s->seq) {
+            sp->memo_track = s->track;
+            sp->memo_chunk = t->chunks[lo];
+            sp->memo_rec = mid;
             return sl->p + sl->rec[mid];
+        }
         if (q < s->seq)
             a = mid + 1;
         else
