@@ -441,8 +441,13 @@ static int drain_pass(uint64_t budget, int writer)
         uint64_t released = atomic_load_explicit(&t->released, memory_order_relaxed);
         if (drain_thread(t, budget == UINT64_MAX ? t->drain_to : budget, full_only))
             left |= PASS_LEFT;
-        if (atomic_load_explicit(&t->released, memory_order_relaxed) != released)
+        if (atomic_load_explicit(&t->released, memory_order_relaxed) != released) {
             left |= PASS_SEALED;
+            /* (its quiet time starts once its backlog is drained: a thread
+             * that stopped while the writer was behind keeps its chunks
+             * for the next burst) */
+            t->grew_at_ns = now;
+        }
         if (writer && now - t->grew_at_ns >= 25 * period_ns)
             stint_i_chain_trim(t, 1);
     }
