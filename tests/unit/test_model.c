@@ -74,6 +74,10 @@ static void test_thread_times(void)
     bs = mk(50, 0, S(&b, "bare"));
     stint_model_begin(&b, lb, &bs);
     stint_model_end(&b, lb, 60, bs.name, 77);
+    uint32_t at = stint_model_track_async(&b, STINT_ASYNC_PROCESS, 2, 0, S(&b, "id1"), S(&b, "async"));
+    bs = mk(70, 0, S(&b, "async"));
+    stint_model_async_begin_tt(&b, at, &bs, 640); /* (an async end has no thread time) */
+    stint_model_async_end(&b, at, 80, bs.name);
     CHECK(stint_model_merge(&a, &b) == 0);
     stint_model_free(&b);
     stint_model_finish(&a);
@@ -98,6 +102,9 @@ static void test_thread_times(void)
     CHECK_EQ_I64(tdur, ((int64_t)5 << 32) - 500);
     tt_of(&a, "back", &tts, &tdur);
     CHECK_EQ_I64(tdur, -10);
+    tt_of(&a, "async", &tts, &tdur);
+    CHECK_EQ_I64(tts, 640);
+    CHECK_EQ_I64(tdur, STINT_TS_NONE);
     tt_of(&a, "bare", &tts, &tdur);
     CHECK_EQ_I64(tts, STINT_TS_NONE);
     CHECK_EQ_I64(tdur, STINT_TS_NONE);

@@ -619,6 +619,9 @@ void stint_model_end_arg(struct stint_model *m, const struct stint_arg *a);
 /* Async b/e on a track: e closes the innermost open slice with that name on
  * the track. */
 uint32_t stint_model_async_begin(struct stint_model *m, uint32_t track, const struct stint_slice *s);
+/* stint_model_async_begin with the begin event's thread time (STINT_TS_NONE: none). */
+uint32_t stint_model_async_begin_tt(struct stint_model *m, uint32_t track, const struct stint_slice *s,
+                                    int64_t tts_ns);
 uint32_t stint_model_async_end(struct stint_model *m, uint32_t track, int64_t ts_ns, uint32_t name);
 
 void stint_model_counter(struct stint_model *m, int64_t pid, uint32_t series_name, int64_t ts_ns,

@@ -181,11 +181,16 @@ void stint_model_end_arg(struct stint_model *m, const struct stint_arg *a)
 
 uint32_t stint_model_async_begin(struct stint_model *m, uint32_t track, const struct stint_slice *s)
 {
+    return stint_model_async_begin_tt(m, track, s, STINT_TS_NONE);
+}
+
+uint32_t stint_model_async_begin_tt(struct stint_model *m, uint32_t track, const struct stint_slice *s, int64_t tts_ns)
+{
     struct stint_slice c = *s;
     c.track = track;
     c.dur_ns = -1;
     c.flags |= STINT_SLICE_ASYNC | STINT_SLICE_FROM_B;
-    return stint_model_add_slice(m, &c);
+    return stint_model_add_slice_tt(m, &c, tts_ns, STINT_TS_NONE);
 }
 
 uint32_t stint_model_async_end(struct stint_model *m, uint32_t track, int64_t ts_ns, uint32_t name)

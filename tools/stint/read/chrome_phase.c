@@ -529,7 +529,7 @@ static uint32_t phase_async(struct ev *v)
                            "byte %llu: legacy async '%c' '%s' (Perfetto ignores S/F): kept as an async slice",
                            ev_byte(v), ph, ev_name(v));
     if (ph == 'b' || ph == 'S')
-        idx = stint_model_async_begin(m, track, &v->s);
+        idx = stint_model_async_begin_tt(m, track, &v->s, v->tts);
     else if (ph == 'e' || ph == 'F') {
         stint_model_async_end(m, track, v->ts, v->s.name);
         if (e->args_a && (m->flags & STINT_MODEL_KEEP_ARGS))
