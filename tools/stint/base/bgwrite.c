@@ -60,6 +60,17 @@ static void *bg_main(void *arg)
     return NULL;
 }
 
+/* Frees w's blocks, its lock and conditions, and w (its thread not running). */
+static void bg_free(struct stint_bgwrite *w)
+{
+    for (size_t i = 0; i < BGWRITE_BLOCKS; i++)
+        free(w->blk[i]);
+    pthread_cond_destroy(&w->freed);
+    pthread_cond_destroy(&w->queued);
+    pthread_mutex_destroy(&w->mu);
+    free(w);
+}
+
 struct stint_bgwrite *stint_bgwrite_start(stint_bgwrite_sink sink, void *ctx)
 {
     struct stint_bgwrite *w = stint_xcalloc(1, sizeof *w);
@@ -71,12 +82,7 @@ struct stint_bgwrite *stint_bgwrite_start(stint_bgwrite_sink sink, void *ctx)
     for (size_t i = 0; i < BGWRITE_BLOCKS; i++)
         w->blk[i] = stint_xmalloc(BGWRITE_BLOCK);
     if (pthread_create(&w->th, NULL, bg_main, w) != 0) {
-        for (size_t i = 0; i < BGWRITE_BLOCKS; i++)
-            free(w->blk[i]);
-        pthread_cond_destroy(&w->freed);
-        pthread_cond_destroy(&w->queued);
-        pthread_mutex_destroy(&w->mu);
-        free(w);
+        bg_free(w);
         return NULL;
     }
     return w;
@@ -118,12 +124,7 @@ int stint_bgwrite_end(struct stint_bgwrite *w)
     pthread_mutex_unlock(&w->mu);
     pthread_join(w->th, NULL);
     int err = w->err;
-    for (size_t i = 0; i < BGWRITE_BLOCKS; i++)
-        free(w->blk[i]);
-    pthread_cond_destroy(&w->freed);
-    pthread_cond_destroy(&w->queued);
-    pthread_mutex_destroy(&w->mu);
-    free(w);
+    bg_free(w);
     return err;
 }
 
