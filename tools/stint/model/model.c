@@ -221,10 +221,15 @@ static void tt_set_dur(struct stint_model *m, struct stint_thread_time *e, int64
     e->tdur = STINT_TDUR_BIG;
 }
 
-/* The side-table entry of the slice of sequence number seq, or NULL. */
+/* The side-table entry of the slice of sequence number seq, or NULL. A
+ * writer asks in track order, where seqs mostly rise: the entry after the
+ * last one found (per thread) is tried before the binary search. */
 static struct stint_thread_time *tt_find(const struct stint_model *m, uint32_t seq)
 {
+    static _Thread_local size_t next_hint;
     struct stint_thread_time *v = m->tts.data;
+    if (next_hint < m->tts.len && v[next_hint].seq == seq)
+        return &v[next_hint++];
     size_t lo = 0, hi = m->tts.len;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -233,7 +238,11 @@ static struct stint_thread_time *tt_find(const struct stint_model *m, uint32_t s
         else
             hi = mid;
     }
-    return lo < m->tts.len && v[lo].seq == seq ? &v[lo] : NULL;
+    if (lo < m->tts.len && v[lo].seq == seq) {
+        next_hint = lo + 1;
+        return &v[lo];
+    }
+    return NULL;
 }
 
 void stint_i_tt_put(struct stint_model *m, struct stint_slice *s, int64_t tts_ns, int64_t tdur_ns)
