@@ -29,7 +29,7 @@
  * record never gets a host parent: the clocks differ. The groups and links
  * are read_markers_depth.c's.
  *
- * A lean model (summary; no args, not sizes) keeps each record back (12
+ * A lean model (summary; no args, not sizes) keeps each record back (8
  * bytes, struct stint_mpend, besides its 12 for the links) until the links
  * are made, then keeps the groups that nest as they are linked as lean
  * records and makes slices of the others only (read_markers_depth.c): a
@@ -170,9 +170,8 @@ static uint32_t record_slice(struct stint_model *m, int64_t ts, int64_t dur, uin
 
 uint32_t stint_i_markers_slice(struct stint_mctx *c, size_t k, uint32_t lane)
 {
-    const struct stint_mpend *p = &c->pend[k];
     const struct stint_mgroup *g = &c->groups[c->recs[k].gid];
-    uint32_t idx = record_slice(c->m, p->ts, stint_i_mpend_dur(c, k), c->recs[k].idx, lane);
+    uint32_t idx = record_slice(c->m, stint_i_mpend_ts(c, k), stint_i_mpend_dur(c, k), c->recs[k].idx, lane);
     if (idx != STINT_NO_ID && g->dev)
         stint_model_slice_from_thread(c->m, idx, (int64_t)g->tid);
     return idx;
@@ -202,11 +201,7 @@ static int on_record(void *ctx, const struct stint_mparse_record *r)
                     * their sum within the kept range, so no record would be dropped) */
         if (c->nrecs == c->rcap)
             stint_i_mrecs_room(c, c->nrecs + 1);
-        c->pend[c->nrecs] = (struct stint_mpend){r->ts_ns, r->dur_ns < MPEND_LONG ? (uint32_t)r->dur_ns : MPEND_LONG};
-        if (r->dur_ns >= MPEND_LONG) {
-            c->longs = stint_xgrow(c->longs, &c->lcap, c->nlongs + 1, sizeof *c->longs, 16);
-            c->longs[c->nlongs++] = (struct stint_mlong){c->nrecs, r->dur_ns};
-        }
+        stint_i_mpend_put(c, c->nrecs, (int64_t)r->ts_ns, (int64_t)r->dur_ns);
         idx = name;
     } else {
         idx = record_slice(m, r->ts_ns, r->dur_ns, name, lane);

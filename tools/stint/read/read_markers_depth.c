@@ -23,9 +23,10 @@
  * slices with explicit parents, in input order, linked as before. On a
  * generated log with 0.05% torn records 99.6% of the groups go lean.
  * Memory: a pending record's pages go back as the records are made (and
- * the second half's as it is appended to the first's), so the peak is the
- * links' 28 bytes a record (record 12, pending 12, group order 4), not
- * that plus the records made.
+ * the second half's as it is appended to the first's), and the group
+ * order keeps only the slices' groups once the groups are decided, so the
+ * peak is the links' 24 bytes a record (record 12, pending 8, group order
+ * 4), not that plus the records made (record 12, lean record 12).
  */
 #include "read/read_markers_int.h"
 
@@ -89,24 +90,19 @@ void stint_i_mctx_append(struct stint_mctx *dst, struct stint_mctx *src, uint32_
         gmap[g] = stint_i_mgroup(dst, x->pid, x->tid, x->inv, x->dev);
     }
     stint_i_mrecs_room(dst, dst->nrecs + src->nrecs);
-    size_t k0 = dst->nrecs;
     const size_t step = (size_t)2 << 20; /* (src's pages go back as they are copied: no second copy resident) */
     for (size_t k = 0; k < src->nrecs; k++) {
         struct stint_mrec r = src->recs[k];
         r.idx = dst->lean ? r.idx : r.idx + slice0; /* (a lean read's: a name) */
         r.gid = gmap[r.gid];
-        if (dst->lean)
-            dst->pend[dst->nrecs] = src->pend[k];
+        if (dst->lean) /* (dst's pages have their own bases) */
+            stint_i_mpend_put(dst, dst->nrecs, stint_i_mpend_ts(src, k), stint_i_mpend_dur(src, k));
         dst->recs[dst->nrecs++] = r;
         if ((k + 1) % (step / sizeof *src->pend) == 0) {
             stint_hmem_release(src->recs, src->rcap * sizeof *src->recs, 0, (k + 1) * sizeof *src->recs);
             if (src->lean)
                 stint_hmem_release(src->pend, src->rcap * sizeof *src->pend, 0, (k + 1) * sizeof *src->pend);
         }
-    }
-    for (size_t k = 0; k < src->nlongs; k++) { /* (after dst's: record order kept) */
-        dst->longs = stint_xgrow(dst->longs, &dst->lcap, dst->nlongs + 1, sizeof *dst->longs, 16);
-        dst->longs[dst->nlongs++] = (struct stint_mlong){src->longs[k].k + k0, src->longs[k].dur};
     }
     dst->saw_dev |= src->saw_dev;
     dst->last_gid = UINT32_MAX;
@@ -133,9 +129,12 @@ void stint_i_mctx_free(struct stint_mctx *c)
     if (c->pend)
         stint_hmem_free(c->pend, c->rcap * sizeof *c->pend);
     c->pend = NULL;
-    free(c->longs);
-    c->longs = NULL;
-    c->nlongs = c->lcap = 0;
+    free(c->pbase);
+    c->pbase = NULL;
+    c->pcap = 0;
+    free(c->wts.v);
+    free(c->wdur.v);
+    c->wts = c->wdur = (struct stint_mwides){0};
     free(c->groups);
     free(c->gslot);
     c->recs = NULL;
@@ -218,19 +217,47 @@ static const uint32_t *link_group(const struct lrec *g, uint32_t n, uint32_t *po
     return npre > npost || (npre == npost && prefer_pre) ? pre : post;
 }
 
-int64_t stint_i_mpend_dur(const struct stint_mctx *c, size_t k)
+int64_t stint_i_mwide(const struct stint_mwides *w, size_t k)
 {
-    if (c->pend[k].dur != MPEND_LONG)
-        return c->pend[k].dur;
-    size_t lo = 0, hi = c->nlongs; /* (in record order) */
+    size_t lo = 0, hi = w->n; /* (in record order) */
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (c->longs[mid].k < k)
+        if (w->v[mid].k < k)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return c->longs[lo].dur; /* (every MPEND_LONG has its entry) */
+    return w->v[lo].v; /* (every MPEND_WIDE has its entry) */
+}
+
+/* Appends (k, v) to w (k after every k in it). */
+static void mwide_add(struct stint_mwides *w, size_t k, int64_t v)
+{
+    if (w->n == w->cap)
+        w->v = stint_xgrow(w->v, &w->cap, w->n + 1, sizeof *w->v, 16);
+    w->v[w->n++] = (struct stint_mwide){k, v};
+}
+
+void stint_i_mpend_put(struct stint_mctx *c, size_t k, int64_t ts, int64_t dur)
+{
+    size_t page = k >> MPEND_PAGE_BITS;
+    if (!(k & (MPEND_PAGE - 1))) { /* a page's first record: its base */
+        if (page == c->pcap)
+            c->pbase = stint_xgrow(c->pbase, &c->pcap, page + 1, sizeof *c->pbase, 16);
+        c->pbase[page] = ts;
+    }
+    int64_t off;
+    if (__builtin_sub_overflow(ts, c->pbase[page], &off) || off <= INT32_MIN || off > INT32_MAX) {
+        c->pend[k].ts = MPEND_WIDE_TS;
+        mwide_add(&c->wts, k, ts);
+    } else
+        c->pend[k].ts = (int32_t)off;
+    if (dur >= 0 && dur < MPEND_WIDE)
+        c->pend[k].dur = (uint32_t)dur;
+    else {
+        c->pend[k].dur = MPEND_WIDE;
+        mwide_add(&c->wdur, k, dur);
+    }
 }
 
 /* The times of record k: its pending record's (a lean read, before the
@@ -239,8 +266,8 @@ int64_t stint_i_mpend_dur(const struct stint_mctx *c, size_t k)
 static inline void rec_times(const struct stint_mctx *c, size_t k, int64_t *ts, int64_t *end)
 {
     if (c->pend) {
-        *ts = c->pend[k].ts;
-        *end = c->pend[k].ts + (c->pend[k].dur != MPEND_LONG ? c->pend[k].dur : stint_i_mpend_dur(c, k));
+        *ts = stint_i_mpend_ts(c, k);
+        *end = *ts + stint_i_mpend_dur(c, k);
     } else {
         const struct stint_slice *s = &STINT_BA_AT(&c->m->slices, struct stint_slice, c->recs[k].idx);
         *ts = s->ts_ns;
@@ -426,8 +453,9 @@ static void group_fill(const struct stint_mctx *c, const uint32_t *gp, uint32_t 
  * the others on their lane (groups_apart) become lean records, the others
  * slices, both in input order; then those slices are linked as
  * stint_i_markers_link_depth says. lean[r]: whether the group of rank r
- * nests (cleared here where it does not lie apart); the rest as there. */
-static void lean_end(struct stint_mctx *c, const struct stint_mgroup *ord, const size_t *start, const uint32_t *pos,
+ * nests (cleared here where it does not lie apart); the rest as there;
+ * start and pos come back holding the slices' groups only. */
+static void lean_end(struct stint_mctx *c, const struct stint_mgroup *ord, size_t *start, uint32_t *pos,
                      const uint32_t *rank, uint8_t *lean, struct lrec *g, uint32_t *post, uint32_t *pre,
                      uint32_t *stk)
 {
@@ -450,6 +478,20 @@ static void lean_end(struct stint_mctx *c, const struct stint_mgroup *ord, const
     }
     groups_apart(sp, ng, lean);
     free(sp);
+    /* only the slices' groups keep their positions (moved to the front,
+     * start[r] to start[r + 1] - 1 now theirs): the rest of pos goes back
+     * before the lean records are made, so the peak stays the links' */
+    size_t kept = 0;
+    for (size_t r = 0; r < ng; r++) {
+        size_t a = start[r], b = start[r + 1];
+        start[r] = kept;
+        if (!lean[r]) {
+            memmove(pos + kept, pos + a, (b - a) * sizeof *pos);
+            kept += b - a;
+        }
+    }
+    start[ng] = kept;
+    stint_hmem_release(pos, n * sizeof *pos, kept * sizeof *pos, n * sizeof *pos);
     if (getenv("STINT_DEBUG_LEAN")) { /* for tests: what the groups became */
         size_t nl = 0;
         for (size_t r = 0; r < ng; r++)
@@ -459,10 +501,9 @@ static void lean_end(struct stint_mctx *c, const struct stint_mgroup *ord, const
     const uint16_t flags = STINT_SLICE_BEGIN_END | STINT_SLICE_EXPLICIT_PARENT; /* (as their slices would be) */
     const size_t step = ((size_t)2 << 20) / sizeof *c->pend; /* (their pages go back as they are read) */
     for (size_t k = 0; k < n; k++) {
-        const struct stint_mpend *p = &c->pend[k];
         uint32_t r = rank[c->recs[k].gid];
         if (lean[r])
-            stint_model_lean_put(m, lane[r], p->ts, stint_i_mpend_dur(c, k),
+            stint_model_lean_put(m, lane[r], stint_i_mpend_ts(c, k), stint_i_mpend_dur(c, k),
                                  stint_model_lean_pair(m, 0, c->recs[k].idx), flags);
         else
             c->recs[k].idx = stint_i_markers_slice(c, k, lane[r]);
@@ -476,7 +517,7 @@ static void lean_end(struct stint_mctx *c, const struct stint_mgroup *ord, const
         if (lean[r])
             continue;
         uint32_t gn = (uint32_t)(start[r + 1] - start[r]);
-        group_fill(c, pos + start[r], gn, n - start[r], g);
+        group_fill(c, pos + start[r], gn, kept - start[r], g);
         set_links(m, &ord[r], g, gn, link_group(g, gn, post, pre, stk, (int)ord[r].dev));
     }
 }

@@ -8,7 +8,7 @@
  * naming its slice (an input index into m->slices, whose ts and dur it does
  * not copy) and its group, one per (pid, tid, inv, clock) in the order the
  * groups first came; so 12 bytes per record, and the group table grows with
- * (thread, invocation) pairs, not with records. A lean read keeps 12 more
+ * (thread, invocation) pairs, not with records. A lean read keeps 8 more
  * bytes per record (struct stint_mpend) and makes slices only of the
  * groups that cannot be lean records (read_markers_depth.c).
  */
@@ -30,18 +30,31 @@ struct stint_mrec {
 
 /* A record kept back (a lean read, struct stint_mctx.lean): its times
  * (its name is in its struct stint_mrec, its lane its group's), until the
- * links say whether its group becomes lean records or slices. */
+ * links say whether its group becomes lean records or slices. 8 bytes: the
+ * start as an offset from the start of the first record of its page of
+ * MPEND_PAGE records (stint_mctx.pbase), the duration as is; either one
+ * that does not fit 32 bits is MPEND_WIDE, its value in stint_mctx.wts or
+ * .wdur. Written in record order only (stint_i_mpend_put). */
 struct stint_mpend {
-    int64_t ts;
-    uint32_t dur; /* MPEND_LONG: 2^32 - 1 ns (4.3 s) or more, in stint_mctx.longs */
-} __attribute__((packed, aligned(4)));
-_Static_assert(sizeof(struct stint_mpend) == 12, "a pending record takes 12 bytes");
-#define MPEND_LONG UINT32_MAX
+    int32_t ts;   /* the start less pbase[k / MPEND_PAGE] */
+    uint32_t dur; /* MPEND_WIDE: 2^32 - 1 ns (4.3 s) or more */
+};
+_Static_assert(sizeof(struct stint_mpend) == 8, "a pending record takes 8 bytes");
+#define MPEND_WIDE UINT32_MAX
+#define MPEND_WIDE_TS INT32_MIN
+#define MPEND_PAGE_BITS 16
+#define MPEND_PAGE ((size_t)1 << MPEND_PAGE_BITS)
 
-/* The duration of a pending record that does not fit 32 bits. */
-struct stint_mlong {
+/* A pending record's start or duration that does not fit 32 bits. */
+struct stint_mwide {
     size_t k; /* the record */
-    int64_t dur;
+    int64_t v;
+};
+
+/* The wide values of one field, in record order. */
+struct stint_mwides {
+    struct stint_mwide *v;
+    size_t n, cap;
 };
 
 /* The records of one pid, tid, inv and clock. */
@@ -59,8 +72,9 @@ struct stint_mctx {
      * slice yet; pend[k] is record k's (NULL once the slices are made) */
     int lean;
     struct stint_mpend *pend;
-    struct stint_mlong *longs; /* in record order */
-    size_t nlongs, lcap;
+    int64_t *pbase; /* per page of MPEND_PAGE records: its first record's start */
+    size_t pcap;
+    struct stint_mwides wts, wdur;
     struct stint_mgroup *groups;
     size_t ngroups, gcap;
     uint32_t *gslot;         /* open addressing over groups: gid + 1, 0 empty */
@@ -105,8 +119,26 @@ void stint_i_mctx_append(struct stint_mctx *dst, struct stint_mctx *src, uint32_
  * how) and counts the children that lie outside their depth parent. */
 void stint_i_markers_link_depth(struct stint_mctx *c);
 
+/* Writes pending record k (c->nrecs: records are written in order; room
+ * made) as [ts, ts + dur). */
+void stint_i_mpend_put(struct stint_mctx *c, size_t k, int64_t ts, int64_t dur);
+
+/* The value of a wide field of record k (every MPEND_WIDE has its entry). */
+int64_t stint_i_mwide(const struct stint_mwides *w, size_t k);
+
+/* The start of pending record k. */
+static inline int64_t stint_i_mpend_ts(const struct stint_mctx *c, size_t k)
+{
+    int32_t t = c->pend[k].ts;
+    return t != MPEND_WIDE_TS ? c->pbase[k >> MPEND_PAGE_BITS] + t : stint_i_mwide(&c->wts, k);
+}
+
 /* The duration of pending record k. */
-int64_t stint_i_mpend_dur(const struct stint_mctx *c, size_t k);
+static inline int64_t stint_i_mpend_dur(const struct stint_mctx *c, size_t k)
+{
+    uint32_t d = c->pend[k].dur;
+    return d != MPEND_WIDE ? (int64_t)d : stint_i_mwide(&c->wdur, k);
+}
 
 /* A lean read: makes pending record k a slice on lane (the next input
  * index) and returns its index. */
