@@ -11,7 +11,8 @@
 #     at its parent's end, a torn parent (children outside their depth
 #     parent), a record linked to no parent, two invocations that overlap on
 #     one thread and two that touch, a span of 2^40 ns (all slices), and one
-#     of 6 s, past 32 bits (lean): 3 of 12 groups lean;
+#     of 6 s, past 32 bits (lean), and one starting 9 s after the first record,
+#     past a pending start's 32-bit offset (lean): 4 of 13 groups lean;
 #   - a generated log with many torn records, read on one thread and in two
 #     halves, and one with none; the groups that go lean are the ones
 #     markers_lean_oracle.py finds from the records alone.
@@ -48,6 +49,9 @@ rec() { # pid tid inv depth name ts dur
     rec 1 3 1 1 long_kid 100 5000000000; rec 1 3 1 0 long 0 6000000000
     # 2^40 ns and more: too long for a lean record
     rec 1 4 1 1 huge_kid 100 10; rec 1 4 1 0 huge 0 1099511627776
+    # starts 9 s after the first record's, past a pending record's 32-bit start offset
+    # (kept aside while read): lean
+    rec 1 5 1 1 far_kid 9000000100 10; rec 1 5 1 0 far 9000000000 200
 } >"$T/cases.log"
 
 # same LOG ENV...: summary --json and summary, lean and full, agree (stdout, stderr, exit code)
@@ -77,7 +81,7 @@ groups() {
 
 same "$T/cases.log" STINT_THREADS=1
 same "$T/cases.log" STINT_THREADS=2 STINT_SPLIT_MIN_BYTES=1
-groups "$T/cases.log" "3 of 12"
+groups "$T/cases.log" "4 of 13"
 groups "$T/cases.log" "$(python3 "$SRC/tests/sh/markers_lean_oracle.py" "$T/cases.log")"
 # the cases' own figures (by hand): root's self time 60 + 60 (a and b under it on
 # both threads) + 0 (its exact twin) + 100 (the 0 ns tail is not its child) + 180
