@@ -51,7 +51,8 @@ static void on_span(void *ctx, const struct stint_model *m, const struct stint_s
     h = mix_str(h, m, ev->cat);
     h = mix_str(h, m, ev->name);
     h = mix(h, ev->level);
-    h = mix(h, (uint64_t)(ev->flags & ~(STINT_SLICE_OVERLAP | STINT_SLICE_NEEDS_INDEX)));
+    /* (a lean record keeps no thread time: THREAD_TIME is the full model's alone) */
+    h = mix(h, (uint64_t)(ev->flags & ~(STINT_SLICE_OVERLAP | STINT_SLICE_NEEDS_INDEX | STINT_SLICE_THREAD_TIME)));
     h = mix(h, ev->parent_on_top);
     st->hash = mix(st->hash, h);
     st->sum += h;
