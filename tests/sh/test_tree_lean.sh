@@ -6,8 +6,9 @@
 # stdout and stderr, for every view (the tree, --flat, --json, --sort, --depth)
 # and with filters, on adversarial traces made here (instants with slices in
 # them, unfinished spans, overlaps, equal starts, recursion, device lanes),
-# and, when ../shared is present, on generated Chrome traces and marker logs
-# and every JSON file of the shared corpus.
+# the marker logs of the tests, and, when ../shared is present, on generated
+# Chrome traces and marker logs (some with many torn records) and every JSON
+# file and marker log of the shared corpus.
 set -euo pipefail
 STINT=${STINT_BIN:?}
 T=$(mktemp -d "${TMPDIR:-/tmp}/stint-tree-lean.XXXXXX")
@@ -66,6 +67,12 @@ views() { # views FILE: every view, some filters
 }
 
 for f in "$T"/adv*.json; do views "$f"; done
+# marker logs of the tests (torn records, device records, overlapping invocations): a log's
+# groups that nest by their depths are lean records, the others slices placed at the finish
+ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+while IFS= read -r f; do
+  views "$f"
+done < <(grep -rlI --include='*.log' '\[STRACE\] v=1' "$ROOT/tests" | sort)
 
 SHARED=${STINT_SHARED_DIR:-}
 if [ -f "$SHARED/tools/gen_chrome.py" ]; then
@@ -73,7 +80,16 @@ if [ -f "$SHARED/tools/gen_chrome.py" ]; then
   python3 "$SHARED/tools/gen_chrome.py" --size 1M --seed 6 --flavor chrome --be-frac 0.3 -o "$T/h.json" >/dev/null
   gzip -c "$T/h.json" >"$T/h.json.gz"
   python3 "$SHARED/tools/gen_strace.py" --size 300K --seed 2 -o "$T/s.log" >/dev/null
-  for f in "$T/g.json" "$T/h.json.gz" "$T/s.log"; do views "$f"; done
+  python3 "$SHARED/tools/gen_strace.py" --size 300K --seed 3 --malformed 0.05 -o "$T/t.log" >/dev/null
+  python3 "$SHARED/tools/gen_strace.py" --size 300K --seed 4 --malformed 0.2 --gap-ns 200 -o "$T/u.log" >/dev/null
+  for f in "$T/g.json" "$T/h.json.gz" "$T/s.log" "$T/t.log" "$T/u.log"; do views "$f"; done
+  # the log with many torn records has both kinds of group: the comparisons above saw the mix
+  g=$(STINT_DEBUG_LEAN=1 "$STINT" tree "$T/u.log" 2>&1 >/dev/null | sed -n 's/^stint: markers: \([0-9]*\) of \([0-9]*\) groups as lean records$/\1 \2/p')
+  read -r gl gn <<<"${g:-0 0}"
+  if [ "$gl" = 0 ] || [ "$gl" = "$gn" ]; then
+    echo "FAIL: u.log: expected some groups lean and some not, got '$g'"
+    fail=1
+  fi
   k=0 i=0 every=1
   [ -n "${TSAN_OPTIONS:-}${ASAN_OPTIONS:-}" ] && every=8 # (under a sanitizer: every 8th file)
   while IFS= read -r f; do
@@ -83,6 +99,12 @@ if [ -f "$SHARED/tools/gen_chrome.py" ]; then
     k=$((k + 1))
   done < <(find "$SHARED/corpus" -name '*.json' -size -2M | sort)
   echo "corpus: $k JSON files of $i"
+  k=0
+  while IFS= read -r f; do
+    views "$f"
+    k=$((k + 1))
+  done < <(grep -rlI --include='*.log' '\[STRACE\] v=1' "$SHARED/corpus" | sort)
+  echo "corpus: $k marker logs"
 else
   echo "SKIP (generated traces, corpus): $SHARED is absent (shared tools and corpus); adversarial traces only"
 fi

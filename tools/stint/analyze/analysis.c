@@ -120,6 +120,7 @@ struct stint_tree_sink {
     uint32_t *open;          /* per row: aggregated spans of it open (for outer calls) */
     size_t nrows;
     int explicit_parent;     /* a span whose parent is not on top of its track came */
+    int defer;               /* slices are placed at finish, from their parents */
     int oom;
 };
 
@@ -165,6 +166,11 @@ struct stint_tree_sink *stint_tree_sink_new(struct stint_calltree *t, const stru
     s->f = f && stint_filter_active(f) ? f : NULL;
     s->track = STINT_NO_ID;
     return s;
+}
+
+void stint_tree_sink_defer_slices(struct stint_tree_sink *s)
+{
+    s->defer = 1;
 }
 
 /* Closes the top frame: an aggregated span's self time goes to its node and row. */
@@ -228,7 +234,7 @@ void stint_tree_sink_span(void *ctx, const struct stint_model *m, const struct s
 {
     struct stint_tree_sink *s = ctx;
     struct stint_calltree *t = s->t;
-    if (s->oom || s->explicit_parent)
+    if (s->oom || s->explicit_parent || (s->defer && !ev->pair1))
         return;
     if (ev->track != s->track) {
         while (s->sn)
@@ -313,16 +319,83 @@ void stint_tree_sink_span(void *ctx, const struct stint_model *m, const struct s
     stint_union_acc_init(&fr->kids);
 }
 
+static int tree_nodes(struct stint_calltree *t, const struct stint_model *m, uint32_t *chain);
+/* A finished child's interval, clipped to its parent. */
+struct kid {
+    uint32_t parent;
+    struct stint_interval iv;
+};
+
+static void tree_child_cover(const struct stint_model *m, struct kid *kids, int64_t *child_cov);
+static void tree_aggregate(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f,
+                           const int64_t *child_cov);
+
+/* A deferred sink's slices (the model's, finished): placed by their parents
+ * into s's tree as stint_calltree_build places them, their durations,
+ * self times and --flat rows added to what the records gave (no slice
+ * nests in a record nor a record in a slice, so the two add up). Returns
+ * 0, or -1 when out of memory. */
+static int tree_sink_slices(struct stint_tree_sink *s, const struct stint_model *m)
+{
+    struct stint_calltree *t = s->t;
+    size_t n = stint_model_nslices(m), cap = n ? n : 1;
+    t->slice_node = malloc(cap * sizeof *t->slice_node);
+    t->slice_self = calloc(cap, sizeof *t->slice_self);
+    uint32_t *chain = malloc(cap * sizeof *chain);
+    struct kid *kids = malloc(cap * sizeof *kids);
+    int64_t *child_cov = calloc(cap, sizeof *child_cov);
+    int rc = -1;
+    if (t->slice_node && t->slice_self && chain && kids && child_cov && tree_nodes(t, m, chain) == 0) {
+        tree_child_cover(m, kids, child_cov);
+        tree_aggregate(t, m, s->f, child_cov);
+        rc = 0;
+        for (size_t i = 0; i < n && rc == 0; i++) {
+            uint32_t node = t->slice_node[i];
+            if (node == STINT_NO_ID)
+                continue;
+            const struct stint_slice *sl = stint_model_slice(m, i);
+            int dev = stint_model_track_device(m, stint_model_track_at(m, sl->track));
+            uint32_t row = tflat_row(s, sl->name, dev);
+            if (row == STINT_NO_ID || tnode_dur(s, node, sl->dur_ns) != 0) {
+                rc = -1;
+                break;
+            }
+            struct stint_flat_row *r = &s->rows[row];
+            r->calls++;
+            r->self_ns = stint_sum_add(r->self_ns, t->slice_self[i]);
+            if (sl->dur_ns > r->max_ns)
+                r->max_ns = sl->dur_ns;
+            int outer = 1; /* (stint_calltree_flat's rule) */
+            for (uint32_t p = sl->parent; p != STINT_NO_ID && outer; p = stint_model_slice(m, p)->parent)
+                outer = !(stint_model_slice(m, p)->name == sl->name && t->slice_node[p] != STINT_NO_ID);
+            if (outer) {
+                r->outer_calls++;
+                r->total_ns = stint_sum_add(r->total_ns, sl->dur_ns);
+            }
+        }
+    }
+    free(chain);
+    free(kids);
+    free(child_cov);
+    free(t->slice_node);
+    free(t->slice_self);
+    t->slice_node = NULL;
+    t->slice_self = NULL;
+    return rc;
+}
+
 int stint_tree_sink_finish(struct stint_tree_sink *s, const struct stint_model *m)
 {
     struct stint_calltree *t = s->t;
     while (s->sn)
         tframe_end(s);
     int rc = s->oom ? -1 : s->explicit_parent ? 1 : 0;
+    if (rc == 0 && s->defer)
+        rc = tree_sink_slices(s, m);
     if (rc == 0) {
         tree_lanes(t, m);
         size_t n = stint_model_nslices(m); /* (what the lean finish left: the slices off thread tracks) */
-        for (size_t i = 0; i < n; i++)
+        for (size_t i = 0; i < n && !s->defer; i++) /* (deferred: tree_nodes counted them) */
             if (stint_model_track_at(m, stint_model_slice(m, i)->track)->kind != STINT_TRACK_THREAD)
                 t->async++;
         for (size_t k = 0; k < t->n; k++)
@@ -402,11 +475,6 @@ static int tree_nodes(struct stint_calltree *t, const struct stint_model *m, uin
     return 0;
 }
 
-/* A finished child's interval, clipped to its parent. */
-struct kid {
-    uint32_t parent;
-    struct stint_interval iv;
-};
 
 static int kid_cmp(const void *pa, const void *pb)
 {

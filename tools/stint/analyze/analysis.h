@@ -121,6 +121,13 @@ void stint_calltree_free(struct stint_calltree *t);
  * and slice_self stay NULL. */
 struct stint_tree_sink;
 struct stint_tree_sink *stint_tree_sink_new(struct stint_calltree *t, const struct stint_filter *f);
+/* Places no slice from the stream, only lean records: finish places the
+ * model's slices from their parents, as stint_calltree_build does, into the
+ * same tree. For a model whose slices and lean records never nest in one
+ * another (a marker log read lean: its slices are the groups whose depth
+ * tree is not their nesting in time, and a lean group's range meets no
+ * other group's on its thread). Call before reading. */
+void stint_tree_sink_defer_slices(struct stint_tree_sink *s);
 void stint_tree_sink_span(void *ctx, const struct stint_model *m, const struct stint_span_ev *ev);
 int stint_tree_sink_finish(struct stint_tree_sink *s, const struct stint_model *m);
 

@@ -322,11 +322,14 @@ int stint_cmd_tree(int argc, char **argv)
      * explicit parents, stdin, and STINT_TREE_FULL=1 take the whole model) */
     const char *fmt = o.format ? o.format : strcmp(o.path, "-") ? stint_detect_format(o.path) : NULL;
     int lean = fmt && strcmp(fmt, "jsonl") && !getenv("STINT_TREE_FULL"), reread = 0;
-    /* a marker log's spans are whole slices either way (their depth tree is explicit
-     * parents): one read of the whole model, not a lean read that may read again */
-    lean = lean && strcmp(fmt, "markers") && strcmp(fmt, "capture");
+    /* a marker log's groups that nest as their depths say are lean records, the others
+     * slices with explicit parents that the sink places at its finish; a capture's
+     * spans are whole slices either way: one read of the whole model */
+    lean = lean && strcmp(fmt, "capture");
     if (lean) {
         struct stint_tree_sink *ts = stint_xcheck(stint_tree_sink_new(&t, &o.filter));
+        if (!strcmp(fmt, "markers"))
+            stint_tree_sink_defer_slices(ts);
         rc = stint_cmd_load_sink(&o, &m, STINT_MODEL_LEAN, stint_tree_sink_span, ts, NULL);
         int fr = stint_tree_sink_finish(ts, &m);
         if (stint_no_report(rc, &m) || fr != 0) {

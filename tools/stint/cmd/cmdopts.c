@@ -401,7 +401,7 @@ static int read_whole(const struct stint_cmd_opts *o, struct stint_model *m)
         return -1;
     if (stint_model_init(m, 0) != 0)
         stint_die_nomem();
-    struct stint_read_opts ro = {.format = o->format};
+    struct stint_read_opts ro = {.format = o->format, .quiet = 1}; /* (the command's own read speaks) */
     (void)stint_read_trace(o->path, m, &ro);
     return 0;
 }
