@@ -29,6 +29,8 @@ double stint_an_quantile_f64(const double *v, size_t n, double q);
 
 /* Writes ns as microseconds with three decimals ("12.345") into buf (>= 32). */
 const char *stint_an_us(char *buf, int64_t ns);
+/* The same, returning the length written (the terminating NUL not counted). */
+size_t stint_an_us_len(char *buf, int64_t ns);
 /* Same for a fractional ns value (a mean or an interpolated quantile);
  * values past the int64 range print as its ends. */
 const char *stint_an_us_f(char *buf, double ns);

@@ -71,10 +71,32 @@ double stint_an_quantile_f64(const double *v, size_t n, double q)
     return v[lo] + frac * d;
 }
 
+size_t stint_an_us_len(char *buf, int64_t ns)
+{
+    /* (digits from the right, no snprintf: tables print one per cell, 45 MB of them for
+     * the steps of a 1 GB log) */
+    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns, q = a / 1000;
+    unsigned r = (unsigned)(a % 1000);
+    char t[24];
+    size_t k = sizeof t;
+    t[--k] = (char)('0' + r % 10);
+    t[--k] = (char)('0' + r / 10 % 10);
+    t[--k] = (char)('0' + r / 100);
+    t[--k] = '.';
+    do {
+        t[--k] = (char)('0' + q % 10);
+        q /= 10;
+    } while (q);
+    if (ns < 0)
+        t[--k] = '-';
+    memcpy(buf, t + k, sizeof t - k);
+    buf[sizeof t - k] = '\0';
+    return sizeof t - k;
+}
+
 const char *stint_an_us(char *buf, int64_t ns)
 {
-    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    snprintf(buf, 32, "%s%" PRIu64 ".%03" PRIu64, ns < 0 ? "-" : "", a / 1000, a % 1000);
+    stint_an_us_len(buf, ns);
     return buf;
 }
 

@@ -375,32 +375,33 @@ int64_t stint_step_row_fig(const struct stint_step_row *row, enum stint_step_fig
     }
 }
 
-/* The i-th smallest of sorted v (n values) merged with nzero zeros. */
-static int64_t padded_at(const int64_t *v, size_t n, size_t nzero, size_t i)
+/* The i-th smallest of v (n values, any order: reordered by the selection)
+ * merged with nzero zeros, of which neg values are negative. */
+static int64_t padded_at(int64_t *v, size_t n, size_t nzero, size_t neg, size_t i)
 {
-    size_t neg = 0; /* zeros sort after the negative values (none in practice: unions are >= 0) */
-    while (neg < n && v[neg] < 0)
-        neg++;
-    if (i < neg)
-        return v[i];
-    if (i < neg + nzero)
+    if (i >= neg && i < neg + nzero) /* zeros sort after the negative values */
         return 0;
-    return v[i - nzero];
+    size_t k = i < neg ? i : i - nzero;
+    stint_select_i64(v, n, k); /* (a selection, not a sort: three ranks of a column are read) */
+    return v[k];
 }
 
-/* min, median and max of sorted v (n values) together with nzero zeros
- * (steps in which a child name does not occur); noccur = n. n + nzero > 0. */
-static struct stint_step_stats stats_of(const int64_t *v, size_t n, size_t nzero)
+/* min, median and max of v (n values, any order: reordered) together with
+ * nzero zeros (steps in which a child name does not occur); noccur = n.
+ * n + nzero > 0. */
+static struct stint_step_stats stats_of(int64_t *v, size_t n, size_t nzero)
 {
-    size_t total = n + nzero;
+    size_t total = n + nzero, neg = 0; /* (none in practice: unions are >= 0) */
+    for (size_t k = 0; k < n; k++)
+        neg += v[k] < 0;
     struct stint_step_stats st;
-    st.min_ns = padded_at(v, n, nzero, 0);
-    st.max_ns = padded_at(v, n, nzero, total - 1);
+    st.min_ns = padded_at(v, n, nzero, neg, 0);
+    st.max_ns = padded_at(v, n, nzero, neg, total - 1);
     if (total % 2) {
-        st.median.num = padded_at(v, n, nzero, total / 2);
+        st.median.num = padded_at(v, n, nzero, neg, total / 2);
         st.median.den = 1;
     } else {
-        st.median.num = (stint_i128)padded_at(v, n, nzero, total / 2 - 1) + padded_at(v, n, nzero, total / 2);
+        st.median.num = (stint_i128)padded_at(v, n, nzero, neg, total / 2 - 1) + padded_at(v, n, nzero, neg, total / 2);
         st.median.den = 2;
     }
     st.noccur = n;
@@ -439,7 +440,6 @@ int stint_steps_stats_compute(struct stint_steps_stats *st, const struct stint_s
         for (int which = 0; which < 4 && k1 > k0; which++) {
             for (size_t k = k0; k < k1; k++)
                 v[k - k0] = stint_step_row_fig(&r->rows[k], (enum stint_step_fig)which);
-            stint_an_sort_i64(v, k1 - k0);
             st->fig[dev][which] = stats_of(v, k1 - k0, 0);
         }
     }
@@ -465,7 +465,6 @@ int stint_steps_stats_compute(struct stint_steps_stats *st, const struct stint_s
         for (int dev = 0; dev < 2; dev++) {
             if (!st->nsteps[dev])
                 continue;
-            stint_an_sort_i64(part[dev], n[dev]);
             st->child[dev][k] = stats_of(part[dev], n[dev], st->nsteps[dev] - n[dev]);
         }
     }

@@ -26,6 +26,8 @@
 #include "analyze/steps_stream.h"
 #include "analyze/gpu.h"
 #include "base/cmp.h"
+#include "base/hash.h"
+#include "base/hmem.h"
 #include "base/intervals.h"
 #include "base/xalloc.h"
 
@@ -61,10 +63,24 @@ struct pcell {
     int64_t union_ns;
 };
 
+/* A lean record's input order, as its reader gave it (stint_steps_stream_seq),
+ * only for records whose name is a step name, by the hash of its (lane,
+ * start, duration, name). Every such record is noted, so one that finds its
+ * hash finds its own entry, or one that a second record with the same hash
+ * made a twin: the hash is exact for the records looked up. */
+struct seq_ent {
+    uint64_t h;
+    uint32_t seq1; /* 1 + the seq; 0 an empty slot */
+    uint32_t twin; /* another record of the same hash came: no order known */
+};
+
 struct stint_steps_stream {
     const char *glob;
     const struct stint_filter *filter;
     int keep_ivs, unsure;
+    int defer;               /* slices are taken from the model at finish, not from the stream */
+    struct seq_ent *seqs;    /* open addressing, a power of two slots (0: none yet) */
+    size_t nseq, seqcap;
     uint32_t track;
     uint8_t *gpu;            /* per lane: 1 a GPU stream */
     uint8_t *name_match;     /* per name id: 0 not looked at, 1 no, 2 a step name */
@@ -101,10 +117,29 @@ void stint_steps_stream_free(struct stint_steps_stream *ss)
         return;
     for (size_t i = 0; i < ss->fcap; i++)
         free(ss->frames[i].kids);
-    void *all[] = {ss->gpu, ss->name_match, ss->cat_gpu, ss->frames, ss->steps, ss->cells, ss->ivs, ss->tmp};
+    void *all[] = {ss->gpu, ss->name_match, ss->cat_gpu, ss->frames, ss->tmp};
     for (size_t i = 0; i < sizeof all / sizeof *all; i++)
         free(all[i]);
+    stint_hmem_free(ss->steps, ss->scap * sizeof *ss->steps);
+    stint_hmem_free(ss->cells, ss->ccap * sizeof *ss->cells);
+    stint_hmem_free(ss->ivs, ss->icap * sizeof *ss->ivs);
+    stint_hmem_free(ss->seqs, ss->seqcap * sizeof *ss->seqs);
     free(ss);
+}
+
+/* stint_xgrow in hmem.h memory (the steps, cells and intervals of a large
+ * trace take tens of MB, which fault in cheaper there); free with
+ * stint_hmem_free(p, *cap * size). */
+static void *hgrow(void *p, size_t *cap, size_t need, size_t size, size_t first)
+{
+    if (need <= *cap)
+        return p;
+    size_t n = *cap ? *cap : first;
+    while (n < need)
+        n *= 2;
+    p = stint_hmem_xrealloc(p, *cap * size, n * size);
+    *cap = n;
+    return p;
 }
 
 static int kid_cmp(const void *pa, const void *pb)
@@ -137,7 +172,7 @@ static void step_end(struct stint_steps_stream *ss, struct frame *f)
             tmp[nt++] = f->kids[b].iv;
         int64_t u = stint_intervals_union_overlap(tmp, nt, &ov);
         if (ss->ncells == ss->ccap)
-            ss->cells = stint_xgrow(ss->cells, &ss->ccap, ss->ncells + 1, sizeof *ss->cells, 256);
+            ss->cells = hgrow(ss->cells, &ss->ccap, ss->ncells + 1, sizeof *ss->cells, 256);
         ss->cells[ss->ncells++] = (struct pcell){f->kids[a].name, u};
     }
     p->ncells = ss->ncells - p->cell0;
@@ -148,7 +183,7 @@ static void step_end(struct stint_steps_stream *ss, struct frame *f)
     p->iv0 = ss->nivs;
     p->niv = 0;
     if (ss->keep_ivs && f->nkids) {
-        ss->ivs = stint_xgrow(ss->ivs, &ss->icap, ss->nivs + f->nkids, sizeof *ss->ivs, 256);
+        ss->ivs = hgrow(ss->ivs, &ss->icap, ss->nivs + f->nkids, sizeof *ss->ivs, 256);
         memcpy(&ss->ivs[ss->nivs], f->kids, f->nkids * sizeof *f->kids);
         ss->nivs += f->nkids;
         p->niv = f->nkids;
@@ -173,6 +208,64 @@ static int name_is_step(struct stint_steps_stream *ss, const struct stint_model 
     if (!ss->name_match[name])
         ss->name_match[name] = fnmatch(ss->glob, stint_model_str(m, name, NULL), FNM_CASEFOLD) == 0 ? 2 : 1;
     return ss->name_match[name] == 2;
+}
+
+void stint_steps_stream_defer_slices(struct stint_steps_stream *ss)
+{
+    ss->defer = 1;
+}
+
+static uint64_t seq_hash(uint32_t lane, int64_t ts, int64_t dur, uint32_t name)
+{
+    return stint_hash_pair(stint_hash_pair((uint64_t)ts, (uint64_t)dur), (uint64_t)lane << 32 | name);
+}
+
+/* The slot of hash h: its entry's, or the empty one where it goes. */
+static size_t seq_slot(const struct stint_steps_stream *ss, uint64_t h)
+{
+    size_t mask = ss->seqcap - 1, i = (size_t)(h >> 20) & mask;
+    while (ss->seqs[i].seq1 && ss->seqs[i].h != h)
+        i = (i + 1) & mask;
+    return i;
+}
+
+void stint_steps_stream_seq(void *ctx, const struct stint_model *m, uint32_t lane, int64_t ts_ns, int64_t dur_ns,
+                            uint32_t name, uint32_t seq)
+{
+    struct stint_steps_stream *ss = ctx;
+    if (!name_is_step(ss, m, name))
+        return;
+    if (4 * (ss->nseq + 1) > 3 * ss->seqcap) { /* (at most three quarters full) */
+        struct seq_ent *old = ss->seqs;
+        size_t ocap = ss->seqcap;
+        ss->seqcap = ocap ? 2 * ocap : 4096;
+        ss->seqs = stint_hmem_xrealloc(NULL, 0, ss->seqcap * sizeof *ss->seqs);
+        memset(ss->seqs, 0, ss->seqcap * sizeof *ss->seqs);
+        for (size_t k = 0; k < ocap; k++)
+            if (old[k].seq1)
+                ss->seqs[seq_slot(ss, old[k].h)] = old[k];
+        stint_hmem_free(old, ocap * sizeof *old);
+    }
+    uint64_t h = seq_hash(lane, ts_ns, dur_ns, name);
+    struct seq_ent *e = &ss->seqs[seq_slot(ss, h)];
+    if (e->seq1) {
+        e->twin = 1;
+        return;
+    }
+    *e = (struct seq_ent){h, seq + 1, 0};
+    ss->nseq++;
+}
+
+/* A lean record's input order into *seq, when its reader gave it: 1, else 0. */
+static int seq_of(const struct stint_steps_stream *ss, const struct stint_span_ev *ev, uint32_t *seq)
+{
+    if (!ss->seqcap)
+        return 0;
+    const struct seq_ent *e = &ss->seqs[seq_slot(ss, seq_hash(ev->lane, ev->ts_ns, ev->dur_ns, ev->name))];
+    if (!e->seq1 || e->twin)
+        return 0;
+    *seq = e->seq1 - 1;
+    return 1;
 }
 
 /* Whether the category text (or one of its comma parts) is GPU work or a
@@ -209,7 +302,7 @@ static void lanes_init(struct stint_steps_stream *ss, const struct stint_model *
 static uint32_t step_begin(struct stint_steps_stream *ss, const struct stint_model *m, const struct stint_span_ev *ev)
 {
     if (ss->nsteps == ss->scap)
-        ss->steps = stint_xgrow(ss->steps, &ss->scap, ss->nsteps + 1, sizeof *ss->steps, 64);
+        ss->steps = hgrow(ss->steps, &ss->scap, ss->nsteps + 1, sizeof *ss->steps, 64);
     struct pstep *p = &ss->steps[ss->nsteps];
     memset(p, 0, sizeof *p);
     p->ts_ns = ev->ts_ns;
@@ -217,6 +310,8 @@ static uint32_t step_begin(struct stint_steps_stream *ss, const struct stint_mod
     p->lane = ev->lane;
     p->seq = ev->seq;
     p->seq_known = ev->pair1 == 0; /* (a lean record's seq is 0, not its input order) */
+    if (!p->seq_known)
+        p->seq_known = (uint8_t)seq_of(ss, ev, &p->seq); /* (unless its reader gave it) */
     p->device = (uint8_t)stint_model_track_device(m, stint_model_track_at(m, ev->track));
     return (uint32_t)ss->nsteps++;
 }
@@ -224,6 +319,8 @@ static uint32_t step_begin(struct stint_steps_stream *ss, const struct stint_mod
 void stint_steps_stream_span(void *ctx, const struct stint_model *m, const struct stint_span_ev *ev)
 {
     struct stint_steps_stream *ss = ctx;
+    if (ss->defer && !ev->pair1)
+        return; /* (a slice: the finish takes it from the model) */
     if (!ss->gpu)
         lanes_init(ss, m);
     if (ev->track != ss->track) {
@@ -270,6 +367,75 @@ void stint_steps_stream_span(void *ctx, const struct stint_model *m, const struc
     f->dur_ns = ev->dur_ns;
     f->step = step;
     f->nkids = 0;
+}
+
+/* A deferred stream's slices (the model's, finished), as the stream would
+ * take them: each lane's GPU kind from their categories; the steps among
+ * them, each with its direct children (slices whose parent it is, clipped
+ * to it) and its figures, after the records' steps. */
+static void take_slices(struct stint_steps_stream *ss, const struct stint_model *m)
+{
+    size_t n = stint_model_nslices(m);
+    if (!n)
+        return;
+    uint32_t *step_at = stint_xmalloc(n * sizeof *step_at); /* slice -> pending step */
+    size_t nkids = 0;
+    for (size_t i = 0; i < n; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        const struct stint_track *t = stint_model_track_at(m, s->track);
+        step_at[i] = STINT_NO_ID;
+        if (t->kind != STINT_TRACK_THREAD)
+            continue;
+        if (!ss->gpu[t->lane] && cat_is_gpu(ss, m, s->cat))
+            ss->gpu[t->lane] = 1;
+        if ((s->flags & STINT_SLICE_INSTANT) || !name_is_step(ss, m, s->name))
+            continue;
+        if (ss->filter && !stint_filter_slice(ss->filter, m, s))
+            continue;
+        if (s->dur_ns < 0) {
+            ss->unfinished++;
+            continue;
+        }
+        struct stint_span_ev ev = {.ts_ns = s->ts_ns, .dur_ns = s->dur_ns, .track = s->track, .lane = t->lane,
+                                   .seq = s->seq};
+        step_at[i] = step_begin(ss, m, &ev);
+    }
+    /* the steps' children, grouped by step (counting pass), each step's in slice order */
+    size_t base = ss->nsteps ? ss->nsteps : 1;
+    size_t *at = stint_xcalloc(base + 1, sizeof *at);
+    for (size_t i = 0; i < n; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        if (s->parent != STINT_NO_ID && step_at[s->parent] != STINT_NO_ID && s->dur_ns >= 0 &&
+            !(s->flags & STINT_SLICE_INSTANT)) {
+            at[step_at[s->parent] + 1]++;
+            nkids++;
+        }
+    }
+    for (size_t k = 0; k < base; k++)
+        at[k + 1] += at[k];
+    struct kid_iv *kids = stint_xmalloc((nkids ? nkids : 1) * sizeof *kids);
+    for (size_t i = 0; i < n; i++) {
+        const struct stint_slice *s = stint_model_slice(m, i);
+        if (s->parent == STINT_NO_ID || step_at[s->parent] == STINT_NO_ID || s->dur_ns < 0 ||
+            (s->flags & STINT_SLICE_INSTANT))
+            continue;
+        const struct stint_slice *p = stint_model_slice(m, s->parent);
+        int64_t pend = p->ts_ns + p->dur_ns, end = s->ts_ns + s->dur_ns;
+        int64_t start = s->ts_ns < p->ts_ns ? p->ts_ns : s->ts_ns; /* (clipped at both ends, as the stream) */
+        kids[at[step_at[s->parent]]++] = (struct kid_iv){s->name, {start, end < pend ? end : pend}};
+    }
+    /* (at[k] is now where step k's children end: at[k - 1] where they begin) */
+    for (size_t i = 0; i < n; i++) {
+        uint32_t k = step_at[i];
+        if (k == STINT_NO_ID)
+            continue;
+        size_t a = k ? at[k - 1] : 0;
+        struct frame f = {.step = k, .kids = kids + a, .nkids = at[k] - a};
+        step_end(ss, &f);
+    }
+    free(kids);
+    free(at);
+    free(step_at);
 }
 
 /* The finish's work: kept steps in row order, names by rank. */
@@ -367,6 +533,23 @@ static void fin_names(struct fin *F, struct stint_steps_sparse *r)
 }
 
 /* Rows and cells (by row, then rank); each row's "other" union. */
+/* Sorts a row's cells (a few: a step's direct child names) by child rank,
+ * as stint_step_cell_cmp orders them (ranks are distinct within a row). */
+static void sort_cells(struct stint_step_cell *c, size_t n)
+{
+    if (n > 16) {
+        stint_xqsort(c, n, sizeof *c, stint_step_cell_cmp);
+        return;
+    }
+    for (size_t i = 1; i < n; i++) {
+        struct stint_step_cell x = c[i];
+        size_t j = i;
+        for (; j && c[j - 1].child > x.child; j--)
+            c[j] = c[j - 1];
+        c[j] = x;
+    }
+}
+
 static void fin_cells(struct fin *F, struct stint_steps_sparse *r, struct stint_steps_stream *ss)
 {
     r->rows = stint_xcalloc(r->nsteps ? r->nsteps : 1, sizeof *r->rows);
@@ -382,7 +565,7 @@ static void fin_cells(struct fin *F, struct stint_steps_sparse *r, struct stint_
         for (size_t j = p->cell0; j < p->cell0 + p->ncells; j++)
             r->cells[nc++] = (struct stint_step_cell){(uint32_t)k, F->rank_of[F->dense[ss->cells[j].name] - 1],
                                                       ss->cells[j].union_ns};
-        stint_xqsort(&r->cells[row->cell0], row->ncells, sizeof *r->cells, stint_step_cell_cmp);
+        sort_cells(&r->cells[row->cell0], row->ncells);
         if (r->nshown < r->nchildren && ss->keep_ivs) {
             struct stint_interval *tmp = tmp_for(ss, p->niv);
             size_t nt = 0;
@@ -401,6 +584,8 @@ int stint_steps_stream_finish(struct stint_steps_stream *ss, const struct stint_
     pop_to(ss, 0);
     if (!ss->gpu)
         lanes_init(ss, m);
+    if (ss->defer)
+        take_slices(ss, m);
     if (ss->unsure)
         return 1;
     struct fin F = {.m = m, .ss = ss};

@@ -10,8 +10,9 @@
  * The result is the one stint_steps_sparse_compute gives on the whole model
  * of the same input, byte for byte in every output, or the finish says it
  * cannot tell (two steps of one clock start at the same time and one of them
- * is a lean record, which carries no input order; or a span's parent is not
- * the one open above it on its track): the caller then reads the whole model.
+ * is a lean record whose input order its reader did not give; or a span's
+ * parent is not the one open above it on its track): the caller then reads
+ * the whole model.
  */
 #ifndef STINT_CLI_STEPS_STREAM_H
 #define STINT_CLI_STEPS_STREAM_H
@@ -30,6 +31,18 @@ struct stint_steps_stream;
  * column needs (a bounded column count). Never NULL (out of memory exits). */
 struct stint_steps_stream *stint_steps_stream_new(const char *step_glob, const struct stint_filter *filter,
                                                   int keep_ivs);
+/* Takes no slice from the stream, only lean records: the finish takes the
+ * model's slices as the stream would have (their parents are the model's).
+ * For a model whose slices and lean records never nest in one another (a
+ * marker log read lean). Call before reading. */
+void stint_steps_stream_defer_slices(struct stint_steps_stream *ss);
+/* A lean record's input order (readers.h, lean_seq_fn; ctx is the stream),
+ * kept for the records whose name is a step name: two steps of one clock
+ * that start in the same ns are then put in input order as the whole
+ * model would (a record noted twice, with the same lane, times and name,
+ * has no order known). */
+void stint_steps_stream_seq(void *ctx, const struct stint_model *m, uint32_t lane, int64_t ts_ns, int64_t dur_ns,
+                            uint32_t name, uint32_t seq);
 /* The span sink (model.h): ctx is the stream. */
 void stint_steps_stream_span(void *ctx, const struct stint_model *m, const struct stint_span_ev *ev);
 /* After the read (the model finished): fills r as stint_steps_sparse_compute

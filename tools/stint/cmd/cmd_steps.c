@@ -136,6 +136,19 @@ struct text_col {
     int width;
 };
 
+/* Appends " " and text v (n bytes) right-aligned in width columns to line at
+ * at (as fprintf's " %*s"); returns the new end. */
+static size_t put_cell(char *line, size_t at, size_t width, const char *v, size_t n)
+{
+    line[at++] = ' ';
+    if (n < width) {
+        memset(line + at, ' ', width - n);
+        at += width - n;
+    }
+    memcpy(line + at, v, n);
+    return at + n;
+}
+
 /* The text table. */
 static void put_text(FILE *f, const struct stint_model *m, const struct stint_steps_sparse *s, const char *step_glob,
                     const char *scope)
@@ -213,23 +226,29 @@ static void put_text(FILE *f, const struct stint_model *m, const struct stint_st
     }
     putc('\n', f);
     char b[64];
+    /* a step's row, made in one buffer (a column is at most HEAD_COLS or the other
+     * header wide, a value at most 22 bytes) and written at once: as many rows as steps */
+    size_t lcap = 32 + 22;
+    for (size_t c = 0; c < ncol; c++)
+        lcap += 1 + ((size_t)cols[c].width > 22 ? (size_t)cols[c].width : 22);
+    char *line = stint_xmalloc(lcap);
     for (size_t k = 0; k < s->nsteps; k++) {
         const struct stint_step_row *row = &s->rows[k];
-        if (k >= s->nhost)
-            fprintf(f, "%5zud %14s", k, stint_an_us(b, row->ts_ns));
-        else
-            fprintf(f, "%6zu %14s", k, stint_an_us(b, row->ts_ns));
+        size_t at = (size_t)snprintf(line, 32, k >= s->nhost ? "%5zud" : "%6zu", k);
+        at = put_cell(line, at, 14, b, stint_an_us_len(b, row->ts_ns));
         /* cells are in rank order: the shown ones come first */
         for (size_t j = row->cell0; j < row->cell0 + row->ncells && s->cells[j].child < nshown; j++)
             row_v[s->cells[j].child] = s->cells[j].union_ns;
         for (size_t c = 0; c < ncol; c++) {
             int64_t v = cols[c].is_child ? row_v[cols[c].rank] : stint_step_row_fig(row, cols[c].fig);
-            fprintf(f, " %*s", cols[c].width, stint_an_us(b, v));
+            at = put_cell(line, at, (size_t)cols[c].width, b, stint_an_us_len(b, v));
         }
         for (size_t j = row->cell0; j < row->cell0 + row->ncells && s->cells[j].child < nshown; j++)
             row_v[s->cells[j].child] = 0;
-        putc('\n', f);
+        line[at++] = '\n';
+        fwrite(line, 1, at, f);
     }
+    free(line);
     static const char *const lbl[3] = {"min", "median", "max"};
     for (size_t dev = 0; dev < 2; dev++) {
         if (dev ? !on_dev : !s->nhost)
@@ -256,16 +275,25 @@ static void put_text(FILE *f, const struct stint_model *m, const struct stint_st
     free(row_v);
 }
 
-/* --step NAME on Chrome JSON: the steps from the spans a lean model streams,
- * without keeping them (steps_stream.h); when those cannot tell the steps'
- * order or parents, from the whole model read again. Returns 1 with m read
- * and *sr filled, *rc the read's exit code; -1 when no report follows (*rc
- * says why, m freed). */
-static int load_lean(const struct stint_cmd_opts *o, struct stint_model *m, const char *step_glob, size_t max_shown,
-                     struct stint_steps_sparse *sr, int *rc)
+/* --step NAME on Chrome JSON or a marker log: the steps from the spans a
+ * lean model streams, without keeping them (steps_stream.h; a marker log's
+ * slices, the groups that do not nest as their depths say, from the model
+ * at the finish, and its lean records' input order from the reader); when
+ * those cannot tell the steps' order or parents, from the whole model read
+ * again. Returns 1 with m read and *sr filled, *rc the read's exit code; -1
+ * when no report follows (*rc says why, m freed). */
+static int load_lean(struct stint_cmd_opts *o, struct stint_model *m, const char *step_glob, size_t max_shown,
+                     struct stint_steps_sparse *sr, int *rc, int markers)
 {
     struct stint_steps_stream *st = stint_steps_stream_new(step_glob, &o->filter, max_shown != SIZE_MAX);
+    if (markers) {
+        stint_steps_stream_defer_slices(st);
+        o->lean_seq_fn = stint_steps_stream_seq;
+        o->lean_seq_ctx = st;
+    }
     *rc = stint_cmd_load_sink(o, m, STINT_MODEL_LEAN, stint_steps_stream_span, st, NULL);
+    o->lean_seq_fn = NULL;
+    o->lean_seq_ctx = NULL;
     if (stint_no_report(*rc, m)) {
         stint_steps_stream_free(st);
         stint_model_free(m);
@@ -277,6 +305,8 @@ static int load_lean(const struct stint_cmd_opts *o, struct stint_model *m, cons
         stint_die_nomem();
     if (fr == 0)
         return 1;
+    if (getenv("STINT_DEBUG_LEAN")) /* for tests: the stream could not tell */
+        fprintf(stderr, "stint: steps: the whole model read again\n");
     stint_model_free(m);
     /* the first read said what it found: the same read again says nothing, with the same exit code */
     struct stint_read_opts ro = {.format = o->format, .strict = o->strict, .allow = o->allow, .quiet = 1};
@@ -320,12 +350,13 @@ int stint_cmd_steps(int argc, char **argv)
     const char *fmt = o.format ? o.format : strcmp(o.path, "-") ? stint_detect_format(o.path) : NULL;
     int markers = fmt && (!strcmp(fmt, "markers") || !strcmp(fmt, "capture"));
     struct stint_steps_sparse sr;
-    /* --step NAME on Chrome JSON: from the spans a lean model streams, without keeping them
-     * (steps_stream.h); JSONL (explicit parents, the measured span), marker logs, stdin, no
-     * --step (the family guess reads every slice) and STINT_STEPS_FULL=1 take the whole model */
-    int lean = step_glob && fmt && !strcmp(fmt, "chrome") && !getenv("STINT_STEPS_FULL");
+    /* --step NAME on Chrome JSON and marker logs: from the spans a lean model streams, without
+     * keeping them (steps_stream.h); JSONL (explicit parents, the measured span), captures,
+     * stdin, no --step (the family guess reads every slice) and STINT_STEPS_FULL=1 take the
+     * whole model */
+    int lean = step_glob && fmt && (!strcmp(fmt, "chrome") || !strcmp(fmt, "markers")) && !getenv("STINT_STEPS_FULL");
     if (lean) {
-        if (load_lean(&o, &m, step_glob, o.json ? SIZE_MAX : max_shown, &sr, &rc) < 0)
+        if (load_lean(&o, &m, step_glob, o.json ? SIZE_MAX : max_shown, &sr, &rc, !strcmp(fmt, "markers")) < 0)
             return rc;
     }
     if (!lean) {

@@ -482,6 +482,8 @@ int stint_cmd_load_sink(const struct stint_cmd_opts *o, struct stint_model *m, u
     ro.args_ctx = o->args_ctx;
     ro.args_part = o->args_part;
     ro.args_part_ops = o->args_part_ops;
+    ro.lean_seq_fn = o->lean_seq_fn;
+    ro.lean_seq_ctx = o->lean_seq_ctx;
     int rc = stint_read_trace(o->path, m, &ro);
     stint_report_problems(stderr, o->path, m, rc);
     if (o->filter.rel)

@@ -41,6 +41,10 @@ struct stint_cmd_opts {
     void *corr_ctx;
     void *(*corr_part)(void *ctx); /* optional: readers.h's corr_part, corr_part_ops */
     const struct stint_model_part_ops *corr_part_ops;
+    /* set by a command before it loads, optional: readers.h's lean_seq_fn and lean_seq_ctx */
+    void (*lean_seq_fn)(void *ctx, const struct stint_model *m, uint32_t lane, int64_t ts_ns, int64_t dur_ns,
+                        uint32_t name, uint32_t seq);
+    void *lean_seq_ctx;
 };
 
 /* An option one command takes besides the shared ones: name ("--to", also

@@ -276,6 +276,10 @@ static void mctx_init(struct stint_mctx *c, struct stint_model *m, const char *p
     if (o && o->event_filter && stint_filter_active(o->event_filter))
         c->filter = o->event_filter;
     c->lean = (m->flags & STINT_MODEL_LEAN) && !(m->flags & STINT_MODEL_KEEP_ARGS) && !m->sizes;
+    if (c->lean && o) {
+        c->seq_fn = o->lean_seq_fn;
+        c->seq_ctx = o->lean_seq_ctx;
+    }
     m->format = "markers";
     if (m->sizes) {
         c->clk[0] = stint_model_intern(m, "host", 4);

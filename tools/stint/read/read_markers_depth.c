@@ -500,16 +500,24 @@ static void lean_end(struct stint_mctx *c, const struct stint_mgroup *ord, size_
     }
     const uint16_t flags = STINT_SLICE_BEGIN_END | STINT_SLICE_EXPLICIT_PARENT; /* (as their slices would be) */
     const size_t step = ((size_t)2 << 20) / sizeof *c->pend; /* (their pages go back as they are read) */
+    /* a slice takes its record's input order as its seq, and a lean record's goes to
+     * seq_fn: the two stay comparable (seqs need only be distinct and in input order) */
+    uint64_t seq0 = m->seq;
     for (size_t k = 0; k < n; k++) {
         uint32_t r = rank[c->recs[k].gid];
-        if (lean[r])
-            stint_model_lean_put(m, lane[r], stint_i_mpend_ts(c, k), stint_i_mpend_dur(c, k),
-                                 stint_model_lean_pair(m, 0, c->recs[k].idx), flags);
-        else
+        if (lean[r]) {
+            int64_t ts = stint_i_mpend_ts(c, k), dur = stint_i_mpend_dur(c, k);
+            stint_model_lean_put(m, lane[r], ts, dur, stint_model_lean_pair(m, 0, c->recs[k].idx), flags);
+            if (c->seq_fn)
+                c->seq_fn(c->seq_ctx, m, lane[r], ts, dur, c->recs[k].idx, (uint32_t)(seq0 + k));
+        } else {
+            m->seq = seq0 + k;
             c->recs[k].idx = stint_i_markers_slice(c, k, lane[r]);
+        }
         if ((k + 1) % step == 0)
             stint_hmem_release(c->pend, c->rcap * sizeof *c->pend, 0, (k + 1) * sizeof *c->pend);
     }
+    m->seq = seq0 + n;
     free(lane);
     stint_hmem_free(c->pend, c->rcap * sizeof *c->pend); /* (the slices' times are theirs now) */
     c->pend = NULL;

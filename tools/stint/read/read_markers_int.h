@@ -100,6 +100,10 @@ struct stint_mctx {
     } threads[1024];
     const char *path;
     const struct stint_filter *filter; /* sizes mode: the events' filter, or NULL */
+    /* a lean read: readers.h's lean_seq_fn and its ctx (NULL: none) */
+    void (*seq_fn)(void *ctx, const struct stint_model *m, uint32_t lane, int64_t ts_ns, int64_t dur_ns,
+                   uint32_t name, uint32_t seq);
+    void *seq_ctx;
     uint32_t clk[2], none, attrs;      /* sizes mode: the string ids of "host", "dev", "" and "attrs" */
 };
 

@@ -67,6 +67,16 @@ struct stint_read_opts {
      * and at the end the whole file's into args_ctx (NULL maps). */
     void *(*args_part)(void *ctx);
     const struct stint_model_part_ops *args_part_ops;
+
+    /* Marker logs read for a lean model, optional: each record kept as a lean
+     * record (read_markers_depth.c: its group nests as its depths say) goes
+     * to lean_seq_fn with its lane, times, name and input order (seq, in the
+     * order of the slices' seqs: a slice made of a record of the same log
+     * takes its record's), as a lean record carries none (`steps` puts two
+     * steps that start in the same ns in input order). */
+    void (*lean_seq_fn)(void *ctx, const struct stint_model *m, uint32_t lane, int64_t ts_ns, int64_t dur_ns,
+                        uint32_t name, uint32_t seq);
+    void *lean_seq_ctx;
 };
 
 /* Reads path ("-" = stdin) into m (initialised by the caller) and finishes
