@@ -319,16 +319,8 @@ void stint_tree_sink_span(void *ctx, const struct stint_model *m, const struct s
     stint_union_acc_init(&fr->kids);
 }
 
-static int tree_nodes(struct stint_calltree *t, const struct stint_model *m, uint32_t *chain);
-/* A finished child's interval, clipped to its parent. */
-struct kid {
-    uint32_t parent;
-    struct stint_interval iv;
-};
-
-static void tree_child_cover(const struct stint_model *m, struct kid *kids, int64_t *child_cov);
-static void tree_aggregate(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f,
-                           const int64_t *child_cov);
+static int tree_place(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f,
+                      int roots);
 
 /* A deferred sink's slices (the model's, finished): placed by their parents
  * into s's tree as stint_calltree_build places them, their durations,
@@ -338,17 +330,9 @@ static void tree_aggregate(struct stint_calltree *t, const struct stint_model *m
 static int tree_sink_slices(struct stint_tree_sink *s, const struct stint_model *m)
 {
     struct stint_calltree *t = s->t;
-    size_t n = stint_model_nslices(m), cap = n ? n : 1;
-    t->slice_node = malloc(cap * sizeof *t->slice_node);
-    t->slice_self = calloc(cap, sizeof *t->slice_self);
-    uint32_t *chain = malloc(cap * sizeof *chain);
-    struct kid *kids = malloc(cap * sizeof *kids);
-    int64_t *child_cov = calloc(cap, sizeof *child_cov);
-    int rc = -1;
-    if (t->slice_node && t->slice_self && chain && kids && child_cov && tree_nodes(t, m, chain) == 0) {
-        tree_child_cover(m, kids, child_cov);
-        tree_aggregate(t, m, s->f, child_cov);
-        rc = 0;
+    size_t n = stint_model_nslices(m);
+    int rc = tree_place(t, m, s->f, 0);
+    if (rc == 0) {
         for (size_t i = 0; i < n && rc == 0; i++) {
             uint32_t node = t->slice_node[i];
             if (node == STINT_NO_ID)
@@ -374,9 +358,6 @@ static int tree_sink_slices(struct stint_tree_sink *s, const struct stint_model 
             }
         }
     }
-    free(chain);
-    free(kids);
-    free(child_cov);
     free(t->slice_node);
     free(t->slice_self);
     t->slice_node = NULL;
@@ -475,6 +456,11 @@ static int tree_nodes(struct stint_calltree *t, const struct stint_model *m, uin
     return 0;
 }
 
+/* A finished child's interval, clipped to its parent. */
+struct kid {
+    uint32_t parent;
+    struct stint_interval iv;
+};
 
 static int kid_cmp(const void *pa, const void *pb)
 {
@@ -575,10 +561,13 @@ static int tree_durs(struct stint_calltree *t, const struct stint_model *m)
     return 0;
 }
 
-static int calltree_build(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f,
-                          int durs)
+/* Places m's slices into t (slice_node and slice_self made, sized by the
+ * slices; with roots, t's roots and lane counts made first): their nodes,
+ * the aggregated ones' calls, totals and self times. 0, or -1 when out of
+ * memory (what was made stays in t). */
+static int tree_place(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f,
+                      int roots)
 {
-    memset(t, 0, sizeof *t);
     size_t n = stint_model_nslices(m), cap = n ? n : 1;
     t->slice_node = malloc(cap * sizeof *t->slice_node);
     t->slice_self = calloc(cap, sizeof *t->slice_self);
@@ -586,17 +575,28 @@ static int calltree_build(struct stint_calltree *t, const struct stint_model *m,
     struct kid *kids = malloc(cap * sizeof *kids);
     int64_t *child_cov = calloc(cap, sizeof *child_cov);
     int rc = -1;
-    if (t->slice_node && t->slice_self && chain && kids && child_cov && tree_roots(t) == 0) {
-        tree_lanes(t, m);
+    if (t->slice_node && t->slice_self && chain && kids && child_cov && (!roots || tree_roots(t) == 0)) {
+        if (roots)
+            tree_lanes(t, m);
         if (tree_nodes(t, m, chain) == 0) {
             tree_child_cover(m, kids, child_cov);
             tree_aggregate(t, m, f, child_cov);
-            rc = durs ? tree_durs(t, m) : 0;
+            rc = 0;
         }
     }
     free(chain);
     free(kids);
     free(child_cov);
+    return rc;
+}
+
+static int calltree_build(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f,
+                          int durs)
+{
+    memset(t, 0, sizeof *t);
+    int rc = tree_place(t, m, f, 1);
+    if (rc == 0 && durs)
+        rc = tree_durs(t, m);
     if (rc != 0)
         stint_calltree_free(t);
     return rc;

@@ -138,7 +138,7 @@ void stint_gpu_collect_corr(void *ctx, uint32_t track, uint32_t cat, uint32_t na
         uint32_t lane = stint_model_track_at(m, track)->lane;
         stint_gpu_mark_lane(f, lane);
         uint8_t cls = stint_gpu_item_class(m, k, name, &c->comm);
-        f->items = stint_gpu_hgrow(f->items, &f->itemcap, f->nitems + 1, sizeof *f->items, 1024);
+        f->items = stint_hmem_xgrow(f->items, &f->itemcap, f->nitems + 1, sizeof *f->items, 1024);
         f->items[f->nitems++] = (struct gpu_item){.ts = ts_ns, .dur = dur_ns, .corr = has ? corr : 0,
                                                   .dev = stint_model_lane_at(m, lane)->pid, .lane = lane,
                                                   .name = name, .cls = cls, .kernel = cls != STINT_GPU_MEMORY,
@@ -150,7 +150,7 @@ void stint_gpu_collect_corr(void *ctx, uint32_t track, uint32_t cat, uint32_t na
     if (track >= c->nct)
         c->ct = stint_xgrow_zeroed(c->ct, &c->nct, (size_t)track + 1, sizeof *c->ct, 16);
     struct corr_track *t = &c->ct[track];
-    t->e = stint_gpu_hgrow(t->e, &t->cap, t->n + 1, sizeof *t->e, 256);
+    t->e = stint_hmem_xgrow(t->e, &t->cap, t->n + 1, sizeof *t->e, 256);
     t->e[t->n++] = (struct corr_ent){ts_ns, dur_ns, corr, cat, name};
 }
 
@@ -193,7 +193,7 @@ static void merge_corr(struct stint_gpu_collect *d, struct stint_gpu_collect *s,
             memset(st, 0, sizeof *st);
             continue;
         }
-        dk->e = stint_gpu_hgrow(dk->e, &dk->cap, dk->n + st->n, sizeof *dk->e, 256);
+        dk->e = stint_hmem_xgrow(dk->e, &dk->cap, dk->n + st->n, sizeof *dk->e, 256);
         for (size_t j = 0; j < st->n; j++) {
             struct corr_ent e = st->e[j];
             if (smap) {
@@ -220,7 +220,7 @@ static void part_merge(void *dst_part, void *src_part, const struct stint_model 
         sf->items = NULL;
         sf->nitems = sf->itemcap = 0;
     } else if (sf->nitems) {
-        df->items = stint_gpu_hgrow(df->items, &df->itemcap, df->nitems + sf->nitems, sizeof *df->items, 1024);
+        df->items = stint_hmem_xgrow(df->items, &df->itemcap, df->nitems + sf->nitems, sizeof *df->items, 1024);
         for (size_t i = 0; i < sf->nitems; i++) {
             struct gpu_item it = sf->items[i];
             if (smap) { /* (a synthetic pid may be another number in dm) */
@@ -315,7 +315,7 @@ static void take_call(struct stint_gpu_collect *c, const struct stint_span_ev *e
                 k.op = oi;
             k.top = oi;
         }
-    f->calls = stint_gpu_hgrow(f->calls, &f->callcap, f->ncalls + 1, sizeof *f->calls, 1024);
+    f->calls = stint_hmem_xgrow(f->calls, &f->callcap, f->ncalls + 1, sizeof *f->calls, 1024);
     f->calls[f->ncalls++] = k;
 }
 
@@ -330,7 +330,7 @@ static void take_work(struct stint_gpu_collect *c, const struct stint_model *m, 
     it.has_corr = (uint8_t)find_corr(c, ev->track, ev->ts_ns, ev->dur_ns, ev->cat, ev->name, &it.corr);
     it.cls = stint_gpu_item_class(m, k, ev->name, &c->comm);
     it.kernel = it.cls != STINT_GPU_MEMORY;
-    f->items = stint_gpu_hgrow(f->items, &f->itemcap, f->nitems + 1, sizeof *f->items, 1024);
+    f->items = stint_hmem_xgrow(f->items, &f->itemcap, f->nitems + 1, sizeof *f->items, 1024);
     f->items[f->nitems++] = it;
 }
 
@@ -483,7 +483,7 @@ static void collect_join(void *ctx, void *forked, const struct stint_model *m)
             fb->ops = t.ops, fb->nops = t.nops, fb->opcap = t.opcap;
             fb->stepc = t.stepc, fb->nstepc = t.nstepc, fb->stepcap = t.stepcap;
             if (fb->nitems) {
-                fa->items = stint_gpu_hgrow(fa->items, &fa->itemcap, fa->nitems + fb->nitems, sizeof *fa->items, 1024);
+                fa->items = stint_hmem_xgrow(fa->items, &fa->itemcap, fa->nitems + fb->nitems, sizeof *fa->items, 1024);
                 memcpy(fa->items + fa->nitems, fb->items, fb->nitems * sizeof *fb->items);
                 fa->nitems += fb->nitems;
             }
@@ -508,7 +508,7 @@ static void relayout(struct stint_gpu_collect *a, struct stint_gpu_collect *b, c
     struct gpu_file *fa = &a->f, *fb = &b->f;
     size_t ncalls = fa->ncalls + fb->ncalls, nops = fa->nops + fb->nops, nstep = fa->nstepc + fb->nstepc;
     size_t ntail = fa->nitems - a->item_base + fb->nitems, callcap = 0;
-    struct gpu_call *calls = stint_gpu_hgrow(NULL, &callcap, ncalls ? ncalls : 1, sizeof *calls, 1024);
+    struct gpu_call *calls = stint_hmem_xgrow(NULL, &callcap, ncalls ? ncalls : 1, sizeof *calls, 1024);
     struct gpu_opspan *ops = stint_xmalloc((nops ? nops : 1) * sizeof *ops);
     struct gpu_stepc *step = stint_xmalloc((nstep ? nstep : 1) * sizeof *step);
     struct gpu_item *tail = stint_xmalloc((ntail ? ntail : 1) * sizeof *tail);
@@ -546,7 +546,7 @@ static void relayout(struct stint_gpu_collect *a, struct stint_gpu_collect *b, c
     fa->stepc = step;
     fa->nstepc = fa->stepcap = ks;
     if (ki) {
-        fa->items = stint_gpu_hgrow(fa->items, &fa->itemcap, a->item_base + ki, sizeof *fa->items, 1024);
+        fa->items = stint_hmem_xgrow(fa->items, &fa->itemcap, a->item_base + ki, sizeof *fa->items, 1024);
         memcpy(fa->items + a->item_base, tail, ki * sizeof *tail);
     }
     fa->nitems = a->item_base + ki;

@@ -120,20 +120,6 @@ uint8_t *stint_gpu_xla_lanes(const struct stint_model *m);
  * order). Out of memory exits. */
 void stint_gpu_sort_runs(void *base, size_t n, size_t sz, int (*before)(const void *, const void *));
 
-/* Grows array p of *cap elements of elem bytes (an hmem.h block: huge pages,
- * grown by remapping) to hold need, doubling from min; free it with
- * stint_hmem_free(p, *cap * elem). Out of memory exits. */
-static inline void *stint_gpu_hgrow(void *p, size_t *cap, size_t need, size_t elem, size_t min)
-{
-    if (need <= *cap)
-        return p;
-    size_t nc = *cap ? *cap : min;
-    while (nc < need)
-        nc *= 2;
-    p = stint_hmem_xrealloc(p, *cap * elem, nc * elem);
-    *cap = nc;
-    return p;
-}
 /* Keeps f's items inside the range (the others' correlations go to
  * outcorr), clips them, and orders them by device, then start. */
 void stint_gpu_prepare(struct gpu_file *f, const struct stint_gpu_opts *o);

@@ -75,7 +75,7 @@ void stint_gpu_collect_model(struct gpu_file *f, const struct stint_gpu_opts *o)
             stint_gpu_mark_lane(f, t->lane);
             int64_t corr = 0;
             int has_corr = stint_gpu_corr(f, s, &corr);
-            f->items = stint_gpu_hgrow(f->items, &f->itemcap, f->nitems + 1, sizeof *f->items, 1024);
+            f->items = stint_hmem_xgrow(f->items, &f->itemcap, f->nitems + 1, sizeof *f->items, 1024);
             uint8_t cls = stint_gpu_item_class(m, k, s->name, &comm);
             f->items[f->nitems++] = (struct gpu_item){.ts = s->ts_ns, .dur = s->dur_ns, .corr = corr,
                                                       .dev = stint_model_lane_at(m, t->lane)->pid, .lane = t->lane,
@@ -90,7 +90,7 @@ void stint_gpu_collect_model(struct gpu_file *f, const struct stint_gpu_opts *o)
             enclosing_ops(f, (uint32_t)i, &op, &top);
             c.op = op_index(f, op, opi);
             c.top = op_index(f, top, opi);
-            f->calls = stint_gpu_hgrow(f->calls, &f->callcap, f->ncalls + 1, sizeof *f->calls, 1024);
+            f->calls = stint_hmem_xgrow(f->calls, &f->callcap, f->ncalls + 1, sizeof *f->calls, 1024);
             f->calls[f->ncalls++] = c;
         }
         if (k != GK_ANNOT && stint_gpu_is_step_name(f, s->name, glob)) {

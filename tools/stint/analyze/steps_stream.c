@@ -123,23 +123,8 @@ void stint_steps_stream_free(struct stint_steps_stream *ss)
     stint_hmem_free(ss->steps, ss->scap * sizeof *ss->steps);
     stint_hmem_free(ss->cells, ss->ccap * sizeof *ss->cells);
     stint_hmem_free(ss->ivs, ss->icap * sizeof *ss->ivs);
-    stint_hmem_free(ss->seqs, ss->seqcap * sizeof *ss->seqs);
+    free(ss->seqs);
     free(ss);
-}
-
-/* stint_xgrow in hmem.h memory (the steps, cells and intervals of a large
- * trace take tens of MB, which fault in cheaper there); free with
- * stint_hmem_free(p, *cap * size). */
-static void *hgrow(void *p, size_t *cap, size_t need, size_t size, size_t first)
-{
-    if (need <= *cap)
-        return p;
-    size_t n = *cap ? *cap : first;
-    while (n < need)
-        n *= 2;
-    p = stint_hmem_xrealloc(p, *cap * size, n * size);
-    *cap = n;
-    return p;
 }
 
 static int kid_cmp(const void *pa, const void *pb)
@@ -172,7 +157,7 @@ static void step_end(struct stint_steps_stream *ss, struct frame *f)
             tmp[nt++] = f->kids[b].iv;
         int64_t u = stint_intervals_union_overlap(tmp, nt, &ov);
         if (ss->ncells == ss->ccap)
-            ss->cells = hgrow(ss->cells, &ss->ccap, ss->ncells + 1, sizeof *ss->cells, 256);
+            ss->cells = stint_hmem_xgrow(ss->cells, &ss->ccap, ss->ncells + 1, sizeof *ss->cells, 256);
         ss->cells[ss->ncells++] = (struct pcell){f->kids[a].name, u};
     }
     p->ncells = ss->ncells - p->cell0;
@@ -183,7 +168,7 @@ static void step_end(struct stint_steps_stream *ss, struct frame *f)
     p->iv0 = ss->nivs;
     p->niv = 0;
     if (ss->keep_ivs && f->nkids) {
-        ss->ivs = hgrow(ss->ivs, &ss->icap, ss->nivs + f->nkids, sizeof *ss->ivs, 256);
+        ss->ivs = stint_hmem_xgrow(ss->ivs, &ss->icap, ss->nivs + f->nkids, sizeof *ss->ivs, 256);
         memcpy(&ss->ivs[ss->nivs], f->kids, f->nkids * sizeof *f->kids);
         ss->nivs += f->nkids;
         p->niv = f->nkids;
@@ -239,12 +224,12 @@ void stint_steps_stream_seq(void *ctx, const struct stint_model *m, uint32_t lan
         struct seq_ent *old = ss->seqs;
         size_t ocap = ss->seqcap;
         ss->seqcap = ocap ? 2 * ocap : 4096;
-        ss->seqs = stint_hmem_xrealloc(NULL, 0, ss->seqcap * sizeof *ss->seqs);
-        memset(ss->seqs, 0, ss->seqcap * sizeof *ss->seqs);
+        ss->seqs = stint_xcalloc(ss->seqcap, sizeof *ss->seqs); /* (made while the read is at its peak:
+                                                                 * only the pages it fills) */
         for (size_t k = 0; k < ocap; k++)
             if (old[k].seq1)
                 ss->seqs[seq_slot(ss, old[k].h)] = old[k];
-        stint_hmem_free(old, ocap * sizeof *old);
+        free(old);
     }
     uint64_t h = seq_hash(lane, ts_ns, dur_ns, name);
     struct seq_ent *e = &ss->seqs[seq_slot(ss, h)];
@@ -302,7 +287,7 @@ static void lanes_init(struct stint_steps_stream *ss, const struct stint_model *
 static uint32_t step_begin(struct stint_steps_stream *ss, const struct stint_model *m, const struct stint_span_ev *ev)
 {
     if (ss->nsteps == ss->scap)
-        ss->steps = hgrow(ss->steps, &ss->scap, ss->nsteps + 1, sizeof *ss->steps, 64);
+        ss->steps = stint_hmem_xgrow(ss->steps, &ss->scap, ss->nsteps + 1, sizeof *ss->steps, 64);
     struct pstep *p = &ss->steps[ss->nsteps];
     memset(p, 0, sizeof *p);
     p->ts_ns = ev->ts_ns;

@@ -66,6 +66,21 @@ void *stint_hmem_realloc(void *p, size_t old_bytes, size_t new_bytes);
  * without it. */
 void *stint_hmem_xrealloc(void *p, size_t old_bytes, size_t new_bytes);
 
+/* Grows array p of *cap elements of elem bytes (a block of this file's:
+ * huge pages, grown by remapping) to hold need, doubling from min; free it
+ * with stint_hmem_free(p, *cap * elem). Out of memory exits. */
+static inline void *stint_hmem_xgrow(void *p, size_t *cap, size_t need, size_t elem, size_t min)
+{
+    if (need <= *cap)
+        return p;
+    size_t nc = *cap ? *cap : min;
+    while (nc < need)
+        nc *= 2;
+    p = stint_hmem_xrealloc(p, *cap * elem, nc * elem);
+    *cap = nc;
+    return p;
+}
+
 /* Frees p (NULL: nothing), which was last sized to bytes. */
 void stint_hmem_free(void *p, size_t bytes);
 
