@@ -62,8 +62,18 @@ int main(void)
     CHECK_EQ_I64(mt.nodes[root].self_ns, total - 100 * 15);
     CHECK_EQ_I64(mt.nodes[root].max_ns, 199);
     CHECK_EQ_I64((int64_t)mt.nodes[root].ndurs, 100);
-    CHECK_EQ_I64(mt.nodes[root].durs[0], 100); /* pooled and sorted */
-    CHECK_EQ_I64(mt.nodes[root].durs[99], 199);
+    /* pooled (100..199 ns) and arranged for the quantiles: p50 the 50th value, p90 the 90th */
+    CHECK_EQ_I64(stint_an_quantile_rank(mt.nodes[root].durs, 100, 50).num, 149);
+    CHECK_EQ_I64(stint_an_quantile_rank(mt.nodes[root].durs, 100, 90).num, 189);
+    int64_t lo = INT64_MAX, hi = INT64_MIN, sum = 0;
+    for (size_t k = 0; k < 100; k++) {
+        lo = mt.nodes[root].durs[k] < lo ? mt.nodes[root].durs[k] : lo;
+        hi = mt.nodes[root].durs[k] > hi ? mt.nodes[root].durs[k] : hi;
+        sum += mt.nodes[root].durs[k];
+    }
+    CHECK_EQ_I64(lo, 100);
+    CHECK_EQ_I64(hi, 199);
+    CHECK_EQ_I64(sum, total);
     int64_t kids = 0;
     for (uint32_t c = mt.nodes[root].first_child; c != STINT_NO_ID; c = mt.nodes[c].next_sibling) {
         CHECK_EQ_I64((int64_t)mt.nodes[c].calls, 100);

@@ -380,7 +380,7 @@ int stint_tree_sink_finish(struct stint_tree_sink *s, const struct stint_model *
             if (stint_model_track_at(m, stint_model_slice(m, i)->track)->kind != STINT_TRACK_THREAD)
                 t->async++;
         for (size_t k = 0; k < t->n; k++)
-            stint_an_sort_i64(t->nodes[k].durs, t->nodes[k].ndurs);
+            stint_an_quantiles_ready(t->nodes[k].durs, t->nodes[k].ndurs);
         size_t k = 0; /* the rows in (name, clock) order, as stint_calltree_flat gives them */
         for (size_t r = 0; r < s->nrows; r++)
             if (s->rows[r].calls)
@@ -557,7 +557,7 @@ static int tree_durs(struct stint_calltree *t, const struct stint_model *m)
         nd->durs[nd->ndurs++] = stint_model_slice(m, i)->dur_ns;
     }
     for (size_t k = 0; k < t->n; k++)
-        stint_an_sort_i64(t->nodes[k].durs, t->nodes[k].ndurs);
+        stint_an_quantiles_ready(t->nodes[k].durs, t->nodes[k].ndurs);
     return 0;
 }
 

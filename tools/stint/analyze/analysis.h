@@ -51,6 +51,11 @@ struct stint_an_ratio stint_an_mean_exact(const int64_t *v, size_t n);
  * rank, as `stint summary`: the value at index ceil(pct * n / 100) - 1
  * (index 0 for pct 0), as num / 1; always one of the values. */
 struct stint_an_ratio stint_an_quantile_rank(const int64_t *v, size_t n, unsigned pct);
+/* Arranges v[0..n) so that stint_an_quantile_rank(v, n, 50) and (v, n, 90)
+ * read what they read on the sorted values, in time linear in n (a
+ * selection of the p90 rank, then of the p50 rank among the values before
+ * it): the values are kept, their order is not sorted. */
+void stint_an_quantiles_ready(int64_t *v, size_t n);
 /* Writes r / 10^shift (shift <= 6) with `decimals` decimals (<= 6), rounded
  * half up (ties toward +infinity), into buf (>= 64 bytes): shift 0,
  * decimals 1 gives ns with one decimal ("12.5"); shift 3, decimals 3 gives
@@ -72,14 +77,15 @@ const char *stint_an_fmt_ratio(char *buf, struct stint_an_ratio r, unsigned shif
  *          cannot exist, so nothing nested is added twice
  *   self   per span: duration minus the union of its direct children clipped
  *          to the span (so self >= 0 by construction), summed
- *   durs   every span's duration, sorted (for p50/p90/max)
+ *   durs   every span's duration, arranged for p50 and p90
+ *          (stint_an_quantiles_ready)
  */
 struct stint_tnode {
     uint32_t parent, name, first_child, next_sibling, last_child, depth;
     uint8_t clock;
     uint64_t calls;
     int64_t total_ns, self_ns, max_ns;
-    int64_t *durs;        /* calls entries, sorted ascending after build */
+    int64_t *durs;        /* calls entries, arranged for p50 and p90 after build (not sorted) */
     size_t ndurs;
 };
 

@@ -135,19 +135,34 @@ struct stint_an_ratio stint_an_mean_exact(const int64_t *v, size_t n)
     return r;
 }
 
+/* The 0-based index of the nearest-rank pct quantile of n > 0 values. */
+static size_t rank_index(size_t n, unsigned pct)
+{
+    if (pct > 100)
+        pct = 100;
+    /* rank ceil(pct * n / 100), 1-based; 128-bit so that no n overflows */
+    stint_i128 rank = ((stint_i128)pct * (stint_i128)n + 99) / 100;
+    return rank > 0 ? (size_t)(rank - 1) : 0;
+}
+
 struct stint_an_ratio stint_an_quantile_rank(const int64_t *v, size_t n, unsigned pct)
 {
     struct stint_an_ratio r = {0, 0};
     if (n == 0)
         return r;
-    if (pct > 100)
-        pct = 100;
-    /* rank ceil(pct * n / 100), 1-based; 128-bit so that no n overflows */
-    stint_i128 rank = ((stint_i128)pct * (stint_i128)n + 99) / 100;
-    size_t at = rank > 0 ? (size_t)(rank - 1) : 0;
-    r.num = v[at];
+    r.num = v[rank_index(n, pct)];
     r.den = 1;
     return r;
+}
+
+void stint_an_quantiles_ready(int64_t *v, size_t n)
+{
+    if (n < 2)
+        return;
+    size_t r90 = rank_index(n, 90), r50 = rank_index(n, 50);
+    stint_select_i64(v, n, r90);
+    if (r50 < r90) /* (v[0..r90) hold the r90 smallest) */
+        stint_select_i64(v, r90, r50);
 }
 
 /* floor(a / b) for b > 0 */

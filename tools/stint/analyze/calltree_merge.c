@@ -184,7 +184,7 @@ void stint_calltree_merge_numbered(struct stint_calltree *dst, const struct stin
         }
     }
     for (size_t d = 0; d < dst->n; d++)
-        stint_an_sort_i64(dst->nodes[d].durs, dst->nodes[d].ndurs);
+        stint_an_quantiles_ready(dst->nodes[d].durs, dst->nodes[d].ndurs);
     dst->spans = src->spans;
     dst->instants = src->instants;
     dst->unfinished = src->unfinished;
