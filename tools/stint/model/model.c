@@ -97,52 +97,57 @@ static void open_free(struct stint_open *o)
 }
 
 
-/* Where some slices came from, by the slice's seq: the host thread of a
- * device-lane slice whose thread is not its lane's first one
- * (stint_model_slice_from_thread), or the process of a slice on a global
- * async track begun by another process than the track's first
- * (stint_model_slice_from_process). seq -> index into v. */
-struct stint_origins {
+/* A value for some slices, by the slice's seq, made on first use: where
+ * some slices came from (m->origins: the host thread of a device-lane slice
+ * whose thread is not its lane's first one, stint_model_slice_from_thread;
+ * the process of a slice on a global async track begun by another process
+ * than the track's first, stint_model_slice_from_process), and the thread
+ * durations that do not fit a side-table entry's 32 bits (m->tt_big:
+ * negative, or 4.29 s and more). seq -> index into v; each entry keeps its
+ * seq, so that a merge can move it under a new one. */
+struct stint_seqmap {
     struct stint_umap by_seq;
-    int64_t *v;
+    struct seqmap_ent {
+        uint32_t seq;
+        int64_t v;
+    } *v;
     size_t n, cap;
 };
 
-static void origins_free(struct stint_origins *o)
+static void seqmap_free(struct stint_seqmap *s)
 {
-    if (!o)
+    if (!s)
         return;
-    stint_umap_free(&o->by_seq);
-    free(o->v);
-    free(o);
+    stint_umap_free(&s->by_seq);
+    free(s->v);
+    free(s);
 }
 
-/* Remembers v for the slice of sequence number seq. */
-static void origin_put(struct stint_model *m, uint32_t seq, int64_t v)
+/* Remembers v for seq in *ps (made when NULL). */
+static void seqmap_put(struct stint_seqmap **ps, uint32_t seq, int64_t v)
 {
-    struct stint_origins *o = m->origins;
-    if (!o)
-        o = m->origins = stint_xcalloc(1, sizeof *o);
-    if (o->n == o->cap) {
-        o->cap = o->cap ? 2 * o->cap : 64;
-        o->v = stint_xreallocarray(o->v, o->cap, sizeof *o->v);
-    }
+    struct stint_seqmap *s = *ps;
+    if (!s)
+        s = *ps = stint_xcalloc(1, sizeof *s);
     int isnew;
-    uint32_t k = stint_umap_get(&o->by_seq, seq, (uint32_t)o->n, &isnew);
-    if (isnew)
-        o->n++;
-    o->v[k] = v;
+    uint32_t k = stint_umap_get(&s->by_seq, seq, (uint32_t)s->n, &isnew);
+    if (isnew) {
+        if (s->n == s->cap) {
+            s->cap = s->cap ? 2 * s->cap : 64;
+            s->v = stint_xreallocarray(s->v, s->cap, sizeof *s->v);
+        }
+        s->n++;
+    }
+    s->v[k] = (struct seqmap_ent){.seq = seq, .v = v};
 }
 
-/* What origin_put remembered for seq: 1 and *v, or 0. */
-static int origin_get(const struct stint_model *m, uint32_t seq, int64_t *v)
+/* What seqmap_put remembered for seq in s (NULL: nothing): 1 and *v, or 0. */
+static int seqmap_get(const struct stint_seqmap *s, uint32_t seq, int64_t *v)
 {
-    if (!m->origins)
-        return 0;
-    uint32_t k = stint_umap_find(&m->origins->by_seq, seq);
+    uint32_t k = s ? stint_umap_find(&s->by_seq, seq) : STINT_UMAP_NONE;
     if (k == STINT_UMAP_NONE)
         return 0;
-    *v = m->origins->v[k];
+    *v = s->v[k].v;
     return 1;
 }
 
@@ -159,7 +164,7 @@ void stint_model_slice_from_thread(struct stint_model *m, uint32_t idx, int64_t 
     if (tid == l->host_tid)
         return;
     l->host_tids = 2;
-    origin_put(m, s->seq, tid);
+    seqmap_put(&m->origins, s->seq, tid);
 }
 
 int stint_model_slice_thread(const struct stint_model *m, const struct stint_slice *s, int64_t *tid)
@@ -172,31 +177,11 @@ int stint_model_slice_thread(const struct stint_model *m, const struct stint_sli
         return 0;
     *tid = l->host_tid;
     if (l->host_tids == 2)
-        origin_get(m, s->seq, tid);
+        seqmap_get(m->origins, s->seq, tid);
     return 1;
 }
 
 /* ---- thread times (the side table, ascending seq) ------------------------------------- */
-
-/* Thread durations that do not fit an entry's 32 bits (negative, or 4.29 s
- * and more): seq -> index into v, each with its seq for the merge. */
-struct stint_tt_big {
-    struct stint_umap by_seq;
-    struct tt_big_ent {
-        uint32_t seq;
-        int64_t tdur_ns;
-    } *v;
-    size_t n, cap;
-};
-
-static void tt_big_free(struct stint_tt_big *b)
-{
-    if (!b)
-        return;
-    stint_umap_free(&b->by_seq);
-    free(b->v);
-    free(b);
-}
 
 /* Sets entry e's thread duration to tdur_ns (STINT_TS_NONE: none). */
 static void tt_set_dur(struct stint_model *m, struct stint_thread_time *e, int64_t tdur_ns)
@@ -205,19 +190,7 @@ static void tt_set_dur(struct stint_model *m, struct stint_thread_time *e, int64
         e->tdur = tdur_ns == STINT_TS_NONE ? STINT_TDUR_NONE : (uint32_t)tdur_ns;
         return;
     }
-    struct stint_tt_big *b = m->tt_big;
-    if (!b)
-        b = m->tt_big = stint_xcalloc(1, sizeof *b);
-    int isnew;
-    uint32_t k = stint_umap_get(&b->by_seq, e->seq, (uint32_t)b->n, &isnew);
-    if (isnew) {
-        if (b->n == b->cap) {
-            b->cap = b->cap ? 2 * b->cap : 64;
-            b->v = stint_xreallocarray(b->v, b->cap, sizeof *b->v);
-        }
-        b->n++;
-    }
-    b->v[k] = (struct tt_big_ent){.seq = e->seq, .tdur_ns = tdur_ns};
+    seqmap_put(&m->tt_big, e->seq, tdur_ns);
     e->tdur = STINT_TDUR_BIG;
 }
 
@@ -271,13 +244,12 @@ void stint_i_tt_merge(struct stint_model *dst, struct stint_model *src, uint64_t
         struct stint_thread_time *e = stint_i_xpush(&dst->tts);
         *e = v[i];
         e->seq += (uint32_t)seq0;
-        if (v[i].tdur == STINT_TDUR_BIG) { /* (its place in dst's map, by the new seq) */
-            struct stint_tt_big *b = src->tt_big;
-            tt_set_dur(dst, e, b->v[stint_umap_find(&b->by_seq, v[i].seq)].tdur_ns);
-        }
+        int64_t big;
+        if (v[i].tdur == STINT_TDUR_BIG && seqmap_get(src->tt_big, v[i].seq, &big))
+            tt_set_dur(dst, e, big); /* (its place in dst's map, by the new seq) */
     }
     stint_bigarray_free(&src->tts);
-    tt_big_free(src->tt_big);
+    seqmap_free(src->tt_big);
     src->tt_big = NULL;
 }
 
@@ -291,7 +263,7 @@ int stint_model_slice_tt(const struct stint_model *m, const struct stint_slice *
         return 0;
     *tts_ns = e->tts_ns;
     if (e->tdur == STINT_TDUR_BIG)
-        *tdur_ns = m->tt_big->v[stint_umap_find(&m->tt_big->by_seq, e->seq)].tdur_ns;
+        seqmap_get(m->tt_big, e->seq, tdur_ns);
     else if (e->tdur != STINT_TDUR_NONE)
         *tdur_ns = e->tdur;
     return 1;
@@ -308,7 +280,7 @@ void stint_model_slice_from_process(struct stint_model *m, uint32_t idx, int64_t
     const struct stint_slice *s = &STINT_BA_AT(&m->slices, struct stint_slice, idx);
     const struct stint_track *t = stint_model_track_at(m, s->track);
     if (global_async(t) && pid != t->pid)
-        origin_put(m, s->seq, pid);
+        seqmap_put(&m->origins, s->seq, pid);
 }
 
 int64_t stint_model_slice_pid(const struct stint_model *m, const struct stint_slice *s)
@@ -316,7 +288,7 @@ int64_t stint_model_slice_pid(const struct stint_model *m, const struct stint_sl
     const struct stint_track *t = stint_model_track_at(m, s->track);
     int64_t pid = t->kind == STINT_TRACK_GLOBAL ? 0 : t->pid;
     if (global_async(t))
-        origin_get(m, s->seq, &pid);
+        seqmap_get(m->origins, s->seq, &pid);
     return pid;
 }
 
@@ -334,8 +306,8 @@ void stint_model_free(struct stint_model *m)
     MODEL_ARRAYS(ARRAY_FREE)
     stint_i_flowkeys_free(m->flowkeys);
     stint_i_lean_free(m);
-    origins_free(m->origins);
-    tt_big_free(m->tt_big);
+    seqmap_free(m->origins);
+    seqmap_free(m->tt_big);
     for (int i = 0; i < STINT_REPAIR_COUNT; i++)
         free(m->repair_first[i]);
     free(m->dropped_first);

@@ -468,8 +468,7 @@ struct stint_model_part_ops {
                   const uint32_t *lmap, const uint32_t *tmap);
     void (*free)(void *part);
 };
-struct stint_origins; /* where some slices came from, model.c */
-struct stint_tt_big;  /* thread durations that do not fit a side-table entry, model.c */
+struct stint_seqmap;  /* a value for some slices, by seq, model.c */
 struct stint_open;   /* open B stacks, model.c */
 
 struct stint_model {
@@ -511,8 +510,8 @@ struct stint_model {
     struct stint_lean *lean;  /* STINT_MODEL_LEAN records until finish */
     struct stint_sizes *sizes; /* STINT_MODEL_SIZES: the byte tally, attached by the reader (read/sizes.h) */
     const struct stint_model_attached_ops *sizes_ops; /* how the model frees and merges it */
-    struct stint_origins *origins; /* stint_model_slice_thread / _pid (made on first use) */
-    struct stint_tt_big *tt_big;   /* side-table durations of STINT_TDUR_BIG (made on first use) */
+    struct stint_seqmap *origins; /* stint_model_slice_thread / _pid (made on first use) */
+    struct stint_seqmap *tt_big;  /* side-table durations of STINT_TDUR_BIG (made on first use) */
     stint_span_sink span_sink;
     void *span_sink_ctx;
     const struct stint_span_split *span_split; /* optional (stint_model_set_span_split) */
