@@ -10,9 +10,10 @@
  * record delivered, its rows add up to its totals, and no byte is counted
  * twice. Then the same bytes go to a memfd and through the commands
  * that read marker logs, each view of `stint timing` (table, rounds table,
- * trees by name and depth, JSON, warm-up, trace export) and `stint steps`,
- * output to /dev/null: each must exit 0, 1 or 3 (the second input byte
- * selects which run, to keep an iteration short). */
+ * trees by name and depth, JSON, warm-up, trace export), `stint steps` and
+ * `stint tree` (both from the lean read: lean records and the slice groups
+ * placed at the finish), output to /dev/null: each must exit 0, 1 or 3 (the
+ * second input byte selects which run, to keep an iteration short). */
 #include "cmd/commands.h"
 #include "fuzz_common.h"
 #include "read/markers_parse.h"
@@ -132,6 +133,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         {32, stint_cmd_timing, {"timing", NULL, "--trace-out", "/dev/null", NULL}, 4},
         {64, stint_cmd_steps, {"steps", NULL, "--step", "*", NULL}, 4},
         {128, stint_cmd_steps, {"steps", NULL, "--step", "*", "--json"}, 5},
+        {2, stint_cmd_tree, {"tree", NULL, "--depth", "0", NULL}, 4},
+        {128, stint_cmd_tree, {"tree", NULL, "--flat", "--json", NULL}, 4},
     };
     fuzz_run_cmds(cmds, sizeof cmds / sizeof cmds[0], mask, path);
     return 0;

@@ -87,7 +87,7 @@ while IFS= read -r line; do
   for a in $args; do
     if [ "$a" = FILE ]; then cmd+=("$path"); else cmd+=("$a"); fi
   done
-  run_measured "$tmp/rss" "$stint" "${cmd[@]}" >"$tmp/out" 2>"$tmp/err"
+  run_measured "$tmp/rss" timeout 120 "$stint" "${cmd[@]}" >"$tmp/out" 2>"$tmp/err" # (a hang fails: exit 124)
   got=$?
   want_ere=${ere//FILE/$path}
   if [ "$got" != "$rc" ]; then

@@ -165,6 +165,25 @@ static void resolve_explicit_parents(struct stint_model *m)
             known[p] = 2; /* on the chain: a cycle stops here */
             p = sl[p].parent;
         }
+        if (p != STINT_NO_ID && known[p] == 2) {
+            /* a cycle: a slice nested by time under its own explicit descendant (a
+             * marker record that links to nothing, whose start and length put it
+             * inside a record that links to it). The link made by time goes (the
+             * written ones stay), and the walk starts again */
+            size_t j = 0, x = k - 1;
+            while (chain[j] != p)
+                j++;
+            for (size_t q = j; q < k; q++)
+                if (!(sl[chain[q]].flags & STINT_SLICE_EXPLICIT_PARENT)) {
+                    x = q;
+                    break;
+                }
+            sl[chain[x]].parent = STINT_NO_ID;
+            for (size_t q = 0; q < k; q++)
+                known[chain[q]] = 0;
+            i--; /* (unsigned: i++ brings it back) */
+            continue;
+        }
         uint32_t d = p != STINT_NO_ID && known[p] == 1 ? sl[p].depth + 1 : 0;
         while (k) {
             uint32_t c = chain[--k];
