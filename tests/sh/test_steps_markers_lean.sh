@@ -80,11 +80,9 @@ rows=$("$STINT" steps "$T/tie.log" --step run 2>/dev/null | awk '$1 ~ /^[0-9]+$/
 [ "$rows" = "5.200 5.100 " ] || { echo "FAIL: tie.log: rows 0 and 1 have walls '$rows', expected '5.200 5.100 '"; fail=1; }
 
 # the marker logs of the tests
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-while IFS= read -r f; do
-  same "$f" --step '*'
-  same "$f" --step '*' --json
-done < <(grep -rlI --include='*.log' '\[STRACE\] v=1' "$ROOT/tests" | sort)
+. "$(dirname "$0")/marker_logs.sh"
+each_marker_log "$(dirname "$0")/.." same --step '*'
+each_marker_log "$(dirname "$0")/.." same --step '*' --json
 
 SHARED=${STINT_SHARED_DIR:-}
 if [ -f "$SHARED/tools/gen_strace.py" ]; then
@@ -95,12 +93,8 @@ if [ -f "$SHARED/tools/gen_strace.py" ]; then
       same "$T/g$s.log" $args
     done
   done
-  k=0
-  while IFS= read -r f; do
-    same "$f" --step '*'
-    k=$((k + 1))
-  done < <(grep -rlI --include='*.log' '\[STRACE\] v=1' "$SHARED/corpus" | sort)
-  echo "corpus: $k marker logs"
+  each_marker_log "$SHARED/corpus" same --step '*'
+  echo "corpus: $marker_logs_seen marker logs"
 else
   echo "SKIP (generated logs, corpus): $SHARED is absent (shared tools and corpus); logs made here only"
 fi

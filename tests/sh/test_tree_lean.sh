@@ -69,10 +69,8 @@ views() { # views FILE: every view, some filters
 for f in "$T"/adv*.json; do views "$f"; done
 # marker logs of the tests (torn records, device records, overlapping invocations): a log's
 # groups that nest by their depths are lean records, the others slices placed at the finish
-ROOT=$(cd "$(dirname "$0")/../.." && pwd)
-while IFS= read -r f; do
-  views "$f"
-done < <(grep -rlI --include='*.log' '\[STRACE\] v=1' "$ROOT/tests" | sort)
+. "$(dirname "$0")/marker_logs.sh"
+each_marker_log "$(dirname "$0")/.." views
 
 SHARED=${STINT_SHARED_DIR:-}
 if [ -f "$SHARED/tools/gen_chrome.py" ]; then
@@ -99,12 +97,8 @@ if [ -f "$SHARED/tools/gen_chrome.py" ]; then
     k=$((k + 1))
   done < <(find "$SHARED/corpus" -name '*.json' -size -2M | sort)
   echo "corpus: $k JSON files of $i"
-  k=0
-  while IFS= read -r f; do
-    views "$f"
-    k=$((k + 1))
-  done < <(grep -rlI --include='*.log' '\[STRACE\] v=1' "$SHARED/corpus" | sort)
-  echo "corpus: $k marker logs"
+  each_marker_log "$SHARED/corpus" views
+  echo "corpus: $marker_logs_seen marker logs"
 else
   echo "SKIP (generated traces, corpus): $SHARED is absent (shared tools and corpus); adversarial traces only"
 fi
