@@ -321,6 +321,8 @@ void stint_tree_sink_span(void *ctx, const struct stint_model *m, const struct s
 
 static int tree_place(struct stint_calltree *t, const struct stint_model *m, const struct stint_filter *f,
                       int roots);
+static void flat_row_add(struct stint_flat_row *r, const struct stint_calltree *t, const struct stint_model *m,
+                         uint32_t i);
 
 /* A deferred sink's slices (the model's, finished): placed by their parents
  * into s's tree as stint_calltree_build places them, their durations,
@@ -344,18 +346,7 @@ static int tree_sink_slices(struct stint_tree_sink *s, const struct stint_model 
                 rc = -1;
                 break;
             }
-            struct stint_flat_row *r = &s->rows[row];
-            r->calls++;
-            r->self_ns = stint_sum_add(r->self_ns, t->slice_self[i]);
-            if (sl->dur_ns > r->max_ns)
-                r->max_ns = sl->dur_ns;
-            int outer = 1; /* (stint_calltree_flat's rule) */
-            for (uint32_t p = sl->parent; p != STINT_NO_ID && outer; p = stint_model_slice(m, p)->parent)
-                outer = !(stint_model_slice(m, p)->name == sl->name && t->slice_node[p] != STINT_NO_ID);
-            if (outer) {
-                r->outer_calls++;
-                r->total_ns = stint_sum_add(r->total_ns, sl->dur_ns);
-            }
+            flat_row_add(&s->rows[row], t, m, (uint32_t)i);
         }
     }
     free(t->slice_node);
@@ -375,8 +366,9 @@ int stint_tree_sink_finish(struct stint_tree_sink *s, const struct stint_model *
         rc = tree_sink_slices(s, m);
     if (rc == 0) {
         tree_lanes(t, m);
-        size_t n = stint_model_nslices(m); /* (what the lean finish left: the slices off thread tracks) */
-        for (size_t i = 0; i < n && !s->defer; i++) /* (deferred: tree_nodes counted them) */
+        size_t n = s->defer ? 0 : stint_model_nslices(m); /* (what the lean finish left: the slices off
+                                                           * thread tracks; deferred, tree_nodes counted them) */
+        for (size_t i = 0; i < n; i++)
             if (stint_model_track_at(m, stint_model_slice(m, i)->track)->kind != STINT_TRACK_THREAD)
                 t->async++;
         for (size_t k = 0; k < t->n; k++)
@@ -612,6 +604,26 @@ int stint_calltree_build_sums(struct stint_calltree *t, const struct stint_model
     return calltree_build(t, m, f, 0);
 }
 
+/* Adds aggregated slice i (t->slice_node and slice_self made) to its --flat
+ * row r: a call, its self time, its duration as max and, when it is the
+ * outermost of its name among the aggregated calls, to the outer calls and
+ * total (an ancestor of the same name that is filtered out, unfinished or
+ * an instant, no node, does not count, or the call would be in no total). */
+static void flat_row_add(struct stint_flat_row *r, const struct stint_calltree *t, const struct stint_model *m,
+                         uint32_t i)
+{
+    const struct stint_slice *s = stint_model_slice(m, i);
+    r->calls++;
+    r->self_ns = stint_sum_add(r->self_ns, t->slice_self[i]);
+    if (s->dur_ns > r->max_ns)
+        r->max_ns = s->dur_ns;
+    for (uint32_t p = s->parent; p != STINT_NO_ID; p = stint_model_slice(m, p)->parent)
+        if (stint_model_slice(m, p)->name == s->name && t->slice_node[p] != STINT_NO_ID)
+            return;
+    r->outer_calls++;
+    r->total_ns = stint_sum_add(r->total_ns, s->dur_ns);
+}
+
 struct stint_flat_row *stint_calltree_flat(const struct stint_calltree *t, const struct stint_model *m, size_t *count)
 {
     if (!t->slice_node) { /* (made by the span sink: t->flat, maybe empty) */
@@ -637,23 +649,7 @@ struct stint_flat_row *stint_calltree_flat(const struct stint_calltree *t, const
         struct stint_flat_row *r = &rows[2 * (size_t)s->name + (size_t)dev];
         r->name = s->name;
         r->device = dev;
-        r->calls++;
-        r->self_ns = stint_sum_add(r->self_ns, t->slice_self[i]);
-        if (s->dur_ns > r->max_ns)
-            r->max_ns = s->dur_ns;
-        /* outermost among the aggregated calls: an ancestor of the same name
-         * that is filtered out, unfinished or an instant (no node) does not
-         * count, or the call would be in no total at all */
-        int outer = 1;
-        for (uint32_t p = s->parent; p != STINT_NO_ID; p = stint_model_slice(m, p)->parent)
-            if (stint_model_slice(m, p)->name == s->name && t->slice_node[p] != STINT_NO_ID) {
-                outer = 0;
-                break;
-            }
-        if (outer) {
-            r->outer_calls++;
-            r->total_ns = stint_sum_add(r->total_ns, s->dur_ns);
-        }
+        flat_row_add(r, t, m, (uint32_t)i);
     }
     size_t k = 0;
     for (size_t i = 0; i < 2 * nstr; i++)

@@ -127,6 +127,14 @@ void stint_steps_stream_free(struct stint_steps_stream *ss)
     free(ss);
 }
 
+/* A step's direct child name [ts, ts + dur) clipped at both ends to its step
+ * [pts, pts + pdur) (an explicit-parent child may start early). */
+static struct kid_iv kid_clipped(uint32_t name, int64_t ts, int64_t dur, int64_t pts, int64_t pdur)
+{
+    int64_t pend = pts + pdur, end = ts + dur;
+    return (struct kid_iv){name, {ts < pts ? pts : ts, end < pend ? end : pend}};
+}
+
 static int kid_cmp(const void *pa, const void *pb)
 {
     const struct kid_iv *a = pa, *b = pb;
@@ -323,12 +331,10 @@ void stint_steps_stream_span(void *ctx, const struct stint_model *m, const struc
     int instant = (ev->flags & STINT_SLICE_INSTANT) != 0;
     if (ev->level && ev->level <= ss->sn && !instant && ev->dur_ns >= 0) {
         struct frame *p = &ss->frames[ev->level - 1];
-        if (p->step != STINT_NO_ID) { /* a step's direct child, clipped at both ends */
-            int64_t pend = p->ts_ns + p->dur_ns, end = ev->ts_ns + ev->dur_ns;
-            int64_t start = ev->ts_ns < p->ts_ns ? p->ts_ns : ev->ts_ns;
+        if (p->step != STINT_NO_ID) { /* a step's direct child */
             if (p->nkids == p->kcap)
                 p->kids = stint_xgrow(p->kids, &p->kcap, p->nkids + 1, sizeof *p->kids, 16);
-            p->kids[p->nkids++] = (struct kid_iv){ev->name, {start, end < pend ? end : pend}};
+            p->kids[p->nkids++] = kid_clipped(ev->name, ev->ts_ns, ev->dur_ns, p->ts_ns, p->dur_ns);
         }
     }
     uint32_t step = STINT_NO_ID;
@@ -352,6 +358,16 @@ void stint_steps_stream_span(void *ctx, const struct stint_model *m, const struc
     f->dur_ns = ev->dur_ns;
     f->step = step;
     f->nkids = 0;
+}
+
+/* The pending step of which slice i is a direct child that counts (finished,
+ * not an instant), by step_at (slice -> pending step); else STINT_NO_ID. */
+static uint32_t kid_step(const struct stint_model *m, const uint32_t *step_at, size_t i)
+{
+    const struct stint_slice *s = stint_model_slice(m, i);
+    if (s->parent == STINT_NO_ID || s->dur_ns < 0 || (s->flags & STINT_SLICE_INSTANT))
+        return STINT_NO_ID;
+    return step_at[s->parent];
 }
 
 /* A deferred stream's slices (the model's, finished), as the stream would
@@ -389,10 +405,9 @@ static void take_slices(struct stint_steps_stream *ss, const struct stint_model 
     size_t base = ss->nsteps ? ss->nsteps : 1;
     size_t *at = stint_xcalloc(base + 1, sizeof *at);
     for (size_t i = 0; i < n; i++) {
-        const struct stint_slice *s = stint_model_slice(m, i);
-        if (s->parent != STINT_NO_ID && step_at[s->parent] != STINT_NO_ID && s->dur_ns >= 0 &&
-            !(s->flags & STINT_SLICE_INSTANT)) {
-            at[step_at[s->parent] + 1]++;
+        uint32_t k = kid_step(m, step_at, i);
+        if (k != STINT_NO_ID) {
+            at[k + 1]++;
             nkids++;
         }
     }
@@ -400,14 +415,11 @@ static void take_slices(struct stint_steps_stream *ss, const struct stint_model 
         at[k + 1] += at[k];
     struct kid_iv *kids = stint_xmalloc((nkids ? nkids : 1) * sizeof *kids);
     for (size_t i = 0; i < n; i++) {
-        const struct stint_slice *s = stint_model_slice(m, i);
-        if (s->parent == STINT_NO_ID || step_at[s->parent] == STINT_NO_ID || s->dur_ns < 0 ||
-            (s->flags & STINT_SLICE_INSTANT))
+        uint32_t k = kid_step(m, step_at, i);
+        if (k == STINT_NO_ID)
             continue;
-        const struct stint_slice *p = stint_model_slice(m, s->parent);
-        int64_t pend = p->ts_ns + p->dur_ns, end = s->ts_ns + s->dur_ns;
-        int64_t start = s->ts_ns < p->ts_ns ? p->ts_ns : s->ts_ns; /* (clipped at both ends, as the stream) */
-        kids[at[step_at[s->parent]]++] = (struct kid_iv){s->name, {start, end < pend ? end : pend}};
+        const struct stint_slice *s = stint_model_slice(m, i), *p = stint_model_slice(m, s->parent);
+        kids[at[k]++] = kid_clipped(s->name, s->ts_ns, s->dur_ns, p->ts_ns, p->dur_ns);
     }
     /* (at[k] is now where step k's children end: at[k - 1] where they begin) */
     for (size_t i = 0; i < n; i++) {

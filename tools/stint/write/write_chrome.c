@@ -30,6 +30,7 @@
  */
 #include "write/writers.h"
 
+#include "analyze/analysis.h"
 #include "write/bgfile.h"
 #include "write/textout.h"
 #include "write/write_chrome_int.h"
@@ -44,17 +45,8 @@
 
 void stint_put_us3(FILE *f, int64_t ns)
 {
-    uint64_t a = ns < 0 ? (uint64_t)0 - (uint64_t)ns : (uint64_t)ns;
-    char b[32], *e = b + sizeof b, *p = e;
-    for (int k = 0; k < 3; k++, a /= 10)
-        *--p = (char)('0' + a % 10);
-    *--p = '.';
-    do
-        *--p = (char)('0' + a % 10);
-    while (a /= 10);
-    if (ns < 0)
-        *--p = '-';
-    fwrite(p, 1, (size_t)(e - p), f);
+    char b[32];
+    fwrite(b, 1, stint_an_us_len(b, ns), f);
 }
 
 int64_t stint_write_spare_tid(const struct stint_model *m, int64_t room)
