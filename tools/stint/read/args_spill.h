@@ -5,10 +5,14 @@
  * (readers.h, args_fn), already written as the Chrome writer writes args,
  * which the writer then copies (writers.h, ext_text); those of a slice
  * still open when read (a B: its E's args merge in) go as their text, and
- * are flattened again when the writer asks for them (ext_args). Memory: per
- * track, the list of its chunks (12 bytes per 64 KiB of its args text); the
- * tracks' write buffers (at most 8 MiB in all); 64 chunks read back (at
- * most 4 MiB, more only for longer args); one slice's args at a time.
+ * are flattened again when the writer asks for them (ext_args). When the
+ * process may use two threads, the rendering runs on a thread of its own:
+ * the reader only copies each slice's raw args there (base/bgwrite.h), and
+ * that thread renders, buffers and writes them. Memory: per track, the list
+ * of its chunks (12 bytes per 64 KiB of its args text); the tracks' write
+ * buffers (at most 8 MiB in all); the render thread's blocks (4 MiB) and
+ * the file's (4 MiB); 64 chunks read back (at most 4 MiB, more only for
+ * longer args); one slice's args at a time.
  *
  * Invariants: the file lies under $TMPDIR (else /tmp) and is unlinked as
  * soon as it is made; it is written a MiB per write, never one per event
@@ -35,7 +39,8 @@ struct stint_args_spill *stint_args_spill_new(void);
 /* readers.h's args_fn: slice idx's args text [a, b) to the spill (ctx: the
  * spill): already as the Chrome writer writes them, or as read for a slice
  * still open (a B or an async begin: its end's args merge in when it is
- * written). A write error is kept and told by _done. */
+ * written); rendered here, or on the render thread, which the first call
+ * starts. A write error is kept and told by _done. */
 void stint_args_spill_take(void *ctx, const struct stint_model *m, uint32_t idx, const char *a, const char *b);
 
 /* readers.h's args_part and args_part_ops: a part of a split read takes
@@ -45,8 +50,9 @@ void stint_args_spill_take(void *ctx, const struct stint_model *m, uint32_t idx,
 void *stint_args_spill_part(void *ctx);
 extern const struct stint_model_part_ops stint_args_spill_part_ops;
 
-/* Ends the writing: writes what the buffers hold. Returns 0, or -1 (errno
- * set) when a write failed. */
+/* Ends the writing: waits for the render thread to take every slice's
+ * args, then writes what the buffers hold. Returns 0, or -1 (errno set)
+ * when a write failed. */
 int stint_args_spill_done(struct stint_args_spill *sp);
 
 /* writers.h's ext_args: slice s's args from the spill (ctx), when they were

@@ -351,102 +351,61 @@ int stint_i_chrome_next_member(struct stint_json *j, const char **k0, const char
 /* ---- the args as the Chrome writer writes them (convert's spill) ---- */
 
 /* Room for n more bytes in t. */
-static char *text_room(struct args_text *t, size_t n)
+static inline char *text_room(struct args_text *t, size_t n)
 {
-    t->p = stint_xgrow(t->p, &t->cap, t->len + n, 1, 1024);
+    if (t->cap - t->len < n)
+        t->p = stint_xgrow(t->p, &t->cap, t->len + n, 1, 1024);
     return t->p + t->len;
 }
 
-/* s[0, n) as the writers' JSON string body (write/textout.c, UTF-8 form):
- * valid UTF-8 and DEL as they are, '"' '\\' \n \r \t escaped, other
- * control bytes as \u00XX, a byte that starts no valid sequence as U+FFFD
- * (counted). */
-static void text_json_body(struct args_text *t, const char *s, size_t n)
-{
-    static const char hex[] = "0123456789abcdef";
-    char *o = text_room(t, 6 * n), *o0 = o;
-    const unsigned char *u = (const unsigned char *)s, *e = u + n;
-    while (u < e) {
-        unsigned char c = *u;
-        if (c >= 0x20 && c < 0x80 && c != '"' && c != '\\') {
-            *o++ = (char)c;
-            u++;
-            continue;
-        }
-        int l = c >= 0x80 ? stint_json_utf8_seq(u, e) : 0;
-        if (l > 0) {
-            memcpy(o, u, (size_t)l);
-            o += l;
-            u += l;
-            continue;
-        }
-        u++;
-        *o++ = '\\';
-        switch (c) {
-        case '"': *o++ = '"'; break;
-        case '\\': *o++ = '\\'; break;
-        case '\n': *o++ = 'n'; break;
-        case '\r': *o++ = 'r'; break;
-        case '\t': *o++ = 't'; break;
-        default:
-            if (c < 0x20) {
-                memcpy(o, "u00", 3);
-                o[3] = hex[c >> 4];
-                o[4] = hex[c & 15];
-                o += 5;
-            } else { /* (the '\\' taken back) */
-                memcpy(o - 1, "\xEF\xBF\xBD", 3);
-                o += 2;
-                t->bad_utf8++;
-            }
-            break;
-        }
-    }
-    t->len += (size_t)(o - o0);
-}
+/* The render's walk (stint_i_chrome_args_render): walk_value's, step for
+ * step, with the sink's text made in place. The flat key is kept escaped
+ * as it grows (key[0, klen): "args" and each member's ".name" or "[i]"),
+ * with the bytes its escaping wrote as U+FFFD (kbad), so that each arg
+ * copies its key, where escaping the whole key again for each arg cost
+ * as much as the rest. */
+struct render {
+    struct creader *r;
+    struct args_text *t;
+    char *key;
+    size_t key_cap;
+};
 
-/* The render's sink: `"key":value` (the flat key less its "args." prefix,
- * as write_chrome_args.c's put_arg writes it), after a comma unless first;
- * past the 65535th arg only counted (the model keeps no more). */
-static void sink_text(struct creader *r, void *ctx, const struct stint_arg *a, size_t klen, const char *s, size_t n)
+/* One arg, as the Chrome writer writes the model's: `"key":value`, after
+ * a comma unless first (the flat key less its "args." prefix; the key's
+ * U+FFFD bytes counted again for each arg, as the writer counts them);
+ * past the 65535th only counted. s[0, n): a string's text (unescaped), a
+ * number's (STINT_ARG_INT: any number) or deep JSON's; ival: a bool's. */
+static void render_arg(struct render *rd, size_t klen, uint64_t kbad, int kind, int64_t ival, const char *s, size_t n)
 {
-    struct args_text *t = ctx;
+    struct args_text *t = rd->t;
     if (t->nargs == UINT16_MAX) {
         t->dropped++;
         return;
     }
-    const char *key = r->key;
+    const char *key = rd->key;
     if (klen > 5 && !memcmp(key, "args.", 5)) {
         key += 5;
         klen -= 5;
     }
-    char *o = text_room(t, 2);
+    char *o = text_room(t, klen + 4 + 24 + 6 * n + 2);
     if (t->nargs++)
         *o++ = ',';
     *o++ = '"';
-    t->len = (size_t)(o - t->p);
-    text_json_body(t, key, klen);
-    o = text_room(t, 2 + 24 + 2 * n + 2);
+    memcpy(o, key, klen);
+    o += klen;
+    t->bad_utf8 += kbad;
     *o++ = '"';
     *o++ = ':';
-    if (a->kind == STINT_ARG_INT) {
-        uint64_t v = a->ival < 0 ? (uint64_t)0 - (uint64_t)a->ival : (uint64_t)a->ival;
-        char b[24], *e = b + sizeof b, *q = e;
-        do
-            *--q = (char)('0' + v % 10);
-        while (v /= 10);
-        if (a->ival < 0)
-            *o++ = '-';
-        memcpy(o, q, (size_t)(e - q));
-        o += e - q;
-    } else if (a->kind == STINT_ARG_BOOL) {
-        memcpy(o, a->ival ? "true" : "false", a->ival ? 4 : 5);
-        o += a->ival ? 4 : 5;
-    } else if (a->kind == STINT_ARG_STRING) {
+    if (kind == STINT_ARG_INT) { /* (a number: its text) */
+        memcpy(o, s, n);
+        o += n;
+    } else if (kind == STINT_ARG_BOOL) {
+        memcpy(o, ival ? "true" : "false", ival ? 4 : 5);
+        o += ival ? 4 : 5;
+    } else if (kind == STINT_ARG_STRING) {
         *o++ = '"';
-        t->len = (size_t)(o - t->p);
-        text_json_body(t, s, n);
-        o = text_room(t, 1);
+        o = stint_json_escape_to(o, s, n, &t->bad_utf8);
         *o++ = '"';
     } else { /* a real or deep JSON: its text, up to a NUL as the writer's fputs of the model's copy */
         const char *z = n ? memchr(s, 0, n) : NULL;
@@ -457,12 +416,114 @@ static void sink_text(struct creader *r, void *ctx, const struct stint_arg *a, s
     t->len = (size_t)(o - t->p);
 }
 
+/* Appends to the escaped key at klen the n bytes at s, escaped when esc
+ * (a member's name; else "[i]"). Returns the key's new length; *kbad
+ * counts the U+FFFD bytes. */
+static size_t render_key(struct render *rd, size_t klen, const char *s, size_t n, int esc, uint64_t *kbad)
+{
+    rd->key = stint_xgrow(rd->key, &rd->key_cap, klen + 1 + 6 * n, 1, 256);
+    char *o = rd->key + klen;
+    if (!esc) {
+        memcpy(o, s, n);
+        return klen + n;
+    }
+    *o++ = '.';
+    return (size_t)(stint_json_escape_to(o, s, n, kbad) - rd->key);
+}
+
+/* Renders one value (validated already) under the escaped flat key
+ * rd->key[0, klen), as walk_value walks it. */
+static void render_value(struct render *rd, struct stint_json *j, size_t klen, uint64_t kbad, int depth)
+{
+    struct creader *r = rd->r;
+    int c = stint_json_ws(j);
+    if (c == '{' || c == '[') {
+        if (depth >= ARGS_FLATTEN_DEPTH) {
+            const char *v0 = j->p;
+            if (stint_json_skip(j) != STINT_JSON_OK)
+                return;
+            render_arg(rd, klen, kbad, STINT_ARG_JSON, 0, v0, (size_t)(j->p - v0));
+            return;
+        }
+        int obj = c == '{';
+        j->p++;
+        size_t idx = 0;
+        for (;;) {
+            c = stint_json_ws(j);
+            if (c == ',') {
+                j->p++;
+                continue;
+            }
+            if (c == '}' || c == ']' || c == 0) {
+                j->p++;
+                return;
+            }
+            size_t nk;
+            uint64_t nbad = kbad;
+            if (obj) {
+                const char *k;
+                size_t kn;
+                if (!stint_json_string_short(j, &k, &kn) && read_text(r, j, &k, &kn) != STINT_JSON_OK)
+                    return;
+                nk = render_key(rd, klen, k, kn, 1, &nbad);
+                stint_json_ws(j);
+                j->p++; /* ':' */
+            } else {
+                char ib[32], *e = ib + sizeof ib, *q = e; /* "[idx]" */
+                size_t v = idx++;
+                *--q = ']';
+                do
+                    *--q = (char)('0' + v % 10);
+                while (v /= 10);
+                *--q = '[';
+                nk = render_key(rd, klen, q, (size_t)(e - q), 0, &nbad);
+            }
+            render_value(rd, j, nk, nbad, depth + 1);
+        }
+    }
+    if (c == '"') {
+        const char *s;
+        size_t n;
+        if (!stint_json_string_short(j, &s, &n) && read_text(r, j, &s, &n) != STINT_JSON_OK)
+            return;
+        render_arg(rd, klen, kbad, STINT_ARG_STRING, 0, s, n);
+        return;
+    }
+    if (c == '-' || (c >= '0' && c <= '9')) {
+        const char *s;
+        size_t n;
+        if (!stint_json_number_short(j, &s, &n) && stint_json_number(j, &s, &n) != STINT_JSON_OK)
+            return;
+        /* The model keeps an integer that fits 64 bits as its value, any other
+         * number as its text, and the writer writes either as that text: the
+         * JSON grammar leaves one integer whose value prints otherwise, -0 */
+        if (n == 2 && s[0] == '-' && s[1] == '0') {
+            s = "0";
+            n = 1;
+        }
+        render_arg(rd, klen, kbad, STINT_ARG_INT, 0, s, n);
+        return;
+    }
+    if (c == 't' || c == 'f') {
+        stint_json_skip(j);
+        render_arg(rd, klen, kbad, STINT_ARG_BOOL, c == 't', NULL, 0);
+        return;
+    }
+    /* null: dropped, as Perfetto does */
+    stint_json_skip(j);
+}
+
 void stint_i_chrome_args_render(struct creader *r, const char *a, const char *b, struct args_text *t)
 {
     t->len = 0;
     t->nargs = 0;
     t->dropped = 0;
     t->bad_utf8 = 0;
-    const struct walk w = {sink_text, t, 0};
-    walk_args(r, a, b, "args", &w);
+    struct render rd = {r, t, r->key, r->key_cap};
+    struct stint_json j = chrome_sub_json(a, b);
+    rd.key = stint_xgrow(rd.key, &rd.key_cap, 4, 1, 256);
+    memcpy(rd.key, "args", 4);
+    render_value(&rd, &j, 4, 0, 0);
+    r->key = rd.key; /* (the reader's key buffer, grown) */
+    r->key_cap = rd.key_cap;
 }

@@ -433,3 +433,68 @@ int stint_json_validate(const char *buf, size_t len, unsigned flags, size_t *err
     free(copy);
     return rc == STINT_JSON_OK ? 0 : -1;
 }
+
+/* The length of the run of plain bytes at u (printable ASCII but '"' and
+ * '\\': written as they are), of at most e - u. */
+static inline size_t plain_run(const unsigned char *u, const unsigned char *e)
+{
+    const unsigned char *p = u;
+#ifdef __SSE2__
+    /* signed bytes below 0x20 include every byte >= 0x80 */
+    for (; e - p >= 16; p += 16) {
+        __m128i v = _mm_loadu_si128((const __m128i *)(const void *)p);
+        __m128i m = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('"')), _mm_cmpeq_epi8(v, _mm_set1_epi8('\\'))),
+                                 _mm_cmplt_epi8(v, _mm_set1_epi8(0x20)));
+        unsigned mask = (unsigned)_mm_movemask_epi8(m);
+        if (mask)
+            return (size_t)(p - u) + (size_t)__builtin_ctz(mask);
+    }
+#endif
+    while (p < e && *p >= 0x20 && *p < 0x80 && *p != '"' && *p != '\\')
+        p++;
+    return (size_t)(p - u);
+}
+
+char *stint_json_escape_to(char *o, const char *s, size_t n, uint64_t *bad)
+{
+    static const char hex[] = "0123456789abcdef";
+    const unsigned char *u = (const unsigned char *)s, *e = u + n;
+    while (u < e) {
+        size_t k = plain_run(u, e);
+        memcpy(o, u, k);
+        o += k;
+        u += k;
+        if (u == e)
+            break;
+        unsigned char c = *u;
+        int l = c >= 0x80 ? stint_json_utf8_seq(u, e) : 0;
+        if (l > 0) {
+            memcpy(o, u, (size_t)l);
+            o += l;
+            u += l;
+            continue;
+        }
+        u++;
+        *o++ = '\\';
+        switch (c) {
+        case '"': *o++ = '"'; break;
+        case '\\': *o++ = '\\'; break;
+        case '\n': *o++ = 'n'; break;
+        case '\r': *o++ = 'r'; break;
+        case '\t': *o++ = 't'; break;
+        default:
+            if (c < 0x20) {
+                memcpy(o, "u00", 3);
+                o[3] = hex[c >> 4];
+                o[4] = hex[c & 15];
+                o += 5;
+            } else { /* (the '\\' taken back) */
+                memcpy(o - 1, "\xEF\xBF\xBD", 3);
+                o += 2;
+                (*bad)++;
+            }
+            break;
+        }
+    }
+    return o;
+}

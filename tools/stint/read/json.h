@@ -212,6 +212,13 @@ static inline int stint_json_utf8_seq(const unsigned char *p, const unsigned cha
     return n;
 }
 
+/* s[0, n) written at o as a JSON string body by the writers' rules
+ * (write/textout.h, the UTF-8 form), o having room for 6 * n bytes: valid
+ * UTF-8 and DEL as they are, '"' '\\' \n \r \t escaped, other control
+ * bytes as \u00XX, a byte that starts no valid sequence as U+FFFD (each
+ * counted in *bad). Returns the end of what it wrote. */
+char *stint_json_escape_to(char *o, const char *s, size_t n, uint64_t *bad);
+
 /* Parses a number; *s and *len is its text. */
 int stint_json_number(struct stint_json *j, const char **s, size_t *len);
 /* Skips one complete value of any type (iteratively; depth-limited). */

@@ -205,72 +205,20 @@ static void sub_push(struct subtrack *t, int64_t end, int64_t dur, uint32_t idx)
     t->n++;
 }
 
-/* The string of the synthetic pid last written (put_pid). */
-struct pid_memo {
-    int64_t pid;
-    uint32_t text;
-    int valid;
-};
-
-/* Writes a pid: the number, or for a synthetic pid (one made for a pid
- * written as a string) that string, so that reading the output back makes
- * the same process again rather than meet the reserved range (model.h).
- * proc: the process's index when the caller knows it, else STINT_NO_ID. */
-static void put_pid(FILE *out, const struct stint_model *m, int64_t pid, uint32_t proc, struct pid_memo *pm)
-{
-    if (pid > STINT_SYNTHETIC_ID0) {
-        stint_out_i64(out, pid);
-        return;
-    }
-    uint32_t text = 0;
-    if (proc != STINT_NO_ID)
-        text = stint_model_process_at(m, proc)->id_text;
-    else if (pm->valid && pm->pid == pid)
-        text = pm->text;
-    else {
-        for (size_t i = 0; i < m->processes.len && !text; i++)
-            if (stint_model_process_at(m, (uint32_t)i)->pid == pid)
-                text = stint_model_process_at(m, (uint32_t)i)->id_text;
-        *pm = (struct pid_memo){pid, text, 1};
-    }
-    if (text)
-        stint_out_json_model_str(out, m, text);
-    else
-        stint_out_i64(out, pid);
-}
-
 /* `"pid":P,"tid":0,"ts":TS,"id2":{...}` of an async event of slice s at ts
  * on track t: id2.local for a process-scoped track, id2.global for a global
  * one, so that reading it back gives the same track; P is the slice's own
  * process (on a global track, the one that began it). */
 static void put_async_at(FILE *out, const struct stint_model *m, const struct stint_track *t,
-                         const struct stint_slice *s, int64_t ts, struct pid_memo *pm)
+                         const struct stint_slice *s, int64_t ts, struct stint_i_pid_memo *pm)
 {
     fputs("\"pid\":", out);
-    put_pid(out, m, stint_model_slice_pid(m, s), STINT_NO_ID, pm);
+    stint_i_put_pid(out, m, stint_model_slice_pid(m, s), STINT_NO_ID, pm);
     fputs(",\"tid\":0,\"ts\":", out);
     stint_put_us3(out, ts);
     fputs(t->scope == STINT_ASYNC_GLOBAL ? ",\"id2\":{\"global\":" : ",\"id2\":{\"local\":", out);
     stint_out_json_model_str(out, m, t->id);
     putc('}', out);
-}
-
-/* Writes a tid of lane l (its own or a spare one), the same way. */
-static void put_tid(FILE *out, const struct stint_model *m, const struct stint_lane *l, int64_t tid)
-{
-    if (tid == l->tid && l->tid_text)
-        stint_out_json_model_str(out, m, l->tid_text);
-    else
-        stint_out_i64(out, tid);
-}
-
-/* `"pid":P,"tid":T` for lane l written as tid. */
-static void put_lane_ids(FILE *out, const struct stint_model *m, const struct stint_lane *l, int64_t tid)
-{
-    fputs("\"pid\":", out);
-    put_pid(out, m, l->pid, l->process, NULL);
-    fputs(",\"tid\":", out);
-    put_tid(out, m, l, tid);
 }
 
 /* Writes the JSON string naming output track k of lane l: the thread's
@@ -342,7 +290,7 @@ static void put_flow_event(FILE *out, const struct stint_model *m, struct subtra
     fputs("\"id\":", out);
     stint_out_u64(out, id);
     fputs(",\"cat\":\"stint\",\"name\":\"flow\",", out);
-    put_lane_ids(out, m, stint_model_lane_at(m, lane), subs[lane][pl_at(pm, slice)->sub].tid);
+    stint_i_put_lane_ids(out, m, stint_model_lane_at(m, lane), subs[lane][pl_at(pm, slice)->sub].tid);
     fputs(",\"ts\":", out);
     stint_put_us3(out, s->ts_ns - origin);
     putc('}', out);
@@ -398,7 +346,7 @@ static int sample_selected(const struct stint_model *m, const struct stint_write
 
 /* A counter sample as a C event at ts (rebased), after sep. */
 static void put_sample(FILE *out, const struct stint_model *m, const struct stint_counter_sample *cs, int64_t ts,
-                       struct pid_memo *pm, const char *sep)
+                       struct stint_i_pid_memo *pm, const char *sep)
 {
     const struct stint_counter_series *c = &STINT_BA_AT(&m->counters, struct stint_counter_series, cs->series);
     size_t nl;
@@ -407,7 +355,7 @@ static void put_sample(FILE *out, const struct stint_model *m, const struct stin
     const char *sp = memrchr(nm, ' ', nl);
     size_t en = sp ? (size_t)(sp - nm) : nl;
     fprintf(out, "%s{\"ph\":\"C\",\"pid\":", sep);
-    put_pid(out, m, c->pid, STINT_NO_ID, pm);
+    stint_i_put_pid(out, m, c->pid, STINT_NO_ID, pm);
     fputs(",\"tid\":0,\"ts\":", out);
     stint_put_us3(out, ts);
     fputs(",\"name\":", out);
@@ -432,11 +380,12 @@ struct chrome_run {
     int first;              /* no event written yet (sep) */
     int has_dev;            /* a device-clock lane was written */
     int64_t spare_tid;      /* the next tid for extra tracks and device lanes */
-    struct pid_memo pm;
+    struct stint_i_pid_memo pm;
     struct subtrack **subs; /* per lane: its output sub-tracks (index 0 is the lane itself) */
     size_t *nsubs;
     struct placed_map ends; /* where the flows' end slices went */
     uint8_t *dropped;       /* per slice, with o->select: left out, for the parents a reader finds instead */
+    struct stint_i_line line; /* the thread slice being written (put_thread_slice) */
 };
 
 /* What comes before an event: nothing before the first, else ",\n". */
@@ -459,14 +408,14 @@ static void put_names(struct chrome_run *w)
         const struct stint_process *p = stint_model_process_at(m, (uint32_t)i);
         if (p->name) {
             fprintf(out, "%s{\"ph\":\"M\",\"name\":\"process_name\",\"pid\":", sep(w));
-            put_pid(out, m, p->pid, (uint32_t)i, NULL);
+            stint_i_put_pid(out, m, p->pid, (uint32_t)i, NULL);
             fputs(",\"tid\":0,\"args\":{\"name\":", out);
             stint_out_json_model_str(out, m, p->name);
             fputs("}}", out);
         }
         if (p->has_sort_index) {
             fprintf(out, "%s{\"ph\":\"M\",\"name\":\"process_sort_index\",\"pid\":", sep(w));
-            put_pid(out, m, p->pid, (uint32_t)i, NULL);
+            stint_i_put_pid(out, m, p->pid, (uint32_t)i, NULL);
             fprintf(out, ",\"tid\":0,\"args\":{\"sort_index\":%d}}", p->sort_index);
         }
     }
@@ -479,14 +428,14 @@ static void put_names(struct chrome_run *w)
         w->has_dev |= l->clock == STINT_CLOCK_DEVICE;
         if (l->name || l->clock == STINT_CLOCK_DEVICE) {
             fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_name\",", sep(w));
-            put_lane_ids(out, m, l, w->subs[i][0].tid);
+            stint_i_put_lane_ids(out, m, l, w->subs[i][0].tid);
             fputs(",\"args\":{\"name\":", out);
             put_track_name(out, m, l, 0);
             fputs("}}", out);
         }
         if (l->has_sort_index) {
             fprintf(out, "%s{\"ph\":\"M\",\"name\":\"thread_sort_index\",", sep(w));
-            put_lane_ids(out, m, l, w->subs[i][0].tid);
+            stint_i_put_lane_ids(out, m, l, w->subs[i][0].tid);
             fprintf(out, ",\"args\":{\"sort_index\":%d}}", l->sort_index);
         }
     }
@@ -649,7 +598,7 @@ static size_t place_on_thread(struct chrome_run *w, size_t i, const struct stint
         w->st->moved_overlap += !dev;
         if (!sv[k].named) {
             fprintf(w->out, "%s{\"ph\":\"M\",\"name\":\"thread_name\",", sep(w));
-            put_lane_ids(w->out, m, l, sv[k].tid);
+            stint_i_put_lane_ids(w->out, m, l, sv[k].tid);
             fputs(",\"args\":{\"name\":", w->out);
             put_track_name(w->out, m, l, k);
             fputs("}}", w->out);
@@ -670,6 +619,72 @@ static void put_cat_name(FILE *out, const struct stint_model *m, const struct st
     stint_out_json_model_str(out, m, s->name);
 }
 
+/* put_slice's event of slice i on thread track t (an X, B or i, at ts as
+ * written; s_ts, s_dur and clip as slice_written gives them), made on
+ * w->line and written with one call, two more when its args are not text
+ * the spill made (the model's, a window's cut, a slice read open). */
+static void put_thread_slice(struct chrome_run *w, size_t i, const struct stint_slice *s, const struct stint_track *t,
+                             int64_t ts, int64_t s_ts, int64_t s_dur, unsigned clip)
+{
+    const struct stint_model *m = w->m;
+    const struct stint_write_opts *o = w->o;
+    struct stint_i_line *b = &w->line;
+    const struct stint_lane *l = stint_model_lane_at(m, t->lane);
+    size_t k = place_on_thread(w, i, s, l, t->lane, s_ts, s_dur, clip);
+    char ph = s->flags & STINT_SLICE_INSTANT ? 'i' : s_dur < 0 ? 'B' : 'X';
+    b->len = 0;
+    const char *sp = sep(w);
+    stint_i_line_put(b, sp, strlen(sp));
+    stint_i_line_put(b, ph == 'X' ? "{\"ph\":\"X\"," : ph == 'B' ? "{\"ph\":\"B\"," : "{\"ph\":\"i\",", 10);
+    stint_i_line_lane_ids(b, m, l, w->subs[t->lane][k].tid);
+    STINT_I_LINE_LIT(b, ",\"ts\":");
+    stint_i_line_us3(b, ts);
+    if (ph == 'X') {
+        STINT_I_LINE_LIT(b, ",\"dur\":");
+        stint_i_line_us3(b, s_dur);
+    } else if (ph == 'i')
+        STINT_I_LINE_LIT(b, ",\"s\":\"t\"");
+    int64_t tts, tdur;
+    if (stint_model_slice_tt(m, s, &tts, &tdur) && !clip) { /* (a cut span's thread time is not known) */
+        STINT_I_LINE_LIT(b, ",\"tts\":");
+        stint_i_line_us3(b, tts);
+        if (tdur != STINT_TS_NONE && !(s->flags & STINT_SLICE_INSTANT) && s->dur_ns >= 0) {
+            STINT_I_LINE_LIT(b, ",\"tdur\":");
+            stint_i_line_us3(b, tdur);
+        }
+    }
+    if (s->cat) {
+        STINT_I_LINE_LIT(b, ",\"cat\":");
+        stint_i_line_model_str(b, m, s->cat);
+    }
+    STINT_I_LINE_LIT(b, ",\"name\":");
+    stint_i_line_model_str(b, m, s->name);
+    const char *text;
+    size_t tl;
+    uint64_t bad;
+    int own = !s->nargs && !clip; /* (else stint_i_chrome_put_args merges and cuts) */
+    if (own && (!o || (!o->ext_text && !o->ext_args))) {
+        STINT_I_LINE_LIT(b, "}"); /* (no args at all) */
+        fwrite(b->p, 1, b->len, w->out);
+        return;
+    }
+    if (own && o->ext_text && o->ext_text(o->ext_ctx, s, &text, &tl, &bad)) { /* (the spill's text: a copy) */
+        if (bad)
+            stint_out_bad_utf8_add(bad);
+        if (tl) {
+            STINT_I_LINE_LIT(b, ",\"args\":{");
+            stint_i_line_put(b, text, tl);
+            STINT_I_LINE_LIT(b, "}");
+        }
+        STINT_I_LINE_LIT(b, "}");
+        fwrite(b->p, 1, b->len, w->out);
+        return;
+    }
+    fwrite(b->p, 1, b->len, w->out);
+    stint_i_chrome_put_args(w->out, m, s, clip, o);
+    putc('}', w->out);
+}
+
 /* Writes slice i (its X, B, i, n or b/e events), or counts it left out. */
 static void put_slice(struct chrome_run *w, size_t i)
 {
@@ -683,20 +698,11 @@ static void put_slice(struct chrome_run *w, size_t i)
         return;
     int64_t ts = s_ts - stint_slice_origin(m, s, &w->org);
     if (t->kind == STINT_TRACK_THREAD) {
-        const struct stint_lane *l = stint_model_lane_at(m, t->lane);
-        size_t k = place_on_thread(w, i, s, l, t->lane, s_ts, s_dur, clip);
-        const char *ph = s->flags & STINT_SLICE_INSTANT ? "i" : s_dur < 0 ? "B" : "X";
-        fputs(sep(w), out);
-        fputs(ph[0] == 'X' ? "{\"ph\":\"X\"," : ph[0] == 'B' ? "{\"ph\":\"B\"," : "{\"ph\":\"i\",", out);
-        put_lane_ids(out, m, l, w->subs[t->lane][k].tid);
-        fputs(",\"ts\":", out);
-        stint_put_us3(out, ts);
-        if (ph[0] == 'X') {
-            fputs(",\"dur\":", out);
-            stint_put_us3(out, s_dur);
-        } else if (ph[0] == 'i')
-            fputs(",\"s\":\"t\"", out);
-    } else if (t->kind == STINT_TRACK_ASYNC) {
+        put_thread_slice(w, i, s, t, ts, s_ts, s_dur, clip);
+        w->st->slices++;
+        return;
+    }
+    if (t->kind == STINT_TRACK_ASYNC) {
         place_none(w, i, 0);
         const char *ph = s->flags & STINT_SLICE_INSTANT ? "n" : "b";
         fprintf(out, "%s{\"ph\":\"%s\",", sep(w), ph);
@@ -704,7 +710,7 @@ static void put_slice(struct chrome_run *w, size_t i)
     } else {
         place_none(w, i, 0);
         fprintf(out, "%s{\"ph\":\"i\",\"s\":\"%s\",\"pid\":", sep(w), t->kind == STINT_TRACK_GLOBAL ? "g" : "p");
-        put_pid(out, m, t->kind == STINT_TRACK_GLOBAL ? (int64_t)0 : t->pid, STINT_NO_ID, &w->pm);
+        stint_i_put_pid(out, m, t->kind == STINT_TRACK_GLOBAL ? (int64_t)0 : t->pid, STINT_NO_ID, &w->pm);
         fputs(",\"tid\":0,\"ts\":", out);
         stint_put_us3(out, ts);
     }
@@ -712,11 +718,6 @@ static void put_slice(struct chrome_run *w, size_t i)
     if (stint_model_slice_tt(m, s, &tts, &tdur) && !clip) { /* (a cut span's thread time is not known) */
         fputs(",\"tts\":", out);
         stint_put_us3(out, tts);
-        if (tdur != STINT_TS_NONE && !(s->flags & STINT_SLICE_INSTANT) && s->dur_ns >= 0 &&
-            t->kind == STINT_TRACK_THREAD) {
-            fputs(",\"tdur\":", out);
-            stint_put_us3(out, tdur);
-        }
     }
     put_cat_name(out, m, s);
     stint_i_chrome_put_args(out, m, s, clip, w->o);
@@ -868,5 +869,6 @@ int stint_write_chrome(const struct stint_model *m, FILE *out, const struct stin
     free(w.nsubs);
     placed_map_free(&w.ends);
     free(w.dropped);
+    free(w.line.p);
     return 0;
 }
