@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: MIT
 # ci.sh - the fuzzing stage of .ci/run: builds the libFuzzer targets with
 # clang (ASan + UBSan), replays every stored regression input and fuzzes each
-# target for FUZZ_CI_SECONDS (default 27) from the seed corpora. Ten targets
+# target for FUZZ_CI_SECONDS (default 27) from the seed corpora. Eleven targets
 # at 27 s keep the stage near five minutes. Without clang it says so and
 # fails, because CI must not pass silently without its fuzzing.
 set -euo pipefail

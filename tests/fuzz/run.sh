@@ -26,7 +26,7 @@ export UBSAN_OPTIONS=${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}
 fail=0
 
 run_one() {
-  local t=$1 name=${1#fuzz_}; name=${name%_gz}; name=${name%_split}
+  local t=$1 name=${1#fuzz_}; name=${name%_gz}; name=${name%_split}; name=${name%_args}
   local bin=$build/fuzz/$t live=$corpus/live/$t crashes=$build/fuzz-crashes/$t
   mkdir -p "$live" "$crashes"
   local dict=()

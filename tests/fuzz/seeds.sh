@@ -11,7 +11,7 @@ here=$(cd "$(dirname "$0")" && pwd)
 src=$(cd "$here/../.." && pwd)
 corpus=${STINT_SHARED_DIR:-$src/../shared}/corpus
 mkdir -p "$out"
-for t in chrome chrome_gz chrome_split jsonl json markers tsparse term top capture; do mkdir -p "$out/fuzz_$t"; done
+for t in chrome chrome_args chrome_gz chrome_split jsonl json markers tsparse term top capture; do mkdir -p "$out/fuzz_$t"; done
 # fuzz_top's seeds open with a byte: its low two bits pick the format (0 found, 1 markers,
 # 2 JSONL, 3 Chrome), the rest how many lines each hand-over carries
 # the terminal escaper: a title-setting name, C1 and bidi controls, CJK, a cut UTF-8 sequence
@@ -41,6 +41,7 @@ if [ -d "$corpus" ]; then
   while IFS= read -r -d '' f; do
     add json "$f"
     add chrome "$f"
+    add chrome_args "$f"
   done < <(find "$corpus/json-test-suite" -name '*.json' -print0 2>/dev/null)
   while IFS= read -r -d '' f; do
     add chrome "$f"

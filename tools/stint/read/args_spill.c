@@ -58,7 +58,7 @@
 #define REC_TEXT 'T'
 #define REC_COUNTS 'C'
 #define TAKE_HEAD 24 /* u32 seq, u32 track, u32 open, u32 (0), u64 length of the text */
-#define TAKE_PAD 16  /* after the text, zeros: the JSON cursor's short paths read that far past its end */
+#define TAKE_PAD STINT_JSON_PAD /* zeros after the text: the JSON cursor's short paths read that far past its end */
 
 /* One track: its records not yet in the file (the chunk they will make)
  * and its chunks so far, in input order. */

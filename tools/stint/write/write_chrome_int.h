@@ -45,6 +45,8 @@ static inline char *stint_i_line_room(struct stint_i_line *b, size_t n)
 /* n bytes at s on b. */
 static inline void stint_i_line_put(struct stint_i_line *b, const char *s, size_t n)
 {
+    if (!n)
+        return; /* (b may have no memory yet) */
     memcpy(stint_i_line_room(b, n), s, n);
     b->len += n;
 }
