@@ -65,6 +65,45 @@ static int read_text(struct creader *r, struct stint_json *j, const char **s, si
     return rc;
 }
 
+/* One step of a container's walk (walk_value's and render_value's), j
+ * inside it: past commas to the next member's value. 1 with the member's
+ * name (unescaped) in *k, *kn for an object, its "[i]" made in ib for an
+ * array (*idx counts them); 0 at the container's end (j past it), at the
+ * window's, or when a name does not read. */
+static int member_next(struct creader *r, struct stint_json *j, int obj, size_t *idx, char ib[32], const char **k,
+                       size_t *kn)
+{
+    for (;;) {
+        int c = stint_json_ws(j);
+        if (c == ',') {
+            j->p++;
+            continue;
+        }
+        if (c == '}' || c == ']' || c == 0) {
+            j->p++;
+            return 0;
+        }
+        break;
+    }
+    if (obj) {
+        if (!stint_json_string_short(j, k, kn) && read_text(r, j, k, kn) != STINT_JSON_OK)
+            return 0;
+        stint_json_ws(j);
+        j->p++; /* ':' */
+        return 1;
+    }
+    char *e = ib + 32, *q = e;
+    size_t v = (*idx)++;
+    *--q = ']';
+    do
+        *--q = (char)('0' + v % 10);
+    while (v /= 10);
+    *--q = '[';
+    *k = q;
+    *kn = (size_t)(e - q);
+    return 1;
+}
+
 /* Walks one value (validated already) under flat key r->key[0..klen). */
 static void walk_value(struct creader *r, struct stint_json *j, size_t klen, int depth, const struct walk *w)
 {
@@ -84,40 +123,16 @@ static void walk_value(struct creader *r, struct stint_json *j, size_t klen, int
         int obj = c == '{';
         j->p++;
         size_t idx = 0;
-        for (;;) {
-            c = stint_json_ws(j);
-            if (c == ',') {
-                j->p++;
-                continue;
-            }
-            if (c == '}' || c == ']' || c == 0) {
-                j->p++;
-                return;
-            }
-            size_t nk = klen;
-            if (obj) {
-                const char *k;
-                size_t kn;
-                if (read_text(r, j, &k, &kn) != STINT_JSON_OK)
-                    return;
+        char ib[32];
+        const char *k;
+        size_t kn;
+        while (member_next(r, j, obj, &idx, ib, &k, &kn)) {
+            if (obj)
                 key_set(r, klen, ".", 1);
-                key_set(r, klen + 1, k, kn);
-                nk = klen + 1 + kn;
-                stint_json_ws(j);
-                j->p++; /* ':' */
-            } else {
-                char ib[32], *e = ib + sizeof ib, *q = e; /* "[idx]" */
-                size_t v = idx++;
-                *--q = ']';
-                do
-                    *--q = (char)('0' + v % 10);
-                while (v /= 10);
-                *--q = '[';
-                key_set(r, klen, q, (size_t)(e - q));
-                nk = klen + (size_t)(e - q);
-            }
-            walk_value(r, j, nk, depth + 1, w);
+            key_set(r, klen + (size_t)obj, k, kn);
+            walk_value(r, j, klen + (size_t)obj + kn, depth + 1, w);
         }
+        return;
     }
     if (c == '"') {
         const char *s;
@@ -448,38 +463,15 @@ static void render_value(struct render *rd, struct stint_json *j, size_t klen, u
         int obj = c == '{';
         j->p++;
         size_t idx = 0;
-        for (;;) {
-            c = stint_json_ws(j);
-            if (c == ',') {
-                j->p++;
-                continue;
-            }
-            if (c == '}' || c == ']' || c == 0) {
-                j->p++;
-                return;
-            }
-            size_t nk;
+        char ib[32];
+        const char *k;
+        size_t kn;
+        while (member_next(r, j, obj, &idx, ib, &k, &kn)) {
             uint64_t nbad = kbad;
-            if (obj) {
-                const char *k;
-                size_t kn;
-                if (!stint_json_string_short(j, &k, &kn) && read_text(r, j, &k, &kn) != STINT_JSON_OK)
-                    return;
-                nk = render_key(rd, klen, k, kn, 1, &nbad);
-                stint_json_ws(j);
-                j->p++; /* ':' */
-            } else {
-                char ib[32], *e = ib + sizeof ib, *q = e; /* "[idx]" */
-                size_t v = idx++;
-                *--q = ']';
-                do
-                    *--q = (char)('0' + v % 10);
-                while (v /= 10);
-                *--q = '[';
-                nk = render_key(rd, klen, q, (size_t)(e - q), 0, &nbad);
-            }
+            size_t nk = render_key(rd, klen, k, kn, obj, &nbad);
             render_value(rd, j, nk, nbad, depth + 1);
         }
+        return;
     }
     if (c == '"') {
         const char *s;
