@@ -516,9 +516,10 @@ static const struct slot *chunk_at(struct stint_args_spill *sp, uint32_t c)
     const struct chunk *ch = &sp->chunks[c];
     if (sl->cap < ch->len) {
         free(sl->p);
-        sl->p = stint_xmalloc(ch->len);
+        sl->p = stint_xmalloc((size_t)ch->len + STINT_JSON_PAD);
         sl->cap = ch->len;
     }
+    memset(sl->p + ch->len, 0, STINT_JSON_PAD); /* (the JSON cursor's short paths read past a record's end) */
     sl->chunk = UINT32_MAX;
     size_t at = 0;
     while (at < ch->len) {
