@@ -1,9 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* fuzz_chrome_args.c - libFuzzer target: a slice's args as convert renders
- * them while it reads (stint_i_chrome_args_render: the text its spill keeps
- * and the writer copies) against the model's walk of the same args written
- * by the Chrome writer (stint_i_chrome_put_args), which is what convert
- * wrote before: the same bytes, the same count of bytes written as U+FFFD,
+ * them from the text its spill kept (stint_i_chrome_args_render) against
+ * the model's walk of the same args written by the Chrome writer
+ * (stint_i_chrome_put_args), which is what convert wrote before: the same bytes, the same count of bytes written as U+FFFD,
  * the same count of args left out past a slice's 65535th. The input is one
  * args value, taken when the reader's lenient cursor (an event's args)
  * skips it whole; it lies in an exactly sized copy padded as the reader's

@@ -1,17 +1,18 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# `stint convert --to chrome` writes each slice's args as text made while the
-# trace is read (read/chrome_args.c renders them; with two threads on a
-# thread of its own, fed through blocks that split records anywhere). That
-# text must be the very bytes the writer makes from the model's args
-# (STINT_CONVERT_ARGS_IN_MEMORY=1), on args that take every path: nesting
-# past the flattening depth, more than 65535 args in one event, a string of
-# 3 MB (a record across several blocks), escapes and non-ASCII keys and
-# values, lone surrogates, -0, integers past 64 bits, reals, exponents,
-# booleans, nulls, empty and dotted keys, args that are no object, B/E and
-# b/e pairs whose ends bring args, and thousands of small events between
-# them. Stdout, stderr and the exit code must match with one thread and
-# two, from a file and from stdin, with and without --strict.
+# `stint convert --to chrome` keeps each slice's args in a temporary file as
+# read (on a writing thread of its own with two threads; chunks that end
+# anywhere in a record) and renders them as the output is written
+# (read/chrome_args.c). That text must be the very bytes the writer makes
+# from the model's args (STINT_CONVERT_ARGS_IN_MEMORY=1), on args that take
+# every path: nesting past the flattening depth, more than 65535 args in one
+# event, a string of 3 MB (a record past the 64 KiB chunks), escapes and
+# non-ASCII keys and values, lone surrogates, -0, integers past 64 bits,
+# reals, exponents, booleans, nulls, empty and dotted keys, args that are
+# no object, B/E and b/e pairs whose ends bring args, and thousands of
+# small events between them. Stdout, stderr and the exit code must match
+# with one thread and two, from a file and from stdin, with and without
+# --strict.
 set -euo pipefail
 STINT=${STINT_BIN:?}
 T=$(mktemp -d "${TMPDIR:-/tmp}/stint-argsrender.XXXXXX")
@@ -129,5 +130,5 @@ grep -q 'left out: 5 arg(s) past the 65535th' "$T/twoargs.err" || { echo "FAIL: 
 [ "$(cat "$T/twoargsstrict.rc")" != 0 ] || { echo "FAIL: --strict should fail on the args left out"; fail=1; }
 grep -q '"mz":0,"exp":1E+2,"sp\[0\]":1' "$T/twoargs.out" || { echo "FAIL: -0 is not written as the model writes it (0)"; fail=1; }
 grep -q '"y.z":' "$T/twoargs.out" || { echo "FAIL: an E's nested args did not merge into its B's"; fail=1; }
-[ "$fail" = 0 ] && echo "convert: args rendered while reading match the model's on every path (1 and 2 threads, file and stdin, --strict)"
+[ "$fail" = 0 ] && echo "convert: args kept as read and rendered as written match the model's on every path (1 and 2 threads, file and stdin, --strict)"
 exit "$fail"

@@ -15,24 +15,23 @@
  * seq found nowhere had no args. Reading keeps CACHE_SLOTS chunks (pread,
  * one call a chunk).
  *
- * A record's text starts with a tag. REC_TEXT: the args already as the
- * Chrome writer writes them (stint_i_chrome_args_render: the reader's own
- * walk, into text instead of the model), for a slice that no end event can
- * add args to (it has its duration, or is an instant, when it is taken), so
- * that writing it is a copy; REC_COUNTS: the same, after how many args it
- * left out (u32, past the 65535th) and how many bytes it wrote as U+FFFD
- * (u32), both told again each time it is read back, as the model's walk
- * would count them. A slice whose args render to nothing has no record.
- * REC_RAW: the args object's text as read, for a slice still open (a B or
- * an async begin), whose end's args the writer merges in: flattened again
- * when it is read back, by the same walk, into a scratch model, made
+ * A record's text starts with a tag. REC_ARGS: the args object's text as
+ * read, of a slice that no end event can add args to (it has its
+ * duration, or is an instant, when it is taken), rendered as the Chrome
+ * writer writes args when the writer asks for it (ext_text,
+ * stint_i_chrome_args_render: the reader's own walk, into text instead of
+ * the model), with the args it leaves out past the 65535th and the bytes it
+ * writes as U+FFFD counted then. Rendering as the output is written, on the
+ * thread that formats it, uses the time that thread waits for the output's
+ * writes to the page cache; rendering while reading took 55-65% of the
+ * read's time on one thread, and on a thread of its own more CPU than the
+ * read (docs/performance.md). REC_RAW: the same text, of a slice still open
+ * (a B or an async begin), whose end's args the writer merges in: flattened
+ * again when it is read back, by the same walk, into a scratch model, made
  * afresh every SCRATCH_SLICES records so that its strings do not pile up.
- *
- * With two threads, a take is a record [TAKE_HEAD][raw args text][TAKE_PAD
- * zeros] copied into the render thread's blocks (base/bgwrite.h); blocks
- * split records anywhere, so the thread gathers a split one in its carry.
- * Rendering took 55-65% of the read's time on one thread (1 GB: about 1.5
- * of 2.6 s), copying the text takes a few percent.
+ * A chunk read back ends in STINT_JSON_PAD zero bytes, as the reader's
+ * window does: the JSON cursor's short paths read that far past a
+ * record's end.
  */
 #include "read/args_spill.h"
 
@@ -55,10 +54,7 @@
 #define REC_HEAD 8 /* u32 seq, u32 length */
 #define SCRATCH_SLICES 16384
 #define REC_RAW 'R'
-#define REC_TEXT 'T'
-#define REC_COUNTS 'C'
-#define TAKE_HEAD 24 /* u32 seq, u32 track, u32 open, u32 (0), u64 length of the text */
-#define TAKE_PAD STINT_JSON_PAD /* zeros after the text: the JSON cursor's short paths read that far past its end */
+#define REC_ARGS 'A'
 
 /* One track: its records not yet in the file (the chunk they will make)
  * and its chunks so far, in input order. */
@@ -112,15 +108,7 @@ struct stint_args_spill {
     int scratch_live;
     size_t scratch_uses;
     struct creader *cr;
-    struct args_text txt; /* the render of the slice being taken */
-    /* the takes rendered on a thread of their own (base/bgwrite.h: its sink
-     * is take_sink), started by the first take when want_render; the
-     * caller then only copies each slice's raw args there, and until
-     * render_end the thread alone touches what follows the render */
-    struct stint_bgwrite *rbg;
-    int want_render;
-    char *carry; /* a take record that two blocks split, gathered */
-    size_t carry_len, carry_cap;
+    struct args_text txt; /* the render of the slice read back last */
     /* the record found last (its track, chunk and index there): the writer
      * mostly asks for the next one, which is then found without a search */
     uint32_t memo_track, memo_chunk;
@@ -150,7 +138,6 @@ static struct stint_args_spill *spill_make(int err_ok)
     sp->fds[0] = fd;
     sp->nfds = 1;
     sp->want_bg = stint_threads_wanted() > 1;
-    sp->want_render = sp->want_bg && !err_ok; /* (not a part's: the parts' threads keep both vCPUs busy) */
     for (size_t i = 0; i < CACHE_SLOTS; i++)
         sp->cache[i].chunk = UINT32_MAX;
     sp->memo_chunk = UINT32_MAX;
@@ -279,133 +266,18 @@ static void record_put(struct stint_args_spill *sp, uint32_t seq, uint32_t track
         tbuf_flush_all(sp);
 }
 
-/* The record of the slice seq on track, whose args object is [a, b):
- * rendered as the Chrome writer writes it, or as read when open (a B or an
- * async begin: its end's args merge in as it is written). */
-static void take_one(struct stint_args_spill *sp, uint32_t seq, uint32_t track, int open, const char *a, const char *b)
-{
-    if (open) {
-        record_put(sp, seq, track, REC_RAW, NULL, 0, a, (uint32_t)(b - a));
-        return;
-    }
-    if (!sp->cr)
-        sp->cr = stint_xcalloc(1, sizeof *sp->cr);
-    struct args_text *t = &sp->txt;
-    stint_i_chrome_args_render(sp->cr, a, b, t);
-    if (!t->len && !t->dropped)
-        return; /* (nothing to write: no record) */
-    if (t->len > UINT32_MAX - 64) { /* (past what a record holds: the raw text, flattened again when written) */
-        record_put(sp, seq, track, REC_RAW, NULL, 0, a, (uint32_t)(b - a));
-        return;
-    }
-    if (!t->dropped && !t->bad_utf8) {
-        record_put(sp, seq, track, REC_TEXT, NULL, 0, t->p, (uint32_t)t->len);
-        return;
-    }
-    uint32_t counts[2] = {t->dropped > UINT32_MAX ? UINT32_MAX : (uint32_t)t->dropped,
-                          t->bad_utf8 > UINT32_MAX ? UINT32_MAX : (uint32_t)t->bad_utf8};
-    record_put(sp, seq, track, REC_COUNTS, counts, sizeof counts, t->p, (uint32_t)t->len);
-}
-
-/* The take record at p (TAKE_HEAD bytes, its text, TAKE_PAD bytes): the
- * length of all of it, and with run, taken. */
-static uint64_t take_record(struct stint_args_spill *sp, const char *p, int run)
-{
-    uint32_t h[4];
-    uint64_t n;
-    memcpy(h, p, sizeof h);
-    memcpy(&n, p + sizeof h, sizeof n);
-    if (run)
-        take_one(sp, h[0], h[1], (int)h[2], p + TAKE_HEAD, p + TAKE_HEAD + n);
-    return TAKE_HEAD + n + TAKE_PAD;
-}
-
-/* Appends n bytes at p to the carry. */
-static void carry_add(struct stint_args_spill *sp, const char *p, size_t n)
-{
-    sp->carry = stint_xgrow(sp->carry, &sp->carry_cap, sp->carry_len + n, 1, 4096);
-    memcpy(sp->carry + sp->carry_len, p, n);
-    sp->carry_len += n;
-}
-
-/* bgwrite.h's sink on the render thread (ctx: the spill): takes the
- * records that a block of take records holds, the one split off the end
- * of the block before it first (the carry), and gathers the one split off
- * its own end. Returns 0: errors stay the spill's, told by _done. */
-static int take_sink(void *ctx, const void *blk, size_t n)
-{
-    struct stint_args_spill *sp = ctx;
-    const char *q = blk, *e = q + n;
-    if (sp->carry_len) {
-        if (sp->carry_len < TAKE_HEAD) {
-            size_t k = TAKE_HEAD - sp->carry_len < (size_t)(e - q) ? TAKE_HEAD - sp->carry_len : (size_t)(e - q);
-            carry_add(sp, q, k);
-            q += k;
-            if (sp->carry_len < TAKE_HEAD)
-                return 0;
-        }
-        uint64_t need = take_record(sp, sp->carry, 0) - sp->carry_len;
-        size_t k = need < (uint64_t)(e - q) ? (size_t)need : (size_t)(e - q);
-        carry_add(sp, q, k);
-        q += k;
-        if (k < need)
-            return 0;
-        (void)take_record(sp, sp->carry, 1);
-        sp->carry_len = 0;
-    }
-    while ((size_t)(e - q) >= TAKE_HEAD) {
-        uint64_t len = take_record(sp, q, 0);
-        if (len > (uint64_t)(e - q))
-            break;
-        (void)take_record(sp, q, 1);
-        q += len;
-    }
-    if (q < e)
-        carry_add(sp, q, (size_t)(e - q));
-    return 0;
-}
-
-/* Ends the render thread, once every take it was given is taken. */
-static void render_end(struct stint_args_spill *sp)
-{
-    if (sp->rbg)
-        (void)stint_bgwrite_end(sp->rbg); /* (take_sink fails never) */
-    sp->rbg = NULL;
-    sp->want_render = 0;
-    free(sp->carry);
-    sp->carry = NULL;
-    sp->carry_len = sp->carry_cap = 0;
-}
-
 void stint_args_spill_take(void *ctx, const struct stint_model *m, uint32_t idx, const char *a, const char *b)
 {
     struct stint_args_spill *sp = ctx;
     const struct stint_slice *s = stint_model_slice(m, idx);
     int open = s->dur_ns < 0 && !(s->flags & STINT_SLICE_INSTANT); /* (its end may bring args to merge) */
-    if (sp->want_render) {
-        sp->want_render = 0;
-        sp->rbg = stint_bgwrite_start(take_sink, sp); /* (NULL: taken here, as with one thread) */
-    }
-    if (!sp->rbg) {
-        take_one(sp, s->seq, s->track, open, a, b);
-        return;
-    }
-    uint32_t h[4] = {s->seq, s->track, (uint32_t)open, 0};
-    uint64_t n = (uint64_t)(b - a);
-    char head[TAKE_HEAD];
-    memcpy(head, h, sizeof h);
-    memcpy(head + sizeof h, &n, sizeof n);
-    static const char pad[TAKE_PAD];
-    stint_bgwrite_put(sp->rbg, head, sizeof head);
-    stint_bgwrite_put(sp->rbg, a, (size_t)n);
-    stint_bgwrite_put(sp->rbg, pad, sizeof pad);
+    record_put(sp, s->seq, s->track, open ? REC_RAW : REC_ARGS, NULL, 0, a, (uint32_t)(b - a));
 }
 
 /* Writes every track buffer and what waits for the file, and ends the
  * writing thread: every chunk then lies in a file. */
 static void spill_end_writes(struct stint_args_spill *sp)
 {
-    render_end(sp);
     tbuf_flush_all(sp);
     if (sp->bg) {
         int e = stint_bgwrite_end(sp->bg);
@@ -444,7 +316,6 @@ static void part_merge(void *dst_part, void *src_part, const struct stint_model 
 {
     (void)smap, (void)lmap;
     struct stint_args_spill *d = dst_part, *s = src_part;
-    render_end(d); /* (its takes, if any, before the merged chunks) */
     spill_end_writes(s);
     uint32_t seq0 = tmap ? (uint32_t)dm->seq : 0, f0 = (uint32_t)d->nfds;
     size_t c0 = d->nchunks;
@@ -636,16 +507,15 @@ int stint_args_spill_text(void *ctx, const struct stint_slice *s, const char **t
     p += REC_HEAD;
     if (*p == REC_RAW)
         return 0;
-    if (*p == REC_COUNTS) {
-        uint32_t counts[2];
-        memcpy(counts, p + 1, sizeof counts);
-        sp->dropped += counts[0];
-        *bad_utf8 = counts[1];
-        p += sizeof counts;
-        n -= (uint32_t)sizeof counts;
-    }
-    *text = p + 1;
-    *len = n - 1;
+    if (!sp->cr)
+        sp->cr = stint_xcalloc(1, sizeof *sp->cr);
+    struct args_text *t = &sp->txt;
+    stint_i_chrome_args_render(sp->cr, p + 1, p + n, t);
+    sp->dropped += t->dropped;
+    *bad_utf8 = t->bad_utf8;
+    if (t->len)
+        *text = t->p;
+    *len = t->len;
     return 1;
 }
 
@@ -655,7 +525,6 @@ void stint_args_spill_free(struct stint_args_spill *sp)
 {
     if (!sp)
         return;
-    render_end(sp);
     for (size_t i = 0; i < CACHE_SLOTS; i++) {
         free(sp->cache[i].p);
         free(sp->cache[i].rec);
