@@ -30,19 +30,15 @@ static void key_set(struct creader *r, size_t at, const char *s, size_t n)
     r->key[at + n] = 0;
 }
 
-/* Where the walk hands each flattened arg: a, its flat key r->key[0, klen)
- * and, for a string, a real or deep JSON, its text s[0, n) (a string's
- * unescaped), valid during the call. */
-typedef void (*arg_sink)(struct creader *r, void *ctx, const struct stint_arg *a, size_t klen, const char *s,
-                         size_t n);
+/* Where the walk hands each flattened arg a, its key and texts interned in
+ * the model (every key met is interned, as it always was, so the ids stay
+ * those of before). */
+typedef void (*arg_sink)(struct creader *r, void *ctx, const struct stint_arg *a);
 
-/* One walk's sink; intern: the model's ids for the keys and texts in a
- * (the model's sinks; every key met is interned, as it always was, so the
- * ids stay those of before), 0: a carries only kind and ival (the render). */
+/* One walk's sink and its context. */
 struct walk {
     arg_sink sink;
     void *ctx;
-    int intern;
 };
 
 /* Whether a JSON number's text has no fraction and no exponent. */
@@ -109,15 +105,15 @@ static void walk_value(struct creader *r, struct stint_json *j, size_t klen, int
 {
     int c = stint_json_ws(j);
     struct stint_arg a = {0};
-    a.key = w->intern ? stint_model_intern(r->m, r->key, klen) : 0;
+    a.key = stint_model_intern(r->m, r->key, klen);
     if (c == '{' || c == '[') {
         if (depth >= ARGS_FLATTEN_DEPTH) {
             const char *v0 = j->p;
             if (stint_json_skip(j) != STINT_JSON_OK)
                 return;
             a.kind = STINT_ARG_JSON;
-            a.sval = w->intern ? stint_model_intern(r->m, v0, (size_t)(j->p - v0)) : 0;
-            w->sink(r, w->ctx, &a, klen, v0, (size_t)(j->p - v0));
+            a.sval = stint_model_intern(r->m, v0, (size_t)(j->p - v0));
+            w->sink(r, w->ctx, &a);
             return;
         }
         int obj = c == '{';
@@ -140,8 +136,8 @@ static void walk_value(struct creader *r, struct stint_json *j, size_t klen, int
         if (read_text(r, j, &s, &n) != STINT_JSON_OK)
             return;
         a.kind = STINT_ARG_STRING;
-        a.sval = w->intern ? stint_model_intern(r->m, s, n) : 0;
-        w->sink(r, w->ctx, &a, klen, s, n);
+        a.sval = stint_model_intern(r->m, s, n);
+        w->sink(r, w->ctx, &a);
         return;
     }
     if (c == '-' || (c >= '0' && c <= '9')) {
@@ -155,16 +151,16 @@ static void walk_value(struct creader *r, struct stint_json *j, size_t klen, int
             a.ival = v;
         } else {
             a.kind = STINT_ARG_REAL;
-            a.sval = w->intern ? stint_model_intern(r->m, s, n) : 0;
+            a.sval = stint_model_intern(r->m, s, n);
         }
-        w->sink(r, w->ctx, &a, klen, s, n);
+        w->sink(r, w->ctx, &a);
         return;
     }
     if (c == 't' || c == 'f') {
         a.kind = STINT_ARG_BOOL;
         a.ival = c == 't';
         stint_json_skip(j);
-        w->sink(r, w->ctx, &a, klen, NULL, 0);
+        w->sink(r, w->ctx, &a);
         return;
     }
     /* null: dropped, as Perfetto does */
@@ -180,22 +176,20 @@ static void walk_args(struct creader *r, const char *a, const char *b, const cha
     walk_value(r, &j, pl, 0, w);
 }
 
-static void sink_slice(struct creader *r, void *ctx, const struct stint_arg *a, size_t klen, const char *s, size_t n)
+static void sink_slice(struct creader *r, void *ctx, const struct stint_arg *a)
 {
-    (void)klen, (void)s, (void)n;
     stint_model_add_arg(r->m, *(uint32_t *)ctx, a);
 }
 
-static void sink_end(struct creader *r, void *ctx, const struct stint_arg *a, size_t klen, const char *s, size_t n)
+static void sink_end(struct creader *r, void *ctx, const struct stint_arg *a)
 {
-    (void)ctx, (void)klen, (void)s, (void)n;
+    (void)ctx;
     stint_model_end_arg(r->m, a);
 }
 
-static void sink_metadata(struct creader *r, void *ctx, const struct stint_arg *a, size_t klen, const char *s,
-                          size_t n)
+static void sink_metadata(struct creader *r, void *ctx, const struct stint_arg *a)
 {
-    (void)ctx, (void)klen, (void)s, (void)n;
+    (void)ctx;
     struct stint_arg *n2 = stint_bigarray_push(&r->m->metadata);
     if (n2)
         *n2 = *a;
@@ -249,7 +243,7 @@ static void walk_correlation(struct creader *r, const char *a, const char *b, co
 
 void stint_i_chrome_args_slice(struct creader *r, const char *a, const char *b, uint32_t idx)
 {
-    const struct walk w = {sink_slice, &idx, 1};
+    const struct walk w = {sink_slice, &idx};
     if (r->m->flags & STINT_MODEL_ARGS_CORRELATION)
         walk_correlation(r, a, b, &w);
     else
@@ -258,7 +252,7 @@ void stint_i_chrome_args_slice(struct creader *r, const char *a, const char *b, 
 
 void stint_i_chrome_args_end(struct creader *r, const char *a, const char *b)
 {
-    const struct walk w = {sink_end, NULL, 1};
+    const struct walk w = {sink_end, NULL};
     if (r->m->flags & STINT_MODEL_ARGS_CORRELATION)
         walk_correlation(r, a, b, &w);
     else
@@ -313,7 +307,7 @@ int stint_i_chrome_args_corr(struct creader *r, const char *a, const char *b, in
 
 void stint_i_chrome_args_metadata(struct creader *r, const char *a, const char *b)
 {
-    const struct walk w = {sink_metadata, NULL, 1};
+    const struct walk w = {sink_metadata, NULL};
     walk_args(r, a, b, "json_metadata", &w);
 }
 

@@ -668,7 +668,7 @@ static void put_thread_slice(struct chrome_run *w, size_t i, const struct stint_
         fwrite(b->p, 1, b->len, w->out);
         return;
     }
-    if (own && o->ext_text && o->ext_text(o->ext_ctx, s, &text, &tl, &bad)) { /* (the spill's text: a copy) */
+    if (own && o->ext_text && o->ext_text(o->ext_ctx, s, &text, &tl, &bad)) { /* (the spill's render) */
         if (bad)
             stint_out_bad_utf8_add(bad);
         if (tl) {
