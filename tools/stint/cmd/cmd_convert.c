@@ -22,7 +22,6 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* Provided by write_otlp.c when it is built; NULL otherwise. */
 int stint_write_otlp(const struct stint_model *m, FILE *out, char *err, size_t errcap) __attribute__((weak));
@@ -367,26 +366,6 @@ static int spill_open(struct stint_cmd_opts *o, struct stint_args_spill **spill)
     return 0;
 }
 
-/* The size a Chrome JSON output of the file at path will about have: the
- * file's own (a conversion of Chrome JSON writes back about as many bytes,
- * 1.07x on the generated traces), 0 when unknown (stdin, no regular file,
- * gzip: its size is not the text's). */
-static uint64_t chrome_size_guess(const char *path)
-{
-    struct stat st;
-    if (!strcmp(path, "-") || stat(path, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 2)
-        return 0;
-    unsigned char magic[2] = {0, 0};
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return 0;
-    size_t got = fread(magic, 1, 2, f);
-    fclose(f);
-    if (got == 2 && magic[0] == 0x1f && magic[1] == 0x8b)
-        return 0;
-    return (uint64_t)st.st_size;
-}
-
 /* Says how many args the spill left out as it read them back (past a
  * slice's 65535th: what the model drops as it reads); 1 when there were
  * some and --strict makes drops an error. */
@@ -463,30 +442,16 @@ int stint_cmd_convert(int argc, char **argv)
     }
     if (stint_outfile_refuse_input("convert", out_path, &o.path, 1)) /* (the output replaces a file whole) */
         return STINT_EXIT_USAGE;
-    /* the output is opened before the read, so that its page cache fills while the input is read */
-    struct stint_outfile of; /* (written whole or not at all: outfile.h) */
-    memset(&of, 0, sizeof of);
-    if (!every && stint_outfile_open(&of, "convert", out_path) != 0)
-        return STINT_EXIT_IO;
-    if (!every && writer == stint_write_chrome && !stint_filter_active(&o.filter))
-        stint_outfile_prewarm(&of, chrome_size_guess(o.path));
     struct stint_args_spill *spill = NULL;
-    if (writer == stint_write_chrome && spill_open(&o, &spill) != 0) {
-        if (!every)
-            stint_outfile_abort(&of);
+    if (writer == stint_write_chrome && spill_open(&o, &spill) != 0)
         return STINT_EXIT_IO;
-    }
     struct stint_model m;
     if (!stint_cmd_load_report(&o, &m, STINT_MODEL_KEEP_ARGS | STINT_MODEL_KEEP_SAMPLES, &rc)) {
-        if (!every)
-            stint_outfile_abort(&of);
         stint_args_spill_free(spill);
         return rc;
     }
     if (spill && stint_args_spill_done(spill) != 0) {
         fprintf(stderr, "stint convert: the temporary file of the args: %s\n", strerror(errno));
-        if (!every)
-            stint_outfile_abort(&of);
         stint_args_spill_free(spill);
         stint_model_free(&m);
         return STINT_EXIT_IO;
@@ -499,6 +464,12 @@ int stint_cmd_convert(int argc, char **argv)
         stint_args_spill_free(spill);
         stint_model_free(&m);
         return wr ? wr : rc;
+    }
+    struct stint_outfile of; /* (written whole or not at all: outfile.h) */
+    if (stint_outfile_open(&of, "convert", out_path) != 0) {
+        stint_args_spill_free(spill);
+        stint_model_free(&m);
+        return STINT_EXIT_IO;
     }
     FILE *out = of.f;
     struct stint_write_stats st;

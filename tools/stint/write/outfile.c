@@ -14,7 +14,6 @@
 #include "write/outfile.h"
 
 #include "base/exitcode.h"
-#include "base/prewarm.h"
 #include "base/term.h"
 #include "base/xalloc.h"
 
@@ -195,26 +194,6 @@ int stint_outfile_open(struct stint_outfile *o, const char *cmd, const char *pat
     return 0;
 }
 
-void stint_outfile_prewarm(struct stint_outfile *o, uint64_t bytes)
-{
-    if (o->tmp && o->f && !o->warm)
-        o->warm = stint_prewarm_start(fileno(o->f), bytes);
-}
-
-/* Stops o's prewarm thread, if any; when it grew the file, cuts the file to
- * the bytes written (o->f flushed). Returns 0 or an errno. */
-static int prewarm_cut(struct stint_outfile *o)
-{
-    int grown = stint_prewarm_end(o->warm);
-    o->warm = NULL;
-    if (!grown)
-        return 0;
-    off_t end = lseek(fileno(o->f), 0, SEEK_CUR);
-    if (end < 0 || ftruncate(fileno(o->f), end) != 0)
-        return errno ? errno : EIO;
-    return 0;
-}
-
 /* Frees o's paths and empties it. */
 static void outfile_clear(struct stint_outfile *o)
 {
@@ -251,9 +230,6 @@ int stint_outfile_commit(struct stint_outfile *o, const char *cmd)
         err = errno ? errno : EIO;
     if (fflush(o->f) != 0 && !err)
         err = errno ? errno : EIO;
-    int cut = prewarm_cut(o);
-    if (cut && !err)
-        err = cut;
     if (fclose(o->f) != 0 && !err)
         err = errno ? errno : EIO;
     o->f = NULL;
@@ -277,8 +253,6 @@ int stint_outfile_commit(struct stint_outfile *o, const char *cmd)
 void stint_outfile_abort(struct stint_outfile *o)
 {
     if (o->tmp) {
-        (void)stint_prewarm_end(o->warm); /* (the file goes: no need to cut it) */
-        o->warm = NULL;
         if (o->f)
             fclose(o->f);
         unlink(o->tmp);

@@ -20,7 +20,6 @@
 #define STINT_CLI_OUTFILE_H
 
 #include <stddef.h>
-#include <stdint.h>
 #include <stdio.h>
 
 struct stint_outfile {
@@ -28,19 +27,12 @@ struct stint_outfile {
     char *target; /* the file the temporary replaces (NULL for stdout) */
     char *tmp;    /* the temporary file's path (NULL for stdout) */
     int slot;     /* its place in the pending list (the signal handler's), -1 none */
-    struct stint_prewarm *warm; /* the temporary's page cache being filled (stint_outfile_prewarm), or NULL */
 };
 
 /* Opens an output for path ("-": stdout). Returns 0, or an errno value
  * after printing "stint CMD: cannot write PATH: REASON" (o is then empty and
  * needs nothing more). */
 int stint_outfile_open(struct stint_outfile *o, const char *cmd, const char *path);
-/* Says the output will be about bytes long: when it is a temporary (a
- * regular file), a thread reserves that much of it and fills its page cache
- * ahead of the writes (base/prewarm.h), while the caller does other work;
- * commit cuts the file to what was written. Nothing for stdout or a file
- * written in place, nor with 0 bytes. */
-void stint_outfile_prewarm(struct stint_outfile *o, uint64_t bytes);
 /* Ends the output: flushes and closes the temporary and renames it over the
  * target. On a write, close or rename error the temporary is removed, the
  * target is untouched, a message names the path and errno, and the result is
