@@ -195,6 +195,43 @@ static void sink_metadata(struct creader *r, void *ctx, const struct stint_arg *
         *n2 = *a;
 }
 
+/* Steps j, inside an object (past its '{' or one of its members), over the
+ * members to the next one named key: returns the first byte of that
+ * member's value, j at it; 0 when the object ends first or its text is bad.
+ * The members passed are skipped unread (the text was parsed once already:
+ * the short token paths serve where they apply). */
+static int member_named(struct stint_json *j, const char *key)
+{
+    char kb[KEY_BUF + 8];
+    for (;;) {
+        int c = stint_json_ws(j);
+        if (c == ',') {
+            j->p++;
+            continue;
+        }
+        if (c != '"')
+            return 0;
+        const char *k, *v;
+        size_t kn, vn;
+        int kesc = 0;
+        if (!stint_json_string_short(j, &k, &kn) && stint_json_string(j, &k, &kn, &kesc) != STINT_JSON_OK)
+            return 0;
+        if (stint_json_ws(j) != ':')
+            return 0;
+        j->p++;
+        c = stint_json_ws(j);
+        kn = key_text(&k, kn, kesc, kb);
+        if (key_is(k, kn, key))
+            return c;
+        if (c == '"' && stint_json_string_short(j, &v, &vn))
+            continue;
+        if ((c == '-' || (c >= '0' && c <= '9')) && stint_json_number_short(j, &v, &vn))
+            continue;
+        if (stint_json_skip(j) != STINT_JSON_OK)
+            return 0;
+    }
+}
+
 /* STINT_MODEL_ARGS_CORRELATION: walks only the top-level member
  * "correlation" of the args value [a, b) into sink, as walk_args would name
  * and read it ("args.correlation"); the other members are skipped unread. An
@@ -207,37 +244,9 @@ static void walk_correlation(struct creader *r, const char *a, const char *b, co
         return;
     }
     j.p++;
-    const char *k, *v;
-    size_t kn, vn;
-    int kesc;
-    char kb[KEY_BUF + 8];
-    for (;;) {
-        int c = stint_json_ws(&j);
-        if (c == ',') {
-            j.p++;
-            continue;
-        }
-        if (c != '"')
-            return;
-        /* (the text parsed once already: the short token paths suffice where they apply) */
-        kesc = 0;
-        if (!stint_json_string_short(&j, &k, &kn) && stint_json_string(&j, &k, &kn, &kesc) != STINT_JSON_OK)
-            return;
-        if (stint_json_ws(&j) != ':')
-            return;
-        j.p++;
-        c = stint_json_ws(&j);
-        kn = key_text(&k, kn, kesc, kb);
-        if (key_is(k, kn, "correlation")) {
-            key_set(r, 0, "args.correlation", 16);
-            walk_value(r, &j, 16, 1, w);
-        } else if (c == '"' && stint_json_string_short(&j, &v, &vn)) {
-            continue;
-        } else if ((c == '-' || (c >= '0' && c <= '9')) && stint_json_number_short(&j, &v, &vn)) {
-            continue;
-        } else if (stint_json_skip(&j) != STINT_JSON_OK) {
-            return;
-        }
+    while (member_named(&j, "correlation")) {
+        key_set(r, 0, "args.correlation", 16);
+        walk_value(r, &j, 16, 1, w);
     }
 }
 
@@ -269,40 +278,22 @@ int stint_i_chrome_args_corr(struct creader *r, const char *a, const char *b, in
     if (stint_json_ws(&j) != '{')
         return 0; /* (walked whole under the key "args") */
     j.p++;
-    const char *k, *v;
-    size_t kn, vn;
-    int kesc;
-    char kb[KEY_BUF + 8];
-    for (;;) {
-        int c = stint_json_ws(&j);
-        if (c == ',') {
-            j.p++;
-            continue;
-        }
-        if (c != '"')
-            return 0;
-        kesc = 0;
-        if (!stint_json_string_short(&j, &k, &kn) && stint_json_string(&j, &k, &kn, &kesc) != STINT_JSON_OK)
-            return 0;
-        if (stint_json_ws(&j) != ':')
-            return 0;
-        j.p++;
-        c = stint_json_ws(&j);
-        kn = key_text(&k, kn, kesc, kb);
-        if (key_is(k, kn, "correlation") && c != 'n' && c != '{' && c != '[') {
-            if (c != '-' && (c < '0' || c > '9'))
-                return 0; /* a string or a bool: no integer */
-            if (stint_json_number(&j, &v, &vn) != STINT_JSON_OK)
+    int c;
+    while ((c = member_named(&j, "correlation")) != 0) {
+        if (c == 'n' || c == '{' || c == '[') {
+            if (stint_json_skip(&j) != STINT_JSON_OK)
                 return 0;
-            return is_integer_text(v, vn) && stint_parse_i64(v, vn, out) == 0;
+            continue;
         }
-        if (c == '"' && stint_json_string_short(&j, &v, &vn))
-            continue;
-        if ((c == '-' || (c >= '0' && c <= '9')) && stint_json_number_short(&j, &v, &vn))
-            continue;
-        if (stint_json_skip(&j) != STINT_JSON_OK)
+        if (c != '-' && (c < '0' || c > '9'))
+            return 0; /* a string or a bool: no integer */
+        const char *v;
+        size_t vn;
+        if (stint_json_number(&j, &v, &vn) != STINT_JSON_OK)
             return 0;
+        return is_integer_text(v, vn) && stint_parse_i64(v, vn, out) == 0;
     }
+    return 0;
 }
 
 void stint_i_chrome_args_metadata(struct creader *r, const char *a, const char *b)
@@ -314,28 +305,7 @@ void stint_i_chrome_args_metadata(struct creader *r, const char *a, const char *
 int stint_i_chrome_find_arg(const char *a, const char *b, const char *key, struct span *out)
 {
     struct stint_json j = chrome_sub_json(a + 1, b);
-    for (;;) {
-        int c = stint_json_ws(&j);
-        if (c == ',') {
-            j.p++;
-            continue;
-        }
-        if (c != '"')
-            return 0;
-        const char *k;
-        size_t kn;
-        int kesc;
-        char kb[KEY_BUF + 8];
-        if (stint_json_string(&j, &k, &kn, &kesc) != STINT_JSON_OK)
-            return 0;
-        kn = key_text(&k, kn, kesc, kb);
-        stint_json_ws(&j);
-        j.p++;
-        if (key_is(k, kn, key))
-            return read_value(&j, out) == STINT_JSON_OK && out->set;
-        if (stint_json_skip(&j) != STINT_JSON_OK)
-            return 0;
-    }
+    return member_named(&j, key) && read_value(&j, out) == STINT_JSON_OK && out->set;
 }
 
 int stint_i_chrome_next_member(struct stint_json *j, const char **k0, const char **k, size_t *kn, int *kesc)
