@@ -91,9 +91,9 @@ for f in one many small; do
 done
 # a build with zlib and no ISA-L has zlib's messages (zlib checks the trailers itself)
 ldd "$STINT" 2>/dev/null | grep -q libisal || ISAL_MISSING=1
-check_bad() { # name, pattern the message must match
+check_bad() { # name, pattern the message must match, "both": zlib's build says it too
     pat=$2
-    [ -n "${ISAL_MISSING:-}" ] && pat="(corrupt gzip data|gzip stream is truncated)"
+    [ -n "${ISAL_MISSING:-}" ] && [ "${3:-}" != both ] && pat="(corrupt gzip data|gzip stream is truncated)"
     for mode in $MODES; do
         env "$mode" "$STINT" summary "$T/bad_$1.json.gz" > "$T/out" 2> "$T/err"
         rc=$?
@@ -111,6 +111,6 @@ check_bad cut_trailer "gzip stream is truncated \(expected more of the gzip trai
 check_bad crc_middle "corrupt gzip data \(CRC-32"
 check_bad crc_small "corrupt gzip data \(CRC-32"
 check_bad cut_second_header "gzip stream is truncated \(expected more gzip header\)"
-check_bad garbage_after "the data after the gzip member that ends here is not a gzip member"
+check_bad garbage_after "the data after the gzip member that ends here is not a gzip member" both
 [ $fail -eq 0 ] && echo "ok: gzip members and trailers (3 layouts x 3 modes, 7 damaged trailers x 3 modes)"
 exit $fail

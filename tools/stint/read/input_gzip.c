@@ -33,6 +33,54 @@ static int zin_fill(struct stint_input *in)
 }
 
 
+#if defined(STINT_HAVE_ISAL) || defined(STINT_HAVE_ZLIB)
+/* The compressed offset of the next byte the decompressor is to take. */
+static uint64_t zpos(const struct stint_input *in) { return in->zraw - (in->zin_len - in->zin_pos); }
+
+/* Bad data at the current compressed byte: the message (what), -1. */
+static int gz_bad_at(struct stint_input *in, const char *what)
+{
+    snprintf(in->err, sizeof in->err, "%s: compressed byte %llu: %s", in->path, (unsigned long long)zpos(in), what);
+    in->corrupt = 1;
+    return -1;
+}
+
+enum after { AFTER_BAD = -1, AFTER_MORE = 0, AFTER_MEMBER = 1, AFTER_HAND = 2 };
+
+/* What follows a member's end, at the next compressed byte (avail > 0 of
+ * them in zin): zero padding is taken to the end of what zin holds (as gzip
+ * takes it, zeros may end a file: in->z_pad set), AFTER_MORE; another
+ * member (1f 8b) starts here, AFTER_MEMBER; anything else is AFTER_BAD with
+ * in->err saying what was expected, or AFTER_HAND when produced is above 0:
+ * the caller hands over what it inflated first and the next call finds the
+ * same byte. */
+static enum after after_member(struct stint_input *in, size_t avail, size_t produced)
+{
+    const unsigned char *b = in->zin + in->zin_pos;
+    if (in->z_pad || b[0] == 0) {
+        size_t k = 0;
+        while (k < avail && b[k] == 0)
+            k++;
+        in->zin_pos += k;
+        in->z_pad = 1;
+        if (k == avail)
+            return AFTER_MORE;
+        if (produced > 0)
+            return AFTER_HAND;
+        gz_bad_at(in, "a nonzero byte in the zero padding after the last gzip member "
+                      "(expected zeros to the end of the file)");
+        return AFTER_BAD;
+    }
+    if (b[0] == 0x1f && (avail < 2 || b[1] == 0x8b))
+        return AFTER_MEMBER;
+    if (produced > 0)
+        return AFTER_HAND;
+    gz_bad_at(in, "the data after the gzip member that ends here is not a gzip member "
+                  "(expected another member, which starts with 1f 8b, or the end of the file)");
+    return AFTER_BAD;
+}
+#endif
+
 #if defined(STINT_HAVE_ISAL)
 /* The message for a member whose output's CRC-32 got is not its trailer's
  * want; -1. */
@@ -42,17 +90,6 @@ int stint_i_gz_crc_mismatch(struct stint_input *in, uint64_t zat, uint32_t got, 
              "%s: compressed byte %llu: corrupt gzip data (CRC-32 of a member's inflated bytes is %08x, "
              "its trailer says %08x)",
              in->path, (unsigned long long)zat, (unsigned)got, (unsigned)want);
-    in->corrupt = 1;
-    return -1;
-}
-
-/* The compressed offset of the next byte ISA-L is to take. */
-static uint64_t zpos(const struct stint_input *in) { return in->zraw - (in->zin_len - in->zin_pos); }
-
-/* Bad data at the current compressed byte: the message (what), -1. */
-static int gz_bad_at(struct stint_input *in, const char *what)
-{
-    snprintf(in->err, sizeof in->err, "%s: compressed byte %llu: %s", in->path, (unsigned long long)zpos(in), what);
     in->corrupt = 1;
     return -1;
 }
@@ -169,27 +206,13 @@ ssize_t stint_i_gz_inflate(struct stint_input *in, char *dst, size_t room, struc
                 goto truncated;
             }
             if (in->z_done) { /* after a member: another one, zero padding (as gzip accepts), or the end */
-                const unsigned char *b = in->zin + in->zin_pos;
-                if (in->z_pad || b[0] == 0) {
-                    size_t k = 0;
-                    while (k < avail && b[k] == 0)
-                        k++;
-                    in->zin_pos += k;
-                    in->z_pad = 1;
-                    if (k < avail) {
-                        if (produced > 0)
-                            break; /* hand over what was inflated: the next call reports it */
-                        return gz_bad_at(in, "a nonzero byte in the zero padding after the last gzip member "
-                                             "(expected zeros to the end of the file)");
-                    }
+                enum after a = after_member(in, avail, produced);
+                if (a == AFTER_BAD)
+                    return -1;
+                if (a == AFTER_HAND)
+                    break;
+                if (a == AFTER_MORE)
                     continue;
-                }
-                if (b[0] != 0x1f || (avail >= 2 && b[1] != 0x8b)) {
-                    if (produced > 0)
-                        break; /* (as above) */
-                    return gz_bad_at(in, "the data after the gzip member that ends here is not a gzip member "
-                                         "(expected another member, which starts with 1f 8b, or the end of the file)");
-                }
                 isal_inflate_reset(st);
                 st->crc_flag = ISAL_DEFLATE;
                 in->z_done = 0;
@@ -287,7 +310,14 @@ ssize_t stint_i_gz_inflate(struct stint_input *in, char *dst, size_t room, struc
         }
 #if defined(STINT_HAVE_ZLIB)
         z_stream *zs = in->z;
-        if (in->z_done) {
+        if (in->z_done) { /* after a member: another one, zero padding (as gzip accepts), or the end */
+            enum after a = after_member(in, in->zin_len - in->zin_pos, produced);
+            if (a == AFTER_BAD)
+                return -1;
+            if (a == AFTER_HAND)
+                break;
+            if (a == AFTER_MORE)
+                continue;
             inflateReset(zs);
             in->z_done = 0;
         }
