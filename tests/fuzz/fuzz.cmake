@@ -20,7 +20,7 @@ target_compile_definitions(stint_fuzz_core PUBLIC STINT_VERSION_STRING="${PROJEC
 # kilobyte-sized inflate blocks and compressed reads (input.c): small inputs
 # reach the block-boundary paths, and a run maps no megabyte buffers
 target_compile_definitions(stint_fuzz_core PRIVATE STINT_SMALL_BUFFERS=1)
-if(ISAL_INCLUDE_DIR AND ISAL_LIBRARY)
+if(STINT_USE_ISAL)
   target_compile_definitions(stint_fuzz_core PUBLIC STINT_HAVE_ISAL=1)
 endif()
 if(ZLIB_FOUND)
