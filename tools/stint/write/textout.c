@@ -5,8 +5,9 @@
  * marker logs carry names as raw bytes, so a byte that starts no valid
  * UTF-8 sequence becomes U+FFFD (as the library's own JSON writer does,
  * src/jsonbuf.c) and is counted; only '"', '\\' and control bytes are
- * escaped. The timing views' ASCII-only form (json.dumps' ensure_ascii)
- * comes from the same escaper. Text outputs go through the terminal
+ * escaped: the rule of read/json.c's stint_json_escape_to, which the
+ * Chrome writer's args use too. The timing views' ASCII-only form
+ * (json.dumps' ensure_ascii) has an escaper of its own. Text outputs go through the terminal
  * escaper (base/term.h); CSV quotes any cell holding a comma, a quote or a
  * control byte, and neutralises cells a spreadsheet would run as formulas.
  */
@@ -45,27 +46,23 @@ static void put_cp_escape(FILE *f, const unsigned char *p, int l)
         fprintf(f, "\\u%04x", cp);
 }
 
-/* The one JSON string escaper, without the quotes. ascii is a constant at
- * each call (the function is inlined into each), so the UTF-8 writers keep
- * their own tight loop: 0 copies valid UTF-8 and DEL as they are, 1 writes
- * json.dumps' ensure_ascii form. Runs of bytes that need no escape are
- * written with one fwrite. */
-static inline __attribute__((always_inline)) void json_body(FILE *f, const char *s, size_t len, int ascii)
+/* A string body in json.dumps' ensure_ascii form (the timing views'):
+ * printable ASCII as it is, a valid UTF-8 sequence as \uXXXX (a surrogate
+ * pair above U+FFFF), '"' '\\' \b \f \n \r \t escaped, other control bytes
+ * and DEL as \u00XX, a byte that starts no valid sequence as \ufffd
+ * (counted). Runs of bytes that need no escape are written with one fwrite. */
+static void json_body_ascii(FILE *f, const char *s, size_t len)
 {
     const unsigned char *u = (const unsigned char *)s;
     size_t run = 0, i = 0;
     while (i < len) {
         unsigned char c = u[i];
-        if (c >= 0x20 && c < (ascii ? 0x7f : 0x80) && c != '"' && c != '\\') {
+        if (c >= 0x20 && c < 0x7f && c != '"' && c != '\\') {
             i++;
             continue;
         }
-        int l = c >= 0x80 ? stint_json_utf8_seq(u + i, u + len) : 0;
-        if (l > 0 && !ascii) { /* a valid multi-byte character: part of the run */
-            i += (size_t)l;
-            continue;
-        }
         fwrite(s + run, 1, i - run, f);
+        int l = c >= 0x80 ? stint_json_utf8_seq(u + i, u + len) : 0;
         if (l > 0) {
             put_cp_escape(f, u + i, l);
             i += (size_t)l;
@@ -75,18 +72,16 @@ static inline __attribute__((always_inline)) void json_body(FILE *f, const char 
         switch (c) {
         case '"': fputs("\\\"", f); break;
         case '\\': fputs("\\\\", f); break;
+        case '\b': fputs("\\b", f); break;
+        case '\f': fputs("\\f", f); break;
         case '\n': fputs("\\n", f); break;
         case '\r': fputs("\\r", f); break;
         case '\t': fputs("\\t", f); break;
         default:
-            if (ascii && c == '\b')
-                fputs("\\b", f);
-            else if (ascii && c == '\f')
-                fputs("\\f", f);
-            else if (c < 0x20 || c == 0x7f)
+            if (c < 0x20 || c == 0x7f)
                 fprintf(f, "\\u%04x", c);
             else {
-                fputs(ascii ? "\\ufffd" : "\xEF\xBF\xBD", f);
+                fputs("\\ufffd", f);
                 atomic_fetch_add_explicit(&bad_utf8, 1, memory_order_relaxed);
             }
             break;
@@ -96,9 +91,42 @@ static inline __attribute__((always_inline)) void json_body(FILE *f, const char 
     fwrite(s + run, 1, len - run, f);
 }
 
+#define PIECE 1024 /* bytes of a string escaped at a time (6 times that of room on the stack) */
+
+/* A string body in the UTF-8 form: the one rule of stint_json_escape_to
+ * (read/json.h), applied to pieces of up to PIECE bytes, each cut where it
+ * splits no UTF-8 sequence (so the pieces escape exactly as the whole
+ * string would) and written with one fwrite. */
+static void json_body(FILE *f, const char *s, size_t len)
+{
+    char buf[6 * PIECE];
+    uint64_t bad = 0;
+    const unsigned char *u = (const unsigned char *)s;
+    while (len) {
+        size_t k = len;
+        if (k > PIECE) {
+            k = PIECE;
+            /* u[k] continuing a sequence: cut before its lead byte, 1-3 bytes back; with no lead
+             * there u[k] belongs to no valid sequence, and the cut stays */
+            if ((u[k] & 0xC0) == 0x80)
+                for (size_t j = k - 1; j + 3 >= PIECE; j--)
+                    if ((u[j] & 0xC0) != 0x80) {
+                        k = j;
+                        break;
+                    }
+        }
+        char *o = stint_json_escape_to(buf, (const char *)u, k, &bad);
+        fwrite(buf, 1, (size_t)(o - buf), f);
+        u += k;
+        len -= k;
+    }
+    if (bad)
+        atomic_fetch_add_explicit(&bad_utf8, bad, memory_order_relaxed);
+}
+
 void stint_out_json_body(FILE *f, const char *s, size_t len)
 {
-    json_body(f, s, len, 0);
+    json_body(f, s, len);
 }
 
 void stint_out_u64(FILE *f, uint64_t v)
@@ -122,14 +150,14 @@ void stint_out_i64(FILE *f, int64_t v)
 void stint_out_json_str(FILE *f, const char *s, size_t len)
 {
     putc('"', f);
-    json_body(f, s, len, 0);
+    json_body(f, s, len);
     putc('"', f);
 }
 
 void stint_out_json_ascii(FILE *f, const char *s, size_t len)
 {
     putc('"', f);
-    json_body(f, s, len, 1);
+    json_body_ascii(f, s, len);
     putc('"', f);
 }
 
