@@ -202,24 +202,12 @@ static void sink_metadata(struct creader *r, void *ctx, const struct stint_arg *
  * the short token paths serve where they apply). */
 static int member_named(struct stint_json *j, const char *key)
 {
+    const char *k0, *k, *v;
+    size_t kn, vn;
+    int kesc;
     char kb[KEY_BUF + 8];
-    for (;;) {
+    while (stint_i_chrome_next_member(j, &k0, &k, &kn, &kesc)) {
         int c = stint_json_ws(j);
-        if (c == ',') {
-            j->p++;
-            continue;
-        }
-        if (c != '"')
-            return 0;
-        const char *k, *v;
-        size_t kn, vn;
-        int kesc = 0;
-        if (!stint_json_string_short(j, &k, &kn) && stint_json_string(j, &k, &kn, &kesc) != STINT_JSON_OK)
-            return 0;
-        if (stint_json_ws(j) != ':')
-            return 0;
-        j->p++;
-        c = stint_json_ws(j);
         kn = key_text(&k, kn, kesc, kb);
         if (key_is(k, kn, key))
             return c;
@@ -230,6 +218,7 @@ static int member_named(struct stint_json *j, const char *key)
         if (stint_json_skip(j) != STINT_JSON_OK)
             return 0;
     }
+    return 0;
 }
 
 /* STINT_MODEL_ARGS_CORRELATION: walks only the top-level member
@@ -319,7 +308,9 @@ int stint_i_chrome_next_member(struct stint_json *j, const char **k0, const char
         if (c != '"')
             return 0;
         *k0 = j->p;
-        if (stint_json_string(j, k, kn, kesc) != STINT_JSON_OK || stint_json_ws(j) != ':')
+        *kesc = 0; /* (the text was parsed once already: the short path serves where it applies) */
+        if ((!stint_json_string_short(j, k, kn) && stint_json_string(j, k, kn, kesc) != STINT_JSON_OK) ||
+            stint_json_ws(j) != ':')
             return 0;
         j->p++;
         stint_json_ws(j);
