@@ -494,13 +494,13 @@ static void one_device(struct stint_gpu_result *r, size_t *dcap, size_t *scap, s
             w0 = it->ts;
         if (it->ts + it->dur > w1)
             w1 = it->ts + it->dur;
-        size_t n = r->nivs - iv0;
-        struct stint_interval *base = r->ivs + iv0;
+        /* the device's last interval so far (none before its first item: r->ivs may still be NULL) */
+        struct stint_interval *last = r->nivs > iv0 ? &r->ivs[r->nivs - 1] : NULL;
         int64_t c0, c1;
         clip(it, o, &c0, &c1);
-        if (n && c0 <= base[n - 1].end) {
-            if (c1 > base[n - 1].end)
-                base[n - 1].end = c1;
+        if (last && c0 <= last->end) {
+            if (c1 > last->end)
+                last->end = c1;
         } else {
             r->ivs = stint_xgrow(r->ivs, icap, r->nivs + 1, sizeof *r->ivs, 256);
             r->ivs[r->nivs++] = (struct stint_interval){c0, c1};
