@@ -45,39 +45,45 @@ static int gz_bad_at(struct stint_input *in, const char *what)
     return -1;
 }
 
-enum after { AFTER_BAD = -1, AFTER_MORE = 0, AFTER_MEMBER = 1, AFTER_HAND = 2 };
-
-/* What follows a member's end, at the next compressed byte (avail > 0 of
- * them in zin): zero padding is taken to the end of what zin holds (as gzip
- * takes it, zeros may end a file: in->z_pad set), AFTER_MORE; another
- * member (1f 8b) starts here, AFTER_MEMBER; anything else is AFTER_BAD with
- * in->err saying what was expected, or AFTER_HAND when produced is above 0:
- * the caller hands over what it inflated first and the next call finds the
- * same byte. */
-static enum after after_member(struct stint_input *in, size_t avail, size_t produced)
+/* What follows a member's end (in->z_done), from the next compressed byte:
+ * 1 when another member (1f 8b) starts there; 0 when this call is to stop:
+ * zero padding (as gzip takes it, zeros may end a file: in->z_pad set) read
+ * to the end of the file, or bytes that are neither met with produced above
+ * 0 (the caller hands over what it inflated first and the next call finds
+ * the same byte); -1 on such bytes otherwise, or on a read error (in->err
+ * says what). */
+static int after_member(struct stint_input *in, size_t produced)
 {
-    const unsigned char *b = in->zin + in->zin_pos;
-    if (in->z_pad || b[0] == 0) {
-        size_t k = 0;
-        while (k < avail && b[k] == 0)
-            k++;
-        in->zin_pos += k;
-        in->z_pad = 1;
-        if (k == avail)
-            return AFTER_MORE;
+    for (;;) {
+        size_t avail = in->zin_len - in->zin_pos;
+        if (!avail) { /* (the padding took all that zin held) */
+            if (zin_fill(in) != 0)
+                return -1;
+            if (in->zin_pos == in->zin_len)
+                return 0; /* the end of the file */
+            continue;
+        }
+        const unsigned char *b = in->zin + in->zin_pos;
+        if (in->z_pad || b[0] == 0) {
+            size_t k = 0;
+            while (k < avail && b[k] == 0)
+                k++;
+            in->zin_pos += k;
+            in->z_pad = 1;
+            if (k == avail)
+                continue;
+            if (produced > 0)
+                return 0;
+            return gz_bad_at(in, "a nonzero byte in the zero padding after the last gzip member "
+                                 "(expected zeros to the end of the file)");
+        }
+        if (b[0] == 0x1f && (avail < 2 || b[1] == 0x8b))
+            return 1;
         if (produced > 0)
-            return AFTER_HAND;
-        gz_bad_at(in, "a nonzero byte in the zero padding after the last gzip member "
-                      "(expected zeros to the end of the file)");
-        return AFTER_BAD;
+            return 0;
+        return gz_bad_at(in, "the data after the gzip member that ends here is not a gzip member "
+                             "(expected another member, which starts with 1f 8b, or the end of the file)");
     }
-    if (b[0] == 0x1f && (avail < 2 || b[1] == 0x8b))
-        return AFTER_MEMBER;
-    if (produced > 0)
-        return AFTER_HAND;
-    gz_bad_at(in, "the data after the gzip member that ends here is not a gzip member "
-                  "(expected another member, which starts with 1f 8b, or the end of the file)");
-    return AFTER_BAD;
 }
 #endif
 
@@ -206,13 +212,13 @@ ssize_t stint_i_gz_inflate(struct stint_input *in, char *dst, size_t room, struc
                 goto truncated;
             }
             if (in->z_done) { /* after a member: another one, zero padding (as gzip accepts), or the end */
-                enum after a = after_member(in, avail, produced);
-                if (a == AFTER_BAD)
-                    return -1;
-                if (a == AFTER_HAND)
+                int a = after_member(in, produced);
+                if (a <= 0) {
+                    if (a < 0)
+                        return -1;
                     break;
-                if (a == AFTER_MORE)
-                    continue;
+                }
+                avail = in->zin_len - in->zin_pos;
                 isal_inflate_reset(st);
                 st->crc_flag = ISAL_DEFLATE;
                 in->z_done = 0;
@@ -311,13 +317,12 @@ ssize_t stint_i_gz_inflate(struct stint_input *in, char *dst, size_t room, struc
 #if defined(STINT_HAVE_ZLIB)
         z_stream *zs = in->z;
         if (in->z_done) { /* after a member: another one, zero padding (as gzip accepts), or the end */
-            enum after a = after_member(in, in->zin_len - in->zin_pos, produced);
-            if (a == AFTER_BAD)
-                return -1;
-            if (a == AFTER_HAND)
+            int a = after_member(in, produced);
+            if (a <= 0) {
+                if (a < 0)
+                    return -1;
                 break;
-            if (a == AFTER_MORE)
-                continue;
+            }
             inflateReset(zs);
             in->z_done = 0;
         }
